@@ -1,0 +1,20 @@
+/*
+ * sa_exit.h - exit codes of slurm-ingest and slurm-report (the one table the README
+ * and the man pages show).
+ */
+#ifndef SA_EXIT_H
+#define SA_EXIT_H
+
+enum {
+    SA_EXIT_OK = 0,        /* done */
+    SA_EXIT_FAILURE = 1,   /* an unexpected failure (out of memory, a bug) */
+    SA_EXIT_USAGE = 2,     /* bad command line or configuration */
+    SA_EXIT_INPUT = 3,     /* bad input: a file or Slurm's output could not be parsed */
+    SA_EXIT_SLURM = 4,     /* a Slurm command failed, timed out or reported errors */
+    SA_EXIT_MONGO = 5,     /* MongoDB refused a write (nothing spooled) */
+    SA_EXIT_SQLITE = 6,    /* the SQLite time series could not be written */
+    SA_EXIT_LOCKED = 7,    /* another slurm-ingest for this cluster is running */
+    SA_EXIT_SPOOLED = 8,   /* MongoDB unreachable: input spooled, nothing lost */
+};
+
+#endif

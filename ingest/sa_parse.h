@@ -1,0 +1,133 @@
+/*
+ * sa_parse.h - parsers for every Slurm output slurm-ingest reads.
+ *
+ * Pure: bytes in (from an sa_reader_t, which the caller backs with a file, a pipe or
+ * memory), records out (to callbacks), no I/O of their own. Memory stays flat with
+ * the size of the input: the top-level "jobs" / "nodes" / "sinfo" arrays are walked
+ * one element at a time (sa_json_stream.c); sacct text one line at a time.
+ *
+ * Records passed to callbacks are borrowed (see sa_model.h); a callback returning
+ * false stops the parse, and its error is returned.
+ */
+#ifndef SA_PARSE_H
+#define SA_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+
+/* ---- byte sources -------------------------------------------------------- */
+
+typedef struct sa_reader {
+    /* Reads up to cap bytes into buf. Returns the count, 0 at the end, -1 on error
+     * (with *error set). */
+    ssize_t (*read)(struct sa_reader *r, char *buf, size_t cap, sa_error_t *error);
+    /* for the implementations: */
+    const char *mem;
+    size_t mem_len, mem_pos;
+    int fd;
+} sa_reader_t;
+
+void sa_reader_init_mem(sa_reader_t *r, const char *data, size_t len);
+void sa_reader_init_fd(sa_reader_t *r, int fd);
+
+/* ---- sinks ------------------------------------------------------------------ */
+
+typedef bool (*sa_job_cb)(sa_job_t *job, void *ctx, sa_error_t *error);
+typedef bool (*sa_node_cb)(sa_node_t *node, void *ctx, sa_error_t *error);
+
+typedef struct {
+    sa_job_cb on_job;   /* may be NULL: jobs are parsed and dropped */
+    sa_node_cb on_node; /* may be NULL */
+    void *ctx;
+} sa_sink_t;
+
+/* ---- what a document is ------------------------------------------------------ */
+
+typedef enum {
+    SA_KIND_UNKNOWN = 0,
+    SA_KIND_SQUEUE_JSON,   /* {"jobs": [ squeue job records ]} */
+    SA_KIND_SACCT_JSON,    /* {"jobs": [ sacct job records ]} */
+    SA_KIND_NODES_JSON,    /* {"nodes": [ node records ]}: scontrol show nodes, restd, sinfo <= 22.05 */
+    SA_KIND_SINFO_JSON,    /* {"sinfo": [ grouped records ]}: sinfo >= 23.02 */
+    SA_KIND_SACCT_TEXT,    /* sacct -P / -p */
+    SA_KIND_SCONTROL_NODES_TEXT, /* scontrol show nodes -o */
+} sa_kind_t;
+
+const char *sa_kind_name(sa_kind_t k);
+
+/* ---- per-record converters (one JSON element -> one record) ----------------- */
+
+/* squeue / scontrol show job / restd /jobs element -> *job (initialised by caller
+ * with sa_job_new(SA_SRC_SQUEUE)). Error messages name the job id when known. */
+bool sa_job_from_squeue_json(const json_t *elem, sa_job_t *job, sa_error_t *error);
+/* sacct --json / restd /slurmdb/jobs element (with its steps) -> *job. */
+bool sa_job_from_sacct_json(const json_t *elem, sa_job_t *job, sa_error_t *error);
+/* Decides which of the two an element of "jobs" is ("job_state" vs "state"/"time"). */
+sa_kind_t sa_job_json_kind(const json_t *elem);
+
+/* Node list element (scontrol show nodes / restd / sinfo <= 22.05) -> *node. */
+bool sa_node_from_json(const json_t *elem, sa_node_t *node, sa_error_t *error);
+
+/*
+ * sinfo >= 23.02 grouped records. Each group is expanded to its nodes and merged
+ * into the accumulator (a node listed under two partitions is one node, with both
+ * partitions). Per-node CPU counts are known only when the group has one node
+ * (sinfo -N); otherwise they are left SA_UNSET, and GPUs used are unknown.
+ */
+typedef struct sa_sinfo_acc sa_sinfo_acc_t;
+sa_sinfo_acc_t *sa_sinfo_acc_new(void);
+void sa_sinfo_acc_destroy(sa_sinfo_acc_t *acc);
+bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *error);
+/* Emits the merged nodes in name order. */
+bool sa_sinfo_acc_emit(sa_sinfo_acc_t *acc, const sa_sink_t *sink, sa_error_t *error);
+
+/* ---- whole documents ----------------------------------------------------------- */
+
+/*
+ * Parses a JSON document from r: the top-level object is walked key by key; the
+ * "jobs", "nodes" and "sinfo" arrays element by element, each element decoded
+ * with jansson and handed to the converters above. meta/errors/warnings fill *meta
+ * (initialised by the caller) wherever they appear in the document.
+ * *kind_out (may be NULL) is set to what the document held.
+ * Errors: "truncated JSON at byte N", "expected a JSON object at top level (found
+ * '<')" for an HTML error page, "empty input", "job 1234: time_limit: ...".
+ */
+bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_kind_t *kind_out,
+                   sa_error_t *error);
+
+/* sacct text options. */
+typedef struct {
+    const char *delimiter;  /* NULL: detect from the header / first line */
+    const char *fields;     /* comma-separated field list for -n input; NULL: there is a header */
+    char *detected_delimiter; /* out: what was used (owned by the parser state; may be NULL) */
+} sa_sacct_text_opts_t;
+
+/*
+ * Parses sacct -P / -p text: header-driven (any field order or subset, case-insensitive
+ * names), trailing delimiter allowed, multi-byte delimiters, -n with opts->fields.
+ * Step lines (123.batch, 123_4.0, 123+1.0) are attached to the allocation line that
+ * precedes them; each allocation line is one sa_job_t (so -D gives one record per run).
+ * A line with the wrong number of fields is an error naming the line number and job id.
+ * Columns not modelled are kept in job->extra (name -> text).
+ */
+bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const sa_sink_t *sink,
+                         sa_error_t *error);
+
+/* scontrol show nodes -o text ("NodeName=x Arch=.. State=IDLE+DRAIN ..." one node a line). */
+bool sa_parse_scontrol_nodes_text(sa_reader_t *r, const sa_sink_t *sink, sa_error_t *error);
+
+/*
+ * Reads the whole input and dispatches on its first non-blank byte: '{' -> JSON,
+ * "NodeName=" -> scontrol text, anything else -> sacct text (with topts, may be NULL).
+ * Fails on empty input and on non-UTF-8 text.
+ */
+bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_sink_t *sink, sa_meta_t *meta,
+                  sa_kind_t *kind_out, sa_error_t *error);
+
+#endif

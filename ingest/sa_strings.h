@@ -1,0 +1,82 @@
+/*
+ * sa_strings.h - Slurm's little string languages: TRES and GRES strings, hostlist
+ * expressions, sacct text times and durations, text node states.
+ *
+ * Pure functions: no I/O. Errors fill an optional sa_error_t (passed last) with a
+ * one-line message that quotes the offending text (sa_error_quote()).
+ */
+#ifndef SA_STRINGS_H
+#define SA_STRINGS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+
+/*
+ * Parses a TRES string into *out (which the caller has sa_tres_init()ed):
+ *   "cpu=4,mem=16G,node=1,billing=4,gres/gpu=2,gres/gpu:a100=2"
+ *   "billing=1,cpu=1,gres/gpu:a100=2,gres/gpu=2,mem=500M,node=1" (sacct order)
+ * mem units K M G T P (base 1024, result in MiB, decimals allowed: "62.50G");
+ * a bare mem number is MiB. Entries we do not model ("energy=..", "fs/disk=..",
+ * "license/x=..", "gres/gpumem=20500736K", "cpu=15:33:58" in usage strings when
+ * usage is true) go to out->other as text. "" and NULL give an empty set.
+ * usage: true for TRESUsage* strings, whose cpu value is a time and whose values
+ *   are not allocations; then everything goes to out->other except mem/node.
+ * Fails on syntax errors ("cpu", "cpu=abc", "gres/gpu=-3", a count beyond 2^53).
+ */
+bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error);
+
+/*
+ * Adds the GPU counts of a GRES string to *out (by type):
+ *   "gpu:a100:4(S:0-1)", "gpu:1g.10gb:21(S:1)", "gpu:h100:2,gpu:h200:4", "gpu:4",
+ *   "gpu:a100:2(IDX:0-1)", "gpu:h100:0(IDX:N/A)", "gpu:0,tpu:0", "gpu:h200:0(IDX:)",
+ *   "(null)", "N/A", "" (no GPUs).
+ * Also the request forms: "gres:gpu:a100:2", "gres/gpu:h100:1", "gres/gpu=2",
+ *   "gres/gpu:2", "gpu:a100:2" (with request true the "gres:"/"gres/" prefix and
+ *   "=count" are accepted; a request without a count means 1).
+ * Non-GPU GRES are ignored. Untyped GPUs are counted under type "".
+ */
+bool sa_gres_parse_gpus(const char *s, bool request, sa_gpus_t *out, sa_error_t *error);
+
+/*
+ * Expands a Slurm hostlist expression ("cn-a[001-004,010]", "d09n04s[01-02],d13n[03,05]",
+ * "gpu[1-2]-ib[0-1]", "node1,node2") into names appended to *out in order, with
+ * leading zeros kept. "None assigned", "(null)", "" give nothing. Fails on an
+ * unbalanced bracket, a reversed range, or more than max_hosts names (a guard
+ * against "n[0-999999999]"; pass 0 for the default of 1,000,000).
+ */
+bool sa_hostlist_expand(const char *expr, size_t max_hosts, sa_strv_t *out, sa_error_t *error);
+
+/*
+ * sacct text date "2026-11-25T21:37:49" (UTC, as run with TZ=UTC
+ * SLURM_TIME_FORMAT=standard; a trailing "Z" is accepted) -> epoch.
+ * "Unknown", "None", "N/A", "" -> SA_UNSET, returns true. Fails on anything else.
+ */
+bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error);
+
+/*
+ * Durations "[DD-[HH:]]MM:SS", "MM:SS.mmm", "D-HH:MM:SS" -> seconds (fraction dropped).
+ * "UNLIMITED", "INVALID", "Partition_Limit", "" -> SA_UNSET (UNLIMITED -> SA_INFINITE).
+ */
+bool sa_duration_parse(const char *s, int64_t *out, sa_error_t *error);
+
+/*
+ * Text node state as sinfo/scontrol print it: "IDLE+DRAIN", "idle~", "down*", "mix-",
+ * "UNKNOWN+MAINTENANCE+RESERVED+NOT_RESPONDING", "drained", "draining", "maint".
+ * Suffixes: * NOT_RESPONDING, ~ POWERED_DOWN, # POWERING_UP, % POWERING_DOWN,
+ * ! POWER_DOWN (pending), @ REBOOT_REQUESTED, ^ REBOOT_ISSUED, - PLANNED,
+ * $ MAINTENANCE (reservation). sinfo's derived words map to base + flags
+ * ("drained" -> IDLE+DRAIN, "draining" -> ALLOCATED+DRAIN ...). Unknown words are
+ * kept upper-cased. *out must be initialised.
+ */
+bool sa_node_state_parse_text(const char *s, sa_state_t *out, sa_error_t *error);
+
+/* Parses a decimal int64 with nothing after it; fails on overflow or junk. */
+bool sa_parse_int64(const char *s, int64_t *out);
+
+/* "rc:sig" ("0:15") -> *rc, *sig. */
+bool sa_exitcode_parse_text(const char *s, int *rc, int *sig, sa_error_t *error);
+
+#endif

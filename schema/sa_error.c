@@ -1,0 +1,81 @@
+/*
+ * sa_error.c - the one error type of slurm-archive (see sa_error.h).
+ */
+#include "sa_error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+/* Replaces control characters (newlines from hostile input, say) by '?'. */
+static void fold_controls(char *s)
+{
+    for (; *s; s++) {
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+    }
+}
+
+void sa_error_set(sa_error_t *error, sa_err_domain_t domain, int code, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (!error)
+        return;
+    error->domain = domain;
+    error->code = code;
+    va_start(ap, fmt);
+    vsnprintf(error->message, sizeof error->message, fmt, ap);
+    va_end(ap);
+    fold_controls(error->message);
+}
+
+void sa_error_prefix(sa_error_t *error, const char *fmt, ...)
+{
+    char prefix[512];
+    char old[sizeof error->message];
+    va_list ap;
+
+    if (!error)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    memcpy(old, error->message, sizeof old);
+    /* truncation is fine: the message stays one line either way */
+    if (snprintf(error->message, sizeof error->message, "%.300s: %.460s", prefix, old) < 0)
+        error->message[0] = '\0';
+    fold_controls(error->message);
+}
+
+void sa_error_clear(sa_error_t *error)
+{
+    if (!error)
+        return;
+    error->domain = SA_ERR_NONE;
+    error->code = 0;
+    error->message[0] = '\0';
+}
+
+const char *sa_error_quote(const char *s, size_t max, char *out, size_t outsz)
+{
+    size_t i, n;
+
+    if (!out || outsz == 0)
+        return "";
+    if (!s) {
+        snprintf(out, outsz, "(null)");
+        return out;
+    }
+    n = strlen(s);
+    if (max > outsz - 4)
+        max = outsz > 4 ? outsz - 4 : 0;
+    for (i = 0; i < n && i < max; i++)
+        out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
+    if (n > max && outsz >= 4) {
+        memcpy(out + i, "...", 3);
+        i += 3;
+    }
+    out[i] = '\0';
+    return out;
+}

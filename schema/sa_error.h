@@ -1,0 +1,51 @@
+/*
+ * sa_error.h - the one error type of slurm-archive.
+ *
+ * Every fallible function returns bool (true = success) and takes an optional
+ * sa_error_t *error as its LAST argument, in the manner of libbson's bson_error_t.
+ * Messages are a single line: sa_error_set() folds control characters (newlines
+ * from hostile job names, say) into '?', so a message can always be logged as is.
+ * Library code never exits; only the main() of each binary turns an error into an
+ * exit code.
+ */
+#ifndef SA_ERROR_H
+#define SA_ERROR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Error domains: which layer failed. */
+typedef enum {
+    SA_ERR_NONE = 0,
+    SA_ERR_INPUT,   /* malformed or unexpected input data (parsers)          */
+    SA_ERR_IO,      /* reading or writing a file, running a command          */
+    SA_ERR_MONGO,   /* the MongoDB server or driver                          */
+    SA_ERR_SQLITE,  /* the SQLite time series                                */
+    SA_ERR_USAGE,   /* command line or configuration                         */
+    SA_ERR_LOCKED,  /* another process holds a lock                          */
+} sa_err_domain_t;
+
+typedef struct {
+    sa_err_domain_t domain;
+    int code;          /* domain specific (errno, server code, ...) or 0 */
+    char message[768];
+} sa_error_t;
+
+/* Sets *error (if not NULL) from a printf format. The result is one line. */
+void sa_error_set(sa_error_t *error, sa_err_domain_t domain, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Prepends "prefix: " to an existing message (e.g. the file name). */
+void sa_error_prefix(sa_error_t *error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Clears *error to "no error". */
+void sa_error_clear(sa_error_t *error);
+
+/*
+ * Copies at most max bytes of s into out (size outsz) for use inside a message:
+ * control characters become '?', the result is cut with "..." if longer.
+ * Returns out.
+ */
+const char *sa_error_quote(const char *s, size_t max, char *out, size_t outsz);
+
+#endif

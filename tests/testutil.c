@@ -1,0 +1,185 @@
+/*
+ * testutil.c - helpers shared by the cmocka test programs (see testutil.h).
+ */
+#include "testutil.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const char *tu_samples_dir(void)
+{
+    const char *env = getenv("SLURM_SAMPLES_DIR");
+    return env && *env ? env : SA_SAMPLES_DIR;
+}
+
+char *tu_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf;
+    long n;
+
+    if (!f) {
+        fprintf(stderr, "tu_read_file: cannot open %s\n", path);
+        abort();
+    }
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc((size_t)n + 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n)
+        abort();
+    buf[n] = '\0';
+    fclose(f);
+    if (len)
+        *len = (size_t)n;
+    return buf;
+}
+
+const char *tu_sample(const char *rel)
+{
+    static char path[4096];
+    snprintf(path, sizeof path, "%s/%s", tu_samples_dir(), rel);
+    return path;
+}
+
+static bool collect_job(sa_job_t *job, void *ctx, sa_error_t *error)
+{
+    tu_parsed_t *p = ctx;
+    sa_job_t **v = realloc(p->jobs, (p->njobs + 1) * sizeof *v);
+    (void)error;
+    if (!v)
+        return false;
+    p->jobs = v;
+    p->jobs[p->njobs++] = sa_job_steal(job);
+    return true;
+}
+
+static bool collect_node(sa_node_t *node, void *ctx, sa_error_t *error)
+{
+    tu_parsed_t *p = ctx;
+    sa_node_t **v = realloc(p->nodes, (p->nnodes + 1) * sizeof *v);
+    (void)error;
+    if (!v)
+        return false;
+    p->nodes = v;
+    p->nodes[p->nnodes++] = sa_node_steal(node);
+    return true;
+}
+
+static bool parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error)
+{
+    sa_sink_t sink = {collect_job, collect_node, out};
+    memset(out, 0, sizeof *out);
+    sa_meta_init(&out->meta);
+    return sa_parse_any(r, topts, &sink, &out->meta, &out->kind, error);
+}
+
+bool tu_parse_file(const char *path, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error)
+{
+    sa_reader_t r;
+    bool ok;
+    int fd = open(path, O_RDONLY);
+
+    if (fd < 0) {
+        fprintf(stderr, "tu_parse_file: cannot open %s\n", path);
+        abort();
+    }
+    sa_reader_init_fd(&r, fd);
+    ok = parse_reader(&r, topts, out, error);
+    close(fd);
+    return ok;
+}
+
+bool tu_parse_mem(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
+                  sa_error_t *error)
+{
+    sa_reader_t r;
+    sa_reader_init_mem(&r, data, len);
+    return parse_reader(&r, topts, out, error);
+}
+
+void tu_parsed_clear(tu_parsed_t *p)
+{
+    for (size_t i = 0; i < p->njobs; i++)
+        sa_job_destroy(p->jobs[i]);
+    for (size_t i = 0; i < p->nnodes; i++)
+        sa_node_destroy(p->nodes[i]);
+    free(p->jobs);
+    free(p->nodes);
+    sa_meta_clear(&p->meta);
+    memset(p, 0, sizeof *p);
+}
+
+sa_job_t *tu_find_job_n(tu_parsed_t *p, int64_t job_id, size_t nth)
+{
+    for (size_t i = 0; i < p->njobs; i++) {
+        if (p->jobs[i]->job_id == job_id && nth-- == 0)
+            return p->jobs[i];
+    }
+    return NULL;
+}
+
+sa_job_t *tu_find_job(tu_parsed_t *p, int64_t job_id)
+{
+    return tu_find_job_n(p, job_id, 0);
+}
+
+sa_node_t *tu_find_node(tu_parsed_t *p, const char *name)
+{
+    for (size_t i = 0; i < p->nnodes; i++) {
+        if (p->nodes[i]->name && strcmp(p->nodes[i]->name, name) == 0)
+            return p->nodes[i];
+    }
+    return NULL;
+}
+
+const char *tu_state(const sa_state_t *st)
+{
+    static char buf[512];
+    char *s = sa_state_format(st);
+    snprintf(buf, sizeof buf, "%s", s ? s : "");
+    free(s);
+    return buf;
+}
+
+const char *tu_sample_fields(const char *rel)
+{
+    static const struct {
+        const char *prefix, *fields;
+    } table[] = {
+        {"sacct-parsable/sacct-P-noheader-xdmod26fields",
+         "jobid,jobidraw,cluster,partition,qos,account,group,gid,user,uid,submit,eligible,start,end,elapsed,"
+         "exitcode,state,nnodes,ncpus,reqcpus,reqmem,reqtres,alloctres,timelimit,nodelist,jobname"},
+        {"sacct-parsable/sacct-p-snowman-delim_peregrine",
+         "JobID,JobName,User,Partition,NodeList,NNodes,NCPUS,NTasks,State,Submit,Start,End,Timelimit,Elapsed,"
+         "TotalCPU,UserCPU,SystemCPU,ReqMem,MaxRSS,TRESUsageInTot,TRESUsageOutTot,MaxDiskWrite,MaxDiskRead,"
+         "MaxRSSNode,MaxDiskWriteNode,MaxDiskReadNode,Comment"},
+        {"sacct-parsable/sacct-p-snowman-delim-37fields_habrok",
+         "JobID,JobName,User,Partition,NodeList,NNodes,NCPUs,NTasks,State,Submit,Start,End,Timelimit,Elapsed,"
+         "TotalCPU,CPUTime,UserCPU,SystemCPU,ReqMem,MaxRSS,MaxVMSize,ReqTRES,AllocTRES,TRESUsageInMax,"
+         "TRESUsageInTot,TRESUsageOutTot,MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,MaxVMSizeNode,"
+         "MaxVMSizeTask,MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,MaxDiskWriteTask,Comment"},
+        {"sacct-parsable/local-sacct-P-n_", "JobID,JobIDRaw,State,ExitCode,Start,End,Elapsed,Timelimit,Reason"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        if (strncmp(rel, table[i].prefix, strlen(table[i].prefix)) == 0)
+            return table[i].fields;
+    }
+    return NULL;
+}
+
+char *tu_parsed_dump(const tu_parsed_t *p)
+{
+    json_t *all = json_array();
+    char *s;
+    for (size_t i = 0; i < p->njobs; i++)
+        json_array_append_new(all, sa_job_to_json(p->jobs[i]));
+    for (size_t i = 0; i < p->nnodes; i++)
+        json_array_append_new(all, sa_node_to_json(p->nodes[i]));
+    s = json_dumps(all, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(all);
+    return s;
+}
