@@ -334,13 +334,14 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
         return false;
     if (c != '[') {
         /* null is an empty list; anything else is the wrong type */
+        size_t at = stream_offset(s);
         json_t *v = stream_value(s, error);
         if (!v)
             return false;
         ok = json_is_null(v);
         if (!ok)
             sa_error_set(error, SA_ERR_INPUT, 0, "\"%s\" at byte %zu: expected an array, got %s", key,
-                         stream_offset(s), json_is_object(v) ? "an object" : json_is_string(v) ? "a string" : "a scalar");
+                         at, json_is_object(v) ? "an object" : json_is_string(v) ? "a string" : "a scalar");
         json_decref(v);
         return ok;
     }

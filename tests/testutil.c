@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <mongoc/mongoc.h>
+
 const char *tu_samples_dir(void)
 {
     const char *env = getenv("SLURM_SAMPLES_DIR");
@@ -182,4 +184,40 @@ char *tu_parsed_dump(const tu_parsed_t *p)
     s = json_dumps(all, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(all);
     return s;
+}
+
+struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name)
+{
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    mongoc_client_t *client;
+    bson_error_t berr;
+    bson_t ping = BSON_INITIALIZER;
+    char name[64];
+
+    if (!uri || !*uri) {
+        printf("SKIP %s: SLURM_TEST_MONGO_URI is not set; run the suite with tools/test, which starts a "
+               "MongoDB wire-protocol server\n", test_name);
+        return NULL;
+    }
+    mongoc_init();
+    client = mongoc_client_new(uri);
+    if (!client)
+        fail_msg("cannot parse SLURM_TEST_MONGO_URI");
+    mongoc_client_set_error_api(client, MONGOC_ERROR_API_VERSION_2);
+    BSON_APPEND_INT32(&ping, "ping", 1);
+    if (!mongoc_client_command_simple(client, "admin", &ping, NULL, NULL, &berr))
+        fail_msg("test MongoDB server does not answer ping: %s", berr.message);
+    bson_destroy(&ping);
+    snprintf(name, sizeof name, "sa_test_%s_%ld", test_name, (long)getpid());
+    *db_name = strdup(name);
+    return client;
+}
+
+void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name)
+{
+    mongoc_database_t *db = mongoc_client_get_database(client, db_name);
+    bson_error_t berr;
+    if (!mongoc_database_drop(db, &berr))
+        printf("note: dropping %s failed: %s\n", db_name, berr.message);
+    mongoc_database_destroy(db);
 }

@@ -58,6 +58,16 @@ const char *tu_sample_fields(const char *rel);
 /* Every record of a parse as one JSON text (records in order); caller frees. */
 char *tu_parsed_dump(const tu_parsed_t *p);
 
+/*
+ * The test MongoDB server: SLURM_TEST_MONGO_URI (tools/test starts a server and
+ * sets it). Returns NULL after printing why when it is not set; the caller then
+ * exits with 77 (ctest's "skipped"), never silently. *db_name receives a fresh
+ * database name unique to this process (caller frees); tu_mongo_drop() removes it.
+ */
+struct _mongoc_client_t;
+struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name);
+void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name);
+
 /* State as "BASE+FLAG+FLAG" (static buffer, valid until next call). */
 const char *tu_state(const sa_state_t *st);
 

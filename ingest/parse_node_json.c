@@ -1,0 +1,840 @@
+/*
+ * parse_node_json.c - node records from Slurm's JSON node outputs, every version.
+ *
+ * Two shapes (research/slurm-formats.md §7):
+ *
+ *  - The node list: one element of a top-level "nodes" array. Produced by
+ *    `scontrol show nodes --json`, slurmrestd GET /slurm/vX/nodes, and `sinfo --json`
+ *    in 21.08/22.05 (openapi v0.0.37/38). One element is one node, every count is
+ *    per node -> sa_node_from_json().
+ *
+ *  - The sinfo record list: elements of a top-level "sinfo" array (`sinfo --json`
+ *    and `sinfo -N --json`, 23.02+). One element is one sinfo output *group* of one
+ *    partition -> the sa_sinfo_acc_* accumulator, which expands each group to its
+ *    node names and merges a node listed in several groups (one per partition) into
+ *    one record with all its partitions.
+ *
+ * The shape of each field is decided where it is read (plain int, {set,infinite,
+ * number}, raw sentinel; lower-case state string + state_flags, or a state list),
+ * never per file: hand-merged files mix shapes in one array.
+ *
+ * Pure: no I/O. Errors are one line and name the node (or the sinfo group).
+ */
+#include "sa_parse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_json.h"
+#include "sa_strings.h"
+
+/* Counts larger than this are rejected as garbage (2^53, exact in a double). */
+#define COUNT_MAX (INT64_C(1) << 53)
+
+/* ---- small helpers ------------------------------------------------------------- */
+
+static const char *json_type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_INTEGER:
+        return "integer";
+    case JSON_REAL:
+        return "real";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "value";
+}
+
+static bool oom(sa_error_t *error)
+{
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    return false;
+}
+
+/*
+ * Reads o[key] as a non-negative count (CPUs, MB) in any Slurm encoding: plain
+ * number, {set,infinite,number}, null, raw NO_VAL sentinels (4294967294, -2:
+ * free_memory in v0.0.37/38). Unset and INFINITE (meaningless for a count) give
+ * SA_UNSET. Fails on other types, on negative numbers and on numbers beyond 2^53.
+ */
+static bool get_count(const json_t *o, const char *key, int64_t *out, sa_error_t *error)
+{
+    sa_noval_t nv;
+
+    *out = SA_UNSET;
+    if (!o)
+        return true;
+    if (!sa_json_noval(json_object_get(o, key), false, &nv, key, error))
+        return false;
+    if (!nv.set)
+        return true;
+    if (nv.value < 0 || nv.value > COUNT_MAX) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a count between 0 and 2^53, got %lld", key,
+                     (long long)nv.value);
+        return false;
+    }
+    *out = nv.value;
+    return true;
+}
+
+/*
+ * Adds the partition names in o[key] to *out (sorted, unique): a JSON array of
+ * strings (every version) or a comma-separated string. Names keep their case.
+ */
+static bool get_partitions(const json_t *o, const char *key, sa_strv_t *out, sa_error_t *error)
+{
+    const json_t *v = o ? json_object_get(o, key) : NULL;
+    const json_t *item;
+    size_t i;
+
+    if (!v || json_is_null(v))
+        return true;
+    if (json_is_string(v)) {
+        char *copy = strdup(json_string_value(v));
+        char *save = NULL;
+        bool ok = true;
+        if (!copy)
+            return oom(error);
+        for (char *tok = strtok_r(copy, ", ", &save); tok && ok; tok = strtok_r(NULL, ", ", &save))
+            ok = sa_strv_add_sorted_unique(out, tok);
+        free(copy);
+        return ok ? true : oom(error);
+    }
+    if (!json_is_array(v)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of strings, got %s", key, json_type_name(v));
+        return false;
+    }
+    json_array_foreach(v, i, item) {
+        if (!json_is_string(item)) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of strings, found %s", key,
+                         json_type_name(item));
+            return false;
+        }
+        if (json_string_length(item) == 0)
+            continue;
+        if (!sa_strv_add_sorted_unique(out, json_string_value(item)))
+            return oom(error);
+    }
+    return true;
+}
+
+/* Parses a GRES string into *gpus; the error names key. */
+static bool parse_gres(const char *s, const char *key, sa_gpus_t *gpus, sa_error_t *error)
+{
+    if (!s)
+        return true;
+    if (!sa_gres_parse_gpus(s, false, gpus, error)) {
+        sa_error_prefix(error, "%s", key);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * GPUs in use from a node's tres_used ("cpu=26,mem=501632M,gres/gpu=9"), for nodes
+ * whose gres_used shows none. Typed entries are kept by type; an untyped-only count
+ * is attributed to the node's GPU type when the node has exactly one (a MIG node
+ * "gpu:1g.10gb:21" with tres_used "gres/gpu=9" -> 1g.10gb: 9), else to type "".
+ */
+static bool gpus_used_from_tres(const char *tres_used, sa_node_t *node, sa_error_t *error)
+{
+    sa_tres_t t;
+    bool ok = true;
+
+    sa_tres_init(&t);
+    if (!sa_tres_parse(tres_used, false, &t, error)) {
+        sa_error_prefix(error, "tres_used");
+        ok = false;
+        goto done;
+    }
+    if (t.gpu_total <= 0)
+        goto done;
+    sa_gpus_clear(&node->gpus_used);
+    if (t.gpus.n == 1 && t.gpus.v[0].type[0] == '\0' && node->gpus_total.n == 1) {
+        ok = sa_gpus_set(&node->gpus_used, node->gpus_total.v[0].type, t.gpus.v[0].count);
+    } else if (t.gpus.n == 0) {
+        const char *type = node->gpus_total.n == 1 ? node->gpus_total.v[0].type : "";
+        ok = sa_gpus_set(&node->gpus_used, type, t.gpu_total);
+    } else {
+        for (size_t i = 0; i < t.gpus.n && ok; i++)
+            ok = sa_gpus_set(&node->gpus_used, t.gpus.v[i].type, t.gpus.v[i].count);
+    }
+    if (!ok)
+        oom(error);
+done:
+    sa_tres_clear(&t);
+    return ok;
+}
+
+/* ---- node list element ---------------------------------------------------------- */
+
+/*
+ * Keys sa_node_from_json() models. tres_used is read only as a fallback for GPUs in
+ * use and so is left in ->extra with everything else.
+ */
+static const char *const node_known_keys[] = {
+    "name",        "state",        "state_flags",  "reason",      "reason_changed_at", "reason_set_by_user",
+    "cpus",        "alloc_cpus",   "idle_cpus",    "alloc_idle_cpus", "real_memory",  "alloc_memory",
+    "free_memory", "free_mem",     "gres",         "gres_used",   "partitions",        NULL,
+};
+
+/*
+ * The fields of one node list element, whatever the version:
+ *  state        v0.0.37/38: lower-case base string "idle" + "state_flags" array;
+ *               v0.0.39+: one list ["IDLE","DRAIN"] (first known base word is the
+ *               base, the rest are flags; unknown words are kept upper-cased).
+ *  reason_changed_at  int (<= v0.0.39) or {set,infinite,number}; 0 = not set.
+ *  idle CPUs    idle_cpus (v0.0.37/38) or alloc_idle_cpus (v0.0.39+).
+ *  cpus_other   total - alloc - idle when all three are known and the result is
+ *               >= 0; SA_UNSET otherwise (Slurm gives no such count per node).
+ *  free memory  free_memory int (v0.0.37/38, -2 = unknown) or free_mem struct.
+ *  GPUs         gres -> gpus_total, gres_used -> gpus_used (by type); when gres_used
+ *               shows no GPU in use (absent, "", no gpu entry, or all counts 0) but
+ *               tres_used accounts gres/gpu > 0, gpus_used comes from tres_used.
+ */
+static bool node_fields(const json_t *elem, sa_node_t *node, sa_error_t *error)
+{
+    json_t *v;
+    char *tres_used = NULL;
+    bool ok = false;
+
+    v = json_object_get(elem, "state");
+    if (!sa_json_state(v, sa_node_base_is_known, &node->state, "state", error))
+        goto done;
+    if (!sa_json_get_words(elem, "state_flags", &node->state.flags, error))
+        goto done;
+
+    if (!sa_json_get_str(elem, "reason", &node->reason, error) ||
+        !sa_json_get_time(elem, "reason_changed_at", &node->reason_time, error) ||
+        !sa_json_get_str(elem, "reason_set_by_user", &node->reason_user, error))
+        goto done;
+
+    if (!get_count(elem, "cpus", &node->cpus_total, error) ||
+        !get_count(elem, "alloc_cpus", &node->cpus_alloc, error) ||
+        !get_count(elem, "alloc_idle_cpus", &node->cpus_idle, error))
+        goto done;
+    if (node->cpus_idle == SA_UNSET && !get_count(elem, "idle_cpus", &node->cpus_idle, error))
+        goto done;
+    if (node->cpus_total != SA_UNSET && node->cpus_alloc != SA_UNSET && node->cpus_idle != SA_UNSET &&
+        node->cpus_total - node->cpus_alloc - node->cpus_idle >= 0)
+        node->cpus_other = node->cpus_total - node->cpus_alloc - node->cpus_idle;
+
+    if (!get_count(elem, "real_memory", &node->mem_total_mb, error) ||
+        !get_count(elem, "alloc_memory", &node->mem_alloc_mb, error) ||
+        !get_count(elem, "free_mem", &node->mem_free_mb, error))
+        goto done;
+    if (node->mem_free_mb == SA_UNSET && !get_count(elem, "free_memory", &node->mem_free_mb, error))
+        goto done;
+
+    if (!sa_json_get_str(elem, "gres", &node->gres, error) ||
+        !parse_gres(node->gres, "gres", &node->gpus_total, error))
+        goto done;
+    if (!sa_json_get_str(elem, "gres_used", &node->gres_used, error) ||
+        !parse_gres(node->gres_used, "gres_used", &node->gpus_used, error))
+        goto done;
+    if (sa_gpus_total(&node->gpus_used) == 0) {
+        if (!sa_json_get_str(elem, "tres_used", &tres_used, error))
+            goto done;
+        if (tres_used && !gpus_used_from_tres(tres_used, node, error))
+            goto done;
+    }
+
+    if (!get_partitions(elem, "partitions", &node->partitions, error))
+        goto done;
+
+    node->extra = sa_json_extra(elem, node_known_keys);
+    ok = true;
+done:
+    free(tres_used);
+    return ok;
+}
+
+bool sa_node_from_json(const json_t *elem, sa_node_t *node, sa_error_t *error)
+{
+    if (!json_is_object(elem)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "node: expected an object, got %s",
+                     elem ? json_type_name(elem) : "nothing");
+        return false;
+    }
+    if (!sa_json_get_str(elem, "name", &node->name, error)) {
+        sa_error_prefix(error, "node");
+        return false;
+    }
+    if (!node->name) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "node: name: missing or empty");
+        return false;
+    }
+    if (!node_fields(elem, node, error)) {
+        char q[80];
+        sa_error_prefix(error, "node %s", sa_error_quote(node->name, 64, q, sizeof q));
+        return false;
+    }
+    return true;
+}
+
+/* ---- sinfo >= 23.02 groups ------------------------------------------------------ */
+
+/*
+ * What a sinfo group says about each of its nodes.
+ *
+ * `sinfo --json` groups nodes as its text output does: by partition and by the
+ * sinfo state word (node_state_string(): "IDLE", "DRAINED", "MIXED", ...), plus
+ * GRES used on releases where --json turns on MATCH_FLAG_GRES_USED. Every other
+ * single-valued attribute of a group (reason, gres total, features, comment) is
+ * copied from the group's FIRST node, and the counts are sums over the group
+ * (src/sinfo/sinfo.c _match_node_data / _update_sinfo). `sinfo -N --json` gives one
+ * group per node and partition, where everything is that node's.
+ *
+ * So, for a group of exactly one node (one name and nodes.total 1 or absent):
+ *   every field maps: state, reason{description,time,user}, cpus{total,allocated,
+ *   idle,other}, memory{minimum,allocated,free}, gres{total,used}; leftovers of
+ *   those objects and unmodelled top-level keys go to ->extra.
+ * For a group of several nodes (also when the names list is shorter than
+ *   nodes.total, as in a trimmed fixture):
+ *   - state: the group's (exact for the first node; the others share its sinfo
+ *     state word, e.g. DRAINED covers IDLE+DRAIN and DOWN+DRAIN);
+ *   - partitions: exact;
+ *   - cpus_total = cpus.minimum when minimum == maximum, mem_total_mb likewise
+ *     from memory.minimum/maximum, mem_free_mb from memory.free.minimum/maximum;
+ *   - cpus_alloc/idle/other, mem_alloc_mb: SA_UNSET (group sums, not per node);
+ *   - gpus_total/gpus_used, gres, gres_used, reason*: unset/empty (the first node's
+ *     values, not this node's);
+ *   - the group itself (without the partition object and the node name lists) is
+ *     kept in ->extra "sinfo_groups" (an array: one entry per multi-node group the
+ *     node was in), so nothing the group said is lost.
+ * The partition object is never copied into a node (it is large): only its name.
+ */
+
+struct sa_sinfo_acc {
+    sa_node_t **nodes; /* merged nodes, in order of first appearance */
+    size_t n, cap;
+    json_t *index;     /* node name -> JSON integer: position in nodes */
+    size_t ngroups;    /* groups added so far: sinfo[i] in error messages */
+};
+
+sa_sinfo_acc_t *sa_sinfo_acc_new(void)
+{
+    sa_sinfo_acc_t *acc = calloc(1, sizeof *acc);
+
+    if (!acc)
+        return NULL;
+    acc->index = json_object();
+    if (!acc->index) {
+        free(acc);
+        return NULL;
+    }
+    return acc;
+}
+
+/* Frees every node held and empties the index. */
+static void acc_reset(sa_sinfo_acc_t *acc)
+{
+    for (size_t i = 0; i < acc->n; i++)
+        sa_node_destroy(acc->nodes[i]);
+    acc->n = 0;
+    json_object_clear(acc->index);
+}
+
+void sa_sinfo_acc_destroy(sa_sinfo_acc_t *acc)
+{
+    if (!acc)
+        return;
+    acc_reset(acc);
+    free(acc->nodes);
+    json_decref(acc->index);
+    free(acc);
+}
+
+/* Keys of a group mapped (or, for "partition", deliberately reduced to its name). */
+static const char *const group_known_keys[] = {
+    "node", "nodes", "cpus", "memory", "gres", "reason", "reason_set_by_user", "partition", NULL,
+};
+static const char *const group_node_keys[] = {"state", NULL};
+static const char *const group_nodes_keys[] = {"nodes", "allocated", "idle", "other", "total", NULL};
+static const char *const group_cpus_keys[] = {"allocated", "idle", "other", "total", "minimum", "maximum", NULL};
+static const char *const group_memory_keys[] = {"minimum", "maximum", "allocated", "free", NULL};
+static const char *const group_gres_keys[] = {"total", "used", NULL};
+static const char *const group_reason_keys[] = {"description", "time", "user", NULL};
+
+/* Reads group["partition"]: an object with "name" (or, leniently, a plain name). */
+static bool group_partition(const json_t *group, char **name, sa_error_t *error)
+{
+    const json_t *p = json_object_get(group, "partition");
+
+    *name = NULL;
+    if (!p || json_is_null(p))
+        return true;
+    if (json_is_string(p))
+        return sa_json_get_str(group, "partition", name, error);
+    if (!json_is_object(p)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "partition: expected an object, got %s", json_type_name(p));
+        return false;
+    }
+    if (!sa_json_get_str(p, "name", name, error)) {
+        sa_error_prefix(error, "partition");
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Appends the node names of group["nodes"]["nodes"] to *names: an array of names
+ * (each may also be a hostlist expression) or one hostlist expression string.
+ */
+static bool group_names(const json_t *nodes, sa_strv_t *names, sa_error_t *error)
+{
+    const json_t *v = nodes ? json_object_get(nodes, "nodes") : NULL;
+    const json_t *item;
+    size_t i;
+
+    if (!v || json_is_null(v))
+        return true;
+    if (json_is_string(v)) {
+        if (!sa_hostlist_expand(json_string_value(v), 0, names, error)) {
+            sa_error_prefix(error, "nodes: nodes");
+            return false;
+        }
+        return true;
+    }
+    if (!json_is_array(v)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "nodes: nodes: expected a list of names, got %s", json_type_name(v));
+        return false;
+    }
+    json_array_foreach(v, i, item) {
+        const char *s;
+        if (!json_is_string(item)) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "nodes: nodes: expected a list of names, found %s",
+                         json_type_name(item));
+            return false;
+        }
+        s = json_string_value(item);
+        if (strpbrk(s, "[,")) {
+            if (!sa_hostlist_expand(s, 0, names, error)) {
+                sa_error_prefix(error, "nodes: nodes");
+                return false;
+            }
+        } else if (s[0] && !sa_strv_push(names, s)) {
+            return oom(error);
+        }
+    }
+    return true;
+}
+
+/* Reads obj[key] as a count; the error names "parent: key". */
+static bool sub_count(const json_t *obj, const char *parent, const char *key, int64_t *out, sa_error_t *error)
+{
+    if (!get_count(obj, key, out, error)) {
+        sa_error_prefix(error, "%s", parent);
+        return false;
+    }
+    return true;
+}
+
+/* Sets extra[key] to the leftover keys of sub (those not in known), if any. */
+static bool put_leftovers(json_t **extra, const char *key, const json_t *sub, const char *const *known,
+                          sa_error_t *error)
+{
+    json_t *left = sa_json_extra(sub, known);
+
+    if (!left)
+        return true;
+    if (!*extra && !(*extra = json_object())) {
+        json_decref(left);
+        return oom(error);
+    }
+    if (json_object_set_new(*extra, key, left) != 0)
+        return oom(error);
+    return true;
+}
+
+/*
+ * The summary of a multi-node group kept in each member's extra "sinfo_groups":
+ * the group without its partition object (replaced by the partition name) and
+ * without the node name / hostname / address lists.
+ */
+static json_t *group_summary(const json_t *group, const char *partition)
+{
+    json_t *sum = json_deep_copy(group);
+    json_t *nodes;
+
+    if (!sum)
+        return NULL;
+    json_object_del(sum, "partition");
+    if (partition && json_object_set_new(sum, "partition", json_string(partition)) != 0)
+        goto fail;
+    nodes = json_object_get(sum, "nodes");
+    if (json_is_object(nodes)) {
+        json_object_del(nodes, "nodes");
+        json_object_del(nodes, "hostnames");
+        json_object_del(nodes, "addresses");
+    }
+    return sum;
+fail:
+    json_decref(sum);
+    return NULL;
+}
+
+/*
+ * Reads one sinfo group into *proto (a node record without a name, holding what the
+ * group says about each member; see the comment above struct sa_sinfo_acc) and its
+ * expanded member names into *names.
+ */
+static bool group_to_proto(const json_t *group, const char *partition, sa_node_t *proto, sa_strv_t *names,
+                           sa_error_t *error)
+{
+    json_t *nodes, *nodeo, *cpus, *memory, *free_mem = NULL, *gres, *reason;
+    int64_t total_nodes, cmin, cmax, mmin, mmax, fmin, fmax;
+    bool single;
+
+    if (partition && !sa_strv_add_sorted_unique(&proto->partitions, partition))
+        return oom(error);
+
+    if (!sa_json_get_obj(group, "nodes", &nodes, error) || !group_names(nodes, names, error) ||
+        !sub_count(nodes, "nodes", "total", &total_nodes, error))
+        return false;
+    single = names->n == 1 && (total_nodes == SA_UNSET || total_nodes == 1);
+
+    if (!sa_json_get_obj(group, "node", &nodeo, error))
+        return false;
+    if (nodeo && !sa_json_state(json_object_get(nodeo, "state"), sa_node_base_is_known, &proto->state, "state",
+                                error)) {
+        sa_error_prefix(error, "node");
+        return false;
+    }
+
+    /* per-node configuration: exact whenever the group's minimum equals its maximum */
+    if (!sa_json_get_obj(group, "cpus", &cpus, error) || !sub_count(cpus, "cpus", "minimum", &cmin, error) ||
+        !sub_count(cpus, "cpus", "maximum", &cmax, error))
+        return false;
+    if (cmin != SA_UNSET && cmin == cmax)
+        proto->cpus_total = cmin;
+    if (!sa_json_get_obj(group, "memory", &memory, error) || !sub_count(memory, "memory", "minimum", &mmin, error) ||
+        !sub_count(memory, "memory", "maximum", &mmax, error))
+        return false;
+    if (mmin != SA_UNSET && mmin == mmax)
+        proto->mem_total_mb = mmin;
+    if (memory && !sa_json_get_obj(memory, "free", &free_mem, error)) {
+        sa_error_prefix(error, "memory");
+        return false;
+    }
+    if (!sub_count(free_mem, "memory: free", "minimum", &fmin, error) ||
+        !sub_count(free_mem, "memory: free", "maximum", &fmax, error))
+        return false;
+    if (fmin != SA_UNSET && fmin == fmax)
+        proto->mem_free_mb = fmin;
+
+    /* reason is {description,time,user}; a plain string is taken as the description */
+    reason = json_object_get(group, "reason");
+    if (json_is_string(reason))
+        reason = NULL;
+    else if (!sa_json_get_obj(group, "reason", &reason, error))
+        return false;
+    if (!sa_json_get_obj(group, "gres", &gres, error))
+        return false;
+
+    if (!single) {
+        /* group sums and first-node values: kept as the group said them, not per node */
+        json_t *arr = json_array();
+        if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
+            json_decref(arr);
+            return oom(error);
+        }
+        if (!(proto->extra = json_object())) {
+            json_decref(arr);
+            return oom(error);
+        }
+        if (json_object_set_new(proto->extra, "sinfo_groups", arr) != 0)
+            return oom(error);
+        return true;
+    }
+
+    /* one node: the group's values are that node's */
+    if (!sub_count(cpus, "cpus", "total", &proto->cpus_total, error) ||
+        !sub_count(cpus, "cpus", "allocated", &proto->cpus_alloc, error) ||
+        !sub_count(cpus, "cpus", "idle", &proto->cpus_idle, error) ||
+        !sub_count(cpus, "cpus", "other", &proto->cpus_other, error))
+        return false;
+    if (proto->cpus_total == SA_UNSET && cmin != SA_UNSET && cmin == cmax)
+        proto->cpus_total = cmin;
+    if (!sub_count(memory, "memory", "allocated", &proto->mem_alloc_mb, error))
+        return false;
+
+    if (gres) {
+        if (!sa_json_get_str(gres, "total", &proto->gres, error) ||
+            !sa_json_get_str(gres, "used", &proto->gres_used, error)) {
+            sa_error_prefix(error, "gres");
+            return false;
+        }
+        if (!parse_gres(proto->gres, "gres: total", &proto->gpus_total, error) ||
+            !parse_gres(proto->gres_used, "gres: used", &proto->gpus_used, error))
+            return false;
+    }
+    if (reason) {
+        if (!sa_json_get_str(reason, "description", &proto->reason, error) ||
+            !sa_json_get_time(reason, "time", &proto->reason_time, error) ||
+            !sa_json_get_str(reason, "user", &proto->reason_user, error)) {
+            sa_error_prefix(error, "reason");
+            return false;
+        }
+    } else if (!sa_json_get_str(group, "reason", &proto->reason, error)) {
+        return false;
+    }
+    if (!proto->reason_user && !sa_json_get_str(group, "reason_set_by_user", &proto->reason_user, error))
+        return false;
+
+    proto->extra = sa_json_extra(group, group_known_keys);
+    if (!put_leftovers(&proto->extra, "node", nodeo, group_node_keys, error) ||
+        !put_leftovers(&proto->extra, "nodes", nodes, group_nodes_keys, error) ||
+        !put_leftovers(&proto->extra, "cpus", cpus, group_cpus_keys, error) ||
+        !put_leftovers(&proto->extra, "memory", memory, group_memory_keys, error) ||
+        !put_leftovers(&proto->extra, "gres", gres, group_gres_keys, error) ||
+        !put_leftovers(&proto->extra, "reason", reason, group_reason_keys, error))
+        return false;
+    return true;
+}
+
+/* Copies *src's state into an empty *dst. */
+static bool state_copy(sa_state_t *dst, const sa_state_t *src)
+{
+    if (src->base && !(dst->base = strdup(src->base)))
+        return false;
+    for (size_t i = 0; i < src->flags.n; i++) {
+        if (!sa_strv_add_sorted_unique(&dst->flags, src->flags.v[i]))
+            return false;
+    }
+    return true;
+}
+
+/* Ensures node->extra exists. */
+static bool extra_obj(sa_node_t *node)
+{
+    if (!node->extra)
+        node->extra = json_object();
+    return node->extra != NULL;
+}
+
+/* Records in extra "state_conflict" (unique strings) a state that disagreed with the kept one. */
+static bool note_state_conflict(sa_node_t *node, const sa_state_t *other)
+{
+    char *s = sa_state_format(other);
+    json_t *arr, *item;
+    size_t i;
+    bool ok = false;
+
+    if (!s || !extra_obj(node))
+        goto done;
+    arr = json_object_get(node->extra, "state_conflict");
+    if (!json_is_array(arr)) {
+        arr = json_array();
+        if (!arr || json_object_set_new(node->extra, "state_conflict", arr) != 0)
+            goto done;
+    }
+    json_array_foreach(arr, i, item) {
+        if (json_is_string(item) && strcmp(json_string_value(item), s) == 0) {
+            ok = true;
+            goto done;
+        }
+    }
+    ok = json_array_append_new(arr, json_string(s)) == 0;
+done:
+    free(s);
+    return ok;
+}
+
+/* Merges src's extra into dst's: "sinfo_groups" arrays are concatenated, other keys kept first-come. */
+static bool merge_extra(sa_node_t *dst, const json_t *src)
+{
+    const char *key;
+    json_t *value;
+
+    if (!src)
+        return true;
+    if (!extra_obj(dst))
+        return false;
+    json_object_foreach((json_t *)src, key, value) {
+        json_t *have = json_object_get(dst->extra, key);
+        if (have && strcmp(key, "sinfo_groups") == 0 && json_is_array(have) && json_is_array(value)) {
+            size_t i;
+            json_t *item;
+            json_array_foreach(value, i, item) {
+                if (json_array_append_new(have, json_deep_copy(item)) != 0)
+                    return false;
+            }
+        } else if (!have && json_object_set_new(dst->extra, key, json_deep_copy(value)) != 0) {
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Copies src's string into *dst when *dst is unset. */
+static bool fill_str(char **dst, const char *src)
+{
+    if (*dst || !src)
+        return true;
+    *dst = strdup(src);
+    return *dst != NULL;
+}
+
+/* Copies src's GPU counts into *dst when *dst is empty. */
+static bool fill_gpus(sa_gpus_t *dst, const sa_gpus_t *src)
+{
+    if (dst->n)
+        return true;
+    for (size_t i = 0; i < src->n; i++) {
+        if (!sa_gpus_set(dst, src->v[i].type, src->v[i].count))
+            return false;
+    }
+    return true;
+}
+
+static void fill_int(int64_t *dst, int64_t src)
+{
+    if (*dst == SA_UNSET)
+        *dst = src;
+}
+
+/*
+ * Merges what a group says (proto) into a node record. Into a fresh record this is a
+ * copy. For a node already seen in another group: the state must agree (if not, the
+ * first is kept and the other recorded in extra "state_conflict"); partitions are
+ * unioned; any other field is filled only where still unset (first group wins).
+ */
+static bool merge_node(sa_node_t *dst, const sa_node_t *src)
+{
+    if (!dst->state.base && dst->state.flags.n == 0) {
+        if (!state_copy(&dst->state, &src->state))
+            return false;
+    } else if ((src->state.base || src->state.flags.n) && !sa_state_equal(&dst->state, &src->state)) {
+        if (!note_state_conflict(dst, &src->state))
+            return false;
+    }
+    for (size_t i = 0; i < src->partitions.n; i++) {
+        if (!sa_strv_add_sorted_unique(&dst->partitions, src->partitions.v[i]))
+            return false;
+    }
+    if (!fill_str(&dst->reason, src->reason) || !fill_str(&dst->reason_user, src->reason_user) ||
+        !fill_str(&dst->gres, src->gres) || !fill_str(&dst->gres_used, src->gres_used))
+        return false;
+    fill_int(&dst->reason_time, src->reason_time);
+    fill_int(&dst->cpus_total, src->cpus_total);
+    fill_int(&dst->cpus_alloc, src->cpus_alloc);
+    fill_int(&dst->cpus_idle, src->cpus_idle);
+    fill_int(&dst->cpus_other, src->cpus_other);
+    fill_int(&dst->mem_total_mb, src->mem_total_mb);
+    fill_int(&dst->mem_alloc_mb, src->mem_alloc_mb);
+    fill_int(&dst->mem_free_mb, src->mem_free_mb);
+    if (!fill_gpus(&dst->gpus_total, &src->gpus_total) || !fill_gpus(&dst->gpus_used, &src->gpus_used))
+        return false;
+    return merge_extra(dst, src->extra);
+}
+
+/* Returns the accumulated record for name, creating it; NULL on OOM. */
+static sa_node_t *acc_node(sa_sinfo_acc_t *acc, const char *name)
+{
+    json_t *pos = json_object_get(acc->index, name);
+    sa_node_t *node;
+
+    if (pos)
+        return acc->nodes[json_integer_value(pos)];
+    if (acc->n == acc->cap) {
+        size_t cap = acc->cap ? acc->cap * 2 : 64;
+        sa_node_t **v = realloc(acc->nodes, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        acc->nodes = v;
+        acc->cap = cap;
+    }
+    node = sa_node_new();
+    if (!node)
+        return NULL;
+    node->name = strdup(name);
+    if (!node->name || json_object_set_new(acc->index, name, json_integer((json_int_t)acc->n)) != 0) {
+        sa_node_destroy(node);
+        return NULL;
+    }
+    acc->nodes[acc->n++] = node;
+    return node;
+}
+
+bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *error)
+{
+    sa_node_t *proto = NULL;
+    sa_strv_t names;
+    char *partition = NULL;
+    size_t gno = acc->ngroups++;
+    bool ok = false;
+
+    sa_strv_init(&names);
+    if (!json_is_object(group)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "expected an object, got %s", group ? json_type_name(group) : "nothing");
+        goto done;
+    }
+    if (!group_partition(group, &partition, error))
+        goto done;
+    if (!(proto = sa_node_new())) {
+        oom(error);
+        goto done;
+    }
+    if (!group_to_proto(group, partition, proto, &names, error))
+        goto done;
+    for (size_t i = 0; i < names.n; i++) {
+        sa_node_t *node = acc_node(acc, names.v[i]);
+        if (!node || !merge_node(node, proto)) {
+            oom(error);
+            goto done;
+        }
+    }
+    ok = true;
+done:
+    if (!ok) {
+        char q[80];
+        if (partition)
+            sa_error_prefix(error, "sinfo[%zu] (partition %s)", gno,
+                            sa_error_quote(partition, 64, q, sizeof q));
+        else
+            sa_error_prefix(error, "sinfo[%zu]", gno);
+    }
+    sa_node_destroy(proto);
+    sa_strv_clear(&names);
+    free(partition);
+    return ok;
+}
+
+static int cmp_node_name(const void *a, const void *b)
+{
+    const sa_node_t *x = *(sa_node_t *const *)a;
+    const sa_node_t *y = *(sa_node_t *const *)b;
+    return strcmp(x->name, y->name);
+}
+
+/*
+ * Hands every merged node to sink->on_node in name order (byte order of the names)
+ * and frees it after the callback (records are borrowed; steal to keep). Leaves the
+ * accumulator empty, also on failure; a callback returning false stops the emission.
+ */
+bool sa_sinfo_acc_emit(sa_sinfo_acc_t *acc, const sa_sink_t *sink, sa_error_t *error)
+{
+    bool ok = true;
+
+    if (acc->n > 1)
+        qsort(acc->nodes, acc->n, sizeof *acc->nodes, cmp_node_name);
+    for (size_t i = 0; i < acc->n && ok; i++) {
+        sa_node_t *node = acc->nodes[i];
+        if (sink && sink->on_node)
+            ok = sink->on_node(node, sink->ctx, error);
+    }
+    acc_reset(acc);
+    return ok;
+}
