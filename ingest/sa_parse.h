@@ -105,7 +105,6 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
 typedef struct {
     const char *delimiter;  /* NULL: detect from the header / first line */
     const char *fields;     /* comma-separated field list for -n input; NULL: there is a header */
-    char *detected_delimiter; /* out: what was used (owned by the parser state; may be NULL) */
 } sa_sacct_text_opts_t;
 
 /*

@@ -87,7 +87,9 @@ static const bad_case_t cases[] = {
     {"sacct invalid UTF-8", SACCT_HDR "1|1|COMPLETED|Unknown|Unknown|Unknown|cpu=1|n\xc3\x28|1\n", 0, NULL,
      SA_EXIT_INPUT, "UTF-8", NULL},
     {"sacct noheader without fields", "123|COMPLETED|0:0\n", 0, NULL, SA_EXIT_INPUT, "header", NULL},
-    {"scontrol text without State", "NodeName=n1 CPUTot=4\n", 0, NULL, SA_EXIT_INPUT, "State", NULL},
+    {"scontrol text garbage line", "NodeName=n1 State=IDLE\nGarbage here\n", 0, NULL, SA_EXIT_INPUT,
+     "line 2: expected Key=value", NULL},
+    {"scontrol text bad CPUTot", "NodeName=n1 State=IDLE CPUTot=abc\n", 0, NULL, SA_EXIT_INPUT, "CPUTot", NULL},
     /* kept, not rejected */
     {"unknown job state kept", J("{\"job_id\":7,\"job_state\":[\"QUANTUM_LEAP\",\"NEW_FLAG\"]}"), 0, NULL,
      SA_EXIT_OK, NULL, "QUANTUM_LEAP+NEW_FLAG"},
@@ -97,7 +99,7 @@ static const bad_case_t cases[] = {
      SA_EXIT_OK, NULL, "\"future_field\":{\"x\":1}"},
     {"hostile job name kept",
      J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"name\":\"a\\\"b$c.d\\n\\u00e9\\u2603 ; rm -rf /\"}"), 0, NULL,
-     SA_EXIT_OK, NULL, "\"name\":\"a\\\"b$c.d\\n\\u00e9\\u2603 ; rm -rf /\""},
+     SA_EXIT_OK, NULL, "\"name\":\"a\\\"b$c.d\\n\\u00E9\\u2603 ; rm -rf /\""},
     {"sacct Slurm error with records", "{\"jobs\":[],\"errors\":[{\"description\":\"partial data\"}]}", 0, NULL,
      SA_EXIT_SLURM, "Slurm error: partial data", NULL},
 };

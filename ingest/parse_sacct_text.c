@@ -1,0 +1,1053 @@
+/*
+ * parse_sacct_text.c - sacct -P / -p text (slurm-formats.md section 10).
+ *
+ * The input is read one line at a time from the sa_reader_t; the line buffer grows
+ * to the longest line and refuses lines over LINE_CAP. The header (or the caller's
+ * field list for -n output) names the columns, in any order and any case; the
+ * delimiter is the caller's or is detected; -p's trailing delimiter is accepted.
+ *
+ * Each allocation line becomes one sa_job_t, and the step lines that follow it
+ * with the same job id prefix ("7.batch" after "7", "4_1.0" after "4_1", "1853+1.0"
+ * after "1853+1") become its steps. A step line without its allocation line makes
+ * a job record of its own, with only the ids and the step. Columns not modelled are
+ * kept in ->extra (header name -> text; empty values are left out).
+ *
+ * Job ids when there is no JobIDRaw column: an array task "123_4" gets job_id 123
+ * (the array's id: Slurm's raw id of the task is not printed), a heterogeneous
+ * component "123+1" gets 123 + 1 (Slurm numbers components consecutively).
+ */
+#include "sa_parse.h"
+#include "sa_strings.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define LINE_CAP (1024 * 1024) /* a longer line is an error */
+#define READ_CHUNK (64 * 1024)
+#define QUOTE_MAX 64
+
+#define Q(s, buf) sa_error_quote((s), QUOTE_MAX, (buf), sizeof(buf))
+
+/* ---- line reader -------------------------------------------------------------- */
+
+typedef struct {
+    sa_reader_t *r;
+    char *buf;
+    size_t len, pos;
+    bool eof;
+    char *line; /* current line, NUL-terminated, without "\n" / "\r\n" */
+    size_t line_len, line_cap;
+    size_t lineno;
+} lines_t;
+
+/* Appends n bytes to the current line, growing it up to LINE_CAP. */
+static bool lines_append(lines_t *L, const char *p, size_t n, sa_error_t *error)
+{
+    if (L->line_len + n > LINE_CAP) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: longer than %d bytes", L->lineno + 1, LINE_CAP);
+        return false;
+    }
+    if (L->line_len + n + 1 > L->line_cap) {
+        size_t cap = L->line_cap ? L->line_cap * 2 : 256;
+        char *v;
+        while (cap < L->line_len + n + 1)
+            cap *= 2;
+        if (cap > LINE_CAP + 1)
+            cap = LINE_CAP + 1;
+        v = realloc(L->line, cap);
+        if (!v) {
+            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+            return false;
+        }
+        L->line = v;
+        L->line_cap = cap;
+    }
+    memcpy(L->line + L->line_len, p, n);
+    L->line_len += n;
+    return true;
+}
+
+/* Reads the next line into L->line. Returns 1, 0 at the end of input, -1 on error. */
+static int lines_next(lines_t *L, sa_error_t *error)
+{
+    L->line_len = 0;
+    if (!lines_append(L, "", 0, error))
+        return -1;
+    for (;;) {
+        if (L->pos < L->len) {
+            char *start = L->buf + L->pos;
+            char *nl = memchr(start, '\n', L->len - L->pos);
+            size_t n = nl ? (size_t)(nl - start) : L->len - L->pos;
+
+            if (!lines_append(L, start, n, error))
+                return -1;
+            L->pos += n + (nl ? 1 : 0);
+            if (nl)
+                break;
+        }
+        if (L->eof) {
+            if (L->line_len == 0)
+                return 0;
+            break; /* last line without "\n" */
+        }
+        {
+            ssize_t n = L->r->read(L->r, L->buf, READ_CHUNK, error);
+            if (n < 0)
+                return -1;
+            L->len = (size_t)n;
+            L->pos = 0;
+            if (n == 0)
+                L->eof = true;
+        }
+    }
+    L->lineno++;
+    if (L->line_len > 0 && L->line[L->line_len - 1] == '\r')
+        L->line_len--;
+    L->line[L->line_len] = '\0';
+    return 1;
+}
+
+/* True if s[0..n) is well-formed UTF-8 without NUL bytes. */
+static bool utf8_valid(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        unsigned char c = s[i];
+        size_t len;
+        uint32_t cp;
+
+        if (c == 0)
+            return false;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+/* Length of the UTF-8 sequence that starts with byte c (1 for anything odd). */
+static size_t utf8_seq_len(unsigned char c)
+{
+    if (c >= 0xF0)
+        return 4;
+    if (c >= 0xE0)
+        return 3;
+    if (c >= 0xC0)
+        return 2;
+    return 1;
+}
+
+/* ---- fields ---------------------------------------------------------------------- */
+
+typedef enum {
+    F_EXTRA = 0,
+    F_JOBID,
+    F_JOBIDRAW,
+    F_JOBNAME,
+    F_USER,
+    F_UID,
+    F_GROUP,
+    F_GID,
+    F_ACCOUNT,
+    F_PARTITION,
+    F_QOS,
+    F_CLUSTER,
+    F_RESERVATION,
+    F_WCKEY,
+    F_STATE,
+    F_EXITCODE,
+    F_DERIVEDEXITCODE,
+    F_SUBMIT,
+    F_ELIGIBLE,
+    F_START,
+    F_END,
+    F_ELAPSED,
+    F_ELAPSEDRAW,
+    F_TIMELIMIT,
+    F_TIMELIMITRAW,
+    F_NNODES,
+    F_NCPUS,
+    F_ALLOCCPUS,
+    F_REQTRES,
+    F_ALLOCTRES,
+    F_REQMEM,
+    F_NODELIST,
+    F_REASON,
+    F_RESTARTS,
+    F_COUNT
+} field_t;
+
+static const struct {
+    const char *name;
+    field_t f;
+} known_fields[] = {
+    {"JobID", F_JOBID},
+    {"JobIDRaw", F_JOBIDRAW},
+    {"JobName", F_JOBNAME},
+    {"User", F_USER},
+    {"UID", F_UID},
+    {"Group", F_GROUP},
+    {"GID", F_GID},
+    {"Account", F_ACCOUNT},
+    {"Partition", F_PARTITION},
+    {"QOS", F_QOS},
+    {"Cluster", F_CLUSTER},
+    {"Reservation", F_RESERVATION},
+    {"WCKey", F_WCKEY},
+    {"State", F_STATE},
+    {"ExitCode", F_EXITCODE},
+    {"DerivedExitCode", F_DERIVEDEXITCODE},
+    {"Submit", F_SUBMIT},
+    {"Eligible", F_ELIGIBLE},
+    {"Start", F_START},
+    {"End", F_END},
+    {"Elapsed", F_ELAPSED},
+    {"ElapsedRaw", F_ELAPSEDRAW},
+    {"Timelimit", F_TIMELIMIT},
+    {"TimelimitRaw", F_TIMELIMITRAW},
+    {"NNodes", F_NNODES},
+    {"NCPUS", F_NCPUS},
+    {"AllocCPUS", F_ALLOCCPUS},
+    {"ReqTRES", F_REQTRES},
+    {"AllocTRES", F_ALLOCTRES},
+    {"ReqMem", F_REQMEM},
+    {"NodeList", F_NODELIST},
+    {"Reason", F_REASON},
+    {"Restarts", F_RESTARTS},
+    {NULL, F_EXTRA},
+};
+
+/* Columns a step line fills in its sa_step_t; every other non-empty one goes to step->extra. */
+static bool step_models(field_t f)
+{
+    switch (f) {
+    case F_JOBID:
+    case F_JOBIDRAW:
+    case F_JOBNAME:
+    case F_STATE:
+    case F_EXITCODE:
+    case F_START:
+    case F_END:
+    case F_ELAPSED:
+    case F_ELAPSEDRAW:
+    case F_NODELIST:
+    case F_ALLOCTRES:
+        return true;
+    default:
+        return false;
+    }
+}
+
+static field_t field_lookup(const char *name)
+{
+    for (size_t i = 0; known_fields[i].name; i++) {
+        if (strcasecmp(name, known_fields[i].name) == 0)
+            return known_fields[i].f;
+    }
+    return F_EXTRA;
+}
+
+/* A sacct field name: a letter, then letters, digits and '_'. */
+static bool is_field_name(const char *s)
+{
+    if (!isalpha((unsigned char)s[0]))
+        return false;
+    for (s++; *s; s++) {
+        if (!isalnum((unsigned char)*s) && *s != '_')
+            return false;
+    }
+    return true;
+}
+
+/* ---- job ids ------------------------------------------------------------------------ */
+
+/* A parsed JobID / JobIDRaw: 123, 123_4, 123_[1-3%2], 123+1, each with an optional .step */
+typedef struct {
+    int64_t base;
+    char sep;               /* 0, '_' or '+' */
+    int64_t task;           /* 123_4 -> 4, else SA_UNSET */
+    const char *range;      /* 123_[1-3] -> "1-3]...", range_len bytes */
+    size_t range_len;
+    int64_t het_offset;     /* 123+1 -> 1, else SA_UNSET */
+    const char *step;       /* after the first '.', NULL on allocation lines */
+    size_t prefix_len;      /* bytes before the '.' */
+} jobid_t;
+
+/* Reads one or more digits at *p into *v (no overflow). */
+static bool read_digits(const char **p, int64_t *v)
+{
+    int64_t x = 0;
+    const char *s = *p;
+
+    if (!isdigit((unsigned char)*s))
+        return false;
+    for (; isdigit((unsigned char)*s); s++) {
+        if (x > (INT64_MAX - 9) / 10)
+            return false;
+        x = x * 10 + (*s - '0');
+    }
+    *p = s;
+    *v = x;
+    return true;
+}
+
+/* Parses the job id grammar (see the top of this file). */
+static bool parse_jobid(const char *s, jobid_t *id)
+{
+    const char *p = s;
+
+    memset(id, 0, sizeof *id);
+    id->task = id->het_offset = SA_UNSET;
+    if (!read_digits(&p, &id->base))
+        return false;
+    if (*p == '_') {
+        id->sep = '_';
+        p++;
+        if (*p == '[') {
+            const char *close = strchr(p, ']');
+            if (!close || close == p + 1)
+                return false;
+            for (const char *q = p + 1; q < close; q++) {
+                if (!strchr("0123456789,-:%.", *q))
+                    return false;
+            }
+            id->range = p + 1;
+            id->range_len = (size_t)(close - p - 1);
+            p = close + 1;
+        } else if (!read_digits(&p, &id->task)) {
+            return false;
+        }
+    } else if (*p == '+') {
+        id->sep = '+';
+        p++;
+        if (!read_digits(&p, &id->het_offset))
+            return false;
+    }
+    id->prefix_len = (size_t)(p - s);
+    if (*p == '.') {
+        p++;
+        if (!*p)
+            return false;
+        for (const char *q = p; *q; q++) {
+            if (!isalnum((unsigned char)*q) && *q != '_' && *q != '+')
+                return false;
+        }
+        id->step = p;
+        return true;
+    }
+    return *p == '\0';
+}
+
+/* ---- parser state ------------------------------------------------------------------- */
+
+typedef struct {
+    const sa_sink_t *sink;
+    char *delim;
+    size_t dlen;
+    int trailing;       /* -1 not known yet, 0 no, 1 every line ends with the delimiter */
+    size_t nfields;
+    char **names;       /* column names as given */
+    field_t *kinds;     /* what each column is */
+    int col[F_COUNT];   /* column of each modelled field, -1 when absent */
+    char **vals;        /* the current line's values (nfields + 1 slots) */
+    size_t lineno;
+    sa_job_t *job;      /* the allocation being built */
+    char *job_prefix;   /* its id text, to match step lines */
+} sacct_t;
+
+static void sacct_clear(sacct_t *st)
+{
+    for (size_t i = 0; i < st->nfields; i++)
+        free(st->names[i]);
+    free(st->names);
+    free(st->kinds);
+    free(st->vals);
+    free(st->delim);
+    sa_job_destroy(st->job);
+    free(st->job_prefix);
+}
+
+/* Splits line in place on the delimiter; stores up to cap pointers; returns the count. */
+static size_t split(char *line, const char *d, size_t dlen, char **out, size_t cap)
+{
+    size_t n = 0;
+    char *p = line;
+
+    for (;;) {
+        char *hit = dlen == 1 ? strchr(p, d[0]) : strstr(p, d);
+        if (n < cap)
+            out[n] = p;
+        n++;
+        if (!hit)
+            break;
+        *hit = '\0';
+        p = hit + dlen;
+    }
+    return n;
+}
+
+/* Takes the column names (copied), checks them and maps them to fields. */
+static bool set_fields(sacct_t *st, char **names, size_t n, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+
+    st->names = calloc(n, sizeof *st->names);
+    st->kinds = calloc(n, sizeof *st->kinds);
+    st->vals = calloc(n + 1, sizeof *st->vals);
+    if (!st->names || !st->kinds || !st->vals)
+        goto oom;
+    for (int f = 0; f < F_COUNT; f++)
+        st->col[f] = -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_field_name(names[i])) {
+            sa_error_set(error, SA_ERR_INPUT, 0,
+                         "'%s' is not a sacct field name (for sacct -n output give the field list)",
+                         Q(names[i], q));
+            return false;
+        }
+        st->names[i] = strdup(names[i]);
+        if (!st->names[i])
+            goto oom;
+        st->nfields = i + 1;
+        st->kinds[i] = field_lookup(names[i]);
+        if (st->kinds[i] != F_EXTRA)
+            st->col[st->kinds[i]] = (int)i;
+    }
+    if (st->col[F_JOBID] < 0 && st->col[F_JOBIDRAW] < 0) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "sacct text has no JobID or JobIDRaw column");
+        return false;
+    }
+    return true;
+oom:
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    return false;
+}
+
+/*
+ * The caller's field list "JobID,JobIDRaw,State" (blanks and "%20" width suffixes
+ * allowed) -> column names.
+ */
+static bool fields_from_list(sacct_t *st, const char *list, sa_error_t *error)
+{
+    char *copy = strdup(list), *p, **names = NULL;
+    size_t n = 0;
+    bool ok = false;
+
+    if (!copy)
+        goto oom;
+    for (p = copy; *p; p++)
+        n += *p == ',';
+    names = calloc(n + 1, sizeof *names);
+    if (!names)
+        goto oom;
+    n = split(copy, ",", 1, names, n + 1);
+    for (size_t i = 0; i < n; i++) {
+        char *s = names[i], *e;
+        while (isspace((unsigned char)*s))
+            s++;
+        e = s + strlen(s);
+        while (e > s && isspace((unsigned char)e[-1]))
+            e--;
+        *e = '\0';
+        if ((e = strchr(s, '%')))
+            *e = '\0';
+        names[i] = s;
+    }
+    ok = set_fields(st, names, n, error);
+    if (!ok)
+        sa_error_prefix(error, "field list");
+    goto done;
+oom:
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+done:
+    free(names);
+    free(copy);
+    return ok;
+}
+
+static bool set_delim(sacct_t *st, const char *d, size_t n, sa_error_t *error)
+{
+    st->delim = strndup(d, n);
+    st->dlen = n;
+    if (!st->delim) {
+        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        return false;
+    }
+    return true;
+}
+
+/*
+ * Delimiter of a header line: the text between the first field name and the next
+ * one. A header of one field without a delimiter leaves "|".
+ */
+static bool detect_delim_header(sacct_t *st, const char *line, sa_error_t *error)
+{
+    const char *p = line, *d;
+
+    while (isalnum((unsigned char)*p) || *p == '_')
+        p++;
+    d = p;
+    while (*p && !isalpha((unsigned char)*p))
+        p++;
+    if (p == d)
+        return set_delim(st, "|", 1, error);
+    return set_delim(st, d, (size_t)(p - d), error);
+}
+
+/*
+ * Delimiter of a line without header: the first character after the leading job id
+ * (and any letters, for "123.batch") that cannot be part of one, taken as a whole
+ * UTF-8 sequence.
+ */
+static bool detect_delim_data(sacct_t *st, const char *line, sa_error_t *error)
+{
+    const char *p = line;
+    size_t n;
+
+    while (*p && (isalnum((unsigned char)*p) || strchr("_+.[]%,-:", *p)))
+        p++;
+    if (!*p)
+        return set_delim(st, "|", 1, error);
+    n = utf8_seq_len((unsigned char)*p);
+    if (strnlen(p, n) < n)
+        n = strnlen(p, n);
+    return set_delim(st, p, n, error);
+}
+
+/* ---- values ------------------------------------------------------------------------ */
+
+/* The value of field f on the current line, NULL when the column is absent or empty. */
+static const char *val(const sacct_t *st, field_t f)
+{
+    int c = st->col[f];
+    if (c < 0 || !st->vals[c] || !st->vals[c][0])
+        return NULL;
+    return st->vals[c];
+}
+
+static bool set_str(char **dst, const char *v)
+{
+    free(*dst);
+    *dst = NULL;
+    if (!v)
+        return true;
+    *dst = strdup(v);
+    return *dst != NULL;
+}
+
+/* Sets (*extra)[key] = value, creating the object. */
+static bool extra_set(json_t **extra, const char *key, const char *value)
+{
+    json_t *s;
+
+    if (!*extra && !(*extra = json_object()))
+        return false;
+    s = json_string(value);
+    return s && json_object_set_new(*extra, key, s) == 0;
+}
+
+/* Sets the error "line N: job X: Column: <message so far>". */
+static void err_field(const sacct_t *st, const char *who, field_t f, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+    sa_error_prefix(error, "line %zu: job %s: %s", st->lineno, Q(who, q), st->names[st->col[f]]);
+}
+
+/* An integer column (SA_UNSET when empty); fails on junk. */
+static bool get_int(const sacct_t *st, const char *who, field_t f, int64_t *out, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+    const char *v = val(st, f);
+
+    if (!v)
+        return true;
+    if (!sa_parse_int64(v, out) || *out < 0) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "expected a non-negative integer, got '%s'", Q(v, q));
+        err_field(st, who, f, error);
+        return false;
+    }
+    return true;
+}
+
+static bool get_time(const sacct_t *st, const char *who, field_t f, int64_t *out, sa_error_t *error)
+{
+    const char *v = val(st, f);
+    if (v && !sa_time_parse_text(v, out, error)) {
+        err_field(st, who, f, error);
+        return false;
+    }
+    return true;
+}
+
+static bool get_exit(const sacct_t *st, const char *who, field_t f, int *rc, int *sig, sa_error_t *error)
+{
+    const char *v = val(st, f);
+    if (v && !sa_exitcode_parse_text(v, rc, sig, error)) {
+        err_field(st, who, f, error);
+        return false;
+    }
+    return true;
+}
+
+static bool get_tres(const sacct_t *st, const char *who, field_t f, sa_tres_t *out, sa_error_t *error)
+{
+    const char *v = val(st, f);
+    if (v && !sa_tres_parse(v, false, out, error)) {
+        err_field(st, who, f, error);
+        return false;
+    }
+    return true;
+}
+
+/* Elapsed seconds: ElapsedRaw, else Elapsed. */
+static bool get_elapsed(const sacct_t *st, const char *who, int64_t *out, sa_error_t *error)
+{
+    const char *v;
+
+    if (val(st, F_ELAPSEDRAW))
+        return get_int(st, who, F_ELAPSEDRAW, out, error);
+    if ((v = val(st, F_ELAPSED)) && !sa_duration_parse(v, out, error)) {
+        err_field(st, who, F_ELAPSED, error);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * State: one word, or "CANCELLED by <uid>" (the uid goes to extra "cancelled_by").
+ * Anything else after the word is kept whole in extra under the column name.
+ */
+static bool get_state(const sacct_t *st, sa_state_t *state, json_t **extra)
+{
+    const char *v = val(st, F_STATE), *sp;
+    size_t n;
+
+    if (!v)
+        return true;
+    sp = strchr(v, ' ');
+    n = sp ? (size_t)(sp - v) : strlen(v);
+    free(state->base);
+    state->base = strndup(v, n);
+    if (!state->base)
+        return false;
+    for (char *p = state->base; *p; p++)
+        *p = (char)toupper((unsigned char)*p);
+    if (!sp)
+        return true;
+    if (strncmp(sp, " by ", 4) == 0 && sp[4])
+        return extra_set(extra, "cancelled_by", sp + 4);
+    return extra_set(extra, st->names[st->col[F_STATE]], v);
+}
+
+/* NodeList: "None assigned" and "(null)" are no nodes. */
+static const char *nodes_val(const sacct_t *st)
+{
+    const char *v = val(st, F_NODELIST);
+    if (v && (strcmp(v, "None assigned") == 0 || strcmp(v, "(null)") == 0))
+        return NULL;
+    return v;
+}
+
+/* ---- records ------------------------------------------------------------------------- */
+
+/*
+ * Sets the id members of job from the id column (text, parsed as *id; for a step
+ * line only the part before the '.' describes the job) and the JobIDRaw column.
+ */
+static bool job_ids(const sacct_t *st, sa_job_t *job, const char *text, const jobid_t *id, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8], q2[QUOTE_MAX + 8];
+    const char *raw = val(st, F_JOBIDRAW);
+    jobid_t rid;
+
+    if (st->col[F_JOBID] >= 0) {
+        job->job_id_display = strndup(text, id->prefix_len);
+        if (!job->job_id_display)
+            goto oom;
+        if (id->sep == '_') {
+            job->array_job_id = id->base;
+            job->array_task_id = id->task;
+            if (id->range) {
+                const char *pct = memchr(id->range, '%', id->range_len);
+                job->array_task_string = strndup(id->range, id->range_len);
+                if (!job->array_task_string)
+                    goto oom;
+                if (pct) {
+                    const char *p = pct + 1;
+                    int64_t v;
+                    if (read_digits(&p, &v) && p == id->range + id->range_len)
+                        job->array_max_tasks = v;
+                }
+            }
+        } else if (id->sep == '+') {
+            job->het_job_id = id->base;
+            job->het_job_offset = id->het_offset;
+        }
+    }
+    if (raw && st->col[F_JOBIDRAW] != st->col[F_JOBID]) {
+        if (!parse_jobid(raw, &rid) || rid.sep) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: job %s: %s: expected a raw job id, got '%s'",
+                         st->lineno, Q(text, q), st->names[st->col[F_JOBIDRAW]], Q(raw, q2));
+            return false;
+        }
+        job->job_id = rid.base;
+    } else if (id->sep == '+') {
+        job->job_id = id->base + id->het_offset;
+    } else {
+        job->job_id = id->base;
+    }
+    return true;
+oom:
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    return false;
+}
+
+/* Fills the job-level members of an allocation line. */
+static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+    const char *v;
+    int64_t n;
+
+    if (!set_str(&job->name, val(st, F_JOBNAME)) || !set_str(&job->user, val(st, F_USER)) ||
+        !set_str(&job->group, val(st, F_GROUP)) || !set_str(&job->account, val(st, F_ACCOUNT)) ||
+        !set_str(&job->partition, val(st, F_PARTITION)) || !set_str(&job->qos, val(st, F_QOS)) ||
+        !set_str(&job->cluster, val(st, F_CLUSTER)) || !set_str(&job->reservation, val(st, F_RESERVATION)) ||
+        !set_str(&job->wckey, val(st, F_WCKEY)) || !set_str(&job->reason, val(st, F_REASON)) ||
+        !set_str(&job->nodes, nodes_val(st)) || !get_state(st, &job->state, &job->extra))
+        goto oom;
+    if (!get_int(st, who, F_UID, &job->user_id, error) || !get_int(st, who, F_GID, &job->group_id, error) ||
+        !get_exit(st, who, F_EXITCODE, &job->exit_code, &job->exit_signal, error) ||
+        !get_exit(st, who, F_DERIVEDEXITCODE, &job->derived_exit_code, &job->derived_exit_signal, error) ||
+        !get_time(st, who, F_SUBMIT, &job->submit, error) || !get_time(st, who, F_ELIGIBLE, &job->eligible, error) ||
+        !get_time(st, who, F_START, &job->start, error) || !get_time(st, who, F_END, &job->end, error) ||
+        !get_elapsed(st, who, &job->elapsed, error) || !get_int(st, who, F_NNODES, &job->node_count, error) ||
+        !get_int(st, who, F_RESTARTS, &job->restart_cnt, error) ||
+        !get_tres(st, who, F_REQTRES, &job->req, error) || !get_tres(st, who, F_ALLOCTRES, &job->alloc, error))
+        return false;
+    job->exit_reliable = true;
+
+    /* CPUs: NCPUS, else AllocCPUS */
+    if (val(st, F_NCPUS)) {
+        if (!get_int(st, who, F_NCPUS, &job->cpus, error))
+            return false;
+    } else if (!get_int(st, who, F_ALLOCCPUS, &job->cpus, error)) {
+        return false;
+    }
+
+    /* time limit in minutes: TimelimitRaw, else Timelimit */
+    if ((v = val(st, F_TIMELIMITRAW))) {
+        if (!sa_parse_int64(v, &job->time_limit) || job->time_limit < 0) {
+            if (!sa_duration_parse(v, &n, error) || (n != SA_UNSET && n != SA_INFINITE)) {
+                sa_error_set(error, SA_ERR_INPUT, 0, "expected minutes or UNLIMITED, got '%s'", Q(v, q));
+                err_field(st, who, F_TIMELIMITRAW, error);
+                return false;
+            }
+            job->time_limit = n;
+        }
+    } else if ((v = val(st, F_TIMELIMIT))) {
+        if (!sa_duration_parse(v, &n, error)) {
+            err_field(st, who, F_TIMELIMIT, error);
+            return false;
+        }
+        job->time_limit = (n == SA_UNSET || n == SA_INFINITE) ? n : n / 60;
+    }
+
+    /* ReqMem: "100Gn" / "512Mc" (<= 20.11, per node / per CPU) stay text; a total counts if ReqTRES had no mem */
+    if ((v = val(st, F_REQMEM))) {
+        size_t len = strlen(v);
+        if (len >= 2 && (v[len - 1] == 'n' || v[len - 1] == 'c') && isalnum((unsigned char)v[len - 2])) {
+            if (!extra_set(&job->extra, st->names[st->col[F_REQMEM]], v))
+                goto oom;
+        } else {
+            char buf[80];
+            bool parsed = false;
+            sa_tres_t t;
+
+            sa_tres_init(&t);
+            if (len < 60 && !strchr(v, ',')) {
+                snprintf(buf, sizeof buf, "mem=%s", v);
+                parsed = sa_tres_parse(buf, false, &t, NULL) && t.mem_mb != SA_UNSET && !t.other;
+            }
+            if (!parsed) {
+                sa_tres_clear(&t);
+                sa_error_set(error, SA_ERR_INPUT, 0, "expected a size like 16G, got '%s'", Q(v, q));
+                err_field(st, who, F_REQMEM, error);
+                return false;
+            }
+            if (job->req.mem_mb == SA_UNSET)
+                job->req.mem_mb = t.mem_mb;
+            sa_tres_clear(&t);
+        }
+    }
+
+    for (size_t c = 0; c < st->nfields; c++) {
+        if (st->kinds[c] == F_EXTRA && st->vals[c][0] && !extra_set(&job->extra, st->names[c], st->vals[c]))
+            goto oom;
+    }
+    return true;
+oom:
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    return false;
+}
+
+/* Fills a step from a step line. */
+static bool fill_step(const sacct_t *st, sa_step_t *step, const char *step_id, const char *who, sa_error_t *error)
+{
+    if (!set_str(&step->id, step_id) || !set_str(&step->name, val(st, F_JOBNAME)) ||
+        !set_str(&step->nodes, nodes_val(st)) || !get_state(st, &step->state, &step->extra))
+        goto oom;
+    if (!get_exit(st, who, F_EXITCODE, &step->exit_code, &step->exit_signal, error) ||
+        !get_time(st, who, F_START, &step->start, error) || !get_time(st, who, F_END, &step->end, error) ||
+        !get_elapsed(st, who, &step->elapsed, error) || !get_tres(st, who, F_ALLOCTRES, &step->alloc, error))
+        return false;
+    for (size_t c = 0; c < st->nfields; c++) {
+        if (!step_models(st->kinds[c]) && st->vals[c][0] && !extra_set(&step->extra, st->names[c], st->vals[c]))
+            goto oom;
+    }
+    return true;
+oom:
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    return false;
+}
+
+/* Hands the current job to the sink and frees it. */
+static bool flush_job(sacct_t *st, sa_error_t *error)
+{
+    bool ok = true;
+
+    if (!st->job)
+        return true;
+    if (st->sink && st->sink->on_job)
+        ok = st->sink->on_job(st->job, st->sink->ctx, error);
+    sa_job_destroy(st->job);
+    st->job = NULL;
+    free(st->job_prefix);
+    st->job_prefix = NULL;
+    return ok;
+}
+
+/* Starts a new current job for the id text (allocation line, or orphan step line). */
+static bool start_job(sacct_t *st, const char *text, const jobid_t *id, sa_error_t *error)
+{
+    if (!flush_job(st, error))
+        return false;
+    st->job = sa_job_new(SA_SRC_SACCT_TEXT);
+    st->job_prefix = strndup(text, id->prefix_len);
+    if (!st->job || !st->job_prefix) {
+        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        return false;
+    }
+    st->job->exit_reliable = true;
+    return job_ids(st, st->job, text, id, error);
+}
+
+/* One data line, already split into st->vals. */
+static bool data_line(sacct_t *st, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+    field_t idf = st->col[F_JOBID] >= 0 ? F_JOBID : F_JOBIDRAW;
+    const char *text = val(st, idf);
+    sa_step_t *step;
+    jobid_t id;
+
+    if (!text) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: empty %s", st->lineno, st->names[st->col[idf]]);
+        return false;
+    }
+    if (!parse_jobid(text, &id)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: %s: cannot read job id '%s'", st->lineno,
+                     st->names[st->col[idf]], Q(text, q));
+        return false;
+    }
+    if (!id.step) {
+        if (!start_job(st, text, &id, error))
+            return false;
+        return fill_job(st, st->job, text, error);
+    }
+    if (!st->job || strlen(st->job_prefix) != id.prefix_len || strncmp(st->job_prefix, text, id.prefix_len) != 0) {
+        /* a step without its allocation line: a job of its own */
+        if (!start_job(st, text, &id, error))
+            return false;
+        if (!set_str(&st->job->cluster, val(st, F_CLUSTER)))
+            goto oom;
+    }
+    step = sa_job_add_step(st->job);
+    if (!step)
+        goto oom;
+    return fill_step(st, step, id.step, text, error);
+oom:
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    return false;
+}
+
+/* The job id text of the current line for an error message ("?" when unknown). */
+static const char *line_job(const sacct_t *st, size_t n)
+{
+    int c = st->col[F_JOBID] >= 0 ? st->col[F_JOBID] : st->col[F_JOBIDRAW];
+    if (c >= 0 && (size_t)c < n && (size_t)c <= st->nfields && st->vals[c][0])
+        return st->vals[c];
+    return "?";
+}
+
+/* True if every value equals the column name (a header line in -n mode). */
+static bool is_header_again(const sacct_t *st, char **v, size_t n)
+{
+    if (n != st->nfields)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        if (strcasecmp(v[i], st->names[i]) != 0)
+            return false;
+    }
+    return true;
+}
+
+/*
+ * Reads lines: the first non-blank one is the header unless opts->fields is given
+ * (then a header that came along anyway is skipped); every other non-blank line is
+ * split, counted against the columns and handed to data_line(). The last job is
+ * flushed at the end of input.
+ */
+bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const sa_sink_t *sink,
+                         sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+    lines_t L;
+    sacct_t st;
+    bool ok = false, header_done = false;
+    int rc;
+
+    memset(&L, 0, sizeof L);
+    memset(&st, 0, sizeof st);
+    L.r = r;
+    st.sink = sink;
+    st.trailing = -1;
+    for (int f = 0; f < F_COUNT; f++)
+        st.col[f] = -1;
+    L.buf = malloc(READ_CHUNK);
+    if (!L.buf) {
+        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        goto done;
+    }
+    if (opts && opts->delimiter) {
+        if (!*opts->delimiter) {
+            sa_error_set(error, SA_ERR_USAGE, 0, "empty sacct delimiter");
+            goto done;
+        }
+        if (!set_delim(&st, opts->delimiter, strlen(opts->delimiter), error))
+            goto done;
+    }
+    if (opts && opts->fields) {
+        if (!fields_from_list(&st, opts->fields, error))
+            goto done;
+    }
+    while ((rc = lines_next(&L, error)) > 0) {
+        char *line = L.line;
+        size_t n;
+        bool blank = true;
+
+        st.lineno = L.lineno;
+        if (!utf8_valid((const unsigned char *)line, L.line_len)) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: not UTF-8 text", L.lineno);
+            goto done;
+        }
+        for (const char *p = line; *p && blank; p++)
+            blank = isspace((unsigned char)*p) != 0;
+        if (blank)
+            continue;
+
+        if (!st.names) {
+            /* the header line */
+            char **v;
+            size_t cap;
+
+            if (!st.delim && !detect_delim_header(&st, line, error))
+                goto done;
+            if (L.line_len >= st.dlen && memcmp(line + L.line_len - st.dlen, st.delim, st.dlen) == 0) {
+                st.trailing = 1;
+                line[L.line_len - st.dlen] = '\0';
+            } else {
+                st.trailing = 0;
+            }
+            cap = 1;
+            for (const char *h = line; (h = strstr(h, st.delim)); h += st.dlen)
+                cap++;
+            v = calloc(cap, sizeof *v);
+            if (!v) {
+                sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+                goto done;
+            }
+            split(line, st.delim, st.dlen, v, cap);
+            if (!set_fields(&st, v, cap, error)) {
+                free(v);
+                sa_error_prefix(error, "line %zu: not a sacct header", L.lineno);
+                goto done;
+            }
+            free(v);
+            header_done = true;
+            continue;
+        }
+        if (!st.delim && !detect_delim_data(&st, line, error))
+            goto done;
+        n = split(line, st.delim, st.dlen, st.vals, st.nfields + 1);
+        if (st.trailing < 0)
+            st.trailing = (n == st.nfields + 1 && st.vals[st.nfields][0] == '\0') ? 1 : 0;
+        if (st.trailing == 1 && n == st.nfields + 1 && st.vals[st.nfields][0] == '\0')
+            n--;
+        if (n != st.nfields) {
+            sa_error_set(error, SA_ERR_INPUT, 0,
+                         "line %zu: job %s: expected %zu fields, found %zu (a delimiter inside a free-text "
+                         "field?)",
+                         L.lineno, Q(line_job(&st, n), q), st.nfields, n);
+            goto done;
+        }
+        if (!header_done) {
+            header_done = true;
+            if (is_header_again(&st, st.vals, n))
+                continue;
+        }
+        if (!data_line(&st, error))
+            goto done;
+    }
+    if (rc < 0)
+        goto done;
+    if (!st.names) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "empty sacct output (no header line)");
+        goto done;
+    }
+    ok = flush_job(&st, error);
+done:
+    sacct_clear(&st);
+    free(L.buf);
+    free(L.line);
+    return ok;
+}

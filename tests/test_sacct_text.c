@@ -1,0 +1,1045 @@
+/*
+ * test_sacct_text.c - sacct -P / -p text (ingest/parse_sacct_text.c) and
+ * scontrol show nodes -o text (ingest/parse_scontrol_text.c).
+ *
+ * Every file in slurm-samples/sacct-parsable/ is parsed (the -n captures with the
+ * field lists of SOURCES.md, tu_sample_fields()); field values asserted below were
+ * read from the samples themselves.
+ */
+#include "testutil.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_strings.h"
+
+/* ---- helpers ------------------------------------------------------------------ */
+
+/* Parses sacct-parsable/<name> (with its field list when it has no header). */
+static void parse_sacct(const char *name, tu_parsed_t *p)
+{
+    char rel[512];
+    sa_sacct_text_opts_t opts = {0};
+    sa_error_t err;
+
+    snprintf(rel, sizeof rel, "sacct-parsable/%s", name);
+    opts.fields = tu_sample_fields(rel);
+    sa_error_clear(&err);
+    if (!tu_parse_file(tu_sample(rel), &opts, p, &err))
+        fail_msg("%s: %s", name, err.message);
+    assert_int_equal(p->kind, SA_KIND_SACCT_TEXT);
+}
+
+/* Parses inline text; returns success, the error in *err. */
+static bool parse_text(const char *text, const char *delim, const char *fields, tu_parsed_t *p, sa_error_t *err)
+{
+    sa_sacct_text_opts_t opts = {0};
+    opts.delimiter = delim;
+    opts.fields = fields;
+    sa_error_clear(err);
+    return tu_parse_mem(text, strlen(text), &opts, p, err);
+}
+
+/* Inline text that must parse. */
+static void text_ok(const char *text, const char *delim, const char *fields, tu_parsed_t *p)
+{
+    sa_error_t err;
+    if (!parse_text(text, delim, fields, p, &err))
+        fail_msg("'%.60s...': %s", text, err.message);
+}
+
+/* Inline text that must fail with each of the wanted substrings in a one-line error. */
+static void text_bad(const char *text, const char *fields, const char *want1, const char *want2)
+{
+    tu_parsed_t p;
+    sa_error_t err;
+
+    if (parse_text(text, NULL, fields, &p, &err))
+        fail_msg("'%.60s...' parsed (%zu jobs)", text, p.njobs);
+    if (!strstr(err.message, want1) || (want2 && !strstr(err.message, want2)))
+        fail_msg("error '%s' lacks '%s' / '%s'", err.message, want1, want2 ? want2 : "");
+    assert_null(strchr(err.message, '\n'));
+    tu_parsed_clear(&p);
+}
+
+static sa_job_t *must_job(tu_parsed_t *p, int64_t id, size_t nth)
+{
+    sa_job_t *j = tu_find_job_n(p, id, nth);
+    if (!j)
+        fail_msg("job %lld (#%zu) not found", (long long)id, nth);
+    return j;
+}
+
+/* The job whose display id is display. */
+static sa_job_t *must_display(tu_parsed_t *p, const char *display)
+{
+    for (size_t i = 0; i < p->njobs; i++) {
+        if (p->jobs[i]->job_id_display && strcmp(p->jobs[i]->job_id_display, display) == 0)
+            return p->jobs[i];
+    }
+    fail_msg("job %s not found", display);
+    return NULL;
+}
+
+static const char *extra(const json_t *o, const char *key)
+{
+    json_t *v = o ? json_object_get(o, key) : NULL;
+    return v ? json_string_value(v) : NULL;
+}
+
+static sa_step_t *must_step(sa_job_t *j, const char *id)
+{
+    for (size_t i = 0; i < j->nsteps; i++) {
+        if (j->steps[i].id && strcmp(j->steps[i].id, id) == 0)
+            return &j->steps[i];
+    }
+    fail_msg("job %lld: step %s not found", (long long)j->job_id, id);
+    return NULL;
+}
+
+static int64_t when(const char *s)
+{
+    int64_t t;
+    assert_true(sa_time_parse_text(s, &t, NULL));
+    return t;
+}
+
+static size_t count_steps(const tu_parsed_t *p)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < p->njobs; i++)
+        n += p->jobs[i]->nsteps;
+    return n;
+}
+
+/* ---- every file -------------------------------------------------------------------- */
+
+/* Jobs and steps of every capture; jobs + steps = data lines (no line is dropped). */
+static void test_every_sacct_file(void **state)
+{
+    static const struct {
+        const char *name;
+        size_t jobs, steps;
+    } want[] = {
+        {"local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt", 17, 18},
+        {"local-sacct-P-X_22.05.8_allocations-only.txt", 16, 0},
+        {"local-sacct-P-n_22.05.8_noheader.txt", 16, 17},
+        {"local-sacct-p_22.05.8_usage-fields-trailing-pipe.txt", 16, 17},
+        {"sacct-P-51fields_slurm2sql-aalto-2019_steps-cancelled-by-comment-json.txt", 2, 3},
+        {"sacct-P-noheader-xdmod26fields_2020_running-pending-unknown-start.txt", 2, 0},
+        {"sacct-P-noheader-xdmod26fields_ubhpc-2015-2016_cancelled-by-reqmem-Mn-Mc.txt", 4, 0},
+        {"sacct-P-noheader-xdmod26fields_ubhpc-2015_array-bracket-ranges.txt", 6, 0},
+        {"sacct-P_torchx-test_cancelled-by-uid-exitcode-0-15.txt", 1, 2},
+        {"sacct-P_torchx-test_hetjob-1853+N-steps.txt", 3, 4},
+        {"sacct-p-snowman-delim-37fields_habrok-2023-2024_gpu-tresusage-none-start.txt", 100, 142},
+        {"sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt", 37, 48},
+        {"sacct-p-trailing-pipe_beluga-2021_steps-arrays.txt", 680, 1264},
+        {"sacct-p-trailing-pipe_cedar-2021_steps-arrays-cancelled-by.txt", 382, 570},
+    };
+    char dir[4096];
+    struct dirent **names;
+    int n, seen = 0;
+    (void)state;
+
+    /* each file of the directory must be in the table (a new sample needs its counts) */
+    snprintf(dir, sizeof dir, "%s/sacct-parsable", tu_samples_dir());
+    n = scandir(dir, &names, NULL, alphasort);
+    assert_true(n > 0);
+    for (int i = 0; i < n; i++) {
+        const char *name = names[i]->d_name;
+        tu_parsed_t p;
+        size_t k;
+
+        if (name[0] == '.') {
+            free(names[i]);
+            continue;
+        }
+        for (k = 0; k < sizeof want / sizeof want[0]; k++) {
+            if (strcmp(want[k].name, name) == 0)
+                break;
+        }
+        if (k == sizeof want / sizeof want[0])
+            fail_msg("%s: not in the table of this test", name);
+        parse_sacct(name, &p);
+        if (p.njobs != want[k].jobs || count_steps(&p) != want[k].steps)
+            fail_msg("%s: %zu jobs %zu steps, want %zu %zu", name, p.njobs, count_steps(&p), want[k].jobs,
+                     want[k].steps);
+        for (size_t j = 0; j < p.njobs; j++) {
+            assert_int_equal(p.jobs[j]->source, SA_SRC_SACCT_TEXT);
+            assert_true(p.jobs[j]->exit_reliable);
+            assert_true(p.jobs[j]->job_id > 0);
+        }
+        tu_parsed_clear(&p);
+        free(names[i]);
+        seen++;
+    }
+    free(names);
+    assert_int_equal(seen, (int)(sizeof want / sizeof want[0]));
+}
+
+/* cedar / beluga (-p, trailing '|'): every line but the header is a job or a step. */
+static void test_trailing_pipe_line_counts(void **state)
+{
+    static const char *const files[] = {"sacct-p-trailing-pipe_cedar-2021_steps-arrays-cancelled-by.txt",
+                                        "sacct-p-trailing-pipe_beluga-2021_steps-arrays.txt"};
+    (void)state;
+    for (size_t i = 0; i < 2; i++) {
+        char rel[512];
+        size_t len, lines = 0;
+        char *data;
+        tu_parsed_t p;
+
+        snprintf(rel, sizeof rel, "sacct-parsable/%s", files[i]);
+        data = tu_read_file(tu_sample(rel), &len);
+        for (size_t k = 0; k < len; k++)
+            lines += data[k] == '\n';
+        free(data);
+        parse_sacct(files[i], &p);
+        assert_int_equal(p.njobs + count_steps(&p), lines - 1);
+        tu_parsed_clear(&p);
+    }
+}
+
+static void test_cedar_values(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("sacct-p-trailing-pipe_cedar-2021_steps-arrays-cancelled-by.txt", &p);
+    /* last line: rrg-bengioy-ad_gpu|3100560|4445622|run_job.sh|CANCELLED by 3100560|2021-06-08T11:40:58|... */
+    j = must_job(&p, 4445622, 0);
+    assert_string_equal(j->account, "rrg-bengioy-ad_gpu");
+    assert_int_equal(j->user_id, 3100560);
+    assert_string_equal(j->name, "run_job.sh");
+    assert_string_equal(tu_state(&j->state), "CANCELLED");
+    assert_string_equal(extra(j->extra, "cancelled_by"), "3100560");
+    assert_int_equal(j->start, when("2021-06-08T11:40:58"));
+    /* an array task with its steps: 3114204_7, .batch, .extern */
+    j = must_display(&p, "3114204_7");
+    assert_int_equal(j->array_job_id, 3114204);
+    assert_int_equal(j->array_task_id, 7);
+    assert_int_equal(j->job_id, 3114204); /* no JobIDRaw column: the array's id */
+    assert_int_equal(j->nsteps, 2);
+    assert_string_equal(j->steps[0].id, "batch");
+    assert_string_equal(j->steps[1].id, "extern");
+    assert_int_equal(j->steps[1].end, when("2021-06-08T00:02:15"));
+    /* PENDING: Start/End Unknown */
+    j = must_job(&p, 1395889, 0);
+    assert_string_equal(tu_state(&j->state), "PENDING");
+    assert_int_equal(j->start, SA_UNSET);
+    assert_int_equal(j->end, SA_UNSET);
+    tu_parsed_clear(&p);
+}
+
+/* ---- local 22.05.8 captures ------------------------------------------------------------ */
+
+/* -D: job 9 twice (REQUEUED, then COMPLETED), each with its own batch step. */
+static void test_local_D_requeued(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *a, *b;
+    (void)state;
+    parse_sacct("local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt", &p);
+    a = must_job(&p, 9, 0);
+    b = must_job(&p, 9, 1);
+    assert_null(tu_find_job_n(&p, 9, 2));
+    assert_string_equal(tu_state(&a->state), "REQUEUED");
+    assert_string_equal(tu_state(&b->state), "COMPLETED");
+    assert_int_equal(a->submit, when("2026-11-25T21:37:49"));
+    assert_int_equal(b->submit, when("2026-11-25T21:40:14"));
+    assert_int_equal(b->eligible, when("2026-11-25T21:42:15"));
+    assert_string_equal(b->reason, "BeginTime");
+    assert_int_equal(a->nsteps, 1);
+    assert_string_equal(tu_state(&a->steps[0].state), "CANCELLED");
+    assert_int_equal(a->steps[0].exit_code, 0);
+    assert_int_equal(a->steps[0].exit_signal, 15);
+    assert_int_equal(b->nsteps, 1);
+    assert_string_equal(extra(b->steps[0].extra, "MaxRSS"), "3088K");
+    assert_int_equal(a->elapsed, 8);
+    assert_int_equal(b->elapsed, 45);
+    assert_int_equal(b->time_limit, 5);
+    tu_parsed_clear(&p);
+}
+
+/* -D: het job 5+0 / 5+1, cancelled while pending (Start=None, None assigned). */
+static void test_local_D_het(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt", &p);
+    j = must_job(&p, 6, 0);
+    assert_string_equal(j->job_id_display, "5+1");
+    assert_int_equal(j->het_job_id, 5);
+    assert_int_equal(j->het_job_offset, 1);
+    assert_string_equal(j->partition, "gpu");
+    assert_string_equal(tu_state(&j->state), "CANCELLED");
+    assert_string_equal(extra(j->extra, "cancelled_by"), "0");
+    assert_int_equal(j->start, SA_UNSET); /* None */
+    assert_int_equal(j->end, when("2026-11-25T21:39:11"));
+    assert_null(j->nodes); /* None assigned */
+    assert_int_equal(j->req.gpu_total, 1);
+    assert_int_equal(sa_gpus_get(&j->req.gpus, "a100"), 1);
+    assert_int_equal(j->req.mem_mb, 300);
+    assert_true(sa_tres_is_empty(&j->alloc));
+    j = must_job(&p, 5, 0);
+    assert_string_equal(j->job_id_display, "5+0");
+    assert_int_equal(j->het_job_offset, 0);
+    assert_int_equal(j->array_job_id, SA_UNSET);
+    tu_parsed_clear(&p);
+}
+
+/* -D: GPU job 7, typed + untyped AllocTRES = 2 GPUs of type a100; DerivedExitCode 2:0. */
+static void test_local_D_gpu(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    sa_step_t *s;
+    (void)state;
+    parse_sacct("local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt", &p);
+    j = must_job(&p, 7, 0);
+    assert_int_equal(j->alloc.gpu_total, 2);
+    assert_int_equal(j->alloc.gpus.n, 1);
+    assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 2);
+    assert_int_equal(j->alloc.cpu, 1);
+    assert_int_equal(j->alloc.mem_mb, 500);
+    assert_true(j->alloc.billing == 1.0);
+    assert_int_equal(j->exit_code, 0);
+    assert_int_equal(j->derived_exit_code, 2);
+    assert_int_equal(j->derived_exit_signal, 0);
+    assert_string_equal(j->account, "root");
+    assert_int_equal(j->nsteps, 3);
+    s = must_step(j, "0");
+    assert_string_equal(s->name, "nvidia-smi");
+    assert_string_equal(tu_state(&s->state), "FAILED");
+    assert_int_equal(s->exit_code, 2);
+    assert_int_equal(s->alloc.gpu_total, 2);
+    assert_string_equal(s->nodes, "vm");
+    s = must_step(j, "batch");
+    assert_string_equal(extra(s->extra, "MaxRSS"), "12248K");
+    tu_parsed_clear(&p);
+}
+
+/* -D: array task 4_5 kept raw id 4; 4_1 has raw id 16; first job's plain values. */
+static void test_local_D_array_and_plain(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt", &p);
+    j = must_job(&p, 4, 0);
+    assert_string_equal(j->job_id_display, "4_5");
+    assert_int_equal(j->array_job_id, 4);
+    assert_int_equal(j->array_task_id, 5);
+    assert_int_equal(j->nsteps, 1);
+    assert_string_equal(j->reason, "JobArrayTaskLimit");
+    j = must_job(&p, 16, 0);
+    assert_string_equal(j->job_id_display, "4_1");
+    assert_int_equal(j->array_task_id, 1);
+    j = must_job(&p, 18, 0);
+    assert_string_equal(tu_state(&j->state), "FAILED");
+    assert_int_equal(j->exit_code, 1);
+
+    j = must_job(&p, 1, 0);
+    assert_string_equal(j->name, "ok");
+    assert_string_equal(j->user, "root");
+    assert_string_equal(j->qos, "normal");
+    assert_int_equal(j->submit, 1795642669);
+    assert_int_equal(j->start, 1795642670);
+    assert_int_equal(j->end, 1795642673);
+    assert_int_equal(j->elapsed, 3);
+    assert_int_equal(j->time_limit, 10);
+    assert_int_equal(j->node_count, 1);
+    assert_int_equal(j->cpus, 1);
+    assert_int_equal(j->req.mem_mb, 200);
+    assert_string_equal(j->nodes, "vm");
+    assert_string_equal(j->reason, "None");
+    assert_null(j->reservation);
+    assert_string_equal(extra(j->extra, "TotalCPU"), "00:00.032");
+    assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
+    assert_null(extra(j->extra, "MaxRSS")); /* empty values are left out */
+    assert_int_equal(j->nsteps, 3);
+    assert_string_equal(j->steps[0].id, "batch");
+    assert_string_equal(j->steps[1].id, "0");
+    assert_string_equal(j->steps[2].id, "1");
+    assert_string_equal(j->steps[2].name, "sleep");
+    assert_int_equal(j->steps[2].elapsed, 3);
+    /* pending job 15 */
+    j = must_job(&p, 15, 0);
+    assert_string_equal(tu_state(&j->state), "PENDING");
+    assert_int_equal(j->start, SA_UNSET);
+    assert_int_equal(j->end, SA_UNSET);
+    assert_int_equal(j->req.node, 3);
+    tu_parsed_clear(&p);
+}
+
+/* -n with the field list: same jobs; delimiter detected after the job id. */
+static void test_local_noheader(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("local-sacct-P-n_22.05.8_noheader.txt", &p);
+    j = must_job(&p, 6, 0);
+    assert_string_equal(j->job_id_display, "5+1");
+    assert_string_equal(tu_state(&j->state), "CANCELLED");
+    assert_int_equal(j->start, SA_UNSET);
+    assert_int_equal(j->time_limit, 5);
+    j = must_job(&p, 3, 0);
+    assert_int_equal(j->exit_code, 0);
+    assert_int_equal(j->exit_signal, 9);
+    assert_string_equal(tu_state(&j->steps[0].state), "CANCELLED");
+    tu_parsed_clear(&p);
+}
+
+/* -p with usage fields: TRESUsage* strings kept whole in extra. */
+static void test_local_usage_trailing(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    sa_step_t *s;
+    (void)state;
+    parse_sacct("local-sacct-p_22.05.8_usage-fields-trailing-pipe.txt", &p);
+    j = must_job(&p, 7, 0);
+    assert_int_equal(j->alloc.gpu_total, 2);
+    assert_string_equal(extra(j->extra, "CPUTimeRAW"), "40");
+    assert_string_equal(extra(j->extra, "TotalCPU"), "00:00.042");
+    s = must_step(j, "batch");
+    assert_string_equal(extra(s->extra, "TRESUsageInMax"),
+                        "cpu=00:00:00,energy=0,fs/disk=53765,mem=12248K,pages=2,vmem=221228K");
+    assert_string_equal(extra(s->extra, "MaxRSS"), "12248K");
+    j = must_job(&p, 5, 0);
+    assert_string_equal(extra(j->extra, "cancelled_by"), "0");
+    tu_parsed_clear(&p);
+}
+
+/* ---- other captures --------------------------------------------------------------------- */
+
+/* aalto 2019, 51 fields: CANCELLED by, JSON in Comment, End=Unknown, ReqMem without suffix. */
+static void test_aalto_51_fields(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    sa_step_t *s;
+    (void)state;
+    parse_sacct("sacct-P-51fields_slurm2sql-aalto-2019_steps-cancelled-by-comment-json.txt", &p);
+    j = must_job(&p, 43974388, 0);
+    assert_string_equal(tu_state(&j->state), "CANCELLED");
+    assert_string_equal(extra(j->extra, "cancelled_by"), "1300204");
+    assert_int_equal(j->time_limit, 7200); /* 5-00:00:00 */
+    assert_int_equal(j->elapsed, 3 * 3600 + 33 * 60 + 25);
+    assert_string_equal(j->group, "group1");
+    assert_int_equal(j->req.mem_mb, 2200); /* 2252800K */
+    assert_string_equal(extra(j->extra, "SubmitLine"), "srun test_submit_line");
+    assert_string_equal(extra(j->extra, "Priority"), "14586720");
+    s = must_step(j, "batch");
+    assert_int_equal(s->exit_signal, 9);
+    assert_string_equal(extra(s->extra, "MaxRSS"), "231092K");
+    assert_string_equal(extra(s->extra, "AveDiskWrite"), "0.31M");
+    j = must_job(&p, 43977780, 0);
+    assert_int_equal(j->end, SA_UNSET);
+    s = must_step(j, "batch");
+    assert_int_equal(s->start, SA_UNSET);
+    assert_string_equal(extra(s->extra, "Comment"),
+                        "{\"gpu_mem_max\": 12345, \"ncpu\": 2, \"ngpu\": 1, \"gpu_util\": 53.1}");
+    tu_parsed_clear(&p);
+}
+
+/* xdmod ubhpc 2015-2016: ReqMem Mn/Mc kept as text, CANCELLED by uid, untyped GPUs. */
+static void test_xdmod_reqmem_suffix(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("sacct-P-noheader-xdmod26fields_ubhpc-2015-2016_cancelled-by-reqmem-Mn-Mc.txt", &p);
+    j = must_job(&p, 4103947, 0);
+    assert_string_equal(j->cluster, "ub-hpc");
+    assert_string_equal(j->partition, "general-compute");
+    assert_string_equal(j->group, "anon");
+    assert_int_equal(j->group_id, 918273);
+    assert_string_equal(j->user, "unknown");
+    assert_int_equal(j->user_id, 192837);
+    assert_string_equal(tu_state(&j->state), "TIMEOUT");
+    assert_int_equal(j->exit_code, 1);
+    assert_string_equal(extra(j->extra, "reqmem"), "3000Mc");
+    assert_int_equal(j->req.mem_mb, SA_UNSET); /* per-CPU: not a total */
+    assert_int_equal(j->alloc.cpu, 256);
+    assert_int_equal(j->alloc.node, 32);
+    assert_int_equal(j->node_count, 32);
+    assert_int_equal(j->time_limit, 4320);
+    assert_string_equal(extra(j->extra, "reqcpus"), "256");
+    j = must_job(&p, 4107166, 0);
+    assert_string_equal(extra(j->extra, "cancelled_by"), "102216");
+    assert_string_equal(extra(j->extra, "reqmem"), "48000Mn");
+    assert_int_equal(j->elapsed, 2 * 86400 + 22 * 3600 + 3 * 60 + 4);
+    j = must_job(&p, 5692623, 0);
+    assert_null(j->partition);
+    assert_int_equal(j->eligible, SA_UNSET);
+    assert_int_equal(j->alloc.gpu_total, 2);
+    assert_int_equal(sa_gpus_get(&j->alloc.gpus, ""), 2);
+    assert_string_equal(j->nodes, "cpn-k16-35-01,cpn-k16-37-01");
+    assert_string_equal(extra(j->extra, "reqmem"), "0n");
+    tu_parsed_clear(&p);
+}
+
+/* xdmod array ids: 4103947_100, pending meta records 4103947_[1-3], _[9-11,13,16-20]. */
+static void test_xdmod_arrays(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("sacct-P-noheader-xdmod26fields_ubhpc-2015_array-bracket-ranges.txt", &p);
+    j = must_display(&p, "4103947_100");
+    assert_int_equal(j->job_id, 4103947);
+    assert_int_equal(j->array_job_id, 4103947);
+    assert_int_equal(j->array_task_id, 100);
+    assert_null(j->array_task_string);
+    j = must_display(&p, "4103947_[1-3]");
+    assert_int_equal(j->array_task_id, SA_UNSET);
+    assert_string_equal(j->array_task_string, "1-3");
+    assert_int_equal(j->array_max_tasks, SA_UNSET);
+    j = must_display(&p, "4103947_[9-11,13,16-20]");
+    assert_string_equal(j->array_task_string, "9-11,13,16-20");
+    j = must_display(&p, "4103947_[1,5]");
+    assert_string_equal(j->array_task_string, "1,5");
+    tu_parsed_clear(&p);
+}
+
+static void test_xdmod_running_pending(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("sacct-P-noheader-xdmod26fields_2020_running-pending-unknown-start.txt", &p);
+    j = must_job(&p, 3483276, 0);
+    assert_string_equal(tu_state(&j->state), "PENDING");
+    assert_int_equal(j->start, SA_UNSET);
+    assert_int_equal(j->req.cpu, 40);
+    assert_int_equal(j->req.mem_mb, 120000);
+    assert_string_equal(j->name, "21PyNP4a4b");
+    j = must_job(&p, 3451067, 0);
+    assert_string_equal(tu_state(&j->state), "RUNNING");
+    assert_int_equal(j->elapsed, 22 * 3600 + 32 * 60 + 22);
+    assert_string_equal(extra(j->extra, "reqmem"), "48000Mn");
+    assert_int_equal(j->req.mem_mb, 48000); /* from reqtres */
+    tu_parsed_clear(&p);
+}
+
+/* torchx: het job 1853+N with steps; no JobIDRaw, so raw ids are 1853 + offset. */
+static void test_torchx_het(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("sacct-P_torchx-test_hetjob-1853+N-steps.txt", &p);
+    j = must_display(&p, "1853+0");
+    assert_int_equal(j->job_id, 1853);
+    assert_int_equal(j->het_job_id, 1853);
+    assert_int_equal(j->nsteps, 2);
+    assert_string_equal(j->steps[0].id, "batch");
+    assert_string_equal(j->steps[1].id, "0");
+    assert_null(j->account);
+    assert_int_equal(j->cpus, 1); /* AllocCPUS */
+    j = must_display(&p, "1853+2");
+    assert_int_equal(j->job_id, 1855);
+    assert_int_equal(j->het_job_offset, 2);
+    assert_int_equal(j->nsteps, 1);
+    assert_string_equal(j->steps[0].name, "echo");
+    tu_parsed_clear(&p);
+}
+
+static void test_torchx_cancelled(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    parse_sacct("sacct-P_torchx-test_cancelled-by-uid-exitcode-0-15.txt", &p);
+    j = must_job(&p, 89, 0);
+    assert_string_equal(extra(j->extra, "cancelled_by"), "2166");
+    assert_int_equal(j->cpus, 8);
+    assert_int_equal(j->steps[1].exit_signal, 15);
+    assert_string_equal(j->steps[1].name, "process_allocator");
+    tu_parsed_clear(&p);
+}
+
+/* habrok (-p -n, '☃'): Start=None, None assigned, typed + untyped GPUs, usage in extra. */
+static void test_habrok_snowman(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    sa_step_t *s;
+    (void)state;
+    parse_sacct("sacct-p-snowman-delim-37fields_habrok-2023-2024_gpu-tresusage-none-start.txt", &p);
+    j = must_job(&p, 4047445, 0);
+    assert_int_equal(j->start, SA_UNSET);
+    assert_null(j->nodes);
+    assert_string_equal(extra(j->extra, "cancelled_by"), "10290820");
+    assert_int_equal(j->req.mem_mb, 32000);
+    assert_int_equal(j->time_limit, 30);
+    j = must_job(&p, 7965768, 0);
+    assert_int_equal(j->alloc.gpu_total, 1);
+    assert_int_equal(sa_gpus_get(&j->alloc.gpus, "v100"), 1);
+    assert_int_equal(j->req.gpu_total, 1);
+    assert_int_equal(sa_gpus_get(&j->req.gpus, ""), 1);
+    assert_string_equal(extra(j->extra, "cancelled_by"), "10314909");
+    assert_int_equal(j->time_limit, 23 * 60 + 59 + 24 * 60);
+    s = must_step(j, "batch");
+    assert_string_equal(extra(s->extra, "TRESUsageInMax"),
+                        "cpu=15:33:58,energy=0,fs/disk=934556828,gres/gpumem=20500736K,gres/gpuutil=90,mem=1294440K,"
+                        "pages=3310,vmem=10379460K");
+    assert_string_equal(extra(s->extra, "SystemCPU"), "23:08.357");
+    j = must_job(&p, 7818766, 0);
+    assert_string_equal(extra(j->extra, "TotalCPU"), "163-00:18:41");
+    assert_string_equal(extra(j->extra, "CPUTime"), "164-03:37:36");
+    assert_string_equal(j->nodes, "omni[2-3]");
+    assert_int_equal(j->node_count, 2);
+    assert_int_equal(j->cpus, 128);
+    j = must_job(&p, 7336818, 0);
+    assert_string_equal(tu_state(&j->state), "NODE_FAIL");
+    tu_parsed_clear(&p);
+}
+
+/* peregrine (-p -n, '☃'): ReqMem 100Gn kept, cpu=7-17:04:32 in usage, no final newline. */
+static void test_peregrine_snowman(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    sa_step_t *s;
+    (void)state;
+    parse_sacct("sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt", &p);
+    j = must_job(&p, 20872560, 0);
+    assert_string_equal(extra(j->extra, "ReqMem"), "100Gn");
+    assert_int_equal(j->req.mem_mb, SA_UNSET);
+    assert_int_equal(j->time_limit, 8 * 24 * 60);
+    assert_string_equal(extra(j->extra, "TotalCPU"), "7-17:10:15");
+    s = must_step(j, "0");
+    assert_string_equal(s->name, "RC6A5");
+    assert_string_equal(extra(s->extra, "TRESUsageInTot"),
+                        "cpu=7-17:04:32,energy=0,fs/disk=651343,mem=12653376K,pages=2432,vmem=432568K");
+    assert_string_equal(extra(s->extra, "NTasks"), "1");
+    j = must_job(&p, 20940996, 0);
+    assert_string_equal(tu_state(&j->state), "FAILED");
+    assert_string_equal(extra(j->extra, "ReqMem"), "2Gn");
+    /* the last line of the file has no "\n" */
+    j = p.jobs[p.njobs - 1];
+    assert_int_equal(j->job_id, 18120717);
+    assert_string_equal(extra(j->extra, "ReqMem"), "430Gn");
+    tu_parsed_clear(&p);
+}
+
+/* ---- framing and grammar on small inputs ---------------------------------------------- */
+
+static void test_header_any_order_and_case(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    text_ok("state|JOBIDRAW|jobid|timelimit\nCOMPLETED|42|41_1|UNLIMITED\nCOMPLETED|42.batch|41_1.batch|\n", NULL,
+            NULL, &p);
+    assert_int_equal(p.njobs, 1);
+    j = p.jobs[0];
+    assert_int_equal(j->job_id, 42);
+    assert_int_equal(j->array_job_id, 41);
+    assert_int_equal(j->time_limit, SA_INFINITE);
+    assert_int_equal(j->nsteps, 1);
+    tu_parsed_clear(&p);
+}
+
+static void test_multibyte_delimiter_detected(void **state)
+{
+    tu_parsed_t p;
+    (void)state;
+    /* header with trailing ☃ (-p) */
+    text_ok("JobID\xe2\x98\x83State\xe2\x98\x83\n1\xe2\x98\x83RUNNING\xe2\x98\x83\n", NULL, NULL, &p);
+    assert_int_equal(p.njobs, 1);
+    assert_string_equal(tu_state(&p.jobs[0]->state), "RUNNING");
+    tu_parsed_clear(&p);
+    /* no header: detected after the job id */
+    text_ok("123_[1-10%3]\xe2\x98\x83PENDING\n", NULL, "JobID,State", &p);
+    assert_int_equal(p.njobs, 1);
+    assert_string_equal(p.jobs[0]->array_task_string, "1-10%3");
+    assert_int_equal(p.jobs[0]->array_max_tasks, 3);
+    assert_int_equal(p.jobs[0]->job_id, 123);
+    tu_parsed_clear(&p);
+    /* given by the caller */
+    text_ok("JobID;;State\n7;;FAILED\n", ";;", NULL, &p);
+    assert_string_equal(tu_state(&p.jobs[0]->state), "FAILED");
+    tu_parsed_clear(&p);
+}
+
+static void test_framing_blank_crlf_no_final_newline(void **state)
+{
+    tu_parsed_t p;
+    (void)state;
+    text_ok("JobID|State\r\n\r\n1|RUNNING\r\n\n2|PENDING", NULL, NULL, &p);
+    assert_int_equal(p.njobs, 2);
+    assert_string_equal(tu_state(&p.jobs[1]->state), "PENDING");
+    tu_parsed_clear(&p);
+    /* -n with a field list, but the header came along anyway: it is skipped */
+    text_ok("JobID|State\n1|RUNNING\n", NULL, "jobid,state", &p);
+    assert_int_equal(p.njobs, 1);
+    tu_parsed_clear(&p);
+    /* header only: no jobs, no error */
+    text_ok("JobID|State\n", NULL, NULL, &p);
+    assert_int_equal(p.njobs, 0);
+    tu_parsed_clear(&p);
+}
+
+static void test_step_grammar(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    text_ok("JobID|State\n123|RUNNING\n123.0+1|RUNNING\n123.TDB|PENDING\n123.interactive|RUNNING\n"
+            "124+1|RUNNING\n124+1.0|RUNNING\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 2);
+    j = p.jobs[0];
+    assert_int_equal(j->nsteps, 3);
+    assert_string_equal(j->steps[0].id, "0+1");
+    assert_string_equal(j->steps[1].id, "TDB");
+    assert_string_equal(j->steps[2].id, "interactive");
+    j = p.jobs[1];
+    assert_int_equal(j->job_id, 125);
+    assert_string_equal(j->steps[0].id, "0");
+    tu_parsed_clear(&p);
+}
+
+/* A step line whose allocation line is missing makes a job of its own. */
+static void test_orphan_step_kept(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    text_ok("JobID|JobIDRaw|State|Cluster\n7|7|RUNNING|c1\n8_2.batch|20.batch|COMPLETED|c1\n8_2.0|20.0|FAILED|c1\n"
+            "9|9|PENDING|c1\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 3);
+    j = must_job(&p, 20, 0);
+    assert_string_equal(j->job_id_display, "8_2");
+    assert_int_equal(j->array_job_id, 8);
+    assert_int_equal(j->array_task_id, 2);
+    assert_null(j->state.base);
+    assert_string_equal(j->cluster, "c1");
+    assert_int_equal(j->nsteps, 2);
+    assert_string_equal(tu_state(&j->steps[1].state), "FAILED");
+    tu_parsed_clear(&p);
+}
+
+static void test_timelimit_forms(void **state)
+{
+    tu_parsed_t p;
+    (void)state;
+    text_ok("JobID|Timelimit|TimelimitRaw\n1|Partition_Limit|\n2|1-00:00:00|\n3||90\n4|00:01:00|UNLIMITED\n", NULL,
+            NULL, &p);
+    assert_int_equal(must_job(&p, 1, 0)->time_limit, SA_UNSET);
+    assert_int_equal(must_job(&p, 2, 0)->time_limit, 1440);
+    assert_int_equal(must_job(&p, 3, 0)->time_limit, 90);
+    assert_int_equal(must_job(&p, 4, 0)->time_limit, SA_INFINITE);
+    tu_parsed_clear(&p);
+}
+
+/* ---- errors ----------------------------------------------------------------------------- */
+
+static void test_error_field_count(void **state)
+{
+    (void)state;
+    /* a '|' inside JobName: Slurm does not escape it */
+    text_bad("JobID|JobName|State\n1|ok|COMPLETED\n2|a|b|COMPLETED\n", NULL, "line 3", "job 2");
+    text_bad("JobID|JobName|State\n1|ok\n", NULL, "line 2", "expected 3 fields, found 2");
+    /* -p: the trailing delimiter plus one more field */
+    text_bad("JobID|State|\n1|RUNNING|x|\n", NULL, "line 2", "job 1");
+}
+
+static void test_error_bad_values(void **state)
+{
+    (void)state;
+    text_bad("JobID|Submit\n5|2026-13-45T00:00:00\n", NULL, "line 2: job 5: Submit", "2026-13-45");
+    text_bad("JobID|AllocTRES\n5|cpu=abc\n", NULL, "AllocTRES", "cpu=abc");
+    text_bad("JobID|ExitCode\n5|x\n", NULL, "ExitCode", "rc:signal");
+    text_bad("JobID|NNodes\n5|many\n", NULL, "NNodes", "many");
+    text_bad("JobID|ElapsedRaw\n5|99999999999999999999999\n", NULL, "ElapsedRaw", NULL);
+    text_bad("JobID|ReqMem\n5|lots\n", NULL, "ReqMem", "lots");
+    text_bad("JobID|State\nabc|RUNNING\n", NULL, "line 2", "cannot read job id");
+    text_bad("JobID|State\n12_[3-4|RUNNING\n", NULL, "cannot read job id", NULL);
+    text_bad("JobID|State\n|RUNNING\n", NULL, "line 2", "empty JobID");
+}
+
+static void test_error_framing(void **state)
+{
+    char *big;
+    (void)state;
+    text_bad("JobID|State\n1|RUNNING\n2|\xc3\x28\n", NULL, "line 3", "UTF-8");
+    text_bad("123|COMPLETED|0:0\n", NULL, "header", NULL);
+    text_bad("State|Start\nRUNNING|Unknown\n", NULL, "no JobID or JobIDRaw column", NULL);
+    text_bad("JobID|State||Account\n", NULL, "not a sacct header", NULL);
+    text_bad("1|RUNNING\n", "JobID,Sta te", "field list", NULL);
+    text_bad("", NULL, "empty", NULL);
+    /* one line beyond 1 MiB */
+    big = malloc(1200 * 1024);
+    memcpy(big, "JobID|Comment\n1|", 16);
+    memset(big + 16, 'x', 1200 * 1024 - 18);
+    big[1200 * 1024 - 2] = '\n';
+    big[1200 * 1024 - 1] = '\0';
+    text_bad(big, NULL, "line 2", "longer than");
+    free(big);
+}
+
+/* The sink can stop the parse; its error comes back. */
+static bool stop_at_second(sa_job_t *job, void *ctx, sa_error_t *error)
+{
+    int *n = ctx;
+    if (++*n == 2) {
+        sa_error_set(error, SA_ERR_IO, 0, "sink full at job %lld", (long long)job->job_id);
+        return false;
+    }
+    return true;
+}
+
+static void test_sink_stops(void **state)
+{
+    static const char text[] = "JobID|State\n1|RUNNING\n2|RUNNING\n3|RUNNING\n";
+    sa_reader_t r;
+    sa_sink_t sink;
+    sa_error_t err;
+    int n = 0;
+    (void)state;
+    sink.on_job = stop_at_second;
+    sink.on_node = NULL;
+    sink.ctx = &n;
+    sa_reader_init_mem(&r, text, strlen(text));
+    assert_false(sa_parse_sacct_text(&r, NULL, &sink, &err));
+    assert_string_equal(err.message, "sink full at job 2");
+    assert_int_equal(n, 2);
+}
+
+/* One byte per read: the line reader joins everything back. */
+static ssize_t one_byte(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
+{
+    (void)error;
+    if (r->mem_pos == r->mem_len || cap == 0)
+        return 0;
+    buf[0] = r->mem[r->mem_pos++];
+    return 1;
+}
+
+static bool count_job(sa_job_t *job, void *ctx, sa_error_t *error)
+{
+    size_t *n = ctx;
+    (void)error;
+    n[0]++;
+    n[1] += job->nsteps;
+    return true;
+}
+
+static void test_one_byte_reads(void **state)
+{
+    size_t len, counts[2] = {0, 0};
+    char *data = tu_read_file(tu_sample("sacct-parsable/sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt"),
+                              &len);
+    sa_sacct_text_opts_t opts = {0};
+    sa_reader_t r;
+    sa_sink_t sink = {count_job, NULL, counts};
+    sa_error_t err;
+    (void)state;
+    opts.fields = tu_sample_fields("sacct-parsable/sacct-p-snowman-delim_peregrine");
+    sa_reader_init_mem(&r, data, len);
+    r.read = one_byte;
+    if (!sa_parse_sacct_text(&r, &opts, &sink, &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(counts[0], 37);
+    assert_int_equal(counts[1], 48);
+    free(data);
+}
+
+/* ---- scontrol show nodes -o ------------------------------------------------------------- */
+
+static void parse_other(const char *name, tu_parsed_t *p)
+{
+    char rel[512];
+    sa_error_t err;
+    snprintf(rel, sizeof rel, "other/%s", name);
+    sa_error_clear(&err);
+    if (!tu_parse_file(tu_sample(rel), NULL, p, &err))
+        fail_msg("%s: %s", name, err.message);
+    assert_int_equal(p->kind, SA_KIND_SCONTROL_NODES_TEXT);
+}
+
+static void test_scontrol_local(void **state)
+{
+    tu_parsed_t p;
+    sa_node_t *n;
+    (void)state;
+    parse_other("local-scontrol-show-node-o_22.05.8_unknown-drain-maint.txt", &p);
+    assert_int_equal(p.nnodes, 3);
+    n = tu_find_node(&p, "ghost1");
+    assert_non_null(n);
+    assert_string_equal(tu_state(&n->state), "UNKNOWN+DRAIN+NOT_RESPONDING");
+    assert_string_equal(n->reason, "disk failure ticket-123");
+    assert_string_equal(n->reason_user, "root");
+    assert_int_equal(n->reason_time, when("2026-11-25T21:37:54"));
+    assert_int_equal(n->cpus_total, 4);
+    assert_int_equal(n->cpus_alloc, 0);
+    assert_int_equal(n->cpus_idle, 4);
+    assert_int_equal(n->mem_total_mb, 8000);
+    assert_int_equal(n->mem_free_mb, SA_UNSET); /* FreeMem=N/A */
+    assert_null(n->gres);
+    assert_int_equal(n->gpus_total.n, 0);
+    assert_string_equal(extra(n->extra, "CPULoad"), "N/A");
+    assert_string_equal(extra(n->extra, "BootTime"), "None");
+
+    n = tu_find_node(&p, "ghost2");
+    assert_non_null(n);
+    assert_string_equal(tu_state(&n->state), "UNKNOWN+MAINTENANCE+NOT_RESPONDING+RESERVED");
+    assert_null(n->reason);
+    assert_int_equal(n->reason_time, SA_UNSET);
+
+    n = tu_find_node(&p, "vm");
+    assert_non_null(n);
+    assert_string_equal(tu_state(&n->state), "IDLE");
+    assert_string_equal(n->gres, "gpu:a100:2");
+    assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 2);
+    assert_int_equal(n->gpus_used.n, 0);
+    assert_int_equal(n->partitions.n, 2);
+    assert_string_equal(n->partitions.v[0], "compute");
+    assert_string_equal(n->partitions.v[1], "gpu");
+    assert_int_equal(n->mem_free_mb, 23816);
+    assert_int_equal(n->cpus_total, 2);
+    /* a value with blanks */
+    assert_string_equal(extra(n->extra, "OS"), "Linux 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0");
+    assert_string_equal(extra(n->extra, "Version"), "22.05.8");
+    assert_string_equal(extra(n->extra, "CfgTRES"), "cpu=2,mem=4000M,billing=2,gres/gpu=2,gres/gpu:a100=2");
+    assert_null(extra(n->extra, "AllocTRES")); /* empty */
+    tu_parsed_clear(&p);
+}
+
+static void test_scontrol_habrok(void **state)
+{
+    tu_parsed_t p;
+    sa_node_t *n;
+    (void)state;
+    parse_other("scontrol-show-o-nodes_habrok-2024_gpu-nodes.txt", &p);
+    assert_int_equal(p.nnodes, 183);
+    n = tu_find_node(&p, "a100gpu3");
+    assert_non_null(n);
+    assert_int_equal(n->cpus_total, 64);
+    assert_int_equal(n->mem_total_mb, 514404);
+    assert_int_equal(n->gpus_total.n, 1);
+    assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 4); /* not 8 */
+    n = tu_find_node(&p, "v100gpu34");
+    assert_non_null(n);
+    assert_int_equal(sa_gpus_total(&n->gpus_total), 1);
+    assert_int_equal(sa_gpus_get(&n->gpus_total, "v100"), 1);
+    n = tu_find_node(&p, "memory2");
+    assert_non_null(n);
+    assert_int_equal(n->mem_total_mb, 4127070);
+    assert_int_equal(n->gpus_total.n, 0);
+    tu_parsed_clear(&p);
+}
+
+static void test_scontrol_text_forms(void **state)
+{
+    static const char text[] =
+        "NodeName=g1 CPUAlloc=16 CPUTot=64 RealMemory=512000 AllocMem=128000 FreeMem=300000 "
+        "State=MIXED+DRAIN Gres=gpu:h100:2(S:0),gpu:h200:4(S:1) GresUsed=gpu:h100:1(IDX:0),gpu:h200:0(IDX:N/A) "
+        "Partitions=b,a CfgTRES=cpu=64,mem=500G,gres/gpu=6 AllocTRES=cpu=16,mem=125G,gres/gpu=1 "
+        "Reason=gpu_board x=1 [slurm@2024-01-01T00:00:00] Comment=rack 12 Extra=k=v\n"
+        "NodeName=g2 State=down* Partitions=a CfgTRES=cpu=8 AllocTRES=gres/gpu:a100=2,gres/gpu=2\n";
+    tu_parsed_t p;
+    sa_node_t *n;
+    sa_error_t err;
+    (void)state;
+    sa_error_clear(&err);
+    if (!tu_parse_mem(text, strlen(text), NULL, &p, &err))
+        fail_msg("%s", err.message);
+    n = tu_find_node(&p, "g1");
+    assert_non_null(n);
+    assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
+    assert_int_equal(n->cpus_idle, 48);
+    assert_int_equal(n->mem_alloc_mb, 128000);
+    assert_int_equal(sa_gpus_total(&n->gpus_total), 6);
+    assert_int_equal(sa_gpus_get(&n->gpus_used, "h100"), 1);
+    assert_int_equal(sa_gpus_total(&n->gpus_used), 1);
+    assert_string_equal(n->partitions.v[0], "a");
+    assert_string_equal(n->reason, "gpu_board x=1");
+    assert_string_equal(n->reason_user, "slurm");
+    assert_string_equal(extra(n->extra, "Comment"), "rack 12");
+    assert_string_equal(extra(n->extra, "Extra"), "k=v");
+    n = tu_find_node(&p, "g2");
+    assert_non_null(n);
+    assert_string_equal(tu_state(&n->state), "DOWN+NOT_RESPONDING");
+    assert_int_equal(sa_gpus_get(&n->gpus_used, "a100"), 2); /* from AllocTRES */
+    assert_int_equal(n->cpus_alloc, 0);
+    assert_int_equal(n->cpus_total, 8);
+    tu_parsed_clear(&p);
+}
+
+static void test_scontrol_errors(void **state)
+{
+    static const struct {
+        const char *text, *want;
+    } cases[] = {
+        {"NodeName=n1 CPUTot=many\n", "line 1: node n1: CPUTot"},
+        {"NodeName=n1 State=IDLE\nNodeName=n2 Gres=gpu:a100:x:1\n", "line 2: node n2: Gres"},
+        {"NodeName=n1 State=IDLE\n bogus NodeName=n2\n", "line 2: expected Key=value"},
+        {"NodeName=n1 State=IDLE\nState=IDLE NodeName=n3\n", "expected NodeName= first"},
+        {"NodeName=n1 CfgTRES=cpu=x\n", "CfgTRES"},
+        {"NodeName=n1 State=IDLE++\n", "State"},
+        {"NodeName=n\xff State=IDLE\n", "UTF-8"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tu_parsed_t p;
+        sa_error_t err;
+        sa_reader_t r;
+        sa_sink_t sink = {NULL, NULL, NULL};
+        sa_error_clear(&err);
+        sa_reader_init_mem(&r, cases[i].text, strlen(cases[i].text));
+        if (sa_parse_scontrol_nodes_text(&r, &sink, &err))
+            fail_msg("'%s' parsed", cases[i].text);
+        if (!strstr(err.message, cases[i].want))
+            fail_msg("'%s': error '%s' lacks '%s'", cases[i].text, err.message, cases[i].want);
+        (void)p;
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_sacct_file),
+        cmocka_unit_test(test_trailing_pipe_line_counts),
+        cmocka_unit_test(test_cedar_values),
+        cmocka_unit_test(test_local_D_requeued),
+        cmocka_unit_test(test_local_D_het),
+        cmocka_unit_test(test_local_D_gpu),
+        cmocka_unit_test(test_local_D_array_and_plain),
+        cmocka_unit_test(test_local_noheader),
+        cmocka_unit_test(test_local_usage_trailing),
+        cmocka_unit_test(test_aalto_51_fields),
+        cmocka_unit_test(test_xdmod_reqmem_suffix),
+        cmocka_unit_test(test_xdmod_arrays),
+        cmocka_unit_test(test_xdmod_running_pending),
+        cmocka_unit_test(test_torchx_het),
+        cmocka_unit_test(test_torchx_cancelled),
+        cmocka_unit_test(test_habrok_snowman),
+        cmocka_unit_test(test_peregrine_snowman),
+        cmocka_unit_test(test_header_any_order_and_case),
+        cmocka_unit_test(test_multibyte_delimiter_detected),
+        cmocka_unit_test(test_framing_blank_crlf_no_final_newline),
+        cmocka_unit_test(test_step_grammar),
+        cmocka_unit_test(test_orphan_step_kept),
+        cmocka_unit_test(test_timelimit_forms),
+        cmocka_unit_test(test_error_field_count),
+        cmocka_unit_test(test_error_bad_values),
+        cmocka_unit_test(test_error_framing),
+        cmocka_unit_test(test_sink_stops),
+        cmocka_unit_test(test_one_byte_reads),
+        cmocka_unit_test(test_scontrol_local),
+        cmocka_unit_test(test_scontrol_habrok),
+        cmocka_unit_test(test_scontrol_text_forms),
+        cmocka_unit_test(test_scontrol_errors),
+    };
+    return cmocka_run_group_tests_name("sacct_text", tests, NULL, NULL);
+}
