@@ -1,0 +1,546 @@
+/*
+ * sa_spool.c - a directory of captured Slurm outputs (see sa_spool.h).
+ */
+#define _GNU_SOURCE
+
+#include "sa_spool.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* The kinds, in replay order within one snapshot. */
+static const char *const kinds[] = {"sinfo", "squeue", "sacct", "sdiag"};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+#define TS_LEN 16 /* "YYYYMMDDTHHMMSSZ" */
+#define TS_FORMAT "%Y%m%dT%H%M%SZ"
+#define CLUSTER_MAX 128
+#define AT_MAX ((int64_t)253402300799) /* 9999-12-31T23:59:59Z */
+
+/* A newly allocated formatted string, or NULL when memory runs out. */
+__attribute__((format(printf, 1, 2))) static char *str_printf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int rc;
+
+    va_start(ap, fmt);
+    rc = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return rc < 0 ? NULL : s;
+}
+
+/* Index of kind in kinds[], or -1. */
+static int kind_index(const char *kind)
+{
+    for (size_t i = 0; kind && i < NKINDS; i++) {
+        if (strcmp(kind, kinds[i]) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* True if name can be one path component: [A-Za-z0-9._-], not "."/"..", no leading '.' or '-'. */
+static bool cluster_ok(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+
+    if (n == 0 || n > CLUSTER_MAX || name[0] == '.' || name[0] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!(isascii(c) && (isalnum(c) || c == '.' || c == '_' || c == '-')))
+            return false;
+    }
+    return true;
+}
+
+/* Checks dir and cluster; sets *error (SA_ERR_USAGE) and returns false if unusable. */
+static bool check_names(const char *dir, const char *cluster, sa_error_t *error)
+{
+    char q[160];
+
+    if (!dir || !dir[0]) {
+        sa_error_set(error, SA_ERR_USAGE, EINVAL, "no spool directory given");
+        return false;
+    }
+    if (!cluster_ok(cluster)) {
+        sa_error_set(error, SA_ERR_USAGE, EINVAL,
+                     "cluster name \"%s\" cannot name a spool directory: use 1 to %d letters, digits, "
+                     "'.', '_' or '-', not starting with '.' or '-'",
+                     sa_error_quote(cluster, 64, q, sizeof q), CLUSTER_MAX);
+        return false;
+    }
+    return true;
+}
+
+/* Formats at as "YYYYMMDDTHHMMSSZ" (UTC) into buf (>= TS_LEN + 1 bytes). */
+static bool format_at(int64_t at, char *buf, size_t bufsz)
+{
+    time_t t = (time_t)at;
+    struct tm tm;
+
+    if (at < 0 || at > AT_MAX || !gmtime_r(&t, &tm))
+        return false;
+    return strftime(buf, bufsz, TS_FORMAT, &tm) == TS_LEN;
+}
+
+/*
+ * Parses the first TS_LEN bytes of s as "YYYYMMDDTHHMMSSZ" (UTC). Strict: exactly
+ * that shape, and it must format back to the same text (no "20260230", no second 60).
+ */
+static bool parse_at(const char *s, int64_t *at)
+{
+    char ts[TS_LEN + 1], back[TS_LEN + 8];
+    struct tm tm;
+    const char *end;
+    time_t t;
+
+    for (int i = 0; i < TS_LEN; i++) {
+        char want = i == 8 ? 'T' : i == 15 ? 'Z' : '0';
+        if (want == '0' ? !isdigit((unsigned char)s[i]) : s[i] != want)
+            return false;
+    }
+    memcpy(ts, s, TS_LEN);
+    ts[TS_LEN] = '\0';
+    memset(&tm, 0, sizeof tm);
+    end = strptime(ts, TS_FORMAT, &tm);
+    if (!end || *end != '\0')
+        return false;
+    tm.tm_isdst = 0;
+    t = timegm(&tm);
+    if (t == (time_t)-1 || !format_at((int64_t)t, back, sizeof back) || strcmp(back, ts) != 0)
+        return false;
+    *at = (int64_t)t;
+    return true;
+}
+
+/*
+ * Parses a file name "<ts>-<kind>.<json|txt>". Returns the kind index (and *at,
+ * *json), or -1 for anything else (temporary files start with '.').
+ */
+static int parse_name(const char *name, int64_t *at, bool *json)
+{
+    const char *rest;
+
+    if (strlen(name) < TS_LEN + 2 || name[TS_LEN] != '-' || !parse_at(name, at))
+        return -1;
+    rest = name + TS_LEN + 1;
+    for (size_t i = 0; i < NKINDS; i++) {
+        size_t kl = strlen(kinds[i]);
+        if (strncmp(rest, kinds[i], kl) != 0 || rest[kl] != '.')
+            continue;
+        if (strcmp(rest + kl + 1, "json") == 0)
+            *json = true;
+        else if (strcmp(rest + kl + 1, "txt") == 0)
+            *json = false;
+        else
+            return -1;
+        return (int)i;
+    }
+    return -1;
+}
+
+/* fsyncs a directory so that entries created, renamed or removed in it persist. */
+static bool fsync_dir(const char *path)
+{
+    int fd, rc, saved;
+
+    do
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return false;
+    rc = fsync(fd);
+    saved = errno;
+    close(fd);
+    /* some file systems cannot fsync a directory; the data itself is synced */
+    if (rc != 0 && (saved == EINVAL || saved == EROFS))
+        return true;
+    errno = saved;
+    return rc == 0;
+}
+
+/* The directory part of path ("." if none); caller frees. */
+static char *parent_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+/*
+ * Creates path and its missing parents (0750), fsyncing the parent of each
+ * directory it creates. An existing directory is fine; anything else in the way
+ * is an error.
+ */
+static bool mkdir_p(const char *path, sa_error_t *error)
+{
+    char *p = strdup(path), *parent = NULL;
+    char q[300];
+    bool ok = false;
+    size_t n;
+
+    if (!p) {
+        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        return false;
+    }
+    n = strlen(p);
+    for (size_t i = 1; i <= n; i++) {
+        struct stat st;
+
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        if (p[i - 1] == '/')
+            continue; /* "a//b" */
+        p[i] = '\0';
+        if (mkdir(p, 0750) == 0) {
+            parent = parent_of(p);
+            if (!parent || !fsync_dir(parent)) {
+                int saved = parent ? errno : ENOMEM;
+                sa_error_set(error, SA_ERR_IO, saved, "cannot sync the directory above %s: %s",
+                             sa_error_quote(p, 256, q, sizeof q), strerror(saved));
+                goto done;
+            }
+            free(parent);
+            parent = NULL;
+        } else if (errno != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            int saved = errno == EEXIST ? ENOTDIR : errno;
+            sa_error_set(error, SA_ERR_IO, saved, "cannot create directory %s: %s",
+                         sa_error_quote(p, 256, q, sizeof q), strerror(saved));
+            goto done;
+        }
+        if (i < n)
+            p[i] = '/';
+    }
+    ok = true;
+done:
+    free(parent);
+    free(p);
+    return ok;
+}
+
+/* Writes all of data to fd. Returns false with errno set. */
+static bool write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* True if the file at path holds exactly data (len bytes). */
+static bool same_content(const char *path, const char *data, size_t len)
+{
+    char buf[65536];
+    size_t off = 0;
+    bool same = false;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+    if (fd < 0)
+        return false;
+    for (;;) {
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            break;
+        if (n == 0) {
+            same = off == len;
+            break;
+        }
+        if ((size_t)n > len - off || memcmp(buf, data + off, (size_t)n) != 0)
+            break;
+        off += (size_t)n;
+    }
+    close(fd);
+    return same;
+}
+
+/*
+ * Moves tmp to final unless final exists. Returns 0 on success, EEXIST if final
+ * exists (tmp is left), or another errno value.
+ */
+static int rename_noreplace(const char *tmp, const char *final)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return errno;
+    /* a file system without RENAME_NOREPLACE: link() also refuses to replace */
+    if (link(tmp, final) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    return errno;
+}
+
+bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_t at, const char *data,
+                  size_t len, char **path_out, sa_error_t *error)
+{
+    char ts[TS_LEN + 8], q[300], kq[40];
+    char *cdir = NULL, *final = NULL, *tmp = NULL;
+    const char *ext = "txt";
+    bool ok = false;
+    int fd = -1, rc, saved;
+
+    if (path_out)
+        *path_out = NULL;
+    if (!check_names(dir, cluster, error))
+        goto done;
+    if (kind_index(kind) < 0) {
+        sa_error_set(error, SA_ERR_USAGE, EINVAL,
+                     "unknown capture kind \"%s\" (expected sinfo, squeue, sacct or sdiag)",
+                     sa_error_quote(kind, 32, kq, sizeof kq));
+        goto done;
+    }
+    if (!format_at(at, ts, sizeof ts)) {
+        sa_error_set(error, SA_ERR_USAGE, EINVAL, "capture time %lld is outside 1970..9999",
+                     (long long)at);
+        goto done;
+    }
+    if (!data && len > 0) {
+        sa_error_set(error, SA_ERR_USAGE, EINVAL, "no data to spool");
+        goto done;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r')
+            continue;
+        if (data[i] == '{' || data[i] == '[')
+            ext = "json";
+        break;
+    }
+    if (!(cdir = str_printf("%s/%s", dir, cluster)) ||
+        !(final = str_printf("%s/%s-%s.%s", cdir, ts, kind, ext)) ||
+        !(tmp = str_printf("%s/.%s-%s.%s.tmp.XXXXXX", cdir, ts, kind, ext))) {
+        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        goto done;
+    }
+    if (!mkdir_p(cdir, error))
+        goto done;
+
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        saved = errno;
+        sa_error_set(error, SA_ERR_IO, saved, "cannot create a file in %s: %s",
+                     sa_error_quote(cdir, 256, q, sizeof q), strerror(saved));
+        free(tmp);
+        tmp = NULL; /* nothing to clean up */
+        goto done;
+    }
+    if (fchmod(fd, 0640) != 0 || !write_all(fd, data, len) || fsync(fd) != 0) {
+        saved = errno;
+        sa_error_set(error, SA_ERR_IO, saved, "cannot write %s: %s",
+                     sa_error_quote(tmp, 256, q, sizeof q), strerror(saved));
+        goto done;
+    }
+    rc = close(fd);
+    fd = -1;
+    if (rc != 0) {
+        saved = errno;
+        sa_error_set(error, SA_ERR_IO, saved, "cannot write %s: %s",
+                     sa_error_quote(tmp, 256, q, sizeof q), strerror(saved));
+        goto done;
+    }
+    rc = rename_noreplace(tmp, final);
+    if (rc == EEXIST) {
+        if (!same_content(final, data, len)) {
+            sa_error_set(error, SA_ERR_IO, EEXIST,
+                         "%s already holds a different capture; not overwritten",
+                         sa_error_quote(final, 256, q, sizeof q));
+            goto done;
+        }
+    } else if (rc != 0) {
+        sa_error_set(error, SA_ERR_IO, rc, "cannot rename into %s: %s",
+                     sa_error_quote(final, 256, q, sizeof q), strerror(rc));
+        goto done;
+    } else {
+        free(tmp);
+        tmp = NULL; /* renamed away */
+        if (!fsync_dir(cdir)) {
+            saved = errno;
+            sa_error_set(error, SA_ERR_IO, saved, "cannot sync directory %s: %s",
+                         sa_error_quote(cdir, 256, q, sizeof q), strerror(saved));
+            unlink(final); /* "whole or not at all": not durable, so not there */
+            goto done;
+        }
+    }
+    ok = true;
+    if (path_out) {
+        *path_out = final;
+        final = NULL;
+    }
+
+done:
+    if (fd >= 0)
+        close(fd);
+    if (tmp)
+        unlink(tmp); /* a failed or redundant write leaves nothing behind */
+    free(tmp);
+    free(final);
+    free(cdir);
+    return ok;
+}
+
+/* Orders entries by time, then kind (replay order), then path. */
+static int entry_cmp(const void *a, const void *b)
+{
+    const sa_spool_entry_t *x = a, *y = b;
+    int kx = kind_index(x->kind), ky = kind_index(y->kind);
+
+    if (x->at != y->at)
+        return x->at < y->at ? -1 : 1;
+    if (kx != ky)
+        return kx < ky ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+void sa_spool_entries_free(sa_spool_entry_t *entries, size_t n)
+{
+    if (!entries)
+        return;
+    for (size_t i = 0; i < n; i++)
+        free(entries[i].path);
+    free(entries);
+}
+
+bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entries, size_t *n,
+                   sa_error_t *error)
+{
+    sa_spool_entry_t *v = NULL;
+    size_t len = 0, cap = 0;
+    char *cdir = NULL, q[300];
+    DIR *d = NULL;
+    struct dirent *de;
+    bool ok = false;
+    int saved;
+
+    *entries = NULL;
+    *n = 0;
+    if (!check_names(dir, cluster, error))
+        goto done;
+    if (!(cdir = str_printf("%s/%s", dir, cluster))) {
+        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        goto done;
+    }
+    d = opendir(cdir);
+    if (!d) {
+        saved = errno;
+        if (saved == ENOENT) {
+            ok = true; /* nothing spooled yet */
+            goto done;
+        }
+        sa_error_set(error, SA_ERR_IO, saved, "cannot read directory %s: %s",
+                     sa_error_quote(cdir, 256, q, sizeof q), strerror(saved));
+        goto done;
+    }
+    for (;;) {
+        struct stat st;
+        int64_t at;
+        bool json;
+        int k;
+
+        errno = 0;
+        de = readdir(d);
+        if (!de) {
+            if (errno != 0) {
+                saved = errno;
+                sa_error_set(error, SA_ERR_IO, saved, "cannot read directory %s: %s",
+                             sa_error_quote(cdir, 256, q, sizeof q), strerror(saved));
+                goto done;
+            }
+            break;
+        }
+        k = parse_name(de->d_name, &at, &json);
+        if (k < 0)
+            continue;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+            continue; /* vanished, or not a plain file */
+        if (len == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            sa_spool_entry_t *nv = realloc(v, ncap * sizeof *nv);
+            if (!nv) {
+                sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+                goto done;
+            }
+            v = nv;
+            cap = ncap;
+        }
+        if (!(v[len].path = str_printf("%s/%s", cdir, de->d_name))) {
+            sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+            goto done;
+        }
+        v[len].at = at;
+        v[len].kind = kinds[k];
+        v[len].json = json;
+        len++;
+    }
+    if (len > 1)
+        qsort(v, len, sizeof *v, entry_cmp);
+    ok = true;
+
+done:
+    if (d)
+        closedir(d);
+    free(cdir);
+    if (ok) {
+        *entries = v;
+        *n = len;
+    } else {
+        sa_spool_entries_free(v, len);
+    }
+    return ok;
+}
+
+bool sa_spool_remove(const char *path, sa_error_t *error)
+{
+    char q[300], *parent;
+    bool ok;
+
+    if (!path || !path[0]) {
+        sa_error_set(error, SA_ERR_USAGE, EINVAL, "no spool file given");
+        return false;
+    }
+    if (unlink(path) != 0 && errno != ENOENT) {
+        int saved = errno;
+        sa_error_set(error, SA_ERR_IO, saved, "cannot remove %s: %s",
+                     sa_error_quote(path, 256, q, sizeof q), strerror(saved));
+        return false;
+    }
+    parent = parent_of(path);
+    if (!parent) {
+        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        return false;
+    }
+    ok = fsync_dir(parent);
+    if (!ok) {
+        int saved = errno;
+        /* ENOENT: the directory is gone too, so the file certainly is */
+        ok = saved == ENOENT;
+        if (!ok)
+            sa_error_set(error, SA_ERR_IO, saved, "cannot sync directory %s: %s",
+                         sa_error_quote(parent, 256, q, sizeof q), strerror(saved));
+    }
+    free(parent);
+    return ok;
+}

@@ -1,0 +1,78 @@
+/*
+ * sa_spool.h - a directory of captured Slurm outputs.
+ *
+ * Used for spooling (MongoDB unreachable: captures wait there until the next run
+ * replays them) and for archiving (--archive-dir keeps every raw capture).
+ *
+ * Layout: DIR/<cluster>/<YYYYMMDDTHHMMSSZ>-<kind>.<ext>
+ *   - the time is the observation time `at`, UTC, to the second;
+ *   - kind is one of "sinfo", "squeue", "sacct", "sdiag";
+ *   - ext is "json" when the data starts (after white space) with '{' or '[',
+ *     else "txt" (sacct -P, scontrol show nodes -o, sdiag text).
+ * Captures of several kinds taken at the same `at` form one snapshot.
+ *
+ * Every file is written atomically: to a temporary ".<name>.tmp.XXXXXX" in the
+ * same directory, fsync'ed, then renamed into place (never over an existing
+ * file) and the directory fsync'ed, so a capture is there whole or not at all,
+ * even across a crash. Files are mode 0640, directories are created 0750 (minus
+ * the umask).
+ */
+#ifndef SA_SPOOL_H
+#define SA_SPOOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sa_error.h"
+
+/* One capture found by sa_spool_list. */
+typedef struct {
+    char *path;       /* DIR/<cluster>/<name>, owned */
+    int64_t at;       /* observation time, seconds since the epoch (UTC) */
+    const char *kind; /* "sinfo", "squeue", "sacct" or "sdiag" (static string) */
+    bool json;        /* the extension is .json (else .txt) */
+} sa_spool_entry_t;
+
+/*
+ * Stores data (len bytes) as the `kind` capture of `cluster` observed at `at`.
+ *
+ * cluster must be a plain name: letters, digits, '.', '_' and '-', not starting
+ * with '.' or '-', at most 128 bytes (a '/' or ".." is refused, SA_ERR_USAGE).
+ * kind must be one of the four kinds (SA_ERR_USAGE otherwise); `at` must lie in
+ * years 1970..9999.
+ *
+ * If a file of that name already exists (same cluster, kind and second) with the
+ * same bytes, nothing is written and the call succeeds (storing twice is
+ * harmless); with different bytes the call fails (SA_ERR_IO, EEXIST) and the
+ * existing file is kept: a capture is never overwritten.
+ *
+ * On success *path_out (if not NULL) receives the file's path (caller frees); on
+ * failure it is set to NULL and nothing is left behind in the directory.
+ */
+bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_t at, const char *data,
+                  size_t len, char **path_out, sa_error_t *error);
+
+/*
+ * Lists the captures of `cluster` in DIR, sorted by time, then by kind in the
+ * order sinfo, squeue, sacct, sdiag (a replay sees each snapshot's files together
+ * in a fixed order), then by name. Files that are not captures (temporary files,
+ * anything else) are ignored and never touched. A missing DIR/<cluster> is an
+ * empty list.
+ *
+ * On success *entries (caller frees with sa_spool_entries_free) and *n are set;
+ * on failure they are NULL and 0.
+ */
+bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entries, size_t *n,
+                   sa_error_t *error);
+
+/* Frees what sa_spool_list returned. Accepts NULL. */
+void sa_spool_entries_free(sa_spool_entry_t *entries, size_t n);
+
+/*
+ * Removes one capture (after a successful replay) and fsyncs its directory so it
+ * does not come back after a crash. A path that no longer exists is success.
+ */
+bool sa_spool_remove(const char *path, sa_error_t *error);
+
+#endif

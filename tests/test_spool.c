@@ -1,0 +1,414 @@
+/*
+ * test_spool.c - sa_spool: file names, atomic writes, listing order (time, then
+ * sinfo/squeue/sacct/sdiag), foreign and temporary files ignored and kept,
+ * removal, hostile cluster names refused.
+ */
+#define _GNU_SOURCE
+
+#include "testutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sa_spool.h"
+
+#define T0 ((int64_t)1791158399) /* 2026-10-04T23:59:59Z */
+#define T1 ((int64_t)1791201600) /* 2026-10-05T12:00:00Z */
+#define T2 ((int64_t)1791201660) /* 2026-10-05T12:01:00Z */
+
+static const char squeue_json[] = "{\"jobs\": [], \"meta\": {}}\n";
+static const char sacct_text[] = "JobID|State\n1234|COMPLETED\n";
+
+/* A fresh test directory; the spool is <it>/spool (not created yet). */
+static char *make_tmpdir(void)
+{
+    char *d = strdup("/tmp/sa-test-spool.XXXXXX");
+    assert_non_null(d);
+    assert_non_null(mkdtemp(d));
+    return d;
+}
+
+/* rm -r path (files, directories and symbolic links only). */
+static void remove_tree(const char *path)
+{
+    struct stat st;
+    DIR *dh;
+    struct dirent *de;
+    char sub[1024];
+
+    if (lstat(path, &st) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        unlink(path);
+        return;
+    }
+    dh = opendir(path);
+    assert_non_null(dh);
+    while ((de = readdir(dh))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+        remove_tree(sub);
+    }
+    closedir(dh);
+    rmdir(path);
+}
+
+/* Creates path with content (test setup, not atomic). */
+static void write_file(const char *path, const char *content)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(content, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Asserts that the file at path holds exactly the string want. */
+static void assert_file_is(const char *path, const char *want)
+{
+    size_t len = 0;
+    char *got = tu_read_file(path, &len);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(got, want, len);
+    free(got);
+}
+
+/* Number of entries in dir whose name starts with prefix ("" = all but . and ..). */
+static int count_names(const char *dir, const char *prefix)
+{
+    DIR *dh = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+
+    assert_non_null(dh);
+    while ((de = readdir(dh))) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (strncmp(de->d_name, prefix, strlen(prefix)) == 0)
+            n++;
+    }
+    closedir(dh);
+    return n;
+}
+
+/* Names, extensions, modes and contents of stored captures; directories created. */
+static void test_put_names(void **state)
+{
+    char *tmp = make_tmpdir();
+    char spool[256], want[512], cdir[300];
+    char *path = NULL;
+    sa_error_t err;
+    struct stat st;
+    (void)state;
+
+    umask(022);
+    snprintf(spool, sizeof spool, "%s/a/spool", tmp); /* two levels missing */
+    snprintf(cdir, sizeof cdir, "%s/clusterA", spool);
+
+    assert_true(sa_spool_put(spool, "clusterA", "squeue", T1, squeue_json, strlen(squeue_json), &path, &err));
+    snprintf(want, sizeof want, "%s/20261005T120000Z-squeue.json", cdir);
+    assert_string_equal(path, want);
+    assert_file_is(path, squeue_json);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0640);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(stat(cdir, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0750);
+    assert_int_equal(stat(spool, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 0750);
+    free(path);
+
+    /* text by content, whatever the kind */
+    assert_true(sa_spool_put(spool, "clusterA", "sacct", T1, sacct_text, strlen(sacct_text), &path, &err));
+    snprintf(want, sizeof want, "%s/20261005T120000Z-sacct.txt", cdir);
+    assert_string_equal(path, want);
+    free(path);
+
+    /* JSON after leading white space; an array is JSON too */
+    assert_true(sa_spool_put(spool, "clusterA", "sinfo", T0, "\n  [1]", 6, &path, &err));
+    snprintf(want, sizeof want, "%s/20261004T235959Z-sinfo.json", cdir);
+    assert_string_equal(path, want);
+    free(path);
+
+    /* empty data is a (text) capture; path_out may be NULL */
+    assert_true(sa_spool_put(spool, "clusterA", "sdiag", T0, NULL, 0, NULL, &err));
+    snprintf(want, sizeof want, "%s/19700101T000000Z-sdiag.txt", cdir);
+    assert_true(sa_spool_put(spool, "clusterA", "sdiag", 0, "x", 1, &path, &err));
+    assert_string_equal(path, want);
+    free(path);
+    assert_true(sa_spool_put(spool, "clusterA", "sdiag", 253402300799, "x", 1, &path, &err));
+    snprintf(want, sizeof want, "%s/99991231T235959Z-sdiag.txt", cdir);
+    assert_string_equal(path, want);
+    free(path);
+
+    /* binary data with NULs is stored exactly */
+    assert_true(sa_spool_put(spool, "clusterB", "sacct", T2, "a\0b\n", 4, &path, &err));
+    size_t len = 0;
+    char *back = tu_read_file(path, &len);
+    assert_int_equal(len, 4);
+    assert_memory_equal(back, "a\0b\n", 4);
+    free(back);
+    free(path);
+
+    /* no temporary file is left anywhere */
+    assert_int_equal(count_names(cdir, "."), 0);
+    remove_tree(tmp);
+    free(tmp);
+}
+
+/* Listing: time order, kinds in replay order within a snapshot; foreign files ignored and kept. */
+static void test_list_order(void **state)
+{
+    char *tmp = make_tmpdir();
+    char cdir[300], p[600];
+    sa_spool_entry_t *e = NULL;
+    size_t n = 0;
+    sa_error_t err;
+    static const struct {
+        int64_t at;
+        const char *kind;
+    } puts_[] = {{T2, "sdiag"}, {T1, "sacct"}, {T1, "sinfo"}, {T2, "squeue"},
+                 {T1, "squeue"}, {T1, "sdiag"}, {T2, "sinfo"}, {T0, "sacct"}};
+    static const struct {
+        int64_t at;
+        const char *kind;
+        const char *name;
+    } expect[] = {
+        {T0, "sacct", "20261004T235959Z-sacct.txt"},   {T1, "sinfo", "20261005T120000Z-sinfo.json"},
+        {T1, "squeue", "20261005T120000Z-squeue.json"}, {T1, "sacct", "20261005T120000Z-sacct.txt"},
+        {T1, "sdiag", "20261005T120000Z-sdiag.txt"},   {T2, "sinfo", "20261005T120100Z-sinfo.json"},
+        {T2, "squeue", "20261005T120100Z-squeue.json"}, {T2, "sdiag", "20261005T120100Z-sdiag.txt"},
+    };
+    static const char *const foreign[] = {
+        "README",
+        ".20261005T110000Z-squeue.json.tmp.AbC123", /* a write that never completed */
+        "20261005T120000Z-squeue.json.bak",
+        "20261301T000000Z-squeue.json", /* month 13 */
+        "20260230T000000Z-squeue.json", /* 30 February */
+        "20261005T120060Z-squeue.json", /* second 60 */
+        "20261005T12000Z-squeue.json",
+        "20261005T120000Z-unknown.json",
+        "20261005T120000Z-squeue.xml",
+        "20261005T120000Z-squeue.json.",
+        "20261005 120000Z-squeue.json",
+        "+0261005T120000Z-squeue.json",
+    };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof puts_ / sizeof puts_[0]; i++) {
+        bool sq = strcmp(puts_[i].kind, "squeue") == 0 || strcmp(puts_[i].kind, "sinfo") == 0;
+        const char *data = sq ? squeue_json : sacct_text;
+        if (!sa_spool_put(tmp, "c1", puts_[i].kind, puts_[i].at, data, strlen(data), NULL, &err))
+            fail_msg("%s", err.message);
+    }
+    /* another cluster's captures are not listed */
+    assert_true(sa_spool_put(tmp, "c2", "squeue", T1, "{}", 2, NULL, &err));
+
+    snprintf(cdir, sizeof cdir, "%s/c1", tmp);
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", cdir, foreign[i]);
+        write_file(p, "{}");
+    }
+    /* a directory and a symbolic link named like captures */
+    snprintf(p, sizeof p, "%s/20261005T130000Z-sinfo.json", cdir);
+    assert_int_equal(mkdir(p, 0750), 0);
+    snprintf(p, sizeof p, "%s/20261005T130000Z-squeue.json", cdir);
+    assert_int_equal(symlink("20261005T120000Z-squeue.json", p), 0);
+
+    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_int_equal(n, sizeof expect / sizeof expect[0]);
+    for (size_t i = 0; i < n; i++) {
+        snprintf(p, sizeof p, "%s/%s", cdir, expect[i].name);
+        assert_string_equal(e[i].path, p);
+        assert_int_equal(e[i].at, expect[i].at);
+        assert_string_equal(e[i].kind, expect[i].kind);
+        assert_int_equal(e[i].json, strstr(expect[i].name, ".json") != NULL);
+    }
+    sa_spool_entries_free(e, n);
+
+    /* the foreign files are all still there */
+    for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", cdir, foreign[i]);
+        assert_int_equal(access(p, F_OK), 0);
+    }
+
+    /* a cluster with nothing spooled: an empty list */
+    assert_true(sa_spool_list(tmp, "c3", &e, &n, &err));
+    assert_null(e);
+    assert_int_equal(n, 0);
+    sa_spool_entries_free(NULL, 0);
+    remove_tree(tmp);
+    free(tmp);
+}
+
+/* A capture that exists only as a temporary file is invisible; a second put never overwrites. */
+static void test_atomic(void **state)
+{
+    char *tmp = make_tmpdir();
+    char cdir[300], p[600], *path = NULL, *path2 = NULL;
+    sa_spool_entry_t *e = NULL;
+    size_t n = 0;
+    sa_error_t err;
+    (void)state;
+
+    snprintf(cdir, sizeof cdir, "%s/c1", tmp);
+    assert_int_equal(mkdir(cdir, 0750), 0);
+    /* what a crash between write and rename leaves */
+    snprintf(p, sizeof p, "%s/.20261005T120000Z-squeue.json.tmp.Xy12Zq", cdir);
+    write_file(p, "{\"jobs\": [");
+    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_int_equal(n, 0);
+    sa_spool_entries_free(e, n);
+
+    /* storing the same capture twice is harmless */
+    assert_true(sa_spool_put(tmp, "c1", "squeue", T1, squeue_json, strlen(squeue_json), &path, &err));
+    assert_true(sa_spool_put(tmp, "c1", "squeue", T1, squeue_json, strlen(squeue_json), &path2, &err));
+    assert_string_equal(path, path2);
+    free(path2);
+
+    /* different bytes for the same name: refused, the first capture kept */
+    assert_false(sa_spool_put(tmp, "c1", "squeue", T1, "{\"jobs\": [1]}", 13, &path2, &err));
+    assert_null(path2);
+    assert_int_equal(err.domain, SA_ERR_IO);
+    assert_int_equal(err.code, EEXIST);
+    char want[700];
+    snprintf(want, sizeof want, "%s already holds a different capture; not overwritten", path);
+    assert_string_equal(err.message, want);
+    assert_file_is(path, squeue_json);
+
+    /* only the old crash leftover is a dot file: no new temporary file */
+    assert_int_equal(count_names(cdir, "."), 1);
+    assert_int_equal(count_names(cdir, ""), 2);
+    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_int_equal(n, 1);
+    assert_string_equal(e[0].path, path);
+    sa_spool_entries_free(e, n);
+    free(path);
+    remove_tree(tmp);
+    free(tmp);
+}
+
+/* Removal after a replay; removing twice is fine. */
+static void test_remove(void **state)
+{
+    char *tmp = make_tmpdir();
+    char *a = NULL, *b = NULL;
+    sa_spool_entry_t *e = NULL;
+    size_t n = 0;
+    sa_error_t err;
+    (void)state;
+
+    assert_true(sa_spool_put(tmp, "c1", "squeue", T1, squeue_json, strlen(squeue_json), &a, &err));
+    assert_true(sa_spool_put(tmp, "c1", "sinfo", T1, squeue_json, strlen(squeue_json), &b, &err));
+    assert_true(sa_spool_remove(a, &err));
+    assert_int_equal(access(a, F_OK), -1);
+    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_int_equal(n, 1);
+    assert_string_equal(e[0].path, b);
+    assert_string_equal(e[0].kind, "sinfo");
+    sa_spool_entries_free(e, n);
+    assert_true(sa_spool_remove(a, &err)); /* already gone */
+
+    /* a directory cannot be removed as a capture */
+    char d[600];
+    snprintf(d, sizeof d, "%s/c1", tmp);
+    assert_false(sa_spool_remove(d, &err));
+    assert_int_equal(err.domain, SA_ERR_IO);
+    assert_false(sa_spool_remove("", &err));
+    assert_int_equal(err.domain, SA_ERR_USAGE);
+    free(a);
+    free(b);
+    remove_tree(tmp);
+    free(tmp);
+}
+
+/* Cluster names that are not one plain path component, bad kinds and times are refused. */
+static void test_hostile_names(void **state)
+{
+    char *tmp = make_tmpdir();
+    char *path = (char *)"untouched";
+    sa_spool_entry_t *e = (sa_spool_entry_t *)1;
+    size_t n = 99;
+    sa_error_t err;
+    static const char *const bad[] = {"../etc", "a/b", "..", ".", "", "-rf", ".hidden", "a b",
+                                      "caf\xc3\xa9", "x\ny", "/abs"};
+    (void)state;
+
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_false(sa_spool_put(tmp, bad[i], "squeue", T1, "{}", 2, &path, &err));
+        assert_null(path);
+        assert_int_equal(err.domain, SA_ERR_USAGE);
+        assert_non_null(strstr(err.message, "cannot name a spool directory"));
+        assert_false(sa_spool_list(tmp, bad[i], &e, &n, &err));
+        assert_null(e);
+        assert_int_equal(n, 0);
+        assert_int_equal(err.domain, SA_ERR_USAGE);
+        e = (sa_spool_entry_t *)1;
+    }
+    assert_false(sa_spool_put(tmp, "../etc", "squeue", T1, "{}", 2, NULL, &err));
+    assert_string_equal(err.message, "cluster name \"../etc\" cannot name a spool directory: use 1 to 128 "
+                                     "letters, digits, '.', '_' or '-', not starting with '.' or '-'");
+    assert_false(sa_spool_put(tmp, "x\ny", "squeue", T1, "{}", 2, NULL, &err));
+    assert_non_null(strstr(err.message, "\"x?y\""));
+    assert_false(sa_spool_put(tmp, NULL, "squeue", T1, "{}", 2, NULL, &err));
+    assert_int_equal(err.domain, SA_ERR_USAGE);
+
+    /* nothing was created */
+    assert_int_equal(count_names(tmp, ""), 0);
+
+    /* good names with dots, dashes and underscores */
+    assert_true(sa_spool_put(tmp, "my-cluster_2.eu", "squeue", T1, "{}", 2, NULL, &err));
+
+    assert_false(sa_spool_put(tmp, "c1", "bogus", T1, "{}", 2, NULL, &err));
+    assert_int_equal(err.domain, SA_ERR_USAGE);
+    assert_string_equal(err.message,
+                        "unknown capture kind \"bogus\" (expected sinfo, squeue, sacct or sdiag)");
+    assert_false(sa_spool_put(tmp, "c1", "../squeue", T1, "{}", 2, NULL, &err));
+    assert_false(sa_spool_put(tmp, "c1", NULL, T1, "{}", 2, NULL, &err));
+    assert_false(sa_spool_put(tmp, "c1", "squeue", -1, "{}", 2, NULL, &err));
+    assert_string_equal(err.message, "capture time -1 is outside 1970..9999");
+    assert_false(sa_spool_put(tmp, "c1", "squeue", 253402300800, "{}", 2, NULL, &err));
+    assert_false(sa_spool_put("", "c1", "squeue", T1, "{}", 2, NULL, &err));
+    assert_string_equal(err.message, "no spool directory given");
+    assert_int_equal(count_names(tmp, ""), 1);
+    remove_tree(tmp);
+    free(tmp);
+}
+
+/* The spool directory's place is taken by a file: a clear I/O error, nothing written. */
+static void test_not_a_directory(void **state)
+{
+    char *tmp = make_tmpdir();
+    char spool[300], want[700];
+    sa_error_t err;
+    (void)state;
+
+    snprintf(spool, sizeof spool, "%s/spool", tmp);
+    write_file(spool, "not a directory");
+    assert_false(sa_spool_put(spool, "c1", "squeue", T1, "{}", 2, NULL, &err));
+    assert_int_equal(err.domain, SA_ERR_IO);
+    assert_int_equal(err.code, ENOTDIR);
+    snprintf(want, sizeof want, "cannot create directory %s: %s", spool, strerror(ENOTDIR));
+    assert_string_equal(err.message, want);
+    remove_tree(tmp);
+    free(tmp);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_put_names),
+        cmocka_unit_test(test_list_order),
+        cmocka_unit_test(test_atomic),
+        cmocka_unit_test(test_remove),
+        cmocka_unit_test(test_hostile_names),
+        cmocka_unit_test(test_not_a_directory),
+    };
+    return cmocka_run_group_tests_name("spool", tests, NULL, NULL);
+}
