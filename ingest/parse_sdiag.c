@@ -1,0 +1,117 @@
+/*
+ * parse_sdiag.c - `sdiag --json` -> sa_sdiag_t (see sa_sdiag.h).
+ *
+ * Shape (Slurm 23.02+ data_parser, and slurmrestd /slurm/vX/diag since v0.0.37):
+ *   {"statistics": {"parts_packed": 1, "req_time": {"set": true, "infinite": false,
+ *     "number": 1760000000}, "server_thread_count": 3, ..., "rpcs_by_user": [...]},
+ *    "meta": {...}, "errors": [], "warnings": []}
+ * v0.0.37-v0.0.39 print times as plain integers; v0.0.40+ as {set,infinite,number};
+ * sa_json_get_int/time accept both.
+ */
+#include "sa_sdiag.h"
+
+#include <string.h>
+
+#include <jansson.h>
+
+#include "sa_json.h"
+
+/* The keys of "statistics" that sa_sdiag_t models, NULL-terminated. */
+static const char *const sdiag_known_keys[] = {
+#define SDIAG_KEY_(name, kind) #name,
+    SA_SDIAG_FIELDS(SDIAG_KEY_)
+#undef SDIAG_KEY_
+    NULL,
+};
+
+/* Reads one figure of kind INT / TIME / BOOL from the statistics object. */
+static bool get_figure(const json_t *stats, const char *key, const char *kind, int64_t *out, sa_error_t *error)
+{
+    if (strcmp(kind, "TIME") == 0)
+        return sa_json_get_time(stats, key, out, error);
+    if (strcmp(kind, "BOOL") == 0) {
+        bool b;
+        const json_t *v = json_object_get(stats, key);
+        *out = SA_UNSET;
+        if (!v || json_is_null(v))
+            return true;
+        if (!sa_json_get_bool(stats, key, &b, error))
+            return false;
+        *out = b ? 1 : 0;
+        return true;
+    }
+    if (!sa_json_get_int(stats, key, out, error))
+        return false;
+    if (*out == SA_INFINITE)
+        *out = SA_UNSET;
+    if (*out != SA_UNSET && *out < 0) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: negative value %lld", key, (long long)*out);
+        return false;
+    }
+    return true;
+}
+
+/* The first of Slurm's errors[] descriptions in doc, or NULL. */
+static const char *first_error(const json_t *doc)
+{
+    const json_t *errs = json_object_get(doc, "errors"), *e;
+    const char *d;
+
+    if (!json_is_array(errs) || json_array_size(errs) == 0)
+        return NULL;
+    e = json_array_get(errs, 0);
+    if (json_is_string(e))
+        return json_string_value(e);
+    d = json_string_value(json_object_get(e, "description"));
+    return d ? d : json_string_value(json_object_get(e, "error"));
+}
+
+bool sa_sdiag_parse_json(const char *data, size_t len, sa_sdiag_t *out, sa_error_t *error)
+{
+    json_error_t jerr;
+    json_t *doc = NULL, *stats;
+    bool ok = false;
+
+    sa_sdiag_init(out);
+    if (!data || len == 0) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: empty input");
+        return false;
+    }
+    doc = json_loadb(data, len, 0, &jerr);
+    if (!doc) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: invalid JSON at line %d column %d: %s", jerr.line,
+                     jerr.column, jerr.text);
+        goto done;
+    }
+    if (!json_is_object(doc)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: expected a JSON object at top level, got %s",
+                     json_is_array(doc) ? "an array" : "a scalar");
+        goto done;
+    }
+    stats = json_object_get(doc, "statistics");
+    if (!json_is_object(stats)) {
+        const char *e = first_error(doc);
+        char q[200];
+        if (stats && !json_is_null(stats))
+            sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: statistics: expected an object");
+        else if (e)
+            sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: no statistics; Slurm says: %s",
+                         sa_error_quote(e, 160, q, sizeof q));
+        else
+            sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: no \"statistics\" object (not sdiag --json output?)");
+        goto done;
+    }
+#define SDIAG_GET_(name, kind)                                                                              \
+    if (!get_figure(stats, #name, #kind, &out->name, error))                                                \
+        goto bad;
+    SA_SDIAG_FIELDS(SDIAG_GET_)
+#undef SDIAG_GET_
+    out->extra = sa_json_extra(stats, sdiag_known_keys);
+    ok = true;
+    goto done;
+bad:
+    sa_error_prefix(error, "sdiag: statistics");
+done:
+    json_decref(doc);
+    return ok;
+}

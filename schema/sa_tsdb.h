@@ -1,0 +1,210 @@
+/*
+ * sa_tsdb.h - the SQLite time series of node, CPU and GPU states.
+ *
+ * slurm-ingest writes one snapshot per run (every node as Slurm printed it, at the
+ * observation time --at); slurm-report reads state hours back. States are stored
+ * exactly (base + every flag, never collapsed), per node as intervals, with per
+ * snapshot totals by state and partition, gaps (time without snapshots) recorded as
+ * unknown, and sdiag scheduler statistics. The schema and what every column means:
+ * schema/timeseries.sql. The storage design: the comment at the top of sa_tsdb.c.
+ *
+ * Concurrency: the database is in WAL mode; any number of readers (other processes)
+ * work while one writer writes. Each write is one transaction: a snapshot lands whole
+ * or not at all. A write waits up to busy_timeout_ms for another writer, then fails
+ * with SA_ERR_LOCKED.
+ *
+ * Errors are one line and name the database path and what is wrong ("/x/ts.db:
+ * schema version 3 is newer than this program (1); nothing was changed"). On any
+ * error the database keeps its previous contents.
+ *
+ * A handle is not thread-safe; use one per thread.
+ */
+#ifndef SA_TSDB_H
+#define SA_TSDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+
+/* PRAGMA user_version of the schema this code writes (schema/timeseries.sql). */
+#define SA_TSDB_SCHEMA_VERSION 1
+/* PRAGMA application_id marking our databases: 'SATS'. */
+#define SA_TSDB_APPLICATION_ID 0x53415453
+/* Snapshots further apart than this leave a gap (unknown time) between them. */
+#define SA_TSDB_DEFAULT_MAX_GAP_S 900
+
+/* ---- scheduler statistics (sdiag --json "statistics") ---------------------- */
+
+/*
+ * The figures kept, as X(name, kind): kind INT is a count or duration (microseconds
+ * for cycle times), TIME an epoch time, BOOL 0/1. Each is a column of table `sched`
+ * with the same name. SA_UNSET when sdiag did not give it.
+ */
+#define SA_SDIAG_FIELDS(X)                                                                                  \
+    X(req_time, TIME) X(req_time_start, TIME) X(server_thread_count, INT) X(agent_queue_size, INT)        \
+    X(agent_count, INT) X(agent_thread_count, INT) X(dbd_agent_queue_size, INT) X(jobs_submitted, INT)    \
+    X(jobs_started, INT) X(jobs_completed, INT) X(jobs_canceled, INT) X(jobs_failed, INT)                 \
+    X(jobs_pending, INT) X(jobs_running, INT) X(job_states_ts, TIME) X(schedule_cycle_last, INT)          \
+    X(schedule_cycle_max, INT) X(schedule_cycle_mean, INT) X(schedule_cycle_mean_depth, INT)              \
+    X(schedule_cycle_per_minute, INT) X(schedule_cycle_total, INT) X(schedule_queue_length, INT)          \
+    X(bf_active, BOOL) X(bf_backfilled_jobs, INT) X(bf_last_backfilled_jobs, INT)                        \
+    X(bf_cycle_counter, INT) X(bf_cycle_last, INT) X(bf_cycle_max, INT) X(bf_cycle_mean, INT)             \
+    X(bf_depth_mean, INT) X(bf_depth_mean_try, INT) X(bf_last_depth, INT) X(bf_last_depth_try, INT)       \
+    X(bf_queue_len, INT) X(bf_queue_len_mean, INT) X(bf_when_last_cycle, TIME)
+
+typedef struct {
+#define SA_SDIAG_MEMBER(name, kind) int64_t name;
+    SA_SDIAG_FIELDS(SA_SDIAG_MEMBER)
+#undef SA_SDIAG_MEMBER
+    json_t *extra; /* every other key of "statistics" (rpcs_by_user, bf_exit, ...); NULL when none */
+} sa_sdiag_t;
+
+/* Sets every figure to SA_UNSET and extra to NULL. */
+void sa_sdiag_init(sa_sdiag_t *sd);
+/* Frees extra; the figures are left as they are. Accepts NULL. */
+void sa_sdiag_clear(sa_sdiag_t *sd);
+
+/* ---- opening ---------------------------------------------------------------- */
+
+typedef struct sa_tsdb sa_tsdb_t;
+
+/*
+ * Opens (readonly: false creates) the time series at path. A new or empty database
+ * gets the schema; a database of an older schema version is migrated; WAL mode is
+ * set. busy_timeout_ms (>= 0) is how long any call waits for another process's lock.
+ * Fails, leaving the file untouched, on: a file that is not SQLite, an SQLite database
+ * that is not ours (other tables / another application_id), a schema version newer
+ * than SA_TSDB_SCHEMA_VERSION, a corrupt file, a lock held beyond the timeout; and
+ * when readonly and the file does not exist or has no schema.
+ * Returns a handle to free with sa_tsdb_close(), or NULL with *error set.
+ */
+sa_tsdb_t *sa_tsdb_open(const char *path, bool readonly, int busy_timeout_ms, sa_error_t *error);
+
+/* Closes the handle (finalises the cached statements). Accepts NULL. */
+void sa_tsdb_close(sa_tsdb_t *db);
+
+/* The path given to sa_tsdb_open (owned by the handle). */
+const char *sa_tsdb_path(const sa_tsdb_t *db);
+
+/*
+ * The underlying connection, borrowed, for tests and diagnostics (PRAGMA
+ * max_page_count, ad hoc SELECTs). Writing through it bypasses every invariant.
+ */
+struct sqlite3 *sa_tsdb_handle(sa_tsdb_t *db);
+
+/* ---- writing -------------------------------------------------------------------- */
+
+typedef struct {
+    /* Snapshots more than this many seconds apart leave a gap (> 0; 0 = default 900).
+     * Use the same value for every write of a cluster. */
+    int64_t max_gap_s;
+    /* Scheduler statistics to store at the same time, in the same transaction; NULL
+     * for none. Borrowed. */
+    const sa_sdiag_t *sdiag;
+} sa_tsdb_opts_t;
+
+void sa_tsdb_opts_init(sa_tsdb_opts_t *opts);
+
+/*
+ * Records a snapshot of cluster at time `at`: nodes[0..n) (borrowed, n >= 1, names
+ * unique) are every node Slurm listed; a node of the cluster that is not among them
+ * is absent from this snapshot on. One transaction: the snapshot lands whole or not at
+ * all.
+ * Intervals: an unchanged node's open interval continues; a change closes it and opens
+ * a new one; absence closes it; more than max_gap_s since the previous snapshot closes
+ * every interval at that snapshot and records the time between as a gap.
+ * Order does not matter: a snapshot older than the cluster's latest is put in its
+ * place (giving the same database as if the snapshots had come in time order), and a
+ * snapshot at an existing `at` replaces that one (the same data: no change).
+ * opts may be NULL (defaults).
+ */
+bool sa_tsdb_write_snapshot(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
+                            const sa_tsdb_opts_t *opts, sa_error_t *error);
+
+/* Stores (replaces) the scheduler statistics of cluster at `at` alone, one transaction. */
+bool sa_tsdb_write_sdiag(sa_tsdb_t *db, const char *cluster, int64_t at, const sa_sdiag_t *sd, sa_error_t *error);
+
+/* ---- reading ---------------------------------------------------------------------- */
+
+/* Time of the cluster's latest snapshot in *at, SA_UNSET when it has none. */
+bool sa_tsdb_last_snapshot(sa_tsdb_t *db, const char *cluster, int64_t *at, sa_error_t *error);
+
+/* Seconds of recorded gaps (unknown time) of cluster within [from, to), in *secs. */
+bool sa_tsdb_gap_seconds(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t *secs,
+                         sa_error_t *error);
+
+typedef enum {
+    SA_TSDB_BY_STATE = 0,  /* one row per exact state */
+    SA_TSDB_BY_NODE,       /* per node and state */
+    SA_TSDB_BY_PARTITION,  /* per partition and state (a node in two partitions counts in both) */
+    SA_TSDB_BY_GPU_TYPE,   /* per GPU type and state: node/CPU hours of nodes having that type,
+                              GPU hours of that type; nodes without GPUs under group NULL */
+} sa_tsdb_group_t;
+
+/* One row of sa_tsdb_state_hours(). Strings are borrowed for the callback only. */
+typedef struct {
+    const char *state;  /* exact "BASE+FLAG+FLAG" */
+    const char *group;  /* node / partition / GPU type name; NULL for BY_STATE (and no-GPU nodes) */
+    double node_hours;
+    double cpu_hours_total, cpu_hours_alloc, cpu_hours_idle, cpu_hours_other;
+    double gpu_hours_total, gpu_hours_used, gpu_hours_idle; /* idle = total - used */
+} sa_tsdb_hours_t;
+
+typedef bool (*sa_tsdb_hours_cb)(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *error);
+
+/*
+ * Node, CPU and GPU hours of cluster within [from, to), by exact state and the
+ * grouping, from the intervals clipped to the window (gaps count nowhere; see
+ * sa_tsdb_gap_seconds). Calls cb once per (group, state) with non-zero time, sorted by
+ * group then state; cb returning false stops with its error. CPU hours count only
+ * intervals where Slurm gave the figure.
+ */
+bool sa_tsdb_state_hours(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_group_t group_by,
+                         sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error);
+
+/* A node as observed at one snapshot. Borrowed for the callback only. */
+typedef struct {
+    const char *name;
+    const char *state;      /* exact "BASE+FLAG+FLAG" */
+    const char *base;       /* NULL when Slurm gave no state */
+    const char *flags;      /* sorted, '+'-joined, "" when none */
+    const char *reason;     /* NULL when none */
+    const char *partitions; /* sorted, ','-joined, "" when none */
+    int64_t cpus_total, cpus_alloc, cpus_idle, cpus_other, mem_total_mb, mem_alloc_mb; /* SA_UNSET */
+    int64_t start;          /* start of the interval the node is in */
+    size_t ngpus;
+    const struct sa_tsdb_gpu {
+        const char *type;
+        int64_t total, used;
+    } *gpus;                /* sorted by type */
+} sa_tsdb_node_t;
+
+typedef bool (*sa_tsdb_node_cb)(const sa_tsdb_node_t *node, void *ctx, sa_error_t *error);
+
+/*
+ * Every node present in cluster's snapshot at `at` (which must be a snapshot time),
+ * in name order. Fails when there is no such snapshot.
+ */
+bool sa_tsdb_nodes_at(sa_tsdb_t *db, const char *cluster, int64_t at, sa_tsdb_node_cb cb, void *ctx,
+                      sa_error_t *error);
+
+typedef bool (*sa_tsdb_sdiag_cb)(int64_t at, const sa_sdiag_t *sd, void *ctx, sa_error_t *error);
+
+/* The stored scheduler statistics of cluster within [from, to), in time order (extra is NULL). */
+bool sa_tsdb_sdiag_range(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_sdiag_cb cb,
+                         void *ctx, sa_error_t *error);
+
+/*
+ * Checks that cluster's data is whole: every interval row starts at a snapshot, every
+ * snapshot's stored totals equal the totals of the nodes its intervals say were there,
+ * and the nodes' current attributes match the intervals. *nsnapshots (may be NULL)
+ * gets the number of snapshots checked. Reads everything: for tests and --check.
+ */
+bool sa_tsdb_verify(sa_tsdb_t *db, const char *cluster, size_t *nsnapshots, sa_error_t *error);
+
+#endif
