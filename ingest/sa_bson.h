@@ -1,0 +1,30 @@
+/*
+ * sa_bson.h - archive documents between their jansson working form and BSON.
+ *
+ * Rules (the same both ways, so a document survives the round trip exactly):
+ * - integers are int64, reals double;
+ * - members named by sa_jobdoc_is_time_key() that hold integers are times: epoch
+ *   seconds in jansson, BSON dates (UTC milliseconds) in MongoDB;
+ * - under "extra" (Slurm's unmodelled fields, which may hold anything) no member is a
+ *   time, keys that MongoDB refuses are escaped ('%' -> "%25", '.' -> "%2E", a
+ *   leading '$' -> "%24"), and an array directly inside an array (which FerretDB
+ *   refuses) is wrapped as {"_array": [...]};
+ * - "_id" is not carried over from BSON (documents are addressed by cluster and job_id).
+ */
+#ifndef SA_BSON_H
+#define SA_BSON_H
+
+#include <stdbool.h>
+
+#include <bson/bson.h>
+#include <jansson.h>
+
+#include "sa_error.h"
+
+/* Appends the members of object o to *out (initialised by the caller). */
+bool sa_bson_from_json(const json_t *o, bson_t *out, sa_error_t *error);
+
+/* New jansson object from a BSON document, or NULL with *error set. */
+json_t *sa_bson_to_json(const bson_t *b, sa_error_t *error);
+
+#endif

@@ -1,0 +1,724 @@
+/*
+ * sa_jobdoc.c - a job's archive document and the merge rules (see sa_jobdoc.h and
+ * schema/job.schema.json for the fields).
+ */
+#include "sa_jobdoc.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- small jansson helpers: unset values are left out ------------------------- */
+
+static void set_str(json_t *o, const char *key, const char *s)
+{
+    if (s && *s)
+        json_object_set_new(o, key, json_string(s));
+}
+
+static void set_int(json_t *o, const char *key, int64_t v)
+{
+    if (v != SA_UNSET && v != SA_INFINITE)
+        json_object_set_new(o, key, json_integer(v));
+}
+
+static int64_t get_int(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : SA_UNSET;
+}
+
+static const char *get_str(const json_t *o, const char *key)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static json_t *strv_json(const sa_strv_t *sv)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < sv->n; i++)
+        json_array_append_new(a, json_string(sv->v[i]));
+    return a;
+}
+
+/* ---- states -------------------------------------------------------------------- */
+
+bool sa_job_state_is_final(const char *base)
+{
+    static const char *const finals[] = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
+                                         "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
+                                         "REQUEUED", NULL};
+    if (!base)
+        return false;
+    for (const char *const *f = finals; *f; f++) {
+        if (strcmp(base, *f) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* A requeued instance: sacct's REQUEUED record, or a state carrying a requeue flag. */
+static bool state_is_requeue(const sa_state_t *st)
+{
+    return (st->base && strcmp(st->base, "REQUEUED") == 0) || sa_state_has_flag(st, "REQUEUED") ||
+           sa_state_has_flag(st, "REQUEUE_HOLD") || sa_state_has_flag(st, "REQUEUE_FED");
+}
+
+/*
+ * Order of states that share a timestamp: the end of a run (REQUEUED) comes before
+ * the next run's PENDING, PENDING before RUNNING, RUNNING before the final state.
+ */
+static int state_rank(const char *base)
+{
+    if (!base)
+        return 3;
+    if (strcmp(base, "REQUEUED") == 0)
+        return 0;
+    if (strcmp(base, "PENDING") == 0)
+        return 1;
+    if (strcmp(base, "RUNNING") == 0 || strcmp(base, "SUSPENDED") == 0)
+        return 2;
+    if (sa_job_state_is_final(base))
+        return 4;
+    return 3;
+}
+
+/* ---- TRES ----------------------------------------------------------------------- */
+
+static json_t *gpus_json(const sa_gpus_t *g)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < g->n; i++) {
+        if (g->v[i].count == 0)
+            continue;
+        json_array_append_new(a, json_pack("{s:s, s:I}", "type", g->v[i].type, "count", (json_int_t)g->v[i].count));
+    }
+    return a;
+}
+
+/* {cpus, mem_mb, nodes, billing, gpus, gpus_by_type, other}; fallback GPUs when the TRES lack them. */
+static json_t *tres_json(const sa_tres_t *t, const sa_gpus_t *fallback)
+{
+    json_t *o = json_object();
+    const sa_gpus_t *g = &t->gpus;
+    int64_t total = t->gpu_total;
+
+    set_int(o, "cpus", t->cpu);
+    set_int(o, "mem_mb", t->mem_mb);
+    set_int(o, "nodes", t->node);
+    if (t->billing >= 0 && isfinite(t->billing))
+        json_object_set_new(o, "billing", json_real(t->billing));
+    if (total == 0 && fallback && sa_gpus_total(fallback) > 0) {
+        g = fallback;
+        total = sa_gpus_total(fallback);
+    }
+    json_object_set_new(o, "gpus", json_integer(total));
+    if (total > 0)
+        json_object_set_new(o, "gpus_by_type", gpus_json(g));
+    if (t->other && json_object_size(t->other)) {
+        json_t *other = json_array();
+        const char *k;
+        json_t *v;
+        json_object_foreach(t->other, k, v) {
+            json_array_append_new(other, json_pack("{s:s, s:O}", "name", k, "value", v));
+        }
+        json_object_set_new(o, "other", other);
+    }
+    return o;
+}
+
+/* ---- the parts of a document built from one record ------------------------------ */
+
+/* The current-fields part of a document (everything but history, runs, seen, ids). */
+static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    static const char *const current_keys[] = {
+        "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
+        "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
+        "eligible", "start", "end", "elapsed_s", "time_limit_min", "time_limit_unlimited", "nodes", "node_count",
+        "cpus", "req", "alloc", "gpus", "gpu_types", "restart_cnt", "requeue_allowed", "slurm", "extra", NULL};
+    json_t *alloc;
+
+    for (const char *const *k = current_keys; *k; k++)
+        json_object_del(doc, *k);
+
+    set_str(doc, "job_id_display", rec->job_id_display);
+    if (rec->array_job_id != SA_UNSET) {
+        json_t *a = json_object();
+        set_int(a, "job_id", rec->array_job_id);
+        set_int(a, "task_id", rec->array_task_id);
+        set_str(a, "task_string", rec->array_task_string);
+        set_int(a, "max_tasks", rec->array_max_tasks);
+        json_object_set_new(doc, "array", a);
+    }
+    if (rec->het_job_id != SA_UNSET) {
+        json_t *h = json_object();
+        set_int(h, "job_id", rec->het_job_id);
+        set_int(h, "offset", rec->het_job_offset);
+        json_object_set_new(doc, "het", h);
+    }
+    set_str(doc, "user", rec->user);
+    set_int(doc, "user_id", rec->user_id);
+    set_str(doc, "group", rec->group);
+    set_int(doc, "group_id", rec->group_id);
+    set_str(doc, "account", rec->account);
+    set_str(doc, "partition", rec->partition);
+    set_str(doc, "qos", rec->qos);
+    set_str(doc, "name", rec->name);
+    set_str(doc, "reservation", rec->reservation);
+    set_str(doc, "wckey", rec->wckey);
+    set_str(doc, "state", rec->state.base);
+    if (rec->state.flags.n)
+        json_object_set_new(doc, "state_flags", strv_json(&rec->state.flags));
+    set_str(doc, "reason", rec->reason);
+    set_str(doc, "state_description", rec->state_description);
+    set_int(doc, "submit", rec->submit);
+    set_int(doc, "eligible", rec->eligible);
+    set_int(doc, "start", rec->start);
+    set_int(doc, "end", rec->end);
+    set_int(doc, "elapsed_s", rec->elapsed);
+    if (rec->time_limit == SA_INFINITE)
+        json_object_set_new(doc, "time_limit_unlimited", json_true());
+    else
+        set_int(doc, "time_limit_min", rec->time_limit);
+    set_str(doc, "nodes", rec->nodes);
+    set_int(doc, "node_count", rec->node_count);
+    set_int(doc, "cpus", rec->cpus);
+    json_object_set_new(doc, "req", tres_json(&rec->req, NULL));
+    alloc = tres_json(&rec->alloc, &rec->gres_gpus);
+    json_object_set_new(doc, "gpus", json_integer(get_int(alloc, "gpus")));
+    {
+        json_t *types = json_array(), *g;
+        size_t i;
+        json_array_foreach(json_object_get(alloc, "gpus_by_type"), i, g) {
+            json_array_append(types, json_object_get(g, "type"));
+        }
+        json_object_set_new(doc, "gpu_types", types);
+    }
+    json_object_set_new(doc, "alloc", alloc);
+    set_int(doc, "restart_cnt", rec->restart_cnt);
+    if (rec->requeue_allowed)
+        json_object_set_new(doc, "requeue_allowed", json_true());
+    {
+        json_t *slurm = json_object();
+        json_object_set_new(slurm, "source", json_string(sa_source_name(rec->source)));
+        set_str(slurm, "release", ctx->slurm_release);
+        set_str(slurm, "data_parser", ctx->data_parser);
+        json_object_set_new(doc, "slurm", slurm);
+    }
+    if (rec->extra && json_object_size(rec->extra)) {
+        /* values that say nothing ("", null) are not stored */
+        json_t *extra = json_object();
+        const char *k;
+        json_t *v;
+        json_object_foreach(rec->extra, k, v) {
+            if (json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0))
+                continue;
+            json_object_set(extra, k, v);
+        }
+        if (json_object_size(extra))
+            json_object_set_new(doc, "extra", extra);
+        else
+            json_decref(extra);
+    }
+}
+
+/* Exit code: an unreliable one (sacct JSON <= v0.0.39) never replaces a reliable one. */
+static void merge_exit(json_t *doc, const char *key, int rc, int sig, bool reliable)
+{
+    json_t *old = json_object_get(doc, key), *e;
+
+    if (rc < 0 && sig < 0)
+        return;
+    if (!reliable && old && json_is_true(json_object_get(old, "reliable")))
+        return;
+    e = json_object();
+    if (rc >= 0)
+        json_object_set_new(e, "code", json_integer(rc));
+    if (sig >= 0)
+        json_object_set_new(e, "signal", json_integer(sig));
+    json_object_set_new(e, "reliable", json_boolean(reliable));
+    json_object_set_new(doc, key, e);
+}
+
+/* ---- merge keys -------------------------------------------------------------------- */
+
+/* The rank of an observation: (submit, final, sacct, at), compared lexicographically. */
+typedef struct {
+    int64_t submit, final, sacct, at;
+} merge_key_t;
+
+static merge_key_t record_key(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    merge_key_t k;
+    k.submit = rec->submit == SA_UNSET ? 0 : rec->submit;
+    k.final = sa_job_state_is_final(rec->state.base) && rec->source != SA_SRC_SQUEUE ? 1 : 0;
+    /* a final state seen by squeue (MinJobAge) is final too, but sacct's word wins */
+    if (sa_job_state_is_final(rec->state.base))
+        k.final = 1;
+    k.sacct = rec->source == SA_SRC_SQUEUE ? 0 : 1;
+    k.at = ctx->at;
+    return k;
+}
+
+static int key_cmp(const merge_key_t *a, const merge_key_t *b)
+{
+    const int64_t av[4] = {a->submit, a->final, a->sacct, a->at};
+    const int64_t bv[4] = {b->submit, b->final, b->sacct, b->at};
+    for (int i = 0; i < 4; i++) {
+        if (av[i] != bv[i])
+            return av[i] < bv[i] ? -1 : 1;
+    }
+    return 0;
+}
+
+static json_t *key_json(const merge_key_t *k)
+{
+    return json_pack("{s:I, s:I, s:I, s:I}", "submit", (json_int_t)k->submit, "final", (json_int_t)k->final,
+                     "sacct", (json_int_t)k->sacct, "at", (json_int_t)k->at);
+}
+
+static merge_key_t key_from_json(const json_t *o)
+{
+    merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
+    if (json_is_object(o)) {
+        k.submit = get_int(o, "submit");
+        k.final = get_int(o, "final");
+        k.sacct = get_int(o, "sacct");
+        k.at = get_int(o, "at");
+    }
+    return k;
+}
+
+/* ---- history -------------------------------------------------------------------------- */
+
+/*
+ * Flags that mark a passing phase of the state they decorate (a job COMPLETED is
+ * COMPLETING for a while; RUNNING is CONFIGURING first). They do not make a new
+ * history entry; the entry keeps the union of the flags seen with it.
+ */
+static bool flag_is_transient(const char *f)
+{
+    static const char *const transient[] = {"COMPLETING", "CONFIGURING", "SIGNALING", "STAGE_OUT", "RESIZING",
+                                            "POWER_UP_NODE", "UPDATE_DB", "EXPEDITING", NULL};
+    for (const char *const *t = transient; *t; t++) {
+        if (strcmp(f, *t) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The flags of a list that count for a state's identity, as a sorted '+' string. */
+static void significant_flags(const json_t *flags, char *buf, size_t bufsz)
+{
+    size_t i, len = 0;
+    json_t *f;
+    buf[0] = '\0';
+    json_array_foreach(flags, i, f) {
+        if (json_is_string(f) && !flag_is_transient(json_string_value(f)) && len < bufsz)
+            len += (size_t)snprintf(buf + len, bufsz - len, "+%s", json_string_value(f));
+    }
+}
+
+/* True if a history entry holds this base and the same significant flags. */
+static bool entry_is_state(const json_t *e, const char *base, const json_t *flags)
+{
+    char a[256], b[256];
+    const char *eb = get_str(e, "state");
+    if (!eb || !base || strcmp(eb, base) != 0)
+        return false;
+    significant_flags(json_object_get(e, "flags"), a, sizeof a);
+    significant_flags(flags, b, sizeof b);
+    return strcmp(a, b) == 0;
+}
+
+/* Adds the flags of an absorbed observation to the entry (sorted union). */
+static void entry_union_flags(json_t *e, const json_t *flags)
+{
+    sa_strv_t u;
+    size_t i;
+    json_t *f;
+
+    if (!flags || json_array_size(flags) == 0)
+        return;
+    sa_strv_init(&u);
+    json_array_foreach(json_object_get(e, "flags"), i, f) {
+        sa_strv_add_sorted_unique(&u, json_string_value(f));
+    }
+    json_array_foreach(flags, i, f) {
+        sa_strv_add_sorted_unique(&u, json_string_value(f));
+    }
+    json_object_set_new(e, "flags", strv_json(&u));
+    sa_strv_clear(&u);
+}
+
+/* -1/0/1 ordering of (at, rank). */
+static int obs_cmp(int64_t at_a, int rank_a, int64_t at_b, int rank_b)
+{
+    if (at_a != at_b)
+        return at_a < at_b ? -1 : 1;
+    return rank_a < rank_b ? -1 : rank_a > rank_b;
+}
+
+/*
+ * Folds an observation into the entry it belongs to, so that the result does not
+ * depend on arrival order: the reason is that of the earliest observation that had
+ * one ("_reason_at" remembers when; the smaller text wins a tie), and at the entry's
+ * own time the smaller source name wins.
+ */
+static void entry_absorb(json_t *e, const char *reason, int64_t at, const char *source)
+{
+    const char *old_src = get_str(e, "source");
+    if (at == get_int(e, "at") && old_src && strcmp(source, old_src) < 0)
+        json_object_set_new(e, "source", json_string(source));
+    if (reason && *reason) {
+        int64_t rat = get_int(e, "_reason_at");
+        const char *old = get_str(e, "reason");
+        if (!old || rat == SA_UNSET || at < rat || (at == rat && strcmp(reason, old) < 0)) {
+            json_object_set_new(e, "reason", json_string(reason));
+            json_object_set_new(e, "_reason_at", json_integer(at));
+        }
+    }
+}
+
+/*
+ * Adds the observation "in state (base, flags) at time at" to the sorted history.
+ * Steals flags (may be NULL).
+ */
+static void history_add(json_t *history, const char *base, json_t *flags, const char *reason, int64_t at,
+                        const char *source)
+{
+    size_t n = json_array_size(history), pos = 0;
+    int rank = state_rank(base);
+    json_t *e;
+
+    if (!base || at == SA_UNSET) {
+        json_decref(flags);
+        return;
+    }
+    if (flags && json_array_size(flags) == 0) {
+        json_decref(flags);
+        flags = NULL;
+    }
+    /* pos = first entry ordered after the observation */
+    while (pos < n) {
+        const json_t *h = json_array_get(history, pos);
+        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), at, rank) > 0)
+            break;
+        pos++;
+    }
+    if (pos > 0) {
+        json_t *prev = json_array_get(history, pos - 1);
+        if (entry_is_state(prev, base, flags)) {
+            /* already in this state then */
+            entry_union_flags(prev, flags);
+            entry_absorb(prev, reason, at, source);
+            json_decref(flags);
+            return;
+        }
+    }
+    if (pos < n) {
+        json_t *next = json_array_get(history, pos);
+        if (entry_is_state(next, base, flags)) {
+            /* seen in the following state earlier than we knew */
+            entry_union_flags(next, flags);
+            json_object_set_new(next, "at", json_integer(at));
+            json_object_set_new(next, "source", json_string(source));
+            entry_absorb(next, reason, at, source);
+            json_decref(flags);
+            return;
+        }
+    }
+    e = json_object();
+    json_object_set_new(e, "state", json_string(base));
+    if (flags)
+        json_object_set_new(e, "flags", flags);
+    json_object_set_new(e, "at", json_integer(at));
+    json_object_set_new(e, "source", json_string(source));
+    entry_absorb(e, reason, at, source);
+    json_array_insert_new(history, pos, e);
+}
+
+/* The observations one record makes: submit, start, end, and the state at `at`. */
+static void history_add_record(json_t *history, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    const char *src = sa_source_name(rec->source);
+    const char *base = rec->state.base;
+    bool final = sa_job_state_is_final(base);
+
+    if (rec->submit != SA_UNSET)
+        history_add(history, "PENDING", NULL, NULL, rec->submit, src);
+    if (rec->start != SA_UNSET && (!base || strcmp(base, "PENDING") != 0))
+        history_add(history, "RUNNING", NULL, NULL, rec->start, src);
+    if (final && rec->end != SA_UNSET)
+        history_add(history, base, strv_json(&rec->state.flags), rec->reason, rec->end, src);
+    else if (!final || rec->source == SA_SRC_SQUEUE)
+        history_add(history, base, strv_json(&rec->state.flags), rec->reason, ctx->at, src);
+}
+
+/* ---- runs -------------------------------------------------------------------------------- */
+
+static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    json_t *r = json_object(), *alloc = tres_json(&rec->alloc, &rec->gres_gpus);
+    merge_key_t k = record_key(rec, ctx);
+
+    set_int(r, "start", rec->start);
+    if (sa_job_state_is_final(rec->state.base))
+        set_int(r, "end", rec->end);
+    set_int(r, "submit", rec->submit);
+    set_str(r, "state", rec->state.base);
+    if (rec->state.flags.n)
+        json_object_set_new(r, "flags", strv_json(&rec->state.flags));
+    set_str(r, "nodes", rec->nodes);
+    set_int(r, "node_count", rec->node_count);
+    set_int(r, "cpus", get_int(alloc, "cpus") != SA_UNSET ? get_int(alloc, "cpus") : rec->cpus);
+    set_int(r, "mem_mb", get_int(alloc, "mem_mb"));
+    json_object_set(r, "gpus", json_object_get(alloc, "gpus"));
+    if (json_object_get(alloc, "gpus_by_type"))
+        json_object_set(r, "gpus_by_type", json_object_get(alloc, "gpus_by_type"));
+    if (sa_job_state_is_final(rec->state.base)) {
+        merge_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
+        set_int(r, "elapsed_s", rec->elapsed);
+    }
+    json_object_set_new(r, "source", json_string(sa_source_name(rec->source)));
+    json_object_set_new(r, "_key", json_pack("{s:I, s:I, s:I}", "final", (json_int_t)k.final, "sacct",
+                                             (json_int_t)k.sacct, "at", (json_int_t)k.at));
+    if (rec->nsteps) {
+        json_t *steps = json_array();
+        for (size_t i = 0; i < rec->nsteps; i++) {
+            const sa_step_t *st = &rec->steps[i];
+            json_t *s = json_object();
+            set_str(s, "id", st->id);
+            set_str(s, "name", st->name);
+            set_str(s, "state", st->state.base);
+            if (st->state.flags.n)
+                json_object_set_new(s, "flags", strv_json(&st->state.flags));
+            set_int(s, "start", st->start);
+            set_int(s, "end", st->end);
+            set_int(s, "elapsed_s", st->elapsed);
+            merge_exit(s, "exit", st->exit_code, st->exit_signal, rec->exit_reliable);
+            set_str(s, "nodes", st->nodes);
+            if (!sa_tres_is_empty(&st->alloc))
+                json_object_set_new(s, "alloc", tres_json(&st->alloc, NULL));
+            json_array_append_new(steps, s);
+        }
+        json_object_set_new(r, "steps", steps);
+    }
+    json_decref(alloc);
+    return r;
+}
+
+/* -1/0/1 comparing two run keys {final, sacct, at}. */
+static int run_key_cmp(const json_t *a, const json_t *b)
+{
+    static const char *const keys[] = {"final", "sacct", "at"};
+    for (int i = 0; i < 3; i++) {
+        int64_t x = get_int(a, keys[i]), y = get_int(b, keys[i]);
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+/* Adds or improves the run that started at rec->start. */
+static void runs_add(json_t *runs, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    size_t n = json_array_size(runs), pos = 0;
+    json_t *run;
+
+    if (rec->start == SA_UNSET || (rec->state.base && strcmp(rec->state.base, "PENDING") == 0))
+        return;
+    while (pos < n && get_int(json_array_get(runs, pos), "start") < rec->start)
+        pos++;
+    run = run_json(rec, ctx);
+    if (pos < n && get_int(json_array_get(runs, pos), "start") == rec->start) {
+        json_t *old = json_array_get(runs, pos);
+        if (run_key_cmp(json_object_get(run, "_key"), json_object_get(old, "_key")) > 0) {
+            json_t *a, *b;
+            /* keep steps and a reliable exit code that the better record lacks */
+            if (!json_object_get(run, "steps") && json_object_get(old, "steps"))
+                json_object_set(run, "steps", json_object_get(old, "steps"));
+            if (json_is_true(json_object_get(json_object_get(old, "exit"), "reliable")) &&
+                !json_is_true(json_object_get(json_object_get(run, "exit"), "reliable")))
+                json_object_set(run, "exit", json_object_get(old, "exit"));
+            /* the same run seen again later: keep the stored one (and its rank) */
+            a = json_copy(run);
+            b = json_copy(old);
+            json_object_del(a, "_key");
+            json_object_del(b, "_key");
+            if (json_equal(a, b))
+                json_decref(run);
+            else
+                json_array_set_new(runs, pos, run);
+            json_decref(a);
+            json_decref(b);
+        } else {
+            json_decref(run);
+        }
+        return;
+    }
+    json_array_insert_new(runs, pos, run);
+}
+
+/* ---- reuse -------------------------------------------------------------------------------- */
+
+/*
+ * True if rec is a different job than the one doc describes: the stored job ended
+ * in a final state that is not a requeue, and rec was submitted after that, with no
+ * higher restart count that would make it a requeue of the same job.
+ */
+static bool is_reuse(const json_t *doc, const sa_job_t *rec)
+{
+    const char *state = get_str(doc, "state");
+    int64_t end = get_int(doc, "end"), submit = get_int(doc, "submit"), restarts = get_int(doc, "restart_cnt");
+    const json_t *flags = json_object_get(doc, "state_flags");
+    size_t i;
+    json_t *f;
+
+    if (!sa_job_state_is_final(state) || strcmp(state, "REQUEUED") == 0)
+        return false;
+    json_array_foreach(flags, i, f) {
+        if (json_is_string(f) && strncmp(json_string_value(f), "REQUEUE", 7) == 0)
+            return false;
+    }
+    if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit <= submit)
+        return false;
+    if (end != SA_UNSET && rec->submit < end)
+        return false;
+    if (rec->restart_cnt != SA_UNSET && restarts != SA_UNSET && rec->restart_cnt > restarts)
+        return false;
+    if (state_is_requeue(&rec->state))
+        return false;
+    return true;
+}
+
+/* True if rec describes an earlier job that had this id (submitted and ended before doc's job). */
+static bool is_stale_incarnation(const json_t *doc, const sa_job_t *rec)
+{
+    int64_t submit = get_int(doc, "submit");
+    if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit >= submit)
+        return false;
+    if (!sa_job_state_is_final(rec->state.base) || state_is_requeue(&rec->state))
+        return false;
+    /* an older run of the same (requeued) job is not stale: it ended where a later run began */
+    if (json_array_size(json_object_get(doc, "history")) > 0) {
+        const json_t *first = json_array_get(json_object_get(doc, "history"), 0);
+        if (get_int(first, "at") <= rec->submit)
+            return false;
+    }
+    return rec->end != SA_UNSET && rec->end <= submit;
+}
+
+/* ---- the merge ------------------------------------------------------------------------------- */
+
+static json_t *new_doc(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    json_t *doc = json_object();
+    json_object_set_new(doc, "cluster", json_string(ctx->cluster));
+    json_object_set_new(doc, "job_id", json_integer(rec->job_id));
+    json_object_set_new(doc, "history", json_array());
+    json_object_set_new(doc, "runs", json_array());
+    json_object_set_new(doc, "seen", json_pack("{s:I, s:I}", "first", (json_int_t)ctx->at, "last", (json_int_t)ctx->at));
+    return doc;
+}
+
+bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx, sa_merge_kind_t *kind,
+                     json_t **superseded, sa_error_t *error)
+{
+    json_t *merged;
+    merge_key_t key = record_key(rec, ctx), old_key;
+
+    *superseded = NULL;
+    *kind = SA_MERGE_UNCHANGED;
+    if (rec->job_id == SA_UNSET || !ctx->cluster) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "job record without job id or cluster");
+        return false;
+    }
+    if (*doc && is_reuse(*doc, rec)) {
+        *superseded = *doc;
+        json_object_del(*superseded, "_id");
+        *doc = NULL;
+        *kind = SA_MERGE_REUSED;
+    } else if (*doc && is_stale_incarnation(*doc, rec)) {
+        *kind = SA_MERGE_STALE;
+        return true;
+    }
+    merged = *doc ? json_deep_copy(*doc) : new_doc(rec, ctx);
+    if (!merged) {
+        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        return false;
+    }
+    if (!json_is_array(json_object_get(merged, "history")))
+        json_object_set_new(merged, "history", json_array());
+    if (!json_is_array(json_object_get(merged, "runs")))
+        json_object_set_new(merged, "runs", json_array());
+
+    old_key = key_from_json(json_object_get(merged, "_merge"));
+    if (!*doc) {
+        set_current_fields(merged, rec, ctx);
+        json_object_set_new(merged, "_merge", key_json(&key));
+    } else if (key_cmp(&key, &old_key) > 0) {
+        /* a newer observation; its rank is stored only if it changes something, so a
+         * steady poll (same fields, later time) writes nothing */
+        json_t *before = json_deep_copy(merged);
+        set_current_fields(merged, rec, ctx);
+        if (!json_equal(before, merged))
+            json_object_set_new(merged, "_merge", key_json(&key));
+        json_decref(before);
+    }
+    merge_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
+    merge_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable);
+    history_add_record(json_object_get(merged, "history"), rec, ctx);
+    if (rec->source == SA_SRC_SQUEUE)
+        json_object_del(merged, "vanished_at"); /* listed again */
+    runs_add(json_object_get(merged, "runs"), rec, ctx);
+    {
+        json_t *seen = json_object_get(merged, "seen");
+        int64_t first = get_int(seen, "first");
+        if (first == SA_UNSET || ctx->at < first)
+            json_object_set_new(seen, "first", json_integer(ctx->at));
+    }
+    if (!*doc) {
+        if (*kind != SA_MERGE_REUSED)
+            *kind = SA_MERGE_NEW;
+    } else if (!json_equal(merged, *doc)) {
+        *kind = SA_MERGE_CHANGED;
+    }
+    if (*kind != SA_MERGE_UNCHANGED) {
+        /* seen.last moves with every write, not on a steady poll (that would rewrite every job) */
+        json_t *seen = json_object_get(merged, "seen");
+        if (get_int(seen, "last") == SA_UNSET || ctx->at > get_int(seen, "last"))
+            json_object_set_new(seen, "last", json_integer(ctx->at));
+        json_object_del(merged, "vanished_at");
+    }
+    json_decref(*doc);
+    *doc = merged;
+    return true;
+}
+
+bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at)
+{
+    json_t *seen = json_object_get(doc, "seen");
+    if (sa_job_state_is_final(get_str(doc, "state")) || json_object_get(doc, "vanished_at"))
+        return false;
+    json_object_set_new(doc, "vanished_at", json_integer(last_seen_at));
+    if (json_is_object(seen) && get_int(seen, "last") < last_seen_at)
+        json_object_set_new(seen, "last", json_integer(last_seen_at));
+    return true;
+}
+
+bool sa_jobdoc_is_time_key(const char *key)
+{
+    static const char *const keys[] = {"submit", "eligible", "start", "end", "at", "first", "last",
+                                       "vanished_at", "_reason_at", "started_at", "finished_at", "last_squeue_at",
+                                       "last_sinfo_at", "last_sacct_at", "sacct_watermark", "last_success_at",
+                                       NULL};
+    for (const char *const *k = keys; *k; k++) {
+        if (strcmp(key, *k) == 0)
+            return true;
+    }
+    return false;
+}

@@ -1,0 +1,74 @@
+/*
+ * sa_jobdoc.h - a job's archive document, and how a new observation merges into it.
+ *
+ * Pure: no I/O. The document is built and merged as a jansson object in the shape
+ * that schema/job.schema.json describes; sa_bson.c turns it into BSON (times, held
+ * here as integer epoch seconds, become BSON dates) and back.
+ *
+ * Merging is order-independent for whole histories: the document keeps
+ * - history: one entry per state transition, {state, flags, reason, at, source},
+ *   sorted by (at, lifecycle rank); an observation of the state the job was already
+ *   in at that time adds nothing; one of the state that follows moves that entry's
+ *   "at" earlier; anything else is inserted in place. sacct's submit/start/end times
+ *   give exact transition times; squeue snapshots give "seen in state S at T".
+ * - runs: one entry per start time (a requeued job has several), each replaced only
+ *   by a better observation of the same run (final beats running, sacct beats
+ *   squeue, later beats earlier).
+ * - the current fields (state, owner, placement, request, allocation, exit code)
+ *   from the observation with the greatest merge key (submit, final, sacct, at), so
+ *   an older snapshot never rolls them back (monotonic) and the same input twice
+ *   changes nothing (idempotent).
+ * Job-id reuse: a record submitted after the stored job reached a final state that
+ * is not a requeue (and without a higher restart count) is a different job; the
+ * caller keeps the stored document aside (jobs_superseded) and starts a new one.
+ */
+#ifndef SA_JOBDOC_H
+#define SA_JOBDOC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+
+typedef struct {
+    const char *cluster;      /* the --cluster name (documents are keyed by it) */
+    int64_t at;               /* observation time of the snapshot (epoch s) */
+    const char *slurm_release;/* may be NULL */
+    const char *data_parser;  /* may be NULL */
+} sa_obs_ctx_t;
+
+typedef enum {
+    SA_MERGE_UNCHANGED = 0, /* nothing new: no write */
+    SA_MERGE_CHANGED,       /* the document changed: replace it */
+    SA_MERGE_NEW,           /* no document existed: insert */
+    SA_MERGE_REUSED,        /* the id was reused: *superseded holds the old document, *doc the new job */
+    SA_MERGE_STALE,         /* the record belongs to an older job that had this id: ignored */
+} sa_merge_kind_t;
+
+/*
+ * Merges one record into *doc (a document as stored, or NULL for none). On return
+ * *doc is the merged document (a new reference; the old one is released) and
+ * *kind says what happened. For SA_MERGE_REUSED, *superseded receives the previous
+ * document (new reference), else NULL. The document's "_id" (if any) is kept on
+ * CHANGED and dropped on REUSED.
+ */
+bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx, sa_merge_kind_t *kind,
+                     json_t **superseded, sa_error_t *error);
+
+/* True if base is a final job state (COMPLETED, FAILED, CANCELLED, TIMEOUT, ...). */
+bool sa_job_state_is_final(const char *base);
+
+/*
+ * Marks a non-final document as no longer listed by squeue: sets "vanished_at" and
+ * seen.last to last_seen_at (the last snapshot that still listed it). Returns true if
+ * the document changed.
+ */
+bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at);
+
+/* Names of the document members that hold times (epoch seconds <-> BSON dates). */
+bool sa_jobdoc_is_time_key(const char *key);
+
+#endif
