@@ -1,37 +1,86 @@
 /*
  * main.c - slurm-ingest's command line. The only place that turns errors into exit
  * codes (sa_exit.h); everything below returns bool and an sa_error_t.
+ *
+ *   slurm-ingest --cluster NAME [options]          one run (Slurm commands or --squeue/--sinfo/... files)
+ *   slurm-ingest replay DIR --cluster NAME [...]   re-ingest an --archive-dir (or spool) in time order
+ *   slurm-ingest --dump FILE...                    print the parsed records as JSON lines
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "sa_config.h"
 #include "sa_exit.h"
+#include "sa_log.h"
 #include "sa_parse.h"
+#include "sa_run.h"
+#include "sa_strings.h"
 
 #ifndef SA_VERSION
 #define SA_VERSION "unknown"
 #endif
 
+/* Options that exist only on the command line (the others come from sa_ingest_options). */
+enum {
+    OPT_CONFIG = 1000, OPT_SQUEUE, OPT_SINFO, OPT_SACCT, OPT_SDIAG, OPT_AT, OPT_STATS, OPT_NO_MONGO, OPT_DUMP,
+    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_TABLE = 2000 /* + index in sa_ingest_options */
+};
+
 static void usage(FILE *out)
 {
-    fputs("Usage: slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] FILE...\n"
+    fputs("Usage: slurm-ingest --cluster NAME [OPTION]...\n"
+          "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
+          "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] FILE...\n"
           "\n"
-          "  --dump FILE...        parse captured Slurm output (squeue/sinfo/sacct --json, sacct -P/-p,\n"
-          "                        scontrol show nodes -o; '-' = stdin) and print the normalized\n"
-          "                        records as JSON lines, without touching any database\n"
-          "  --delimiter STR       sacct text delimiter (default: detected)\n"
+          "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"
+          "history and runs), node/CPU/GPU states into an SQLite time series. With no input\n"
+          "files it runs squeue, sinfo, sacct and sdiag itself.\n"
+          "\n"
+          "Inputs (captured output instead of running Slurm; '-' = stdin):\n"
+          "  --squeue FILE         squeue --json / scontrol show job --json\n"
+          "  --sinfo FILE          sinfo --json, sinfo -N --json, scontrol show nodes --json or -o\n"
+          "  --sacct FILE          sacct --json or sacct -P/-p text (detected)\n"
+          "  --sdiag FILE          sdiag --json\n"
+          "  --at TIME             observation time of the files (ISO-8601 UTC; default: now)\n"
+          "  --delimiter STR       delimiter of sacct text (default: detected)\n"
           "  --sacct-fields LIST   field list of sacct text captured with -n (no header)\n"
+          "\n"
+          "General:\n"
+          "  --config FILE         read options from FILE (key = value; see slurm-ingest(8))\n"
+          "  --stats               print the run's phases and counts as JSON\n"
+          "  --no-mongo            write the time series only\n"
+          "  -v, --verbose         more log lines (twice: debug)\n"
+          "  -q, --quiet           errors only\n"
+          "  --dump FILE...        parse and print records as JSON lines; no database\n"
           "  -h, --help            this help\n"
-          "  --version             print the version\n",
+          "  --version             print the version\n"
+          "\n"
+          "Options (also configuration file keys):\n",
+          out);
+    for (size_t i = 0; i < sa_ingest_noptions; i++) {
+        const sa_option_t *opt = &sa_ingest_options[i];
+        char left[64];
+        snprintf(left, sizeof left, "--%s%s%s", opt->name, opt->arg ? " " : "", opt->arg ? opt->arg : "");
+        fprintf(out, "  %-28s %s%s%s%s\n", left, opt->help, opt->def ? " (default: " : "", opt->def ? opt->def : "",
+                opt->def ? ")" : "");
+    }
+    fputs("\nThe MongoDB URI comes from SLURM_INGEST_MONGO_URI, mongo-uri-file, the systemd\n"
+          "credential 'mongo-uri' or mongo-uri (the command line shows it to ps: avoid --mongo-uri).\n"
+          "\nExit codes: 0 ok, 1 failure, 2 usage, 3 bad input, 4 Slurm command failed,\n"
+          "5 MongoDB refused a write, 6 SQLite error, 7 another run holds the lock,\n"
+          "8 MongoDB unreachable: input spooled, nothing lost.\n",
           out);
 }
 
-/* Prints one record as a compact JSON line. */
+/* ---- --dump ------------------------------------------------------------------------- */
+
 static bool print_json(json_t *o, sa_error_t *error)
 {
     char *s;
@@ -99,55 +148,189 @@ static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
     return rc;
 }
 
+/* ---- the run ------------------------------------------------------------------------- */
+
+/* Maps an error of a failed run to an exit code. */
+static int exit_code_for(const sa_error_t *e)
+{
+    switch (e->domain) {
+    case SA_ERR_INPUT:
+        return SA_EXIT_INPUT;
+    case SA_ERR_MONGO:
+        return SA_EXIT_MONGO;
+    case SA_ERR_SQLITE:
+        return SA_EXIT_SQLITE;
+    case SA_ERR_USAGE:
+        return SA_EXIT_USAGE;
+    case SA_ERR_LOCKED:
+        return SA_EXIT_LOCKED;
+    case SA_ERR_SLURM:
+        return SA_EXIT_SLURM;
+    case SA_ERR_IO:
+    case SA_ERR_NONE:
+        break;
+    }
+    return SA_EXIT_FAILURE;
+}
+
 int main(int argc, char **argv)
 {
-    enum { OPT_DUMP = 256, OPT_DELIM, OPT_FIELDS, OPT_VERSION };
-    static const struct option longopts[] = {
-        {"dump", no_argument, NULL, OPT_DUMP},
-        {"delimiter", required_argument, NULL, OPT_DELIM},
+    static const struct option fixed[] = {
+        {"config", required_argument, NULL, OPT_CONFIG}, {"squeue", required_argument, NULL, OPT_SQUEUE},
+        {"sinfo", required_argument, NULL, OPT_SINFO},   {"sacct", required_argument, NULL, OPT_SACCT},
+        {"sdiag", required_argument, NULL, OPT_SDIAG},   {"at", required_argument, NULL, OPT_AT},
+        {"stats", no_argument, NULL, OPT_STATS},         {"no-mongo", no_argument, NULL, OPT_NO_MONGO},
+        {"dump", no_argument, NULL, OPT_DUMP},           {"delimiter", required_argument, NULL, OPT_DELIM},
         {"sacct-fields", required_argument, NULL, OPT_FIELDS},
-        {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, OPT_VERSION},
-        {NULL, 0, NULL, 0},
+        {"verbose", no_argument, NULL, 'v'},             {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
     };
-    sa_sacct_text_opts_t topts = {0};
+    size_t nfixed = sizeof fixed / sizeof fixed[0];
+    struct option *longopts = calloc(nfixed + sa_ingest_noptions + 1, sizeof *longopts);
+    const char **table_values = calloc(sa_ingest_noptions + 1, sizeof *table_values);
+    sa_run_opts_t ro;
+    sa_config_t cfg;
+    sa_error_t error;
+    const char *config_path = NULL, *at_text = NULL;
     bool dump = false;
-    int c, rc = SA_EXIT_OK;
+    int c, nv = 0, nq = 0, rc = SA_EXIT_OK;
+    sa_run_result_t result;
 
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+    memset(&ro, 0, sizeof ro);
+    sa_config_init(&cfg);
+    sa_error_clear(&error);
+    signal(SIGPIPE, SIG_IGN);
+    sa_log_set_program("slurm-ingest");
+    if (!longopts || !table_values)
+        return SA_EXIT_FAILURE;
+    memcpy(longopts, fixed, sizeof fixed);
+    for (size_t i = 0; i < sa_ingest_noptions; i++) {
+        longopts[nfixed + i].name = sa_ingest_options[i].name;
+        longopts[nfixed + i].has_arg = sa_ingest_options[i].type == SA_OPT_BOOL ? optional_argument : required_argument;
+        longopts[nfixed + i].val = OPT_TABLE + (int)i;
+    }
+
+    while ((c = getopt_long(argc, argv, "hvq", longopts, NULL)) != -1) {
         switch (c) {
-        case OPT_DUMP:
-            dump = true;
-            break;
-        case OPT_DELIM:
-            topts.delimiter = optarg;
-            break;
-        case OPT_FIELDS:
-            topts.fields = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return SA_EXIT_OK;
-        case OPT_VERSION:
-            printf("slurm-ingest %s\n", SA_VERSION);
-            return SA_EXIT_OK;
+        case OPT_CONFIG: config_path = optarg; break;
+        case OPT_SQUEUE: ro.files[SA_IN_SQUEUE] = optarg; break;
+        case OPT_SINFO: ro.files[SA_IN_SINFO] = optarg; break;
+        case OPT_SACCT: ro.files[SA_IN_SACCT] = optarg; break;
+        case OPT_SDIAG: ro.files[SA_IN_SDIAG] = optarg; break;
+        case OPT_AT: at_text = optarg; break;
+        case OPT_STATS: ro.print_stats = true; break;
+        case OPT_NO_MONGO: ro.no_mongo = true; break;
+        case OPT_DUMP: dump = true; break;
+        case OPT_DELIM: ro.topts.delimiter = optarg; break;
+        case OPT_FIELDS: ro.topts.fields = optarg; break;
+        case 'v': nv++; break;
+        case 'q': nq++; break;
+        case 'h': usage(stdout); return SA_EXIT_OK;
+        case OPT_VERSION: printf("slurm-ingest %s\n", SA_VERSION); return SA_EXIT_OK;
         default:
-            usage(stderr);
+            if (c >= OPT_TABLE && c < OPT_TABLE + (int)sa_ingest_noptions) {
+                table_values[c - OPT_TABLE] = optarg ? optarg : "yes";
+                break;
+            }
+            fputs("slurm-ingest: see --help\n", stderr);
             return SA_EXIT_USAGE;
         }
     }
-    if (!dump || optind >= argc) {
-        fputs("slurm-ingest: give --dump and at least one FILE (see --help)\n", stderr);
+
+    if (dump) {
+        if (optind >= argc) {
+            fputs("slurm-ingest: --dump needs at least one FILE\n", stderr);
+            return SA_EXIT_USAGE;
+        }
+        for (int i = optind; i < argc; i++) {
+            int frc = dump_file(argv[i], &ro.topts);
+            if (frc != SA_EXIT_OK && rc == SA_EXIT_OK)
+                rc = frc;
+        }
+        if (fflush(stdout) != 0) {
+            fprintf(stderr, "slurm-ingest: cannot write to standard output: %s\n", strerror(errno));
+            return SA_EXIT_FAILURE;
+        }
+        return rc;
+    }
+
+    /* the configuration file first, then the command line on top of it */
+    if (config_path && !sa_config_load(config_path, &cfg, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
+        return error.domain == SA_ERR_IO ? SA_EXIT_USAGE : SA_EXIT_USAGE;
+    }
+    for (size_t i = 0; i < sa_ingest_noptions; i++) {
+        if (table_values[i] && !sa_config_set(&cfg, sa_ingest_options[i].name, table_values[i], "command line", &error)) {
+            fprintf(stderr, "slurm-ingest: %s\n", error.message);
+            return SA_EXIT_USAGE;
+        }
+    }
+    {
+        sa_log_level_t level = SA_LOG_INFO;
+        const char *lv = sa_config_get_or_default(&cfg, "log-level");
+        if (lv)
+            sa_log_level_parse(lv, &level);
+        sa_log_set_level(sa_log_level_adjust(level, nv, nq));
+    }
+    if (!sa_config_get(&cfg, "cluster")) {
+        fputs("slurm-ingest: --cluster NAME is required (or cluster = NAME in the configuration file)\n", stderr);
         return SA_EXIT_USAGE;
     }
-    for (int i = optind; i < argc; i++) {
-        int frc = dump_file(argv[i], &topts);
-        if (frc != SA_EXIT_OK && rc == SA_EXIT_OK)
-            rc = frc;
+    sa_log_set_cluster(sa_config_get(&cfg, "cluster"));
+    if (cfg.mongo_uri_exposed)
+        sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
+               cfg.path);
+    ro.cfg = &cfg;
+    ro.at = time(NULL);
+    if (at_text && (!sa_time_parse_text(at_text, &ro.at, &error) || ro.at == SA_UNSET)) {
+        fprintf(stderr, "slurm-ingest: --at: expected a time like 2026-10-05T12:00:00Z, got '%s'\n", at_text);
+        return SA_EXIT_USAGE;
     }
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "slurm-ingest: cannot write to standard output: %s\n", strerror(errno));
-        return SA_EXIT_FAILURE;
+    if (!ro.no_mongo) {
+        /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
+        const char *cli_uri = NULL;
+        for (size_t i = 0; i < sa_ingest_noptions; i++) {
+            if (strcmp(sa_ingest_options[i].name, "mongo-uri") == 0)
+                cli_uri = table_values[i];
+        }
+        if (cli_uri)
+            ro.mongo_uri = strdup(cli_uri);
+        else if (!sa_config_resolve_mongo_uri(&cfg, &ro.mongo_uri, &error)) {
+            fprintf(stderr, "slurm-ingest: %s\n", error.message);
+            return SA_EXIT_USAGE;
+        }
     }
+
+    if (optind < argc && strcmp(argv[optind], "replay") == 0) {
+        if (optind + 2 != argc) {
+            fputs("slurm-ingest: usage: slurm-ingest replay DIR --cluster NAME\n", stderr);
+            return SA_EXIT_USAGE;
+        }
+        result = sa_run_replay(&ro, argv[optind + 1], &error);
+    } else if (optind < argc) {
+        fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[optind]);
+        return SA_EXIT_USAGE;
+    } else {
+        result = sa_run_ingest(&ro, &error);
+    }
+
+    switch (result) {
+    case SA_RUN_OK:
+        rc = SA_EXIT_OK;
+        break;
+    case SA_RUN_SPOOLED:
+        sa_log(SA_LOG_WARN, "MongoDB unreachable: captures spooled in %s, nothing lost",
+               sa_config_get_or_default(&cfg, "spool-dir"));
+        rc = SA_EXIT_SPOOLED;
+        break;
+    case SA_RUN_FAILED:
+        sa_log(SA_LOG_ERROR, "%s", error.message);
+        rc = exit_code_for(&error);
+        break;
+    }
+    free(ro.mongo_uri);
+    free(longopts);
+    free(table_values);
+    sa_config_clear(&cfg);
     return rc;
 }

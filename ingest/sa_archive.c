@@ -38,9 +38,11 @@ static char *uri_hosts(const mongoc_uri_t *uri)
     return strdup(buf[0] ? buf : "(no host)");
 }
 
+/* code 1 = the server could not be reached (the caller spools); 0 = it refused. */
 static void mongo_error(sa_error_t *error, const sa_archive_t *a, const char *what, const bson_error_t *berr)
 {
-    sa_error_set(error, SA_ERR_MONGO, 0, "MongoDB at %s: %s: %s", a->hosts, what, berr->message);
+    bool unreachable = berr->domain == MONGOC_ERROR_STREAM || berr->domain == MONGOC_ERROR_SERVER_SELECTION;
+    sa_error_set(error, SA_ERR_MONGO, unreachable ? 1 : 0, "MongoDB at %s: %s: %s", a->hosts, what, berr->message);
 }
 
 /* Resolves "$ref": "#/definitions/x" and drops "$comment" (MongoDB's $jsonSchema has neither). */

@@ -151,7 +151,7 @@ static bool parse_input(const sa_input_t *in, sa_input_kind_t k, const sa_sacct_
         }
     }
     if (ok && meta->errors.n) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "Slurm reported an error: %s", meta->errors.v[0]);
+        sa_error_set(error, SA_ERR_SLURM, 0, "Slurm reported an error: %s", meta->errors.v[0]);
         ok = false;
     }
     if (!ok)

@@ -23,6 +23,7 @@ typedef enum {
     SA_ERR_SQLITE,  /* the SQLite time series                                */
     SA_ERR_USAGE,   /* command line or configuration                         */
     SA_ERR_LOCKED,  /* another process holds a lock                          */
+    SA_ERR_SLURM,   /* a Slurm command failed, timed out, or reported errors[] */
 } sa_err_domain_t;
 
 typedef struct {
