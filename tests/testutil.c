@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
@@ -220,4 +221,34 @@ void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name)
     if (!mongoc_database_drop(db, &berr))
         printf("note: dropping %s failed: %s\n", db_name, berr.message);
     mongoc_database_destroy(db);
+}
+
+int tu_run(char *const argv[], char *const env_extra[], char **out, char **err)
+{
+    char outpath[] = "/tmp/sa-run-out-XXXXXX", errpath[] = "/tmp/sa-run-err-XXXXXX";
+    int ofd = mkstemp(outpath), efd = mkstemp(errpath), status;
+    pid_t pid;
+
+    if (ofd < 0 || efd < 0)
+        abort();
+    pid = fork();
+    if (pid < 0)
+        abort();
+    if (pid == 0) {
+        dup2(ofd, 1);
+        dup2(efd, 2);
+        for (char *const *e = env_extra; e && *e; e++)
+            putenv(*e);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        ;
+    close(ofd);
+    close(efd);
+    *out = tu_read_file(outpath, NULL);
+    *err = tu_read_file(errpath, NULL);
+    unlink(outpath);
+    unlink(errpath);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }

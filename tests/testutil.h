@@ -68,6 +68,13 @@ struct _mongoc_client_t;
 struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name);
 void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name);
 
+/*
+ * Runs a program (argv[0] is the path) with extra environment entries ("K=V", NULL-
+ * terminated; may be NULL); returns its exit status (128+signal when killed) and
+ * fills *out and *err with what it printed (caller frees).
+ */
+int tu_run(char *const argv[], char *const env_extra[], char **out, char **err);
+
 /* State as "BASE+FLAG+FLAG" (static buffer, valid until next call). */
 const char *tu_state(const sa_state_t *st);
 

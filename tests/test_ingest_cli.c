@@ -1,0 +1,401 @@
+/*
+ * test_ingest_cli.c - slurm-ingest as the timer runs it, against the real test
+ * server, with fake Slurm commands (scripts printing real captures): the default
+ * mode, the sacct watermark, spool and replay with no loss and no duplicate, lock
+ * contention, a hung command killed at the timeout, replay of an archive giving the
+ * same documents as the live runs, credentials kept out of messages.
+ */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <mongoc/mongoc.h>
+
+#include "sa_exit.h"
+
+static mongoc_client_t *client;
+static char *db_name;
+static const char *uri;
+static char tmp[256];
+
+/* Writes an executable script. */
+static void script(const char *name, const char *body)
+{
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/bin/%s", tmp, name);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "#!/bin/sh\n%s\n", body);
+    fclose(f);
+    chmod(path, 0755);
+}
+
+/* Fake Slurm: prints real 22.05 captures; sacct logs its arguments. */
+static void fake_slurm(void)
+{
+    char body[2048];
+    snprintf(body, sizeof body, "cat '%s'", tu_sample("sinfo/local-cli-v0038_22.05.8_allocated-drain-gres-used-idx.json"));
+    script("sinfo", body);
+    snprintf(body, sizeof body, "cat '%s'",
+             tu_sample("squeue/local-cli-v0038_22.05.8_A-pending-reasons-array-het-exitcode-raw.json"));
+    script("squeue", body);
+    /* sacct -P with the delimiter slurm-ingest asks for (the capture used '|') */
+    snprintf(body, sizeof body, "echo \"$@\" >> '%s/sacct.args'\ntr '|' '\\037' < '%s'", tmp,
+             tu_sample("sacct-parsable/local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt"));
+    script("sacct", body);
+    script("sdiag", "echo 'sdiag: unrecognized option --json' >&2; exit 1");
+    script("hang", "sleep 600 & sleep 600");
+    script("slowsqueue", "sleep 3; exec squeue \"$@\"");
+    snprintf(body, sizeof body, "printf '{\"meta\":{},\"errors\":[{\"error\":\"Unable to contact slurm controller (connect failure)\",\"errno\":1}],\"jobs\":[]}'");
+    script("brokensqueue", body);
+}
+
+/* Runs slurm-ingest with the common options plus extra ones; returns the exit code. */
+static int ingest(const char *db, const char *mongo_uri, const char *const extra[], char **err_out)
+{
+    char *argv[48], *out, *err, opt_db[128], opt_lock[300], opt_spool[300], opt_sqlite[300], opt_cmds[4][300];
+    char env_path[600], env_uri[600];
+    char *env[] = {env_path, env_uri, NULL};
+    int argc = 0, rc;
+
+    snprintf(opt_db, sizeof opt_db, "--db=%s", db);
+    snprintf(opt_lock, sizeof opt_lock, "--lock-dir=%s/lock", tmp);
+    snprintf(opt_spool, sizeof opt_spool, "--spool-dir=%s/spool", tmp);
+    snprintf(opt_sqlite, sizeof opt_sqlite, "--sqlite=%s/ts.db", tmp);
+    snprintf(opt_cmds[0], sizeof opt_cmds[0], "--sinfo-command=%s/bin/sinfo", tmp);
+    snprintf(opt_cmds[1], sizeof opt_cmds[1], "--squeue-command=%s/bin/squeue", tmp);
+    snprintf(opt_cmds[2], sizeof opt_cmds[2], "--sacct-command=%s/bin/sacct", tmp);
+    snprintf(opt_cmds[3], sizeof opt_cmds[3], "--sdiag-command=%s/bin/sdiag", tmp);
+    snprintf(env_path, sizeof env_path, "PATH=%s/bin:/usr/bin:/bin", tmp);
+    snprintf(env_uri, sizeof env_uri, "SLURM_INGEST_MONGO_URI=%s", mongo_uri);
+    argv[argc++] = (char *)SA_INGEST_BIN;
+    argv[argc++] = (char *)"--cluster=demo";
+    argv[argc++] = opt_db;
+    argv[argc++] = opt_lock;
+    argv[argc++] = opt_spool;
+    argv[argc++] = opt_sqlite;
+    for (int i = 0; i < 4; i++)
+        argv[argc++] = opt_cmds[i];
+    for (int i = 0; extra && extra[i]; i++)
+        argv[argc++] = (char *)extra[i];
+    argv[argc] = NULL;
+    rc = tu_run(argv, env, &out, &err);
+    if (err_out)
+        *err_out = err;
+    else
+        free(err);
+    free(out);
+    return rc;
+}
+
+static int64_t count_jobs(const char *db, const char *cluster)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, db, "jobs");
+    bson_t *filter = BCON_NEW("cluster", BCON_UTF8(cluster));
+    bson_error_t berr;
+    int64_t n = mongoc_collection_count_documents(c, filter, NULL, NULL, NULL, &berr);
+    bson_destroy(filter);
+    mongoc_collection_destroy(c);
+    return n;
+}
+
+/* Every job document of a database, sorted by job_id, as one JSON text (without _id). */
+static char *all_jobs(const char *db)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, db, "jobs");
+    bson_t filter = BSON_INITIALIZER;
+    bson_t *opts = BCON_NEW("sort", "{", "job_id", BCON_INT32(1), "}", "projection", "{", "_id", BCON_INT32(0), "}");
+    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(c, &filter, opts, NULL);
+    const bson_t *doc;
+    size_t cap = 1 << 20, len = 0;
+    char *out = malloc(cap);
+    out[0] = '\0';
+    while (mongoc_cursor_next(cur, &doc)) {
+        /* key order is not part of a document's meaning: compare with sorted keys */
+        char *text = bson_as_canonical_extended_json(doc, NULL);
+        json_t *j = json_loads(text, 0, NULL);
+        char *s = json_dumps(j, JSON_SORT_KEYS | JSON_INDENT(1));
+        size_t n = strlen(s);
+        json_decref(j);
+        bson_free(text);
+        while (len + n + 2 > cap)
+            out = realloc(out, cap *= 2);
+        memcpy(out + len, s, n);
+        len += n;
+        out[len++] = '\n';
+        out[len] = '\0';
+        free(s);
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(opts);
+    mongoc_collection_destroy(c);
+    return out;
+}
+
+static void test_default_mode_and_watermark(void **state)
+{
+    const char *extra[] = {"--at=2026-11-25T21:45:00Z", NULL};
+    char db[96], path[400], *err, *args;
+    struct stat st;
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_default", db_name);
+    assert_int_equal(ingest(db, uri, extra, &err), SA_EXIT_OK);
+    /* 19 squeue jobs and sacct's jobs (the same ids, and none else) */
+    assert_int_equal(count_jobs(db, "demo"), 19);
+    /* sdiag --json is missing in 22.05: said, not fatal */
+    assert_non_null(strstr(err, "no scheduler statistics"));
+    free(err);
+    snprintf(path, sizeof path, "%s/ts.db", tmp);
+    assert_int_equal(stat(path, &st), 0);
+    /* first run: sacct from a day back; the watermark is the run's time */
+    snprintf(path, sizeof path, "%s/lock/demo.sacct-watermark", tmp);
+    args = tu_read_file(path, NULL);
+    assert_int_equal(atoll(args), 1795643100);
+    free(args);
+    snprintf(path, sizeof path, "%s/sacct.args", tmp);
+    args = tu_read_file(path, NULL);
+    assert_non_null(strstr(args, "--allusers --duplicates --parsable2"));
+    assert_non_null(strstr(args, "--starttime=2026-11-24T21:45:00 --endtime=2026-11-25T21:45:00"));
+    free(args);
+    unlink(path);
+    /* next run 5 minutes later: from the watermark minus the 1 h overlap */
+    {
+        const char *extra2[] = {"--at=2026-11-25T21:50:00Z", NULL};
+        assert_int_equal(ingest(db, uri, extra2, NULL), SA_EXIT_OK);
+    }
+    args = tu_read_file(path, NULL);
+    assert_non_null(strstr(args, "--starttime=2026-11-25T20:45:00 --endtime=2026-11-25T21:50:00"));
+    free(args);
+    unlink(path);
+    /* ingest_runs has both runs */
+    {
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db, "ingest_runs");
+        bson_t *f = BCON_NEW("cluster", BCON_UTF8("demo"), "ok", BCON_BOOL(true));
+        bson_error_t berr;
+        assert_int_equal(mongoc_collection_count_documents(c, f, NULL, NULL, NULL, &berr), 2);
+        bson_destroy(f);
+        mongoc_collection_destroy(c);
+    }
+    snprintf(path, sizeof path, "%s/lock/demo.sacct-watermark", tmp);
+    unlink(path);
+}
+
+static void test_backfill_windows(void **state)
+{
+    const char *extra[] = {"--at=2026-11-25T21:45:00Z", "--since=2026-11-21T21:45:00", "--backfill-window=1d", NULL};
+    char db[96], path[400], *args, *p;
+    int windows = 0;
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_backfill", db_name);
+    assert_int_equal(ingest(db, uri, extra, NULL), SA_EXIT_OK);
+    snprintf(path, sizeof path, "%s/sacct.args", tmp);
+    args = tu_read_file(path, NULL);
+    for (p = args; (p = strstr(p, "--starttime")); p++)
+        windows++;
+    assert_int_equal(windows, 4); /* four days, one window each */
+    assert_non_null(strstr(args, "--starttime=2026-11-21T21:45:00 --endtime=2026-11-22T21:45:00"));
+    assert_non_null(strstr(args, "--starttime=2026-11-24T21:45:00 --endtime=2026-11-25T21:45:00"));
+    free(args);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/lock/demo.sacct-watermark", tmp);
+    unlink(path);
+}
+
+static void test_spool_and_replay(void **state)
+{
+    const char *squeue_file[] = {"--at=2026-11-25T21:50:00Z", "--squeue", NULL, NULL};
+    char db[96], spool[400], bad_uri[256], *err;
+    (void)state;
+
+    /* tu_sample() returns a static buffer: keep copies */
+    squeue_file[2] = strdup(tu_sample("squeue/local-cli-v0038_22.05.8_C-requeued-timeout-cancelled-depneversatisfied.json"));
+    snprintf(db, sizeof db, "%s_spool", db_name);
+    snprintf(bad_uri, sizeof bad_uri, "mongodb://ingest:s3cret-pw@127.0.0.1:1/?serverSelectionTimeoutMS=300");
+    assert_int_equal(ingest(db, bad_uri, squeue_file, &err), SA_EXIT_SPOOLED);
+    assert_non_null(strstr(err, "spooled"));
+    assert_null(strstr(err, "s3cret")); /* credentials never in messages */
+    free(err);
+    snprintf(spool, sizeof spool, "%s/spool/demo/20261125T215000Z-squeue.json", tmp);
+    assert_int_equal(access(spool, R_OK), 0);
+    assert_int_equal(count_jobs(db, "demo"), 0);
+    /* the next run replays the spool first, then ingests its own snapshot */
+    {
+        const char *next[] = {"--at=2026-11-25T21:55:00Z", "--squeue", NULL, NULL};
+        next[2] = strdup(tu_sample("squeue/local-cli-v0038_22.05.8_E-array-meta-record-1-10pct3-held_filter-j-ignored.json"));
+        assert_int_equal(ingest(db, uri, next, NULL), SA_EXIT_OK);
+        assert_int_equal(access(spool, R_OK), -1);
+        /* the same documents as ingesting both snapshots directly, in order */
+        {
+            char db2[96], *a, *b;
+            snprintf(db2, sizeof db2, "%s_direct", db_name);
+            assert_int_equal(ingest(db2, uri, squeue_file, NULL), SA_EXIT_OK);
+            assert_int_equal(ingest(db2, uri, next, NULL), SA_EXIT_OK);
+            a = all_jobs(db);
+            b = all_jobs(db2);
+            if (strcmp(a, b) != 0) {
+                char pa[400], pb[400];
+                FILE *f;
+                snprintf(pa, sizeof pa, "/tmp/sa-spool-replayed.txt");
+                snprintf(pb, sizeof pb, "/tmp/sa-spool-direct.txt");
+                if ((f = fopen(pa, "w"))) { fputs(a, f); fclose(f); }
+                if ((f = fopen(pb, "w"))) { fputs(b, f); fclose(f); }
+                fail_msg("documents differ between spool+replay and direct ingest: see %s and %s", pa, pb);
+            }
+            free(a);
+            free(b);
+            /* and again: nothing changes, nothing duplicates */
+            assert_int_equal(ingest(db, uri, next, NULL), SA_EXIT_OK);
+            assert_int_equal(count_jobs(db, "demo"), count_jobs(db2, "demo"));
+        }
+        free((char *)next[2]);
+    }
+    free((char *)squeue_file[2]);
+}
+
+static void test_lock_contention(void **state)
+{
+    char db[96], slow[300], *err;
+    const char *extra[] = {slow, "--at=2026-11-25T21:45:00Z", "--no-mongo", NULL};
+    pid_t pid;
+    int status;
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_lock", db_name);
+    snprintf(slow, sizeof slow, "--squeue-command=%s/bin/slowsqueue", tmp);
+    pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0)
+        _exit(ingest(db, uri, extra, NULL));
+    usleep(1000 * 1000); /* the first run now holds the lock, waiting for its squeue */
+    {
+        const char *quick[] = {"--at=2026-11-25T21:46:00Z", "--no-mongo", NULL};
+        assert_int_equal(ingest(db, uri, quick, &err), SA_EXIT_LOCKED);
+        assert_non_null(strstr(err, "another slurm-ingest"));
+        free(err);
+    }
+    assert_int_equal(waitpid(pid, &status, 0), pid);
+    assert_int_equal(WEXITSTATUS(status), SA_EXIT_OK);
+    {
+        char path[400];
+        snprintf(path, sizeof path, "%s/lock/demo.sacct-watermark", tmp);
+        unlink(path);
+    }
+}
+
+static void test_hung_command(void **state)
+{
+    char db[96], hang[300], *err;
+    const char *extra[] = {hang, "--timeout=1s", "--at=2026-11-25T21:45:00Z", NULL};
+    struct timespec t0, t1;
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_hang", db_name);
+    snprintf(hang, sizeof hang, "--squeue-command=%s/bin/hang", tmp);
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    assert_int_equal(ingest(db, uri, extra, &err), SA_EXIT_SLURM);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    assert_non_null(strstr(err, "timed out"));
+    assert_true(t1.tv_sec - t0.tv_sec < 10);
+    assert_int_equal(count_jobs(db, "demo"), 0); /* nothing half-written */
+    free(err);
+}
+
+static void test_slurm_errors(void **state)
+{
+    char db[96], broken[300], *err;
+    const char *extra[] = {broken, "--at=2026-11-25T21:45:00Z", NULL};
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_broken", db_name);
+    snprintf(broken, sizeof broken, "--squeue-command=%s/bin/brokensqueue", tmp);
+    assert_int_equal(ingest(db, uri, extra, &err), SA_EXIT_SLURM);
+    assert_non_null(strstr(err, "Unable to contact slurm controller"));
+    free(err);
+}
+
+static void test_replay_archive(void **state)
+{
+    char live[96], replayed[96], archive[300], *a, *b;
+    static const char *snaps[][2] = {
+        {"2026-11-25T21:40:00Z", "squeue/local-cli-v0038_22.05.8_A-pending-reasons-array-het-exitcode-raw.json"},
+        {"2026-11-25T21:41:00Z", "squeue/local-cli-v0038_22.05.8_B-gpu-running-gres-detail.json"},
+        {"2026-11-25T21:50:00Z", "squeue/local-cli-v0038_22.05.8_C-requeued-timeout-cancelled-depneversatisfied.json"},
+    };
+    (void)state;
+
+    snprintf(live, sizeof live, "%s_live", db_name);
+    snprintf(replayed, sizeof replayed, "%s_replayed", db_name);
+    snprintf(archive, sizeof archive, "--archive-dir=%s/archive", tmp);
+    for (size_t i = 0; i < 3; i++) {
+        char at[64];
+        const char *extra[] = {at, archive, "--squeue", NULL, NULL};
+        snprintf(at, sizeof at, "--at=%s", snaps[i][0]);
+        extra[3] = tu_sample(snaps[i][1]);
+        assert_int_equal(ingest(live, uri, extra, NULL), SA_EXIT_OK);
+    }
+    {
+        char dir[300];
+        const char *extra[] = {"replay", dir, NULL};
+        snprintf(dir, sizeof dir, "%s/archive", tmp);
+        assert_int_equal(ingest(replayed, uri, extra, NULL), SA_EXIT_OK);
+    }
+    a = all_jobs(live);
+    b = all_jobs(replayed);
+    assert_true(strlen(a) > 1000);
+    assert_string_equal(a, b);
+    free(a);
+    free(b);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_mode_and_watermark),
+        cmocka_unit_test(test_backfill_windows),
+        cmocka_unit_test(test_spool_and_replay),
+        cmocka_unit_test(test_lock_contention),
+        cmocka_unit_test(test_hung_command),
+        cmocka_unit_test(test_slurm_errors),
+        cmocka_unit_test(test_replay_archive),
+    };
+    char path[300];
+    int rc;
+
+    client = tu_mongo_client("ingest_cli", &db_name);
+    if (!client)
+        return 77;
+    uri = getenv("SLURM_TEST_MONGO_URI");
+    snprintf(tmp, sizeof tmp, "/tmp/sa-ingest-cli-XXXXXX");
+    assert_non_null(mkdtemp(tmp));
+    snprintf(path, sizeof path, "%s/bin", tmp);
+    mkdir(path, 0755);
+    fake_slurm();
+    rc = cmocka_run_group_tests_name("ingest_cli", tests, NULL, NULL);
+    {
+        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", tmp, NULL}, *o, *e;
+        tu_run(argv, NULL, &o, &e);
+        free(o);
+        free(e);
+    }
+    {
+        const char *suffixes[] = {"_default", "_backfill", "_spool", "_direct", "_lock", "_hang", "_broken", "_live",
+                                  "_replayed"};
+        for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
+            char db[128];
+            snprintf(db, sizeof db, "%s%s", db_name, suffixes[i]);
+            tu_mongo_drop(client, db);
+        }
+    }
+    mongoc_client_destroy(client);
+    free(db_name);
+    return rc;
+}
