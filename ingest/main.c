@@ -277,6 +277,16 @@ int main(int argc, char **argv)
         return SA_EXIT_USAGE;
     }
     sa_log_set_cluster(sa_config_get(&cfg, "cluster"));
+    if (!sa_config_get(&cfg, "sqlite")) {
+        /* the time series lives beside the lock: /var/lib/slurm-ingest/CLUSTER.sqlite */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s.sqlite", sa_config_get_or_default(&cfg, "lock-dir"),
+                 sa_config_get(&cfg, "cluster"));
+        if (!sa_config_set(&cfg, "sqlite", path, "default", &error)) {
+            fprintf(stderr, "slurm-ingest: %s\n", error.message);
+            return SA_EXIT_USAGE;
+        }
+    }
     if (cfg.mongo_uri_exposed)
         sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
                cfg.path);

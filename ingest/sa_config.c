@@ -32,7 +32,7 @@ const sa_option_t sa_ingest_options[] = {
      "File (mode 0600) whose first line is the MongoDB connection string."},
     {"db", SA_OPT_STRING, "NAME", "slurm", "MongoDB database."},
     {"sqlite", SA_OPT_STRING, "PATH", NULL,
-     "SQLite file of the node state time series (default /var/lib/slurm-ingest/CLUSTER.sqlite)."},
+     "SQLite file of the node state time series (default LOCK-DIR/CLUSTER.sqlite: /var/lib/slurm-ingest/CLUSTER.sqlite)."},
     {"spool-dir", SA_OPT_STRING, "DIR", "/var/spool/slurm-ingest",
      "Where captures wait while MongoDB is unreachable; they are replayed, oldest first, at the start of "
      "the next run."},
