@@ -186,8 +186,8 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
-    struct option *longopts = calloc(nfixed + sa_ingest_noptions + 1, sizeof *longopts);
-    const char **table_values = calloc(sa_ingest_noptions + 1, sizeof *table_values);
+    static struct option longopts[96];
+    static const char *table_values[64];
     sa_run_opts_t ro;
     sa_config_t cfg;
     sa_error_t error;
@@ -201,8 +201,9 @@ int main(int argc, char **argv)
     sa_error_clear(&error);
     signal(SIGPIPE, SIG_IGN);
     sa_log_set_program("slurm-ingest");
-    if (!longopts || !table_values)
-        return SA_EXIT_FAILURE;
+    if (nfixed + sa_ingest_noptions + 1 > sizeof longopts / sizeof longopts[0] ||
+        sa_ingest_noptions > sizeof table_values / sizeof table_values[0])
+        return SA_EXIT_FAILURE; /* a bug: the option table outgrew these arrays */
     memcpy(longopts, fixed, sizeof fixed);
     for (size_t i = 0; i < sa_ingest_noptions; i++) {
         longopts[nfixed + i].name = sa_ingest_options[i].name;
@@ -257,12 +258,12 @@ int main(int argc, char **argv)
     /* the configuration file first, then the command line on top of it */
     if (config_path && !sa_config_load(config_path, &cfg, &error)) {
         fprintf(stderr, "slurm-ingest: %s\n", error.message);
-        return error.domain == SA_ERR_IO ? SA_EXIT_USAGE : SA_EXIT_USAGE;
+        { rc = SA_EXIT_USAGE; goto done; }
     }
     for (size_t i = 0; i < sa_ingest_noptions; i++) {
         if (table_values[i] && !sa_config_set(&cfg, sa_ingest_options[i].name, table_values[i], "command line", &error)) {
             fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            return SA_EXIT_USAGE;
+            { rc = SA_EXIT_USAGE; goto done; }
         }
     }
     {
@@ -274,7 +275,7 @@ int main(int argc, char **argv)
     }
     if (!sa_config_get(&cfg, "cluster")) {
         fputs("slurm-ingest: --cluster NAME is required (or cluster = NAME in the configuration file)\n", stderr);
-        return SA_EXIT_USAGE;
+        { rc = SA_EXIT_USAGE; goto done; }
     }
     sa_log_set_cluster(sa_config_get(&cfg, "cluster"));
     if (!sa_config_get(&cfg, "sqlite")) {
@@ -284,7 +285,7 @@ int main(int argc, char **argv)
                  sa_config_get(&cfg, "cluster"));
         if (!sa_config_set(&cfg, "sqlite", path, "default", &error)) {
             fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            return SA_EXIT_USAGE;
+            { rc = SA_EXIT_USAGE; goto done; }
         }
     }
     if (cfg.mongo_uri_exposed)
@@ -294,7 +295,7 @@ int main(int argc, char **argv)
     ro.at = time(NULL);
     if (at_text && (!sa_time_parse_text(at_text, &ro.at, &error) || ro.at == SA_UNSET)) {
         fprintf(stderr, "slurm-ingest: --at: expected a time like 2026-10-05T12:00:00Z, got '%s'\n", at_text);
-        return SA_EXIT_USAGE;
+        { rc = SA_EXIT_USAGE; goto done; }
     }
     if (!ro.no_mongo) {
         /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
@@ -307,19 +308,19 @@ int main(int argc, char **argv)
             ro.mongo_uri = strdup(cli_uri);
         else if (!sa_config_resolve_mongo_uri(&cfg, &ro.mongo_uri, &error)) {
             fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            return SA_EXIT_USAGE;
+            { rc = SA_EXIT_USAGE; goto done; }
         }
     }
 
     if (optind < argc && strcmp(argv[optind], "replay") == 0) {
         if (optind + 2 != argc) {
             fputs("slurm-ingest: usage: slurm-ingest replay DIR --cluster NAME\n", stderr);
-            return SA_EXIT_USAGE;
+            { rc = SA_EXIT_USAGE; goto done; }
         }
         result = sa_run_replay(&ro, argv[optind + 1], &error);
     } else if (optind < argc) {
         fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[optind]);
-        return SA_EXIT_USAGE;
+        { rc = SA_EXIT_USAGE; goto done; }
     } else {
         result = sa_run_ingest(&ro, &error);
     }
@@ -338,9 +339,8 @@ int main(int argc, char **argv)
         rc = exit_code_for(&error);
         break;
     }
+done:
     free(ro.mongo_uri);
-    free(longopts);
-    free(table_values);
     sa_config_clear(&cfg);
     return rc;
 }
