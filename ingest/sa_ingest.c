@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_log.h"
 #include "sa_sdiag.h"
 #include "sa_tsdb.h"
 
@@ -230,8 +231,10 @@ static void note_meta(sa_ingest_stats_t *stats, const sa_meta_t *m)
         stats->slurm_release = strdup(m->slurm_release);
     if (m->data_parser && !stats->data_parser)
         stats->data_parser = strdup(m->data_parser);
-    for (size_t i = 0; i < m->warnings.n; i++)
+    for (size_t i = 0; i < m->warnings.n; i++) {
+        sa_log(SA_LOG_WARN, "Slurm warning: %s", m->warnings.v[i]);
         sa_strv_push(&stats->warnings, m->warnings.v[i]);
+    }
 }
 
 bool sa_ingest_snapshot(sa_archive_t *a, const sa_snapshot_t *snap, sa_ingest_stats_t *stats, bool *parsed_ok,
