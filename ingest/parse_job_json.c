@@ -44,7 +44,6 @@
  *   key, so nothing Slurm printed is lost; squeue job_resources is the one key
  *   dropped on purpose (per-core detail, ~20 KB per job).
  */
-#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,38 +66,6 @@
 #define HEXMASK_MAX_DIGITS 16384
 
 /* ---- small helpers --------------------------------------------------------- */
-
-/* JSON type name for messages. */
-static const char *jtype(const json_t *v)
-{
-    if (!v)
-        return "nothing";
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-        return "integer";
-    case JSON_REAL:
-        return "number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "boolean";
-    case JSON_NULL:
-        return "null";
-    }
-    return "value";
-}
-
-/* Sets an out-of-memory error; returns false. */
-static bool oom(sa_error_t *error)
-{
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-    return false;
-}
 
 /* Prepends "what: " to the error message (the field path); returns false. */
 static bool err_in(sa_error_t *error, const char *what)
@@ -201,13 +168,13 @@ static bool get_exit(const json_t *o, const char *key, int *rc, int *sig, bool *
 static bool extra_set(json_t **extra, const char *key, json_t *value, sa_error_t *error)
 {
     if (!value)
-        return oom(error);
+        return sa_json_oom(error);
     if (!*extra && !(*extra = json_object())) {
         json_decref(value);
-        return oom(error);
+        return sa_json_oom(error);
     }
     if (json_object_set_new(*extra, key, value) != 0)
-        return oom(error);
+        return sa_json_oom(error);
     return true;
 }
 
@@ -241,7 +208,7 @@ static bool extra_top(json_t **extra, const json_t *elem, const char *const *kno
     }
     if (json_object_update(*extra, rest) != 0) {
         json_decref(rest);
-        return oom(error);
+        return sa_json_oom(error);
     }
     json_decref(rest);
     return true;
@@ -255,7 +222,7 @@ static bool read_job_id(const json_t *elem, int64_t *out, sa_error_t *error)
     const json_t *v;
 
     if (!json_is_object(elem)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "job record is %s, expected an object", jtype(elem));
+        sa_error_set(error, SA_ERR_INPUT, 0, "job record is %s, expected an object", sa_json_type_name(elem));
         return false;
     }
     v = json_object_get(elem, "job_id");
@@ -264,7 +231,7 @@ static bool read_job_id(const json_t *elem, int64_t *out, sa_error_t *error)
         return false;
     }
     if (!json_is_integer(v)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "job record without job_id (job_id is %s)", jtype(v));
+        sa_error_set(error, SA_ERR_INPUT, 0, "job record without job_id (job_id is %s)", sa_json_type_name(v));
         return false;
     }
     *out = (int64_t)json_integer_value(v);
@@ -308,7 +275,7 @@ static bool set_display_id(sa_job_t *job, sa_error_t *error)
             snprintf(s, n, "%" PRId64, job->job_id);
     }
     if (!s)
-        return oom(error);
+        return sa_json_oom(error);
     free(job->job_id_display);
     job->job_id_display = s;
     return true;
@@ -379,7 +346,7 @@ static bool squeue_state_fixup(sa_state_t *st, sa_error_t *error)
     if (!newbase)
         return true;
     if (!(base = strdup(newbase)))
-        return oom(error);
+        return sa_json_oom(error);
     /* rebuild the flags: the old base word in, the new base word out */
     sa_strv_init(&flags);
     for (size_t i = 0; i < st->flags.n; i++) {
@@ -396,7 +363,7 @@ static bool squeue_state_fixup(sa_state_t *st, sa_error_t *error)
 fail:
     sa_strv_clear(&flags);
     free(base);
-    return oom(error);
+    return sa_json_oom(error);
 }
 
 /* ---- GPUs -------------------------------------------------------------------------- */
@@ -417,7 +384,7 @@ static bool gres_detail_gpus(const json_t *elem, sa_gpus_t *out, sa_error_t *err
         if (json_is_null(item))
             continue;
         if (!json_is_string(item)) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a string, got %s", where, jtype(item));
+            sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a string, got %s", where, sa_json_type_name(item));
             return false;
         }
         if (!sa_gres_parse_gpus(json_string_value(item), false, out, error))
@@ -488,7 +455,7 @@ static bool derive_gpu_request(const json_t *elem, sa_job_t *job, sa_error_t *er
             goto done;
         }
         if (!sa_gpus_add(&scaled, found.v[i].type, c)) {
-            oom(error);
+            sa_json_oom(error);
             goto done;
         }
     }
@@ -535,7 +502,8 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
     if (!arr || json_is_null(arr))
         return true;
     if (!json_is_array(arr)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of TRES objects, got %s", key, jtype(arr));
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of TRES objects, got %s", key,
+                     sa_json_type_name(arr));
         return false;
     }
     json_array_foreach(arr, i, item) {
@@ -545,12 +513,12 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
 
         snprintf(where, sizeof where, "%s[%zu]", key, i);
         if (!json_is_object(item)) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected an object, got %s", where, jtype(item));
+            sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected an object, got %s", where, sa_json_type_name(item));
             return false;
         }
         if (!json_is_string(json_object_get(item, "type"))) {
             sa_error_set(error, SA_ERR_INPUT, 0, "%s: type: expected a string, got %s", where,
-                         jtype(json_object_get(item, "type")));
+                         sa_json_type_name(json_object_get(item, "type")));
             return false;
         }
         type = json_string_value(json_object_get(item, "type"));
@@ -558,7 +526,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
         if (nv && json_is_string(nv) && json_string_length(nv) > 0)
             name = json_string_value(nv);
         else if (nv && !json_is_null(nv) && !json_is_string(nv)) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "%s: name: expected a string, got %s", where, jtype(nv));
+            sa_error_set(error, SA_ERR_INPUT, 0, "%s: name: expected a string, got %s", where, sa_json_type_name(nv));
             return false;
         }
         if (!sa_json_get_int(item, "count", &count, error))
@@ -585,7 +553,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
                 return false;
             }
             if (count > 0 && !sa_gpus_add(&t->gpus, name + 4, count))
-                return oom(error);
+                return sa_json_oom(error);
         } else {
             /* "energy", "fs/disk", "gres/shard", "license/matlab" -> text */
             size_t klen = strlen(type) + (name ? strlen(name) + 1 : 0) + 1;
@@ -593,23 +561,23 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
             char val[32];
             int rc;
             if (!okey)
-                return oom(error);
+                return sa_json_oom(error);
             snprintf(okey, klen, "%s%s%s", type, name ? "/" : "", name ? name : "");
             snprintf(val, sizeof val, "%" PRId64, count);
             if (!t->other && !(t->other = json_object())) {
                 free(okey);
-                return oom(error);
+                return sa_json_oom(error);
             }
             rc = json_object_set_new(t->other, okey, json_string(val));
             free(okey);
             if (rc != 0)
-                return oom(error);
+                return sa_json_oom(error);
         }
     }
     if (untyped != SA_UNSET) {
         t->gpu_total = untyped;
         if (typed_sum < untyped && !sa_gpus_add(&t->gpus, "", untyped - typed_sum))
-            return oom(error);
+            return sa_json_oom(error);
     } else {
         t->gpu_total = typed_sum;
     }
@@ -859,7 +827,7 @@ static bool sacct_names_state(const json_t *e, sa_job_t *job, sa_error_t *error)
     } else if (v && !json_is_null(v)) {
         json_t *rn;
         if (!json_is_object(v)) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "reservation: expected an object, got %s", jtype(v));
+            sa_error_set(error, SA_ERR_INPUT, 0, "reservation: expected an object, got %s", sa_json_type_name(v));
             return false;
         }
         rn = json_object_get(v, "name");
@@ -989,7 +957,7 @@ static bool step_id_from_json(const json_t *so, char **out, sa_error_t *error)
             s = buf;
         }
     } else {
-        sa_error_set(error, SA_ERR_INPUT, 0, "id: expected a string or an integer, got %s", jtype(idv));
+        sa_error_set(error, SA_ERR_INPUT, 0, "id: expected a string or an integer, got %s", sa_json_type_name(idv));
         return false;
     }
     het = json_object_get(so, "het");
@@ -1000,7 +968,7 @@ static bool step_id_from_json(const json_t *so, char **out, sa_error_t *error)
         return true;
     n = strlen(s) + 32;
     if (!(*out = malloc(n)))
-        return oom(error);
+        return sa_json_oom(error);
     if (component != SA_UNSET && !strchr(s, '+'))
         snprintf(*out, n, "%s+%" PRId64, s, component);
     else
@@ -1016,11 +984,11 @@ static bool sacct_step(const json_t *so, sa_job_t *job, sa_error_t *error)
     bool reliable;
 
     if (!json_is_object(so)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "expected an object, got %s", jtype(so));
+        sa_error_set(error, SA_ERR_INPUT, 0, "expected an object, got %s", sa_json_type_name(so));
         return false;
     }
     if (!(st = sa_job_add_step(job)))
-        return oom(error);
+        return sa_json_oom(error);
 
     if (!sa_json_get_obj(so, "step", &step, error))
         return false;

@@ -22,7 +22,6 @@
  */
 #include "sa_parse.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,34 +32,6 @@
 #define COUNT_MAX (INT64_C(1) << 53)
 
 /* ---- small helpers ------------------------------------------------------------- */
-
-static const char *json_type_name(const json_t *v)
-{
-    switch (json_typeof(v)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-        return "integer";
-    case JSON_REAL:
-        return "real";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "boolean";
-    case JSON_NULL:
-        return "null";
-    }
-    return "value";
-}
-
-static bool oom(sa_error_t *error)
-{
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-    return false;
-}
 
 /*
  * Reads o[key] as a non-negative count (CPUs, MB) in any Slurm encoding: plain
@@ -105,26 +76,26 @@ static bool get_partitions(const json_t *o, const char *key, sa_strv_t *out, sa_
         char *save = NULL;
         bool ok = true;
         if (!copy)
-            return oom(error);
+            return sa_json_oom(error);
         for (char *tok = strtok_r(copy, ", ", &save); tok && ok; tok = strtok_r(NULL, ", ", &save))
             ok = sa_strv_add_sorted_unique(out, tok);
         free(copy);
-        return ok ? true : oom(error);
+        return ok ? true : sa_json_oom(error);
     }
     if (!json_is_array(v)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of strings, got %s", key, json_type_name(v));
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of strings, got %s", key, sa_json_type_name(v));
         return false;
     }
     json_array_foreach(v, i, item) {
         if (!json_is_string(item)) {
             sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of strings, found %s", key,
-                         json_type_name(item));
+                         sa_json_type_name(item));
             return false;
         }
         if (json_string_length(item) == 0)
             continue;
         if (!sa_strv_add_sorted_unique(out, json_string_value(item)))
-            return oom(error);
+            return sa_json_oom(error);
     }
     return true;
 }
@@ -171,7 +142,7 @@ static bool gpus_used_from_tres(const char *tres_used, sa_node_t *node, sa_error
             ok = sa_gpus_set(&node->gpus_used, t.gpus.v[i].type, t.gpus.v[i].count);
     }
     if (!ok)
-        oom(error);
+        sa_json_oom(error);
 done:
     sa_tres_clear(&t);
     return ok;
@@ -264,7 +235,7 @@ bool sa_node_from_json(const json_t *elem, sa_node_t *node, sa_error_t *error)
 {
     if (!json_is_object(elem)) {
         sa_error_set(error, SA_ERR_INPUT, 0, "node: expected an object, got %s",
-                     elem ? json_type_name(elem) : "nothing");
+                     sa_json_type_name(elem));
         return false;
     }
     if (!sa_json_get_str(elem, "name", &node->name, error)) {
@@ -378,7 +349,7 @@ static bool group_partition(const json_t *group, char **name, sa_error_t *error)
     if (json_is_string(p))
         return sa_json_get_str(group, "partition", name, error);
     if (!json_is_object(p)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "partition: expected an object, got %s", json_type_name(p));
+        sa_error_set(error, SA_ERR_INPUT, 0, "partition: expected an object, got %s", sa_json_type_name(p));
         return false;
     }
     if (!sa_json_get_str(p, "name", name, error)) {
@@ -408,14 +379,14 @@ static bool group_names(const json_t *nodes, sa_strv_t *names, sa_error_t *error
         return true;
     }
     if (!json_is_array(v)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "nodes: nodes: expected a list of names, got %s", json_type_name(v));
+        sa_error_set(error, SA_ERR_INPUT, 0, "nodes: nodes: expected a list of names, got %s", sa_json_type_name(v));
         return false;
     }
     json_array_foreach(v, i, item) {
         const char *s;
         if (!json_is_string(item)) {
             sa_error_set(error, SA_ERR_INPUT, 0, "nodes: nodes: expected a list of names, found %s",
-                         json_type_name(item));
+                         sa_json_type_name(item));
             return false;
         }
         s = json_string_value(item);
@@ -425,7 +396,7 @@ static bool group_names(const json_t *nodes, sa_strv_t *names, sa_error_t *error
                 return false;
             }
         } else if (s[0] && !sa_strv_push(names, s)) {
-            return oom(error);
+            return sa_json_oom(error);
         }
     }
     return true;
@@ -451,10 +422,10 @@ static bool put_leftovers(json_t **extra, const char *key, const json_t *sub, co
         return true;
     if (!*extra && !(*extra = json_object())) {
         json_decref(left);
-        return oom(error);
+        return sa_json_oom(error);
     }
     if (json_object_set_new(*extra, key, left) != 0)
-        return oom(error);
+        return sa_json_oom(error);
     return true;
 }
 
@@ -498,7 +469,7 @@ static bool group_to_proto(const json_t *group, const char *partition, sa_node_t
     bool single;
 
     if (partition && !sa_strv_add_sorted_unique(&proto->partitions, partition))
-        return oom(error);
+        return sa_json_oom(error);
 
     if (!sa_json_get_obj(group, "nodes", &nodes, error) || !group_names(nodes, names, error) ||
         !sub_count(nodes, "nodes", "total", &total_nodes, error))
@@ -548,14 +519,14 @@ static bool group_to_proto(const json_t *group, const char *partition, sa_node_t
         json_t *arr = json_array();
         if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
             json_decref(arr);
-            return oom(error);
+            return sa_json_oom(error);
         }
         if (!(proto->extra = json_object())) {
             json_decref(arr);
-            return oom(error);
+            return sa_json_oom(error);
         }
         if (json_object_set_new(proto->extra, "sinfo_groups", arr) != 0)
-            return oom(error);
+            return sa_json_oom(error);
         return true;
     }
 
@@ -778,13 +749,13 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
 
     sa_strv_init(&names);
     if (!json_is_object(group)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "expected an object, got %s", group ? json_type_name(group) : "nothing");
+        sa_error_set(error, SA_ERR_INPUT, 0, "expected an object, got %s", sa_json_type_name(group));
         goto done;
     }
     if (!group_partition(group, &partition, error))
         goto done;
     if (!(proto = sa_node_new())) {
-        oom(error);
+        sa_json_oom(error);
         goto done;
     }
     if (!group_to_proto(group, partition, proto, &names, error))
@@ -792,7 +763,7 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
     for (size_t i = 0; i < names.n; i++) {
         sa_node_t *node = acc_node(acc, names.v[i]);
         if (!node || !merge_node(node, proto)) {
-            oom(error);
+            sa_json_oom(error);
             goto done;
         }
     }

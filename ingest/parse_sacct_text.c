@@ -1,10 +1,11 @@
 /*
  * parse_sacct_text.c - sacct -P / -p text (slurm-formats.md section 10).
  *
- * The input is read one line at a time from the sa_reader_t; the line buffer grows
- * to the longest line and refuses lines over LINE_CAP. The header (or the caller's
- * field list for -n output) names the columns, in any order and any case; the
- * delimiter is the caller's or is detected; -p's trailing delimiter is accepted.
+ * The input is read one line at a time from the sa_reader_t (sa_lines.h: the line
+ * buffer grows to the longest line and refuses lines over SA_LINES_CAP). The header
+ * (or the caller's field list for -n output) names the columns, in any order and any
+ * case; the delimiter is the caller's or is detected; -p's trailing delimiter is
+ * accepted.
  *
  * Each allocation line becomes one sa_job_t, and the step lines that follow it
  * with the same job id prefix ("7.batch" after "7", "4_1.0" after "4_1", "1853+1.0"
@@ -16,6 +17,7 @@
  * (the array's id: Slurm's raw id of the task is not printed), a heterogeneous
  * component "123+1" gets 123 + 1 (Slurm numbers components consecutively).
  */
+#include "sa_lines.h"
 #include "sa_parse.h"
 #include "sa_strings.h"
 
@@ -26,133 +28,11 @@
 #include <string.h>
 #include <strings.h>
 
-#define LINE_CAP (1024 * 1024) /* a longer line is an error */
-#define READ_CHUNK (64 * 1024)
 #define QUOTE_MAX 64
 
 #define Q(s, buf) sa_error_quote((s), QUOTE_MAX, (buf), sizeof(buf))
 
-/* ---- line reader -------------------------------------------------------------- */
-
-typedef struct {
-    sa_reader_t *r;
-    char *buf;
-    size_t len, pos;
-    bool eof;
-    char *line; /* current line, NUL-terminated, without "\n" / "\r\n" */
-    size_t line_len, line_cap;
-    size_t lineno;
-} lines_t;
-
-/* Appends n bytes to the current line, growing it up to LINE_CAP. */
-static bool lines_append(lines_t *L, const char *p, size_t n, sa_error_t *error)
-{
-    if (L->line_len + n > LINE_CAP) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: longer than %d bytes", L->lineno + 1, LINE_CAP);
-        return false;
-    }
-    if (L->line_len + n + 1 > L->line_cap) {
-        size_t cap = L->line_cap ? L->line_cap * 2 : 256;
-        char *v;
-        while (cap < L->line_len + n + 1)
-            cap *= 2;
-        if (cap > LINE_CAP + 1)
-            cap = LINE_CAP + 1;
-        v = realloc(L->line, cap);
-        if (!v) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-            return false;
-        }
-        L->line = v;
-        L->line_cap = cap;
-    }
-    memcpy(L->line + L->line_len, p, n);
-    L->line_len += n;
-    return true;
-}
-
-/* Reads the next line into L->line. Returns 1, 0 at the end of input, -1 on error. */
-static int lines_next(lines_t *L, sa_error_t *error)
-{
-    L->line_len = 0;
-    if (!lines_append(L, "", 0, error))
-        return -1;
-    for (;;) {
-        if (L->pos < L->len) {
-            char *start = L->buf + L->pos;
-            char *nl = memchr(start, '\n', L->len - L->pos);
-            size_t n = nl ? (size_t)(nl - start) : L->len - L->pos;
-
-            if (!lines_append(L, start, n, error))
-                return -1;
-            L->pos += n + (nl ? 1 : 0);
-            if (nl)
-                break;
-        }
-        if (L->eof) {
-            if (L->line_len == 0)
-                return 0;
-            break; /* last line without "\n" */
-        }
-        {
-            ssize_t n = L->r->read(L->r, L->buf, READ_CHUNK, error);
-            if (n < 0)
-                return -1;
-            L->len = (size_t)n;
-            L->pos = 0;
-            if (n == 0)
-                L->eof = true;
-        }
-    }
-    L->lineno++;
-    if (L->line_len > 0 && L->line[L->line_len - 1] == '\r')
-        L->line_len--;
-    L->line[L->line_len] = '\0';
-    return 1;
-}
-
-/* True if s[0..n) is well-formed UTF-8 without NUL bytes. */
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        uint32_t cp;
-
-        if (c == 0)
-            return false;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
-    }
-    return true;
-}
+/* ---- UTF-8 ----------------------------------------------------------------------- */
 
 /* Length of the UTF-8 sequence that starts with byte c (1 for anything odd). */
 static size_t utf8_seq_len(unsigned char c)
@@ -941,23 +821,17 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
                          sa_error_t *error)
 {
     char q[QUOTE_MAX + 8];
-    lines_t L;
+    sa_lines_t L;
     sacct_t st;
     bool ok = false, header_done = false;
     int rc;
 
-    memset(&L, 0, sizeof L);
+    sa_lines_init(&L, r);
     memset(&st, 0, sizeof st);
-    L.r = r;
     st.sink = sink;
     st.trailing = -1;
     for (int f = 0; f < F_COUNT; f++)
         st.col[f] = -1;
-    L.buf = malloc(READ_CHUNK);
-    if (!L.buf) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-        goto done;
-    }
     if (opts && opts->delimiter) {
         if (!*opts->delimiter) {
             sa_error_set(error, SA_ERR_USAGE, 0, "empty sacct delimiter");
@@ -970,13 +844,13 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
         if (!fields_from_list(&st, opts->fields, error))
             goto done;
     }
-    while ((rc = lines_next(&L, error)) > 0) {
+    while ((rc = sa_lines_next(&L, error)) > 0) {
         char *line = L.line;
         size_t n;
         bool blank = true;
 
         st.lineno = L.lineno;
-        if (!utf8_valid((const unsigned char *)line, L.line_len)) {
+        if (!sa_utf8_valid((const unsigned char *)line, L.line_len)) {
             sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: not UTF-8 text", L.lineno);
             goto done;
         }
@@ -1047,7 +921,6 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     ok = flush_job(&st, error);
 done:
     sacct_clear(&st);
-    free(L.buf);
-    free(L.line);
+    sa_lines_clear(&L);
     return ok;
 }

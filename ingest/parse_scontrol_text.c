@@ -13,6 +13,7 @@
  * in use from GresUsed (else AllocTRES). Keys not modelled, and the raw CfgTRES and
  * AllocTRES, are kept in node->extra as text.
  */
+#include "sa_lines.h"
 #include "sa_parse.h"
 #include "sa_strings.h"
 
@@ -22,134 +23,10 @@
 #include <string.h>
 #include <strings.h>
 
-#define LINE_CAP (1024 * 1024) /* a longer line is an error */
-#define READ_CHUNK (64 * 1024)
 #define QUOTE_MAX 64
 #define MAX_KEYS 128
 
 #define Q(s, buf) sa_error_quote((s), QUOTE_MAX, (buf), sizeof(buf))
-
-/* ---- line reader (the same as parse_sacct_text.c's) ---------------------------- */
-
-typedef struct {
-    sa_reader_t *r;
-    char *buf;
-    size_t len, pos;
-    bool eof;
-    char *line;
-    size_t line_len, line_cap;
-    size_t lineno;
-} lines_t;
-
-/* Appends n bytes to the current line, growing it up to LINE_CAP. */
-static bool lines_append(lines_t *L, const char *p, size_t n, sa_error_t *error)
-{
-    if (L->line_len + n > LINE_CAP) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: longer than %d bytes", L->lineno + 1, LINE_CAP);
-        return false;
-    }
-    if (L->line_len + n + 1 > L->line_cap) {
-        size_t cap = L->line_cap ? L->line_cap * 2 : 256;
-        char *v;
-        while (cap < L->line_len + n + 1)
-            cap *= 2;
-        if (cap > LINE_CAP + 1)
-            cap = LINE_CAP + 1;
-        v = realloc(L->line, cap);
-        if (!v) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-            return false;
-        }
-        L->line = v;
-        L->line_cap = cap;
-    }
-    memcpy(L->line + L->line_len, p, n);
-    L->line_len += n;
-    return true;
-}
-
-/* Reads the next line into L->line. Returns 1, 0 at the end of input, -1 on error. */
-static int lines_next(lines_t *L, sa_error_t *error)
-{
-    L->line_len = 0;
-    if (!lines_append(L, "", 0, error))
-        return -1;
-    for (;;) {
-        if (L->pos < L->len) {
-            char *start = L->buf + L->pos;
-            char *nl = memchr(start, '\n', L->len - L->pos);
-            size_t n = nl ? (size_t)(nl - start) : L->len - L->pos;
-
-            if (!lines_append(L, start, n, error))
-                return -1;
-            L->pos += n + (nl ? 1 : 0);
-            if (nl)
-                break;
-        }
-        if (L->eof) {
-            if (L->line_len == 0)
-                return 0;
-            break;
-        }
-        {
-            ssize_t n = L->r->read(L->r, L->buf, READ_CHUNK, error);
-            if (n < 0)
-                return -1;
-            L->len = (size_t)n;
-            L->pos = 0;
-            if (n == 0)
-                L->eof = true;
-        }
-    }
-    L->lineno++;
-    if (L->line_len > 0 && L->line[L->line_len - 1] == '\r')
-        L->line_len--;
-    L->line[L->line_len] = '\0';
-    return 1;
-}
-
-/* True if s[0..n) is well-formed UTF-8 without NUL bytes. */
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        uint32_t cp;
-
-        if (c == 0)
-            return false;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
-    }
-    return true;
-}
 
 /* ---- tokens ---------------------------------------------------------------------- */
 
@@ -458,25 +335,23 @@ done:
 /* One node a line; blank lines are skipped; each node goes to sink->on_node and is freed. */
 bool sa_parse_scontrol_nodes_text(sa_reader_t *r, const sa_sink_t *sink, sa_error_t *error)
 {
-    lines_t L;
+    sa_lines_t L;
     kv_t *kv = NULL;
     bool ok = false;
     int rc;
 
-    memset(&L, 0, sizeof L);
-    L.r = r;
-    L.buf = malloc(READ_CHUNK);
+    sa_lines_init(&L, r);
     kv = calloc(MAX_KEYS, sizeof *kv);
-    if (!L.buf || !kv) {
+    if (!kv) {
         sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
         goto done;
     }
-    while ((rc = lines_next(&L, error)) > 0) {
+    while ((rc = sa_lines_next(&L, error)) > 0) {
         sa_node_t *node;
         bool blank = true, node_ok;
         int n;
 
-        if (!utf8_valid((const unsigned char *)L.line, L.line_len)) {
+        if (!sa_utf8_valid((const unsigned char *)L.line, L.line_len)) {
             sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: not UTF-8 text", L.lineno);
             goto done;
         }
@@ -508,7 +383,6 @@ bool sa_parse_scontrol_nodes_text(sa_reader_t *r, const sa_sink_t *sink, sa_erro
     ok = rc == 0;
 done:
     free(kv);
-    free(L.buf);
-    free(L.line);
+    sa_lines_clear(&L);
     return ok;
 }

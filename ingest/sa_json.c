@@ -17,8 +17,11 @@
 #define NO_VAL16 65534LL
 #define INFINITE16 65535LL
 
-static const char *type_name(const json_t *v)
+/* JSON type names as messages print them (a real is a "number"; NULL is "nothing"). */
+const char *sa_json_type_name(const json_t *v)
 {
+    if (!v)
+        return "nothing";
     switch (json_typeof(v)) {
     case JSON_OBJECT:
         return "object";
@@ -37,6 +40,13 @@ static const char *type_name(const json_t *v)
         return "null";
     }
     return "value";
+}
+
+/* The parsers' out-of-memory error, as a return value. */
+bool sa_json_oom(sa_error_t *error)
+{
+    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    return false;
 }
 
 /* Interprets an integer that may be one of Slurm's raw sentinels. */
@@ -140,7 +150,7 @@ bool sa_json_noval(const json_t *v, bool sentinel16, sa_noval_t *out, const char
         return noval_from_real(json_real_value(num), sentinel16, out, key, error);
     }
     sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a number or {set,infinite,number}, got %s", key,
-                 type_name(v));
+                 sa_json_type_name(v));
     return false;
 }
 
@@ -212,7 +222,7 @@ bool sa_json_get_str(const json_t *o, const char *key, char **out, sa_error_t *e
         snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
         *out = strdup(buf);
     } else {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a string, got %s", key, type_name(v));
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a string, got %s", key, sa_json_type_name(v));
         return false;
     }
     if (!*out) {
@@ -240,7 +250,7 @@ bool sa_json_get_bool(const json_t *o, const char *key, bool *out, sa_error_t *e
         *out = json_integer_value(v) != 0;
         return true;
     }
-    sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a boolean, got %s", key, type_name(v));
+    sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a boolean, got %s", key, sa_json_type_name(v));
     return false;
 }
 
@@ -257,7 +267,7 @@ static bool get_typed(const json_t *o, const char *key, json_type want, json_t *
         return true;
     if (json_typeof(v) != want) {
         sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected an %s, got %s", key,
-                     want == JSON_OBJECT ? "object" : "array", type_name(v));
+                     want == JSON_OBJECT ? "object" : "array", sa_json_type_name(v));
         return false;
     }
     *out = v;
@@ -336,13 +346,13 @@ bool sa_json_get_words(const json_t *o, const char *key, sa_strv_t *out, sa_erro
         return add_words_from_string(json_string_value(v), out);
     if (!json_is_array(v)) {
         sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a string or a list of strings, got %s", key,
-                     type_name(v));
+                     sa_json_type_name(v));
         return false;
     }
     json_array_foreach(v, i, item) {
         if (!json_is_string(item)) {
             sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of strings, found %s", key,
-                         type_name(item));
+                         sa_json_type_name(item));
             return false;
         }
         if (!add_words_from_string(json_string_value(item), out))
@@ -374,14 +384,14 @@ bool sa_json_state(const json_t *v, bool (*is_base)(const char *), sa_state_t *s
         return true;
     }
     if (!json_is_array(v)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a state string or list, got %s", key, type_name(v));
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a state string or list, got %s", key, sa_json_type_name(v));
         return false;
     }
     json_array_foreach(v, i, item) {
         char *w;
         if (!json_is_string(item)) {
             sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of state words, found %s", key,
-                         type_name(item));
+                         sa_json_type_name(item));
             free(first);
             return false;
         }

@@ -1,0 +1,141 @@
+/*
+ * sa_lines.c - reading text one line at a time from an sa_reader_t (see sa_lines.h).
+ */
+#include "sa_lines.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sa_lines_init(sa_lines_t *L, sa_reader_t *r)
+{
+    memset(L, 0, sizeof *L);
+    L->r = r;
+}
+
+void sa_lines_clear(sa_lines_t *L)
+{
+    if (!L)
+        return;
+    free(L->buf);
+    free(L->line);
+    memset(L, 0, sizeof *L);
+}
+
+/* Appends n bytes to the current line, growing it up to SA_LINES_CAP. */
+static bool lines_append(sa_lines_t *L, const char *p, size_t n, sa_error_t *error)
+{
+    if (L->line_len + n > SA_LINES_CAP) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: longer than %d bytes", L->lineno + 1, SA_LINES_CAP);
+        return false;
+    }
+    if (L->line_len + n + 1 > L->line_cap) {
+        size_t cap = L->line_cap ? L->line_cap * 2 : 256;
+        char *v;
+        while (cap < L->line_len + n + 1)
+            cap *= 2;
+        if (cap > SA_LINES_CAP + 1)
+            cap = SA_LINES_CAP + 1;
+        v = realloc(L->line, cap);
+        if (!v) {
+            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+            return false;
+        }
+        L->line = v;
+        L->line_cap = cap;
+    }
+    memcpy(L->line + L->line_len, p, n);
+    L->line_len += n;
+    return true;
+}
+
+/* Reads the next line; the read buffer is allocated on the first call (see sa_lines.h). */
+int sa_lines_next(sa_lines_t *L, sa_error_t *error)
+{
+    if (!L->buf) {
+        L->buf = malloc(SA_LINES_CHUNK);
+        if (!L->buf) {
+            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+            return -1;
+        }
+    }
+    L->line_len = 0;
+    if (!lines_append(L, "", 0, error))
+        return -1;
+    for (;;) {
+        if (L->pos < L->len) {
+            char *start = L->buf + L->pos;
+            char *nl = memchr(start, '\n', L->len - L->pos);
+            size_t n = nl ? (size_t)(nl - start) : L->len - L->pos;
+
+            if (!lines_append(L, start, n, error))
+                return -1;
+            L->pos += n + (nl ? 1 : 0);
+            if (nl)
+                break;
+        }
+        if (L->eof) {
+            if (L->line_len == 0)
+                return 0;
+            break; /* last line without "\n" */
+        }
+        {
+            ssize_t n = L->r->read(L->r, L->buf, SA_LINES_CHUNK, error);
+            if (n < 0)
+                return -1;
+            L->len = (size_t)n;
+            L->pos = 0;
+            if (n == 0)
+                L->eof = true;
+        }
+    }
+    L->lineno++;
+    if (L->line_len > 0 && L->line[L->line_len - 1] == '\r')
+        L->line_len--;
+    L->line[L->line_len] = '\0';
+    return 1;
+}
+
+/* Checks UTF-8 byte by byte: no overlong forms, no surrogates, nothing past U+10FFFF. */
+bool sa_utf8_valid(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        unsigned char c = s[i];
+        size_t len;
+        uint32_t cp;
+
+        if (c == 0)
+            return false;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xC2 && c <= 0xDF) {
+            len = 2;
+            cp = c & 0x1F;
+        } else if (c >= 0xE0 && c <= 0xEF) {
+            len = 3;
+            cp = c & 0x0F;
+        } else if (c >= 0xF0 && c <= 0xF4) {
+            len = 4;
+            cp = c & 0x07;
+        } else {
+            return false;
+        }
+        if (i + len > n)
+            return false;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return false;
+            cp = (cp << 6) | (s[i + k] & 0x3F);
+        }
+        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+            (cp >= 0xD800 && cp <= 0xDFFF))
+            return false;
+        i += len;
+    }
+    return true;
+}
