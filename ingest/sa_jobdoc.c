@@ -441,6 +441,23 @@ static void history_add(json_t *history, const char *base, json_t *flags, const 
     json_array_insert_new(history, pos, e);
 }
 
+/*
+ * True if the record describes a run: it has a start time and was given nodes, or
+ * is running. A job cancelled while pending has no nodes ("None assigned"), though
+ * squeue and sacct may give it a start time equal to its end.
+ */
+static bool record_ran(const sa_job_t *rec)
+{
+    const char *base = rec->state.base;
+    if (rec->start == SA_UNSET || !base || strcmp(base, "PENDING") == 0)
+        return false;
+    /* a flag printed alone (22.05 prints COMPLETING for a job being requeued, with its
+     * start time reset to the requeue) says nothing about a run */
+    if (!sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0)
+        return false;
+    return rec->nodes != NULL || strcmp(base, "RUNNING") == 0 || rec->alloc.node > 0;
+}
+
 /* The observations one record makes: submit, start, end, and the state at `at`. */
 static void history_add_record(json_t *history, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
@@ -450,7 +467,7 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
 
     if (rec->submit != SA_UNSET)
         history_add(history, "PENDING", NULL, NULL, rec->submit, src);
-    if (rec->start != SA_UNSET && (!base || strcmp(base, "PENDING") != 0))
+    if (record_ran(rec))
         history_add(history, "RUNNING", NULL, NULL, rec->start, src);
     if (final && rec->end != SA_UNSET)
         history_add(history, base, strv_json(&rec->state.flags), rec->reason, rec->end, src);
@@ -529,7 +546,7 @@ static void runs_add(json_t *runs, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     size_t n = json_array_size(runs), pos = 0;
     json_t *run;
 
-    if (rec->start == SA_UNSET || (rec->state.base && strcmp(rec->state.base, "PENDING") == 0))
+    if (!record_ran(rec))
         return;
     while (pos < n && get_int(json_array_get(runs, pos), "start") < rec->start)
         pos++;

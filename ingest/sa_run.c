@@ -112,9 +112,15 @@ static bool capture(const sa_run_opts_t *o, const char *const argv[], sa_input_t
     *exec_ms += mono_ms() - t0;
     if (!ok && error)
         error->domain = SA_ERR_SLURM;
+    if (ok && res.err && res.err[strspn(res.err, " \t\r\n")]) {
+        /* Slurm prints its errors on stderr, sometimes with exit status 0 */
+        char first[256];
+        const char *line = res.err + strspn(res.err, " \t\r\n");
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(line, "\n"), line);
+        sa_error_set(error, SA_ERR_SLURM, 0, "%s printed an error: %s", argv[0], first);
+        ok = false;
+    }
     if (ok) {
-        if (res.err && res.err[0])
-            sa_log(SA_LOG_WARN, "%s printed on stderr: %.200s", argv[0], res.err);
         in->data = res.out;
         in->len = res.out_len;
         in->present = true;

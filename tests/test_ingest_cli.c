@@ -55,6 +55,7 @@ static void fake_slurm(void)
     script("slowsqueue", "sleep 3; exec squeue \"$@\"");
     snprintf(body, sizeof body, "printf '{\"meta\":{},\"errors\":[{\"error\":\"Unable to contact slurm controller (connect failure)\",\"errno\":1}],\"jobs\":[]}'");
     script("brokensqueue", body);
+    script("grumblingsinfo", "echo 'sinfo: error: slurm_load_partitions: Zero Bytes were transmitted' >&2; exit 0");
 }
 
 /* Runs slurm-ingest with the common options plus extra ones; returns the exit code. */
@@ -319,6 +320,11 @@ static void test_slurm_errors(void **state)
     snprintf(broken, sizeof broken, "--squeue-command=%s/bin/brokensqueue", tmp);
     assert_int_equal(ingest(db, uri, extra, &err), SA_EXIT_SLURM);
     assert_non_null(strstr(err, "Unable to contact slurm controller"));
+    free(err);
+    /* an error on stderr with exit status 0 is a failure too */
+    snprintf(broken, sizeof broken, "--sinfo-command=%s/bin/grumblingsinfo", tmp);
+    assert_int_equal(ingest(db, uri, extra, &err), SA_EXIT_SLURM);
+    assert_non_null(strstr(err, "grumblingsinfo printed an error: sinfo: error: slurm_load_partitions"));
     free(err);
 }
 
