@@ -15,6 +15,7 @@ enum {
     SA_EXIT_SQLITE = 6,    /* the SQLite time series could not be written */
     SA_EXIT_LOCKED = 7,    /* another slurm-ingest for this cluster is running */
     SA_EXIT_SPOOLED = 8,   /* MongoDB unreachable: input spooled, nothing lost */
+    SA_EXIT_UNHEALTHY = 9, /* slurm-report health found a problem */
 };
 
 #endif

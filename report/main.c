@@ -1,0 +1,330 @@
+/*
+ * main.c - slurm-report's command line. The only place that turns errors into exit
+ * codes (schema/sa_exit.h); the reports are in
+ * sa_usage.c, sa_util.c and sa_health.c.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <mongoc/mongoc.h>
+
+#include "sa_exit.h"
+#include "sa_report.h"
+#include "sa_rutil.h"
+
+#ifndef SA_VERSION
+#define SA_VERSION "unknown"
+#endif
+
+static void usage(FILE *out)
+{
+    fputs("Usage: slurm-report [usage] [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
+          "                    [-A ACCOUNTS] [-u USERS] [--allocations FILE] [--unit UNIT] [--year-days N]\n"
+          "                    [--rgu-weights FILE] [--format FORMAT | -P] [-n] [-o FILE]\n"
+          "                    [--mongo-uri URI] [--db NAME] [--sqlite PATH]\n"
+          "       slurm-report utilization [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--sqlite PATH] ...\n"
+          "       slurm-report health [-M CLUSTERS] [--stale DURATION] [-S START] [-E END] ...\n"
+          "       slurm-report current [-M CLUSTERS] [--by KEYS] [--since TIME] [--format prometheus] ...\n"
+          "\n"
+          "Reports:\n"
+          "  usage (default)      GPU time per cluster, account, user, GPU type; against awards with --allocations\n"
+          "  utilization          GPU and CPU time by exact node state and GPU type (time series); stranded GPUs\n"
+          "  health               vanished running jobs, reused job ids, stale ingest, failed ingest runs\n"
+          "                       (exit status 9 when a check fails)\n"
+          "  current              job counts of the latest snapshot, finished jobs since a time\n"
+          "\n"
+          "Options:\n"
+          "  -M, --cluster LIST       clusters (comma-separated; default: all in the archive)\n"
+          "  --month YYYY-MM          the calendar month (UTC)\n"
+          "  -S, --starttime START    window start, YYYY-MM-DD[Thh:mm[:ss]] UTC\n"
+          "  -E, --endtime END        window end (excluded; default: now)\n"
+          "  --by KEYS                usage: account, user, gpu-type (default account);\n"
+          "                           current: partition, account, user (default all three)\n"
+          "  -A, --accounts LIST      only these accounts\n"
+          "  -u, --users LIST         only these users\n"
+          "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
+          "  --unit UNIT              gpu-hours, gpu-years (default) or rgu-years\n"
+          "  --year-days N            days in a GPU-year (default 365: 8760 GPU-hours)\n"
+          "  --rgu-weights FILE       RGU weights instead of the built-in table (schema/rgu-weights.json)\n"
+          "  --format FORMAT          table (default), parsable, csv, json, svg (usage), html,\n"
+          "                           prometheus (current)\n"
+          "  -P, --parsable           same as --format parsable\n"
+          "  -n, --noheader           no header (and no '#' preamble lines)\n"
+          "  -o, --output FILE        write FILE (atomically: a temporary file renamed) instead of stdout\n"
+          "  --mongo-uri URI          the archive (default: $SLURM_REPORT_MONGO_URI, $SLURM_INGEST_MONGO_URI,\n"
+          "                           mongodb://127.0.0.1:27017); prefer the environment: ps shows arguments\n"
+          "  --db NAME                database (default slurm)\n"
+          "  --sqlite PATH            node state time series (default /var/lib/slurm-ingest/CLUSTER.sqlite)\n"
+          "  --sqlite-dir DIR         directory of the per-cluster default files (default /var/lib/slurm-ingest)\n"
+          "  --stale DURATION         health: an ingest older than this is stale (default 1h; s, m, h, d, w)\n"
+          "  --since TIME             current: count finished jobs since (default 24 hours before now)\n"
+          "  --now TIME               take TIME as now (reproducible reports)\n"
+          "  -h, --help               this help\n"
+          "  --version                print the version\n",
+          out);
+}
+
+/*
+ * libmongoc's log: warnings and errors go to stderr prefixed with our name, except
+ * the "endSessions" warning servers without sessions (FerretDB) cause at every
+ * disconnect; debug and info are dropped.
+ */
+static void log_handler(mongoc_log_level_t level, const char *domain, const char *message, void *data)
+{
+    (void)data;
+    if (level > MONGOC_LOG_LEVEL_WARNING || strstr(message, "endSessions"))
+        return;
+    fprintf(stderr, "slurm-report: %s: %s: %s\n", mongoc_log_level_str(level), domain, message);
+}
+
+/* Exit status of a failed report. */
+static int exit_code(const sa_error_t *e)
+{
+    switch (e->domain) {
+    case SA_ERR_USAGE: return SA_EXIT_USAGE;
+    case SA_ERR_INPUT: return SA_EXIT_INPUT;
+    case SA_ERR_MONGO: return SA_EXIT_MONGO;
+    case SA_ERR_SQLITE: return SA_EXIT_SQLITE;
+    case SA_ERR_LOCKED: return SA_EXIT_LOCKED;
+    default: return SA_EXIT_FAILURE;
+    }
+}
+
+/* Parses --by: a comma list of account, user, gpu-type, partition. */
+static bool parse_by(const char *s, unsigned *by)
+{
+    sa_strv_t v;
+    bool ok = true;
+    sa_strv_init(&v);
+    *by = 0;
+    if (!sa_rlist_split(s, &v) || v.n == 0)
+        ok = false;
+    for (size_t i = 0; ok && i < v.n; i++) {
+        if (strcmp(v.v[i], "account") == 0)
+            *by |= SA_BY_ACCOUNT;
+        else if (strcmp(v.v[i], "user") == 0)
+            *by |= SA_BY_USER;
+        else if (strcmp(v.v[i], "gpu-type") == 0 || strcmp(v.v[i], "gpu_type") == 0)
+            *by |= SA_BY_GPU_TYPE;
+        else if (strcmp(v.v[i], "partition") == 0)
+            *by |= SA_BY_PARTITION;
+        else
+            ok = false;
+    }
+    sa_strv_clear(&v);
+    return ok;
+}
+
+static int die_usage(const char *fmt, const char *arg)
+{
+    fputs("slurm-report: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs(" (see --help)\n", stderr);
+    return SA_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
+           O_SINCE, O_NOW, O_VERSION, O_SQLITE_DIR };
+    static const struct option longopts[] = {
+        {"cluster", required_argument, NULL, 'M'},   {"clusters", required_argument, NULL, 'M'},
+        {"month", required_argument, NULL, O_MONTH}, {"starttime", required_argument, NULL, 'S'},
+        {"endtime", required_argument, NULL, 'E'},   {"by", required_argument, NULL, O_BY},
+        {"accounts", required_argument, NULL, 'A'},  {"account", required_argument, NULL, 'A'},
+        {"users", required_argument, NULL, 'u'},     {"user", required_argument, NULL, 'u'},
+        {"allocations", required_argument, NULL, O_ALLOC},
+        {"unit", required_argument, NULL, O_UNIT},   {"format", required_argument, NULL, O_FORMAT},
+        {"parsable", no_argument, NULL, 'P'},        {"noheader", no_argument, NULL, 'n'},
+        {"output", required_argument, NULL, 'o'},    {"mongo-uri", required_argument, NULL, O_MONGO},
+        {"db", required_argument, NULL, O_DB},       {"sqlite", required_argument, NULL, O_SQLITE},
+        {"sqlite-dir", required_argument, NULL, O_SQLITE_DIR},
+        {"year-days", required_argument, NULL, O_YEARDAYS},
+        {"rgu-weights", required_argument, NULL, O_RGU},
+        {"stale", required_argument, NULL, O_STALE}, {"since", required_argument, NULL, O_SINCE},
+        {"now", required_argument, NULL, O_NOW},     {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, O_VERSION},   {NULL, 0, NULL, 0},
+    };
+    sa_report_opts_t o;
+    sa_error_t error;
+    const char *cmd = "usage", *output = NULL, *month = NULL, *start = NULL, *end = NULL, *since = NULL, *now = NULL;
+    char *tmp = NULL;
+    FILE *out = stdout;
+    bool healthy = true, ok;
+    int c, rc = SA_EXIT_OK;
+
+    sa_report_opts_init(&o);
+    sa_error_clear(&error);
+    mongoc_log_set_handler(log_handler, NULL);
+    while ((c = getopt_long(argc, argv, "M:S:E:A:u:Pno:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'M':
+            sa_rlist_split(optarg, &o.clusters);
+            break;
+        case O_MONTH:
+            month = optarg;
+            break;
+        case 'S':
+            start = optarg;
+            break;
+        case 'E':
+            end = optarg;
+            break;
+        case O_BY:
+            if (!parse_by(optarg, &o.by))
+                return die_usage("--by: expected a comma list of account, user, gpu-type, partition, got '%s'",
+                                 optarg);
+            break;
+        case 'A':
+            sa_rlist_split(optarg, &o.accounts);
+            break;
+        case 'u':
+            sa_rlist_split(optarg, &o.users);
+            break;
+        case O_ALLOC:
+            o.allocations_path = optarg;
+            break;
+        case O_UNIT:
+            if (strcmp(optarg, "gpu-hours") == 0)
+                o.unit = SA_UNIT_GPU_HOURS;
+            else if (strcmp(optarg, "gpu-years") == 0)
+                o.unit = SA_UNIT_GPU_YEARS;
+            else if (strcmp(optarg, "rgu-years") == 0)
+                o.unit = SA_UNIT_RGU_YEARS;
+            else
+                return die_usage("--unit: expected gpu-hours, gpu-years or rgu-years, got '%s'", optarg);
+            break;
+        case O_FORMAT:
+            if (!sa_format_parse(optarg, &o.format))
+                return die_usage("--format: expected table, parsable, csv, json, svg, html or prometheus, got '%s'",
+                                 optarg);
+            break;
+        case 'P':
+            o.format = SA_FMT_PARSABLE;
+            break;
+        case 'n':
+            o.no_header = true;
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case O_MONGO:
+            o.mongo_uri = optarg;
+            break;
+        case O_DB:
+            o.db_name = optarg;
+            break;
+        case O_SQLITE:
+            o.sqlite_path = optarg;
+            break;
+        case O_SQLITE_DIR:
+            o.sqlite_dir = optarg;
+            break;
+        case O_YEARDAYS: {
+            char *e;
+            o.year_days = strtod(optarg, &e);
+            if (*e || !(o.year_days > 0 && o.year_days <= 366))
+                return die_usage("--year-days: expected a number of days in (0, 366], got '%s'", optarg);
+            break;
+        }
+        case O_RGU:
+            o.rgu_weights_path = optarg;
+            break;
+        case O_STALE:
+            if (!sa_rduration_parse(optarg, &o.stale_s))
+                return die_usage("--stale: expected a duration such as 90s, 30m, 1h, 2d, got '%s'", optarg);
+            break;
+        case O_SINCE:
+            since = optarg;
+            break;
+        case O_NOW:
+            now = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return SA_EXIT_OK;
+        case O_VERSION:
+            printf("slurm-report %s\n", SA_VERSION);
+            return SA_EXIT_OK;
+        default:
+            usage(stderr);
+            return SA_EXIT_USAGE;
+        }
+    }
+    if (optind < argc)
+        cmd = argv[optind++];
+    if (optind < argc)
+        return die_usage("unexpected argument '%s'", argv[optind]);
+    if (strcmp(cmd, "usage") != 0 && strcmp(cmd, "utilization") != 0 && strcmp(cmd, "health") != 0 &&
+        strcmp(cmd, "current") != 0)
+        return die_usage("unknown report '%s' (usage, utilization, health, current)", cmd);
+
+    /* times */
+    if (now && !sa_rtime_parse(now, &o.now))
+        return die_usage("--now: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", now);
+    if (month && (start || end))
+        return die_usage("give --month or -S/-E, not both%s", "");
+    if (month && !sa_rmonth_parse(month, &o.start, &o.end))
+        return die_usage("--month: expected YYYY-MM, got '%s'", month);
+    if (start && !sa_rtime_parse(start, &o.start))
+        return die_usage("-S: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", start);
+    if (end && !sa_rtime_parse(end, &o.end))
+        return die_usage("-E: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", end);
+    if (end && !start && !month && strcmp(cmd, "health") != 0)
+        return die_usage("-E needs -S%s", "");
+    if (start && !end)
+        o.end = o.now;
+    if (since && !sa_rtime_parse(since, &o.since))
+        return die_usage("--since: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", since);
+    if (o.format == SA_FMT_PROMETHEUS && strcmp(cmd, "current") != 0)
+        return die_usage("--format prometheus is for `current`%s", "");
+
+    if (output) {
+        int fd;
+        tmp = sa_rprintf("%s.tmp.XXXXXX", output);
+        if (!tmp || (fd = mkstemp(tmp)) < 0 || !(out = fdopen(fd, "w"))) {
+            fprintf(stderr, "slurm-report: %s: cannot create a temporary file beside it: %s\n", output,
+                    strerror(errno));
+            free(tmp);
+            sa_report_opts_clear(&o);
+            return SA_EXIT_FAILURE;
+        }
+    }
+    if (strcmp(cmd, "usage") == 0)
+        ok = sa_report_usage(&o, out, stderr, &error);
+    else if (strcmp(cmd, "utilization") == 0)
+        ok = sa_report_utilization(&o, out, stderr, &error);
+    else if (strcmp(cmd, "health") == 0)
+        ok = sa_report_health(&o, out, stderr, &healthy, &error);
+    else
+        ok = sa_report_current(&o, out, stderr, &error);
+    if (ok && fflush(out) != 0) {
+        sa_error_set(&error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
+        ok = false;
+    }
+    if (output) {
+        if (fclose(out) != 0 && ok) {
+            sa_error_set(&error, SA_ERR_IO, errno, "writing %s: %s", output, strerror(errno));
+            ok = false;
+        }
+        if (ok && rename(tmp, output) != 0) {
+            sa_error_set(&error, SA_ERR_IO, errno, "renaming the report to %s: %s", output, strerror(errno));
+            ok = false;
+        }
+        if (!ok)
+            unlink(tmp);
+        free(tmp);
+    }
+    if (!ok) {
+        fprintf(stderr, "slurm-report: %s\n", error.message);
+        rc = exit_code(&error);
+    } else if (!healthy) {
+        rc = SA_EXIT_UNHEALTHY;
+    }
+    sa_report_opts_clear(&o);
+    return rc;
+}

@@ -1,0 +1,342 @@
+/*
+ * sa_nodegpu.c - GPU types of nodes from the time series (see sa_nodegpu.h).
+ *
+ * The snapshot times of the cluster are read once (one small SELECT on the snapshot
+ * table through sa_tsdb_handle(): the read API has no "snapshot at or before t");
+ * each snapshot used is loaded once with sa_tsdb_nodes_at() into a node -> type map,
+ * and the last few maps are kept (runs are met in no particular order, but most
+ * untyped runs of a month fall on a few snapshots only when the series is sparse;
+ * with a dense series the maps are small and cheap to rebuild).
+ */
+#include "sa_nodegpu.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "sa_rutil.h"
+
+/* ---- hostlist expansion --------------------------------------------------------- */
+
+/* Expands one item (no top-level comma) recursively over its bracket groups. */
+static bool expand_item(const char *prefix, size_t plen, const char *rest, size_t max, sa_strv_t *out)
+{
+    const char *open = strchr(rest, '['), *close;
+    char *name;
+
+    if (!open) {
+        bool ok;
+        if (out->n >= max || strchr(rest, ']'))
+            return false;
+        name = malloc(plen + strlen(rest) + 1);
+        if (!name)
+            return false;
+        memcpy(name, prefix, plen);
+        strcpy(name + plen, rest);
+        ok = sa_strv_push(out, name);
+        free(name);
+        return ok;
+    }
+    close = strchr(open, ']');
+    if (!close || close == open + 1)
+        return false;
+    {
+        size_t head = (size_t)(open - rest);
+        char *pre = malloc(plen + head + 32);
+        const char *p = open + 1;
+        bool ok = true;
+        if (!pre)
+            return false;
+        memcpy(pre, prefix, plen);
+        memcpy(pre + plen, rest, head);
+        /* ranges: a, a-b, separated by ',' */
+        while (ok && p < close) {
+            const char *q = p;
+            long lo, hi;
+            int width;
+            char *end;
+            while (q < close && isdigit((unsigned char)*q))
+                q++;
+            if (q == p || q - p > 18) {
+                ok = false;
+                break;
+            }
+            width = (int)(q - p);
+            lo = strtol(p, &end, 10);
+            hi = lo;
+            if (*q == '-') {
+                const char *r = q + 1, *s = r;
+                while (s < close && isdigit((unsigned char)*s))
+                    s++;
+                if (s == r || s - r > 18) {
+                    ok = false;
+                    break;
+                }
+                hi = strtol(r, &end, 10);
+                q = s;
+            }
+            if (hi < lo || (size_t)(hi - lo) >= max) {
+                ok = false;
+                break;
+            }
+            for (long v = lo; ok && v <= hi; v++) {
+                int n = snprintf(pre + plen + head, 32, "%0*ld", width, v);
+                ok = expand_item(pre, plen + head + (size_t)n, close + 1, max, out);
+            }
+            if (q < close && *q != ',')
+                ok = false;
+            p = q + 1;
+        }
+        free(pre);
+        return ok;
+    }
+}
+
+bool sa_rhostlist_expand(const char *expr, size_t max, sa_strv_t *out)
+{
+    const char *p = expr;
+
+    if (!expr || !*expr)
+        return false;
+    while (*p) {
+        /* the item ends at the first comma outside brackets */
+        const char *q = p;
+        int depth = 0;
+        char *item;
+        bool ok;
+        for (; *q && (depth > 0 || *q != ','); q++) {
+            if (*q == '[')
+                depth++;
+            else if (*q == ']')
+                depth--;
+            if (depth < 0 || depth > 1)
+                return false;
+        }
+        if (depth != 0 || q == p)
+            return false;
+        item = strndup(p, (size_t)(q - p));
+        ok = item && expand_item("", 0, item, max, out);
+        free(item);
+        if (!ok)
+            return false;
+        p = *q ? q + 1 : q;
+    }
+    return true;
+}
+
+/* ---- the resolver ------------------------------------------------------------------ */
+
+#define MAPS 4 /* snapshot maps kept */
+
+typedef struct {
+    int64_t at;      /* SA_UNSET: unused slot */
+    sa_rintern_t names;
+    uint32_t *type;  /* node id -> type id in r->types, or NONE/MULTI */
+    size_t cap;
+} snapmap_t;
+
+#define TYPE_NONE UINT32_MAX        /* no GPU, or only untyped GPUs */
+#define TYPE_MULTI (UINT32_MAX - 1) /* several GPU types */
+
+struct sa_nodegpu {
+    sa_tsdb_t *db;
+    char *cluster;
+    int64_t *snaps; /* snapshot times, ascending */
+    size_t nsnaps;
+    bool loaded;
+    sa_rintern_t types;
+    snapmap_t maps[MAPS];
+    unsigned next_map;
+    sa_strv_t scratch;
+};
+
+sa_nodegpu_t *sa_nodegpu_new(sa_tsdb_t *db, const char *cluster)
+{
+    sa_nodegpu_t *r = calloc(1, sizeof *r);
+    if (!r)
+        return NULL;
+    r->db = db;
+    r->cluster = strdup(cluster);
+    sa_rintern_init(&r->types);
+    for (int i = 0; i < MAPS; i++) {
+        r->maps[i].at = SA_UNSET;
+        sa_rintern_init(&r->maps[i].names);
+    }
+    sa_strv_init(&r->scratch);
+    return r;
+}
+
+void sa_nodegpu_free(sa_nodegpu_t *r)
+{
+    if (!r)
+        return;
+    for (int i = 0; i < MAPS; i++) {
+        sa_rintern_clear(&r->maps[i].names);
+        free(r->maps[i].type);
+    }
+    sa_rintern_clear(&r->types);
+    sa_strv_clear(&r->scratch);
+    free(r->snaps);
+    free(r->cluster);
+    free(r);
+}
+
+/* Reads the cluster's snapshot times once. */
+static bool load_snaps(sa_nodegpu_t *r, sa_error_t *error)
+{
+    static const char sql[] = "SELECT s.at FROM snapshot s JOIN cluster c ON c.id = s.cluster_id "
+                              "WHERE c.name = ?1 ORDER BY s.at";
+    sqlite3 *h = sa_tsdb_handle(r->db);
+    sqlite3_stmt *st = NULL;
+    size_t cap = 0;
+    int rc;
+
+    r->loaded = true;
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+        sa_error_set(error, SA_ERR_SQLITE, 0, "%s: reading snapshot times: %s", sa_tsdb_path(r->db),
+                     sqlite3_errmsg(h));
+        return false;
+    }
+    sqlite3_bind_text(st, 1, r->cluster, -1, SQLITE_STATIC);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        if (r->nsnaps == cap) {
+            int64_t *v = realloc(r->snaps, (cap = cap ? cap * 2 : 256) * sizeof *v);
+            if (!v) {
+                sqlite3_finalize(st);
+                sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
+                return false;
+            }
+            r->snaps = v;
+        }
+        r->snaps[r->nsnaps++] = sqlite3_column_int64(st, 0);
+    }
+    sqlite3_finalize(st);
+    if (rc != SQLITE_DONE) {
+        sa_error_set(error, SA_ERR_SQLITE, 0, "%s: reading snapshot times: %s", sa_tsdb_path(r->db),
+                     sqlite3_errmsg(h));
+        return false;
+    }
+    return true;
+}
+
+/* The snapshot to use for a run [start, end): the last at or before start, else the first before end. */
+static int64_t pick_snapshot(const sa_nodegpu_t *r, int64_t start, int64_t end)
+{
+    size_t lo = 0, hi = r->nsnaps;
+    while (lo < hi) { /* first index with snaps[i] > start */
+        size_t mid = (lo + hi) / 2;
+        if (r->snaps[mid] <= start)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo > 0)
+        return r->snaps[lo - 1];
+    if (lo < r->nsnaps && r->snaps[lo] < end)
+        return r->snaps[lo];
+    return SA_UNSET;
+}
+
+typedef struct {
+    sa_nodegpu_t *r;
+    snapmap_t *m;
+} fill_ctx_t;
+
+/* sa_tsdb_nodes_at callback: records the node's single GPU type. */
+static bool fill_node(const sa_tsdb_node_t *node, void *vctx, sa_error_t *error)
+{
+    fill_ctx_t *ctx = vctx;
+    snapmap_t *m = ctx->m;
+    uint32_t id = sa_rintern(&m->names, node->name), type = TYPE_NONE;
+
+    if (id == UINT32_MAX) {
+        sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
+        return false;
+    }
+    for (size_t i = 0; i < node->ngpus; i++) {
+        uint32_t t;
+        if (!node->gpus[i].type || !node->gpus[i].type[0] || node->gpus[i].total <= 0)
+            continue; /* untyped GPUs say nothing about the type */
+        t = sa_rintern(&ctx->r->types, node->gpus[i].type);
+        if (t == UINT32_MAX) {
+            sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
+            return false;
+        }
+        type = type == TYPE_NONE || type == t ? t : TYPE_MULTI;
+    }
+    if (id >= m->cap) {
+        size_t cap = m->cap ? m->cap * 2 : 256;
+        uint32_t *v;
+        while (cap <= id)
+            cap *= 2;
+        v = realloc(m->type, cap * sizeof *v);
+        if (!v) {
+            sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
+            return false;
+        }
+        m->type = v;
+        m->cap = cap;
+    }
+    m->type[id] = type;
+    return true;
+}
+
+/* The node map of snapshot `at`, loading it into the oldest slot when not kept. */
+static snapmap_t *get_map(sa_nodegpu_t *r, int64_t at, sa_error_t *error)
+{
+    snapmap_t *m;
+    fill_ctx_t ctx;
+
+    for (int i = 0; i < MAPS; i++) {
+        if (r->maps[i].at == at)
+            return &r->maps[i];
+    }
+    m = &r->maps[r->next_map++ % MAPS];
+    sa_rintern_clear(&m->names);
+    sa_rintern_init(&m->names);
+    m->at = SA_UNSET;
+    ctx.r = r;
+    ctx.m = m;
+    if (!sa_tsdb_nodes_at(r->db, r->cluster, at, fill_node, &ctx, error))
+        return NULL;
+    m->at = at;
+    return m;
+}
+
+bool sa_nodegpu_type(sa_nodegpu_t *r, const char *hostlist, int64_t run_start, int64_t run_end,
+                     const char **type, sa_error_t *error)
+{
+    snapmap_t *m;
+    uint32_t found = TYPE_NONE;
+    int64_t at;
+
+    *type = NULL;
+    if (!r || !r->db || !hostlist || !*hostlist)
+        return true;
+    if (!r->loaded && !load_snaps(r, error))
+        return false;
+    at = pick_snapshot(r, run_start, run_end);
+    if (at == SA_UNSET)
+        return true;
+    if (!(m = get_map(r, at, error)))
+        return false;
+    for (size_t i = 0; i < r->scratch.n; i++)
+        free(r->scratch.v[i]);
+    r->scratch.n = 0;
+    if (!sa_rhostlist_expand(hostlist, 100000, &r->scratch))
+        return true; /* a list we cannot read: no type */
+    for (size_t i = 0; i < r->scratch.n; i++) {
+        uint32_t id = sa_rintern_find(&m->names, r->scratch.v[i]), t;
+        if (id == UINT32_MAX)
+            return true; /* not in the snapshot */
+        t = m->type[id];
+        if (t == TYPE_NONE || t == TYPE_MULTI || (found != TYPE_NONE && t != found))
+            return true;
+        found = t;
+    }
+    if (found != TYPE_NONE)
+        *type = sa_rintern_str(&r->types, found);
+    return true;
+}

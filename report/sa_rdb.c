@@ -1,0 +1,252 @@
+/*
+ * sa_rdb.c - read-only access to the job archive (see sa_rdb.h).
+ */
+#include "sa_rdb.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct sa_rdb {
+    mongoc_client_t *client;
+    mongoc_database_t *db;
+    mongoc_collection_t *colls[4];
+    char *hosts; /* host:port list for messages, never the URI (it may hold a password) */
+};
+
+static const char *const coll_names[4] = {"jobs", "jobs_superseded", "clusters", "ingest_runs"};
+
+void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr)
+{
+    sa_error_set(error, SA_ERR_MONGO, (int)berr->code, "MongoDB at %s: %s: %s", db->hosts, what, berr->message);
+}
+
+sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *error)
+{
+    static bool initialised;
+    sa_rdb_t *db;
+    mongoc_uri_t *uri;
+    const mongoc_host_list_t *h;
+    bson_error_t berr;
+    bson_t ping = BSON_INITIALIZER;
+    char hosts[512] = "";
+    size_t len = 0;
+
+    if (!initialised) {
+        mongoc_init();
+        initialised = true;
+    }
+    uri = mongoc_uri_new_with_error(uri_str, &berr);
+    if (!uri) {
+        /* berr may quote the URI, which may hold a password: say only this */
+        sa_error_set(error, SA_ERR_USAGE, 0, "the MongoDB URI is malformed");
+        return NULL;
+    }
+    if (!mongoc_uri_has_option(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
+        mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 10000);
+    if (!mongoc_uri_has_option(uri, MONGOC_URI_APPNAME))
+        mongoc_uri_set_appname(uri, "slurm-report");
+    for (h = mongoc_uri_get_hosts(uri); h && len < sizeof hosts - 1; h = h->next)
+        len += (size_t)snprintf(hosts + len, sizeof hosts - len, "%s%s", len ? "," : "", h->host_and_port);
+    db = calloc(1, sizeof *db);
+    if (!db) {
+        mongoc_uri_destroy(uri);
+        sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+        return NULL;
+    }
+    db->hosts = strdup(hosts[0] ? hosts : "(no host)");
+    db->client = mongoc_client_new_from_uri(uri);
+    mongoc_uri_destroy(uri);
+    if (!db->client) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "cannot use the MongoDB URI for %s", db->hosts);
+        goto fail;
+    }
+    mongoc_client_set_error_api(db->client, MONGOC_ERROR_API_VERSION_2);
+    BSON_APPEND_INT32(&ping, "ping", 1);
+    if (!mongoc_client_command_simple(db->client, "admin", &ping, NULL, NULL, &berr)) {
+        sa_error_set(error, SA_ERR_MONGO, 1, "MongoDB at %s unreachable: %s", db->hosts, berr.message);
+        goto fail;
+    }
+    db->db = mongoc_client_get_database(db->client, db_name);
+    for (int i = 0; i < 4; i++)
+        db->colls[i] = mongoc_database_get_collection(db->db, coll_names[i]);
+    bson_destroy(&ping);
+    return db;
+fail:
+    bson_destroy(&ping);
+    sa_rdb_close(db);
+    return NULL;
+}
+
+void sa_rdb_close(sa_rdb_t *db)
+{
+    if (!db)
+        return;
+    for (int i = 0; i < 4; i++)
+        mongoc_collection_destroy(db->colls[i]);
+    mongoc_database_destroy(db->db);
+    mongoc_client_destroy(db->client);
+    free(db->hosts);
+    free(db);
+}
+
+mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name)
+{
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(name, coll_names[i]) == 0)
+            return db->colls[i];
+    }
+    return NULL;
+}
+
+int64_t sa_rbson_iter_time(const bson_iter_t *it)
+{
+    if (BSON_ITER_HOLDS_DATE_TIME(it)) {
+        int64_t ms = bson_iter_date_time(it);
+        /* floor division: dates before 1970 stay correct */
+        return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+    }
+    if (BSON_ITER_HOLDS_INT64(it) || BSON_ITER_HOLDS_INT32(it))
+        return bson_iter_as_int64(it);
+    return SA_UNSET;
+}
+
+int64_t sa_rbson_iter_int(const bson_iter_t *it, int64_t def)
+{
+    if (BSON_ITER_HOLDS_INT64(it) || BSON_ITER_HOLDS_INT32(it) || BSON_ITER_HOLDS_DOUBLE(it))
+        return bson_iter_as_int64(it);
+    return def;
+}
+
+const char *sa_rbson_iter_str(const bson_iter_t *it, uint32_t *len)
+{
+    if (!BSON_ITER_HOLDS_UTF8(it))
+        return NULL;
+    return bson_iter_utf8(it, len);
+}
+
+void sa_rbson_append_in(bson_t *b, const char *key, const sa_strv_t *names)
+{
+    bson_t in, arr;
+    BSON_APPEND_DOCUMENT_BEGIN(b, key, &in);
+    BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
+    for (size_t i = 0; i < names->n; i++) {
+        char istr[16];
+        const char *ikey;
+        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
+        BSON_APPEND_UTF8(&arr, ikey, names->v[i]);
+    }
+    bson_append_array_end(&in, &arr);
+    bson_append_document_end(b, &in);
+}
+
+void sa_rclusters_clear(sa_rclusters_t *c)
+{
+    for (size_t i = 0; i < c->n; i++)
+        free(c->v[i].name);
+    free(c->v);
+    memset(c, 0, sizeof *c);
+}
+
+int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback)
+{
+    int64_t t = c->last_squeue_at;
+    if (c->last_sacct_at != SA_UNSET && (t == SA_UNSET || c->last_sacct_at > t))
+        t = c->last_sacct_at;
+    return t == SA_UNSET ? fallback : t;
+}
+
+/* Reads one clusters document into c (name already set or taken from _id). */
+static void read_cluster(const bson_t *doc, sa_rcluster_t *c)
+{
+    bson_iter_t it;
+    c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
+    if (!bson_iter_init(&it, doc))
+        return;
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        if (strcmp(k, "_id") == 0 && !c->name && BSON_ITER_HOLDS_UTF8(&it))
+            c->name = strdup(bson_iter_utf8(&it, NULL));
+        else if (strcmp(k, "last_squeue_at") == 0)
+            c->last_squeue_at = sa_rbson_iter_time(&it);
+        else if (strcmp(k, "last_sacct_at") == 0)
+            c->last_sacct_at = sa_rbson_iter_time(&it);
+        else if (strcmp(k, "last_sinfo_at") == 0)
+            c->last_sinfo_at = sa_rbson_iter_time(&it);
+    }
+}
+
+static int cluster_cmp(const void *a, const void *b)
+{
+    return strcmp(((const sa_rcluster_t *)a)->name, ((const sa_rcluster_t *)b)->name);
+}
+
+bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    mongoc_cursor_t *cursor;
+    const bson_t *doc;
+    bson_error_t berr;
+    sa_rcluster_t *found = NULL;
+    size_t nfound = 0;
+    bool ok = true;
+
+    memset(out, 0, sizeof *out);
+    if (names->n)
+        sa_rbson_append_in(&filter, "_id", names);
+    cursor = mongoc_collection_find_with_opts(sa_rdb_collection(db, "clusters"), &filter, NULL, NULL);
+    while (mongoc_cursor_next(cursor, &doc)) {
+        sa_rcluster_t c = {0}, *v = realloc(found, (nfound + 1) * sizeof *v);
+        if (!v) {
+            sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+            ok = false;
+            break;
+        }
+        found = v;
+        read_cluster(doc, &c);
+        if (!c.name)
+            continue; /* an _id that is not a name: not ours */
+        c.in_archive = true;
+        found[nfound++] = c;
+    }
+    if (ok && mongoc_cursor_error(cursor, &berr)) {
+        sa_rdb_error(error, db, "reading clusters", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cursor);
+    bson_destroy(&filter);
+    if (!ok)
+        goto done;
+    if (names->n) {
+        /* in the order named; a name without a document is kept (no data) */
+        out->v = calloc(names->n, sizeof *out->v);
+        if (!out->v) {
+            sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+            ok = false;
+            goto done;
+        }
+        for (size_t i = 0; i < names->n; i++) {
+            sa_rcluster_t *c = &out->v[out->n++];
+            c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
+            for (size_t k = 0; k < nfound; k++) {
+                if (found[k].name && strcmp(found[k].name, names->v[i]) == 0) {
+                    *c = found[k];
+                    found[k].name = NULL;
+                    break;
+                }
+            }
+            if (!c->name)
+                c->name = strdup(names->v[i]);
+        }
+    } else {
+        qsort(found, nfound, sizeof *found, cluster_cmp);
+        out->v = found;
+        out->n = nfound;
+        found = NULL;
+        nfound = 0;
+    }
+done:
+    for (size_t k = 0; k < nfound; k++)
+        free(found[k].name);
+    free(found);
+    return ok;
+}

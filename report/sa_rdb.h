@@ -1,0 +1,71 @@
+/*
+ * sa_rdb.h - slurm-report's read-only access to the job archive in MongoDB (the
+ * collections slurm-ingest writes: jobs, jobs_superseded, clusters, ingest_runs;
+ * schema/job.schema.json). Nothing here writes, creates or indexes anything.
+ *
+ * Every query is a plain find (filter, projection, batch size) valid on MongoDB
+ * and on FerretDB 1.24; everything else is computed in C.
+ */
+#ifndef SA_RDB_H
+#define SA_RDB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mongoc/mongoc.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+
+typedef struct sa_rdb sa_rdb_t;
+
+/*
+ * Connects and pings. The URI is never printed: errors name the host list only.
+ * Fails with SA_ERR_USAGE on a malformed URI, SA_ERR_MONGO when the server does not
+ * answer within serverSelectionTimeoutMS (10 s unless the URI says).
+ */
+sa_rdb_t *sa_rdb_open(const char *uri, const char *db_name, sa_error_t *error);
+void sa_rdb_close(sa_rdb_t *db);
+
+/* A collection of the archive database (borrowed: owned by db). */
+mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name);
+
+/* Sets *error from a driver error: "MongoDB at HOSTS: what: message". */
+void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr);
+
+/* A cluster document (collection clusters): times SA_UNSET when absent. */
+typedef struct {
+    char *name;
+    int64_t last_squeue_at, last_sacct_at, last_sinfo_at;
+    bool in_archive; /* false: named by -M but no document */
+} sa_rcluster_t;
+
+typedef struct {
+    sa_rcluster_t *v;
+    size_t n;
+} sa_rclusters_t;
+
+/*
+ * The clusters to report on: those named (when names->n > 0, in that order) or every
+ * cluster document of the archive (sorted by name).
+ */
+bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error);
+void sa_rclusters_clear(sa_rclusters_t *c);
+
+/* The cluster's last observation of its jobs: the later of last_squeue_at and last_sacct_at, else fallback. */
+int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
+
+/* ---- reading BSON values ------------------------------------------------------- */
+
+/* A time member as epoch seconds: BSON date (or a number of seconds); SA_UNSET otherwise. */
+int64_t sa_rbson_iter_time(const bson_iter_t *it);
+/* An integer member (int32, int64 or double); def otherwise. */
+int64_t sa_rbson_iter_int(const bson_iter_t *it, int64_t def);
+/* A string member (borrowed, *len set when len != NULL); NULL otherwise. */
+const char *sa_rbson_iter_str(const bson_iter_t *it, uint32_t *len);
+
+/* Appends {key: {$in: [names...]}} to b. */
+void sa_rbson_append_in(bson_t *b, const char *key, const sa_strv_t *names);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * sa_report.h - slurm-report's reports: usage (GPU time against allocations),
+ * utilization (node states from the time series), health (of the archive) and
+ * current (job counts of the latest snapshot). main.c parses the command line into
+ * sa_report_opts_t and calls one of these; tests call them directly.
+ *
+ * Accounting rules (usage), stated in every output:
+ * - A job's GPU time is, for each run, its allocated GPUs x the overlap of
+ *   [run start, run end) with the window. Every run of a requeued job counts
+ *   (jobs_superseded too: documents displaced by job-id reuse were real jobs).
+ * - A run's end: its own end; else the next run's start; else the job's end when it
+ *   is final; else, for a job no squeue listing shows any more (vanished_at), the
+ *   last snapshot that listed it; else the first later state of its history when the
+ *   job left RUNNING (requeued, pending again); else, still running, the cluster's
+ *   last observation (the later of clusters.last_squeue_at and last_sacct_at; the
+ *   report's "now" when the cluster has neither).
+ * - Pending time counts nothing; a CPU-only run counts nothing.
+ * - GPU type: typed TRES (gres/gpu:a100); else the single GPU type of every node of
+ *   the run in the time series at its start; else "unknown".
+ * - GPU-year = hours_per_gpu_year GPU-hours (24 x --year-days, default 365 -> 8760).
+ * - RGU-years = GPU-years x the RGU weight of the type (sa_rgu.h); types without
+ *   a weight are counted apart (gpu_hours_unweighted) and named on stderr.
+ * GPU time is accumulated in integer GPU-seconds, so results do not depend on the
+ * order in which the server returns documents.
+ */
+#ifndef SA_REPORT_H
+#define SA_REPORT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+
+#include "sa_exit.h" /* the exit codes of both binaries, SA_EXIT_UNHEALTHY for health */
+
+typedef enum {
+    SA_FMT_TABLE = 0,
+    SA_FMT_PARSABLE,
+    SA_FMT_CSV,
+    SA_FMT_JSON,
+    SA_FMT_SVG,
+    SA_FMT_HTML,
+    SA_FMT_PROMETHEUS,
+} sa_format_t;
+
+typedef enum { SA_UNIT_GPU_HOURS = 0, SA_UNIT_GPU_YEARS, SA_UNIT_RGU_YEARS } sa_unit_t;
+
+/* --by keys (usage: account user gpu-type; current: partition account user). */
+enum {
+    SA_BY_ACCOUNT = 1 << 0,
+    SA_BY_USER = 1 << 1,
+    SA_BY_GPU_TYPE = 1 << 2,
+    SA_BY_PARTITION = 1 << 3,
+};
+
+typedef struct {
+    /* where the data is */
+    const char *mongo_uri;   /* never printed */
+    const char *db_name;     /* default "slurm" */
+    const char *sqlite_path; /* NULL: /var/lib/slurm-ingest/CLUSTER.sqlite when it exists */
+    const char *sqlite_dir;  /* directory of the per-cluster default (tests); NULL: /var/lib/slurm-ingest */
+    /* what */
+    sa_strv_t clusters, accounts, users; /* empty = all */
+    int64_t start, end;                  /* window [start, end); SA_UNSET when not given */
+    int64_t now;                         /* the report's "now" (--now; default: the clock) */
+    unsigned by;                         /* SA_BY_* bits; 0 = the report's default */
+    sa_unit_t unit;
+    double year_days;                    /* 365 */
+    const char *allocations_path;        /* NULL: none */
+    const char *rgu_weights_path;        /* NULL: built-in table */
+    int64_t stale_s;                     /* health: ingest older than this is stale (3600) */
+    int64_t since;                       /* current: finished jobs since (SA_UNSET: now - 24 h) */
+    /* how */
+    sa_format_t format;
+    bool no_header;
+} sa_report_opts_t;
+
+void sa_report_opts_init(sa_report_opts_t *o);
+void sa_report_opts_clear(sa_report_opts_t *o);
+
+/*
+ * The reports. Each writes one document to out and returns false with *error set
+ * (domain SA_ERR_USAGE, SA_ERR_INPUT, SA_ERR_MONGO, SA_ERR_SQLITE or SA_ERR_IO) when
+ * it cannot. Warnings (unweighted GPU types, clusters without data) go to warn
+ * (may be NULL), one line each.
+ */
+bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* *healthy: false when a check failed (the caller exits SA_EXIT_UNHEALTHY). */
+bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error);
+bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+
+/* "table", "parsable", ... -> format; false when unknown. */
+bool sa_format_parse(const char *s, sa_format_t *f);
+const char *sa_format_name(sa_format_t f);
+
+#endif

@@ -1,0 +1,268 @@
+/*
+ * sa_rutil.c - small helpers of slurm-report (see sa_rutil.h).
+ */
+#define _GNU_SOURCE /* vasprintf */
+#include "sa_rutil.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+bool sa_rlist_split(const char *s, sa_strv_t *out)
+{
+    const char *p = s;
+
+    while (p && *p) {
+        const char *comma = strchr(p, ','), *end = comma ? comma : p + strlen(p);
+        const char *a = p, *b = end;
+        while (a < b && isspace((unsigned char)*a))
+            a++;
+        while (b > a && isspace((unsigned char)b[-1]))
+            b--;
+        if (b > a) {
+            char *item = strndup(a, (size_t)(b - a));
+            bool ok = item && sa_strv_push(out, item);
+            free(item);
+            if (!ok)
+                return false;
+        }
+        p = comma ? comma + 1 : end;
+    }
+    return true;
+}
+
+char *sa_rprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s = NULL;
+    int n;
+
+    va_start(ap, fmt);
+    n = vasprintf(&s, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : s;
+}
+
+/* Reads exactly n digits at *p into *v and advances. */
+static bool digits(const char **p, int n, int *v)
+{
+    *v = 0;
+    for (int i = 0; i < n; i++) {
+        if (!isdigit((unsigned char)(*p)[i]))
+            return false;
+        *v = *v * 10 + ((*p)[i] - '0');
+    }
+    *p += n;
+    return true;
+}
+
+/* timegm of the fields, checking that they name a real time (no 2026-02-30). */
+static bool make_time(int y, int mo, int d, int h, int mi, int s, int64_t *t)
+{
+    struct tm tm = {0}, back;
+    time_t tt;
+
+    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59)
+        return false;
+    tm.tm_year = y - 1900;
+    tm.tm_mon = mo - 1;
+    tm.tm_mday = d;
+    tm.tm_hour = h;
+    tm.tm_min = mi;
+    tm.tm_sec = s;
+    tt = timegm(&tm);
+    if (!gmtime_r(&tt, &back) || back.tm_mday != d || back.tm_mon != mo - 1)
+        return false;
+    *t = (int64_t)tt;
+    return true;
+}
+
+bool sa_rtime_parse(const char *s, int64_t *t)
+{
+    const char *p = s;
+    int y, mo, d, h = 0, mi = 0, sec = 0;
+
+    if (!s || !digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' || !digits(&p, 2, &d))
+        return false;
+    if (*p == 'T' || *p == ' ') {
+        p++;
+        if (!digits(&p, 2, &h) || *p++ != ':' || !digits(&p, 2, &mi))
+            return false;
+        if (*p == ':') {
+            p++;
+            if (!digits(&p, 2, &sec))
+                return false;
+        }
+    }
+    if (*p == 'Z')
+        p++;
+    return *p == '\0' && make_time(y, mo, d, h, mi, sec, t);
+}
+
+bool sa_rmonth_parse(const char *s, int64_t *start, int64_t *end)
+{
+    const char *p = s;
+    int y, mo;
+
+    if (!s || !digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p != '\0')
+        return false;
+    if (!make_time(y, mo, 1, 0, 0, 0, start))
+        return false;
+    *end = sa_rmonth_add(*start, 1);
+    return true;
+}
+
+int64_t sa_rmonth_floor(int64_t t)
+{
+    struct tm tm;
+    time_t tt = (time_t)t;
+    gmtime_r(&tt, &tm);
+    tm.tm_mday = 1;
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    return (int64_t)timegm(&tm);
+}
+
+int64_t sa_rmonth_add(int64_t month_start, int n)
+{
+    struct tm tm;
+    time_t tt = (time_t)month_start;
+    gmtime_r(&tt, &tm);
+    tm.tm_mon += n;
+    tm.tm_mday = 1;
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    return (int64_t)timegm(&tm); /* timegm normalises tm_mon out of range */
+}
+
+const char *sa_rmonth_label(int64_t t, char *buf, size_t bufsz)
+{
+    struct tm tm;
+    time_t tt = (time_t)t;
+    gmtime_r(&tt, &tm);
+    snprintf(buf, bufsz, "%04d-%02d", tm.tm_year + 1900, tm.tm_mon + 1);
+    return buf;
+}
+
+bool sa_rduration_parse(const char *s, int64_t *secs)
+{
+    char *end;
+    long long v;
+    int64_t mult = 1;
+
+    if (!s || !isdigit((unsigned char)*s))
+        return false;
+    v = strtoll(s, &end, 10);
+    if (*end) {
+        switch (*end) {
+        case 's': mult = 1; break;
+        case 'm': mult = 60; break;
+        case 'h': mult = 3600; break;
+        case 'd': mult = 86400; break;
+        case 'w': mult = 7 * 86400; break;
+        default: return false;
+        }
+        if (end[1])
+            return false;
+    }
+    if (v <= 0 || v > INT64_MAX / mult / 2)
+        return false;
+    *secs = (int64_t)v * mult;
+    return true;
+}
+
+/* ---- interning ---------------------------------------------------------------- */
+
+/* FNV-1a of len bytes. */
+static uint32_t str_hash(const char *s, size_t len)
+{
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 16777619u;
+    }
+    return h;
+}
+
+void sa_rintern_init(sa_rintern_t *in)
+{
+    memset(in, 0, sizeof *in);
+}
+
+void sa_rintern_clear(sa_rintern_t *in)
+{
+    for (uint32_t i = 0; i < in->n; i++)
+        free(in->strs[i]);
+    free(in->strs);
+    free(in->slots);
+    memset(in, 0, sizeof *in);
+}
+
+/* Doubles the slot table (load factor <= 1/2). */
+static bool intern_grow(sa_rintern_t *in)
+{
+    uint32_t nslots = in->nslots ? in->nslots * 2 : 64;
+    uint32_t *slots = calloc(nslots, sizeof *slots);
+
+    if (!slots)
+        return false;
+    for (uint32_t id = 0; id < in->n; id++) {
+        uint32_t h = str_hash(in->strs[id], strlen(in->strs[id])) & (nslots - 1);
+        while (slots[h])
+            h = (h + 1) & (nslots - 1);
+        slots[h] = id + 1;
+    }
+    free(in->slots);
+    in->slots = slots;
+    in->nslots = nslots;
+    return true;
+}
+
+uint32_t sa_rintern_n(sa_rintern_t *in, const char *s, size_t len)
+{
+    uint32_t h;
+
+    if ((in->n + 1) * 2 > in->nslots && !intern_grow(in))
+        return UINT32_MAX;
+    h = str_hash(s, len) & (in->nslots - 1);
+    while (in->slots[h]) {
+        const char *cand = in->strs[in->slots[h] - 1];
+        if (strncmp(cand, s, len) == 0 && cand[len] == '\0')
+            return in->slots[h] - 1;
+        h = (h + 1) & (in->nslots - 1);
+    }
+    if (in->n == in->cap) {
+        uint32_t cap = in->cap ? in->cap * 2 : 32;
+        char **v = realloc(in->strs, cap * sizeof *v);
+        if (!v)
+            return UINT32_MAX;
+        in->strs = v;
+        in->cap = cap;
+    }
+    if (!(in->strs[in->n] = strndup(s, len)))
+        return UINT32_MAX;
+    in->slots[h] = in->n + 1;
+    return in->n++;
+}
+
+uint32_t sa_rintern(sa_rintern_t *in, const char *s)
+{
+    return sa_rintern_n(in, s, strlen(s));
+}
+
+uint32_t sa_rintern_find(const sa_rintern_t *in, const char *s)
+{
+    size_t len = strlen(s);
+    uint32_t h;
+
+    if (!in->nslots)
+        return UINT32_MAX;
+    h = str_hash(s, len) & (in->nslots - 1);
+    while (in->slots[h]) {
+        if (strcmp(in->strs[in->slots[h] - 1], s) == 0)
+            return in->slots[h] - 1;
+        h = (h + 1) & (in->nslots - 1);
+    }
+    return UINT32_MAX;
+}

@@ -1,0 +1,68 @@
+/*
+ * sa_rutil.h - small helpers of slurm-report: comma lists, string interning, times,
+ * durations and printf into a new string.
+ *
+ * Times are seconds since the epoch, UTC, as everywhere in slurm-archive; the report
+ * prints them as ISO-8601 with a Z (sa_time_format of schema/sa_model.h).
+ */
+#ifndef SA_RUTIL_H
+#define SA_RUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+
+/* Appends the non-empty, blank-trimmed items of a comma-separated list to out. */
+bool sa_rlist_split(const char *s, sa_strv_t *out);
+
+/* printf into a new string (caller frees); NULL on out of memory. */
+char *sa_rprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Parses a UTC time: YYYY-MM-DD, YYYY-MM-DDThh:mm, YYYY-MM-DDThh:mm:ss (a space may
+ * stand for the T; a trailing Z is accepted). Fails on anything else or an
+ * impossible date (2026-02-30).
+ */
+bool sa_rtime_parse(const char *s, int64_t *t);
+
+/* The calendar month "YYYY-MM" as the window [*start, *end). */
+bool sa_rmonth_parse(const char *s, int64_t *start, int64_t *end);
+
+/* Start of the calendar month (UTC) that holds t, and that month moved by n months. */
+int64_t sa_rmonth_floor(int64_t t);
+int64_t sa_rmonth_add(int64_t month_start, int n);
+
+/* "YYYY-MM" of the month that holds t, into buf (>= 8 bytes). */
+const char *sa_rmonth_label(int64_t t, char *buf, size_t bufsz);
+
+/*
+ * Parses a duration: a number with an optional unit s, m, h, d or w ("90s", "30m",
+ * "1h", "2d"); a bare number is seconds. Must be > 0.
+ */
+bool sa_rduration_parse(const char *s, int64_t *secs);
+
+/* ---- interning: each distinct string gets a small id (0, 1, 2, ...) ---------- */
+
+typedef struct {
+    char **strs;     /* id -> string (owned) */
+    uint32_t n, cap;
+    uint32_t *slots; /* open addressing: id + 1, 0 = empty */
+    uint32_t nslots;
+} sa_rintern_t;
+
+void sa_rintern_init(sa_rintern_t *in);
+void sa_rintern_clear(sa_rintern_t *in);
+/* The id of s (len bytes, not necessarily NUL-terminated), adding it if new; UINT32_MAX on OOM. */
+uint32_t sa_rintern_n(sa_rintern_t *in, const char *s, size_t len);
+uint32_t sa_rintern(sa_rintern_t *in, const char *s);
+/* The id of s if interned, else UINT32_MAX. */
+uint32_t sa_rintern_find(const sa_rintern_t *in, const char *s);
+static inline const char *sa_rintern_str(const sa_rintern_t *in, uint32_t id)
+{
+    return id < in->n ? in->strs[id] : "";
+}
+
+#endif

@@ -1,0 +1,855 @@
+/*
+ * test_report.c - slurm-report: golden outputs of every report and format on a
+ * dataset ingested through the real ingest code (fixtures/report-dataset.json lists
+ * the Slurm output and the order), exact numbers of the accounting rules, the
+ * allocations arithmetic, the helpers (time parsing, hostlists, RGU weights, CSV
+ * quoting) and the command line (exit codes, -o, no URI in messages).
+ *
+ * Golden files live in fixtures/golden/. The test only compares; `test_report
+ * --update` (or SA_UPDATE_GOLDEN=1) rewrites them from the current output - review
+ * the diff before committing.
+ */
+#include "testutil.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mongoc/mongoc.h>
+
+#include "sa_alloc.h"
+#include "sa_archive.h"
+#include "sa_ingest.h"
+#include "sa_nodegpu.h"
+#include "sa_report.h"
+#include "sa_rgu.h"
+#include "sa_rtable.h"
+#include "sa_rutil.h"
+
+static char *uri;
+static char *db_name;
+static mongoc_client_t *client;
+static char sqlite_path[64] = "";
+static int64_t now_t;
+static bool update_golden;
+static int golden_written;
+
+/* ---- the dataset ------------------------------------------------------------------------ */
+
+static int64_t iso_t(const char *s)
+{
+    int64_t t;
+    if (!sa_rtime_parse(s, &t))
+        fail_msg("bad time %s", s);
+    return t;
+}
+
+static char *fixture(const char *rel)
+{
+    return sa_rprintf("%s/%s", SA_FIXTURES_DIR, rel);
+}
+
+/* Ingests fixtures/report-dataset.json into db_name and sqlite_path. */
+static void load_dataset(void)
+{
+    char *path = fixture("report-dataset.json");
+    json_error_t jerr;
+    json_t *ds = json_load_file(path, 0, &jerr), *s, *r;
+    sa_error_t err;
+    char *note = NULL;
+    sa_archive_t *a;
+    size_t i;
+
+    if (!ds)
+        fail_msg("%s: %s", path, jerr.text);
+    a = sa_archive_open(uri, db_name, &note, &err);
+    if (!a)
+        fail_msg("sa_archive_open: %s", err.message);
+    free(note);
+    now_t = iso_t(json_string_value(json_object_get(ds, "now")));
+    json_array_foreach(json_object_get(ds, "snapshots"), i, s) {
+        static const char *const keys[SA_IN_COUNT] = {"sinfo", "squeue", "sacct", "sdiag"};
+        int64_t at = iso_t(json_string_value(json_object_get(s, "at")));
+        json_int_t count = json_is_integer(json_object_get(s, "count")) ? json_integer_value(json_object_get(s, "count")) : 1;
+        json_int_t every = json_integer_value(json_object_get(s, "every"));
+        char *files[SA_IN_COUNT] = {NULL};
+        for (int k = 0; k < SA_IN_COUNT; k++) {
+            const char *f = json_string_value(json_object_get(s, keys[k]));
+            if (f)
+                files[k] = fixture(f);
+        }
+        for (json_int_t n = 0; n < count; n++) {
+            sa_snapshot_t snap;
+            sa_ingest_stats_t st;
+            memset(&snap, 0, sizeof snap);
+            snap.cluster = json_string_value(json_object_get(s, "cluster"));
+            snap.at = at + (int64_t)(n * every);
+            snap.sqlite_path = sqlite_path;
+            for (int k = 0; k < SA_IN_COUNT; k++) {
+                snap.in[k].path = files[k];
+                snap.in[k].present = files[k] != NULL;
+            }
+            sa_ingest_stats_init(&st);
+            if (!sa_ingest_snapshot(a, &snap, &st, NULL, &err))
+                fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, err.message);
+            sa_ingest_stats_clear(&st);
+        }
+        for (int k = 0; k < SA_IN_COUNT; k++)
+            free(files[k]);
+    }
+    json_array_foreach(json_object_get(ds, "ingest_runs"), i, r) {
+        json_t *run = json_deep_copy(r);
+        json_object_set_new(run, "started_at", json_integer(iso_t(json_string_value(json_object_get(r, "started_at")))));
+        json_object_set_new(run, "finished_at", json_integer(iso_t(json_string_value(json_object_get(r, "finished_at")))));
+        if (!sa_archive_record_run(a, run, &err))
+            fail_msg("record_run: %s", err.message);
+        json_decref(run);
+    }
+    sa_archive_close(a);
+    json_decref(ds);
+    free(path);
+}
+
+static int group_setup(void **state)
+{
+    int fd;
+    (void)state;
+    strcpy(sqlite_path, "/tmp/sa-test-report-XXXXXX");
+    fd = mkstemp(sqlite_path);
+    if (fd < 0)
+        return -1;
+    close(fd);
+    unlink(sqlite_path); /* sa_tsdb_open creates it */
+    load_dataset();
+    return 0;
+}
+
+static int group_teardown(void **state)
+{
+    char side[96];
+    (void)state;
+    unlink(sqlite_path);
+    snprintf(side, sizeof side, "%s-wal", sqlite_path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", sqlite_path);
+    unlink(side);
+    return 0;
+}
+
+/* ---- running reports ------------------------------------------------------------------------ */
+
+typedef enum { R_USAGE, R_UTIL, R_HEALTH, R_CURRENT } rkind_t;
+
+static void opts_init(sa_report_opts_t *o, sa_format_t fmt)
+{
+    sa_report_opts_init(o);
+    o->mongo_uri = uri;
+    o->db_name = db_name;
+    o->sqlite_path = sqlite_path;
+    o->now = now_t;
+    o->format = fmt;
+}
+
+/* Runs a report into a string (caller frees); fails the test on error. *healthy may be NULL. */
+static char *run_report(rkind_t kind, const sa_report_opts_t *o, bool *healthy)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *out = open_memstream(&buf, &len);
+    sa_error_t err;
+    bool ok, h = true;
+
+    switch (kind) {
+    case R_USAGE: ok = sa_report_usage(o, out, NULL, &err); break;
+    case R_UTIL: ok = sa_report_utilization(o, out, NULL, &err); break;
+    case R_HEALTH: ok = sa_report_health(o, out, NULL, &h, &err); break;
+    default: ok = sa_report_current(o, out, NULL, &err); break;
+    }
+    fclose(out);
+    if (!ok)
+        fail_msg("report failed: %s", err.message);
+    if (healthy)
+        *healthy = h;
+    return buf;
+}
+
+/* Compares got with fixtures/golden/name (or rewrites it in update mode). */
+static void golden(const char *name, const char *got)
+{
+    char *path = sa_rprintf("%s/golden/%s", SA_FIXTURES_DIR, name);
+    struct stat st;
+
+    if (update_golden) {
+        FILE *f = fopen(path, "w");
+        if (!f || fputs(got, f) < 0 || fclose(f) != 0)
+            fail_msg("writing %s: %s", path, strerror(errno));
+        golden_written++;
+    } else {
+        char *want, gotpath[128];
+        if (stat(path, &st) != 0)
+            fail_msg("%s is missing: run `test_report --update` to create it", path);
+        want = tu_read_file(path, NULL);
+        if (strcmp(want, got) != 0) {
+            FILE *f;
+            snprintf(gotpath, sizeof gotpath, "/tmp/sa-report-got-%s", name);
+            f = fopen(gotpath, "w");
+            if (f) {
+                fputs(got, f);
+                fclose(f);
+            }
+            free(want);
+            fail_msg("output differs from %s; see: diff -u %s %s", path, path, gotpath);
+        }
+        free(want);
+    }
+    free(path);
+}
+
+/* Runs one report in several formats against golden files base.<format>. */
+static void golden_formats(rkind_t kind, const char *base, sa_report_opts_t *o, const sa_format_t *fmts, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char name[128];
+        char *got;
+        o->format = fmts[i];
+        snprintf(name, sizeof name, "%s.%s", base, sa_format_name(fmts[i]));
+        got = run_report(kind, o, NULL);
+        golden(name, got);
+        free(got);
+    }
+}
+
+/* The JSON rows of a report. */
+static json_t *report_json(rkind_t kind, sa_report_opts_t *o)
+{
+    char *s;
+    json_t *doc;
+    json_error_t jerr;
+    o->format = SA_FMT_JSON;
+    s = run_report(kind, o, NULL);
+    doc = json_loads(s, 0, &jerr);
+    if (!doc)
+        fail_msg("report JSON does not parse: %s: %s", jerr.text, s);
+    free(s);
+    return doc;
+}
+
+/* The row of a JSON report whose keys equal the given ones ("cluster", "alpha", "account", "chem", NULL). */
+static json_t *find_row(json_t *doc, ...)
+{
+    size_t i;
+    json_t *row;
+    json_array_foreach(json_object_get(doc, "rows"), i, row) {
+        va_list ap;
+        const char *k;
+        bool all = true;
+        va_start(ap, doc);
+        while ((k = va_arg(ap, const char *))) {
+            const char *v = va_arg(ap, const char *);
+            if (!json_is_string(json_object_get(row, k)) || strcmp(json_string_value(json_object_get(row, k)), v))
+                all = false;
+        }
+        va_end(ap);
+        if (all)
+            return row;
+    }
+    return NULL;
+}
+
+static double num(const json_t *row, const char *key)
+{
+    const json_t *v = json_object_get(row, key);
+    if (!json_is_number(v))
+        fail_msg("no number %s", key);
+    return json_number_value(v);
+}
+
+static const sa_format_t ALL_USAGE[] = {SA_FMT_TABLE, SA_FMT_PARSABLE, SA_FMT_CSV, SA_FMT_JSON, SA_FMT_SVG, SA_FMT_HTML};
+static const sa_format_t TABLES[] = {SA_FMT_TABLE, SA_FMT_PARSABLE, SA_FMT_CSV, SA_FMT_JSON, SA_FMT_HTML};
+
+/* ---- the accounting rules, by number ---------------------------------------------------------- */
+
+static void test_usage_numbers(void **state)
+{
+    sa_report_opts_t o;
+    json_t *doc, *row;
+    (void)state;
+
+    opts_init(&o, SA_FMT_JSON);
+    sa_rmonth_parse("2026-09", &o.start, &o.end);
+    doc = report_json(R_USAGE, &o);
+    assert_int_equal(json_integer_value(json_object_get(doc, "hours_per_gpu_year")), 8760);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "period"), "start")),
+                        "2026-09-01T00:00:00Z");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(doc, "period"), "end")),
+                        "2026-10-01T00:00:00Z");
+    /* physics: 101 (12 h x 4 in the window) 48 + 103 (6 + 2) 8 + 107 (6 h x 2) 12 + 108 first job 4
+     * + 112 (untyped, 5 h x 2) 10 + 113 (11:00 -> 00:00, 1 GPU) 13; 105 CPU-only and 109 pending: 0 */
+    assert_non_null(row = find_row(doc, "cluster", "alpha", "account", "physics", NULL));
+    assert_true(fabs(num(row, "gpu_hours") - 95) < 1e-9);
+    assert_true(fabs(num(row, "gpu_years") - 95.0 / 8760) < 1e-12);
+    /* chem: 102 20 + 106 24 + 108 second job 4 + 110 2 */
+    assert_non_null(row = find_row(doc, "cluster", "alpha", "account", "chem", NULL));
+    assert_true(fabs(num(row, "gpu_hours") - 50) < 1e-9);
+    /* bio: 104 running since 09-29 on 8 GPUs, to the window end: 384; 111 vanished at 12:00 after 2 h: 2 */
+    assert_non_null(row = find_row(doc, "cluster", "alpha", "account", "bio", NULL));
+    assert_true(fabs(num(row, "gpu_hours") - 386) < 1e-9);
+    assert_non_null(row = find_row(doc, "cluster", "beta", "account", "lab,\"q\"<b>&", NULL));
+    assert_true(fabs(num(row, "gpu_hours") - 3) < 1e-9);
+    assert_int_equal(json_array_size(json_object_get(doc, "rows")), 5);
+    json_decref(doc);
+
+    /* by GPU type: the untyped run on gpu02 is h100 from the series; untyped on the MIG node and on the
+     * untyped node are unknown */
+    o.by = SA_BY_GPU_TYPE;
+    sa_strv_push(&o.clusters, "alpha");
+    doc = report_json(R_USAGE, &o);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "h100", NULL), "gpu_hours") - 406) < 1e-9);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "a100", NULL), "gpu_hours") - 89) < 1e-9);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "a100_3g.20gb", NULL), "gpu_hours") - 24) < 1e-9);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "unknown", NULL), "gpu_hours") - 12) < 1e-9);
+    json_decref(doc);
+
+    /* a window past the last observation: 104 counts to 10-01T08:00 (56 h x 8), 113 to the PENDING
+     * of its history (21 h), 107 12 h x 2 */
+    o.by = SA_BY_GPU_TYPE;
+    o.start = iso_t("2026-09-25");
+    o.end = iso_t("2026-10-15");
+    o.unit = SA_UNIT_GPU_HOURS;
+    doc = report_json(R_USAGE, &o);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "h100", NULL), "gpu_hours") - 450) < 1e-9);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "a100", NULL), "gpu_hours") - 45) < 1e-9);
+    json_decref(doc);
+
+    /* RGU: MIG 3g.20gb weighs 2.0, h100 12.2, a100 4.0; unknown has no weight */
+    o.start = iso_t("2026-09-01");
+    o.end = iso_t("2026-10-01");
+    o.unit = SA_UNIT_RGU_YEARS;
+    doc = report_json(R_USAGE, &o);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "a100_3g.20gb", NULL), "rgu_years") - 24 * 2.0 / 8760) < 1e-12);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "h100", NULL), "rgu_years") - 406 * 12.2 / 8760) < 1e-12);
+    assert_true(fabs(num(find_row(doc, "gpu_type", "unknown", NULL), "gpu_hours_unweighted") - 12) < 1e-9);
+    assert_string_equal(json_string_value(json_array_get(json_object_get(doc, "unweighted_gpu_types"), 0)), "unknown");
+    json_decref(doc);
+
+    /* --year-days 365.25: 8766 hours */
+    o.unit = SA_UNIT_GPU_YEARS;
+    o.year_days = 365.25;
+    o.by = 0;
+    doc = report_json(R_USAGE, &o);
+    assert_true(fabs(num(doc, "hours_per_gpu_year") - 8766) < 1e-9);
+    assert_true(fabs(num(find_row(doc, "account", "bio", NULL), "gpu_years") - 386 / 8766.0) < 1e-12);
+    json_decref(doc);
+    sa_report_opts_clear(&o);
+}
+
+static void test_allocation_numbers(void **state)
+{
+    sa_report_opts_t o;
+    json_t *doc, *row;
+    char *path = fixture("allocations-example.json");
+    double frac;
+    (void)state;
+
+    opts_init(&o, SA_FMT_JSON);
+    sa_rmonth_parse("2026-09", &o.start, &o.end);
+    o.allocations_path = path;
+    doc = report_json(R_USAGE, &o);
+    /* physics: 1 GPU-year from 2026-04-01 to 2027-04-01 (365 days), as of the window end 10-01 */
+    row = find_row(doc, "cluster", "alpha", "account", "physics", NULL);
+    assert_non_null(row);
+    frac = (double)(iso_t("2026-10-01") - iso_t("2026-04-01")) / (365.0 * 86400);
+    assert_true(fabs(num(row, "target_to_date") - frac) < 1e-12);
+    /* since the start: 101 in August too (48 more) */
+    assert_true(fabs(num(row, "used_since_start") - (95.0 + 48) / 8760) < 1e-12);
+    assert_true(fabs(num(row, "used_window") - 95.0 / 8760) < 1e-12);
+    assert_true(fabs(num(row, "percent_of_target") - 100 * (143.0 / 8760) / frac) < 1e-9);
+    /* recent rate: the last 30 days (09-01 .. 10-01) = the window's 95 h; 182 days left */
+    assert_true(fabs(num(row, "projected_at_end") -
+                     (143.0 / 8760 + 95.0 / 8760 / (30 * 86400.0) * (double)(iso_t("2027-04-01") - iso_t("2026-10-01")))) <
+                1e-12);
+    assert_string_equal(json_string_value(json_object_get(row, "status")), "under");
+    assert_string_equal(json_string_value(json_object_get(row, "note")), "RAC 2026 <b>\"physics\" & co</b>");
+    /* bio: h100 only, 0.05 GPU-years from 09-01: 386 h in 30 days of 365 -> far over */
+    row = find_row(doc, "account", "bio", NULL);
+    assert_string_equal(json_string_value(json_object_get(row, "gpu_type")), "h100");
+    assert_string_equal(json_string_value(json_object_get(row, "status")), "over");
+    /* chem in RGU-years: 102 h100 20 h x 12.2 + 106 MIG 24 h x 2.0 + 108 a100 4 h x 4.0; 110 unknown unweighted */
+    row = find_row(doc, "account", "chem", NULL);
+    assert_true(fabs(num(row, "used_since_start") - (20 * 12.2 + 24 * 2.0 + 4 * 4.0) / 8760) < 1e-12);
+    assert_true(fabs(num(row, "gpu_hours_unweighted") - 2) < 1e-9);
+    /* the award that ended before the window is not reported; the beta account without award is */
+    assert_int_equal(json_array_size(json_object_get(doc, "rows")), 5);
+    row = find_row(doc, "cluster", "beta", "account", "lab,\"q\"<b>&", NULL);
+    assert_string_equal(json_string_value(json_object_get(row, "status")), "no award");
+    json_decref(doc);
+    sa_report_opts_clear(&o);
+    free(path);
+}
+
+/* ---- golden outputs ------------------------------------------------------------------------------ */
+
+static void test_golden_usage(void **state)
+{
+    sa_report_opts_t o;
+    char *alloc = fixture("allocations-example.json");
+    (void)state;
+
+    opts_init(&o, SA_FMT_TABLE);
+    sa_rmonth_parse("2026-09", &o.start, &o.end);
+    golden_formats(R_USAGE, "usage-month", &o, ALL_USAGE, 6);
+
+    o.allocations_path = alloc;
+    golden_formats(R_USAGE, "usage-allocations", &o, ALL_USAGE, 6);
+    o.allocations_path = NULL;
+
+    o.by = SA_BY_USER | SA_BY_GPU_TYPE;
+    o.unit = SA_UNIT_RGU_YEARS;
+    golden_formats(R_USAGE, "usage-user-type-rgu", &o, TABLES, 4);
+
+    o.by = SA_BY_GPU_TYPE;
+    o.unit = SA_UNIT_GPU_HOURS;
+    o.start = iso_t("2026-09-25");
+    o.end = iso_t("2026-10-15");
+    sa_strv_push(&o.clusters, "alpha");
+    golden_formats(R_USAGE, "usage-running", &o, ALL_USAGE, 6);
+    sa_report_opts_clear(&o);
+
+    /* an empty window */
+    opts_init(&o, SA_FMT_TABLE);
+    sa_rmonth_parse("2025-01", &o.start, &o.end);
+    golden_formats(R_USAGE, "usage-empty", &o, ALL_USAGE, 6);
+    sa_report_opts_clear(&o);
+
+    /* filters, no header */
+    opts_init(&o, SA_FMT_TABLE);
+    sa_rmonth_parse("2026-09", &o.start, &o.end);
+    sa_strv_push(&o.accounts, "physics");
+    sa_strv_push(&o.users, "alice");
+    o.by = SA_BY_ACCOUNT | SA_BY_USER;
+    o.no_header = true;
+    golden_formats(R_USAGE, "usage-filtered-noheader", &o, TABLES, 3);
+    sa_report_opts_clear(&o);
+    free(alloc);
+}
+
+static void test_golden_utilization(void **state)
+{
+    sa_report_opts_t o;
+    json_t *doc, *row;
+    (void)state;
+
+    opts_init(&o, SA_FMT_TABLE);
+    sa_rmonth_parse("2026-09", &o.start, &o.end);
+    golden_formats(R_UTIL, "utilization", &o, TABLES, 5);
+    doc = report_json(R_UTIL, &o);
+    /* 09-20 00:00-02:00 (24 intervals of 5 min, 2 h): gpu03 IDLE+DRAIN, 4 h100 idle -> 8 stranded GPU-h;
+     * gpu01 ALLOCATED with 2 idle a100 -> 4 stranded; gpux1 DOWN: 2 untyped idle -> 4 */
+    row = find_row(doc, "gpu_type", "h100", "state", "IDLE+DRAIN", NULL);
+    assert_non_null(row);
+    assert_true(fabs(num(row, "gpu_stranded_hours") - 8) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "stranded");
+    row = find_row(doc, "gpu_type", "a100", "state", "ALLOCATED", NULL);
+    assert_true(fabs(num(row, "gpu_stranded_hours") - 4) < 1e-9);
+    row = find_row(doc, "gpu_type", "h100", "state", "IDLE", NULL);
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "usable");
+    json_decref(doc);
+    sa_report_opts_clear(&o);
+}
+
+static void test_golden_health(void **state)
+{
+    sa_report_opts_t o;
+    bool healthy = true;
+    char *s;
+    (void)state;
+
+    opts_init(&o, SA_FMT_TABLE);
+    golden_formats(R_HEALTH, "health", &o, TABLES, 5);
+    s = run_report(R_HEALTH, &o, &healthy);
+    assert_false(healthy);
+    assert_non_null(strstr(s, "vanished-job"));
+    assert_non_null(strstr(s, "job 111"));
+    assert_non_null(strstr(s, "failed-ingest"));
+    free(s);
+    /* a cluster with nothing wrong: healthy */
+    sa_strv_push(&o.clusters, "alpha");
+    o.now = iso_t("2026-10-01T08:10:00");
+    o.start = iso_t("2026-10-01T07:45:00");
+    o.stale_s = 30 * 86400; /* the vanished job is then young enough to wait for sacct... */
+    s = run_report(R_HEALTH, &o, &healthy);
+    /* ...but sacct ran after it vanished: still an error */
+    assert_false(healthy);
+    free(s);
+    sa_strv_clear(&o.clusters);
+    sa_strv_init(&o.clusters);
+    sa_strv_push(&o.clusters, "beta");
+    o.now = iso_t("2026-09-30T00:30:00");
+    o.start = SA_UNSET;
+    o.stale_s = 3600;
+    s = run_report(R_HEALTH, &o, &healthy);
+    assert_true(healthy);
+    free(s);
+    sa_report_opts_clear(&o);
+}
+
+static void test_golden_current(void **state)
+{
+    static const sa_format_t fmts[] = {SA_FMT_TABLE, SA_FMT_CSV, SA_FMT_JSON, SA_FMT_PROMETHEUS};
+    sa_report_opts_t o;
+    char *s;
+    (void)state;
+
+    opts_init(&o, SA_FMT_TABLE);
+    golden_formats(R_CURRENT, "current", &o, fmts, 4);
+    o.format = SA_FMT_PROMETHEUS;
+    s = run_report(R_CURRENT, &o, NULL);
+    /* 104 running, 109 and 113 pending; 111 vanished is not in the latest snapshot; 107 ended at 06:00 */
+    assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"RUNNING\"} 1\n"));
+    assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"PENDING\"} 2\n"));
+    assert_non_null(strstr(s, "slurm_archive_finished_jobs{cluster=\"alpha\",state=\"COMPLETED\"} 1\n"));
+    free(s);
+    sa_report_opts_clear(&o);
+}
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+static void test_helpers(void **state)
+{
+    int64_t t, e;
+    sa_strv_t v;
+    sa_rgu_t *r;
+    sa_error_t err;
+    double w;
+    const char *name;
+    char buf[32];
+    (void)state;
+
+    /* times */
+    assert_true(sa_rtime_parse("2026-09-01", &t));
+    assert_int_equal(t, 1788220800);
+    assert_true(sa_rtime_parse("2026-09-01T01:02:03Z", &t));
+    assert_int_equal(t, 1788220800 + 3723);
+    assert_true(sa_rtime_parse("2026-09-01 01:02", &t));
+    assert_int_equal(t, 1788220800 + 3720);
+    assert_false(sa_rtime_parse("2026-02-30", &t));
+    assert_false(sa_rtime_parse("2026-09-01T25:00", &t));
+    assert_false(sa_rtime_parse("2026-09-01T10:00+02:00", &t));
+    assert_false(sa_rtime_parse("yesterday", &t));
+    assert_true(sa_rmonth_parse("2026-12", &t, &e));
+    assert_string_equal(sa_time_format(e, buf, sizeof buf), "2027-01-01T00:00:00Z");
+    assert_false(sa_rmonth_parse("2026-13", &t, &e));
+    assert_true(sa_rduration_parse("90s", &t) && t == 90);
+    assert_true(sa_rduration_parse("2d", &t) && t == 172800);
+    assert_true(sa_rduration_parse("3600", &t) && t == 3600);
+    assert_false(sa_rduration_parse("1y", &t));
+    assert_false(sa_rduration_parse("0m", &t));
+
+    /* hostlists */
+    sa_strv_init(&v);
+    assert_true(sa_rhostlist_expand("gpu[01-03,07],cpu5,r[1-2]n[8-9]", 100, &v));
+    assert_int_equal(v.n, 9);
+    assert_string_equal(v.v[0], "gpu01");
+    assert_string_equal(v.v[3], "gpu07");
+    assert_string_equal(v.v[4], "cpu5");
+    assert_string_equal(v.v[5], "r1n8");
+    assert_string_equal(v.v[8], "r2n9");
+    sa_strv_clear(&v);
+    sa_strv_init(&v);
+    assert_false(sa_rhostlist_expand("gpu[01-", 100, &v));
+    assert_false(sa_rhostlist_expand("gpu[3-1]", 100, &v));
+    assert_false(sa_rhostlist_expand("n[1-1000]", 100, &v)); /* more than max names */
+    sa_strv_clear(&v);
+
+    /* RGU weights: built-in table (Alliance values) */
+    r = sa_rgu_load(NULL, &err);
+    assert_non_null(r);
+    assert_true(sa_rgu_weight(r, "a100", &w, &name) && w == 4.0);
+    assert_string_equal(name, "A100-40gb");
+    assert_true(sa_rgu_weight(r, "nvidia_a100-sxm4-80gb", &w, NULL) && w == 4.8);
+    assert_true(sa_rgu_weight(r, "NVIDIA_H100_80GB_HBM3", &w, NULL) && w == 12.2);
+    assert_true(sa_rgu_weight(r, "a100_3g.20gb", &w, NULL) && w == 2.0);
+    assert_true(sa_rgu_weight(r, "3g.40gb", &w, NULL) && w == 6.1);
+    assert_true(sa_rgu_weight(r, "nvidia_h100_80gb_hbm3_1g.10gb", &w, NULL) && w == 1.74);
+    assert_true(sa_rgu_weight(r, "v100l", &w, NULL) && w == 2.6);
+    assert_true(sa_rgu_weight(r, "tesla_t4", &w, NULL) && w == 1.3);
+    assert_false(sa_rgu_weight(r, "unknown", &w, NULL));
+    assert_false(sa_rgu_weight(r, "rtx8000", &w, NULL));
+    assert_false(sa_rgu_weight(r, "", &w, NULL));
+    sa_rgu_free(r);
+
+    /* CSV quoting and parsable output */
+    {
+        static const sa_col_t cols[] = {{"a", "A", SA_COL_STR, 0}, {"n", "N", SA_COL_NUM, 2}};
+        sa_rtable_t tb;
+        char *out = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&out, &len);
+        size_t row;
+        sa_rtable_init(&tb, cols, 2);
+        row = sa_rtable_add_row(&tb);
+        sa_rtable_str(&tb, row, 0, "lab,\"q\"<b>&");
+        sa_rtable_num(&tb, row, 1, -0.001);
+        row = sa_rtable_add_row(&tb);
+        sa_rtable_str(&tb, row, 0, "two\nlines");
+        assert_true(sa_rtable_write_text(&tb, SA_TEXT_CSV, NULL, false, f));
+        assert_true(sa_rtable_write_text(&tb, SA_TEXT_PARSABLE, NULL, true, f));
+        fclose(f);
+        assert_string_equal(out, "a,n\r\n\"lab,\"\"q\"\"<b>&\",0.00\r\n\"two\nlines\",\r\n"
+                                 "lab,\"q\"<b>&|0.00\ntwo?lines|\n");
+        free(out);
+        sa_rtable_clear(&tb);
+    }
+}
+
+/* Writes text to a temporary file; returns its path (static buffer). */
+static const char *temp_file(const char *text)
+{
+    static char path[64];
+    FILE *f;
+    int fd;
+    strcpy(path, "/tmp/sa-test-report-in-XXXXXX");
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return path;
+}
+
+static void expect_award_error(const char *text, const char *want)
+{
+    sa_awards_t a;
+    sa_error_t err;
+    const char *path = temp_file(text);
+    bool ok = sa_awards_load(path, &a, &err);
+    unlink(path);
+    assert_false(ok);
+    if (!strstr(err.message, want))
+        fail_msg("error '%s' does not contain '%s'", err.message, want);
+    assert_int_equal(err.domain, SA_ERR_INPUT);
+}
+
+static void test_allocations_file(void **state)
+{
+    sa_awards_t a;
+    sa_error_t err;
+    char *path = fixture("allocations-example.json");
+    (void)state;
+
+    assert_true(sa_awards_load(path, &a, &err));
+    assert_int_equal(a.n, 5);
+    assert_string_equal(a.v[2].account, "bio");
+    assert_string_equal(a.v[2].gpu_type, "h100");
+    assert_true(a.v[2].under_pct == 50 && a.v[2].over_pct == 150);
+    assert_true(a.v[0].under_pct == 80 && a.v[0].over_pct == 120);
+    assert_int_equal(a.v[1].unit, SA_AWARD_RGU_YEARS);
+    assert_true(a.recent_days == 30);
+    sa_awards_clear(&a);
+    free(path);
+
+    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": 1, \"unit\": \"gpu-years\", "
+                       "\"start\": \"2026-04-01\", \"end\": \"2026-03-01\"}]}",
+                       "awards[0] (c/x): end: must be after start");
+    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": -1, \"unit\": \"gpu-years\", "
+                       "\"start\": \"2026-04-01\", \"end\": \"2027-03-01\"}]}",
+                       "awards[0] (c/x): amount: expected a number > 0");
+    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": 1, \"unit\": \"core-years\", "
+                       "\"start\": \"2026-04-01\", \"end\": \"2027-03-01\"}]}",
+                       "unit: expected \"gpu-years\" or \"rgu-years\"");
+    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": 1, \"unit\": \"gpu-years\", "
+                       "\"start\": \"April\", \"end\": \"2027-03-01\"}]}",
+                       "start: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got 'April'");
+    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"amount\": 1}]}", "awards[0]: account: expected a non-empty string");
+    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": 1, \"unit\": \"gpu-years\", "
+                       "\"start\": \"2026-04-01\", \"end\": \"2027-03-01\", \"gpus\": 3}]}",
+                       "unknown key 'gpus'");
+    expect_award_error("{\"bands\": {\"under_pct\": 130}, \"awards\": []}", "under_pct (130) is above over_pct (120)");
+    expect_award_error("{\"awards\": {}}", "awards: expected an array");
+    expect_award_error("[1, 2", "");
+    expect_award_error("{\"recent_days\": 0, \"awards\": []}", "recent_days: expected a number of days > 0");
+}
+
+static void test_rgu_file(void **state)
+{
+    sa_rgu_t *r;
+    sa_error_t err;
+    double w;
+    const char *path;
+    (void)state;
+
+    path = temp_file("{\"include_defaults\": true, \"weights\": [{\"name\": \"L40S\", \"rgu\": 10.36, \"match\": [\"l40s*\"]}]}");
+    r = sa_rgu_load(path, &err);
+    unlink(path);
+    assert_non_null(r);
+    assert_true(sa_rgu_weight(r, "L40S", &w, NULL) && w == 10.36);
+    assert_true(sa_rgu_weight(r, "a100", &w, NULL) && w == 4.0); /* defaults follow */
+    sa_rgu_free(r);
+    path = temp_file("{\"weights\": [{\"name\": \"only\", \"rgu\": 1, \"match\": [\"x\"]}]}");
+    r = sa_rgu_load(path, &err);
+    unlink(path);
+    assert_non_null(r);
+    assert_false(sa_rgu_weight(r, "a100", &w, NULL)); /* replaces the defaults */
+    sa_rgu_free(r);
+    path = temp_file("{\"weights\": [{\"name\": \"bad\", \"rgu\": \"4\", \"match\": [\"x\"]}]}");
+    r = sa_rgu_load(path, &err);
+    unlink(path);
+    assert_null(r);
+    assert_non_null(strstr(err.message, "weights[0]: rgu: expected a number >= 0"));
+}
+
+/* ---- the command line -------------------------------------------------------------------------- */
+
+static int run_cli(const char *const *args, char **out, char **err)
+{
+    char *argv[32];
+    size_t n = 0;
+    char *env[2];
+    int rc;
+    argv[n++] = (char *)SA_REPORT_BIN;
+    for (; *args && n < 31; args++)
+        argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    env[0] = sa_rprintf("SLURM_REPORT_MONGO_URI=%s", uri);
+    env[1] = NULL;
+    rc = tu_run(argv, env, out, err);
+    free(env[0]);
+    return rc;
+}
+
+static void test_cli(void **state)
+{
+    char *out, *err, *alloc = fixture("allocations-example.json"), outpath[64], *got;
+    const char *bad_alloc;
+    int rc;
+    (void)state;
+
+    /* usage report to a file, atomically */
+    snprintf(outpath, sizeof outpath, "/tmp/sa-test-report-out-%d.json", (int)getpid());
+    {
+        const char *a[] = {"--db", db_name, "--sqlite", sqlite_path, "--month", "2026-09", "--now",
+                           "2026-10-01T08:30:00Z", "--format", "json", "-o", outpath, NULL};
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, 0);
+        assert_string_equal(out, "");
+        got = tu_read_file(outpath, NULL);
+        {
+            sa_report_opts_t o;
+            char *api;
+            opts_init(&o, SA_FMT_JSON);
+            sa_rmonth_parse("2026-09", &o.start, &o.end);
+            api = run_report(R_USAGE, &o, NULL);
+            assert_string_equal(got, api); /* the CLI and the API agree */
+            free(api);
+            sa_report_opts_clear(&o);
+        }
+        free(got);
+        unlink(outpath);
+        free(out);
+        free(err);
+    }
+    /* health: exit status 9 */
+    {
+        const char *a[] = {"health", "--db", db_name, "--now", "2026-10-01T08:30:00Z", "-P", NULL};
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, SA_EXIT_UNHEALTHY);
+        assert_non_null(strstr(out, "alpha|vanished-job|error|job 111|"));
+        free(out);
+        free(err);
+    }
+    /* bad usage: 2 */
+    {
+        const char *a[] = {"--month", "2026-9", NULL};
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, 2);
+        assert_non_null(strstr(err, "--month: expected YYYY-MM, got '2026-9'"));
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"--db", db_name, "--month", "2026-09", "--by", "user", "--allocations", alloc, NULL};
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, 2);
+        assert_non_null(strstr(err, "with --allocations the rows are the awards"));
+        free(out);
+        free(err);
+    }
+    /* a bad allocations file: 3, and nothing written to -o */
+    bad_alloc = temp_file("{\"awards\": [{\"cluster\": \"alpha\"}]}");
+    {
+        const char *a[] = {"--db", db_name, "--month", "2026-09", "--allocations", bad_alloc, "-o", outpath, NULL};
+        struct stat st;
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, 3);
+        assert_non_null(strstr(err, "awards[0]: account: expected a non-empty string"));
+        assert_int_not_equal(stat(outpath, &st), 0);
+        free(out);
+        free(err);
+    }
+    unlink(bad_alloc);
+    /* MongoDB unreachable: 5, and the password is never printed */
+    {
+        const char *a[] = {"--mongo-uri", "mongodb://reporter:s3cret@127.0.0.1:1/?serverSelectionTimeoutMS=300",
+                           "--month", "2026-09", NULL};
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, 5);
+        assert_non_null(strstr(err, "127.0.0.1:1"));
+        assert_null(strstr(err, "s3cret"));
+        free(out);
+        free(err);
+    }
+    /* utilization without a time series: 6 */
+    {
+        const char *a[] = {"utilization", "--db", db_name, "-M", "beta", "--sqlite-dir", "/nonexistent", "--month",
+                           "2026-09", NULL};
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, 6);
+        assert_non_null(strstr(err, "cluster beta: no time series"));
+        free(out);
+        free(err);
+    }
+    /* prometheus is for current only */
+    {
+        const char *a[] = {"--month", "2026-09", "--format", "prometheus", NULL};
+        rc = run_cli(a, &out, &err);
+        assert_int_equal(rc, 2);
+        free(out);
+        free(err);
+    }
+    free(alloc);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_helpers),
+        cmocka_unit_test(test_allocations_file),
+        cmocka_unit_test(test_rgu_file),
+        cmocka_unit_test(test_usage_numbers),
+        cmocka_unit_test(test_allocation_numbers),
+        cmocka_unit_test(test_golden_usage),
+        cmocka_unit_test(test_golden_utilization),
+        cmocka_unit_test(test_golden_health),
+        cmocka_unit_test(test_golden_current),
+        cmocka_unit_test(test_cli),
+    };
+    int rc;
+
+    update_golden = (argc > 1 && strcmp(argv[1], "--update") == 0) ||
+                    (getenv("SA_UPDATE_GOLDEN") && strcmp(getenv("SA_UPDATE_GOLDEN"), "1") == 0);
+    client = tu_mongo_client("report", &db_name);
+    if (!client)
+        return 77;
+    uri = getenv("SLURM_TEST_MONGO_URI");
+    rc = cmocka_run_group_tests_name("report", tests, group_setup, group_teardown);
+    tu_mongo_drop(client, db_name);
+    mongoc_client_destroy(client);
+    free(db_name);
+    if (update_golden)
+        printf("wrote %d golden file(s) in %s/golden\n", golden_written, SA_FIXTURES_DIR);
+    return rc;
+}
