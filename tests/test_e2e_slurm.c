@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <math.h>
+
 #include <mongoc/mongoc.h>
 #include <sqlite3.h>
 
@@ -136,6 +138,11 @@ static bool is_running(void *arg)
     return strcmp(job_state(*(long *)arg), "RUNNING") == 0;
 }
 
+static bool is_pending(void *arg)
+{
+    return strcmp(job_state(*(long *)arg), "PENDING") == 0;
+}
+
 static bool queue_empty(void *arg)
 {
     char *out;
@@ -202,8 +209,17 @@ static void expect(long id, const char *state, int code, int sig, uint32_t runs)
     bson_t *d = get_doc(id);
     if (!d)
         fail_msg("job %ld is not in the archive", id);
-    if (strcmp(doc_str(d, "state"), state) != 0)
+    if (strcmp(doc_str(d, "state"), state) != 0) {
+        /* what Slurm itself says, to tell an ingest bug from a scenario that went otherwise */
+        char arg[32], *out = NULL;
+        char *j = bson_as_relaxed_extended_json(d, NULL);
+        snprintf(arg, sizeof arg, "%ld", id);
+        cmd(&out, "sacct", "-D", "-P", "-j", arg, "-o", "JobID,State,ExitCode,Submit,Start,End,NodeList", NULL);
+        printf("  sacct says:\n%s  archive: %s\n", out ? out : "", j);
+        free(out);
+        bson_free(j);
         fail_msg("job %ld: state %s, expected %s", id, doc_str(d, "state"), state);
+    }
     if (code >= 0 && doc_int(d, "exit.code") != code)
         fail_msg("job %ld: exit code %lld, expected %d", id, (long long)doc_int(d, "exit.code"), code);
     if (sig >= 0 && doc_int(d, "exit.signal") != sig)
@@ -219,6 +235,7 @@ static void test_scenario(void **state)
 {
     long ok, fail, killed, timeout, array, het, gpu, requeue, held, cancelled;
     char jid[32];
+    time_t t_begin = time(NULL);
     (void)state;
 
     ingest(); /* the cluster before anything happens */
@@ -244,9 +261,12 @@ static void test_scenario(void **state)
     /* requeue the job once it runs, and let it run again at once */
     if (!ingest_until(is_running, &requeue, 150))
         fail_msg("job %ld never ran", requeue);
+    sleep(3); /* well into its batch script, past CONFIGURING */
     snprintf(jid, sizeof jid, "%ld", requeue);
     assert_int_equal(cmd(NULL, "scontrol", "requeue", jid, NULL), 0);
-    ingest();
+    /* it completes its first run (COMPLETING) and waits as PENDING (BeginTime) */
+    if (!ingest_until(is_pending, &requeue, 60))
+        fail_msg("job %ld did not go back to PENDING after the requeue", requeue);
     {
         /* a requeued job waits ~2 minutes (BeginTime); make it eligible now */
         char arg[64];
@@ -318,9 +338,7 @@ static void test_scenario(void **state)
             }
         }
         printf("  requeued job history: %s\n", seq);
-        assert_non_null(strstr(seq, "PENDING RUNNING "));
-        assert_non_null(strstr(seq, "REQUEUED"));
-        assert_non_null(strstr(seq, "RUNNING COMPLETED"));
+        assert_string_equal(seq, "PENDING RUNNING REQUEUED PENDING RUNNING COMPLETED ");
         bson_destroy(d);
     }
     /* GPU-hours of the GPU job: 2 x its real elapsed time (from sacct) */
@@ -338,6 +356,60 @@ static void test_scenario(void **state)
         assert_int_equal(doc_int(d, "runs.0.end") - doc_int(d, "runs.0.start"), elapsed);
         printf("  GPU job: 2 GPUs x %ld s = %.4f GPU-hours\n", elapsed, 2.0 * (double)elapsed / 3600);
         bson_destroy(d);
+    }
+    /* slurm-report: the window's GPU-hours are the GPU job's 2 GPUs x its elapsed time */
+    {
+        char *out, arg[32], *argv[16], *o, *e, start[64], end[64], sqlite[300], db[128], env_uri[600];
+        char *env[] = {env_uri, NULL};
+        long elapsed;
+        json_t *j, *row;
+        size_t i;
+        double gpu_hours = 0;
+        snprintf(arg, sizeof arg, "%ld", gpu);
+        assert_int_equal(cmd(&out, "sacct", "-n", "-X", "-P", "-j", arg, "-o", "ElapsedRaw", NULL), 0);
+        elapsed = atol(out);
+        free(out);
+        sa_time_format(t_begin - 3600, start, sizeof start);
+        sa_time_format(time(NULL) + 3600, end, sizeof end);
+        snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
+        snprintf(db, sizeof db, "--db=%s", db_name);
+        snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+        argv[0] = (char *)SA_REPORT_BIN;
+        argv[1] = (char *)"usage";
+        argv[2] = (char *)"-M";
+        argv[3] = (char *)cluster;
+        argv[4] = (char *)"-S";
+        argv[5] = start;
+        argv[6] = (char *)"-E";
+        argv[7] = end;
+        argv[8] = (char *)"--by=account,gpu-type";
+        argv[9] = (char *)"--format=json";
+        argv[10] = sqlite;
+        argv[11] = db;
+        argv[12] = NULL;
+        if (tu_run(argv, env, &o, &e) != 0)
+            fail_msg("slurm-report usage failed: %s", e);
+        j = json_loads(o, 0, NULL);
+        assert_non_null(j);
+        json_array_foreach(json_object_get(j, "rows"), i, row) {
+            gpu_hours += json_real_value(json_object_get(row, "gpu_hours"));
+            assert_string_equal(json_string_value(json_object_get(row, "gpu_type")), "a100");
+        }
+        printf("  slurm-report: %.6f GPU-hours; sacct: 2 x %ld s = %.6f\n", gpu_hours, elapsed,
+               2.0 * (double)elapsed / 3600);
+        assert_true(fabs(gpu_hours - 2.0 * (double)elapsed / 3600) < 1e-6);
+        json_decref(j);
+        free(o);
+        free(e);
+        /* and the archive is healthy: nothing left running, ingest fresh, no failed run */
+        argv[1] = (char *)"health";
+        argv[8] = sqlite;
+        argv[9] = db;
+        argv[10] = NULL;
+        if (tu_run(argv, env, &o, &e) != 0)
+            fail_msg("slurm-report health is not quiet:\n%s%s", o, e);
+        free(o);
+        free(e);
     }
     /* no unfinished job left: nothing RUNNING or PENDING in the archive */
     {
