@@ -16,6 +16,7 @@
 
 #include "sa_bson.h"
 #include "sa_job_schema_json.h"
+#include "sa_mongo.h"
 
 #define FIND_BATCH 1000 /* job ids per $in query */
 
@@ -25,25 +26,6 @@ struct sa_archive {
     mongoc_collection_t *jobs, *superseded, *clusters, *runs;
     char *hosts; /* for messages: host:port list, never the URI (it may hold a password) */
 };
-
-/* The URI's host list, for messages. */
-static char *uri_hosts(const mongoc_uri_t *uri)
-{
-    const mongoc_host_list_t *h = mongoc_uri_get_hosts(uri);
-    char buf[512] = "";
-    size_t len = 0;
-
-    for (; h && len < sizeof buf - 1; h = h->next)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "," : "", h->host_and_port);
-    return strdup(buf[0] ? buf : "(no host)");
-}
-
-/* code 1 = the server could not be reached (the caller spools); 0 = it refused. */
-static void mongo_error(sa_error_t *error, const sa_archive_t *a, const char *what, const bson_error_t *berr)
-{
-    bool unreachable = berr->domain == MONGOC_ERROR_STREAM || berr->domain == MONGOC_ERROR_SERVER_SELECTION;
-    sa_error_set(error, SA_ERR_MONGO, unreachable ? 1 : 0, "MongoDB at %s: %s: %s", a->hosts, what, berr->message);
-}
 
 /* Resolves "$ref": "#/definitions/x" and drops "$comment" (MongoDB's $jsonSchema has neither). */
 static json_t *schema_resolve(const json_t *node, const json_t *defs)
@@ -186,7 +168,7 @@ static bool ensure_indexes(sa_archive_t *a, const char *coll, const char *const 
     bson_append_array_end(&cmd, &arr);
     ok = queued == 0 || mongoc_database_command_simple(a->db, &cmd, NULL, NULL, &berr);
     if (!ok)
-        mongo_error(error, a, "createIndexes", &berr);
+        sa_mongo_error(error, a->hosts, "createIndexes", &berr);
     bson_destroy(&cmd);
     sa_strv_clear(&have);
     return ok;
@@ -211,41 +193,17 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         {"cluster_started", "{\"cluster\": 1, \"started_at\": -1}", NULL},
     };
     sa_archive_t *a;
-    mongoc_uri_t *uri;
-    bson_error_t berr;
-    bson_t ping = BSON_INITIALIZER;
-    static bool initialised;
 
     if (validator_note)
         *validator_note = NULL;
-    if (!initialised) {
-        mongoc_init();
-        initialised = true;
-    }
-    uri = mongoc_uri_new_with_error(uri_str, &berr);
-    if (!uri) {
-        /* berr may quote the URI: say only that it is malformed */
-        sa_error_set(error, SA_ERR_USAGE, 0, "the MongoDB URI is malformed");
+    a = calloc(1, sizeof *a);
+    if (!a) {
+        sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
         return NULL;
     }
-    if (!mongoc_uri_has_option(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
-        mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 10000);
-    if (!mongoc_uri_has_option(uri, MONGOC_URI_APPNAME))
-        mongoc_uri_set_appname(uri, "slurm-ingest");
-    a = calloc(1, sizeof *a);
-    a->hosts = uri_hosts(uri);
-    a->client = mongoc_client_new_from_uri(uri);
-    mongoc_uri_destroy(uri);
-    if (!a->client) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "cannot use the MongoDB URI for %s", a->hosts);
+    a->client = sa_mongo_connect(uri_str, "slurm-ingest", &a->hosts, error);
+    if (!a->client)
         goto fail;
-    }
-    mongoc_client_set_error_api(a->client, MONGOC_ERROR_API_VERSION_2);
-    BSON_APPEND_INT32(&ping, "ping", 1);
-    if (!mongoc_client_command_simple(a->client, "admin", &ping, NULL, NULL, &berr)) {
-        sa_error_set(error, SA_ERR_MONGO, 1, "MongoDB at %s unreachable: %s", a->hosts, berr.message);
-        goto fail;
-    }
     a->db = mongoc_client_get_database(a->client, db_name);
     a->jobs = mongoc_database_get_collection(a->db, "jobs");
     a->superseded = mongoc_database_get_collection(a->db, "jobs_superseded");
@@ -256,10 +214,8 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         !ensure_indexes(a, "jobs_superseded", superseded_indexes, 1, error) ||
         !ensure_indexes(a, "ingest_runs", run_indexes, 1, error))
         goto fail;
-    bson_destroy(&ping);
     return a;
 fail:
-    bson_destroy(&ping);
     sa_archive_close(a);
     return NULL;
 }
@@ -355,7 +311,7 @@ static bool load_docs(sa_archive_t *a, const char *cluster, slot_t *slots, size_
             }
         }
         if (mongoc_cursor_error(cursor, &berr)) {
-            mongo_error(error, a, "reading jobs", &berr);
+            sa_mongo_error(error, a->hosts, "reading jobs", &berr);
             mongoc_cursor_destroy(cursor);
             bson_destroy(&filter);
             return false;
@@ -378,7 +334,7 @@ static bool bulk_run(sa_archive_t *a, mongoc_bulk_operation_t *bulk, size_t stat
         return true;
     ok = mongoc_bulk_operation_execute(bulk, &reply, &berr) != 0;
     if (!ok)
-        mongo_error(error, a, what, &berr);
+        sa_mongo_error(error, a->hosts, what, &berr);
     bson_destroy(&reply);
     return ok;
 }
@@ -434,8 +390,6 @@ bool sa_archive_mark_vanished(sa_archive_t *a, const sa_obs_ctx_t *ctx, int64_t 
     size_t statements = 0;
     int64_t prev_at;
 
-    static const char *const finals[] = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
-                                         "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY", "REQUEUED"};
     bson_t filter = BSON_INITIALIZER, nin, arr, exists, opts = BSON_INITIALIZER, proj;
     mongoc_cursor_t *cursor;
     const bson_t *found;
@@ -459,11 +413,11 @@ bool sa_archive_mark_vanished(sa_archive_t *a, const sa_obs_ctx_t *ctx, int64_t 
     BSON_APPEND_UTF8(&filter, "cluster", ctx->cluster);
     BSON_APPEND_DOCUMENT_BEGIN(&filter, "state", &nin);
     BSON_APPEND_ARRAY_BEGIN(&nin, "$nin", &arr);
-    for (size_t i = 0; i < sizeof finals / sizeof finals[0]; i++) {
+    for (size_t i = 0; sa_job_final_states[i]; i++) {
         char istr[16];
         const char *ikey;
         bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-        BSON_APPEND_UTF8(&arr, ikey, finals[i]);
+        BSON_APPEND_UTF8(&arr, ikey, sa_job_final_states[i]);
     }
     bson_append_array_end(&nin, &arr);
     bson_append_document_end(&filter, &nin);
@@ -502,7 +456,7 @@ bool sa_archive_mark_vanished(sa_archive_t *a, const sa_obs_ctx_t *ctx, int64_t 
         bson_destroy(&upd);
     }
     if (ok && mongoc_cursor_error(cursor, &berr)) {
-        mongo_error(error, a, "finding unfinished jobs", &berr);
+        sa_mongo_error(error, a->hosts, "finding unfinished jobs", &berr);
         ok = false;
     }
     mongoc_cursor_destroy(cursor);
@@ -624,7 +578,7 @@ json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t 
     if (mongoc_cursor_next(cursor, &found))
         doc = sa_bson_to_json(found, error);
     else if (mongoc_cursor_error(cursor, &berr))
-        mongo_error(error, a, "reading clusters", &berr);
+        sa_mongo_error(error, a->hosts, "reading clusters", &berr);
     else
         doc = json_object();
     mongoc_cursor_destroy(cursor);
@@ -656,7 +610,7 @@ bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_
     }
     BSON_APPEND_BOOL(&opts, "upsert", true);
     if (ok && !bson_empty(&upd) && !mongoc_collection_update_one(a->clusters, &filter, &upd, &opts, NULL, &berr)) {
-        mongo_error(error, a, "updating clusters", &berr);
+        sa_mongo_error(error, a->hosts, "updating clusters", &berr);
         ok = false;
     }
     bson_destroy(&filter);
@@ -671,7 +625,7 @@ bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error
     bson_error_t berr;
     bool ok = sa_bson_from_json(run, &b, error);
     if (ok && !mongoc_collection_insert_one(a->runs, &b, NULL, NULL, &berr)) {
-        mongo_error(error, a, "writing ingest_runs", &berr);
+        sa_mongo_error(error, a->hosts, "writing ingest_runs", &berr);
         ok = false;
     }
     bson_destroy(&b);
@@ -693,7 +647,7 @@ json_t *sa_archive_get_job(sa_archive_t *a, const char *cluster, int64_t job_id,
     if (mongoc_cursor_next(cursor, &found))
         doc = sa_bson_to_json(found, error);
     else if (mongoc_cursor_error(cursor, &berr))
-        mongo_error(error, a, "reading jobs", &berr);
+        sa_mongo_error(error, a->hosts, "reading jobs", &berr);
     mongoc_cursor_destroy(cursor);
     bson_destroy(&filter);
     return doc;

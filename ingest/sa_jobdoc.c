@@ -45,20 +45,6 @@ static json_t *strv_json(const sa_strv_t *sv)
 
 /* ---- states -------------------------------------------------------------------- */
 
-bool sa_job_state_is_final(const char *base)
-{
-    static const char *const finals[] = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
-                                         "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
-                                         "REQUEUED", NULL};
-    if (!base)
-        return false;
-    for (const char *const *f = finals; *f; f++) {
-        if (strcmp(base, *f) == 0)
-            return true;
-    }
-    return false;
-}
-
 /* A requeued instance: sacct's REQUEUED record, or a state carrying a requeue flag. */
 static bool state_is_requeue(const sa_state_t *st)
 {
@@ -469,6 +455,19 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
         history_add(history, "PENDING", NULL, NULL, rec->submit, src);
     if (record_ran(rec))
         history_add(history, "RUNNING", NULL, NULL, rec->start, src);
+    if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
+        /* a flag printed alone (22.05's "COMPLETING" while a job is requeued): it decorates
+         * the state the job was in then, it is not a state of its own */
+        json_t *flags = strv_json(&rec->state.flags);
+        size_t n = json_array_size(history), pos = 0;
+        json_array_append_new(flags, json_string(base));
+        while (pos < n && get_int(json_array_get(history, pos), "at") <= ctx->at)
+            pos++;
+        if (pos > 0)
+            entry_union_flags(json_array_get(history, pos - 1), flags);
+        json_decref(flags);
+        return;
+    }
     if (final && rec->end != SA_UNSET)
         history_add(history, base, strv_json(&rec->state.flags), rec->reason, rec->end, src);
     else if (!final || rec->source == SA_SRC_SQUEUE)

@@ -58,9 +58,6 @@ typedef enum {
 bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx, sa_merge_kind_t *kind,
                      json_t **superseded, sa_error_t *error);
 
-/* True if base is a final job state (COMPLETED, FAILED, CANCELLED, TIMEOUT, ...). */
-bool sa_job_state_is_final(const char *base);
-
 /*
  * Marks a non-final document as no longer listed by squeue: sets "vanished_at" and
  * seen.last to last_seen_at (the last snapshot that still listed it). Returns true if

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sa_error.h"
+#include "sa_hostlist.h" /* sa_hostlist_expand() */
 #include "sa_model.h"
 
 /*
@@ -39,15 +40,6 @@ bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error)
  * Non-GPU GRES are ignored. Untyped GPUs are counted under type "".
  */
 bool sa_gres_parse_gpus(const char *s, bool request, sa_gpus_t *out, sa_error_t *error);
-
-/*
- * Expands a Slurm hostlist expression ("cn-a[001-004,010]", "d09n04s[01-02],d13n[03,05]",
- * "gpu[1-2]-ib[0-1]", "node1,node2") into names appended to *out in order, with
- * leading zeros kept. "None assigned", "(null)", "" give nothing. Fails on an
- * unbalanced bracket, a reversed range, or more than max_hosts names (a guard
- * against "n[0-999999999]"; pass 0 for the default of 1,000,000).
- */
-bool sa_hostlist_expand(const char *expr, size_t max_hosts, sa_strv_t *out, sa_error_t *error);
 
 /*
  * sacct text date "2026-11-25T21:37:49" (UTC, as run with TZ=UTC

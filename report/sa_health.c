@@ -220,7 +220,7 @@ static bool check_cluster(sa_rdb_t *db, const sa_report_opts_t *o, const sa_rclu
     int64_t times[3] = {cl->last_squeue_at, cl->last_sinfo_at, cl->last_sacct_at};
     size_t e0 = h->errors, w0 = h->warnings;
     check_ctx_t c = {h, o, cl, start, end, 0, 0, {0}};
-    bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub, arr;
+    bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     char detail[512], age[32], lim[32];
     bool ok = false;
 
@@ -244,16 +244,7 @@ static bool check_cluster(sa_rdb_t *db, const sa_report_opts_t *o, const sa_rclu
     BSON_APPEND_DOCUMENT_BEGIN(&f, "vanished_at", &sub);
     BSON_APPEND_BOOL(&sub, "$exists", true);
     bson_append_document_end(&f, &sub);
-    BSON_APPEND_DOCUMENT_BEGIN(&f, "state", &sub);
-    BSON_APPEND_ARRAY_BEGIN(&sub, "$nin", &arr);
-    for (size_t i = 0; sa_rfinal_states[i]; i++) {
-        char istr[16];
-        const char *ikey;
-        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-        BSON_APPEND_UTF8(&arr, ikey, sa_rfinal_states[i]);
-    }
-    bson_append_array_end(&sub, &arr);
-    bson_append_document_end(&f, &sub);
+    sa_rbson_append_final_states(&f, "$nin");
     BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
     BSON_APPEND_INT32(&sub, "job_id", 1);
     bson_append_document_end(&opts, &sub);
@@ -583,22 +574,13 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
     }
     for (size_t ci = 0; ci < cl.n; ci++) {
         cur_ctx_t *c = &per[ci];
-        bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub, arr;
+        bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
         bool qok;
         sa_rintern_init(&c->names);
         c->by = by;
         /* the latest snapshot */
         BSON_APPEND_UTF8(&f, "cluster", cl.v[ci].name);
-        BSON_APPEND_DOCUMENT_BEGIN(&f, "state", &sub);
-        BSON_APPEND_ARRAY_BEGIN(&sub, "$nin", &arr);
-        for (size_t i = 0; sa_rfinal_states[i]; i++) {
-            char istr[16];
-            const char *ikey;
-            bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-            BSON_APPEND_UTF8(&arr, ikey, sa_rfinal_states[i]);
-        }
-        bson_append_array_end(&sub, &arr);
-        bson_append_document_end(&f, &sub);
+        sa_rbson_append_final_states(&f, "$nin");
         BSON_APPEND_DOCUMENT_BEGIN(&f, "vanished_at", &sub);
         BSON_APPEND_BOOL(&sub, "$exists", false);
         bson_append_document_end(&f, &sub);
@@ -613,16 +595,7 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
         /* finished since */
         bson_reinit(&f);
         BSON_APPEND_UTF8(&f, "cluster", cl.v[ci].name);
-        BSON_APPEND_DOCUMENT_BEGIN(&f, "state", &sub);
-        BSON_APPEND_ARRAY_BEGIN(&sub, "$in", &arr);
-        for (size_t i = 0; sa_rfinal_states[i]; i++) {
-            char istr[16];
-            const char *ikey;
-            bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-            BSON_APPEND_UTF8(&arr, ikey, sa_rfinal_states[i]);
-        }
-        bson_append_array_end(&sub, &arr);
-        bson_append_document_end(&f, &sub);
+        sa_rbson_append_final_states(&f, "$in");
         BSON_APPEND_DOCUMENT_BEGIN(&f, "end", &sub);
         BSON_APPEND_DATE_TIME(&sub, "$gte", since * 1000);
         BSON_APPEND_DATE_TIME(&sub, "$lt", o->now * 1000);

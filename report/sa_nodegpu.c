@@ -10,120 +10,20 @@
  */
 #include "sa_nodegpu.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
+#include "sa_hostlist.h"
 #include "sa_rutil.h"
 
 /* ---- hostlist expansion --------------------------------------------------------- */
 
-/* Expands one item (no top-level comma) recursively over its bracket groups. */
-static bool expand_item(const char *prefix, size_t plen, const char *rest, size_t max, sa_strv_t *out)
-{
-    const char *open = strchr(rest, '['), *close;
-    char *name;
-
-    if (!open) {
-        bool ok;
-        if (out->n >= max || strchr(rest, ']'))
-            return false;
-        name = malloc(plen + strlen(rest) + 1);
-        if (!name)
-            return false;
-        memcpy(name, prefix, plen);
-        strcpy(name + plen, rest);
-        ok = sa_strv_push(out, name);
-        free(name);
-        return ok;
-    }
-    close = strchr(open, ']');
-    if (!close || close == open + 1)
-        return false;
-    {
-        size_t head = (size_t)(open - rest);
-        char *pre = malloc(plen + head + 32);
-        const char *p = open + 1;
-        bool ok = true;
-        if (!pre)
-            return false;
-        memcpy(pre, prefix, plen);
-        memcpy(pre + plen, rest, head);
-        /* ranges: a, a-b, separated by ',' */
-        while (ok && p < close) {
-            const char *q = p;
-            long lo, hi;
-            int width;
-            char *end;
-            while (q < close && isdigit((unsigned char)*q))
-                q++;
-            if (q == p || q - p > 18) {
-                ok = false;
-                break;
-            }
-            width = (int)(q - p);
-            lo = strtol(p, &end, 10);
-            hi = lo;
-            if (*q == '-') {
-                const char *r = q + 1, *s = r;
-                while (s < close && isdigit((unsigned char)*s))
-                    s++;
-                if (s == r || s - r > 18) {
-                    ok = false;
-                    break;
-                }
-                hi = strtol(r, &end, 10);
-                q = s;
-            }
-            if (hi < lo || (size_t)(hi - lo) >= max) {
-                ok = false;
-                break;
-            }
-            for (long v = lo; ok && v <= hi; v++) {
-                int n = snprintf(pre + plen + head, 32, "%0*ld", width, v);
-                ok = expand_item(pre, plen + head + (size_t)n, close + 1, max, out);
-            }
-            if (q < close && *q != ',')
-                ok = false;
-            p = q + 1;
-        }
-        free(pre);
-        return ok;
-    }
-}
-
+/* sa_hostlist_expand() (schema/), failing without a message; "" and max 0 fail. */
 bool sa_rhostlist_expand(const char *expr, size_t max, sa_strv_t *out)
 {
-    const char *p = expr;
-
-    if (!expr || !*expr)
-        return false;
-    while (*p) {
-        /* the item ends at the first comma outside brackets */
-        const char *q = p;
-        int depth = 0;
-        char *item;
-        bool ok;
-        for (; *q && (depth > 0 || *q != ','); q++) {
-            if (*q == '[')
-                depth++;
-            else if (*q == ']')
-                depth--;
-            if (depth < 0 || depth > 1)
-                return false;
-        }
-        if (depth != 0 || q == p)
-            return false;
-        item = strndup(p, (size_t)(q - p));
-        ok = item && expand_item("", 0, item, max, out);
-        free(item);
-        if (!ok)
-            return false;
-        p = *q ? q + 1 : q;
-    }
-    return true;
+    return expr && *expr && max && sa_hostlist_expand(expr, max, out, NULL);
 }
 
 /* ---- the resolver ------------------------------------------------------------------ */
@@ -325,7 +225,7 @@ bool sa_nodegpu_type(sa_nodegpu_t *r, const char *hostlist, int64_t run_start, i
     for (size_t i = 0; i < r->scratch.n; i++)
         free(r->scratch.v[i]);
     r->scratch.n = 0;
-    if (!sa_rhostlist_expand(hostlist, 100000, &r->scratch))
+    if (!sa_hostlist_expand(hostlist, 100000, &r->scratch, NULL))
         return true; /* a list we cannot read: no type */
     for (size_t i = 0; i < r->scratch.n; i++) {
         uint32_t id = sa_rintern_find(&m->names, r->scratch.v[i]), t;

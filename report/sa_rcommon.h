@@ -67,8 +67,12 @@ bool sa_rwrite_table_doc(const sa_report_opts_t *o, const char *title, const sa_
 /* Text format of a report format (only TABLE, PARSABLE, CSV are text). */
 sa_text_format_t sa_rtext_format(sa_format_t f);
 
-/* Job base states that are final (COMPLETED, FAILED, ..., REQUEUED), NULL-terminated. */
-extern const char *const sa_rfinal_states[];
+/*
+ * The job base states the reports count as final: sa_job_final_states (schema/) and
+ * REVOKED (a federated sibling job), which slurm-ingest does not count as final.
+ */
 bool sa_rstate_is_final(const char *s);
+/* Appends {"state": {op: [those states]}} to b; op is "$in" or "$nin". */
+void sa_rbson_append_final_states(bson_t *b, const char *op);
 
 #endif

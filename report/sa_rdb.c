@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_mongo.h"
+
 struct sa_rdb {
     mongoc_client_t *client;
     mongoc_database_t *db;
@@ -17,64 +19,26 @@ static const char *const coll_names[4] = {"jobs", "jobs_superseded", "clusters",
 
 void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr)
 {
-    sa_error_set(error, SA_ERR_MONGO, (int)berr->code, "MongoDB at %s: %s: %s", db->hosts, what, berr->message);
+    sa_mongo_error(error, db->hosts, what, berr);
 }
 
 sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *error)
 {
-    static bool initialised;
-    sa_rdb_t *db;
-    mongoc_uri_t *uri;
-    const mongoc_host_list_t *h;
-    bson_error_t berr;
-    bson_t ping = BSON_INITIALIZER;
-    char hosts[512] = "";
-    size_t len = 0;
+    sa_rdb_t *db = calloc(1, sizeof *db);
 
-    if (!initialised) {
-        mongoc_init();
-        initialised = true;
-    }
-    uri = mongoc_uri_new_with_error(uri_str, &berr);
-    if (!uri) {
-        /* berr may quote the URI, which may hold a password: say only this */
-        sa_error_set(error, SA_ERR_USAGE, 0, "the MongoDB URI is malformed");
-        return NULL;
-    }
-    if (!mongoc_uri_has_option(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
-        mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 10000);
-    if (!mongoc_uri_has_option(uri, MONGOC_URI_APPNAME))
-        mongoc_uri_set_appname(uri, "slurm-report");
-    for (h = mongoc_uri_get_hosts(uri); h && len < sizeof hosts - 1; h = h->next)
-        len += (size_t)snprintf(hosts + len, sizeof hosts - len, "%s%s", len ? "," : "", h->host_and_port);
-    db = calloc(1, sizeof *db);
     if (!db) {
-        mongoc_uri_destroy(uri);
         sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
         return NULL;
     }
-    db->hosts = strdup(hosts[0] ? hosts : "(no host)");
-    db->client = mongoc_client_new_from_uri(uri);
-    mongoc_uri_destroy(uri);
+    db->client = sa_mongo_connect(uri_str, "slurm-report", &db->hosts, error);
     if (!db->client) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "cannot use the MongoDB URI for %s", db->hosts);
-        goto fail;
-    }
-    mongoc_client_set_error_api(db->client, MONGOC_ERROR_API_VERSION_2);
-    BSON_APPEND_INT32(&ping, "ping", 1);
-    if (!mongoc_client_command_simple(db->client, "admin", &ping, NULL, NULL, &berr)) {
-        sa_error_set(error, SA_ERR_MONGO, 1, "MongoDB at %s unreachable: %s", db->hosts, berr.message);
-        goto fail;
+        sa_rdb_close(db);
+        return NULL;
     }
     db->db = mongoc_client_get_database(db->client, db_name);
     for (int i = 0; i < 4; i++)
         db->colls[i] = mongoc_database_get_collection(db->db, coll_names[i]);
-    bson_destroy(&ping);
     return db;
-fail:
-    bson_destroy(&ping);
-    sa_rdb_close(db);
-    return NULL;
 }
 
 void sa_rdb_close(sa_rdb_t *db)

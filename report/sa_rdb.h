@@ -31,7 +31,10 @@ void sa_rdb_close(sa_rdb_t *db);
 /* A collection of the archive database (borrowed: owned by db). */
 mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name);
 
-/* Sets *error from a driver error: "MongoDB at HOSTS: what: message". */
+/*
+ * Sets *error from a driver error: "MongoDB at HOSTS: what: message" (code 1 when
+ * the server could not be reached, else 0; see sa_mongo_error()).
+ */
 void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr);
 
 /* A cluster document (collection clusters): times SA_UNSET when absent. */

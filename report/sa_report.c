@@ -15,19 +15,28 @@
 
 #include "sa_rutil.h"
 
-const char *const sa_rfinal_states[] = {"COMPLETED", "CANCELLED", "FAILED",    "TIMEOUT",       "NODE_FAIL",
-                                       "PREEMPTED", "BOOT_FAIL", "DEADLINE",  "OUT_OF_MEMORY", "REQUEUED",
-                                       "REVOKED",   NULL};
-
 bool sa_rstate_is_final(const char *s)
 {
-    if (!s)
-        return false;
-    for (const char *const *f = sa_rfinal_states; *f; f++) {
-        if (strcmp(s, *f) == 0)
-            return true;
+    return sa_job_state_is_final(s) || (s && strcmp(s, "REVOKED") == 0);
+}
+
+void sa_rbson_append_final_states(bson_t *b, const char *op)
+{
+    bson_t st, arr;
+    char istr[16];
+    const char *ikey;
+    uint32_t i;
+
+    BSON_APPEND_DOCUMENT_BEGIN(b, "state", &st);
+    BSON_APPEND_ARRAY_BEGIN(&st, op, &arr);
+    for (i = 0; sa_job_final_states[i]; i++) {
+        bson_uint32_to_string(i, &ikey, istr, sizeof istr);
+        BSON_APPEND_UTF8(&arr, ikey, sa_job_final_states[i]);
     }
-    return false;
+    bson_uint32_to_string(i, &ikey, istr, sizeof istr);
+    BSON_APPEND_UTF8(&arr, ikey, "REVOKED");
+    bson_append_array_end(&st, &arr);
+    bson_append_document_end(b, &st);
 }
 
 void sa_report_opts_init(sa_report_opts_t *o)

@@ -559,7 +559,7 @@ static void build_filter(const usage_t *u, bson_t *f)
 {
     const sa_report_opts_t *o = u->o;
     sa_strv_t names;
-    bson_t cond, or, alt, nin, arr;
+    bson_t cond, or, alt;
 
     sa_strv_init(&names);
     for (size_t i = 0; i < u->nclusters; i++)
@@ -583,16 +583,7 @@ static void build_filter(const usage_t *u, bson_t *f)
     bson_append_document_end(&alt, &cond);
     bson_append_document_end(&or, &alt);
     BSON_APPEND_DOCUMENT_BEGIN(&or, "1", &alt);
-    BSON_APPEND_DOCUMENT_BEGIN(&alt, "state", &nin);
-    BSON_APPEND_ARRAY_BEGIN(&nin, "$nin", &arr);
-    for (size_t i = 0; sa_rfinal_states[i]; i++) {
-        char istr[16];
-        const char *ikey;
-        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-        BSON_APPEND_UTF8(&arr, ikey, sa_rfinal_states[i]);
-    }
-    bson_append_array_end(&nin, &arr);
-    bson_append_document_end(&alt, &nin);
+    sa_rbson_append_final_states(&alt, "$nin");
     bson_append_document_end(&or, &alt);
     BSON_APPEND_DOCUMENT_BEGIN(&or, "2", &alt);
     BSON_APPEND_DOCUMENT_BEGIN(&alt, "end", &cond);

@@ -165,6 +165,15 @@ bool sa_job_base_is_known(const char *word)
     return word_in(word, bases);
 }
 
+const char *const sa_job_final_states[] = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
+                                           "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
+                                           "REQUEUED", NULL};
+
+bool sa_job_state_is_final(const char *base)
+{
+    return word_in(base, sa_job_final_states);
+}
+
 /* ---- GPUs and TRES ------------------------------------------------------------- */
 
 void sa_gpus_init(sa_gpus_t *g)

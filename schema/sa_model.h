@@ -77,6 +77,14 @@ bool sa_state_has_flag(const sa_state_t *st, const char *flag);
 bool sa_node_base_is_known(const char *word);
 /* True if word is one of Slurm's job base states (upper case). */
 bool sa_job_base_is_known(const char *word);
+/*
+ * The final job base states, NULL-terminated: COMPLETED CANCELLED FAILED TIMEOUT
+ * NODE_FAIL PREEMPTED BOOT_FAIL DEADLINE OUT_OF_MEMORY, and REQUEUED (the end of a
+ * requeued run as sacct records it).
+ */
+extern const char *const sa_job_final_states[];
+/* True if base is one of sa_job_final_states (false for NULL). */
+bool sa_job_state_is_final(const char *base);
 
 /* ---- GPUs by type and TRES ------------------------------------------------ */
 

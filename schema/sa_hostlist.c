@@ -1,5 +1,5 @@
 /*
- * sa_hostlist.c - expands Slurm hostlist expressions (see sa_strings.h).
+ * sa_hostlist.c - expands Slurm hostlist expressions (see sa_hostlist.h).
  *
  *   "cn-a[001-004,010]"  -> cn-a001 .. cn-a004, cn-a010 (the width of the low end of
  *                           a range is the zero-padded width, as in Slurm)
@@ -7,7 +7,7 @@
  *                           leftmost group varying slowest)
  *   "a,b c"              -> hosts separated by commas (outside brackets) or blanks
  */
-#include "sa_strings.h"
+#include "sa_hostlist.h"
 
 #include <ctype.h>
 #include <errno.h>
