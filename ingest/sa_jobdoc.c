@@ -708,7 +708,10 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
         json_t *seen = json_object_get(merged, "seen");
         if (get_int(seen, "last") == SA_UNSET || ctx->at > get_int(seen, "last"))
             json_object_set_new(seen, "last", json_integer(ctx->at));
-        json_object_del(merged, "vanished_at");
+        /* a job squeue no longer lists stays marked until squeue lists it again or it
+         * ends (sacct's final record); sacct calling it RUNNING does not clear it */
+        if (sa_job_state_is_final(get_str(merged, "state")))
+            json_object_del(merged, "vanished_at");
     }
     json_decref(*doc);
     *doc = merged;

@@ -358,6 +358,26 @@ static void test_change_only_writes(void **state)
     }
     st = ingest_text(a, "steady", T0 + 960, docs, true);
     assert_int_equal(st.write_statements, 0);
+    /* sacct still calls it running: it stays marked; sacct's final record closes it */
+    {
+        char *line = sacct_line(10199, "RUNNING", "0:0", T0, T0 + 5, T0 + 1000, "w"), *text = malloc(4096);
+        json_t *doc;
+        snprintf(text, 4096, "%s%s", SACCT_HDR, line);
+        ingest_text(a, "steady", T0 + 1000, text, false);
+        doc = get_job(a, "steady", 10199);
+        assert_non_null(json_object_get(doc, "vanished_at"));
+        json_decref(doc);
+        free(line);
+        line = sacct_line(10199, "COMPLETED", "0:0", T0, T0 + 5, T0 + 1100, "w");
+        snprintf(text, 4096, "%s%s", SACCT_HDR, line);
+        ingest_text(a, "steady", T0 + 1200, text, false);
+        doc = get_job(a, "steady", 10199);
+        assert_null(json_object_get(doc, "vanished_at"));
+        assert_string_equal(json_string_value(json_object_get(doc, "state")), "COMPLETED");
+        json_decref(doc);
+        free(line);
+        free(text);
+    }
     free(docs);
     sa_archive_close(a);
 }
