@@ -49,7 +49,8 @@ const sa_option_t sa_ingest_options[] = {
      "Each sacct run starts this long before the previous run's end, to catch late records."},
     {"timeout", SA_OPT_DURATION, "DURATION", "60s",
      "Time limit of each Slurm command; past it the command's whole process group is killed."},
-    {"max-output", SA_OPT_SIZE, "SIZE", "256M", "Largest output accepted from one Slurm command."},
+    {"max-output", SA_OPT_SIZE, "SIZE", "1G",
+     "Largest output accepted from one Slurm command (it is held in memory while parsed)."},
     {"max-gap", SA_OPT_DURATION, "DURATION", "15m",
      "Time without a snapshot beyond which the time series records unknown time instead of extending "
      "the last state."},

@@ -107,7 +107,7 @@ static bool capture(const sa_run_opts_t *o, const char *const argv[], sa_input_t
     bool ok;
 
     eo.timeout_ms = sa_config_get_num(o->cfg, "timeout", 60) * 1000;
-    eo.max_output = (size_t)sa_config_get_num(o->cfg, "max-output", 256 << 20);
+    eo.max_output = (size_t)sa_config_get_num(o->cfg, "max-output", 1 << 30);
     ok = sa_exec_run(argv, &eo, &res, error);
     *exec_ms += mono_ms() - t0;
     if (!ok && error)
@@ -147,7 +147,7 @@ static bool keep_snapshot(const sa_run_opts_t *o, const char *dir, const sa_snap
         bool ok;
         if (!in->present)
             continue;
-        if (in->path && !read_all(in->path, (size_t)sa_config_get_num(o->cfg, "max-output", 256 << 20), &data,
+        if (in->path && !read_all(in->path, (size_t)sa_config_get_num(o->cfg, "max-output", 1 << 30), &data,
                                   &len, error))
             return false;
         ok = sa_spool_put(dir, s->cluster, sa_input_kind_name((sa_input_kind_t)k), s->at, data, len, &path, error);
