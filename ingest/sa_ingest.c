@@ -160,6 +160,53 @@ static bool parse_input(const sa_input_t *in, sa_input_kind_t k, const sa_sacct_
     return ok;
 }
 
+bool sa_ingest_read_file(const char *path, size_t cap, const char *too_big, char **data, size_t *len,
+                         sa_error_t *error)
+{
+    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+    size_t size = 0, alloc = 0;
+    char *buf = NULL;
+
+    if (fd < 0) {
+        sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    for (;;) {
+        ssize_t n;
+        if (size == alloc) {
+            char *b;
+            alloc = alloc ? alloc * 2 : 1 << 16;
+            if (alloc > cap + 1)
+                alloc = cap + 1;
+            if (size == alloc || !(b = realloc(buf, alloc))) {
+                sa_error_set(error, SA_ERR_INPUT, 0, "%s: %s", path, too_big);
+                goto fail;
+            }
+            buf = b;
+        }
+        n = read(fd, buf + size, alloc - size);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
+            goto fail;
+        }
+        if (n == 0)
+            break;
+        size += (size_t)n;
+    }
+    if (fd > 0)
+        close(fd);
+    *data = buf;
+    *len = size;
+    return true;
+fail:
+    if (fd > 0)
+        close(fd);
+    free(buf);
+    return false;
+}
+
 /* Reads an sdiag input's bytes (file or memory). */
 static bool parse_sdiag_input(const sa_input_t *in, sa_sdiag_t *sd, sa_error_t *error)
 {
@@ -167,31 +214,8 @@ static bool parse_sdiag_input(const sa_input_t *in, sa_sdiag_t *sd, sa_error_t *
     size_t len = 0;
     bool ok;
 
-    if (in->path) {
-        FILE *f = strcmp(in->path, "-") == 0 ? stdin : fopen(in->path, "rb");
-        size_t cap = 0, n;
-        if (!f) {
-            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", in->path, strerror(errno));
-            return false;
-        }
-        do {
-            if (len == cap) {
-                char *b = realloc(buf, cap = cap ? cap * 2 : 65536);
-                if (!b || cap > (64u << 20)) {
-                    free(b ? b : buf);
-                    if (f != stdin)
-                        fclose(f);
-                    sa_error_set(error, SA_ERR_INPUT, 0, "%s: sdiag output larger than 64 MiB", in->path);
-                    return false;
-                }
-                buf = b;
-            }
-            n = fread(buf + len, 1, cap - len, f);
-            len += n;
-        } while (n > 0);
-        if (f != stdin)
-            fclose(f);
-    }
+    if (in->path && !sa_ingest_read_file(in->path, 64u << 20, "sdiag output larger than 64 MiB", &buf, &len, error))
+        return false;
     ok = sa_sdiag_parse_json(in->path ? buf : in->data, in->path ? len : in->len, sd, error);
     if (!ok)
         sa_error_prefix(error, "%s", in->path ? in->path : "sdiag");

@@ -55,6 +55,14 @@ void sa_ingest_stats_init(sa_ingest_stats_t *st);
 void sa_ingest_stats_clear(sa_ingest_stats_t *st);
 
 /*
+ * Reads a whole file (path, or "-" for stdin) into *data (caller frees), at most cap
+ * bytes; past that the error is "<path>: <too_big>". For sdiag captures, and for
+ * spooling and archiving captured files.
+ */
+bool sa_ingest_read_file(const char *path, size_t cap, const char *too_big, char **data, size_t *len,
+                         sa_error_t *error);
+
+/*
  * Parses every present input of the snapshot, then writes: jobs (squeue, then sacct)
  * to the archive, nodes (and sdiag) to the time series, and the cluster's times.
  * a may be NULL (then jobs are parsed but not written; used with --sqlite only).

@@ -50,53 +50,6 @@ static const char *cfg_str(const sa_run_opts_t *o, const char *key)
     return sa_config_get_or_default(o->cfg, key);
 }
 
-/* Reads a whole file (for spooling and archiving captured files), at most cap bytes. */
-static bool read_all(const char *path, size_t cap, char **data, size_t *len, sa_error_t *error)
-{
-    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-    size_t size = 0, alloc = 0;
-    char *buf = NULL;
-
-    if (fd < 0) {
-        sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
-        return false;
-    }
-    for (;;) {
-        ssize_t n;
-        if (size == alloc) {
-            char *b;
-            alloc = alloc ? alloc * 2 : 1 << 16;
-            if (alloc > cap + 1)
-                alloc = cap + 1;
-            if (size == alloc || !(b = realloc(buf, alloc))) {
-                sa_error_set(error, SA_ERR_INPUT, 0, "%s: larger than max-output (%zu bytes)", path, cap);
-                goto fail;
-            }
-            buf = b;
-        }
-        n = read(fd, buf + size, alloc - size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        size += (size_t)n;
-    }
-    if (fd > 0)
-        close(fd);
-    *data = buf;
-    *len = size;
-    return true;
-fail:
-    if (fd > 0)
-        close(fd);
-    free(buf);
-    return false;
-}
-
 /* Runs one Slurm command; its stdout becomes the input's bytes. */
 static bool capture(const sa_run_opts_t *o, const char *const argv[], sa_input_t *in, double *exec_ms,
                     sa_error_t *error)
@@ -147,9 +100,13 @@ static bool keep_snapshot(const sa_run_opts_t *o, const char *dir, const sa_snap
         bool ok;
         if (!in->present)
             continue;
-        if (in->path && !read_all(in->path, (size_t)sa_config_get_num(o->cfg, "max-output", 1 << 30), &data,
-                                  &len, error))
-            return false;
+        if (in->path) {
+            size_t cap = (size_t)sa_config_get_num(o->cfg, "max-output", 1 << 30);
+            char too_big[64];
+            snprintf(too_big, sizeof too_big, "larger than max-output (%zu bytes)", cap);
+            if (!sa_ingest_read_file(in->path, cap, too_big, &data, &len, error))
+                return false;
+        }
         ok = sa_spool_put(dir, s->cluster, sa_input_kind_name((sa_input_kind_t)k), s->at, data, len, &path, error);
         if (in->path)
             free(data);
