@@ -65,38 +65,14 @@ static ssize_t trickle_read(sa_reader_t *r, char *buf, size_t cap, sa_error_t *e
     return (ssize_t)n;
 }
 
-static bool parse_trickle(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
-                          sa_error_t *error);
-
-/* Collect into a tu_parsed_t through the public API with the trickle reader. */
-static bool collect_job(sa_job_t *job, void *ctx, sa_error_t *error)
-{
-    tu_parsed_t *p = ctx;
-    (void)error;
-    p->jobs = realloc(p->jobs, (p->njobs + 1) * sizeof *p->jobs);
-    p->jobs[p->njobs++] = sa_job_steal(job);
-    return true;
-}
-
-static bool collect_node(sa_node_t *node, void *ctx, sa_error_t *error)
-{
-    tu_parsed_t *p = ctx;
-    (void)error;
-    p->nodes = realloc(p->nodes, (p->nnodes + 1) * sizeof *p->nodes);
-    p->nodes[p->nnodes++] = sa_node_steal(node);
-    return true;
-}
-
+/* Parses data through the public API, handed over a few bytes at a time. */
 static bool parse_trickle(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
                           sa_error_t *error)
 {
     sa_reader_t r;
-    sa_sink_t sink = {collect_job, collect_node, out};
-    memset(out, 0, sizeof *out);
-    sa_meta_init(&out->meta);
     sa_reader_init_mem(&r, data, len);
     r.read = trickle_read;
-    return sa_parse_any(&r, topts, &sink, &out->meta, &out->kind, error);
+    return tu_parse_reader(&r, topts, out, error);
 }
 
 static void check_dir(const char *dir, int *files)

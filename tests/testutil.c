@@ -72,7 +72,7 @@ static bool collect_node(sa_node_t *node, void *ctx, sa_error_t *error)
     return true;
 }
 
-static bool parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error)
+bool tu_parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error)
 {
     sa_sink_t sink = {collect_job, collect_node, out};
     memset(out, 0, sizeof *out);
@@ -91,7 +91,7 @@ bool tu_parse_file(const char *path, const sa_sacct_text_opts_t *topts, tu_parse
         abort();
     }
     sa_reader_init_fd(&r, fd);
-    ok = parse_reader(&r, topts, out, error);
+    ok = tu_parse_reader(&r, topts, out, error);
     close(fd);
     return ok;
 }
@@ -101,7 +101,7 @@ bool tu_parse_mem(const char *data, size_t len, const sa_sacct_text_opts_t *topt
 {
     sa_reader_t r;
     sa_reader_init_mem(&r, data, len);
-    return parse_reader(&r, topts, out, error);
+    return tu_parse_reader(&r, topts, out, error);
 }
 
 void tu_parsed_clear(tu_parsed_t *p)

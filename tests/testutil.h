@@ -39,6 +39,8 @@ typedef struct {
 
 /* Parses a file with sa_parse_any (topts may be NULL). Returns false and fills error on failure. */
 bool tu_parse_file(const char *path, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error);
+/* Parses what a reader gives with sa_parse_any. */
+bool tu_parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error);
 /* Parses bytes with sa_parse_any. */
 bool tu_parse_mem(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
                   sa_error_t *error);
