@@ -108,7 +108,7 @@ static int run_ingest(char *const argv[], char **out, char **err)
     char *args[8];
     int i = 0;
     args[0] = (char *)SA_INGEST_BIN;
-    for (i = 1; argv[i] && i < 7; i++)
+    for (i = 1; i < 7 && argv[i]; i++)
         args[i] = argv[i];
     args[i] = NULL;
     return tu_run(args, NULL, out, err);
@@ -126,7 +126,7 @@ static void run_case(const bad_case_t *c, const char *data, size_t len)
 {
     char path[] = "/tmp/sa-bad-in-XXXXXX";
     int fd = mkstemp(path);
-    char *argv[6], *out, *err;
+    char *argv[6] = {NULL}, *out, *err;
     int argc = 0, rc;
 
     assert_true(fd >= 0);

@@ -7,7 +7,12 @@
 # Install: a real `dpkg -i` into this system, then `dpkg --purge`, when that is safe:
 # running as root, slurm-archive not installed already, no unpackaged
 # /usr/bin/slurm-ingest or /usr/bin/slurm-report that the package would overwrite and
-# the purge then delete, and SA_TEST_NO_DPKG_INSTALL unset. Otherwise (it says why)
+# the purge then delete, no user or group slurm-ingest already (the purge removes
+# them), and SA_TEST_NO_DPKG_INSTALL unset. Installed for real, it checks that the
+# postinst made the system user slurm-ingest and its directories (owner, mode 0750),
+# that the user can run slurm-ingest and write them, that a reinstall keeps the user,
+# and that the purge removes user and group (the directories stay, given to root; the
+# test removes those it caused to exist). Otherwise (it says why)
 # the package is unpacked with dpkg-deb -x into a temporary directory and the
 # binaries are run from there. Exit 77 (skipped) when the Debian tools are missing.
 set -eu
@@ -15,12 +20,16 @@ set -eu
 build=$1 src=$2 cpack=$3 version=$4 have_report=$5
 tmp=$(mktemp -d /tmp/sa-test-package.XXXXXX)
 installed=0
+made_dirs=""   # directories that exist only because this test installed the package
 
 cleanup() {
     if [ "$installed" = 1 ]; then
         echo "test_package: dpkg --purge slurm-archive"
         dpkg --purge slurm-archive >"$tmp/purge.log" 2>&1 || cat "$tmp/purge.log"
     fi
+    for d in $made_dirs; do
+        rm -rf -- "$d"
+    done
     rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -71,6 +80,13 @@ for bin in $bins; do
     done
 done
 grep -q ' postinst' "$tmp/info" || fail "no postinst script"
+grep -q ' postrm' "$tmp/info" || fail "no postrm script"
+# the postinst creates the service user with adduser or useradd
+field Depends | grep -q 'adduser | passwd' || fail "Depends ($(field Depends)) lacks 'adduser | passwd'"
+dpkg-deb -e "$deb" "$tmp/control"
+for script in postinst postrm; do
+    sh -n "$tmp/control/$script" || fail "$script: syntax error"
+done
 
 # 3. Contents.
 dpkg-deb -c "$deb" >"$tmp/contents"
@@ -115,14 +131,15 @@ else
             why="$b exists and belongs to no package (a manual install would be overwritten)"
         fi
     done
+    if getent passwd slurm-ingest >/dev/null || getent group slurm-ingest >/dev/null; then
+        why="a user or group slurm-ingest exists already (the purge would delete it)"
+    fi
 fi
 
-if [ -z "$why" ]; then
-    echo "test_package: dpkg -i $(basename "$deb")"
-    installed=1
+# dpkg -i the package, waiting for another dpkg/apt that holds the lock (a minute at most).
+dpkg_install() {
     tries=0
     until dpkg -i "$deb" >"$tmp/dpkg.log" 2>&1; do
-        # another dpkg/apt holds the lock: wait for it (a minute at most)
         if grep -q 'lock' "$tmp/dpkg.log" && [ $tries -lt 30 ]; then
             tries=$((tries + 1))
             sleep 2
@@ -132,6 +149,63 @@ if [ -z "$why" ]; then
         fail "dpkg -i failed"
     done
     sed 's/^/  /' "$tmp/dpkg.log"
+}
+
+# Fails unless path $1 has owner:group $2 and octal mode $3.
+expect_stat() {
+    got=$(stat -c '%U:%G %a' "$1") || fail "$1 does not exist"
+    [ "$got" = "$2 $3" ] || fail "$1 is $got, expected $2 $3"
+    echo "test_package: $1: $got"
+}
+
+# The postinst's service user and directories (installed for real only): a system
+# user and group slurm-ingest, no login, home /var/lib/slurm-ingest; its directories
+# slurm-ingest:slurm-ingest 0750; /etc/slurm-ingest root:slurm-ingest 0750 (when the
+# package created it). The user runs slurm-ingest from captures with MongoDB
+# unreachable, which takes the lock and writes the time series in /var/lib and the
+# spool in /var/spool (exit 8). A reinstall (postinst again) keeps the same user.
+check_service_user() {
+    pw=$(getent passwd slurm-ingest) || fail "the package did not create the user slurm-ingest"
+    getent group slurm-ingest >/dev/null || fail "the package did not create the group slurm-ingest"
+    echo "test_package: passwd: $pw"
+    uid=$(id -u slurm-ingest)
+    sys_max=$(sed -n 's/^SYS_UID_MAX[[:space:]]*//p' /etc/login.defs 2>/dev/null)
+    [ "$uid" -le "${sys_max:-999}" ] && [ "$uid" -gt 0 ] || fail "slurm-ingest has uid $uid, not a system uid"
+    [ "$(id -gn slurm-ingest)" = slurm-ingest ] || fail "slurm-ingest's group is $(id -gn slurm-ingest)"
+    case $pw in *:/var/lib/slurm-ingest:/usr/sbin/nologin) ;; *) fail "home or shell of slurm-ingest: $pw" ;; esac
+    expect_stat /var/lib/slurm-ingest slurm-ingest:slurm-ingest 750
+    expect_stat /var/spool/slurm-ingest slurm-ingest:slurm-ingest 750
+    case $made_dirs in *" /etc/slurm-ingest"*) expect_stat /etc/slurm-ingest root:slurm-ingest 750 ;; esac
+
+    mkdir -p "$tmp/in"
+    chmod 755 "$tmp" "$tmp/in"
+    cp "$src/fixtures/demo/sinfo-end.json" "$src/fixtures/demo/squeue-end.json" "$tmp/in/"
+    chmod 644 "$tmp/in/"*
+    rc=0
+    (cd / && umask 027 && setpriv --reuid=slurm-ingest --regid=slurm-ingest --init-groups --reset-env \
+        env SLURM_INGEST_MONGO_URI='mongodb://127.0.0.1:9/?serverSelectionTimeoutMS=300' \
+        /usr/bin/slurm-ingest --cluster=pkgtest -q --at=2026-10-31T23:55:00Z \
+        --sinfo="$tmp/in/sinfo-end.json" --squeue="$tmp/in/squeue-end.json") >"$tmp/run.log" 2>&1 || rc=$?
+    [ "$rc" = 8 ] || { cat "$tmp/run.log"; fail "slurm-ingest as slurm-ingest exited $rc, expected 8 (spooled)"; }
+    expect_stat /var/lib/slurm-ingest/pkgtest.sqlite slurm-ingest:slurm-ingest 640
+    [ -n "$(find /var/spool/slurm-ingest/pkgtest -type f -user slurm-ingest)" ] ||
+        fail "nothing spooled by slurm-ingest in /var/spool/slurm-ingest/pkgtest"
+    echo "test_package: slurm-ingest ran as slurm-ingest: time series and spool written (exit 8)"
+
+    echo "test_package: dpkg -i again (the postinst runs twice)"
+    dpkg_install
+    [ "$(id -u slurm-ingest)" = "$uid" ] || fail "the reinstall changed slurm-ingest's uid"
+    [ "$(getent passwd slurm-ingest)" = "$pw" ] || fail "the reinstall changed slurm-ingest: $(getent passwd slurm-ingest)"
+    expect_stat /var/spool/slurm-ingest slurm-ingest:slurm-ingest 750
+}
+
+if [ -z "$why" ]; then
+    for d in /var/lib/slurm-ingest /var/spool/slurm-ingest /etc/slurm-ingest; do
+        [ -e "$d" ] || made_dirs="$made_dirs $d"
+    done
+    echo "test_package: dpkg -i $(basename "$deb")"
+    installed=1
+    dpkg_install
     dpkg-query -W -f='${Status}\n' slurm-archive | grep -q 'install ok installed' || fail "not installed"
     root=""
 else
@@ -173,10 +247,17 @@ if [ -z "$root" ]; then
         fi
         echo "test_package: systemd-analyze verify of the installed units: clean"
     fi
+    check_service_user
     dpkg --purge slurm-archive >"$tmp/purge.log" 2>&1 || { cat "$tmp/purge.log"; fail "dpkg --purge failed"; }
     installed=0
     [ ! -e /usr/bin/slurm-ingest ] || fail "/usr/bin/slurm-ingest is still there after the purge"
     [ ! -e /usr/lib/systemd/system/slurm-ingest@.service ] || fail "the unit is still there after the purge"
+    ! getent passwd slurm-ingest >/dev/null || fail "the user slurm-ingest is still there after the purge"
+    ! getent group slurm-ingest >/dev/null || fail "the group slurm-ingest is still there after the purge"
+    # the data stays, given to root (no file of a deleted user id); cleanup removes it
+    expect_stat /var/lib/slurm-ingest root:root 750
+    [ -z "$(find /var/lib/slurm-ingest /var/spool/slurm-ingest -nouser -o -nogroup)" ] ||
+        fail "files of the deleted user are left: $(find /var/lib/slurm-ingest /var/spool/slurm-ingest -nouser -o -nogroup)"
     echo "test_package: installed, ran and purged"
 fi
 echo "test_package: OK"
