@@ -427,6 +427,16 @@ oom:
     return false;
 }
 
+/* True when key is one of the NULL-terminated known_keys (NULL: none). */
+static bool key_is_known(const char *key, const char *const *known_keys)
+{
+    for (const char *const *k = known_keys; k && *k; k++) {
+        if ((*k)[0] == key[0] && strcmp(*k, key) == 0)
+            return true;
+    }
+    return false;
+}
+
 json_t *sa_json_extra(const json_t *o, const char *const *known_keys)
 {
     json_t *extra = NULL;
@@ -436,18 +446,12 @@ json_t *sa_json_extra(const json_t *o, const char *const *known_keys)
     if (!o || !json_is_object(o))
         return NULL;
     json_object_foreach((json_t *)o, key, value) {
-        bool known = false;
-        for (const char *const *k = known_keys; k && *k; k++) {
-            if (strcmp(*k, key) == 0) {
-                known = true;
-                break;
-            }
-        }
-        if (known)
+        if (key_is_known(key, known_keys))
             continue;
-        if (!extra)
-            extra = json_object();
-        json_object_set_new(extra, key, json_deep_copy(value));
+        if (!extra && !(extra = json_object()))
+            return NULL;
+        /* a new reference, not a copy; the key comes from a jansson object (valid UTF-8) */
+        json_object_set_new_nocheck(extra, key, json_incref(value));
     }
     return extra;
 }
