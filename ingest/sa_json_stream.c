@@ -18,6 +18,12 @@
  * the copy, or the input ends first, the value is decoded again from the original
  * bytes (json_loadb with JSON_DISABLE_EOF_CHECK, which decodes one value and reports
  * where it ended), so every error names the byte of the input it is at.
+ *
+ * The scan also notes where a record's members start and end (its ':' and ',' at
+ * depth 1): the elements of the record arrays are decoded member by member through
+ * sa_json_memo.c, which decodes a member value only when its text differs from the
+ * last one under the same key (most of a squeue job's ~130 members repeat from job
+ * to job), so records of one document share those values.
  */
 #include "sa_parse.h"
 
@@ -28,9 +34,13 @@
 #include <unistd.h>
 
 #include "sa_json.h"
+#include "sa_json_memo.h"
 
 #define STREAM_CHUNK (256 * 1024)
 #define STREAM_MAX_RECORD (512u * 1024 * 1024) /* one record larger than this is refused */
+/* A record nested deeper is decoded whole: jansson counts depth from the value it
+ * starts at (and stops at 2048), so members are decoded one by one only well below. */
+#define SPLIT_MAX_DEPTH 1024
 
 /* ---- readers ------------------------------------------------------------------ */
 
@@ -89,6 +99,9 @@ typedef struct {
     size_t depth;         /* open objects and arrays */
     bool in_str, esc;     /* inside a string; after its backslash */
     bool gap;             /* whitespace skipped since the last byte kept */
+    size_t *seps;         /* offsets in out of the ':' and ',' at depth 1 */
+    size_t nseps, seps_cap;
+    bool deep;            /* nested deeper than SPLIT_MAX_DEPTH */
 } stream_t;
 
 static size_t stream_offset(const stream_t *s)
@@ -252,12 +265,28 @@ static size_t skip_blanks(const unsigned char *p, size_t i, size_t n)
     return i;
 }
 
+/* Notes a member separator of the value being scanned; false on OOM. */
+static bool push_sep(stream_t *s, size_t at)
+{
+    if (s->nseps == s->seps_cap) {
+        size_t cap = s->seps_cap ? s->seps_cap * 2 : 256;
+        size_t *v = realloc(s->seps, cap * sizeof *v);
+        if (!v)
+            return false;
+        s->seps = v;
+        s->seps_cap = cap;
+    }
+    s->seps[s->nseps++] = at;
+    return true;
+}
+
 /*
  * Scans the buffered bytes of the value that starts at pos ('{', '[' or '"'), from
  * where the last call stopped, appending them to s->out without the whitespace
  * outside strings (one space is kept between two token bytes, so "1 2" stays two
  * tokens and invalid). Only brackets, quotes and backslashes inside strings are
  * looked at: the copy has the same tokens as the input, and jansson judges them.
+ * The ':' and ',' at depth 1 are noted in s->seps (for sa_json_memo_object).
  * Returns 1 with *vlen (bytes of input) when the value is complete, 0 when it needs
  * more input, -1 when out of memory.
  */
@@ -318,7 +347,12 @@ static int scan_value(stream_t *s, size_t *vlen)
             in_str = true;
             break;
         case B_OPEN:
-            depth++;
+            if (++depth > SPLIT_MAX_DEPTH)
+                s->deep = true;
+            break;
+        case B_PUNCT:
+            if (depth == 1 && !push_sep(s, (size_t)(o - s->out)))
+                return -1;
             break;
         case B_CLOSE:
             if (depth > 0)
@@ -341,21 +375,21 @@ static int scan_value(stream_t *s, size_t *vlen)
 
 /*
  * Decodes the object, array or string at pos through the boundary scan (reading
- * more input as needed).
+ * more input as needed); an object member by member through memo when there is one.
  * Returns 1 with *out (a new reference) and pos moved past the value; 0 when the
  * original bytes must be decoded instead (the input ended inside the value, or
  * jansson refused the copy: the caller then reports the error where it is in the
  * input); -1 with *error set on a read error or out of memory.
  */
-static int stream_scanned_value(stream_t *s, json_t **out, sa_error_t *error)
+static int stream_scanned_value(stream_t *s, sa_json_memo_t *memo, json_t **out, sa_error_t *error)
 {
     json_error_t jerr;
     size_t vlen;
     int r;
 
     *out = NULL;
-    s->out_len = s->scan = s->depth = 0;
-    s->in_str = s->esc = s->gap = false;
+    s->out_len = s->scan = s->depth = s->nseps = 0;
+    s->in_str = s->esc = s->gap = s->deep = false;
     while ((r = scan_value(s, &vlen)) == 0) {
         if (s->eof)
             return 0;
@@ -370,7 +404,10 @@ static int stream_scanned_value(stream_t *s, json_t **out, sa_error_t *error)
      * reports: a value with one is left to the original bytes (and refused there) */
     if (memchr(s->out, '\0', s->out_len))
         return 0;
-    *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY, &jerr);
+    if (memo && !s->deep)
+        *out = sa_json_memo_object(memo, s->out, s->out_len, s->seps, s->nseps);
+    if (!*out)
+        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY, &jerr);
     if (!*out && strstr(jerr.text, "too big integer"))
         *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
     if (!*out)
@@ -387,7 +424,7 @@ static int stream_scanned_value(stream_t *s, json_t **out, sa_error_t *error)
  * Integers beyond int64 (Slurm's unsigned NO_VAL64) are decoded as reals. Returns a
  * new reference or NULL with *error set.
  */
-static json_t *stream_value(stream_t *s, sa_error_t *error)
+static json_t *stream_value(stream_t *s, sa_json_memo_t *memo, sa_error_t *error)
 {
     bool ok;
     int c = stream_peek(s, &ok, error);
@@ -399,7 +436,7 @@ static json_t *stream_value(stream_t *s, sa_error_t *error)
     }
     if (c == '{' || c == '[' || c == '"') {
         json_t *v;
-        int r = stream_scanned_value(s, &v, error);
+        int r = stream_scanned_value(s, memo, &v, error);
         if (r != 0)
             return v;
     }
@@ -439,6 +476,7 @@ typedef struct {
     sa_kind_t kind;
     sa_sinfo_acc_t *sinfo;
     size_t index; /* element index within the current array */
+    sa_json_memo_t *memo; /* member values of the records decoded so far */
 } doc_t;
 
 /* Collects errors[] / warnings[] descriptions from Slurm. */
@@ -558,7 +596,7 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
     if (c != '[') {
         /* null is an empty list; anything else is the wrong type */
         size_t at = stream_offset(s);
-        json_t *v = stream_value(s, error);
+        json_t *v = stream_value(s, NULL, error);
         if (!v)
             return false;
         ok = json_is_null(v);
@@ -570,6 +608,10 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
     }
     s->pos++;
     d->index = 0;
+    if (!d->memo && !(d->memo = sa_json_memo_new())) {
+        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        return false;
+    }
     c = stream_peek(s, &ok, error);
     if (!ok)
         return false;
@@ -578,7 +620,7 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
         return true;
     }
     for (;;) {
-        json_t *elem = stream_value(s, error);
+        json_t *elem = stream_value(s, d->memo, error);
         if (!elem)
             return false;
         ok = each(d, elem, error);
@@ -620,7 +662,7 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
         if (!ok)
             goto done;
         for (;;) {
-            json_t *key = stream_value(&s, error);
+            json_t *key = stream_value(&s, NULL, error);
             const char *k;
             if (!key)
                 goto fail;
@@ -643,7 +685,7 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
                     goto fail;
                 }
             } else {
-                json_t *v = stream_value(&s, error);
+                json_t *v = stream_value(&s, NULL, error);
                 if (!v) {
                     json_decref(key);
                     goto fail;
@@ -699,8 +741,10 @@ done:
     if (kind_out)
         *kind_out = d.kind;
     sa_sinfo_acc_destroy(d.sinfo);
+    sa_json_memo_destroy(d.memo);
     free(s.buf);
     free(s.out);
+    free(s.seps);
     return ok;
 }
 
