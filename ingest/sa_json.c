@@ -427,9 +427,17 @@ oom:
     return false;
 }
 
-/* True when key is one of the NULL-terminated known_keys (NULL: none). */
-static bool key_is_known(const char *key, const char *const *known_keys)
+/* One of 64 bits for a key, from its first two bytes (a filter before strcmp). */
+static uint64_t key_bit(const char *key)
 {
+    return (uint64_t)1 << (((unsigned char)key[0] * 5u + (key[0] ? (unsigned char)key[1] : 0u)) & 63u);
+}
+
+/* True when key is one of the NULL-terminated known_keys (NULL: none); bits: their key_bit()s. */
+static bool key_is_known(const char *key, const char *const *known_keys, uint64_t bits)
+{
+    if (!(bits & key_bit(key)))
+        return false;
     for (const char *const *k = known_keys; k && *k; k++) {
         if ((*k)[0] == key[0] && strcmp(*k, key) == 0)
             return true;
@@ -442,11 +450,14 @@ json_t *sa_json_extra(const json_t *o, const char *const *known_keys)
     json_t *extra = NULL;
     const char *key;
     json_t *value;
+    uint64_t bits = 0;
 
     if (!o || !json_is_object(o))
         return NULL;
+    for (const char *const *k = known_keys; k && *k; k++)
+        bits |= key_bit(*k);
     json_object_foreach((json_t *)o, key, value) {
-        if (key_is_known(key, known_keys))
+        if (key_is_known(key, known_keys, bits))
             continue;
         if (!extra && !(extra = json_object()))
             return NULL;
