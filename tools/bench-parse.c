@@ -4,7 +4,7 @@
  * and whether one huge record costs the same from a pipe as from a file.
  *
  *   bench-parse [--jobs N] [--sample FILE] [--file FILE] [--keep] [--record-mib M]
- *               [--held K] [--no-tools] [--no-pipe]
+ *               [--held K] [--no-tools] [--no-pipe] [--no-job-resources]
  *
  * 1. Writes a synthetic `squeue --json` of N jobs (default 100,000) to a temporary file
  *    (or uses --file): copies of the jobs of a real capture (default: the 24.05
@@ -13,7 +13,8 @@
  *    tres_alloc_str, gres_detail and tres_per_node), 65% pending (some array
  *    meta-records, a third asking for GPUs), 10% just ended; every fifth job an array
  *    task; owners, names, paths, times and priorities vary from job to job. About
- *    11 KB a job, as Slurm indents it.
+ *    11 KB a job, as Slurm indents it; --no-job-resources leaves the per-core
+ *    job_resources out (about 7 KB a job: a queue of jobs on few cores, or pending).
  * 2. Parses it in a child process from a file descriptor into a sink that drops the
  *    records (parse + normalize: exactly what the ingester's sink receives) and prints
  *    its CPU time (user + system, from wait4), MB/s of CPU time and peak RSS; then the
@@ -137,7 +138,7 @@ static void vary_job(json_t *job, long i, long id)
 
 /* Makes job i of the mix from its template (a deep copy the caller frees). */
 static json_t *mix_job(json_t *const *running, size_t nrun, json_t *const *pending, size_t npend,
-                       json_t *const *ended, size_t nend, long i)
+                       json_t *const *ended, size_t nend, long i, bool no_resources)
 {
     long slot = i % 20, id = 1000000 + i;
     bool is_running = slot < 5, is_pending = slot >= 5 && slot < 18;
@@ -147,6 +148,8 @@ static json_t *mix_job(json_t *const *running, size_t nrun, json_t *const *pendi
 
     json_object_set_new(job, "job_id", json_integer(id));
     vary_job(job, i, id);
+    if (no_resources)
+        json_object_del(job, "job_resources");
     if (i % 5 == 1) { /* an array task */
         set_noval(job, "array_job_id", id - 1 - i % 7);
         set_noval(job, "array_task_id", i % 7 + 1);
@@ -208,7 +211,7 @@ static bool split_templates(json_t *jobs, json_t ***run, size_t *nrun, json_t **
 }
 
 /* Writes the synthetic squeue --json of n jobs to path (indented as Slurm prints it). */
-static bool write_mix(const char *sample, long n, const char *path)
+static bool write_mix(const char *sample, long n, bool no_resources, const char *path)
 {
     json_error_t jerr;
     json_t *doc = json_load_file(sample, 0, &jerr), **run = NULL, **pend = NULL, **end = NULL;
@@ -228,7 +231,7 @@ static bool write_mix(const char *sample, long n, const char *path)
           " \"slurm\": {\"version\": {\"major\": \"24\", \"micro\": \"3\", \"minor\": \"05\"},"
           " \"release\": \"24.05.3\", \"cluster\": \"bench\"}},\n  \"jobs\": [\n", f);
     for (long i = 0; i < n; i++) {
-        json_t *job = mix_job(run, nrun, pend, npend, end, nend, i);
+        json_t *job = mix_job(run, nrun, pend, npend, end, nend, i, no_resources);
         char *s = json_dumps(job, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         fputs(i ? ",\n" : "", f);
         fputs(s, f);
@@ -513,7 +516,7 @@ int main(int argc, char **argv)
 {
     const char *sample = SA_SAMPLES_DIR "/squeue/restd-jobs-v0041_24.05.3_slurmweb_14jobs.json", *file = NULL;
     long n = 100000, record_mib = 40, held = 5000;
-    bool keep = false, tools = true, pipe_test = true;
+    bool keep = false, tools = true, pipe_test = true, no_resources = false;
     char path[] = "/tmp/bench-parse-XXXXXX", big[] = "/tmp/bench-parse-big-XXXXXX";
     struct stat stt;
     int fd;
@@ -535,16 +538,18 @@ int main(int argc, char **argv)
             tools = false;
         else if (strcmp(argv[i], "--no-pipe") == 0)
             pipe_test = false;
+        else if (strcmp(argv[i], "--no-job-resources") == 0)
+            no_resources = true;
         else {
             fprintf(stderr, "usage: bench-parse [--jobs N] [--sample FILE] [--file FILE] [--keep] [--record-mib M]"
-                            " [--held K] [--no-tools] [--no-pipe]\n");
+                            " [--held K] [--no-tools] [--no-pipe] [--no-job-resources]\n");
             return 2;
         }
     }
     signal(SIGPIPE, SIG_IGN);
     setvbuf(stdout, NULL, _IOLBF, 0);
     if (!file) {
-        if ((fd = mkstemp(path)) < 0 || close(fd) != 0 || !write_mix(sample, n, path))
+        if ((fd = mkstemp(path)) < 0 || close(fd) != 0 || !write_mix(sample, n, no_resources, path))
             return 1;
         file = path;
     }
@@ -552,8 +557,11 @@ int main(int argc, char **argv)
         perror(file);
         return 1;
     }
-    printf("P1 parse: squeue --json %s: %.1f MB\n", file == path ? "(synthetic, 25% running, 65% pending, 10% ended)"
-                                                                 : file, (double)stt.st_size / 1e6);
+    printf("P1 parse: squeue --json %s: %.1f MB\n",
+           file != path     ? file
+           : no_resources ? "(synthetic, 25% running, 65% pending, 10% ended; without job_resources)"
+                          : "(synthetic, 25% running, 65% pending, 10% ended)",
+           (double)stt.st_size / 1e6);
     if (tools && !run_p1(file, (double)stt.st_size / 1e6))
         return 1;
     if (held > 0 && !measure_record_size(file, (size_t)held))
