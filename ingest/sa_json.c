@@ -427,27 +427,42 @@ oom:
     return false;
 }
 
+/* One of 64 bits for a key, from its first two bytes (a filter before strcmp). */
+static uint64_t key_bit(const char *key)
+{
+    return (uint64_t)1 << (((unsigned char)key[0] * 5u + (key[0] ? (unsigned char)key[1] : 0u)) & 63u);
+}
+
+/* True when key is one of the NULL-terminated known_keys (NULL: none); bits: their key_bit()s. */
+static bool key_is_known(const char *key, const char *const *known_keys, uint64_t bits)
+{
+    if (!(bits & key_bit(key)))
+        return false;
+    for (const char *const *k = known_keys; k && *k; k++) {
+        if ((*k)[0] == key[0] && strcmp(*k, key) == 0)
+            return true;
+    }
+    return false;
+}
+
 json_t *sa_json_extra(const json_t *o, const char *const *known_keys)
 {
     json_t *extra = NULL;
     const char *key;
     json_t *value;
+    uint64_t bits = 0;
 
     if (!o || !json_is_object(o))
         return NULL;
+    for (const char *const *k = known_keys; k && *k; k++)
+        bits |= key_bit(*k);
     json_object_foreach((json_t *)o, key, value) {
-        bool known = false;
-        for (const char *const *k = known_keys; k && *k; k++) {
-            if (strcmp(*k, key) == 0) {
-                known = true;
-                break;
-            }
-        }
-        if (known)
+        if (key_is_known(key, known_keys, bits))
             continue;
-        if (!extra)
-            extra = json_object();
-        json_object_set_new(extra, key, json_deep_copy(value));
+        if (!extra && !(extra = json_object()))
+            return NULL;
+        /* a new reference, not a copy; the key comes from a jansson object (valid UTF-8) */
+        json_object_set_new_nocheck(extra, key, json_incref(value));
     }
     return extra;
 }

@@ -78,8 +78,10 @@ bool sa_json_state(const json_t *v, bool (*is_base)(const char *), sa_state_t *s
 
 /*
  * Known-key bookkeeping: parsers list the keys they model (or ignore on purpose);
- * sa_json_extra() returns a new object with every other key of o (deep copies), or
- * NULL when there are none.
+ * sa_json_extra() returns a new object with every other key of o, in o's order, or
+ * NULL when there are none. Its values are new references to o's values, not
+ * copies: the record keeps them after o is released (values in ->extra are
+ * read-only; see sa_model.h).
  */
 json_t *sa_json_extra(const json_t *o, const char *const *known_keys);
 

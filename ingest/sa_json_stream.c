@@ -5,23 +5,42 @@
  * large cluster's squeue or sacct output runs to hundreds of megabytes. Instead of
  * decoding the whole document, this walker reads the input in chunks and hands the
  * top-level object's values - and each element of the "jobs", "nodes" and "sinfo"
- * arrays - to jansson one at a time (json_loadb with JSON_DISABLE_EOF_CHECK, which
- * decodes one value and reports where it ended). Only the punctuation between
- * those values ('{', ':', ',', '[', ']', '}') is looked at here; every value,
- * key and string is decoded by jansson. Memory is bounded by the largest single
- * record, not by the document.
+ * arrays - to jansson one at a time. Only the punctuation between those values
+ * ('{', ':', ',', '[', ']', '}') is looked at here; every value, key and string is
+ * decoded by jansson. Memory is bounded by the largest single record, not by the
+ * document.
+ *
+ * An object, array or string value is first cut out by a boundary scan (brackets
+ * and string quotes only, resumed where it stopped when more input arrives, so a
+ * record costs time linear in its size however the input trickles in), which also
+ * copies it without the whitespace between tokens (Slurm indents its output: about
+ * half the bytes); jansson then decodes that copy from memory. When jansson refuses
+ * the copy, or the input ends first, the value is decoded again from the original
+ * bytes (json_loadb with JSON_DISABLE_EOF_CHECK, which decodes one value and reports
+ * where it ended), so every error names the byte of the input it is at.
+ *
+ * The scan also notes where a record's members start and end (its ':' and ',' at
+ * depth 1): the elements of the record arrays are decoded member by member through
+ * sa_json_memo.c, which decodes a member value only when its text differs from the
+ * last one under the same key (most of a squeue job's ~130 members repeat from job
+ * to job), so records of one document share those values.
  */
 #include "sa_parse.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sa_json.h"
+#include "sa_json_memo.h"
 
 #define STREAM_CHUNK (256 * 1024)
 #define STREAM_MAX_RECORD (512u * 1024 * 1024) /* one record larger than this is refused */
+/* A record nested deeper is decoded whole: jansson counts depth from the value it
+ * starts at (and stops at 2048), so members are decoded one by one only well below. */
+#define SPLIT_MAX_DEPTH 1024
 
 /* ---- readers ------------------------------------------------------------------ */
 
@@ -73,6 +92,16 @@ typedef struct {
     size_t cap, len, pos; /* valid bytes buf[pos..len) */
     size_t consumed;      /* bytes dropped from the front so far (for offsets) */
     bool eof;
+    /* the boundary scan of the value that starts at pos (see scan_value) */
+    char *out;            /* the value without whitespace between tokens */
+    size_t out_len, out_cap;
+    size_t scan;          /* bytes from pos scanned so far */
+    size_t depth;         /* open objects and arrays */
+    bool in_str, esc;     /* inside a string; after its backslash */
+    bool gap;             /* whitespace skipped since the last byte kept */
+    size_t *seps;         /* offsets in out of the ':' and ',' at depth 1 */
+    size_t nseps, seps_cap;
+    bool deep;            /* nested deeper than SPLIT_MAX_DEPTH */
 } stream_t;
 
 static size_t stream_offset(const stream_t *s)
@@ -165,20 +194,251 @@ static bool stream_expect(stream_t *s, const char *allowed, int *got, sa_error_t
     return true;
 }
 
+/* Byte classes of the boundary scan; every byte not listed is part of a token. */
+enum { B_TOKEN = 0, B_SPACE, B_QUOTE, B_OPEN, B_CLOSE, B_PUNCT };
+static const unsigned char byte_class[256] = {
+    [' '] = B_SPACE, ['\t'] = B_SPACE, ['\n'] = B_SPACE, ['\r'] = B_SPACE, ['"'] = B_QUOTE,
+    ['{'] = B_OPEN,  ['['] = B_OPEN,    ['}'] = B_CLOSE,   [']'] = B_CLOSE,   [','] = B_PUNCT, [':'] = B_PUNCT,
+};
+
 /*
- * Decodes the next JSON value with jansson. Reads more input while the value is cut
- * off by the end of the buffer (and, for a value that ends exactly there, once more,
- * since "12" may continue as "123"). Integers beyond int64 (Slurm's unsigned NO_VAL64)
- * are decoded as reals. Returns a new reference or NULL with *error set.
+ * Eight bytes at a time where that is simple (little-endian): a word with a zero byte
+ * has that byte's high bit set in zero_bytes(word), and the lowest bit set there is
+ * exactly the first zero byte.
  */
-static json_t *stream_value(stream_t *s, sa_error_t *error)
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SCAN_WORDS 1
+#define BYTES(c) (0x0101010101010101ULL * (unsigned char)(c))
+static inline uint64_t zero_bytes(uint64_t w)
+{
+    return (w - BYTES(1)) & ~w & BYTES(0x80);
+}
+#else
+#define SCAN_WORDS 0
+#endif
+#define SCAN_SLACK 8 /* bytes out may be written past the copy */
+
+/* Copies p[i..n) to *o up to the first '"' or backslash; returns that byte's index (or n). */
+static size_t copy_string_run(const unsigned char *p, size_t i, size_t n, char **o)
+{
+    char *q = *o;
+#if SCAN_WORDS
+    while (i + 8 <= n) {
+        uint64_t w, m;
+        memcpy(&w, p + i, 8);
+        memcpy(q, &w, 8); /* whole words: out has SCAN_SLACK spare bytes */
+        m = zero_bytes(w ^ BYTES('"')) | zero_bytes(w ^ BYTES('\\'));
+        if (m) {
+            size_t k = (size_t)__builtin_ctzll(m) / 8;
+            *o = q + k;
+            return i + k;
+        }
+        i += 8;
+        q += 8;
+    }
+#endif
+    while (i < n && p[i] != '"' && p[i] != '\\')
+        *q++ = (char)p[i++];
+    *o = q;
+    return i;
+}
+
+/* Returns the index of the first byte of p[i..n) that is not JSON whitespace (or n). */
+static size_t skip_blanks(const unsigned char *p, size_t i, size_t n)
+{
+    while (i < n) {
+#if SCAN_WORDS
+        if (i + 8 <= n) { /* indentation: runs of spaces */
+            uint64_t w;
+            memcpy(&w, p + i, 8);
+            if (!(w ^= BYTES(' '))) {
+                i += 8;
+                continue;
+            }
+            i += (size_t)__builtin_ctzll(w) / 8;
+        }
+#endif
+        if (byte_class[p[i]] != B_SPACE)
+            break;
+        i++;
+    }
+    return i;
+}
+
+/* Notes a member separator of the value being scanned; false on OOM. */
+static bool push_sep(stream_t *s, size_t at)
+{
+    if (s->nseps == s->seps_cap) {
+        size_t cap = s->seps_cap ? s->seps_cap * 2 : 256;
+        size_t *v = realloc(s->seps, cap * sizeof *v);
+        if (!v)
+            return false;
+        s->seps = v;
+        s->seps_cap = cap;
+    }
+    s->seps[s->nseps++] = at;
+    return true;
+}
+
+/*
+ * Scans the buffered bytes of the value that starts at pos ('{', '[' or '"'), from
+ * where the last call stopped, appending them to s->out without the whitespace
+ * outside strings (one space is kept between two token bytes, so "1 2" stays two
+ * tokens and invalid). Only brackets, quotes and backslashes inside strings are
+ * looked at: the copy has the same tokens as the input, and jansson judges them.
+ * The ':' and ',' at depth 1 are noted in s->seps (for sa_json_memo_object).
+ * Returns 1 with *vlen (bytes of input) when the value is complete, 0 when it needs
+ * more input, -1 when out of memory.
+ */
+static int scan_value(stream_t *s, size_t *vlen)
+{
+    const unsigned char *p = (const unsigned char *)s->buf + s->pos;
+    size_t n = s->len - s->pos, i = s->scan, depth = s->depth;
+    bool in_str = s->in_str, esc = s->esc, gap = s->gap, done = false;
+    char *o;
+
+    /* the copy is never longer than the input (and a space kept from the last call) */
+    if (s->out_cap - s->out_len < n - i + 1 + SCAN_SLACK) {
+        size_t cap = s->out_cap ? s->out_cap : 4096;
+        char *b;
+        while (cap - s->out_len < n - i + 1 + SCAN_SLACK)
+            cap *= 2;
+        if (!(b = realloc(s->out, cap)))
+            return -1;
+        s->out = b;
+        s->out_cap = cap;
+    }
+    o = s->out + s->out_len;
+    while (i < n && !done) {
+        unsigned char c;
+        if (in_str) {
+            if (esc) { /* the byte after a backslash */
+                *o++ = (char)p[i++];
+                esc = false;
+                continue;
+            }
+            if ((i = copy_string_run(p, i, n, &o)) == n)
+                break;
+            c = p[i++];
+            *o++ = (char)c;
+            if (c == '\\') {
+                esc = true;
+            } else {
+                in_str = false;
+                done = depth == 0;
+            }
+            continue;
+        }
+        c = p[i++];
+        switch (byte_class[c]) {
+        case B_SPACE:
+            i = skip_blanks(p, i, n);
+            gap = true;
+            continue;
+        case B_TOKEN: /* a number or a literal: copied to its end */
+            if (gap && o > s->out && byte_class[(unsigned char)o[-1]] == B_TOKEN)
+                *o++ = ' ';
+            *o++ = (char)c;
+            while (i < n && byte_class[p[i]] == B_TOKEN)
+                *o++ = (char)p[i++];
+            gap = false;
+            continue;
+        case B_QUOTE:
+            in_str = true;
+            break;
+        case B_OPEN:
+            if (++depth > SPLIT_MAX_DEPTH)
+                s->deep = true;
+            break;
+        case B_PUNCT:
+            if (depth == 1 && !push_sep(s, (size_t)(o - s->out)))
+                return -1;
+            break;
+        case B_CLOSE:
+            if (depth > 0)
+                depth--;
+            done = depth == 0;
+            break;
+        }
+        gap = false;
+        *o++ = (char)c;
+    }
+    s->out_len = (size_t)(o - s->out);
+    s->scan = i;
+    s->depth = depth;
+    s->in_str = in_str;
+    s->esc = esc;
+    s->gap = gap;
+    *vlen = i;
+    return done;
+}
+
+/*
+ * Decodes the object, array or string at pos through the boundary scan (reading
+ * more input as needed); an object member by member through memo when there is one.
+ * Returns 1 with *out (a new reference) and pos moved past the value; 0 when the
+ * original bytes must be decoded instead (the input ended inside the value, or
+ * jansson refused the copy: the caller then reports the error where it is in the
+ * input); -1 with *error set on a read error or out of memory.
+ */
+static int stream_scanned_value(stream_t *s, sa_json_memo_t *memo, json_t **out, sa_error_t *error)
+{
+    json_error_t jerr;
+    size_t vlen;
+    int r;
+
+    *out = NULL;
+    s->out_len = s->scan = s->depth = s->nseps = 0;
+    s->in_str = s->esc = s->gap = s->deep = false;
+    while ((r = scan_value(s, &vlen)) == 0) {
+        if (s->eof)
+            return 0;
+        if (!stream_fill(s, error))
+            return -1;
+    }
+    if (r < 0) {
+        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory reading input");
+        return -1;
+    }
+    /* jansson skips a NUL byte between tokens without counting it in the position it
+     * reports: a value with one is left to the original bytes (and refused there) */
+    if (memchr(s->out, '\0', s->out_len))
+        return 0;
+    if (memo && !s->deep)
+        *out = sa_json_memo_object(memo, s->out, s->out_len, s->seps, s->nseps);
+    if (!*out)
+        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY, &jerr);
+    if (!*out && strstr(jerr.text, "too big integer"))
+        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
+    if (!*out)
+        return 0;
+    s->pos += vlen;
+    return 1;
+}
+
+/*
+ * Decodes the next JSON value with jansson: objects, arrays and strings through the
+ * boundary scan; anything else (and any value the scan hands back) from the input
+ * bytes, reading more while the value is cut off by the end of the buffer (and, for
+ * a value that ends exactly there, once more, since "12" may continue as "123").
+ * Integers beyond int64 (Slurm's unsigned NO_VAL64) are decoded as reals. Returns a
+ * new reference or NULL with *error set.
+ */
+static json_t *stream_value(stream_t *s, sa_json_memo_t *memo, sa_error_t *error)
 {
     bool ok;
+    int c = stream_peek(s, &ok, error);
 
-    if (stream_peek(s, &ok, error) < 0) {
+    if (c < 0) {
         if (ok)
             sa_error_set(error, SA_ERR_INPUT, 0, "truncated JSON: input ends at byte %zu", stream_offset(s));
         return NULL;
+    }
+    if (c == '{' || c == '[' || c == '"') {
+        json_t *v;
+        int r = stream_scanned_value(s, memo, &v, error);
+        if (r != 0)
+            return v;
     }
     for (;;) {
         json_error_t jerr;
@@ -216,6 +476,7 @@ typedef struct {
     sa_kind_t kind;
     sa_sinfo_acc_t *sinfo;
     size_t index; /* element index within the current array */
+    sa_json_memo_t *memo; /* member values of the records decoded so far */
 } doc_t;
 
 /* Collects errors[] / warnings[] descriptions from Slurm. */
@@ -335,7 +596,7 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
     if (c != '[') {
         /* null is an empty list; anything else is the wrong type */
         size_t at = stream_offset(s);
-        json_t *v = stream_value(s, error);
+        json_t *v = stream_value(s, NULL, error);
         if (!v)
             return false;
         ok = json_is_null(v);
@@ -347,6 +608,10 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
     }
     s->pos++;
     d->index = 0;
+    if (!d->memo && !(d->memo = sa_json_memo_new())) {
+        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        return false;
+    }
     c = stream_peek(s, &ok, error);
     if (!ok)
         return false;
@@ -355,7 +620,7 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
         return true;
     }
     for (;;) {
-        json_t *elem = stream_value(s, error);
+        json_t *elem = stream_value(s, d->memo, error);
         if (!elem)
             return false;
         ok = each(d, elem, error);
@@ -397,7 +662,7 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
         if (!ok)
             goto done;
         for (;;) {
-            json_t *key = stream_value(&s, error);
+            json_t *key = stream_value(&s, NULL, error);
             const char *k;
             if (!key)
                 goto fail;
@@ -420,7 +685,7 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
                     goto fail;
                 }
             } else {
-                json_t *v = stream_value(&s, error);
+                json_t *v = stream_value(&s, NULL, error);
                 if (!v) {
                     json_decref(key);
                     goto fail;
@@ -476,7 +741,10 @@ done:
     if (kind_out)
         *kind_out = d.kind;
     sa_sinfo_acc_destroy(d.sinfo);
+    sa_json_memo_destroy(d.memo);
     free(s.buf);
+    free(s.out);
+    free(s.seps);
     return ok;
 }
 

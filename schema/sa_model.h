@@ -20,6 +20,9 @@
  *   calling sa_job_steal()/sa_node_steal() (which moves the contents out).
  * - Unknown values are kept: states and flags as the words Slurm printed, TRES
  *   entries we do not model in tres->other, JSON keys we do not model in ->extra.
+ * - The values in ->extra are references to what the parser decoded, not copies:
+ *   a record may share them with other records of the same document. They are
+ *   read-only; a caller that wants to change one copies it first (json_deep_copy).
  */
 #ifndef SA_MODEL_H
 #define SA_MODEL_H
