@@ -3,9 +3,15 @@
  */
 #include "sa_error.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include <bson/bson.h>
+#include <jansson.h>
 
 /* Replaces control characters (newlines from hostile input, say) by '?'. */
 static void fold_controls(char *s)
@@ -46,6 +52,69 @@ void sa_error_prefix(sa_error_t *error, const char *fmt, ...)
     if (snprintf(error->message, sizeof error->message, "%.300s: %.460s", prefix, old) < 0)
         error->message[0] = '\0';
     fold_controls(error->message);
+}
+
+void sa_error_nomem(sa_error_t *error)
+{
+    sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "out of memory");
+}
+
+static const char *oom_program = "slurm-archive";
+
+/* Says so on stderr without allocating, then exits 1 (SA_EXIT_FAILURE). */
+static void die_oom(void)
+{
+    static const char tail[] = ": out of memory\n";
+    ssize_t w = write(2, oom_program, strlen(oom_program));
+    w = write(2, tail, sizeof tail - 1);
+    (void)w;
+    _exit(1);
+}
+
+void *sa_xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        die_oom();
+    return p;
+}
+
+static void *x_calloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        die_oom();
+    return p;
+}
+
+static void *x_realloc(void *old, size_t n)
+{
+    void *p = realloc(old, n ? n : 1);
+    if (!p)
+        die_oom();
+    return p;
+}
+
+static void *x_aligned_alloc(size_t alignment, size_t n)
+{
+    void *p = aligned_alloc(alignment, (n + alignment - 1) / alignment * alignment);
+    if (!p)
+        die_oom();
+    return p;
+}
+
+void sa_error_install_allocators(const char *program)
+{
+    static bool installed;
+    static bson_mem_vtable_t vt = {sa_xmalloc, x_calloc, x_realloc, free, x_aligned_alloc, {0}};
+
+    if (program)
+        oom_program = program;
+    if (installed)
+        return;
+    installed = true;
+    json_set_alloc_funcs(sa_xmalloc, free);
+    bson_mem_set_vtable(&vt);
 }
 
 void sa_error_clear(sa_error_t *error)

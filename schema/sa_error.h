@@ -24,6 +24,9 @@ typedef enum {
     SA_ERR_USAGE,   /* command line or configuration                         */
     SA_ERR_LOCKED,  /* another process holds a lock                          */
     SA_ERR_SLURM,   /* a Slurm command failed, timed out, or reported errors[] */
+    SA_ERR_NOMEM,   /* out of memory, wherever it happened                   */
+    SA_ERR_UNREACHABLE, /* MongoDB: no connection could be made (the run spools) */
+    SA_ERR_SPOOL,   /* a capture could not be kept (spool full or unwritable) */
 } sa_err_domain_t;
 
 typedef struct {
@@ -38,6 +41,20 @@ void sa_error_set(sa_error_t *error, sa_err_domain_t domain, int code, const cha
 
 /* Prepends "prefix: " to an existing message (e.g. the file name). */
 void sa_error_prefix(sa_error_t *error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Sets *error to "out of memory" (SA_ERR_NOMEM, code ENOMEM). */
+void sa_error_nomem(sa_error_t *error);
+
+/*
+ * Allocation that cannot fail: on out of memory it prints "<program>: out of memory"
+ * on stderr and exits with status 1 (SA_EXIT_FAILURE). Used where a failure cannot be
+ * handed back (jansson's and libbson's allocators, see sa_error_install_allocators).
+ * A run killed this way has written nothing half: the spool keeps its captures, SQLite
+ * rolls back, MongoDB writes are idempotent.
+ */
+void *sa_xmalloc(size_t n);
+/* Installs sa_xmalloc-like allocators into jansson and libbson (once per process). */
+void sa_error_install_allocators(const char *program);
 
 /* Clears *error to "no error". */
 void sa_error_clear(sa_error_t *error);

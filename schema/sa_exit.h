@@ -16,6 +16,18 @@ enum {
     SA_EXIT_LOCKED = 7,    /* another slurm-ingest for this cluster is running */
     SA_EXIT_SPOOLED = 8,   /* MongoDB unreachable: input spooled, nothing lost */
     SA_EXIT_UNHEALTHY = 9, /* slurm-report health found a problem */
+    SA_EXIT_SPOOL = 10,    /* a capture could not be kept (spool full or unwritable): that
+                              capture is dropped, nothing else; no watermark moved */
 };
+
+#include "sa_error.h"
+
+/*
+ * The exit code for a failure, the one mapping both binaries use: SA_ERR_NOMEM -> 1,
+ * SA_ERR_USAGE -> 2, SA_ERR_INPUT -> 3, SA_ERR_SLURM -> 4, SA_ERR_MONGO -> 5,
+ * SA_ERR_SQLITE -> 6, SA_ERR_LOCKED -> 7, SA_ERR_UNREACHABLE -> 8, SA_ERR_SPOOL -> 10,
+ * anything else (SA_ERR_IO, a bug) -> 1.
+ */
+int sa_exit_code_for(const sa_error_t *error);
 
 #endif

@@ -96,7 +96,7 @@ static bool parse_group(const char *expr, const char *s, size_t n, uint64_t max,
         {
             range_t *v = realloc(p->ranges, (p->nranges + 1) * sizeof *v);
             if (!v) {
-                sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+                sa_error_nomem(error);
                 return false;
             }
             p->ranges = v;
@@ -225,7 +225,7 @@ static bool expand_one(const char *expr, const char *s, size_t n, uint64_t *budg
     ok = true;
     goto done;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
 done:
     free(name);
     pieces_free(pieces, npieces);

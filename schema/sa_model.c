@@ -4,6 +4,7 @@
 #include "sa_model.h"
 
 #include <math.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -161,13 +162,26 @@ bool sa_job_base_is_known(const char *word)
 {
     static const char *const bases[] = {"PENDING", "RUNNING", "SUSPENDED", "COMPLETED", "CANCELLED",
                                         "FAILED", "TIMEOUT", "NODE_FAIL", "PREEMPTED", "BOOT_FAIL",
-                                        "DEADLINE", "OUT_OF_MEMORY", NULL};
+                                        "DEADLINE", "OUT_OF_MEMORY", "REVOKED", NULL};
     return word_in(word, bases);
+}
+
+bool sa_cluster_name_ok(const char *name)
+{
+    size_t n = name ? strlen(name) : 0;
+    if (n == 0 || n > 128 || name[0] == '.' || name[0] == '-')
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)name[i];
+        if (!(isascii(c) && (isalnum(c) || c == '.' || c == '_' || c == '-')))
+            return false;
+    }
+    return true;
 }
 
 const char *const sa_job_final_states[] = {"COMPLETED", "CANCELLED", "FAILED", "TIMEOUT", "NODE_FAIL",
                                            "PREEMPTED", "BOOT_FAIL", "DEADLINE", "OUT_OF_MEMORY",
-                                           "REQUEUED", NULL};
+                                           "REVOKED", "REQUEUED", NULL};
 
 bool sa_job_state_is_final(const char *base)
 {
@@ -382,6 +396,14 @@ sa_job_t *sa_job_steal(sa_job_t *job)
     *out = *job;
     job_init(job, out->source);
     return out;
+}
+
+void sa_job_drop_last_step(sa_job_t *job)
+{
+    if (job && job->nsteps > 0) {
+        step_clear(&job->steps[job->nsteps - 1]);
+        job->nsteps--;
+    }
 }
 
 sa_step_t *sa_job_add_step(sa_job_t *job)

@@ -38,6 +38,16 @@
 #define SA_UNSET INT64_MIN
 #define SA_INFINITE INT64_MAX
 
+/* ---- cluster names ------------------------------------------------------------ */
+
+/*
+ * The one rule for a cluster name, shared by the configuration, the spool, the lock,
+ * the job cache and slurm-report -M: 1 to 128 ASCII letters, digits, '.', '_' or '-',
+ * not starting with '.' or '-' (it names files and directories).
+ */
+#define SA_CLUSTER_NAME_RULE "use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or '-'"
+bool sa_cluster_name_ok(const char *name);
+
 /* ---- strings ------------------------------------------------------------- */
 
 /* A growable list of owned strings. */
@@ -82,8 +92,9 @@ bool sa_node_base_is_known(const char *word);
 bool sa_job_base_is_known(const char *word);
 /*
  * The final job base states, NULL-terminated: COMPLETED CANCELLED FAILED TIMEOUT
- * NODE_FAIL PREEMPTED BOOT_FAIL DEADLINE OUT_OF_MEMORY, and REQUEUED (the end of a
- * requeued run as sacct records it).
+ * NODE_FAIL PREEMPTED BOOT_FAIL DEADLINE OUT_OF_MEMORY REVOKED (a federated sibling
+ * that another cluster ran), and REQUEUED (the end of a requeued run as sacct records
+ * it). The one list both binaries use (ingest's vanish rule, the report's open runs).
  */
 extern const char *const sa_job_final_states[];
 /* True if base is one of sa_job_final_states (false for NULL). */
@@ -211,6 +222,7 @@ void sa_job_destroy(sa_job_t *job);
 /* Moves the contents of *job into a new heap record, leaving *job empty. */
 sa_job_t *sa_job_steal(sa_job_t *job);
 sa_step_t *sa_job_add_step(sa_job_t *job); /* zero-initialised step appended, NULL on OOM */
+void sa_job_drop_last_step(sa_job_t *job);  /* frees and removes the last step, if any */
 
 /* ---- nodes ----------------------------------------------------------------- */
 

@@ -1,36 +1,119 @@
 /*
  * sa_mongo.c - connecting to MongoDB (see sa_mongo.h).
  */
+#define _GNU_SOURCE /* strcasestr */
 #include "sa_mongo.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-/* The URI's host list, for messages. */
+/* The URI's password, kept to scrub it from driver messages (never printed). */
+static char *known_secret;
+
+/* libmongoc's own log lines (the "endSessions" warning FerretDB causes, TLS details that
+ * also come back as errors) are dropped unless SLURM_ARCHIVE_MONGOC_LOG=1. */
+static void quiet_log(mongoc_log_level_t level, const char *domain, const char *message, void *data)
+{
+    (void)data;
+    if (getenv("SLURM_ARCHIVE_MONGOC_LOG") && strcmp(getenv("SLURM_ARCHIVE_MONGOC_LOG"), "1") == 0 &&
+        (!known_secret || !strstr(message, known_secret)))
+        fprintf(stderr, "mongoc: %s: %s: %s\n", mongoc_log_level_str(level), domain, message);
+}
+
+void sa_mongo_init(void)
+{
+    static bool initialised;
+    if (initialised)
+        return;
+    initialised = true;
+    /* no shared-memory counters: a process killed before mongoc_cleanup leaves a
+     * /dev/shm/mongoc-<pid> file behind, and a later process that gets the same pid
+     * prints a warning on stderr */
+    setenv("MONGOC_DISABLE_SHM", "1", 0);
+    mongoc_log_set_handler(quiet_log, NULL);
+    mongoc_init();
+}
+
+/* Replaces every occurrence of secret in s (in place) by "***" (s has room: *** is shorter or equal). */
+static void scrub(char *s, const char *secret)
+{
+    size_t n = secret ? strlen(secret) : 0;
+    char *p;
+    if (n < 3)
+        return;
+    while ((p = strstr(s, secret)) != NULL) {
+        memcpy(p, "***", 3);
+        memmove(p + 3, p + n, strlen(p + n) + 1);
+    }
+}
+
+/* The URI's host list, for messages: never anything before an '@'. */
 static char *uri_hosts(const mongoc_uri_t *uri)
 {
     const mongoc_host_list_t *h = mongoc_uri_get_hosts(uri);
     char buf[512] = "";
     size_t len = 0;
 
-    for (; h && len < sizeof buf - 1; h = h->next)
-        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "," : "", h->host_and_port);
+    for (; h && len < sizeof buf - 1; h = h->next) {
+        const char *hp = strrchr(h->host_and_port, '@');
+        len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "," : "", hp ? hp + 1 : h->host_and_port);
+    }
     return strdup(buf[0] ? buf : "(no host)");
+}
+
+/*
+ * True if a server-selection or stream error means no connection could be made at all
+ * (refused, name unknown, no route, connect timeout): the caller spools. Anything else
+ * (authentication, TLS, a server that answers too slowly) is a failure to report.
+ */
+static bool is_unreachable(const bson_error_t *berr)
+{
+    static const char *const words[] = {"connection refused", "failed to resolve", "connection timeout",
+                                        "no route to host", "network is unreachable", "host is unreachable",
+                                        "failed to connect", "connection reset", "connection closed",
+                                        "socket error", "stream is closed", NULL};
+    if (berr->domain != MONGOC_ERROR_STREAM && berr->domain != MONGOC_ERROR_SERVER_SELECTION)
+        return false;
+    for (const char *const *w = words; *w; w++) {
+        if (strcasestr(berr->message, *w))
+            return !strcasestr(berr->message, "timed out") && !strcasestr(berr->message, "socket timeout");
+    }
+    return false;
+}
+
+/* Checks what libmongoc only reports as "connection error": a TLS file it cannot read. */
+static bool check_tls_files(const mongoc_uri_t *uri, sa_error_t *error)
+{
+    static const char *const opts[] = {MONGOC_URI_TLSCAFILE, MONGOC_URI_TLSCERTIFICATEKEYFILE, NULL};
+    for (const char *const *o = opts; *o; o++) {
+        const char *path = mongoc_uri_get_option_as_utf8(uri, *o, NULL);
+        if (path && access(path, R_OK) != 0) {
+            sa_error_set(error, SA_ERR_MONGO, 0, "the MongoDB URI's %s cannot be read", *o);
+            return false;
+        }
+    }
+    return true;
 }
 
 mongoc_client_t *sa_mongo_connect(const char *uri_str, const char *appname, char **hosts_out, sa_error_t *error)
 {
-    static bool initialised;
     mongoc_uri_t *uri;
     mongoc_client_t *client = NULL;
     bson_error_t berr;
     bson_t ping = BSON_INITIALIZER;
-    char *hosts;
+    char *hosts = NULL;
+    const char *at = strchr(uri_str, '@');
 
     *hosts_out = NULL;
-    if (!initialised) {
-        mongoc_init();
-        initialised = true;
+    sa_mongo_init();
+    if (at && strchr(at + 1, '@')) {
+        /* libmongoc would split the user info at the first '@' and take the rest of
+         * the password for a host name, which then shows in its messages */
+        sa_error_set(error, SA_ERR_USAGE, 0, "the MongoDB URI holds more than one '@': write an '@' in the user "
+                                             "name or password as %%40");
+        return NULL;
     }
     uri = mongoc_uri_new_with_error(uri_str, &berr);
     if (!uri) {
@@ -38,17 +121,24 @@ mongoc_client_t *sa_mongo_connect(const char *uri_str, const char *appname, char
         sa_error_set(error, SA_ERR_USAGE, 0, "the MongoDB URI is malformed");
         return NULL;
     }
+    if (mongoc_uri_get_password(uri)) {
+        free(known_secret);
+        known_secret = strdup(mongoc_uri_get_password(uri));
+    }
     if (!mongoc_uri_has_option(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS))
         mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 10000);
     if (!mongoc_uri_has_option(uri, MONGOC_URI_APPNAME))
         mongoc_uri_set_appname(uri, appname);
     hosts = uri_hosts(uri);
-    client = mongoc_client_new_from_uri(uri);
-    mongoc_uri_destroy(uri);
     if (!hosts) {
-        sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+        sa_error_nomem(error);
         goto fail;
     }
+    if (!check_tls_files(uri, error)) {
+        sa_error_prefix(error, "MongoDB at %s", hosts);
+        goto fail;
+    }
+    client = mongoc_client_new_from_uri(uri);
     if (!client) {
         sa_error_set(error, SA_ERR_USAGE, 0, "cannot use the MongoDB URI for %s", hosts);
         goto fail;
@@ -56,13 +146,15 @@ mongoc_client_t *sa_mongo_connect(const char *uri_str, const char *appname, char
     mongoc_client_set_error_api(client, MONGOC_ERROR_API_VERSION_2);
     BSON_APPEND_INT32(&ping, "ping", 1);
     if (!mongoc_client_command_simple(client, "admin", &ping, NULL, NULL, &berr)) {
-        sa_error_set(error, SA_ERR_MONGO, 1, "MongoDB at %s unreachable: %s", hosts, berr.message);
+        sa_mongo_error(error, hosts, "ping", &berr);
         goto fail;
     }
+    mongoc_uri_destroy(uri);
     bson_destroy(&ping);
     *hosts_out = hosts;
     return client;
 fail:
+    mongoc_uri_destroy(uri);
     bson_destroy(&ping);
     mongoc_client_destroy(client);
     free(hosts);
@@ -71,6 +163,11 @@ fail:
 
 void sa_mongo_error(sa_error_t *error, const char *hosts, const char *what, const bson_error_t *berr)
 {
-    bool unreachable = berr->domain == MONGOC_ERROR_STREAM || berr->domain == MONGOC_ERROR_SERVER_SELECTION;
-    sa_error_set(error, SA_ERR_MONGO, unreachable ? 1 : 0, "MongoDB at %s: %s: %s", hosts, what, berr->message);
+    char msg[sizeof berr->message + 1];
+    snprintf(msg, sizeof msg, "%s", berr->message);
+    scrub(msg, known_secret);
+    if (is_unreachable(berr))
+        sa_error_set(error, SA_ERR_UNREACHABLE, berr->code, "MongoDB at %s unreachable: %s: %s", hosts, what, msg);
+    else
+        sa_error_set(error, SA_ERR_MONGO, berr->code, "MongoDB at %s: %s: %s", hosts, what, msg);
 }

@@ -11,20 +11,26 @@
 
 #include "sa_error.h"
 
+/* mongoc_init() once, without shared-memory counters and with libmongoc's own log quiet. */
+void sa_mongo_init(void);
+
 /*
  * Connects to uri and pings the server. Unless the URI says, serverSelectionTimeoutMS
  * is 10 s and the appname is appname. The client uses error API version 2. On
  * success, *hosts_out (caller frees) is the URI's host list for messages. Fails with
- * SA_ERR_USAGE "the MongoDB URI is malformed" or "cannot use the MongoDB URI for
- * HOSTS", or SA_ERR_MONGO code 1 "MongoDB at HOSTS unreachable: ..." when the server
- * does not answer; then *hosts_out is NULL.
+ * SA_ERR_USAGE "the MongoDB URI is malformed", "... holds more than one '@'" or
+ * "cannot use the MongoDB URI for HOSTS"; SA_ERR_UNREACHABLE "MongoDB at HOSTS
+ * unreachable: ..." when no connection can be made (refused, unknown host, no route,
+ * connect timeout); SA_ERR_MONGO for everything else (authentication, TLS, an
+ * unreadable tlsCAFile, a slow server), with the server's or driver's message. Then
+ * *hosts_out is NULL. The URI's password is scrubbed from every message.
  */
 mongoc_client_t *sa_mongo_connect(const char *uri, const char *appname, char **hosts_out, sa_error_t *error);
 
 /*
- * Sets *error from a driver error: SA_ERR_MONGO "MongoDB at HOSTS: what: message",
- * code 1 when the server could not be reached (stream or server selection error), 0
- * when it answered with a refusal.
+ * Sets *error from a driver error: SA_ERR_UNREACHABLE "MongoDB at HOSTS unreachable:
+ * what: message" when the connection could not be made or was lost, else SA_ERR_MONGO
+ * "MongoDB at HOSTS: what: message" (code = the server's or driver's code).
  */
 void sa_mongo_error(sa_error_t *error, const char *hosts, const char *what, const bson_error_t *berr);
 

@@ -4,18 +4,23 @@
 #include "sa_bson.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sa_jobdoc.h"
 
-/* Escapes a key for MongoDB; returns a new string. */
+/* Escapes a key for MongoDB; returns a new string. The empty key becomes "%00". */
 static char *escape_key(const char *k)
 {
     size_t n = strlen(k), j = 0;
-    char *out = malloc(3 * n + 1);
+    char *out = malloc(3 * n + 4);
     if (!out)
         return NULL;
+    if (n == 0) {
+        memcpy(out, "%00", 4);
+        return out;
+    }
     for (size_t i = 0; i < n; i++) {
         if (k[i] == '%' || k[i] == '.' || (i == 0 && k[i] == '$')) {
             static const char hex[] = "0123456789ABCDEF";
@@ -50,11 +55,11 @@ static char *unescape_key(const char *k)
     return out;
 }
 
-static bool append_value(bson_t *out, const char *key, const json_t *v, bool in_extra, bool in_array,
+static bool append_value(bson_t *out, const char *key, const json_t *v, bool in_extra, bool in_array, int depth,
                          sa_error_t *error);
 
 /* Appends the members of an object under the given mode. */
-static bool append_object_members(bson_t *out, const json_t *o, bool in_extra, sa_error_t *error)
+static bool append_object_members(bson_t *out, const json_t *o, bool in_extra, int depth, sa_error_t *error)
 {
     const char *k;
     json_t *v;
@@ -65,13 +70,13 @@ static bool append_object_members(bson_t *out, const json_t *o, bool in_extra, s
         if (in_extra) {
             char *ek = escape_key(k);
             if (!ek) {
-                sa_error_set(error, SA_ERR_MONGO, ENOMEM, "out of memory");
+                sa_error_nomem(error);
                 return false;
             }
-            ok = append_value(out, ek, v, true, false, error);
+            ok = append_value(out, ek, v, true, false, depth, error);
             free(ek);
         } else {
-            ok = append_value(out, k, v, child_extra, false, error);
+            ok = append_value(out, k, v, child_extra, false, depth, error);
         }
         if (!ok)
             return false;
@@ -79,16 +84,36 @@ static bool append_object_members(bson_t *out, const json_t *o, bool in_extra, s
     return true;
 }
 
-static bool append_value(bson_t *out, const char *key, const json_t *v, bool in_extra, bool in_array,
+/*
+ * Under "extra", a value nested deeper than this is stored as {"_json": "<its JSON text>"}:
+ * MongoDB refuses documents nested deeper than 100 levels, and Slurm never nests that deep.
+ */
+#define EXTRA_MAX_DEPTH 32
+
+static bool append_value(bson_t *out, const char *key, const json_t *v, bool in_extra, bool in_array, int depth,
                          sa_error_t *error)
 {
     bool ok = true;
 
+    if (in_extra && depth >= EXTRA_MAX_DEPTH && (json_is_object(v) || json_is_array(v))) {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+        bson_t wrap;
+        if (!text) {
+            sa_error_nomem(error);
+            return false;
+        }
+        ok = BSON_APPEND_DOCUMENT_BEGIN(out, key, &wrap) && BSON_APPEND_UTF8(&wrap, "_json", text) &&
+             bson_append_document_end(out, &wrap);
+        free(text);
+        if (!ok)
+            sa_error_set(error, SA_ERR_INPUT, 0, "document member '%s' does not fit in BSON", key);
+        return ok;
+    }
     switch (json_typeof(v)) {
     case JSON_OBJECT: {
         bson_t child;
-        ok = BSON_APPEND_DOCUMENT_BEGIN(out, key, &child) && append_object_members(&child, v, in_extra, error) &&
-             bson_append_document_end(out, &child);
+        ok = BSON_APPEND_DOCUMENT_BEGIN(out, key, &child) &&
+             append_object_members(&child, v, in_extra, depth + 1, error) && bson_append_document_end(out, &child);
         break;
     }
     case JSON_ARRAY: {
@@ -108,7 +133,7 @@ static bool append_value(bson_t *out, const char *key, const json_t *v, bool in_
             if (!ok)
                 break;
             bson_uint32_to_string((uint32_t)i, &ikey, idx, sizeof idx);
-            ok = append_value(&child, ikey, item, in_extra, true, error);
+            ok = append_value(&child, ikey, item, in_extra, true, depth + 1, error);
         }
         ok = ok && bson_append_array_end(parent, &child);
         if (in_array)
@@ -119,7 +144,9 @@ static bool append_value(bson_t *out, const char *key, const json_t *v, bool in_
         ok = bson_append_utf8(out, key, -1, json_string_value(v), (int)json_string_length(v));
         break;
     case JSON_INTEGER:
-        if (!in_extra && !in_array && sa_jobdoc_is_time_key(key))
+        /* a time past year ~292 million would overflow as milliseconds: kept as a number */
+        if (!in_extra && !in_array && sa_jobdoc_is_time_key(key) && json_integer_value(v) < INT64_MAX / 1000 &&
+            json_integer_value(v) > INT64_MIN / 1000)
             ok = BSON_APPEND_DATE_TIME(out, key, (int64_t)json_integer_value(v) * 1000);
         else
             ok = BSON_APPEND_INT64(out, key, (int64_t)json_integer_value(v));
@@ -148,7 +175,7 @@ bool sa_bson_from_json(const json_t *o, bson_t *out, sa_error_t *error)
     }
     if (error)
         sa_error_clear(error);
-    return append_object_members(out, o, false, error);
+    return append_object_members(out, o, false, 0, error);
 }
 
 static json_t *iter_to_json(bson_iter_t *it, bool in_extra, sa_error_t *error);
@@ -174,6 +201,14 @@ static json_t *container_to_json(bson_iter_t *it, bool is_array, bool in_extra, 
         if (!v) {
             json_decref(out);
             return NULL;
+        }
+        if (in_extra && json_is_object(v) && json_object_size(v) == 1 && json_is_string(json_object_get(v, "_json"))) {
+            /* a subtree nested too deep, kept as its JSON text */
+            json_t *inner = json_loads(json_string_value(json_object_get(v, "_json")), JSON_DECODE_ANY, NULL);
+            if (inner) {
+                json_decref(v);
+                v = inner;
+            }
         }
         if (is_array) {
             /* an {"_array": [...]} wrapper inside an array is a nested array */
@@ -245,7 +280,9 @@ json_t *sa_bson_to_json(const bson_t *b, sa_error_t *error)
     while (bson_iter_next(&it)) {
         const char *k = bson_iter_key(&it);
         json_t *v;
-        if (strcmp(k, "_id") == 0)
+        /* _id: kept when it is ours (a string: sa_jobdoc_id); an ObjectId of an archive written
+         * before 0.2 is left out (sa_archive_migrate replaces such documents) */
+        if (strcmp(k, "_id") == 0 && !BSON_ITER_HOLDS_UTF8(&it))
             continue;
         v = iter_to_json(&it, strcmp(k, "extra") == 0, error);
         if (!v) {

@@ -65,6 +65,32 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
  */
 bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at);
 
+/*
+ * The document's _id: "<cluster>:<job_id>" (e.g. "demo:1234"), so that every single-
+ * document read and write is a lookup by _id (indexed on MongoDB, and on the bundled
+ * test server). A document displaced by job-id reuse (jobs_superseded) is
+ * "<cluster>:<job_id>:<submit epoch>", so storing it twice stores it once. Caller
+ * frees; NULL on out of memory.
+ */
+char *sa_jobdoc_id(const char *cluster, int64_t job_id);
+char *sa_jobdoc_superseded_id(const char *cluster, int64_t job_id, int64_t submit);
+
+/*
+ * Members of "extra" that Slurm's scheduler rewrites every cycle (priority, last
+ * evaluation, planned nodes), NULL-terminated. With expected_start and expected_end
+ * they are left out of the change test: a merge that would change only them changes
+ * nothing, and sa_job_digest ignores them.
+ */
+extern const char *const sa_jobdoc_volatile_extra[];
+
+/*
+ * A 64-bit digest of everything in a record that the merge uses, except the volatile
+ * members above: two records with the same digest (and the same salt, e.g. the Slurm
+ * release of the snapshot) merge to the same document. For change detection
+ * (ingest/sa_jobcache.h): a record whose digest was merged before is skipped.
+ */
+uint64_t sa_job_digest(const sa_job_t *rec, const char *salt);
+
 /* Names of the document members that hold times (epoch seconds <-> BSON dates). */
 bool sa_jobdoc_is_time_key(const char *key);
 

@@ -9,7 +9,10 @@
  *   time, keys that MongoDB refuses are escaped ('%' -> "%25", '.' -> "%2E", a
  *   leading '$' -> "%24"), and an array directly inside an array (which FerretDB
  *   refuses) is wrapped as {"_array": [...]};
- * - "_id" is not carried over from BSON (documents are addressed by cluster and job_id).
+ * - under "extra", the empty key is stored as "%00" and a subtree nested more than 32
+ *   levels deep as {"_json": "<its JSON text>"} (MongoDB's limit is 100 levels);
+ * - a string "_id" (sa_jobdoc_id) is carried both ways; an ObjectId "_id" (archives
+ *   written before 0.2) is not carried over from BSON.
  */
 #ifndef SA_BSON_H
 #define SA_BSON_H

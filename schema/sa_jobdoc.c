@@ -2,6 +2,7 @@
  * sa_jobdoc.c - a job's archive document and the merge rules (see sa_jobdoc.h and
  * schema/job.schema.json for the fields).
  */
+#define _GNU_SOURCE /* asprintf */
 #include "sa_jobdoc.h"
 
 #include <errno.h>
@@ -117,14 +118,32 @@ static json_t *tres_json(const sa_tres_t *t, const sa_gpus_t *fallback)
 
 /* ---- the parts of a document built from one record ------------------------------ */
 
+/*
+ * When the record's job or run ended: its End, or, for a final record whose End Slurm
+ * did not record (a NODE_FAIL's "Unknown") but whose start and elapsed time it did,
+ * start + elapsed. SA_UNSET when neither is known.
+ */
+static int64_t record_end(const sa_job_t *rec)
+{
+    if (rec->end != SA_UNSET)
+        return rec->end;
+    if (sa_job_state_is_final(rec->state.base) && rec->start != SA_UNSET && rec->elapsed != SA_UNSET &&
+        rec->elapsed >= 0 && rec->start <= INT64_MAX - rec->elapsed)
+        return rec->start + rec->elapsed;
+    return SA_UNSET;
+}
+
 /* The current-fields part of a document (everything but history, runs, seen, ids). */
 static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     static const char *const current_keys[] = {
         "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
         "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
-        "eligible", "start", "end", "elapsed_s", "time_limit_min", "time_limit_unlimited", "nodes", "node_count",
-        "cpus", "req", "alloc", "gpus", "gpu_types", "restart_cnt", "requeue_allowed", "slurm", "extra", NULL};
+        "eligible", "start", "end", "expected_start", "expected_end", "elapsed_s", "time_limit_min",
+        "time_limit_unlimited", "nodes", "node_count", "cpus", "req", "alloc", "gpus", "gpu_types",
+        "requeue_allowed", "slurm", "extra", NULL};
+    bool live_squeue = rec->source == SA_SRC_SQUEUE && !sa_job_state_is_final(rec->state.base);
+    bool pending = rec->state.base && strcmp(rec->state.base, "PENDING") == 0;
     json_t *alloc;
 
     for (const char *const *k = current_keys; *k; k++)
@@ -162,8 +181,13 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
     set_str(doc, "state_description", rec->state_description);
     set_int(doc, "submit", rec->submit);
     set_int(doc, "eligible", rec->eligible);
-    set_int(doc, "start", rec->start);
-    set_int(doc, "end", rec->end);
+    /* squeue's times of a job that has not ended are forecasts: a pending job's start
+     * and an unfinished job's end (start + time limit) go to fields of their own */
+    set_int(doc, live_squeue && pending ? "expected_start" : "start", rec->start);
+    if (live_squeue)
+        set_int(doc, "expected_end", rec->end);
+    else
+        set_int(doc, "end", record_end(rec));
     set_int(doc, "elapsed_s", rec->elapsed);
     if (rec->time_limit == SA_INFINITE)
         json_object_set_new(doc, "time_limit_unlimited", json_true());
@@ -184,7 +208,6 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
         json_object_set_new(doc, "gpu_types", types);
     }
     json_object_set_new(doc, "alloc", alloc);
-    set_int(doc, "restart_cnt", rec->restart_cnt);
     if (rec->requeue_allowed)
         json_object_set_new(doc, "requeue_allowed", json_true());
     {
@@ -211,14 +234,22 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
     }
 }
 
-/* Exit code: an unreliable one (sacct JSON <= v0.0.39) never replaces a reliable one. */
-static void merge_exit(json_t *doc, const char *key, int rc, int sig, bool reliable)
+/*
+ * Exit code {code, signal, reliable, source}: an unreliable one (sacct JSON <= v0.0.39)
+ * never replaces a reliable one, and squeue's never replaces sacct's (sacct is
+ * authoritative for how a job ended; a stale snapshot must not undo it). source is the
+ * record's source name, or NULL (a step: the job's record decides).
+ */
+static void merge_exit(json_t *doc, const char *key, int rc, int sig, bool reliable, const char *source)
 {
     json_t *old = json_object_get(doc, key), *e;
+    const char *old_src = get_str(old, "source");
 
     if (rc < 0 && sig < 0)
         return;
     if (!reliable && old && json_is_true(json_object_get(old, "reliable")))
+        return;
+    if (source && strcmp(source, "squeue") == 0 && old_src && strcmp(old_src, "squeue") != 0)
         return;
     e = json_object();
     if (rc >= 0)
@@ -226,6 +257,8 @@ static void merge_exit(json_t *doc, const char *key, int rc, int sig, bool relia
     if (sig >= 0)
         json_object_set_new(e, "signal", json_integer(sig));
     json_object_set_new(e, "reliable", json_boolean(reliable));
+    if (source)
+        json_object_set_new(e, "source", json_string(source));
     json_object_set_new(doc, key, e);
 }
 
@@ -468,8 +501,8 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
         json_decref(flags);
         return;
     }
-    if (final && rec->end != SA_UNSET)
-        history_add(history, base, strv_json(&rec->state.flags), rec->reason, rec->end, src);
+    if (final && record_end(rec) != SA_UNSET)
+        history_add(history, base, strv_json(&rec->state.flags), rec->reason, record_end(rec), src);
     else if (!final || rec->source == SA_SRC_SQUEUE)
         history_add(history, base, strv_json(&rec->state.flags), rec->reason, ctx->at, src);
 }
@@ -483,7 +516,7 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 
     set_int(r, "start", rec->start);
     if (sa_job_state_is_final(rec->state.base))
-        set_int(r, "end", rec->end);
+        set_int(r, "end", record_end(rec));
     set_int(r, "submit", rec->submit);
     set_str(r, "state", rec->state.base);
     if (rec->state.flags.n)
@@ -496,7 +529,7 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     if (json_object_get(alloc, "gpus_by_type"))
         json_object_set(r, "gpus_by_type", json_object_get(alloc, "gpus_by_type"));
     if (sa_job_state_is_final(rec->state.base)) {
-        merge_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
+        merge_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable, NULL);
         set_int(r, "elapsed_s", rec->elapsed);
     }
     json_object_set_new(r, "source", json_string(sa_source_name(rec->source)));
@@ -515,7 +548,7 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
             set_int(s, "start", st->start);
             set_int(s, "end", st->end);
             set_int(s, "elapsed_s", st->elapsed);
-            merge_exit(s, "exit", st->exit_code, st->exit_signal, rec->exit_reliable);
+            merge_exit(s, "exit", st->exit_code, st->exit_signal, rec->exit_reliable, NULL);
             set_str(s, "nodes", st->nodes);
             if (!sa_tres_is_empty(&st->alloc))
                 json_object_set_new(s, "alloc", tres_json(&st->alloc, NULL));
@@ -625,14 +658,95 @@ static bool is_stale_incarnation(const json_t *doc, const sa_job_t *rec)
         if (get_int(first, "at") <= rec->submit)
             return false;
     }
-    return rec->end != SA_UNSET && rec->end <= submit;
+    return record_end(rec) != SA_UNSET && record_end(rec) <= submit;
 }
 
 /* ---- the merge ------------------------------------------------------------------------------- */
 
+/*
+ * Members of "extra" that Slurm's scheduler rewrites on every cycle without the job
+ * changing (priority, last evaluation, planned nodes). With expected_start and
+ * expected_end they are "volatile": kept in the document, refreshed only when the job
+ * changes otherwise, and left out of the change test (sa_job_digest), so that a poll
+ * writes state changes, not scheduler churn.
+ */
+const char *const sa_jobdoc_volatile_extra[] = {"priority", "priority_by_partition", "last_sched_evaluation",
+                                                "last_backfill_evaluation", "scheduled_nodes", "preemptable_time",
+                                                NULL};
+static const char *const volatile_fields[] = {"expected_start", "expected_end", NULL};
+
+/* A shallow copy of doc without its volatile members (new reference). */
+static json_t *without_volatile(const json_t *doc)
+{
+    json_t *c = json_copy((json_t *)doc), *extra = json_object_get(c, "extra");
+    for (const char *const *v = volatile_fields; *v; v++)
+        json_object_del(c, *v);
+    if (json_is_object(extra)) {
+        json_t *e = json_copy(extra);
+        for (const char *const *v = sa_jobdoc_volatile_extra; *v; v++)
+            json_object_del(e, *v);
+        json_object_set_new(c, "extra", e);
+    }
+    return c;
+}
+
+/* True if a and b differ at most in volatile members. */
+static bool equal_but_volatile(const json_t *a, const json_t *b)
+{
+    json_t *x, *y;
+    bool eq;
+    if (json_equal((json_t *)a, (json_t *)b))
+        return true;
+    x = without_volatile(a);
+    y = without_volatile(b);
+    eq = json_equal(x, y);
+    json_decref(x);
+    json_decref(y);
+    return eq;
+}
+
+/*
+ * Fields taken over all records rather than from the newest: restart_cnt is the largest
+ * restart count any record gave (sacct text has none), and at least the number of runs
+ * minus one; submit_first is the earliest submit time seen (a requeue resets Slurm's).
+ */
+static void merge_counts(json_t *doc, const sa_job_t *rec)
+{
+    int64_t restarts = get_int(doc, "restart_cnt"), first = get_int(doc, "submit_first");
+    int64_t runs = (int64_t)json_array_size(json_object_get(doc, "runs"));
+
+    if (rec->restart_cnt != SA_UNSET && (restarts == SA_UNSET || rec->restart_cnt > restarts))
+        restarts = rec->restart_cnt;
+    if (runs > 1 && (restarts == SA_UNSET || runs - 1 > restarts))
+        restarts = runs - 1;
+    if (restarts != SA_UNSET)
+        json_object_set_new(doc, "restart_cnt", json_integer(restarts));
+    if (rec->submit != SA_UNSET && (first == SA_UNSET || rec->submit < first))
+        json_object_set_new(doc, "submit_first", json_integer(rec->submit));
+}
+
+char *sa_jobdoc_id(const char *cluster, int64_t job_id)
+{
+    char *id = NULL;
+    if (asprintf(&id, "%s:%lld", cluster, (long long)job_id) < 0)
+        return NULL;
+    return id;
+}
+
+char *sa_jobdoc_superseded_id(const char *cluster, int64_t job_id, int64_t submit)
+{
+    char *id = NULL;
+    if (asprintf(&id, "%s:%lld:%lld", cluster, (long long)job_id, (long long)(submit == SA_UNSET ? 0 : submit)) < 0)
+        return NULL;
+    return id;
+}
+
 static json_t *new_doc(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     json_t *doc = json_object();
+    char *id = sa_jobdoc_id(ctx->cluster, rec->job_id);
+    json_object_set_new(doc, "_id", json_string(id));
+    free(id);
     json_object_set_new(doc, "cluster", json_string(ctx->cluster));
     json_object_set_new(doc, "job_id", json_integer(rec->job_id));
     json_object_set_new(doc, "history", json_array());
@@ -654,8 +768,11 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
         return false;
     }
     if (*doc && is_reuse(*doc, rec)) {
+        char *sid = sa_jobdoc_superseded_id(ctx->cluster, rec->job_id, get_int(*doc, "submit"));
         *superseded = *doc;
-        json_object_del(*superseded, "_id");
+        json_object_del(*superseded, "_v");
+        json_object_set_new(*superseded, "_id", json_string(sid));
+        free(sid);
         *doc = NULL;
         *kind = SA_MERGE_REUSED;
     } else if (*doc && is_stale_incarnation(*doc, rec)) {
@@ -664,7 +781,7 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
     }
     merged = *doc ? json_deep_copy(*doc) : new_doc(rec, ctx);
     if (!merged) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     if (!json_is_array(json_object_get(merged, "history")))
@@ -681,16 +798,23 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
          * steady poll (same fields, later time) writes nothing */
         json_t *before = json_deep_copy(merged);
         set_current_fields(merged, rec, ctx);
-        if (!json_equal(before, merged))
+        if (equal_but_volatile(before, merged)) {
+            /* only forecasts and scheduler churn moved: keep the document as it was */
+            json_decref(merged);
+            merged = before;
+        } else {
             json_object_set_new(merged, "_merge", key_json(&key));
-        json_decref(before);
+            json_decref(before);
+        }
     }
-    merge_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
-    merge_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable);
+    merge_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable, sa_source_name(rec->source));
+    merge_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable,
+               sa_source_name(rec->source));
     history_add_record(json_object_get(merged, "history"), rec, ctx);
     if (rec->source == SA_SRC_SQUEUE)
         json_object_del(merged, "vanished_at"); /* listed again */
     runs_add(json_object_get(merged, "runs"), rec, ctx);
+    merge_counts(merged, rec);
     {
         json_t *seen = json_object_get(merged, "seen");
         int64_t first = get_int(seen, "first");
@@ -732,7 +856,8 @@ bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at)
 bool sa_jobdoc_is_time_key(const char *key)
 {
     static const char *const keys[] = {"submit", "eligible", "start", "end", "at", "first", "last",
-                                       "vanished_at", "_reason_at", "started_at", "finished_at", "last_squeue_at",
+                                       "vanished_at", "_reason_at", "started_at", "expected_start", "expected_end",
+                                       "submit_first", "finished_at", "last_squeue_at",
                                        "last_sinfo_at", "last_sacct_at", "sacct_watermark", "last_success_at",
                                        NULL};
     for (const char *const *k = keys; *k; k++) {
