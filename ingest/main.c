@@ -4,6 +4,7 @@
  *
  *   slurm-ingest --cluster NAME [options]          one run (Slurm commands or --squeue/--sinfo/... files)
  *   slurm-ingest replay DIR --cluster NAME [...]   re-ingest an --archive-dir (or spool) in time order
+ *   slurm-ingest migrate --cluster NAME [...]      move an archive of 0.1 to the _id scheme of 0.2
  *   slurm-ingest --dump FILE...                    print the parsed records as JSON lines
  */
 #include <errno.h>
@@ -30,13 +31,14 @@
 /* Options that exist only on the command line (the others come from sa_ingest_options). */
 enum {
     OPT_CONFIG = 1000, OPT_SQUEUE, OPT_SINFO, OPT_SACCT, OPT_SDIAG, OPT_AT, OPT_STATS, OPT_NO_MONGO, OPT_DUMP,
-    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_TABLE = 2000 /* + index in sa_ingest_options */
+    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_TABLE = 2000 /* + index in sa_ingest_options */
 };
 
 static void usage(FILE *out)
 {
     fputs("Usage: slurm-ingest --cluster NAME [OPTION]...\n"
           "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
+          "       slurm-ingest migrate --cluster NAME [OPTION]...\n"
           "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] FILE...\n"
           "\n"
           "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"
@@ -56,6 +58,7 @@ static void usage(FILE *out)
           "  --config FILE         read options from FILE (key = value; see slurm-ingest(8))\n"
           "  --stats               print the run's phases and counts as JSON\n"
           "  --no-mongo            write the time series only\n"
+          "  --verify              merge every record and check the job cache against the archive\n"
           "  -v, --verbose         more log lines (twice: debug)\n"
           "  -q, --quiet           errors only\n"
           "  --dump FILE...        parse and print records as JSON lines; no database\n"
@@ -73,9 +76,10 @@ static void usage(FILE *out)
     }
     fputs("\nThe MongoDB URI comes from SLURM_INGEST_MONGO_URI, mongo-uri-file, the systemd\n"
           "credential 'mongo-uri' or mongo-uri (the command line shows it to ps: avoid --mongo-uri).\n"
-          "\nExit codes: 0 ok, 1 failure, 2 usage, 3 bad input, 4 Slurm command failed,\n"
-          "5 MongoDB refused a write, 6 SQLite error, 7 another run holds the lock,\n"
-          "8 MongoDB unreachable: input spooled, nothing lost.\n",
+          "\nExit codes: 0 ok, 1 failure (out of memory), 2 usage, 3 bad input (set aside in\n"
+          "the spool's rejected/), 4 Slurm command failed, 5 MongoDB refused (authentication,\n"
+          "TLS, a write), 6 SQLite error, 7 another run holds the lock, 8 MongoDB unreachable:\n"
+          "captures spooled, nothing lost, 10 the spool is full: this capture was refused.\n",
           out);
 }
 
@@ -85,7 +89,7 @@ static bool print_json(json_t *o, sa_error_t *error)
 {
     char *s;
     if (!o) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     s = json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_PRESERVE_ORDER);
@@ -114,7 +118,7 @@ static bool dump_node(sa_node_t *node, void *ctx, sa_error_t *error)
 /* Parses one file (or stdin) and prints its records. Returns an exit code. */
 static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
 {
-    sa_sink_t sink = {dump_job, dump_node, NULL};
+    sa_sink_t sink = {dump_job, dump_node, NULL, NULL};
     sa_error_t error;
     sa_meta_t meta;
     sa_reader_t r;
@@ -150,29 +154,6 @@ static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
 
 /* ---- the run ------------------------------------------------------------------------- */
 
-/* Maps an error of a failed run to an exit code. */
-static int exit_code_for(const sa_error_t *e)
-{
-    switch (e->domain) {
-    case SA_ERR_INPUT:
-        return SA_EXIT_INPUT;
-    case SA_ERR_MONGO:
-        return SA_EXIT_MONGO;
-    case SA_ERR_SQLITE:
-        return SA_EXIT_SQLITE;
-    case SA_ERR_USAGE:
-        return SA_EXIT_USAGE;
-    case SA_ERR_LOCKED:
-        return SA_EXIT_LOCKED;
-    case SA_ERR_SLURM:
-        return SA_EXIT_SLURM;
-    case SA_ERR_IO:
-    case SA_ERR_NONE:
-        break;
-    }
-    return SA_EXIT_FAILURE;
-}
-
 int main(int argc, char **argv)
 {
     static const struct option fixed[] = {
@@ -184,12 +165,14 @@ int main(int argc, char **argv)
         {"sacct-fields", required_argument, NULL, OPT_FIELDS},
         {"verbose", no_argument, NULL, 'v'},             {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
+        {"verify", no_argument, NULL, OPT_VERIFY},
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     static struct option longopts[96];
     static const char *table_values[64];
     sa_run_opts_t ro;
     sa_config_t cfg;
+    static sa_ingest_config_t ic;
     sa_error_t error;
     const char *config_path = NULL, *at_text = NULL;
     bool dump = false;
@@ -200,6 +183,7 @@ int main(int argc, char **argv)
     sa_config_init(&cfg);
     sa_error_clear(&error);
     signal(SIGPIPE, SIG_IGN);
+    sa_error_install_allocators("slurm-ingest");
     sa_log_set_program("slurm-ingest");
     if (nfixed + sa_ingest_noptions + 1 > sizeof longopts / sizeof longopts[0] ||
         sa_ingest_noptions > sizeof table_values / sizeof table_values[0])
@@ -221,6 +205,7 @@ int main(int argc, char **argv)
         case OPT_AT: at_text = optarg; break;
         case OPT_STATS: ro.print_stats = true; break;
         case OPT_NO_MONGO: ro.no_mongo = true; break;
+        case OPT_VERIFY: ro.verify = true; break;
         case OPT_DUMP: dump = true; break;
         case OPT_DELIM: ro.topts.delimiter = optarg; break;
         case OPT_FIELDS: ro.topts.fields = optarg; break;
@@ -273,25 +258,15 @@ int main(int argc, char **argv)
             sa_log_level_parse(lv, &level);
         sa_log_set_level(sa_log_level_adjust(level, nv, nq));
     }
-    if (!sa_config_get(&cfg, "cluster")) {
-        fputs("slurm-ingest: --cluster NAME is required (or cluster = NAME in the configuration file)\n", stderr);
+    if (!sa_ingest_config_fill(&cfg, &ic, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
         { rc = SA_EXIT_USAGE; goto done; }
     }
-    sa_log_set_cluster(sa_config_get(&cfg, "cluster"));
-    if (!sa_config_get(&cfg, "sqlite")) {
-        /* the time series lives beside the lock: /var/lib/slurm-ingest/CLUSTER.sqlite */
-        char path[4096];
-        snprintf(path, sizeof path, "%s/%s.sqlite", sa_config_get_or_default(&cfg, "lock-dir"),
-                 sa_config_get(&cfg, "cluster"));
-        if (!sa_config_set(&cfg, "sqlite", path, "default", &error)) {
-            fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            { rc = SA_EXIT_USAGE; goto done; }
-        }
-    }
+    sa_log_set_cluster(ic.cluster);
     if (cfg.mongo_uri_exposed)
         sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
                cfg.path);
-    ro.cfg = &cfg;
+    ro.cfg = &ic;
     ro.at = time(NULL);
     if (at_text && (!sa_time_parse_text(at_text, &ro.at, &error) || ro.at == SA_UNSET)) {
         fprintf(stderr, "slurm-ingest: --at: expected a time like 2026-10-05T12:00:00Z, got '%s'\n", at_text);
@@ -311,6 +286,8 @@ int main(int argc, char **argv)
             { rc = SA_EXIT_USAGE; goto done; }
         }
     }
+    /* the URI is ours now: the Slurm commands this run starts never see it */
+    unsetenv(SA_MONGO_URI_ENV);
 
     if (optind < argc && strcmp(argv[optind], "replay") == 0) {
         if (optind + 2 != argc) {
@@ -318,6 +295,8 @@ int main(int argc, char **argv)
             { rc = SA_EXIT_USAGE; goto done; }
         }
         result = sa_run_replay(&ro, argv[optind + 1], &error);
+    } else if (optind < argc && strcmp(argv[optind], "migrate") == 0 && optind + 1 == argc) {
+        result = sa_run_migrate(&ro, &error);
     } else if (optind < argc) {
         fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[optind]);
         { rc = SA_EXIT_USAGE; goto done; }
@@ -330,13 +309,13 @@ int main(int argc, char **argv)
         rc = SA_EXIT_OK;
         break;
     case SA_RUN_SPOOLED:
-        sa_log(SA_LOG_WARN, "MongoDB unreachable: captures spooled in %s, nothing lost",
-               sa_config_get_or_default(&cfg, "spool-dir"));
+        sa_log(SA_LOG_WARN, "MongoDB unreachable: captures spooled in %s/%s, nothing lost", ic.spool_dir,
+               ic.cluster);
         rc = SA_EXIT_SPOOLED;
         break;
     case SA_RUN_FAILED:
         sa_log(SA_LOG_ERROR, "%s", error.message);
-        rc = exit_code_for(&error);
+        rc = sa_exit_code_for(&error);
         break;
     }
 done:

@@ -23,6 +23,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -262,6 +263,7 @@ typedef struct {
     size_t lineno;
     sa_job_t *job;      /* the allocation being built */
     char *job_prefix;   /* its id text, to match step lines */
+    char *rejected_prefix; /* the id text of the last allocation line set aside */
 } sacct_t;
 
 static void sacct_clear(sacct_t *st)
@@ -274,6 +276,7 @@ static void sacct_clear(sacct_t *st)
     free(st->delim);
     sa_job_destroy(st->job);
     free(st->job_prefix);
+    free(st->rejected_prefix);
 }
 
 /* Splits line in place on the delimiter; stores up to cap pointers; returns the count. */
@@ -328,7 +331,7 @@ static bool set_fields(sacct_t *st, char **names, size_t n, sa_error_t *error)
     }
     return true;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
     return false;
 }
 
@@ -367,7 +370,7 @@ static bool fields_from_list(sacct_t *st, const char *list, sa_error_t *error)
         sa_error_prefix(error, "field list");
     goto done;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
 done:
     free(names);
     free(copy);
@@ -379,7 +382,7 @@ static bool set_delim(sacct_t *st, const char *d, size_t n, sa_error_t *error)
     st->delim = strndup(d, n);
     st->dlen = n;
     if (!st->delim) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     return true;
@@ -607,7 +610,7 @@ static bool job_ids(const sacct_t *st, sa_job_t *job, const char *text, const jo
     }
     return true;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
     return false;
 }
 
@@ -696,7 +699,7 @@ static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error
     }
     return true;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
     return false;
 }
 
@@ -716,7 +719,7 @@ static bool fill_step(const sacct_t *st, sa_step_t *step, const char *step_id, c
     }
     return true;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
     return false;
 }
 
@@ -744,7 +747,7 @@ static bool start_job(sacct_t *st, const char *text, const jobid_t *id, sa_error
     st->job = sa_job_new(SA_SRC_SACCT_TEXT);
     st->job_prefix = strndup(text, id->prefix_len);
     if (!st->job || !st->job_prefix) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     st->job->exit_reliable = true;
@@ -786,7 +789,7 @@ static bool data_line(sacct_t *st, sa_error_t *error)
         goto oom;
     return fill_step(st, step, id.step, text, error);
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
     return false;
 }
 
@@ -811,22 +814,293 @@ static bool is_header_again(const sacct_t *st, char **v, size_t n)
     return true;
 }
 
+/* ---- lines, joined and repaired ----------------------------------------------------- */
+
+/* One logical line: owned text (several input lines when a value held a newline). */
+typedef struct {
+    char *s;
+    size_t len, cap;
+    size_t lineno;  /* number of its first input line */
+    bool repaired;  /* invalid UTF-8 was replaced */
+    bool cut;       /* longer than SA_LINES_CAP: its first bytes only */
+} tline_t;
+
+/* The line source: the reader's lines, with one line of push-back. */
+typedef struct {
+    sa_lines_t L;
+    tline_t back;
+    bool have_back;
+    bool tolerant; /* the sink sets bad records aside (and repairs what it can) */
+} src_t;
+
+static bool tline_append(tline_t *t, const char *p, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        char *v;
+        while (cap < t->len + n + 1)
+            cap *= 2;
+        if (!(v = realloc(t->s, cap)))
+            return false;
+        t->s = v;
+        t->cap = cap;
+    }
+    memcpy(t->s + t->len, p, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+    return true;
+}
+
+static void tline_swap(tline_t *a, tline_t *b)
+{
+    tline_t t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/*
+ * The next input line into *out (replacing its text). Not UTF-8: an error, or, when
+ * tolerant, repaired (U+FFFD) and flagged. Returns 1, 0 at the end, -1 on error.
+ */
+static int src_next(src_t *src, tline_t *out, sa_error_t *error)
+{
+    int rc;
+    if (src->have_back) {
+        tline_swap(out, &src->back);
+        src->have_back = false;
+        return 1;
+    }
+    rc = sa_lines_next(&src->L, error);
+    if (rc <= 0)
+        return rc;
+    out->len = 0;
+    out->lineno = src->L.lineno;
+    out->cut = rc == 2;
+    out->repaired = false;
+    if (!sa_utf8_valid((const unsigned char *)src->L.line, src->L.line_len)) {
+        size_t n;
+        char *fixed;
+        if (!src->tolerant) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: not UTF-8 text", src->L.lineno);
+            return -1;
+        }
+        fixed = sa_utf8_repair((const unsigned char *)src->L.line, src->L.line_len, &n);
+        if (!fixed || !tline_append(out, fixed, n)) {
+            free(fixed);
+            sa_error_nomem(error);
+            return -1;
+        }
+        free(fixed);
+        out->repaired = true;
+        return 1;
+    }
+    if (!tline_append(out, src->L.line, src->L.line_len)) {
+        sa_error_nomem(error);
+        return -1;
+    }
+    return 1;
+}
+
+static void src_push_back(src_t *src, tline_t *t)
+{
+    tline_swap(&src->back, t);
+    src->have_back = true;
+}
+
+/* Number of fields of a line (delimiters + 1). */
+static size_t count_fields(const sacct_t *st, const char *s)
+{
+    size_t n = 1;
+    for (const char *h = s; (h = strstr(h, st->delim)); h += st->dlen)
+        n++;
+    return n;
+}
+
+static bool is_blank(const char *s)
+{
+    for (; *s; s++) {
+        if (!isspace((unsigned char)*s))
+            return false;
+    }
+    return true;
+}
+
+/* Hands a record that cannot be taken to the sink's set-aside callback. */
+__attribute__((format(printf, 5, 6))) static bool set_aside(sacct_t *st, const tline_t *t, bool kept,
+                                                           sa_error_t *error, const char *fmt, ...)
+{
+    char why[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    return st->sink->on_setaside(t->s, t->len, why, kept, st->sink->ctx, error);
+}
+
+/*
+ * Completes a data line whose values hold newlines: a line with too few fields takes
+ * the following lines until it has enough; a complete line takes the following lines
+ * that hold no delimiter at all (a newline inside its last value, the free-text
+ * JobName). *n receives the field count.
+ */
+static bool join_lines(sacct_t *st, src_t *src, tline_t *cur, size_t want, size_t *n, sa_error_t *error)
+{
+    tline_t nxt = {0};
+    bool ok = true;
+    int rc;
+
+    *n = count_fields(st, cur->s);
+    while (*n < want && (rc = src_next(src, &nxt, error)) > 0) {
+        ok = tline_append(cur, "\n", 1) && tline_append(cur, nxt.s, nxt.len);
+        cur->repaired = cur->repaired || nxt.repaired;
+        if (!ok)
+            break;
+        *n = count_fields(st, cur->s);
+    }
+    while (ok && *n == want && (rc = src_next(src, &nxt, error)) > 0) {
+        if (is_blank(nxt.s) || strstr(nxt.s, st->delim)) {
+            src_push_back(src, &nxt);
+            break;
+        }
+        ok = tline_append(cur, "\n", 1) && tline_append(cur, nxt.s, nxt.len);
+        cur->repaired = cur->repaired || nxt.repaired;
+    }
+    free(nxt.s);
+    if (!ok)
+        sa_error_nomem(error);
+    return ok;
+}
+
+/* Takes the header line: delimiter, trailing delimiter, columns. */
+static bool header_line(sacct_t *st, char *line, size_t len, sa_error_t *error)
+{
+    char **v;
+    size_t cap;
+
+    if (!st->delim && !detect_delim_header(st, line, error))
+        return false;
+    if (len >= st->dlen && memcmp(line + len - st->dlen, st->delim, st->dlen) == 0) {
+        st->trailing = 1;
+        line[len - st->dlen] = '\0';
+    } else {
+        st->trailing = 0;
+    }
+    cap = count_fields(st, line);
+    v = calloc(cap, sizeof *v);
+    if (!v) {
+        sa_error_nomem(error);
+        return false;
+    }
+    split(line, st->delim, st->dlen, v, cap);
+    if (!set_fields(st, v, cap, error)) {
+        free(v);
+        sa_error_prefix(error, "line %zu: not a sacct header", st->lineno);
+        return false;
+    }
+    free(v);
+    return true;
+}
+
+/*
+ * A data line that data_line() refused (tolerant mode): the record it began (or the
+ * step it added) is dropped, and its job's later step lines go with it.
+ */
+static void drop_bad_record(sacct_t *st, bool step, size_t nsteps_before)
+{
+    if (step && st->job && st->job->nsteps > nsteps_before) {
+        sa_job_drop_last_step(st->job);
+        return;
+    }
+    free(st->rejected_prefix);
+    st->rejected_prefix = st->job_prefix;
+    st->job_prefix = NULL;
+    sa_job_destroy(st->job);
+    st->job = NULL;
+}
+
+/* True if a step line belongs to a job whose allocation line was set aside. */
+static bool of_rejected_job(const sacct_t *st, const char *text)
+{
+    jobid_t id;
+    size_t n = st->rejected_prefix ? strlen(st->rejected_prefix) : 0;
+    return n && parse_jobid(text, &id) && id.step && id.prefix_len == n &&
+           strncmp(text, st->rejected_prefix, n) == 0;
+}
+
+/* One complete data line: counted, split and handed to data_line() (or set aside). */
+static bool take_data_line(sacct_t *st, tline_t *cur, size_t n, bool *header_done, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+    size_t want = st->nfields + (st->trailing == 1 ? 1 : 0);
+    tline_t raw = {0};
+    bool tolerant = st->sink && st->sink->on_setaside, step, ok;
+    size_t nsteps;
+    sa_error_t why;
+
+    if (n != want) {
+        if (tolerant)
+            return set_aside(st, cur, false, error, "line %zu: expected %zu fields, found %zu (a delimiter inside a "
+                             "free-text field?)", cur->lineno, st->nfields, n - (st->trailing == 1 ? 1 : 0));
+        split(cur->s, st->delim, st->dlen, st->vals, st->nfields + 1);
+        sa_error_set(error, SA_ERR_INPUT, 0,
+                     "line %zu: job %s: expected %zu fields, found %zu (a delimiter inside a free-text field?)",
+                     cur->lineno, Q(line_job(st, n), q), st->nfields, n - (st->trailing == 1 ? 1 : 0));
+        return false;
+    }
+    if (tolerant && !tline_append(&raw, cur->s, cur->len)) { /* split() cuts cur apart */
+        sa_error_nomem(error);
+        return false;
+    }
+    raw.lineno = cur->lineno;
+    split(cur->s, st->delim, st->dlen, st->vals, st->nfields + 1);
+    if (!*header_done) {
+        *header_done = true;
+        if (is_header_again(st, st->vals, st->nfields)) {
+            free(raw.s);
+            return true;
+        }
+    }
+    step = strchr(st->vals[st->col[st->col[F_JOBID] >= 0 ? F_JOBID : F_JOBIDRAW]], '.') != NULL;
+    if (tolerant && step && of_rejected_job(st, st->vals[st->col[st->col[F_JOBID] >= 0 ? F_JOBID : F_JOBIDRAW]])) {
+        ok = set_aside(st, &raw, false, error, "line %zu: a step of a job set aside", raw.lineno);
+        free(raw.s);
+        return ok;
+    }
+    nsteps = st->job ? st->job->nsteps : 0;
+    ok = data_line(st, tolerant ? &why : error);
+    if (!ok && tolerant && why.domain == SA_ERR_INPUT) {
+        drop_bad_record(st, step, nsteps);
+        ok = set_aside(st, &raw, false, error, "%s", why.message);
+    } else if (!ok && tolerant && error) {
+        *error = why;
+    } else if (ok && raw.s && cur->repaired) {
+        ok = set_aside(st, &raw, true, error, "line %zu: not UTF-8 text: invalid bytes replaced by U+FFFD",
+                       raw.lineno);
+    }
+    free(raw.s);
+    return ok;
+}
+
 /*
  * Reads lines: the first non-blank one is the header unless opts->fields is given
  * (then a header that came along anyway is skipped); every other non-blank line is
- * split, counted against the columns and handed to data_line(). The last job is
- * flushed at the end of input.
+ * completed (join_lines), counted against the columns and handed to data_line(). With
+ * a set-aside callback, a line that cannot be taken is set aside and the parse goes
+ * on. The last job is flushed at the end of input.
  */
 bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const sa_sink_t *sink,
                          sa_error_t *error)
 {
-    char q[QUOTE_MAX + 8];
-    sa_lines_t L;
+    src_t src;
+    tline_t cur = {0};
     sacct_t st;
     bool ok = false, header_done = false;
     int rc;
 
-    sa_lines_init(&L, r);
+    memset(&src, 0, sizeof src);
+    sa_lines_init(&src.L, r);
+    src.tolerant = sink && sink->on_setaside;
+    src.L.skip_long = src.tolerant;
     memset(&st, 0, sizeof st);
     st.sink = sink;
     st.trailing = -1;
@@ -844,72 +1118,35 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
         if (!fields_from_list(&st, opts->fields, error))
             goto done;
     }
-    while ((rc = sa_lines_next(&L, error)) > 0) {
-        char *line = L.line;
+    while ((rc = src_next(&src, &cur, error)) > 0) {
         size_t n;
-        bool blank = true;
 
-        st.lineno = L.lineno;
-        if (!sa_utf8_valid((const unsigned char *)line, L.line_len)) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: not UTF-8 text", L.lineno);
-            goto done;
-        }
-        for (const char *p = line; *p && blank; p++)
-            blank = isspace((unsigned char)*p) != 0;
-        if (blank)
+        st.lineno = cur.lineno;
+        if (is_blank(cur.s))
             continue;
-
+        if (cur.cut) {
+            if (!set_aside(&st, &cur, false, error, "line %zu: longer than %d bytes (its first %d bytes kept)",
+                           cur.lineno, SA_LINES_CAP, SA_LINES_CAP))
+                goto done;
+            continue;
+        }
         if (!st.names) {
-            /* the header line */
-            char **v;
-            size_t cap;
-
-            if (!st.delim && !detect_delim_header(&st, line, error))
+            if (!header_line(&st, cur.s, cur.len, error))
                 goto done;
-            if (L.line_len >= st.dlen && memcmp(line + L.line_len - st.dlen, st.delim, st.dlen) == 0) {
-                st.trailing = 1;
-                line[L.line_len - st.dlen] = '\0';
-            } else {
-                st.trailing = 0;
-            }
-            cap = 1;
-            for (const char *h = line; (h = strstr(h, st.delim)); h += st.dlen)
-                cap++;
-            v = calloc(cap, sizeof *v);
-            if (!v) {
-                sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-                goto done;
-            }
-            split(line, st.delim, st.dlen, v, cap);
-            if (!set_fields(&st, v, cap, error)) {
-                free(v);
-                sa_error_prefix(error, "line %zu: not a sacct header", L.lineno);
-                goto done;
-            }
-            free(v);
             header_done = true;
             continue;
         }
-        if (!st.delim && !detect_delim_data(&st, line, error))
+        if (!st.delim && !detect_delim_data(&st, cur.s, error))
             goto done;
-        n = split(line, st.delim, st.dlen, st.vals, st.nfields + 1);
-        if (st.trailing < 0)
-            st.trailing = (n == st.nfields + 1 && st.vals[st.nfields][0] == '\0') ? 1 : 0;
-        if (st.trailing == 1 && n == st.nfields + 1 && st.vals[st.nfields][0] == '\0')
-            n--;
-        if (n != st.nfields) {
-            sa_error_set(error, SA_ERR_INPUT, 0,
-                         "line %zu: job %s: expected %zu fields, found %zu (a delimiter inside a free-text "
-                         "field?)",
-                         L.lineno, Q(line_job(&st, n), q), st.nfields, n);
+        if (st.trailing < 0) {
+            n = count_fields(&st, cur.s);
+            st.trailing = n == st.nfields + 1 && cur.len >= st.dlen &&
+                          memcmp(cur.s + cur.len - st.dlen, st.delim, st.dlen) == 0;
+        }
+        if (src.tolerant && !join_lines(&st, &src, &cur, st.nfields + (st.trailing == 1 ? 1 : 0), &n, error))
             goto done;
-        }
-        if (!header_done) {
-            header_done = true;
-            if (is_header_again(&st, st.vals, n))
-                continue;
-        }
-        if (!data_line(&st, error))
+        n = count_fields(&st, cur.s);
+        if (!take_data_line(&st, &cur, n, &header_done, error))
             goto done;
     }
     if (rc < 0)
@@ -921,6 +1158,8 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     ok = flush_job(&st, error);
 done:
     sacct_clear(&st);
-    sa_lines_clear(&L);
+    sa_lines_clear(&src.L);
+    free(cur.s);
+    free(src.back.s);
     return ok;
 }

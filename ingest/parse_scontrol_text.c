@@ -325,7 +325,7 @@ static bool fill_node(const kv_t *kv, int n, sa_node_t *node, size_t lineno, sa_
     ok = true;
     goto done;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
 done:
     sa_tres_clear(&cfg);
     sa_tres_clear(&alloc);
@@ -343,7 +343,7 @@ bool sa_parse_scontrol_nodes_text(sa_reader_t *r, const sa_sink_t *sink, sa_erro
     sa_lines_init(&L, r);
     kv = calloc(MAX_KEYS, sizeof *kv);
     if (!kv) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         goto done;
     }
     while ((rc = sa_lines_next(&L, error)) > 0) {
@@ -370,7 +370,7 @@ bool sa_parse_scontrol_nodes_text(sa_reader_t *r, const sa_sink_t *sink, sa_erro
         }
         node = sa_node_new();
         if (!node) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+            sa_error_nomem(error);
             goto done;
         }
         node_ok = fill_node(kv, n, node, L.lineno, error);

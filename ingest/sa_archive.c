@@ -6,6 +6,7 @@
  * $set/$max, createIndexes. No aggregation expressions, no update pipelines, no
  * $push $slice: documents are merged in C (sa_jobdoc.c) and replaced whole.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "sa_archive.h"
 
 #include <errno.h>
@@ -18,13 +19,13 @@
 #include "sa_job_schema_json.h"
 #include "sa_mongo.h"
 
-#define FIND_BATCH 1000 /* job ids per $in query */
 
 struct sa_archive {
     mongoc_client_t *client;
     mongoc_database_t *db;
-    mongoc_collection_t *jobs, *superseded, *clusters, *runs;
+    mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating;
     char *hosts; /* for messages: host:port list, never the URI (it may hold a password) */
+    char *uri;   /* kept only to ask again after a connection error (never printed) */
 };
 
 /* Resolves "$ref": "#/definitions/x" and drops "$comment" (MongoDB's $jsonSchema has neither). */
@@ -198,7 +199,7 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         *validator_note = NULL;
     a = calloc(1, sizeof *a);
     if (!a) {
-        sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+        sa_error_nomem(error);
         return NULL;
     }
     a->client = sa_mongo_connect(uri_str, "slurm-ingest", &a->hosts, error);
@@ -209,6 +210,12 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
     a->superseded = mongoc_database_get_collection(a->db, "jobs_superseded");
     a->clusters = mongoc_database_get_collection(a->db, "clusters");
     a->runs = mongoc_database_get_collection(a->db, "ingest_runs");
+    a->migrating = mongoc_database_get_collection(a->db, "jobs_migrating");
+    a->uri = strdup(uri_str);
+    if (!a->uri) {
+        sa_error_nomem(error);
+        goto fail;
+    }
     if (!ensure_jobs_collection(a, validator_note, error) ||
         !ensure_indexes(a, "jobs", job_indexes, sizeof job_indexes / sizeof job_indexes[0], error) ||
         !ensure_indexes(a, "jobs_superseded", superseded_indexes, 1, error) ||
@@ -228,34 +235,318 @@ void sa_archive_close(sa_archive_t *a)
     mongoc_collection_destroy(a->superseded);
     mongoc_collection_destroy(a->clusters);
     mongoc_collection_destroy(a->runs);
+    mongoc_collection_destroy(a->migrating);
     mongoc_database_destroy(a->db);
     mongoc_client_destroy(a->client);
     free(a->hosts);
+    free(a->uri);
     free(a);
+}
+
+/* ---- small BSON helpers ------------------------------------------------------------- */
+
+#define FIND_BATCH 1000   /* _ids per $in query */
+#define UPDATE_CHUNK 50   /* statements per update command (FerretDB 1.24 deadlocks past ~100) */
+#define INSERT_CHUNK 1000 /* documents per insert command */
+#define MAX_ROUNDS 5      /* conflict retries before giving up */
+#define DOC_LIMIT ((uint32_t)16 * 1024 * 1024 - 64 * 1024) /* MongoDB's 16 MiB, with room for the command */
+
+/* Appends {key: {$in: [strings]}}. */
+static void append_in_strings(bson_t *b, const char *key, char *const *v, size_t n)
+{
+    bson_t in, arr;
+    BSON_APPEND_DOCUMENT_BEGIN(b, key, &in);
+    BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
+    for (size_t i = 0; i < n; i++) {
+        char istr[16];
+        const char *ikey;
+        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
+        BSON_APPEND_UTF8(&arr, ikey, v[i]);
+    }
+    bson_append_array_end(&in, &arr);
+    bson_append_document_end(b, &in);
+}
+
+/* A jansson document as BSON, refused when larger than MongoDB takes. */
+static bool doc_to_bson(const json_t *doc, bson_t *b, sa_error_t *error)
+{
+    if (!sa_bson_from_json(doc, b, error))
+        return false;
+    if (b->len > DOC_LIMIT) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "job %lld: its document would be %u bytes, over MongoDB's 16 MiB limit",
+                     (long long)json_integer_value(json_object_get(doc, "job_id")), b->len);
+        return false;
+    }
+    return true;
+}
+
+static bool bulk_new(sa_archive_t *a, mongoc_collection_t *c, mongoc_bulk_operation_t **bulk)
+{
+    bson_t opts = BSON_INITIALIZER;
+    (void)a;
+    BSON_APPEND_BOOL(&opts, "ordered", false);
+    *bulk = mongoc_collection_create_bulk_operation_with_opts(c, &opts);
+    bson_destroy(&opts);
+    return *bulk != NULL;
+}
+
+/*
+ * Runs a bulk operation. On success *matched (may be NULL) is nMatched, and the indexes
+ * of statements that failed with a duplicate key (E11000) are flagged in dup[] (may be
+ * NULL: duplicates are then success, as for jobs_superseded). Any other write error
+ * fails the call.
+ */
+static bool bulk_exec(sa_archive_t *a, mongoc_bulk_operation_t *bulk, const char *what, int64_t *matched, bool *dup,
+                      size_t nstatements, sa_error_t *error)
+{
+    bson_t reply;
+    bson_error_t berr;
+    bson_iter_t it, we;
+    bool ok = mongoc_bulk_operation_execute(bulk, &reply, &berr) != 0;
+
+    if (matched)
+        *matched = bson_iter_init_find(&it, &reply, "nMatched") ? bson_iter_as_int64(&it) : 0;
+    if (!ok && bson_iter_init_find(&it, &reply, "writeErrors") && BSON_ITER_HOLDS_ARRAY(&it) &&
+        bson_iter_recurse(&it, &we)) {
+        /* write errors only: duplicates are expected, anything else is not */
+        ok = true;
+        while (bson_iter_next(&we)) {
+            bson_iter_t e, f;
+            int64_t idx = -1, code = 0;
+            if (!bson_iter_recurse(&we, &e))
+                continue;
+            while (bson_iter_next(&e)) {
+                if (strcmp(bson_iter_key(&e), "index") == 0)
+                    idx = bson_iter_as_int64(&e);
+                else if (strcmp(bson_iter_key(&e), "code") == 0)
+                    code = bson_iter_as_int64(&e);
+            }
+            f = e;
+            (void)f;
+            if (code == 11000 && idx >= 0 && (size_t)idx < nstatements) {
+                if (dup)
+                    dup[idx] = true;
+            } else {
+                ok = false;
+            }
+        }
+        if (!ok)
+            sa_mongo_error(error, a->hosts, what, &berr);
+    } else if (!ok) {
+        sa_mongo_error(error, a->hosts, what, &berr);
+    }
+    bson_destroy(&reply);
+    return ok;
+}
+
+void sa_archive_confirm_unreachable(sa_archive_t *a, sa_error_t *error)
+{
+    mongoc_uri_t *uri;
+    mongoc_client_t *c;
+    bson_t ping = BSON_INITIALIZER;
+    bson_error_t berr;
+
+    if (!a || !error || error->domain != SA_ERR_UNREACHABLE)
+        return;
+    uri = mongoc_uri_new_with_error(a->uri, &berr);
+    if (!uri)
+        return;
+    mongoc_uri_set_option_as_int32(uri, MONGOC_URI_SERVERSELECTIONTIMEOUTMS, 3000);
+    mongoc_uri_set_option_as_int32(uri, MONGOC_URI_CONNECTTIMEOUTMS, 3000);
+    c = mongoc_client_new_from_uri(uri);
+    BSON_APPEND_INT32(&ping, "ping", 1);
+    if (c && mongoc_client_command_simple(c, "admin", &ping, NULL, NULL, &berr)) {
+        char msg[sizeof error->message];
+        snprintf(msg, sizeof msg, "%s", error->message);
+        sa_error_set(error, SA_ERR_MONGO, error->code, "%s (the server answers: the command timed out or its "
+                                                       "connection was cut)", msg);
+    }
+    bson_destroy(&ping);
+    mongoc_client_destroy(c);
+    mongoc_uri_destroy(uri);
+}
+
+/* ---- the job cache against the archive --------------------------------------------------- */
+
+static const char *doc_str(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int64_t doc_int(const json_t *o, const char *k)
+{
+    const json_t *v = json_object_get(o, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : SA_UNSET;
+}
+
+/* Appends {state: {$nin: final states}} to a filter. */
+static void append_not_final(bson_t *f)
+{
+    bson_t nin, arr;
+    BSON_APPEND_DOCUMENT_BEGIN(f, "state", &nin);
+    BSON_APPEND_ARRAY_BEGIN(&nin, "$nin", &arr);
+    for (size_t i = 0; sa_job_final_states[i]; i++) {
+        char istr[16];
+        const char *ikey;
+        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
+        BSON_APPEND_UTF8(&arr, ikey, sa_job_final_states[i]);
+    }
+    bson_append_array_end(&nin, &arr);
+    bson_append_document_end(f, &nin);
+}
+
+/* The live (unfinished, not vanished) job ids of a cluster, from one query. Sorted. */
+static bool query_live_ids(sa_archive_t *a, const char *cluster, int64_t **ids, size_t *n, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, proj, exists;
+    mongoc_cursor_t *cursor;
+    const bson_t *found;
+    bson_error_t berr;
+    size_t cap = 256;
+    bool ok = true;
+
+    *n = 0;
+    *ids = malloc(cap * sizeof **ids);
+    if (!*ids) {
+        sa_error_nomem(error);
+        return false;
+    }
+    BSON_APPEND_UTF8(&filter, "cluster", cluster);
+    append_not_final(&filter);
+    BSON_APPEND_DOCUMENT_BEGIN(&filter, "vanished_at", &exists);
+    BSON_APPEND_BOOL(&exists, "$exists", false);
+    bson_append_document_end(&filter, &exists);
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj);
+    BSON_APPEND_INT32(&proj, "job_id", 1);
+    bson_append_document_end(&opts, &proj);
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &proj);
+    BSON_APPEND_INT32(&proj, "job_id", 1);
+    bson_append_document_end(&opts, &proj);
+    cursor = mongoc_collection_find_with_opts(a->jobs, &filter, &opts, NULL);
+    while (ok && mongoc_cursor_next(cursor, &found)) {
+        bson_iter_t it;
+        if (!bson_iter_init_find(&it, found, "job_id") || !BSON_ITER_HOLDS_NUMBER(&it))
+            continue;
+        if (*n == cap) {
+            int64_t *v = realloc(*ids, 2 * cap * sizeof *v);
+            if (!v) {
+                sa_error_nomem(error);
+                ok = false;
+                break;
+            }
+            *ids = v;
+            cap *= 2;
+        }
+        (*ids)[(*n)++] = bson_iter_as_int64(&it);
+    }
+    if (ok && mongoc_cursor_error(cursor, &berr)) {
+        sa_mongo_error(error, a->hosts, "finding unfinished jobs", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cursor);
+    bson_destroy(&filter);
+    bson_destroy(&opts);
+    return ok;
+}
+
+bool sa_archive_sync_cache(sa_archive_t *a, const char *cluster, sa_jobcache_t *cache, bool *rebuilt,
+                           sa_error_t *error)
+{
+    json_t *cdoc;
+    const char *writer;
+    int64_t seq, *ids = NULL;
+    size_t n = 0;
+    bool ok;
+
+    if (rebuilt)
+        *rebuilt = false;
+    if (!cache)
+        return true;
+    cdoc = sa_archive_cluster_get(a, cluster, error);
+    if (!cdoc)
+        return false;
+    writer = doc_str(cdoc, "cache_writer");
+    seq = doc_int(cdoc, "write_seq");
+    if (seq == SA_UNSET)
+        seq = 0;
+    ok = writer && strcmp(writer, sa_jobcache_token(cache)) == 0 && seq == sa_jobcache_seq(cache);
+    json_decref(cdoc);
+    if (ok)
+        return true;
+    /* another writer, a restored archive or a new cache: start over from the archive */
+    if (rebuilt)
+        *rebuilt = true;
+    if (!sa_jobcache_reset(cache, error) || !query_live_ids(a, cluster, &ids, &n, error))
+        goto fail;
+    if (!sa_jobcache_begin(cache, error))
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        if (!sa_jobcache_put_job(cache, ids[i], true, 0, error)) {
+            sa_jobcache_rollback(cache);
+            goto fail;
+        }
+    }
+    ok = sa_jobcache_set_seq(cache, seq, error) && sa_jobcache_commit(cache, error);
+    if (!ok)
+        sa_jobcache_rollback(cache);
+    free(ids);
+    /* the token is new: name this cache as the writer now, so the next run trusts it */
+    return ok && sa_archive_bump_seq(a, cluster, cache, error);
+fail:
+    free(ids);
+    return false;
+}
+
+bool sa_archive_bump_seq(sa_archive_t *a, const char *cluster, sa_jobcache_t *cache, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER, upd = BSON_INITIALIZER, opts = BSON_INITIALIZER, part;
+    bson_error_t berr;
+    json_t *cdoc;
+    int64_t seq;
+    bool ok;
+
+    BSON_APPEND_UTF8(&filter, "_id", cluster);
+    BSON_APPEND_DOCUMENT_BEGIN(&upd, "$inc", &part);
+    BSON_APPEND_INT64(&part, "write_seq", 1);
+    bson_append_document_end(&upd, &part);
+    if (cache) {
+        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &part);
+        BSON_APPEND_UTF8(&part, "cache_writer", sa_jobcache_token(cache));
+        bson_append_document_end(&upd, &part);
+    }
+    BSON_APPEND_BOOL(&opts, "upsert", true);
+    ok = mongoc_collection_update_one(a->clusters, &filter, &upd, &opts, NULL, &berr);
+    if (!ok)
+        sa_mongo_error(error, a->hosts, "updating clusters", &berr);
+    bson_destroy(&filter);
+    bson_destroy(&upd);
+    bson_destroy(&opts);
+    if (!ok || !cache)
+        return ok;
+    /* read back: the run holds the cluster's lock, so no one else bumps in between
+     * (another host that does makes the sequence differ next time: a rebuild) */
+    if (!(cdoc = sa_archive_cluster_get(a, cluster, error)))
+        return false;
+    seq = doc_int(cdoc, "write_seq");
+    json_decref(cdoc);
+    return sa_jobcache_set_seq(cache, seq == SA_UNSET ? 0 : seq, error);
 }
 
 /* ---- batch ingest ------------------------------------------------------------------ */
 
-/* One job id of a batch: its stored document and what the merges did to it. */
+/* One job id of a batch: its records, its stored document and what the merges did. */
 typedef struct {
     int64_t job_id;
-    json_t *doc;        /* as stored (NULL: none), then merged */
-    json_t *superseded; /* documents displaced by reuse (array), or NULL */
-    bool existed, touched;
-    sa_merge_kind_t kind;
+    size_t first, count; /* its records in the sorted array */
+    char *id;            /* the document's _id */
+    json_t *stored;      /* as read (NULL: none or not read) */
+    int64_t v;           /* the stored version (_v), 0 when none */
+    json_t *doc;         /* merged */
+    json_t *superseded;  /* documents displaced by reuse (array), or NULL */
+    bool read;           /* the stored document must be read before merging */
+    bool touched, done, conflict;
 } slot_t;
-
-static int slot_cmp(const void *a, const void *b)
-{
-    int64_t x = ((const slot_t *)a)->job_id, y = ((const slot_t *)b)->job_id;
-    return x < y ? -1 : x > y;
-}
-
-static slot_t *slot_find(slot_t *slots, size_t n, int64_t id)
-{
-    slot_t key = {.job_id = id};
-    return bsearch(&key, slots, n, sizeof *slots, slot_cmp);
-}
 
 /* Order of records of one job: by submit time, squeue before sacct at equal submit. */
 static int rec_cmp(const void *a, const void *b)
@@ -269,241 +560,82 @@ static int rec_cmp(const void *a, const void *b)
     return (int)x->source - (int)y->source;
 }
 
-/* Loads the stored documents of the slots' job ids, FIND_BATCH ids per query. */
-static bool load_docs(sa_archive_t *a, const char *cluster, slot_t *slots, size_t n, sa_error_t *error)
+static void slot_reset(slot_t *s)
 {
-    for (size_t off = 0; off < n; off += FIND_BATCH) {
-        bson_t filter = BSON_INITIALIZER, in, ids;
+    json_decref(s->stored);
+    json_decref(s->doc);
+    json_decref(s->superseded);
+    s->stored = s->doc = s->superseded = NULL;
+    s->v = 0;
+    s->touched = s->conflict = false;
+}
+
+/* Reads the stored documents of the slots that need one, FIND_BATCH _ids per query. */
+static bool read_docs(sa_archive_t *a, slot_t **want, size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    char **ids = malloc((n ? n : 1) * sizeof *ids);
+    bool ok = true;
+
+    if (!ids) {
+        sa_error_nomem(error);
+        return false;
+    }
+    for (size_t off = 0; ok && off < n; off += FIND_BATCH) {
+        size_t end = off + FIND_BATCH < n ? off + FIND_BATCH : n;
+        bson_t filter = BSON_INITIALIZER;
         mongoc_cursor_t *cursor;
         const bson_t *found;
         bson_error_t berr;
-        size_t end = off + FIND_BATCH < n ? off + FIND_BATCH : n;
 
-        BSON_APPEND_UTF8(&filter, "cluster", cluster);
-        BSON_APPEND_DOCUMENT_BEGIN(&filter, "job_id", &in);
-        BSON_APPEND_ARRAY_BEGIN(&in, "$in", &ids);
-        for (size_t i = off; i < end; i++) {
-            char istr[16];
-            const char *ikey;
-            bson_uint32_to_string((uint32_t)(i - off), &ikey, istr, sizeof istr);
-            BSON_APPEND_INT64(&ids, ikey, slots[i].job_id);
-        }
-        bson_append_array_end(&in, &ids);
-        bson_append_document_end(&filter, &in);
+        for (size_t i = off; i < end; i++)
+            ids[i - off] = want[i]->id;
+        append_in_strings(&filter, "_id", ids, end - off);
         cursor = mongoc_collection_find_with_opts(a->jobs, &filter, NULL, NULL);
-        while (mongoc_cursor_next(cursor, &found)) {
+        stats->read_queries++;
+        while (ok && mongoc_cursor_next(cursor, &found)) {
             json_t *doc = sa_bson_to_json(found, error);
-            json_t *id;
-            slot_t *s;
+            const char *id = doc ? doc_str(doc, "_id") : NULL;
             if (!doc) {
-                mongoc_cursor_destroy(cursor);
-                bson_destroy(&filter);
-                return false;
+                ok = false;
+                break;
             }
-            id = json_object_get(doc, "job_id");
-            s = json_is_integer(id) ? slot_find(slots, n, (int64_t)json_integer_value(id)) : NULL;
-            if (s) {
-                json_decref(s->doc);
-                s->doc = doc;
-                s->existed = true;
-            } else {
-                json_decref(doc);
+            stats->docs_read++;
+            for (size_t i = off; id && i < end; i++) {
+                if (strcmp(want[i]->id, id) == 0) {
+                    json_decref(want[i]->stored);
+                    want[i]->stored = json_incref(doc);
+                    want[i]->v = doc_int(doc, "_v") == SA_UNSET ? 0 : doc_int(doc, "_v");
+                    break;
+                }
             }
+            json_decref(doc);
         }
-        if (mongoc_cursor_error(cursor, &berr)) {
+        if (ok && mongoc_cursor_error(cursor, &berr)) {
             sa_mongo_error(error, a->hosts, "reading jobs", &berr);
-            mongoc_cursor_destroy(cursor);
-            bson_destroy(&filter);
-            return false;
+            ok = false;
         }
         mongoc_cursor_destroy(cursor);
         bson_destroy(&filter);
     }
-    return true;
-}
-
-/* Runs a bulk operation that has statements; *statements counts them. */
-static bool bulk_run(sa_archive_t *a, mongoc_bulk_operation_t *bulk, size_t statements, const char *what,
-                     sa_error_t *error)
-{
-    bson_t reply;
-    bson_error_t berr;
-    bool ok;
-
-    if (statements == 0)
-        return true;
-    ok = mongoc_bulk_operation_execute(bulk, &reply, &berr) != 0;
-    if (!ok)
-        sa_mongo_error(error, a->hosts, what, &berr);
-    bson_destroy(&reply);
+    free(ids);
     return ok;
 }
 
-/* Appends a jansson document as BSON to a bulk insert. */
-static bool bulk_insert_json(mongoc_bulk_operation_t *bulk, const json_t *doc, sa_error_t *error)
+/* Merges a slot's records into its stored document (or none). */
+static bool merge_slot(slot_t *s, sa_job_t *const *sorted, const sa_obs_ctx_t *ctx, sa_archive_stats_t *stats,
+                       sa_error_t *error)
 {
-    bson_t b = BSON_INITIALIZER;
-    bson_error_t berr;
-    bool ok = sa_bson_from_json(doc, &b, error);
-    if (ok && !mongoc_bulk_operation_insert_with_opts(bulk, &b, NULL, &berr)) {
-        sa_error_set(error, SA_ERR_MONGO, 0, "queueing an insert: %s", berr.message);
-        ok = false;
-    }
-    bson_destroy(&b);
-    return ok;
-}
-
-static bool bulk_replace_json(mongoc_bulk_operation_t *bulk, const char *cluster, int64_t job_id,
-                              const json_t *doc, sa_error_t *error)
-{
-    bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER;
-    bson_error_t berr;
-    bool ok = sa_bson_from_json(doc, &b, error);
-
-    BSON_APPEND_UTF8(&filter, "cluster", cluster);
-    BSON_APPEND_INT64(&filter, "job_id", job_id);
-    if (ok && !mongoc_bulk_operation_replace_one_with_opts(bulk, &filter, &b, NULL, &berr)) {
-        sa_error_set(error, SA_ERR_MONGO, 0, "queueing a replace: %s", berr.message);
-        ok = false;
-    }
-    bson_destroy(&b);
-    bson_destroy(&filter);
-    return ok;
-}
-
-/*
- * Marks unfinished documents that a complete squeue snapshot no longer lists:
- * one $set per vanished job, with the time of the previous snapshot.
- */
-static int id_cmp(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-bool sa_archive_mark_vanished(sa_archive_t *a, const sa_obs_ctx_t *ctx, int64_t *ids, size_t n,
-                              sa_archive_stats_t *stats, sa_error_t *error)
-{
-    mongoc_bulk_operation_t *bulk;
-    bson_t bopts = BSON_INITIALIZER;
-    json_t *cluster_doc;
-    size_t statements = 0;
-    int64_t prev_at;
-
-    bson_t filter = BSON_INITIALIZER, nin, arr, exists, opts = BSON_INITIALIZER, proj;
-    mongoc_cursor_t *cursor;
-    const bson_t *found;
-    bson_error_t berr;
-    bool ok = true;
-
-    cluster_doc = sa_archive_cluster_get(a, ctx->cluster, error);
-    if (!cluster_doc)
+    s->doc = s->stored ? json_deep_copy(s->stored) : NULL;
+    if (s->stored && !s->doc) {
+        sa_error_nomem(error);
         return false;
-    prev_at = json_is_integer(json_object_get(cluster_doc, "last_squeue_at"))
-                  ? (int64_t)json_integer_value(json_object_get(cluster_doc, "last_squeue_at"))
-                  : ctx->at;
-    json_decref(cluster_doc);
-    if (prev_at > ctx->at)
-        return true; /* replaying an older snapshot: a newer one already decided */
-    qsort(ids, n, sizeof *ids, id_cmp);
-    BSON_APPEND_BOOL(&bopts, "ordered", false);
-    bulk = mongoc_collection_create_bulk_operation_with_opts(a->jobs, &bopts);
-    bson_destroy(&bopts);
-
-    BSON_APPEND_UTF8(&filter, "cluster", ctx->cluster);
-    BSON_APPEND_DOCUMENT_BEGIN(&filter, "state", &nin);
-    BSON_APPEND_ARRAY_BEGIN(&nin, "$nin", &arr);
-    for (size_t i = 0; sa_job_final_states[i]; i++) {
-        char istr[16];
-        const char *ikey;
-        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-        BSON_APPEND_UTF8(&arr, ikey, sa_job_final_states[i]);
     }
-    bson_append_array_end(&nin, &arr);
-    bson_append_document_end(&filter, &nin);
-    BSON_APPEND_DOCUMENT_BEGIN(&filter, "vanished_at", &exists);
-    BSON_APPEND_BOOL(&exists, "$exists", false);
-    bson_append_document_end(&filter, &exists);
-    BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj);
-    BSON_APPEND_INT32(&proj, "job_id", 1);
-    bson_append_document_end(&opts, &proj);
-
-    cursor = mongoc_collection_find_with_opts(a->jobs, &filter, &opts, NULL);
-    while (ok && mongoc_cursor_next(cursor, &found)) {
-        bson_iter_t it;
-        int64_t id;
-        bson_t sel = BSON_INITIALIZER, upd = BSON_INITIALIZER, set, max;
-        if (!bson_iter_init_find(&it, found, "job_id") || !BSON_ITER_HOLDS_NUMBER(&it))
-            continue;
-        id = bson_iter_as_int64(&it);
-        if (n && bsearch(&id, ids, n, sizeof *ids, id_cmp))
-            continue; /* listed in this snapshot */
-        BSON_APPEND_UTF8(&sel, "cluster", ctx->cluster);
-        BSON_APPEND_INT64(&sel, "job_id", id);
-        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &set);
-        BSON_APPEND_DATE_TIME(&set, "vanished_at", prev_at * 1000);
-        bson_append_document_end(&upd, &set);
-        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$max", &max);
-        BSON_APPEND_DATE_TIME(&max, "seen.last", prev_at * 1000);
-        bson_append_document_end(&upd, &max);
-        if (!mongoc_bulk_operation_update_one_with_opts(bulk, &sel, &upd, NULL, &berr)) {
-            sa_error_set(error, SA_ERR_MONGO, 0, "queueing an update: %s", berr.message);
-            ok = false;
-        }
-        statements++;
-        stats->vanished++;
-        bson_destroy(&sel);
-        bson_destroy(&upd);
-    }
-    if (ok && mongoc_cursor_error(cursor, &berr)) {
-        sa_mongo_error(error, a->hosts, "finding unfinished jobs", &berr);
-        ok = false;
-    }
-    mongoc_cursor_destroy(cursor);
-    ok = ok && bulk_run(a, bulk, statements, "marking vanished jobs", error);
-    if (ok)
-        stats->write_statements += statements;
-    mongoc_bulk_operation_destroy(bulk);
-    bson_destroy(&filter);
-    bson_destroy(&opts);
-    return ok;
-}
-
-bool sa_archive_ingest_jobs(sa_archive_t *a, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs, size_t n,
-                            sa_archive_stats_t *stats, sa_error_t *error)
-{
-    sa_job_t **sorted = NULL;
-    slot_t *slots = NULL;
-    size_t nslots = 0, job_statements = 0, sup_statements = 0;
-    mongoc_bulk_operation_t *bulk = NULL, *sup_bulk = NULL;
-    bson_t opts = BSON_INITIALIZER;
-    bool ok = false;
-
-    stats->records += n;
-    sorted = malloc((n ? n : 1) * sizeof *sorted);
-    slots = calloc(n ? n : 1, sizeof *slots);
-    if (!sorted || !slots) {
-        sa_error_set(error, SA_ERR_MONGO, ENOMEM, "out of memory");
-        goto done;
-    }
-    memcpy(sorted, jobs, n * sizeof *sorted);
-    qsort(sorted, n, sizeof *sorted, rec_cmp);
-    for (size_t i = 0; i < n; i++) {
-        if (nslots == 0 || slots[nslots - 1].job_id != sorted[i]->job_id)
-            slots[nslots++].job_id = sorted[i]->job_id;
-    }
-    stats->jobs += nslots;
-    if (!load_docs(a, ctx->cluster, slots, nslots, error))
-        goto done;
-
-    /* merge, in submit order per job */
-    for (size_t i = 0; i < n; i++) {
-        slot_t *s = slot_find(slots, nslots, sorted[i]->job_id);
+    for (size_t i = s->first; i < s->first + s->count; i++) {
         json_t *superseded = NULL;
         sa_merge_kind_t kind;
         if (!sa_jobdoc_merge(&s->doc, sorted[i], ctx, &kind, &superseded, error)) {
-            sa_error_prefix(error, "job %lld", (long long)sorted[i]->job_id);
-            goto done;
+            sa_error_prefix(error, "job %lld", (long long)s->job_id);
+            return false;
         }
         if (superseded) {
             if (!s->superseded)
@@ -515,51 +647,523 @@ bool sa_archive_ingest_jobs(sa_archive_t *a, const sa_obs_ctx_t *ctx, sa_job_t *
         else if (kind != SA_MERGE_UNCHANGED)
             s->touched = true;
     }
+    /* a document that moved to jobs_superseded is replaced by the new job's */
+    if (s->superseded && s->stored)
+        s->touched = true;
+    return true;
+}
 
-    BSON_APPEND_BOOL(&opts, "ordered", false);
-    bulk = mongoc_collection_create_bulk_operation_with_opts(a->jobs, &opts);
-    sup_bulk = mongoc_collection_create_bulk_operation_with_opts(a->superseded, &opts);
-    for (size_t i = 0; i < nslots; i++) {
-        slot_t *s = &slots[i];
+/* Inserts the documents displaced by reuse (a duplicate _id means it is there already). */
+static bool write_superseded(sa_archive_t *a, slot_t *slots, size_t nslots, sa_archive_stats_t *stats,
+                             sa_error_t *error)
+{
+    mongoc_bulk_operation_t *bulk = NULL;
+    size_t queued = 0;
+    bool ok = true;
+
+    for (size_t i = 0; ok && i < nslots; i++) {
         size_t k;
         json_t *old;
-        json_array_foreach(s->superseded, k, old) {
-            if (!bulk_insert_json(sup_bulk, old, error))
-                goto done;
-            sup_statements++;
+        if (slots[i].done || !slots[i].superseded)
+            continue;
+        json_array_foreach(slots[i].superseded, k, old) {
+            bson_t b = BSON_INITIALIZER;
+            if (!bulk && !bulk_new(a, a->superseded, &bulk)) {
+                sa_error_nomem(error);
+                ok = false;
+            }
+            ok = ok && doc_to_bson(old, &b, error) && mongoc_bulk_operation_insert_with_opts(bulk, &b, NULL, NULL);
+            bson_destroy(&b);
+            if (!ok)
+                break;
+            queued++;
             stats->reused++;
         }
-        if (!s->touched) {
-            stats->unchanged++;
+    }
+    if (ok && queued)
+        ok = bulk_exec(a, bulk, "writing jobs_superseded", NULL, NULL, queued, error);
+    if (ok)
+        stats->write_statements += queued;
+    mongoc_bulk_operation_destroy(bulk);
+    return ok;
+}
+
+/* Inserts the new documents (version 1); one whose _id exists is a conflict (read, merge, replace). */
+static bool write_inserts(sa_archive_t *a, slot_t **ins, size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    bool ok = true;
+    for (size_t off = 0; ok && off < n; off += INSERT_CHUNK) {
+        size_t end = off + INSERT_CHUNK < n ? off + INSERT_CHUNK : n;
+        mongoc_bulk_operation_t *bulk = NULL;
+        bool *dup = calloc(end - off, sizeof *dup);
+        if (!dup || !bulk_new(a, a->jobs, &bulk)) {
+            free(dup);
+            sa_error_nomem(error);
+            return false;
+        }
+        for (size_t i = off; ok && i < end; i++) {
+            bson_t b = BSON_INITIALIZER;
+            json_object_set_new(ins[i]->doc, "_v", json_integer(1));
+            ok = doc_to_bson(ins[i]->doc, &b, error) && mongoc_bulk_operation_insert_with_opts(bulk, &b, NULL, NULL);
+            bson_destroy(&b);
+        }
+        ok = ok && bulk_exec(a, bulk, "writing jobs", NULL, dup, end - off, error);
+        for (size_t i = off; ok && i < end; i++) {
+            if (dup[i - off]) {
+                ins[i]->conflict = true;
+                stats->conflicts++;
+            } else {
+                ins[i]->done = true;
+                stats->inserted++;
+                stats->write_statements++;
+            }
+        }
+        mongoc_bulk_operation_destroy(bulk);
+        free(dup);
+    }
+    return ok;
+}
+
+/* Replaces changed documents if still at the version read, UPDATE_CHUNK at a time. */
+static bool write_replaces(sa_archive_t *a, slot_t **rep, size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    bool ok = true;
+    for (size_t off = 0; ok && off < n; off += UPDATE_CHUNK) {
+        size_t end = off + UPDATE_CHUNK < n ? off + UPDATE_CHUNK : n;
+        mongoc_bulk_operation_t *bulk = NULL;
+        int64_t matched = 0;
+        if (!bulk_new(a, a->jobs, &bulk)) {
+            sa_error_nomem(error);
+            return false;
+        }
+        for (size_t i = off; ok && i < end; i++) {
+            bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER, cond;
+            BSON_APPEND_UTF8(&filter, "_id", rep[i]->id);
+            if (rep[i]->v > 0) {
+                BSON_APPEND_INT64(&filter, "_v", rep[i]->v);
+            } else {
+                BSON_APPEND_DOCUMENT_BEGIN(&filter, "_v", &cond);
+                BSON_APPEND_BOOL(&cond, "$exists", false);
+                bson_append_document_end(&filter, &cond);
+            }
+            json_object_set_new(rep[i]->doc, "_v", json_integer(rep[i]->v + 1));
+            ok = doc_to_bson(rep[i]->doc, &b, error) &&
+                 mongoc_bulk_operation_replace_one_with_opts(bulk, &filter, &b, NULL, NULL);
+            bson_destroy(&b);
+            bson_destroy(&filter);
+        }
+        ok = ok && bulk_exec(a, bulk, "writing jobs", &matched, NULL, end - off, error);
+        mongoc_bulk_operation_destroy(bulk);
+        if (!ok)
+            break;
+        stats->write_statements += end - off;
+        if ((size_t)matched == end - off) {
+            for (size_t i = off; i < end; i++)
+                rep[i]->done = true;
+            stats->changed += end - off;
             continue;
         }
-        if (s->existed) {
-            if (!bulk_replace_json(bulk, ctx->cluster, s->job_id, s->doc, error))
-                goto done;
-            stats->changed++;
-        } else {
-            if (!bulk_insert_json(bulk, s->doc, error))
-                goto done;
-            stats->inserted++;
+        /* someone else wrote some of them: find which by reading the chunk back */
+        for (size_t i = off; i < end; i++) {
+            json_decref(rep[i]->stored);
+            rep[i]->stored = NULL;
         }
-        job_statements++;
+        {
+            json_t **mine = calloc(end - off, sizeof *mine);
+            if (!mine) {
+                sa_error_nomem(error);
+                return false;
+            }
+            for (size_t i = off; i < end; i++)
+                mine[i - off] = json_incref(rep[i]->doc);
+            ok = read_docs(a, rep + off, end - off, stats, error);
+            for (size_t i = off; i < end; i++) {
+                if (ok && rep[i]->stored && json_equal(rep[i]->stored, mine[i - off])) {
+                    rep[i]->done = true;
+                    stats->changed++;
+                } else if (ok) {
+                    rep[i]->conflict = true;
+                    stats->conflicts++;
+                }
+                json_decref(mine[i - off]);
+            }
+            free(mine);
+        }
     }
-    /* the superseded copies land before the documents that replace them */
-    if (!bulk_run(a, sup_bulk, sup_statements, "writing jobs_superseded", error) ||
-        !bulk_run(a, bulk, job_statements, "writing jobs", error))
+    return ok;
+}
+
+/* True if a document describes a job still to be watched by the vanish rule. */
+static bool doc_live(const json_t *doc)
+{
+    return doc && !sa_job_state_is_final(doc_str(doc, "state")) && !json_object_get(doc, "vanished_at");
+}
+
+/* Tells the cache what the archive now holds for the finished slots. */
+static bool update_cache(sa_jobcache_t *cache, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
+                         const sa_obs_ctx_t *ctx, sa_error_t *error)
+{
+    if (!cache)
+        return true;
+    if (!sa_jobcache_begin(cache, error))
+        return false;
+    for (size_t i = 0; i < nslots; i++) {
+        slot_t *s = &slots[i];
+        if (!s->done)
+            continue;
+        if (!sa_jobcache_put_job(cache, s->job_id, doc_live(s->doc ? s->doc : s->stored), ctx->at, error))
+            goto fail;
+        for (size_t r = s->first; r < s->first + s->count; r++) {
+            int source;
+            int64_t submit, start;
+            sa_jobcache_key(sorted[r], &source, &submit, &start);
+            if (!sa_jobcache_put_record(cache, s->job_id, source, submit, start,
+                                        sa_job_digest(sorted[r], ctx->slurm_release), error))
+                goto fail;
+        }
+    }
+    return sa_jobcache_commit(cache, error);
+fail:
+    sa_jobcache_rollback(cache);
+    return false;
+}
+
+/* One round: read what must be read, merge, write; slots end done or in conflict. */
+static bool write_round(sa_archive_t *a, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
+                        const sa_obs_ctx_t *ctx, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    slot_t **want = malloc((nslots ? nslots : 1) * sizeof *want);
+    size_t nwant = 0, nins = 0, nrep = 0;
+    bool ok = false;
+
+    if (!want) {
+        sa_error_nomem(error);
+        return false;
+    }
+    for (size_t i = 0; i < nslots; i++) {
+        if (!slots[i].done && slots[i].read)
+            want[nwant++] = &slots[i];
+    }
+    if (nwant && !read_docs(a, want, nwant, stats, error))
         goto done;
-    stats->write_statements += job_statements + sup_statements;
-    ok = true;
+    for (size_t i = 0; i < nslots; i++) {
+        if (slots[i].done)
+            continue;
+        if (!merge_slot(&slots[i], sorted, ctx, stats, error))
+            goto done;
+        if (!slots[i].touched) {
+            slots[i].done = true;
+            stats->unchanged++;
+        }
+    }
+    if (!write_superseded(a, slots, nslots, stats, error))
+        goto done;
+    for (size_t i = 0; i < nslots; i++) { /* inserts first, then replaces (want[] reused) */
+        if (!slots[i].done && !slots[i].stored)
+            want[nins++] = &slots[i];
+    }
+    if (!write_inserts(a, want, nins, stats, error))
+        goto done;
+    for (size_t i = 0; i < nslots; i++) {
+        if (!slots[i].done && !slots[i].conflict && slots[i].stored)
+            want[nrep++] = &slots[i];
+    }
+    ok = write_replaces(a, want, nrep, stats, error);
+done:
+    free(want);
+    return ok;
+}
+
+bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
+                           size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    sa_job_t **sorted = malloc((n ? n : 1) * sizeof *sorted);
+    slot_t *slots = calloc(n ? n : 1, sizeof *slots);
+    size_t nslots = 0;
+    bool ok = false;
+
+    if (!sorted || !slots) {
+        sa_error_nomem(error);
+        goto done;
+    }
+    stats->records += n;
+    memcpy(sorted, jobs, n * sizeof *sorted);
+    qsort(sorted, n, sizeof *sorted, rec_cmp);
+    for (size_t i = 0; i < n; i++) {
+        if (nslots == 0 || slots[nslots - 1].job_id != sorted[i]->job_id) {
+            slot_t *s = &slots[nslots++];
+            bool live;
+            s->job_id = sorted[i]->job_id;
+            s->first = i;
+            s->id = sa_jobdoc_id(ctx->cluster, s->job_id);
+            if (!s->id) {
+                sa_error_nomem(error);
+                goto done;
+            }
+            /* without a cache every document is read; with one, only those it knows */
+            s->read = !cache || sa_jobcache_get_job(cache, s->job_id, &live) != 0;
+        }
+        slots[nslots - 1].count++;
+    }
+    stats->jobs += nslots;
+    for (int round = 0;; round++) {
+        bool pending = false;
+        if (!write_round(a, slots, nslots, sorted, ctx, stats, error))
+            goto done;
+        for (size_t i = 0; i < nslots; i++) {
+            if (slots[i].conflict) {
+                /* written by someone else since it was read: read it again, merge again */
+                slot_reset(&slots[i]);
+                slots[i].read = true;
+                pending = true;
+            }
+        }
+        if (!pending)
+            break;
+        if (round + 1 == MAX_ROUNDS) {
+            sa_error_set(error, SA_ERR_MONGO, 0, "MongoDB at %s: job documents kept changing while being written "
+                                                 "(%d attempts): is another slurm-ingest writing this cluster?",
+                         a->hosts, MAX_ROUNDS);
+            goto done;
+        }
+    }
+    ok = update_cache(cache, slots, nslots, sorted, ctx, error);
 done:
     for (size_t i = 0; i < nslots; i++) {
-        json_decref(slots[i].doc);
-        json_decref(slots[i].superseded);
+        slot_reset(&slots[i]);
+        free(slots[i].id);
     }
-    mongoc_bulk_operation_destroy(bulk);
-    mongoc_bulk_operation_destroy(sup_bulk);
-    bson_destroy(&opts);
     free(sorted);
     free(slots);
+    return ok;
+}
+
+/* ---- vanished jobs ------------------------------------------------------------------- */
+
+bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, const int64_t *listed,
+                              size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    json_t *cdoc = sa_archive_cluster_get(a, ctx->cluster, error);
+    int64_t prev_at, *live = NULL;
+    size_t nlive = 0, nvan = 0;
+    int64_t *van = NULL;
+    bool ok = true;
+
+    if (!cdoc)
+        return false;
+    prev_at = doc_int(cdoc, "last_squeue_at");
+    json_decref(cdoc);
+    if (prev_at == SA_UNSET)
+        prev_at = ctx->at;
+    if (prev_at > ctx->at)
+        return true; /* replaying an older snapshot: a newer one already decided */
+    if (cache ? !sa_jobcache_live_ids(cache, &live, &nlive, error) : !query_live_ids(a, ctx->cluster, &live, &nlive, error))
+        return false;
+    van = malloc((nlive ? nlive : 1) * sizeof *van);
+    if (!van) {
+        free(live);
+        sa_error_nomem(error);
+        return false;
+    }
+    for (size_t i = 0, j = 0; i < nlive; i++) {
+        while (j < n && listed[j] < live[i])
+            j++;
+        if (j == n || listed[j] != live[i])
+            van[nvan++] = live[i];
+    }
+    /* conditional on the document still being live: a finished or already marked job stays as it is */
+    for (size_t off = 0; ok && off < nvan; off += UPDATE_CHUNK) {
+        size_t end = off + UPDATE_CHUNK < nvan ? off + UPDATE_CHUNK : nvan;
+        mongoc_bulk_operation_t *bulk = NULL;
+        int64_t matched = 0;
+        if (!bulk_new(a, a->jobs, &bulk)) {
+            sa_error_nomem(error);
+            ok = false;
+            break;
+        }
+        for (size_t i = off; ok && i < end; i++) {
+            bson_t sel = BSON_INITIALIZER, upd = BSON_INITIALIZER, part;
+            char *id = sa_jobdoc_id(ctx->cluster, van[i]);
+            if (!id) {
+                sa_error_nomem(error);
+                ok = false;
+                break;
+            }
+            BSON_APPEND_UTF8(&sel, "_id", id);
+            free(id);
+            append_not_final(&sel);
+            BSON_APPEND_DOCUMENT_BEGIN(&sel, "vanished_at", &part);
+            BSON_APPEND_BOOL(&part, "$exists", false);
+            bson_append_document_end(&sel, &part);
+            BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &part);
+            BSON_APPEND_DATE_TIME(&part, "vanished_at", prev_at * 1000);
+            bson_append_document_end(&upd, &part);
+            BSON_APPEND_DOCUMENT_BEGIN(&upd, "$max", &part);
+            BSON_APPEND_DATE_TIME(&part, "seen.last", prev_at * 1000);
+            bson_append_document_end(&upd, &part);
+            BSON_APPEND_DOCUMENT_BEGIN(&upd, "$inc", &part);
+            BSON_APPEND_INT64(&part, "_v", 1);
+            bson_append_document_end(&upd, &part);
+            ok = mongoc_bulk_operation_update_one_with_opts(bulk, &sel, &upd, NULL, NULL);
+            bson_destroy(&sel);
+            bson_destroy(&upd);
+        }
+        ok = ok && bulk_exec(a, bulk, "marking vanished jobs", &matched, NULL, end - off, error);
+        mongoc_bulk_operation_destroy(bulk);
+        if (ok) {
+            stats->vanished += (size_t)matched;
+            stats->write_statements += end - off;
+        }
+    }
+    if (ok && cache && nvan) {
+        /* no longer live; its digests go, so a job squeue lists again is merged again */
+        ok = sa_jobcache_begin(cache, error);
+        for (size_t i = 0; ok && i < nvan; i++)
+            ok = sa_jobcache_put_job(cache, van[i], false, ctx->at, error) &&
+                 sa_jobcache_forget_records(cache, van[i], error);
+        ok = ok ? sa_jobcache_commit(cache, error) : (sa_jobcache_rollback(cache), false);
+    }
+    free(live);
+    free(van);
+    return ok;
+}
+
+/* ---- migration from 0.1 (ObjectId _ids) ------------------------------------------------- */
+
+/* Moves up to FIND_BATCH documents of coll with an ObjectId _id into jobs_migrating. */
+static bool migrate_collect(sa_archive_t *a, mongoc_collection_t *coll, const char *cluster, bool superseded,
+                            size_t *got, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, t;
+    mongoc_cursor_t *cursor;
+    const bson_t *found;
+    bson_error_t berr;
+    mongoc_bulk_operation_t *bulk = NULL, *del = NULL;
+    size_t n = 0;
+    bool ok = bulk_new(a, a->migrating, &bulk) && bulk_new(a, coll, &del);
+
+    *got = 0;
+    BSON_APPEND_UTF8(&filter, "cluster", cluster);
+    BSON_APPEND_DOCUMENT_BEGIN(&filter, "_id", &t);
+    BSON_APPEND_UTF8(&t, "$type", "objectId");
+    bson_append_document_end(&filter, &t);
+    BSON_APPEND_INT64(&opts, "limit", FIND_BATCH);
+    cursor = mongoc_collection_find_with_opts(coll, &filter, &opts, NULL);
+    while (ok && mongoc_cursor_next(cursor, &found)) {
+        json_t *doc = sa_bson_to_json(found, error);
+        bson_t b = BSON_INITIALIZER, sel = BSON_INITIALIZER;
+        bson_iter_t it;
+        char *id;
+        if (!doc) {
+            ok = false;
+            break;
+        }
+        id = superseded ? sa_jobdoc_superseded_id(cluster, doc_int(doc, "job_id"), doc_int(doc, "submit"))
+                        : sa_jobdoc_id(cluster, doc_int(doc, "job_id"));
+        json_object_set_new(doc, "_id", json_string(id ? id : ""));
+        json_object_set_new(doc, "_migrating_to", json_string(superseded ? "jobs_superseded" : "jobs"));
+        if (!superseded)
+            json_object_set_new(doc, "_v", json_integer(1));
+        free(id);
+        ok = sa_bson_from_json(doc, &b, error) && mongoc_bulk_operation_insert_with_opts(bulk, &b, NULL, NULL);
+        if (ok && bson_iter_init_find(&it, found, "_id") && BSON_ITER_HOLDS_OID(&it)) {
+            BSON_APPEND_OID(&sel, "_id", bson_iter_oid(&it));
+            ok = mongoc_bulk_operation_remove_one_with_opts(del, &sel, NULL, NULL);
+        }
+        bson_destroy(&b);
+        bson_destroy(&sel);
+        json_decref(doc);
+        n++;
+    }
+    if (ok && mongoc_cursor_error(cursor, &berr)) {
+        sa_mongo_error(error, a->hosts, "reading documents to migrate", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cursor);
+    /* the copy first (a duplicate: an earlier attempt made it), then the old document goes */
+    ok = ok && (n == 0 || bulk_exec(a, bulk, "migrating jobs", NULL, NULL, n, error));
+    ok = ok && (n == 0 || bulk_exec(a, del, "migrating jobs", NULL, NULL, n, error));
+    mongoc_bulk_operation_destroy(bulk);
+    mongoc_bulk_operation_destroy(del);
+    bson_destroy(&filter);
+    bson_destroy(&opts);
+    *got = n;
+    return ok;
+}
+
+/* Moves what jobs_migrating holds for cluster to its final collection. */
+static bool migrate_place(sa_archive_t *a, const char *cluster, size_t *moved, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    mongoc_cursor_t *cursor;
+    const bson_t *found;
+    bson_error_t berr;
+    bool ok = true;
+
+    BSON_APPEND_UTF8(&filter, "cluster", cluster);
+    cursor = mongoc_collection_find_with_opts(a->migrating, &filter, NULL, NULL);
+    while (ok && mongoc_cursor_next(cursor, &found)) {
+        json_t *doc = sa_bson_to_json(found, error);
+        const char *to = doc ? doc_str(doc, "_migrating_to") : NULL;
+        mongoc_collection_t *dest = to && strcmp(to, "jobs_superseded") == 0 ? a->superseded : a->jobs;
+        bson_t b = BSON_INITIALIZER, sel = BSON_INITIALIZER;
+        if (!doc) {
+            ok = false;
+            break;
+        }
+        json_object_del(doc, "_migrating_to");
+        ok = sa_bson_from_json(doc, &b, error);
+        if (ok && !mongoc_collection_insert_one(dest, &b, NULL, NULL, &berr) && berr.code != 11000) {
+            sa_mongo_error(error, a->hosts, "migrating jobs", &berr);
+            ok = false;
+        }
+        BSON_APPEND_UTF8(&sel, "_id", doc_str(doc, "_id") ? doc_str(doc, "_id") : "");
+        if (ok && !mongoc_collection_delete_one(a->migrating, &sel, NULL, NULL, &berr)) {
+            sa_mongo_error(error, a->hosts, "migrating jobs", &berr);
+            ok = false;
+        }
+        if (ok && moved)
+            (*moved)++;
+        bson_destroy(&b);
+        bson_destroy(&sel);
+        json_decref(doc);
+    }
+    if (ok && mongoc_cursor_error(cursor, &berr)) {
+        sa_mongo_error(error, a->hosts, "migrating jobs", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cursor);
+    bson_destroy(&filter);
+    return ok;
+}
+
+bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_error_t *error)
+{
+    json_t *cdoc = sa_archive_cluster_get(a, cluster, error), *set;
+    bool done, ok = true;
+
+    if (moved)
+        *moved = 0;
+    if (!cdoc)
+        return false;
+    done = doc_int(cdoc, "schema_version") >= 2;
+    json_decref(cdoc);
+    if (done)
+        return true;
+    /* a crash may have left documents on their way: place them first, then batch by batch */
+    ok = migrate_place(a, cluster, moved, error);
+    for (int coll = 0; ok && coll < 2; coll++) {
+        size_t got;
+        do {
+            ok = migrate_collect(a, coll ? a->superseded : a->jobs, cluster, coll == 1, &got, error) &&
+                 migrate_place(a, cluster, moved, error);
+        } while (ok && got > 0);
+    }
+    if (!ok)
+        return false;
+    set = json_pack("{s:i}", "schema_version", 2);
+    ok = sa_archive_cluster_update(a, cluster, NULL, set, error);
+    json_decref(set);
     return ok;
 }
 
@@ -639,10 +1243,15 @@ json_t *sa_archive_get_job(sa_archive_t *a, const char *cluster, int64_t job_id,
     const bson_t *found;
     bson_error_t berr;
     json_t *doc = NULL;
+    char *id = sa_jobdoc_id(cluster, job_id);
 
     sa_error_clear(error);
-    BSON_APPEND_UTF8(&filter, "cluster", cluster);
-    BSON_APPEND_INT64(&filter, "job_id", job_id);
+    if (!id) {
+        sa_error_nomem(error);
+        return NULL;
+    }
+    BSON_APPEND_UTF8(&filter, "_id", id);
+    free(id);
     cursor = mongoc_collection_find_with_opts(a->jobs, &filter, NULL, NULL);
     if (mongoc_cursor_next(cursor, &found))
         doc = sa_bson_to_json(found, error);

@@ -1,16 +1,23 @@
 /*
  * sa_archive.h - the job archive in MongoDB: collections, indexes, and writing a
  * batch of job records (a squeue snapshot or a sacct window) with the merge rules of
- * sa_jobdoc.h.
+ * schema/sa_jobdoc.h.
  *
  * Collections (database default "slurm"):
- *   jobs             one document per (cluster, job_id) - schema/job.schema.json
- *   jobs_superseded  documents displaced by job-id reuse, never merged again
- *   clusters         one document per cluster: last snapshot times, sacct watermark
+ *   jobs             one document per (cluster, job_id), _id "<cluster>:<job_id>"
+ *   jobs_superseded  documents displaced by job-id reuse, _id "<cluster>:<job_id>:<submit>"
+ *   clusters         one document per cluster (_id = name): last snapshot times, the
+ *                    job cache that wrote last and its write sequence, schema version
  *   ingest_runs      one document per slurm-ingest run: phases, counts, errors
  *
- * Writes are bulk and unordered, and only documents that change are written: on a
- * steady poll (nothing new) a batch makes no job write at all.
+ * Every statement on a job document is addressed by _id (an indexed lookup on MongoDB
+ * and on the bundled test server): reads are `_id: {$in: [...]}` finds of the jobs
+ * that changed, writes are inserts of new jobs and replaces conditional on the
+ * version read (`{_id, _v}`: optimistic concurrency; a conflict re-reads, re-merges
+ * and retries). With a job cache (sa_jobcache.h) an unchanged poll reads no job
+ * document at all, and only documents that change are written. Bulk updates are sent
+ * 50 statements at a time (FerretDB 1.24 holds a connection per matched statement
+ * until the command ends and deadlocks past ~100).
  */
 #ifndef SA_ARCHIVE_H
 #define SA_ARCHIVE_H
@@ -22,6 +29,7 @@
 #include <jansson.h>
 
 #include "sa_error.h"
+#include "sa_jobcache.h"
 #include "sa_jobdoc.h"
 #include "sa_model.h"
 
@@ -32,7 +40,7 @@ typedef struct sa_archive sa_archive_t;
  * server answers within the URI's serverSelectionTimeoutMS, creates the collections,
  * indexes and the $jsonSchema validator (where the server supports validators;
  * *validator_note says which happened and may be NULL).
- * SA_ERR_MONGO with code 1 means "unreachable" (the caller spools).
+ * SA_ERR_UNREACHABLE: no connection could be made (the caller spools).
  */
 sa_archive_t *sa_archive_open(const char *uri, const char *db_name, char **validator_note, sa_error_t *error);
 void sa_archive_close(sa_archive_t *a);
@@ -42,30 +50,59 @@ typedef struct {
     size_t jobs;       /* distinct job ids among them */
     size_t inserted;   /* new documents */
     size_t changed;    /* documents replaced because they changed */
-    size_t unchanged;  /* documents left alone */
+    size_t unchanged;  /* documents read and merged, left alone */
     size_t reused;     /* job ids reused: old document moved to jobs_superseded */
     size_t stale;      /* records of an older job that had the id: ignored */
     size_t vanished;   /* jobs no longer listed by squeue, marked */
     size_t write_statements; /* statements sent in bulk writes (inserts, replaces, updates) */
+    size_t docs_read;  /* job documents read back */
+    size_t read_queries; /* find commands on jobs */
+    size_t conflicts;  /* writes that found the document changed since it was read (retried) */
+    size_t cache_skipped; /* records skipped because the job cache had their digest */
 } sa_archive_stats_t;
 
 /*
- * Merges a batch of job records of one cluster into the archive. jobs are borrowed.
- * Records of one job id should be in the same batch (sacct -D prints each run). Adds
- * to *stats.
+ * Makes the job cache agree with the archive of cluster: when the archive's clusters
+ * document names another writer or sequence than the cache holds (or the cache is
+ * new), the cache is reset and its live-job list rebuilt with one query. *rebuilt (may
+ * be NULL) says so. cache may be NULL (nothing to do).
  */
-bool sa_archive_ingest_jobs(sa_archive_t *a, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs, size_t n,
-                            sa_archive_stats_t *stats, sa_error_t *error);
+bool sa_archive_sync_cache(sa_archive_t *a, const char *cluster, sa_jobcache_t *cache, bool *rebuilt,
+                           sa_error_t *error);
 
 /*
- * After a complete squeue listing taken at ctx->at with job ids ids[0..n) (sorted
- * here in place): unfinished documents of the cluster that it does not list are
- * marked vanished at the previous snapshot's time (clusters.last_squeue_at). Does
- * nothing when a newer snapshot was already ingested. Call before updating
- * last_squeue_at.
+ * After this run's writes: increments the cluster's write sequence, records this cache
+ * as the writer, and stores the new sequence in the cache.
  */
-bool sa_archive_mark_vanished(sa_archive_t *a, const sa_obs_ctx_t *ctx, int64_t *ids, size_t n,
-                              sa_archive_stats_t *stats, sa_error_t *error);
+bool sa_archive_bump_seq(sa_archive_t *a, const char *cluster, sa_jobcache_t *cache, sa_error_t *error);
+
+/*
+ * Merges a batch of job records of one cluster into the archive. jobs are borrowed;
+ * records of one job id should be in the same batch (sacct -D prints each run). With a
+ * cache, the documents of jobs the cache does not know are inserted without being
+ * read (a duplicate key then reads, merges and replaces), and the cache learns the
+ * digest of every record merged. Adds to *stats.
+ */
+bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
+                           size_t n, sa_archive_stats_t *stats, sa_error_t *error);
+
+/*
+ * After a complete squeue listing taken at ctx->at with job ids listed[0..n) (sorted):
+ * live documents of the cluster that it does not list are marked vanished at the
+ * previous snapshot's time (clusters.last_squeue_at). The live jobs come from the cache
+ * (or, without one, from a query). Does nothing when a newer snapshot was already
+ * ingested. Call before updating last_squeue_at.
+ */
+bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, const int64_t *listed,
+                              size_t n, sa_archive_stats_t *stats, sa_error_t *error);
+
+/*
+ * Moves an archive written by slurm-ingest 0.1 (ObjectId _ids) of cluster to the _id
+ * scheme above, resumably (a crash at any point loses nothing: documents pass through
+ * the `jobs_migrating` collection), then records schema version 2 in the cluster's
+ * document. Cheap when already done. *moved (may be NULL) counts documents moved.
+ */
+bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_error_t *error);
 
 /* Reads the cluster's document ({} when none). New reference. */
 json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t *error);
@@ -78,5 +115,12 @@ bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error
 
 /* Reads one job document (NULL when absent, with no error). For tests and tools. */
 json_t *sa_archive_get_job(sa_archive_t *a, const char *cluster, int64_t job_id, sa_error_t *error);
+
+/*
+ * When *error says the server was unreachable, asks again with a fresh connection and a
+ * short timeout: a server that answers makes the error SA_ERR_MONGO (it was slow or cut
+ * a command short, e.g. a socket timeout), so only a server that is really gone spools.
+ */
+void sa_archive_confirm_unreachable(sa_archive_t *a, sa_error_t *error);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -34,13 +35,24 @@ const sa_option_t sa_ingest_options[] = {
     {"sqlite", SA_OPT_STRING, "PATH", NULL,
      "SQLite file of the node state time series (default LOCK-DIR/CLUSTER.sqlite: /var/lib/slurm-ingest/CLUSTER.sqlite)."},
     {"spool-dir", SA_OPT_STRING, "DIR", "/var/spool/slurm-ingest",
-     "Where captures wait while MongoDB is unreachable; they are replayed, oldest first, at the start of "
-     "the next run."},
+     "Where every capture is kept (durably) until it has landed; captures that could not land (MongoDB "
+     "unreachable) are replayed, oldest first, by the next run. Must not be writable by other users."},
     {"archive-dir", SA_OPT_STRING, "DIR", NULL,
      "Keep every raw capture under DIR/CLUSTER/ (re-ingest with 'slurm-ingest replay DIR'). Off by "
      "default."},
     {"lock-dir", SA_OPT_STRING, "DIR", "/var/lib/slurm-ingest",
-     "Directory of the lock file CLUSTER.lock that keeps to one ingest per cluster at a time."},
+     "Directory of the lock file CLUSTER.lock that keeps to one ingest per cluster at a time, the sacct "
+     "watermark and the job cache. Must not be writable by other users."},
+    {"job-cache", SA_OPT_STRING, "PATH", NULL,
+     "SQLite file of what the archive last merged per job, so that a poll reads and writes only the jobs "
+     "that changed (default LOCK-DIR/CLUSTER.jobcache.sqlite). A cache: rebuilt from MongoDB when missing "
+     "or stale."},
+    {"cache-keep", SA_OPT_DURATION, "DURATION", "7d",
+     "How long the job cache remembers a finished job (a later sacct record of it is then merged without "
+     "reading it back)."},
+    {"spool-max", SA_OPT_SIZE, "SIZE", "10G",
+     "Most disk space the spool of a cluster may use; a capture that does not fit is refused (exit 10), "
+     "the spool is never overwritten."},
     {"since", SA_OPT_STRING, "DATE", NULL,
      "Backfill sacct history from DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ) in windows of "
      "backfill-window; an interrupted backfill resumes where it stopped."},
@@ -50,7 +62,8 @@ const sa_option_t sa_ingest_options[] = {
     {"timeout", SA_OPT_DURATION, "DURATION", "60s",
      "Time limit of each Slurm command; past it the command's whole process group is killed."},
     {"max-output", SA_OPT_SIZE, "SIZE", "1G",
-     "Largest output accepted from one Slurm command (it is held in memory while parsed)."},
+     "Largest output accepted from one Slurm command or input file (it is streamed to the spool, then "
+     "parsed from there)."},
     {"max-gap", SA_OPT_DURATION, "DURATION", "15m",
      "Time without a snapshot beyond which the time series records unknown time instead of extending "
      "the last state."},
@@ -458,11 +471,11 @@ bool sa_config_set(sa_config_t *cfg, const char *key, const char *value, const c
     e.origin = origin ? strdup(origin) : NULL;
     if (!e.key || !e.value || (origin && !e.origin)) {
         entry_free(&e);
-        sa_error_set(error, SA_ERR_USAGE, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     if (!put_entry(cfg, &e)) { /* it freed e's strings */
-        sa_error_set(error, SA_ERR_USAGE, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     return true;
@@ -519,7 +532,7 @@ static bool parse_line(char *line, const char *path, unsigned long lineno, sa_co
     if (!e->key || !e->value || !e->origin) {
         entry_free(e);
         memset(e, 0, sizeof *e);
-        sa_error_set(error, SA_ERR_USAGE, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     return true;
@@ -576,7 +589,7 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
             goto done;
         }
         if (e.key && !put_entry(&tmp, &e)) {
-            sa_error_set(error, SA_ERR_USAGE, ENOMEM, "out of memory");
+            sa_error_nomem(error);
             goto done;
         }
         errno = 0;
@@ -590,7 +603,7 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
     sets_uri = find_entry(&tmp, "mongo-uri") != NULL;
     path_copy = strdup(path);
     if (!path_copy || !reserve(cfg, tmp.n)) {
-        sa_error_set(error, SA_ERR_USAGE, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         goto done;
     }
     for (size_t i = 0; i < tmp.n; i++)
@@ -679,7 +692,7 @@ static char *checked_uri(const char *uri, const char *source, sa_error_t *error)
     }
     copy = strndup(start, (size_t)(end - start));
     if (!copy) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return NULL;
     }
     if (!has_mongo_scheme(copy)) {
@@ -725,7 +738,7 @@ static char *read_uri_file(const char *path, const char *what, bool warn_mode, b
                (st.st_mode & S_IROTH) ? "everyone" : "its group");
     buf = malloc(SA_URI_FILE_MAX + 1);
     if (!buf) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         goto done;
     }
     for (;;) {
@@ -789,7 +802,7 @@ bool sa_config_resolve_mongo_uri(const sa_config_t *cfg, char **uri, sa_error_t 
     }
     if (creds && *creds) {
         if (asprintf(&path, "%s/%s", creds, SA_MONGO_URI_CREDENTIAL) < 0) {
-            sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+            sa_error_nomem(error);
             return false;
         }
         *uri = read_uri_file(path, "systemd credential", false, &missing, error);
@@ -812,7 +825,7 @@ bool sa_config_resolve_mongo_uri(const sa_config_t *cfg, char **uri, sa_error_t 
     }
     *uri = strdup(SA_MONGO_URI_DEFAULT);
     if (!*uri) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     sa_log(SA_LOG_DEBUG, "MongoDB URI: the default %s", SA_MONGO_URI_DEFAULT);
@@ -899,4 +912,68 @@ char *sa_redact_uri(const char *uri)
     out[o] = '\0';
     free(mask);
     return out;
+}
+
+/* ---- the typed configuration ---------------------------------------------------------- */
+
+/* Where each option lands in sa_ingest_config_t. */
+static const struct {
+    const char *name;
+    size_t offset;
+} config_fields[] = {
+    {"cluster", offsetof(sa_ingest_config_t, cluster)},
+    {"db", offsetof(sa_ingest_config_t, db)},
+    {"sqlite", offsetof(sa_ingest_config_t, sqlite)},
+    {"spool-dir", offsetof(sa_ingest_config_t, spool_dir)},
+    {"archive-dir", offsetof(sa_ingest_config_t, archive_dir)},
+    {"lock-dir", offsetof(sa_ingest_config_t, lock_dir)},
+    {"job-cache", offsetof(sa_ingest_config_t, job_cache)},
+    {"since", offsetof(sa_ingest_config_t, since)},
+    {"squeue-command", offsetof(sa_ingest_config_t, squeue_command)},
+    {"sinfo-command", offsetof(sa_ingest_config_t, sinfo_command)},
+    {"sacct-command", offsetof(sa_ingest_config_t, sacct_command)},
+    {"sdiag-command", offsetof(sa_ingest_config_t, sdiag_command)},
+    {"log-level", offsetof(sa_ingest_config_t, log_level)},
+    {"backfill-window", offsetof(sa_ingest_config_t, backfill_window)},
+    {"sacct-overlap", offsetof(sa_ingest_config_t, sacct_overlap)},
+    {"timeout", offsetof(sa_ingest_config_t, timeout)},
+    {"max-output", offsetof(sa_ingest_config_t, max_output)},
+    {"max-gap", offsetof(sa_ingest_config_t, max_gap)},
+    {"spool-max", offsetof(sa_ingest_config_t, spool_max)},
+    {"cache-keep", offsetof(sa_ingest_config_t, cache_keep)},
+};
+
+bool sa_ingest_config_fill(const sa_config_t *cfg, sa_ingest_config_t *c, sa_error_t *error)
+{
+    memset(c, 0, sizeof *c);
+    for (size_t i = 0; i < sizeof config_fields / sizeof config_fields[0]; i++) {
+        const sa_option_t *opt = sa_option_find(config_fields[i].name);
+        char *slot = (char *)c + config_fields[i].offset;
+        if (opt->type == SA_OPT_STRING)
+            *(const char **)slot = sa_config_get_or_default(cfg, opt->name);
+        else
+            *(int64_t *)slot = sa_config_get_num(cfg, opt->name, 0);
+    }
+    if (!c->cluster) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "--cluster NAME is required (or cluster = NAME in the configuration file)");
+        return false;
+    }
+    if (!sa_cluster_name_ok(c->cluster)) {
+        char q[160];
+        sa_error_set(error, SA_ERR_USAGE, 0, "cluster name \"%s\" is not usable: %s",
+                     sa_error_quote(c->cluster, 64, q, sizeof q), SA_CLUSTER_NAME_RULE);
+        return false;
+    }
+    /* paths that default to the lock directory */
+    if (!c->sqlite) {
+        snprintf(c->sqlite_buf, sizeof c->sqlite_buf, "%s/%s.sqlite", c->lock_dir, c->cluster);
+        c->sqlite = c->sqlite_buf;
+    }
+    if (!c->job_cache) {
+        snprintf(c->job_cache_buf, sizeof c->job_cache_buf, "%s/%s.jobcache.sqlite", c->lock_dir, c->cluster);
+        c->job_cache = c->job_cache_buf;
+    }
+    if (c->backfill_window <= 0)
+        c->backfill_window = 86400;
+    return true;
 }

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "sa_error.h"
+#include "sa_model.h"
 
 /* Environment variable holding the MongoDB URI (wins over every other source). */
 #define SA_MONGO_URI_ENV "SLURM_INGEST_MONGO_URI"
@@ -202,5 +203,24 @@ bool sa_config_resolve_mongo_uri(const sa_config_t *cfg, char **uri, sa_error_t 
  * new string (caller frees), or NULL for a NULL uri or when out of memory.
  */
 char *sa_redact_uri(const char *uri);
+
+/*
+ * The configuration of one run, typed: filled once from the option table (values
+ * already checked, defaults from the table), so the run never looks an option up by
+ * name. Strings belong to the sa_config_t it came from (or to the buffers below).
+ */
+typedef struct {
+    const char *cluster, *db, *sqlite, *spool_dir, *archive_dir, *lock_dir, *job_cache, *since;
+    const char *squeue_command, *sinfo_command, *sacct_command, *sdiag_command, *log_level;
+    int64_t backfill_window, sacct_overlap, timeout, max_gap, cache_keep; /* seconds */
+    int64_t max_output, spool_max;                                        /* bytes */
+    char sqlite_buf[4096], job_cache_buf[4096];
+} sa_ingest_config_t;
+
+/*
+ * Fills *c from cfg. Fails (SA_ERR_USAGE) without a cluster or with a cluster name
+ * that cannot name a file (sa_cluster_name_ok).
+ */
+bool sa_ingest_config_fill(const sa_config_t *cfg, sa_ingest_config_t *c, sa_error_t *error);
 
 #endif

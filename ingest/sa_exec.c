@@ -40,6 +40,7 @@ typedef struct {
     size_t cap;     /* most bytes ever kept */
     bool discard;   /* past the cap: drop bytes (true) or report overflow (false) */
     bool truncated; /* bytes were dropped */
+    int sink;       /* >= 0: bytes go to this file descriptor, not to data (len counts them) */
 } capbuf_t;
 
 /* Milliseconds on the monotonic clock. */
@@ -55,6 +56,7 @@ static int64_t now_ms(void)
 static bool capbuf_init(capbuf_t *b, size_t cap, bool discard)
 {
     memset(b, 0, sizeof *b);
+    b->sink = -1;
     b->cap = cap;
     b->discard = discard;
     b->alloc = (cap < READ_CHUNK ? cap : READ_CHUNK) + 1;
@@ -84,6 +86,19 @@ static bool capbuf_append(capbuf_t *b, const char *src, size_t n)
     }
     if (n == 0)
         return true;
+    if (b->sink >= 0) {
+        while (n > 0) {
+            ssize_t w = write(b->sink, src, n);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w < 0)
+                return false; /* errno: ENOSPC, EDQUOT, EIO... */
+            src += w;
+            n -= (size_t)w;
+            b->len += (size_t)w;
+        }
+        return true;
+    }
     if (b->len + n + 1 > b->alloc) {
         size_t want = b->alloc;
         char *p;
@@ -167,7 +182,8 @@ static bool env_in(const char *entry, const char *const *list, size_t n)
 }
 
 /*
- * Builds the child's environment: environ minus every name set below, then
+ * Builds the child's environment: environ minus every name set below (and minus the
+ * variables that may carry a MongoDB URI), then
  * TZ=UTC and SLURM_TIME_FORMAT=standard (unless extra sets them), then extra
  * (the last of two entries with one name wins). Returns a NULL-terminated array of
  * BORROWED strings (free only the array), or NULL with *error set. Error messages
@@ -176,6 +192,9 @@ static bool env_in(const char *entry, const char *const *list, size_t n)
 static char **build_env(const char *const *extra, sa_error_t *error)
 {
     static const char *const fixed[] = {"TZ=UTC", "SLURM_TIME_FORMAT=standard"};
+    /* never handed to a Slurm command: they may hold a MongoDB password */
+    static const char *const secret[] = {"SLURM_INGEST_MONGO_URI=", "SLURM_REPORT_MONGO_URI=",
+                                         "SLURM_TEST_MONGO_URI="};
     size_t nenv = 0, nextra = 0, k = 0;
     char **env;
 
@@ -191,11 +210,11 @@ static char **build_env(const char *const *extra, sa_error_t *error)
     }
     env = calloc(nenv + 2 + nextra + 1, sizeof *env);
     if (!env) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return NULL;
     }
     for (size_t i = 0; i < nenv; i++) {
-        if (env_in(environ[i], fixed, 2) || env_in(environ[i], extra, nextra))
+        if (env_in(environ[i], fixed, 2) || env_in(environ[i], extra, nextra) || env_in(environ[i], secret, 3))
             continue;
         env[k++] = environ[i];
     }
@@ -417,9 +436,11 @@ bool sa_exec_run(const char *const argv[], const sa_exec_opts_t *opts, sa_exec_r
         max_output = opts->max_output;
 
     if (!capbuf_init(&out, max_output, false) || !capbuf_init(&err, SA_EXEC_STDERR_CAP, true)) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         goto done;
     }
+    if (opts && opts->out_to_fd)
+        out.sink = opts->out_fd;
     if (!argv || !argv[0] || !argv[0][0]) {
         sa_error_set(error, SA_ERR_USAGE, EINVAL, "no command to run");
         goto done;
@@ -497,12 +518,19 @@ bool sa_exec_run(const char *const argv[], const sa_exec_opts_t *opts, sa_exec_r
                 res->output_exceeded = true;
                 break;
             }
-            sa_error_set(error, SA_ERR_IO, ENOMEM, "%s: out of memory reading its output", label);
+            if (errno != ENOMEM) {
+                saved = errno;
+                sa_error_set(error, saved == ENOSPC || saved == EDQUOT ? SA_ERR_SPOOL : SA_ERR_IO, saved,
+                             "%s: cannot keep its output: %s", label, strerror(saved));
+                failed = true;
+                break;
+            }
+            sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory reading its output", label);
             failed = true;
             break;
         }
         if (!drain_fd(&err_p[0], &err)) {
-            sa_error_set(error, SA_ERR_IO, ENOMEM, "%s: out of memory reading its output", label);
+            sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory reading its output", label);
             failed = true;
             break;
         }

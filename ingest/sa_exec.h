@@ -50,6 +50,9 @@ typedef struct {
     int64_t kill_grace_ms;   /* SIGTERM -> SIGKILL delay; 0 = SA_EXEC_DEFAULT_KILL_GRACE_MS */
     size_t max_output;       /* stdout cap in bytes; 0 = SA_EXEC_DEFAULT_MAX_OUTPUT     */
     const char *const *env;  /* extra "NAME=VALUE" entries, NULL-terminated, or NULL   */
+    bool out_to_fd;          /* stdout goes to out_fd (capped the same), not to res->out  */
+    int out_fd;              /* with out_to_fd: an open file; a write error (full disk) fails
+                                the call: SA_ERR_SPOOL for ENOSPC/EDQUOT, else SA_ERR_IO */
 } sa_exec_opts_t;
 
 /*
@@ -59,8 +62,9 @@ typedef struct {
  * (a failing `squeue --json` prints its errors[] on stdout).
  */
 typedef struct {
-    char *out;            /* stdout bytes, NUL-terminated (may hold NULs); NULL only on OOM */
-    size_t out_len;
+    char *out;            /* stdout bytes, NUL-terminated (may hold NULs); NULL only on OOM;
+                             "" with out_to_fd */
+    size_t out_len;       /* bytes of stdout (written to out_fd with out_to_fd) */
     char *err;            /* stderr (first SA_EXEC_STDERR_CAP bytes), NUL-terminated; NULL only on OOM */
     size_t err_len;
     bool err_truncated;   /* stderr was longer than SA_EXEC_STDERR_CAP                  */

@@ -1,20 +1,29 @@
 /*
- * sa_ingest.c - one snapshot: parse every input, then write (see sa_ingest.h).
+ * sa_ingest.c - one snapshot: parse, set aside, time series, jobs (see sa_ingest.h).
  */
+#define _GNU_SOURCE /* asprintf */
 #include "sa_ingest.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_bson.h"
+#include "sa_fsutil.h"
 #include "sa_log.h"
 #include "sa_sdiag.h"
+#include "sa_spool.h"
 #include "sa_tsdb.h"
 
-#define JOB_BATCH 5000 /* records per archive batch */
+#define JOB_BATCH 1000         /* records per archive batch */
+#define KEEP_DEFAULT 5000      /* changed records held at once before a second pass */
+#define ASIDE_MAX (64u << 20)  /* raw bytes of set-aside records kept per input */
+#define ASIDE_LOG_MAX 10       /* set-aside records logged one by one per input */
+#define SDIAG_MAX (64u << 20)
 
 const char *sa_input_kind_name(sa_input_kind_t k)
 {
@@ -45,210 +54,277 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* Records collected from one input. */
+/* ---- small growable vectors -------------------------------------------------------- */
+
 typedef struct {
-    sa_job_t **jobs;
-    size_t njobs, jobs_cap;
-    sa_node_t **nodes;
-    size_t nnodes, nodes_cap;
-} collected_t;
+    sa_job_t **v;
+    size_t n, cap;
+} jobvec_t;
 
-static bool collect_job(sa_job_t *job, void *ctx, sa_error_t *error)
+typedef struct {
+    int64_t *v;
+    size_t n, cap;
+} idvec_t;
+
+/* Grows *v (elements of size sz) to hold one more; false on out of memory. */
+static bool vec_reserve(void **v, size_t *cap, size_t n, size_t sz)
 {
-    collected_t *c = ctx;
-    if (c->njobs == c->jobs_cap) {
-        size_t cap = c->jobs_cap ? c->jobs_cap * 2 : 256;
-        sa_job_t **v = realloc(c->jobs, cap * sizeof *v);
-        if (!v) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-            return false;
-        }
-        c->jobs = v;
-        c->jobs_cap = cap;
-    }
-    if (!(c->jobs[c->njobs] = sa_job_steal(job))) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    void *nv;
+    size_t ncap;
+    if (n < *cap)
+        return true;
+    ncap = *cap ? *cap * 2 : 256;
+    if (!(nv = realloc(*v, ncap * sz)))
         return false;
-    }
-    c->njobs++;
+    *v = nv;
+    *cap = ncap;
     return true;
 }
 
-static bool collect_node(sa_node_t *node, void *ctx, sa_error_t *error)
+static bool ids_push(idvec_t *ids, int64_t id)
 {
-    collected_t *c = ctx;
-    if (c->nnodes == c->nodes_cap) {
-        size_t cap = c->nodes_cap ? c->nodes_cap * 2 : 256;
-        sa_node_t **v = realloc(c->nodes, cap * sizeof *v);
-        if (!v) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
-            return false;
-        }
-        c->nodes = v;
-        c->nodes_cap = cap;
-    }
-    if (!(c->nodes[c->nnodes] = sa_node_steal(node))) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    if (!vec_reserve((void **)&ids->v, &ids->cap, ids->n, sizeof *ids->v))
         return false;
-    }
-    c->nnodes++;
+    ids->v[ids->n++] = id;
     return true;
 }
 
-static void collected_clear(collected_t *c)
+static int id_cmp(const void *a, const void *b)
 {
-    for (size_t i = 0; i < c->njobs; i++)
-        sa_job_destroy(c->jobs[i]);
-    for (size_t i = 0; i < c->nnodes; i++)
-        sa_node_destroy(c->nodes[i]);
-    free(c->jobs);
-    free(c->nodes);
-    memset(c, 0, sizeof *c);
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
 }
 
-/* A name for messages: the file path, or the kind for captured output. */
-static const char *input_name(const sa_input_t *in, sa_input_kind_t k)
+/* Sorts and removes duplicates. */
+static void ids_sort_unique(idvec_t *ids)
 {
-    if (in->path)
-        return strcmp(in->path, "-") == 0 ? "(stdin)" : in->path;
-    return sa_input_kind_name(k);
+    size_t k = 0;
+    if (ids->n > 1)
+        qsort(ids->v, ids->n, sizeof *ids->v, id_cmp);
+    for (size_t i = 0; i < ids->n; i++) {
+        if (k == 0 || ids->v[k - 1] != ids->v[i])
+            ids->v[k++] = ids->v[i];
+    }
+    ids->n = k;
 }
 
-/* Parses one input into c (and meta); checks it holds the expected kind of records. */
-static bool parse_input(const sa_input_t *in, sa_input_kind_t k, const sa_sacct_text_opts_t *topts,
-                        collected_t *c, sa_meta_t *meta, sa_error_t *error)
+static bool ids_has(const idvec_t *ids, int64_t id)
 {
-    sa_sink_t sink = {collect_job, collect_node, c};
-    sa_reader_t r;
-    sa_kind_t kind;
-    int fd = -1;
+    return ids->n && bsearch(&id, ids->v, ids->n, sizeof *ids->v, id_cmp);
+}
+
+static bool jobs_push(jobvec_t *jv, sa_job_t *job)
+{
+    if (!vec_reserve((void **)&jv->v, &jv->cap, jv->n, sizeof *jv->v))
+        return false;
+    if (!(jv->v[jv->n] = sa_job_steal(job)))
+        return false;
+    jv->n++;
+    return true;
+}
+
+static void jobs_clear(jobvec_t *jv)
+{
+    for (size_t i = 0; i < jv->n; i++)
+        sa_job_destroy(jv->v[i]);
+    free(jv->v);
+    memset(jv, 0, sizeof *jv);
+}
+
+/* ---- records set aside ---------------------------------------------------------------- */
+
+typedef struct {
+    char *buf;
+    size_t len, cap;
+    size_t count, repaired, logged;
+    const char *input; /* its file, for log lines */
+} aside_t;
+
+static bool aside_append(aside_t *a, const char *p, size_t n)
+{
+    if (a->len + n + 1 > a->cap) {
+        size_t cap = a->cap ? a->cap : 4096;
+        char *b;
+        while (cap < a->len + n + 1)
+            cap *= 2;
+        if (!(b = realloc(a->buf, cap)))
+            return false;
+        a->buf = b;
+        a->cap = cap;
+    }
+    memcpy(a->buf + a->len, p, n);
+    a->len += n;
+    a->buf[a->len] = '\0';
+    return true;
+}
+
+/* The parsers' set-aside callback: logs, counts and keeps the raw text. */
+static bool aside_add(aside_t *a, const char *raw, size_t len, const char *why, bool kept, sa_error_t *error)
+{
+    char head[640];
+    int hn;
+    if (kept)
+        a->repaired++;
+    else
+        a->count++;
+    if (a->logged++ < ASIDE_LOG_MAX)
+        sa_log(SA_LOG_WARN, "%s: %s: %s", a->input, why, kept ? "repaired and kept" : "record set aside");
+    hn = snprintf(head, sizeof head, "### %s: %s (%zu bytes)\n", kept ? "repaired" : "set aside", why, len);
+    if (hn < 0 || !aside_append(a, head, (size_t)hn) ||
+        !aside_append(a, raw, a->len + len <= ASIDE_MAX ? len : 0) || !aside_append(a, "\n", 1)) {
+        sa_error_nomem(error);
+        return false;
+    }
+    return true;
+}
+
+/* Keeps what was set aside in <dir>/<YYYYMMDDTHHMMSSZ>-<kind>.txt, durably. */
+static bool aside_save(const aside_t *a, const char *dir, int64_t at, sa_input_kind_t k, sa_error_t *error)
+{
+    char ts[32], *path = NULL;
     bool ok;
-
-    if (in->path) {
-        fd = strcmp(in->path, "-") == 0 ? 0 : open(in->path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0) {
-            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", in->path, strerror(errno));
-            return false;
-        }
-        sa_reader_init_fd(&r, fd);
-    } else {
-        sa_reader_init_mem(&r, in->data, in->len);
+    if (!dir || a->len == 0)
+        return true;
+    sa_spool_format_at(at, ts, sizeof ts);
+    if (!sa_private_dir(dir, "set-aside directory", error))
+        return false;
+    if (asprintf(&path, "%s/%s-%s.txt", dir, ts, sa_input_kind_name(k)) < 0) {
+        sa_error_nomem(error);
+        return false;
     }
-    ok = sa_parse_any(&r, topts, &sink, meta, &kind, error);
-    if (fd > 0)
-        close(fd);
-    if (ok) {
-        bool fits = (k == SA_IN_SQUEUE && kind == SA_KIND_SQUEUE_JSON) ||
-                    (k == SA_IN_SACCT && (kind == SA_KIND_SACCT_JSON || kind == SA_KIND_SACCT_TEXT)) ||
-                    (k == SA_IN_SINFO && (kind == SA_KIND_NODES_JSON || kind == SA_KIND_SINFO_JSON ||
-                                          kind == SA_KIND_SCONTROL_NODES_TEXT));
-        /* an empty "jobs" list reads as squeue; it is fine as an empty sacct window too */
-        if (!fits && k == SA_IN_SACCT && kind == SA_KIND_SQUEUE_JSON && c->njobs == 0)
-            fits = true;
-        if (!fits) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "expected %s output, found %s", sa_input_kind_name(k),
-                         sa_kind_name(kind));
-            ok = false;
-        }
-    }
-    if (ok && meta->errors.n) {
-        sa_error_set(error, SA_ERR_SLURM, 0, "Slurm reported an error: %s", meta->errors.v[0]);
-        ok = false;
-    }
-    if (!ok)
-        sa_error_prefix(error, "%s", input_name(in, k));
+    ok = sa_write_file_atomic(path, a->buf, a->len, 0640, error);
+    free(path);
     return ok;
 }
 
-bool sa_ingest_read_file(const char *path, size_t cap, const char *too_big, char **data, size_t *len,
-                         sa_error_t *error)
-{
-    int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC);
-    size_t size = 0, alloc = 0;
-    char *buf = NULL;
+/* ---- pass 1: parse, validate, find what changed ------------------------------------------------- */
 
-    if (fd < 0) {
-        sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
-        return false;
+typedef struct {
+    const sa_ingest_env_t *env;
+    sa_obs_ctx_t ctx;
+    sa_input_kind_t kind;
+    jobvec_t kept;      /* changed records (while they fit) */
+    jobvec_t hits;      /* --verify: records the cache says were merged */
+    idvec_t changed;    /* ids of jobs with a changed record */
+    idvec_t listed;     /* squeue: every job id listed */
+    bool overflow;      /* more changed records than keep_records: a second pass */
+    size_t keep_max;
+    size_t records;
+    sa_node_t **nodes;  /* sinfo */
+    size_t nnodes, nodes_cap;
+    aside_t aside;
+    sa_ingest_stats_t *stats;
+} pass_t;
+
+/*
+ * True if the record makes a document MongoDB takes (keys, nesting, 16 MiB): its
+ * document alone is built and converted. A record that cannot be stored is set aside
+ * before anything is written, never a failure in the middle of the writes.
+ */
+static bool record_storable(const sa_job_t *job, const sa_obs_ctx_t *ctx, sa_error_t *why)
+{
+    json_t *doc = NULL, *sup = NULL;
+    sa_merge_kind_t kind;
+    bson_t b = BSON_INITIALIZER;
+    bool ok = sa_jobdoc_merge(&doc, job, ctx, &kind, &sup, why) && sa_bson_from_json(doc, &b, why);
+    if (ok && b.len > (uint32_t)15 << 20) {
+        sa_error_set(why, SA_ERR_INPUT, 0, "job %lld: its document would be %u bytes, over MongoDB's 16 MiB limit",
+                     (long long)job->job_id, b.len);
+        ok = false;
     }
-    for (;;) {
-        ssize_t n;
-        if (size == alloc) {
-            char *b;
-            alloc = alloc ? alloc * 2 : 1 << 16;
-            if (alloc > cap + 1)
-                alloc = cap + 1;
-            if (size == alloc || !(b = realloc(buf, alloc))) {
-                sa_error_set(error, SA_ERR_INPUT, 0, "%s: %s", path, too_big);
-                goto fail;
-            }
-            buf = b;
+    bson_destroy(&b);
+    json_decref(doc);
+    json_decref(sup);
+    return ok;
+}
+
+static bool p1_setaside(const char *raw, size_t len, const char *why, bool kept, void *ctx, sa_error_t *error)
+{
+    return aside_add(&((pass_t *)ctx)->aside, raw, len, why, kept, error);
+}
+
+static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
+{
+    pass_t *p = vctx;
+    sa_error_t why;
+    bool hit = false;
+
+    p->records++;
+    if (p->kind == SA_IN_SQUEUE && !ids_push(&p->listed, job->job_id))
+        goto oom;
+    if (!record_storable(job, &p->ctx, &why)) {
+        json_t *j;
+        char *raw;
+        bool ok;
+        if (why.domain == SA_ERR_NOMEM) {
+            *error = why;
+            return false;
         }
-        n = read(fd, buf + size, alloc - size);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
-            goto fail;
-        }
-        if (n == 0)
-            break;
-        size += (size_t)n;
+        j = sa_job_to_json(job);
+        raw = j ? json_dumps(j, JSON_COMPACT) : NULL;
+        json_decref(j);
+        if (!raw)
+            goto oom;
+        ok = aside_add(&p->aside, raw, strlen(raw), why.message, false, error);
+        free(raw);
+        return ok;
     }
-    if (fd > 0)
-        close(fd);
-    *data = buf;
-    *len = size;
+    if (p->env->cache && p->env->archive) {
+        int source;
+        int64_t submit, start;
+        uint64_t d;
+        sa_jobcache_key(job, &source, &submit, &start);
+        hit = sa_jobcache_get_record(p->env->cache, job->job_id, source, submit, start, &d) &&
+              d == sa_job_digest(job, NULL);
+    }
+    if (hit && !p->env->verify) {
+        p->stats->jobs.cache_skipped++;
+        return true;
+    }
+    if (!ids_push(&p->changed, job->job_id))
+        goto oom;
+    if (p->overflow)
+        return true;
+    if (!jobs_push(hit ? &p->hits : &p->kept, job))
+        goto oom;
+    if (p->kept.n + p->hits.n > p->keep_max) {
+        /* too many to hold: keep only their ids, and read them again in a second pass */
+        jobs_clear(&p->kept);
+        jobs_clear(&p->hits);
+        p->overflow = true;
+    }
     return true;
-fail:
-    if (fd > 0)
-        close(fd);
-    free(buf);
+oom:
+    sa_error_nomem(error);
     return false;
 }
 
-/* Reads an sdiag input's bytes (file or memory). */
-static bool parse_sdiag_input(const sa_input_t *in, sa_sdiag_t *sd, sa_error_t *error)
+static bool p1_node(sa_node_t *node, void *vctx, sa_error_t *error)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    bool ok;
-
-    if (in->path && !sa_ingest_read_file(in->path, 64u << 20, "sdiag output larger than 64 MiB", &buf, &len, error))
+    pass_t *p = vctx;
+    if (!vec_reserve((void **)&p->nodes, &p->nodes_cap, p->nnodes, sizeof *p->nodes) ||
+        !(p->nodes[p->nnodes] = sa_node_steal(node))) {
+        sa_error_nomem(error);
         return false;
-    ok = sa_sdiag_parse_json(in->path ? buf : in->data, in->path ? len : in->len, sd, error);
-    if (!ok)
-        sa_error_prefix(error, "%s", in->path ? in->path : "sdiag");
-    free(buf);
-    return ok;
+    }
+    p->nnodes++;
+    return true;
 }
 
-/* Writes jobs in batches; collects their ids for the vanish check when squeue. */
-static bool write_jobs(sa_archive_t *a, const sa_obs_ctx_t *ctx, collected_t *c, bool squeue,
-                       sa_ingest_stats_t *stats, sa_error_t *error)
+static void pass_clear(pass_t *p)
 {
-    int64_t *ids = NULL;
-    bool ok = true;
-
-    for (size_t off = 0; ok && off < c->njobs; off += JOB_BATCH) {
-        size_t n = c->njobs - off < JOB_BATCH ? c->njobs - off : JOB_BATCH;
-        ok = sa_archive_ingest_jobs(a, ctx, c->jobs + off, n, &stats->jobs, error);
-    }
-    if (ok && squeue) {
-        ids = malloc((c->njobs ? c->njobs : 1) * sizeof *ids);
-        if (!ids) {
-            sa_error_set(error, SA_ERR_MONGO, ENOMEM, "out of memory");
-            return false;
-        }
-        for (size_t i = 0; i < c->njobs; i++)
-            ids[i] = c->jobs[i]->job_id;
-        ok = sa_archive_mark_vanished(a, ctx, ids, c->njobs, &stats->jobs, error);
-    }
-    free(ids);
-    return ok;
+    jobs_clear(&p->kept);
+    jobs_clear(&p->hits);
+    free(p->changed.v);
+    free(p->listed.v);
+    for (size_t i = 0; i < p->nnodes; i++)
+        sa_node_destroy(p->nodes[i]);
+    free(p->nodes);
+    free(p->aside.buf);
+    memset(p, 0, sizeof *p);
 }
 
-/* Keeps the first release / data_parser seen, for ingest_runs. */
+/* Keeps the first release / data_parser seen, for ingest_runs; logs Slurm's warnings. */
 static void note_meta(sa_ingest_stats_t *stats, const sa_meta_t *m)
 {
     if (m->slurm_release && !stats->slurm_release)
@@ -261,103 +337,346 @@ static void note_meta(sa_ingest_stats_t *stats, const sa_meta_t *m)
     }
 }
 
-bool sa_ingest_snapshot(sa_archive_t *a, const sa_snapshot_t *snap, sa_ingest_stats_t *stats, bool *parsed_ok,
-                        sa_error_t *error)
+/* True if what was parsed is the kind of output expected for input k. */
+static bool kind_fits(sa_input_kind_t k, sa_kind_t kind, size_t records)
 {
-    collected_t c[SA_IN_COUNT];
-    sa_meta_t meta[SA_IN_COUNT];
-    sa_sdiag_t sd;
-    sa_tsdb_t *db = NULL;
-    bool have_sdiag = false, ok = false;
-    double t0;
-
-    memset(c, 0, sizeof c);
-    for (int k = 0; k < SA_IN_COUNT; k++)
-        sa_meta_init(&meta[k]);
-    sa_sdiag_init(&sd);
-    if (parsed_ok)
-        *parsed_ok = false;
-
-    /* 1. parse everything: a bad input writes nothing */
-    t0 = now_ms();
-    for (int k = 0; k < SA_IN_COUNT; k++) {
-        const sa_input_t *in = &snap->in[k];
-        if (!in->present)
-            continue;
-        if (k == SA_IN_SDIAG) {
-            if (!parse_sdiag_input(in, &sd, error))
-                goto done;
-            have_sdiag = true;
-            continue;
-        }
-        if (!parse_input(in, (sa_input_kind_t)k, &snap->topts, &c[k], &meta[k], error))
-            goto done;
-        note_meta(stats, &meta[k]);
+    switch (k) {
+    case SA_IN_SQUEUE:
+        return kind == SA_KIND_SQUEUE_JSON;
+    case SA_IN_SACCT:
+        /* an empty "jobs" list reads as squeue; it is fine as an empty sacct window too */
+        return kind == SA_KIND_SACCT_JSON || kind == SA_KIND_SACCT_TEXT || (kind == SA_KIND_SQUEUE_JSON && !records);
+    case SA_IN_SINFO:
+        return kind == SA_KIND_NODES_JSON || kind == SA_KIND_SINFO_JSON || kind == SA_KIND_SCONTROL_NODES_TEXT;
+    default:
+        return false;
     }
-    if (snap->in[SA_IN_SINFO].present && c[SA_IN_SINFO].nnodes == 0) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: no nodes", input_name(&snap->in[SA_IN_SINFO], SA_IN_SINFO));
-        goto done;
-    }
-    stats->ms_parse += now_ms() - t0;
-    stats->squeue_records += c[SA_IN_SQUEUE].njobs;
-    stats->sacct_records += c[SA_IN_SACCT].njobs;
-    stats->nodes += c[SA_IN_SINFO].nnodes;
-    if (parsed_ok)
-        *parsed_ok = true;
+}
 
-    /* 2. the time series first: it is local, and a snapshot lands there whole */
-    if (snap->sqlite_path && (c[SA_IN_SINFO].nnodes || have_sdiag)) {
-        sa_tsdb_opts_t topts;
-        t0 = now_ms();
-        db = sa_tsdb_open(snap->sqlite_path, false, 10000, error);
-        if (!db)
-            goto done;
-        sa_tsdb_opts_init(&topts);
-        if (snap->max_gap_s > 0)
-            topts.max_gap_s = snap->max_gap_s;
-        topts.sdiag = have_sdiag ? &sd : NULL;
-        if (c[SA_IN_SINFO].nnodes) {
-            if (!sa_tsdb_write_snapshot(db, snap->cluster, snap->at, c[SA_IN_SINFO].nodes, c[SA_IN_SINFO].nnodes,
-                                        &topts, error))
-                goto done;
-        } else if (!sa_tsdb_write_sdiag(db, snap->cluster, snap->at, &sd, error)) {
-            goto done;
-        }
-        stats->ms_sqlite += now_ms() - t0;
-    }
+/* Parses a file with sink; for pass 1 also checks its kind and Slurm's errors[]. */
+static bool parse_file(const char *path, const sa_sacct_text_opts_t *topts, const sa_sink_t *sink, sa_meta_t *meta,
+                       sa_kind_t *kind, sa_error_t *error)
+{
+    sa_reader_t r;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    bool ok;
 
-    /* 3. jobs: squeue (a complete listing), then sacct */
-    if (a) {
-        json_t *max_times = json_object();
-        sa_obs_ctx_t ctx = {snap->cluster, snap->at, NULL, NULL};
-        t0 = now_ms();
-        for (int k = SA_IN_SQUEUE; k <= SA_IN_SACCT; k++) {
-            if (!snap->in[k].present)
-                continue;
-            ctx.slurm_release = meta[k].slurm_release;
-            ctx.data_parser = meta[k].data_parser;
-            if (!write_jobs(a, &ctx, &c[k], k == SA_IN_SQUEUE, stats, error)) {
-                json_decref(max_times);
+    if (fd < 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    sa_reader_init_fd(&r, fd);
+    ok = sa_parse_any(&r, topts, sink, meta, kind, error);
+    close(fd);
+    return ok;
+}
+
+/* Pass 1 over one input; false with *why (the input is refused whole) or a hard error. */
+static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_meta_t *meta, sa_error_t *why)
+{
+    sa_sink_t sink = {p1_job, p1_node, p, p1_setaside};
+    sa_kind_t kind = SA_KIND_UNKNOWN;
+    const char *path = snap->files[k];
+
+    p->aside.input = path;
+    if (!parse_file(path, k == SA_IN_SACCT ? &snap->topts : NULL, &sink, meta, &kind, why))
+        goto refused;
+    if (!kind_fits(k, kind, p->records)) {
+        sa_error_set(why, SA_ERR_INPUT, 0, "expected %s output, found %s", sa_input_kind_name(k), sa_kind_name(kind));
+        goto refused;
+    }
+    if (meta->errors.n) {
+        sa_error_set(why, SA_ERR_SLURM, 0, "Slurm reported an error: %s", meta->errors.v[0]);
+        goto refused;
+    }
+    if (k == SA_IN_SINFO && p->nnodes == 0) {
+        sa_error_set(why, SA_ERR_INPUT, 0, "no nodes");
+        goto refused;
+    }
+    return true;
+refused:
+    sa_error_prefix(why, "%s", path);
+    return false;
+}
+
+/* ---- the time series -------------------------------------------------------------- */
+
+/* Reads an sdiag capture (small) and parses it. */
+static bool parse_sdiag(const char *path, sa_sdiag_t *sd, sa_error_t *error)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    bool ok = false;
+
+    if (fd < 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "%s: %s", path, strerror(errno));
+        return false;
+    }
+    for (;;) {
+        ssize_t n;
+        if (len == cap) {
+            char *b;
+            cap = cap ? cap * 2 : 65536;
+            if (cap > SDIAG_MAX || !(b = realloc(buf, cap))) {
+                sa_error_set(error, SA_ERR_INPUT, 0, "%s: sdiag output larger than 64 MiB", path);
                 goto done;
             }
-            json_object_set_new(max_times, k == SA_IN_SQUEUE ? "last_squeue_at" : "last_sacct_at",
-                                json_integer(snap->at));
+            buf = b;
         }
-        if (snap->in[SA_IN_SINFO].present)
-            json_object_set_new(max_times, "last_sinfo_at", json_integer(snap->at));
-        if (!sa_archive_cluster_update(a, snap->cluster, max_times, NULL, error)) {
-            json_decref(max_times);
+        n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    ok = sa_sdiag_parse_json(buf, len, sd, error);
+    if (!ok)
+        sa_error_prefix(error, "%s", path);
+done:
+    close(fd);
+    free(buf);
+    return ok;
+}
+
+static bool write_tsdb(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pass_t *sinfo, const sa_sdiag_t *sd,
+                       sa_ingest_stats_t *stats, sa_error_t *error)
+{
+    sa_tsdb_opts_t topts;
+    sa_tsdb_t *db;
+    double t0 = now_ms();
+    bool ok;
+
+    if (!env->sqlite_path || (!sinfo->nnodes && !sd))
+        return true;
+    if (!(db = sa_tsdb_open(env->sqlite_path, false, 10000, error)))
+        return false;
+    sa_tsdb_opts_init(&topts);
+    if (env->max_gap_s > 0)
+        topts.max_gap_s = env->max_gap_s;
+    topts.sdiag = sd;
+    if (sinfo->nnodes)
+        ok = sa_tsdb_write_snapshot(db, snap->cluster, snap->at, sinfo->nodes, sinfo->nnodes, &topts, error);
+    else
+        ok = sa_tsdb_write_sdiag(db, snap->cluster, snap->at, sd, error);
+    sa_tsdb_close(db);
+    stats->ms_sqlite += now_ms() - t0;
+    return ok;
+}
+
+/* ---- jobs ---------------------------------------------------------------------------- */
+
+/* Pass 2: collects the records of changed jobs and writes them a batch at a time. */
+typedef struct {
+    const sa_ingest_env_t *env;
+    const sa_obs_ctx_t *ctx;
+    const idvec_t *changed;
+    jobvec_t batch;
+    sa_ingest_stats_t *stats;
+} writer_t;
+
+static bool writer_flush(writer_t *w, sa_error_t *error)
+{
+    bool ok = true;
+    if (w->batch.n)
+        ok = sa_archive_write_jobs(w->env->archive, w->env->cache, w->ctx, w->batch.v, w->batch.n, &w->stats->jobs,
+                                   error);
+    jobs_clear(&w->batch);
+    return ok;
+}
+
+static bool p2_job(sa_job_t *job, void *vctx, sa_error_t *error)
+{
+    writer_t *w = vctx;
+    if (!ids_has(w->changed, job->job_id))
+        return true;
+    /* a batch ends between jobs, so one job's records (sacct -D runs) stay together */
+    if (w->batch.n >= JOB_BATCH && w->batch.v[w->batch.n - 1]->job_id != job->job_id && !writer_flush(w, error))
+        return false;
+    if (!jobs_push(&w->batch, job)) {
+        sa_error_nomem(error);
+        return false;
+    }
+    return true;
+}
+
+static bool p2_setaside(const char *raw, size_t len, const char *why, bool kept, void *ctx, sa_error_t *error)
+{
+    (void)raw, (void)len, (void)why, (void)kept, (void)ctx, (void)error;
+    return true; /* counted and kept in pass 1 */
+}
+
+/* Writes the kept records in batches (records of one job stay in one batch). */
+static bool write_kept(writer_t *w, jobvec_t *kept, sa_error_t *error)
+{
+    for (size_t i = 0; i < kept->n; i++) {
+        if (w->batch.n >= JOB_BATCH && w->batch.v[w->batch.n - 1]->job_id != kept->v[i]->job_id &&
+            !writer_flush(w, error))
+            return false;
+        if (!vec_reserve((void **)&w->batch.v, &w->batch.cap, w->batch.n, sizeof *w->batch.v)) {
+            sa_error_nomem(error);
+            return false;
+        }
+        w->batch.v[w->batch.n++] = kept->v[i];
+        kept->v[i] = NULL;
+    }
+    kept->n = 0;
+    return writer_flush(w, error);
+}
+
+static int job_id_cmp(const void *a, const void *b)
+{
+    const sa_job_t *x = *(sa_job_t *const *)a, *y = *(sa_job_t *const *)b;
+    return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/* --verify: writes the records the cache claimed were merged; any write is a wrong claim. */
+static bool verify_hits(writer_t *w, jobvec_t *hits, sa_error_t *error)
+{
+    sa_ingest_stats_t *stats = w->stats;
+    size_t before = stats->jobs.inserted + stats->jobs.changed;
+    bool ok;
+    if (hits->n > 1)
+        qsort(hits->v, hits->n, sizeof *hits->v, job_id_cmp);
+    ok = write_kept(w, hits, error);
+    stats->cache_mismatches += stats->jobs.inserted + stats->jobs.changed - before;
+    return ok;
+}
+
+/* Writes one input's changed jobs (and, for squeue, marks the vanished). */
+static bool write_input(const sa_ingest_env_t *env, const sa_snapshot_t *snap, sa_input_kind_t k, pass_t *p,
+                        sa_ingest_stats_t *stats, sa_error_t *error)
+{
+    writer_t w = {env, &p->ctx, &p->changed, {0}, stats};
+    bool ok = true;
+
+    ids_sort_unique(&p->changed);
+    if (!p->overflow) {
+        if (env->verify)
+            ok = verify_hits(&w, &p->hits, error);
+        if (ok && p->kept.n > 1)
+            qsort(p->kept.v, p->kept.n, sizeof *p->kept.v, job_id_cmp);
+        ok = ok && write_kept(&w, &p->kept, error);
+    } else {
+        sa_sink_t sink = {p2_job, NULL, &w, p2_setaside};
+        sa_meta_t meta;
+        sa_kind_t kind;
+        sa_meta_init(&meta);
+        stats->second_passes++;
+        ok = parse_file(snap->files[k], k == SA_IN_SACCT ? &snap->topts : NULL, &sink, &meta, &kind, error) &&
+             writer_flush(&w, error);
+        sa_meta_clear(&meta);
+        jobs_clear(&w.batch);
+    }
+    if (ok && k == SA_IN_SQUEUE && p->aside.count > 0) {
+        /* a record set aside is a job the listing cannot vouch for: no vanish check this time */
+        sa_log(SA_LOG_WARN, "%s: %zu record(s) set aside: jobs squeue stopped listing are not marked this time",
+               snap->files[k], p->aside.count);
+    } else if (ok && k == SA_IN_SQUEUE) {
+        ids_sort_unique(&p->listed);
+        ok = sa_archive_mark_vanished(env->archive, env->cache, &p->ctx, p->listed.v, p->listed.n, &stats->jobs,
+                                      error);
+    }
+    return ok;
+}
+
+/* Records the snapshot's times in the cluster's document; names this cache as the writer. */
+static bool finish_cluster(const sa_ingest_env_t *env, const sa_snapshot_t *snap, unsigned landed,
+                           size_t statements_before, sa_ingest_stats_t *stats, sa_error_t *error)
+{
+    json_t *t = json_object();
+    bool ok;
+    if (landed & (1u << SA_IN_SQUEUE))
+        json_object_set_new(t, "last_squeue_at", json_integer(snap->at));
+    if (landed & (1u << SA_IN_SACCT))
+        json_object_set_new(t, "last_sacct_at", json_integer(snap->at));
+    if (landed & (1u << SA_IN_SINFO))
+        json_object_set_new(t, "last_sinfo_at", json_integer(snap->at));
+    ok = sa_archive_cluster_update(env->archive, snap->cluster, t, NULL, error);
+    json_decref(t);
+    if (ok && stats->jobs.write_statements > statements_before)
+        ok = sa_archive_bump_seq(env->archive, snap->cluster, env->cache, error);
+    return ok;
+}
+
+bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, sa_ingest_stats_t *stats,
+                        sa_ingest_outcome_t *out, sa_error_t *error)
+{
+    pass_t p[SA_IN_COUNT];
+    sa_meta_t meta[SA_IN_COUNT];
+    sa_sdiag_t sd;
+    bool have_sdiag = false, ok = false;
+    unsigned parsed = 0;
+    size_t statements_before = stats->jobs.write_statements;
+    double t0 = now_ms();
+
+    memset(p, 0, sizeof p);
+    memset(out, 0, sizeof *out);
+    sa_sdiag_init(&sd);
+    for (int k = 0; k < SA_IN_COUNT; k++)
+        sa_meta_init(&meta[k]);
+
+    /* 1. parse and validate everything: an input that cannot be parsed is refused whole */
+    for (int k = 0; k < SA_IN_COUNT; k++) {
+        sa_error_t why;
+        bool good;
+        if (!snap->files[k])
+            continue;
+        p[k].env = env;
+        p[k].kind = (sa_input_kind_t)k;
+        p[k].stats = stats;
+        p[k].keep_max = env->keep_records ? env->keep_records : KEEP_DEFAULT;
+        p[k].ctx = (sa_obs_ctx_t){snap->cluster, snap->at, NULL, NULL};
+        good = k == SA_IN_SDIAG ? (have_sdiag = parse_sdiag(snap->files[k], &sd, &why))
+                                : pass1(&p[k], snap, (sa_input_kind_t)k, &meta[k], &why);
+        if (!good && why.domain == SA_ERR_NOMEM) {
+            *error = why;
             goto done;
         }
-        json_decref(max_times);
+        if (!good) {
+            if (!out->rejected)
+                out->why = why;
+            out->rejected |= 1u << k;
+            continue;
+        }
+        parsed |= 1u << k;
+        note_meta(stats, &meta[k]);
+        p[k].ctx.slurm_release = meta[k].slurm_release;
+        p[k].ctx.data_parser = meta[k].data_parser;
+        stats->setaside += p[k].aside.count;
+        stats->repaired += p[k].aside.repaired;
+        if (!aside_save(&p[k].aside, env->setaside_dir, snap->at, (sa_input_kind_t)k, error))
+            goto done;
+    }
+    stats->ms_parse += now_ms() - t0;
+    stats->squeue_records += p[SA_IN_SQUEUE].records;
+    stats->sacct_records += p[SA_IN_SACCT].records;
+    stats->nodes += p[SA_IN_SINFO].nnodes;
+
+    /* 2. the time series: local, one transaction */
+    if (!snap->tsdb_done &&
+        !write_tsdb(env, snap, &p[SA_IN_SINFO], have_sdiag ? &sd : NULL, stats, error))
+        goto done;
+    out->tsdb_done = true;
+
+    /* 3. jobs: squeue (a complete listing: then the vanished), then sacct */
+    if (env->archive) {
+        t0 = now_ms();
+        for (int k = SA_IN_SQUEUE; k <= SA_IN_SACCT; k++) {
+            if ((parsed & (1u << k)) && !write_input(env, snap, (sa_input_kind_t)k, &p[k], stats, error))
+                goto done;
+        }
+        if (!finish_cluster(env, snap, parsed, statements_before, stats, error))
+            goto done;
         stats->ms_mongo += now_ms() - t0;
+        out->jobs_done = true;
     }
     ok = true;
 done:
-    sa_tsdb_close(db);
     sa_sdiag_clear(&sd);
     for (int k = 0; k < SA_IN_COUNT; k++) {
-        collected_clear(&c[k]);
+        pass_clear(&p[k]);
         sa_meta_clear(&meta[k]);
     }
     return ok;

@@ -1,11 +1,15 @@
 /*
- * sa_ingest.h - one ingest run: capture (or read) Slurm's output, parse all of it,
- * then write jobs to MongoDB and node states to SQLite.
+ * sa_ingest.h - one snapshot, from its kept files to the archive: parse (records that
+ * cannot be parsed are set aside), write the time series, write the jobs.
  *
- * Whole or nothing: every input is parsed before anything is written, so a bad file
- * writes nothing. If MongoDB is unreachable the raw captures are spooled and
- * replayed (in time order) at the start of the next run; replay is idempotent, so a
- * run cut short by a MongoDB failure converges when its spool is replayed.
+ * A snapshot's inputs are files already kept durably (a spool or archive snapshot,
+ * sa_snapshot.h): nothing here reads Slurm or standard input. Each input is streamed
+ * twice at most and never held whole in memory: the first pass parses and validates
+ * every record and keeps only the records that changed (the job cache's digests tell),
+ * the second (only when more changed than fit in memory) picks the changed jobs'
+ * records out again and writes them in batches. An input that cannot be parsed at all
+ * (truncated JSON, an HTML page, errors[] from Slurm) is refused whole and writes
+ * nothing; the other inputs of the snapshot land.
  */
 #ifndef SA_INGEST_H
 #define SA_INGEST_H
@@ -18,6 +22,7 @@
 
 #include "sa_archive.h"
 #include "sa_error.h"
+#include "sa_jobcache.h"
 #include "sa_parse.h"
 
 /* The kinds of input one snapshot may have, in the order they are applied. */
@@ -25,27 +30,33 @@ typedef enum { SA_IN_SINFO = 0, SA_IN_SQUEUE, SA_IN_SACCT, SA_IN_SDIAG, SA_IN_CO
 
 const char *sa_input_kind_name(sa_input_kind_t k); /* "sinfo", "squeue", "sacct", "sdiag" */
 
-/* One captured input: a file (path, "-" = stdin) or bytes in memory. */
-typedef struct {
-    const char *path; /* borrowed; NULL when data is used */
-    char *data;       /* owned when not NULL */
-    size_t len;
-    bool present;
-} sa_input_t;
-
+/* One snapshot to ingest. */
 typedef struct {
     const char *cluster;
-    int64_t at;                 /* observation time */
-    sa_input_t in[SA_IN_COUNT];
-    sa_sacct_text_opts_t topts; /* for sacct text inputs */
-    const char *sqlite_path;    /* NULL: no time series */
-    int64_t max_gap_s;          /* time series gap limit */
+    int64_t at;                       /* observation time */
+    const char *files[SA_IN_COUNT];   /* kept input files, NULL when absent (borrowed) */
+    sa_sacct_text_opts_t topts;       /* for sacct text */
+    bool tsdb_done;                   /* its time series part landed already */
 } sa_snapshot_t;
+
+/* Where a snapshot goes. */
+typedef struct {
+    sa_archive_t *archive;       /* NULL: jobs are parsed, not written (MongoDB away, --no-mongo) */
+    sa_jobcache_t *cache;        /* NULL: every job document is read back before merging */
+    const char *sqlite_path;     /* NULL: no time series */
+    int64_t max_gap_s;           /* time series gap limit */
+    const char *setaside_dir;    /* where records set aside are kept (NULL: nowhere, only counted) */
+    bool verify;                 /* merge every record, and count the cache's wrong claims */
+    size_t keep_records;         /* changed records held at once (0 = 5000) before a second pass */
+} sa_ingest_env_t;
 
 typedef struct {
     sa_archive_stats_t jobs;
     size_t nodes;
     size_t squeue_records, sacct_records;
+    size_t setaside, repaired;   /* records set aside; records repaired and kept */
+    size_t second_passes;
+    size_t cache_mismatches;     /* --verify: documents the cache claimed current that were not */
     double ms_parse, ms_mongo, ms_sqlite;
     char *slurm_release, *data_parser;
     sa_strv_t warnings;   /* Slurm's warnings[] */
@@ -54,21 +65,22 @@ typedef struct {
 void sa_ingest_stats_init(sa_ingest_stats_t *st);
 void sa_ingest_stats_clear(sa_ingest_stats_t *st);
 
-/*
- * Reads a whole file (path, or "-" for stdin) into *data (caller frees), at most cap
- * bytes; past that the error is "<path>: <too_big>". For sdiag captures, and for
- * spooling and archiving captured files.
- */
-bool sa_ingest_read_file(const char *path, size_t cap, const char *too_big, char **data, size_t *len,
-                         sa_error_t *error);
+/* What became of a snapshot. */
+typedef struct {
+    unsigned rejected;           /* inputs refused whole (bit per sa_input_kind_t) */
+    sa_error_t why;              /* the first input refused: why (its domain sets the exit code) */
+    bool tsdb_done;              /* its time series part has landed (now or before) */
+    bool jobs_done;              /* its jobs have landed (false when env->archive is NULL) */
+} sa_ingest_outcome_t;
 
 /*
- * Parses every present input of the snapshot, then writes: jobs (squeue, then sacct)
- * to the archive, nodes (and sdiag) to the time series, and the cluster's times.
- * a may be NULL (then jobs are parsed but not written; used with --sqlite only).
- * *parsed_ok (may be NULL) tells whether the failure, if any, came after parsing.
+ * Ingests one snapshot. Returns false (with *error) when a store failed: SQLite
+ * (SA_ERR_SQLITE), MongoDB (SA_ERR_MONGO, SA_ERR_UNREACHABLE), memory: the snapshot
+ * must stay where it is, to be ingested again. Inputs refused whole are not a
+ * failure of the call: they are in out->rejected (the caller sets them aside) and the
+ * rest landed.
  */
-bool sa_ingest_snapshot(sa_archive_t *a, const sa_snapshot_t *snap, sa_ingest_stats_t *stats, bool *parsed_ok,
-                        sa_error_t *error);
+bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, sa_ingest_stats_t *stats,
+                        sa_ingest_outcome_t *out, sa_error_t *error);
 
 #endif

@@ -45,7 +45,7 @@ const char *sa_json_type_name(const json_t *v)
 /* The parsers' out-of-memory error, as a return value. */
 bool sa_json_oom(sa_error_t *error)
 {
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
     return false;
 }
 
@@ -226,7 +226,7 @@ bool sa_json_get_str(const json_t *o, const char *key, char **out, sa_error_t *e
         return false;
     }
     if (!*out) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "%s: out of memory", key);
+        sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory", key);
         return false;
     }
     return true;
@@ -423,7 +423,7 @@ bool sa_json_state(const json_t *v, bool (*is_base)(const char *), sa_state_t *s
     }
     return true;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "%s: out of memory", key);
+    sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory", key);
     return false;
 }
 

@@ -28,6 +28,7 @@
 #include "sa_parse.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@
 
 #include "sa_json.h"
 #include "sa_json_memo.h"
+#include "sa_lines.h"
 
 #define STREAM_CHUNK (256 * 1024)
 #define STREAM_MAX_RECORD (512u * 1024 * 1024) /* one record larger than this is refused */
@@ -102,6 +104,13 @@ typedef struct {
     size_t *seps;         /* offsets in out of the ':' and ',' at depth 1 */
     size_t nseps, seps_cap;
     bool deep;            /* nested deeper than SPLIT_MAX_DEPTH */
+    /* record elements (set by doc_array when the sink sets bad records aside): */
+    bool elem_tolerant;   /* a complete element jansson refuses is skipped, not an error */
+    const char *raw;      /* the last element's bytes as read (valid until the next read) */
+    size_t raw_len;
+    bool repaired;        /* it was decoded after invalid UTF-8 was replaced */
+    bool undecodable;     /* it was skipped: undecodable_why says why */
+    char undecodable_why[200];
 } stream_t;
 
 static size_t stream_offset(const stream_t *s)
@@ -135,7 +144,7 @@ static bool stream_fill(stream_t *s, sa_error_t *error)
         }
         b = realloc(s->buf, cap);
         if (!b) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory reading input");
+            sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "out of memory reading input");
             return false;
         }
         s->buf = b;
@@ -373,6 +382,15 @@ static int scan_value(stream_t *s, size_t *vlen)
     return done;
 }
 
+/* Skips a complete element that cannot be decoded (tolerant mode): 2, with why kept. */
+static int skip_element(stream_t *s, size_t vlen, const char *why)
+{
+    s->undecodable = true;
+    snprintf(s->undecodable_why, sizeof s->undecodable_why, "%s", why);
+    s->pos += vlen;
+    return 2;
+}
+
 /*
  * Decodes the object, array or string at pos through the boundary scan (reading
  * more input as needed); an object member by member through memo when there is one.
@@ -397,21 +415,35 @@ static int stream_scanned_value(stream_t *s, sa_json_memo_t *memo, json_t **out,
             return -1;
     }
     if (r < 0) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory reading input");
+        sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "out of memory reading input");
         return -1;
     }
+    s->raw = s->buf + s->pos;
+    s->raw_len = vlen;
     /* jansson skips a NUL byte between tokens without counting it in the position it
      * reports: a value with one is left to the original bytes (and refused there) */
     if (memchr(s->out, '\0', s->out_len))
-        return 0;
+        return s->elem_tolerant ? skip_element(s, vlen, "a NUL byte") : 0;
     if (memo && !s->deep)
         *out = sa_json_memo_object(memo, s->out, s->out_len, s->seps, s->nseps);
     if (!*out)
         *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY, &jerr);
     if (!*out && strstr(jerr.text, "too big integer"))
         *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
+    if (!*out && s->elem_tolerant && !sa_utf8_valid((const unsigned char *)s->out, s->out_len)) {
+        /* a name with bytes that are not UTF-8: the record is kept with U+FFFD in their place */
+        size_t n;
+        char *fixed = sa_utf8_repair((const unsigned char *)s->out, s->out_len, &n);
+        if (!fixed) {
+            sa_error_nomem(error);
+            return -1;
+        }
+        *out = json_loadb(fixed, n, JSON_DECODE_ANY, &jerr);
+        free(fixed);
+        s->repaired = *out != NULL;
+    }
     if (!*out)
-        return 0;
+        return s->elem_tolerant ? skip_element(s, vlen, jerr.text) : 0;
     s->pos += vlen;
     return 1;
 }
@@ -437,6 +469,8 @@ static json_t *stream_value(stream_t *s, sa_json_memo_t *memo, sa_error_t *error
     if (c == '{' || c == '[' || c == '"') {
         json_t *v;
         int r = stream_scanned_value(s, memo, &v, error);
+        if (r == 2)
+            sa_error_set(error, SA_ERR_INPUT, 0, "invalid JSON record: %s", s->undecodable_why);
         if (r != 0)
             return v;
     }
@@ -477,6 +511,7 @@ typedef struct {
     sa_sinfo_acc_t *sinfo;
     size_t index; /* element index within the current array */
     sa_json_memo_t *memo; /* member values of the records decoded so far */
+    bool convert_failed;  /* the last element could not be converted to a record */
 } doc_t;
 
 /* Collects errors[] / warnings[] descriptions from Slurm. */
@@ -534,11 +569,12 @@ static bool doc_job(doc_t *d, const json_t *elem, sa_error_t *error)
         return false;
     job = sa_job_new(k == SA_KIND_SQUEUE_JSON ? SA_SRC_SQUEUE : SA_SRC_SACCT_JSON);
     if (!job) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     ok = k == SA_KIND_SQUEUE_JSON ? sa_job_from_squeue_json(elem, job, error)
                                   : sa_job_from_sacct_json(elem, job, error);
+    d->convert_failed = !ok;
     if (ok && d->sink->on_job)
         ok = d->sink->on_job(job, d->sink->ctx, error);
     sa_job_destroy(job);
@@ -559,10 +595,11 @@ static bool doc_node(doc_t *d, const json_t *elem, sa_error_t *error)
         return false;
     node = sa_node_new();
     if (!node) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     ok = sa_node_from_json(elem, node, error);
+    d->convert_failed = !ok;
     if (ok && d->sink->on_node)
         ok = d->sink->on_node(node, d->sink->ctx, error);
     sa_node_destroy(node);
@@ -578,7 +615,7 @@ static bool doc_sinfo(doc_t *d, const json_t *elem, sa_error_t *error)
     if (!doc_set_kind(d, SA_KIND_SINFO_JSON, error))
         return false;
     if (!d->sinfo && !(d->sinfo = sa_sinfo_acc_new())) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     return sa_sinfo_acc_add(d->sinfo, elem, error);
@@ -594,22 +631,25 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
     if (!ok)
         return false;
     if (c != '[') {
-        /* null is an empty list; anything else is the wrong type */
+        /* anything but an array is the wrong type; null too: it is not a complete
+         * listing (an empty queue is []), and taking it for one would mark every
+         * unfinished job vanished */
         size_t at = stream_offset(s);
         json_t *v = stream_value(s, NULL, error);
         if (!v)
             return false;
-        ok = json_is_null(v);
-        if (!ok)
-            sa_error_set(error, SA_ERR_INPUT, 0, "\"%s\" at byte %zu: expected an array, got %s", key,
-                         at, json_is_object(v) ? "an object" : json_is_string(v) ? "a string" : "a scalar");
+        sa_error_set(error, SA_ERR_INPUT, 0, "\"%s\" at byte %zu: expected an array, got %s", key, at,
+                     json_is_null(v)     ? "null"
+                     : json_is_object(v) ? "an object"
+                     : json_is_string(v) ? "a string"
+                                         : "a scalar");
         json_decref(v);
-        return ok;
+        return false;
     }
     s->pos++;
     d->index = 0;
     if (!d->memo && !(d->memo = sa_json_memo_new())) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     c = stream_peek(s, &ok, error);
@@ -619,14 +659,32 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
         s->pos++;
         return true;
     }
+    s->elem_tolerant = d->sink && d->sink->on_setaside && each != doc_sinfo;
     for (;;) {
-        json_t *elem = stream_value(s, d->memo, error);
-        if (!elem)
+        json_t *elem;
+        sa_error_t why;
+        s->repaired = s->undecodable = false;
+        d->convert_failed = false;
+        elem = stream_value(s, d->memo, error);
+        if (!elem && !s->undecodable)
             return false;
-        ok = each(d, elem, error);
+        ok = elem && each(d, elem, s->elem_tolerant ? &why : error);
         json_decref(elem);
-        if (!ok)
+        if (s->elem_tolerant && (s->undecodable || (!ok && d->convert_failed && why.domain == SA_ERR_INPUT))) {
+            char msg[400];
+            snprintf(msg, sizeof msg, "%.20s[%zu]: %.360s", key, d->index, s->undecodable ? error->message : why.message);
+            if (!d->sink->on_setaside(s->raw, s->raw_len, msg, false, d->sink->ctx, error))
+                return false;
+        } else if (!ok) {
+            if (s->elem_tolerant && error)
+                *error = why;
             return false;
+        } else if (s->repaired) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s[%zu]: not UTF-8: invalid bytes replaced by U+FFFD", key, d->index);
+            if (!d->sink->on_setaside(s->raw, s->raw_len, msg, true, d->sink->ctx, error))
+                return false;
+        }
         d->index++;
         if (!stream_expect(s, ",]", &c, error))
             return false;
@@ -806,7 +864,7 @@ bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_si
         *kind_out = SA_KIND_UNKNOWN;
     p.pre = malloc(cap);
     if (!p.pre) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     /* read until a non-blank byte and 16 more bytes are in, or the input ends */

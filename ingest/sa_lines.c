@@ -27,8 +27,14 @@ void sa_lines_clear(sa_lines_t *L)
 static bool lines_append(sa_lines_t *L, const char *p, size_t n, sa_error_t *error)
 {
     if (L->line_len + n > SA_LINES_CAP) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: longer than %d bytes", L->lineno + 1, SA_LINES_CAP);
-        return false;
+        if (L->skip_long) {
+            /* keep the first SA_LINES_CAP bytes; the rest of the line is dropped */
+            L->too_long = true;
+            n = SA_LINES_CAP - L->line_len;
+        } else {
+            sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: longer than %d bytes", L->lineno + 1, SA_LINES_CAP);
+            return false;
+        }
     }
     if (L->line_len + n + 1 > L->line_cap) {
         size_t cap = L->line_cap ? L->line_cap * 2 : 256;
@@ -39,7 +45,7 @@ static bool lines_append(sa_lines_t *L, const char *p, size_t n, sa_error_t *err
             cap = SA_LINES_CAP + 1;
         v = realloc(L->line, cap);
         if (!v) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+            sa_error_nomem(error);
             return false;
         }
         L->line = v;
@@ -56,11 +62,12 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error)
     if (!L->buf) {
         L->buf = malloc(SA_LINES_CHUNK);
         if (!L->buf) {
-            sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+            sa_error_nomem(error);
             return -1;
         }
     }
     L->line_len = 0;
+    L->too_long = false;
     if (!lines_append(L, "", 0, error))
         return -1;
     for (;;) {
@@ -94,48 +101,78 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error)
     if (L->line_len > 0 && L->line[L->line_len - 1] == '\r')
         L->line_len--;
     L->line[L->line_len] = '\0';
-    return 1;
+    return L->too_long ? 2 : 1;
+}
+
+/*
+ * Length of the well-formed UTF-8 sequence at s[i] (no overlong forms, no surrogates,
+ * nothing past U+10FFFF, no NUL), or 0 when there is none.
+ */
+static size_t utf8_seq_at(const unsigned char *s, size_t i, size_t n)
+{
+    unsigned char c = s[i];
+    size_t len;
+    uint32_t cp;
+
+    if (c == 0)
+        return 0;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (i + len > n)
+        return 0;
+    for (size_t k = 1; k < len; k++) {
+        if ((s[i + k] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i + k] & 0x3F);
+    }
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) || (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+char *sa_utf8_repair(const unsigned char *s, size_t n, size_t *out_len)
+{
+    char *out = malloc(3 * n + 1);
+    size_t o = 0, i = 0;
+
+    if (!out)
+        return NULL;
+    while (i < n) {
+        size_t len = utf8_seq_at(s, i, n);
+        if (len) {
+            memcpy(out + o, s + i, len);
+            o += len;
+            i += len;
+        } else {
+            memcpy(out + o, "\xEF\xBF\xBD", 3); /* U+FFFD */
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = '\0';
+    if (out_len)
+        *out_len = o;
+    return out;
 }
 
 /* Checks UTF-8 byte by byte: no overlong forms, no surrogates, nothing past U+10FFFF. */
 bool sa_utf8_valid(const unsigned char *s, size_t n)
 {
-    size_t i = 0;
-
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        uint32_t cp;
-
-        if (c == 0)
+    for (size_t i = 0, len; i < n; i += len) {
+        if (!(len = utf8_seq_at(s, i, n)))
             return false;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            cp = c & 0x07;
-        } else {
-            return false;
-        }
-        if (i + len > n)
-            return false;
-        for (size_t k = 1; k < len; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += len;
     }
     return true;
 }

@@ -27,6 +27,8 @@ typedef struct {
     char *line; /* current line, NUL-terminated, without "\n" / "\r\n" */
     size_t line_len, line_cap;
     size_t lineno; /* number of the current line, from 1 */
+    bool skip_long; /* set by the caller: a line over SA_LINES_CAP is cut, not an error */
+    bool too_long;  /* the current line was cut */
 } sa_lines_t;
 
 /* Starts reading lines from r (borrowed). Allocates nothing; sa_lines_clear() frees. */
@@ -35,12 +37,19 @@ void sa_lines_init(sa_lines_t *L, sa_reader_t *r);
 /*
  * Reads the next line into L->line (L->line_len bytes, L->lineno its number).
  * Returns 1, 0 at the end of input, -1 on error (*error set: the reader's error,
- * "line N: longer than SA_LINES_CAP bytes", or out of memory).
+ * "line N: longer than SA_LINES_CAP bytes", or out of memory); with L->skip_long, 2
+ * for a line longer than SA_LINES_CAP (its first SA_LINES_CAP bytes in L->line).
  */
 int sa_lines_next(sa_lines_t *L, sa_error_t *error);
 
 /* Frees the buffers of L (L may be NULL); L can be initialised again. */
 void sa_lines_clear(sa_lines_t *L);
+
+/*
+ * A copy of s[0..n) with every byte that does not start a well-formed UTF-8 sequence
+ * (and every NUL) replaced by U+FFFD; *out_len (may be NULL) its length. Caller frees.
+ */
+char *sa_utf8_repair(const unsigned char *s, size_t n, size_t *out_len);
 
 /* True if s[0..n) is well-formed UTF-8 without NUL bytes. */
 bool sa_utf8_valid(const unsigned char *s, size_t n);

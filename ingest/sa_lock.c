@@ -73,7 +73,7 @@ sa_lock_t *sa_lock_acquire(const char *path, sa_error_t *error)
     }
     sa_error_quote(path, 256, q, sizeof q);
     do
-        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0644);
+        fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0640);
     while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         saved = errno;
@@ -85,6 +85,12 @@ sa_lock_t *sa_lock_acquire(const char *path, sa_error_t *error)
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         sa_error_set(error, SA_ERR_IO, EINVAL, "lock file %s is not a regular file", q);
+        goto fail;
+    }
+    if (st.st_uid != geteuid()) {
+        /* made by someone else: they could hold it forever (or it is a planted file) */
+        sa_error_set(error, SA_ERR_IO, EPERM, "lock file %s belongs to uid %u, not to this user (uid %u): remove it",
+                     q, (unsigned)st.st_uid, (unsigned)geteuid());
         goto fail;
     }
     do
@@ -112,7 +118,7 @@ sa_lock_t *sa_lock_acquire(const char *path, sa_error_t *error)
     }
     lock = malloc(sizeof *lock);
     if (!lock) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         goto fail;
     }
     lock->fd = fd;

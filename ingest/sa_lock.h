@@ -22,7 +22,7 @@
 typedef struct sa_lock sa_lock_t;
 
 /*
- * Takes the lock at path without waiting. The file is created (0644 minus umask) if
+ * Takes the lock at path without waiting. The file is created (0640 minus umask) if
  * missing; its directory must exist. Refuses a path that is a symbolic link or not
  * a regular file (the PID is written into it).
  *

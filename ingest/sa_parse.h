@@ -41,10 +41,23 @@ void sa_reader_init_fd(sa_reader_t *r, int fd);
 typedef bool (*sa_job_cb)(sa_job_t *job, void *ctx, sa_error_t *error);
 typedef bool (*sa_node_cb)(sa_node_t *node, void *ctx, sa_error_t *error);
 
+/*
+ * A record that could not be taken as it was: raw[0..len) is its text as Slurm printed
+ * it (a JSON element, or the line(s) of sacct text), why says what was wrong. kept:
+ * the record was repaired and still handed to on_job (invalid UTF-8 replaced by
+ * U+FFFD); otherwise it was dropped. Returning false stops the parse with *error.
+ */
+typedef bool (*sa_setaside_cb)(const char *raw, size_t len, const char *why, bool kept, void *ctx,
+                               sa_error_t *error);
+
 typedef struct {
     sa_job_cb on_job;   /* may be NULL: jobs are parsed and dropped */
     sa_node_cb on_node; /* may be NULL */
     void *ctx;
+    /* may be NULL: then a record that cannot be parsed fails the whole parse; with it,
+     * such a record (in the jobs array of JSON, or a line of sacct text) is set aside
+     * and the parse goes on. A structural error (truncated JSON) still fails. */
+    sa_setaside_cb on_setaside;
 } sa_sink_t;
 
 /* ---- what a document is ------------------------------------------------------ */

@@ -1,17 +1,6 @@
 /*
- * sa_run.c - one slurm-ingest run for one cluster (see sa_run.h).
- *
- * Order of work:
- *   1. take <lock-dir>/<cluster>.lock (a second run exits with SA_EXIT_LOCKED);
- *   2. open MongoDB; unreachable -> capture once, write the time series, spool the
- *      captures, exit "spooled";
- *   3. replay the spool, oldest snapshot first (removing each one that lands);
- *   4. capture sinfo, squeue and sdiag (or read the given files), keep them in
- *      --archive-dir, ingest them as one snapshot;
- *   5. sacct from the watermark (minus the overlap) to now in windows of
- *      backfill-window, each ingested and then recorded as the new watermark
- *      (<lock-dir>/<cluster>.sacct-watermark), so an interrupted backfill resumes;
- *   6. write the ingest_runs document.
+ * sa_run.c - one slurm-ingest run for one cluster (see sa_run.h for the rule it keeps:
+ * lock -> capture -> keep -> parse -> SQLite -> MongoDB -> watermark, drop).
  */
 #define _GNU_SOURCE /* asprintf */
 #include "sa_run.h"
@@ -26,9 +15,11 @@
 #include <unistd.h>
 
 #include "sa_exec.h"
+#include "sa_fsutil.h"
+#include "sa_jobcache.h"
 #include "sa_lock.h"
 #include "sa_log.h"
-#include "sa_spool.h"
+#include "sa_snapshot.h"
 #include "sa_strings.h"
 
 /* The columns slurm-ingest asks sacct for; free text (JobName) last. */
@@ -38,6 +29,8 @@
     "Reservation,WCKey,Reason,JobName"
 #define SACCT_DELIM "\x1f" /* ASCII unit separator: cannot occur in a job name typed in a shell */
 
+#define MARK_TSDB "tsdb.done"
+
 static double mono_ms(void)
 {
     struct timespec ts;
@@ -45,25 +38,136 @@ static double mono_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static const char *cfg_str(const sa_run_opts_t *o, const char *key)
+/* Everything one run holds. */
+typedef struct {
+    const sa_run_opts_t *o;
+    const sa_ingest_config_t *c;
+    sa_archive_t *archive;   /* NULL: unreachable, or --no-mongo */
+    sa_jobcache_t *cache;
+    bool unreachable;        /* MongoDB could not be reached (now or during the run) */
+    sa_error_t failure;      /* the first failure to report at the end (domain NONE: none) */
+    sa_ingest_stats_t st;
+    double exec_ms;
+    size_t landed, rejected, spooled_left;
+    char *setaside_dir;
+    char *rejected_dir_note;
+} run_t;
+
+/* Keeps the first failure of the run (later ones are logged only). */
+static void note_failure(run_t *r, const sa_error_t *e)
 {
-    return sa_config_get_or_default(o->cfg, key);
+    if (r->failure.domain == SA_ERR_NONE)
+        r->failure = *e;
+    else
+        sa_log(SA_LOG_ERROR, "%s", e->message);
 }
 
-/* Runs one Slurm command; its stdout becomes the input's bytes. */
-static bool capture(const sa_run_opts_t *o, const char *const argv[], sa_input_t *in, double *exec_ms,
-                    sa_error_t *error)
+/* ---- the sacct watermark -------------------------------------------------------- */
+
+static char *watermark_path(const sa_ingest_config_t *c)
+{
+    char *p = NULL;
+    if (asprintf(&p, "%s/%s.sacct-watermark", c->lock_dir, c->cluster) < 0)
+        return NULL;
+    return p;
+}
+
+/*
+ * The watermark file: the end of the last sacct window that landed, and, on a second
+ * line "since T", the --since date of the backfill that set it (so that giving the same
+ * --since again resumes that backfill instead of starting it over).
+ */
+static void watermark_read2(const sa_ingest_config_t *c, int64_t *wm, int64_t *since)
+{
+    char *path = watermark_path(c), buf[128] = "";
+    int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+
+    *wm = *since = SA_UNSET;
+    if (fd >= 0) {
+        ssize_t n = read(fd, buf, sizeof buf - 1);
+        if (n > 0 && sa_file_is_ours(fd, path, NULL)) {
+            char *nl;
+            buf[n] = '\0';
+            nl = strchr(buf, '\n');
+            if (nl)
+                *nl++ = '\0';
+            if (!sa_parse_int64(buf, wm))
+                *wm = SA_UNSET;
+            if (nl && strncmp(nl, "since ", 6) == 0) {
+                nl[strcspn(nl, "\n")] = '\0';
+                if (!sa_parse_int64(nl + 6, since))
+                    *since = SA_UNSET;
+            }
+        }
+        close(fd);
+    }
+    free(path);
+}
+
+static int64_t watermark_read(const sa_ingest_config_t *c)
+{
+    int64_t wm, since;
+    watermark_read2(c, &wm, &since);
+    return wm;
+}
+
+/*
+ * Moves the watermark to t, durably: forward only, unless the window belongs to a new
+ * backfill (since != SA_UNSET), which starts over from its --since date.
+ */
+static bool watermark_advance(run_t *r, int64_t t, int64_t since, sa_error_t *error)
+{
+    char *path, buf[96];
+    bool ok;
+    int64_t old, old_since;
+
+    watermark_read2(r->c, &old, &old_since);
+    if (since == SA_UNSET)
+        since = old_since;
+    if (old != SA_UNSET && old >= t && since == old_since)
+        return true;
+    if (!(path = watermark_path(r->c))) {
+        sa_error_nomem(error);
+        return false;
+    }
+    if (since != SA_UNSET)
+        snprintf(buf, sizeof buf, "%lld\nsince %lld\n", (long long)t, (long long)since);
+    else
+        snprintf(buf, sizeof buf, "%lld\n", (long long)t);
+    ok = sa_write_file_atomic(path, buf, strlen(buf), 0640, error);
+    free(path);
+    if (ok && r->archive) {
+        /* for admins and `slurm-report health`; the file is the one the run trusts */
+        json_t *mt = json_pack("{s:I}", "sacct_watermark", (json_int_t)t);
+        sa_error_t e2;
+        if (!sa_archive_cluster_update(r->archive, r->c->cluster, mt, NULL, &e2))
+            sa_log(SA_LOG_DEBUG, "sacct watermark not recorded in clusters: %s", e2.message);
+        json_decref(mt);
+    }
+    return ok;
+}
+
+/* ---- capture and keep ------------------------------------------------------------- */
+
+/* Runs one Slurm command with its stdout streamed into the snapshot's file for kind. */
+static bool capture_command(run_t *r, sa_snapshot_txn_t *t, int kind, const char *const argv[], uint64_t cap,
+                            sa_error_t *error)
 {
     sa_exec_opts_t eo = {0};
     sa_exec_result_t res;
     double t0 = mono_ms();
+    int fd = sa_snapshot_open_input(t, kind, error);
     bool ok;
 
-    eo.timeout_ms = sa_config_get_num(o->cfg, "timeout", 60) * 1000;
-    eo.max_output = (size_t)sa_config_get_num(o->cfg, "max-output", 1 << 30);
+    if (fd < 0)
+        return false;
+    eo.timeout_ms = r->c->timeout * 1000;
+    eo.max_output = (size_t)cap;
+    eo.out_to_fd = true;
+    eo.out_fd = fd;
     ok = sa_exec_run(argv, &eo, &res, error);
-    *exec_ms += mono_ms() - t0;
-    if (!ok && error)
+    r->exec_ms += mono_ms() - t0;
+    if (!ok && error->domain == SA_ERR_IO)
         error->domain = SA_ERR_SLURM;
     if (ok && res.err && res.err[strspn(res.err, " \t\r\n")]) {
         /* Slurm prints its errors on stderr, sometimes with exit status 0 */
@@ -73,218 +177,374 @@ static bool capture(const sa_run_opts_t *o, const char *const argv[], sa_input_t
         sa_error_set(error, SA_ERR_SLURM, 0, "%s printed an error: %s", argv[0], first);
         ok = false;
     }
-    if (ok) {
-        in->data = res.out;
-        in->len = res.out_len;
-        in->present = true;
-        res.out = NULL;
-    }
     sa_exec_result_clear(&res);
     return ok;
 }
 
-static void snapshot_clear(sa_snapshot_t *s)
+/* Room left in the cluster's spool under spool-max, and the capture cap that gives. */
+static uint64_t capture_cap(run_t *r)
 {
-    for (int k = 0; k < SA_IN_COUNT; k++)
-        free(s->in[k].data);
-    memset(s->in, 0, sizeof s->in);
-}
-
-/* Copies every present input of a snapshot into dir (spool or archive). */
-static bool keep_snapshot(const sa_run_opts_t *o, const char *dir, const sa_snapshot_t *s, sa_error_t *error)
-{
-    for (int k = 0; k < SA_IN_COUNT; k++) {
-        const sa_input_t *in = &s->in[k];
-        char *data = in->data, *path = NULL;
-        size_t len = in->len;
-        bool ok;
-        if (!in->present)
-            continue;
-        if (in->path) {
-            size_t cap = (size_t)sa_config_get_num(o->cfg, "max-output", 1 << 30);
-            char too_big[64];
-            snprintf(too_big, sizeof too_big, "larger than max-output (%zu bytes)", cap);
-            if (!sa_ingest_read_file(in->path, cap, too_big, &data, &len, error))
-                return false;
-        }
-        ok = sa_spool_put(dir, s->cluster, sa_input_kind_name((sa_input_kind_t)k), s->at, data, len, &path, error);
-        if (in->path)
-            free(data);
-        if (!ok)
-            return false;
-        sa_log(SA_LOG_DEBUG, "kept %s", path);
-        free(path);
+    char *cdir = NULL;
+    uint64_t used = 0, room, cap = (uint64_t)r->c->max_output;
+    if (asprintf(&cdir, "%s/%s", r->c->spool_dir, r->c->cluster) >= 0) {
+        used = sa_tree_size(cdir);
+        free(cdir);
     }
-    return true;
+    room = (uint64_t)r->c->spool_max > used ? (uint64_t)r->c->spool_max - used : 0;
+    return room < cap ? room : cap;
 }
-
-/* ---- the sacct watermark -------------------------------------------------------- */
-
-static char *watermark_path(const sa_run_opts_t *o)
-{
-    char *p = NULL;
-    if (asprintf(&p, "%s/%s.sacct-watermark", cfg_str(o, "lock-dir"), cfg_str(o, "cluster")) < 0)
-        return NULL;
-    return p;
-}
-
-static int64_t watermark_read(const sa_run_opts_t *o)
-{
-    char *path = watermark_path(o), buf[64] = "";
-    FILE *f = path ? fopen(path, "r") : NULL;
-    int64_t t = SA_UNSET;
-
-    if (f) {
-        if (fgets(buf, sizeof buf, f)) {
-            buf[strcspn(buf, "\n")] = '\0';
-            if (!sa_parse_int64(buf, &t))
-                t = SA_UNSET;
-        }
-        fclose(f);
-    }
-    free(path);
-    return t;
-}
-
-/* Writes the watermark atomically (temp file + rename). */
-static bool watermark_write(const sa_run_opts_t *o, int64_t t, sa_error_t *error)
-{
-    char *path = watermark_path(o), *tmp = NULL;
-    FILE *f;
-    bool ok = false;
-
-    if (!path || asprintf(&tmp, "%s.tmp", path) < 0)
-        goto done;
-    f = fopen(tmp, "w");
-    if (!f)
-        goto done;
-    ok = fprintf(f, "%lld\n", (long long)t) > 0;
-    ok = (fflush(f) == 0 && fsync(fileno(f)) == 0) && ok;
-    ok = fclose(f) == 0 && ok;
-    ok = ok && rename(tmp, path) == 0;
-done:
-    if (!ok)
-        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot write the sacct watermark: %s", path ? path : "?",
-                     strerror(errno));
-    free(path);
-    free(tmp);
-    return ok;
-}
-
-/* ---- spool and replay ------------------------------------------------------------- */
 
 /*
- * Ingests the captures under dir in time order, one snapshot per time. remove:
- * delete each snapshot's files once it landed (the spool); stop at the first failure.
+ * The sacct window [start, end) this run reads next: from the watermark minus the
+ * overlap, or from --since when that backfill has not started yet (*new_since then
+ * receives the date, else SA_UNSET). At most backfill-window long.
  */
-static bool replay_dir(const sa_run_opts_t *o, sa_archive_t *a, const char *dir, bool remove, size_t *snapshots,
-                       sa_ingest_stats_t *stats, sa_error_t *error)
+static bool sacct_window(run_t *r, int64_t *start, int64_t *end, int64_t *new_since, sa_error_t *error)
 {
-    sa_spool_entry_t *e = NULL;
-    size_t n = 0, i = 0;
-    bool ok = true;
+    const sa_ingest_config_t *c = r->c;
+    int64_t wm, done_since;
 
-    *snapshots = 0;
-    if (!sa_spool_list(dir, cfg_str(o, "cluster"), &e, &n, error))
-        return false;
-    while (ok && i < n) {
-        sa_snapshot_t s = {0};
-        size_t first = i;
-        s.cluster = cfg_str(o, "cluster");
-        s.at = e[i].at;
-        s.sqlite_path = sa_config_get(o->cfg, "sqlite");
-        s.max_gap_s = sa_config_get_num(o->cfg, "max-gap", 900);
-        s.topts.delimiter = NULL;
-        for (; i < n && e[i].at == s.at; i++) {
-            for (int k = 0; k < SA_IN_COUNT; k++) {
-                if (strcmp(e[i].kind, sa_input_kind_name((sa_input_kind_t)k)) == 0) {
-                    s.in[k].path = e[i].path;
-                    s.in[k].present = true;
-                }
-            }
-        }
-        ok = sa_ingest_snapshot(a, &s, stats, NULL, error);
-        if (!ok) {
-            char when[32];
-            sa_error_prefix(error, "replaying the capture of %s", sa_time_format(s.at, when, sizeof when));
-            break;
-        }
-        (*snapshots)++;
-        for (size_t j = first; remove && j < i; j++) {
-            if (!sa_spool_remove(e[j].path, error)) {
-                ok = false;
-                break;
-            }
-        }
-    }
-    sa_spool_entries_free(e, n);
-    return ok;
-}
-
-/* ---- the run -------------------------------------------------------------------------- */
-
-/* Captures sinfo, squeue and sdiag (Slurm mode) or points at the given files. */
-static bool take_snapshot(const sa_run_opts_t *o, sa_snapshot_t *s, bool files_mode, double *exec_ms,
-                          sa_error_t *error)
-{
-    s->cluster = cfg_str(o, "cluster");
-    s->at = o->at;
-    s->topts = o->topts;
-    s->sqlite_path = sa_config_get(o->cfg, "sqlite");
-    s->max_gap_s = sa_config_get_num(o->cfg, "max-gap", 900);
-    if (files_mode) {
-        for (int k = 0; k < SA_IN_COUNT; k++) {
-            if (o->files[k] && k != SA_IN_SACCT) {
-                s->in[k].path = o->files[k];
-                s->in[k].present = true;
-            }
-        }
-        return true;
-    }
-    {
-        const char *sinfo[] = {cfg_str(o, "sinfo-command"), "-N", "--json", NULL};
-        const char *squeue[] = {cfg_str(o, "squeue-command"), "--all", "--json", NULL};
-        const char *sdiag[] = {cfg_str(o, "sdiag-command"), "--json", NULL};
-        sa_error_t warn;
-        if (!capture(o, sinfo, &s->in[SA_IN_SINFO], exec_ms, error) ||
-            !capture(o, squeue, &s->in[SA_IN_SQUEUE], exec_ms, error))
+    watermark_read2(c, &wm, &done_since);
+    *new_since = SA_UNSET;
+    *start = wm == SA_UNSET ? r->o->at - 86400 : wm - c->sacct_overlap;
+    if (c->since) {
+        int64_t t;
+        if (!sa_time_parse_text(c->since, &t, error) || t == SA_UNSET) {
+            sa_error_set(error, SA_ERR_USAGE, 0, "--since: expected a date like 2026-01-01T00:00:00, got '%s'",
+                         c->since);
             return false;
-        /* sdiag --json exists from Slurm 23.02 on: without it the run goes on */
-        if (!capture(o, sdiag, &s->in[SA_IN_SDIAG], exec_ms, &warn))
-            sa_log(SA_LOG_INFO, "no scheduler statistics: %s", warn.message);
+        }
+        if (t != done_since) {
+            /* a new backfill: it starts exactly at --since (then resumes from the watermark) */
+            *start = t;
+            *new_since = t;
+        }
     }
+    *end = r->o->at;
+    if (*end - *start > c->backfill_window)
+        *end = *start + c->backfill_window;
     return true;
 }
 
-/* Puts run details into the ingest_runs document. */
-static json_t *run_doc(const sa_run_opts_t *o, time_t started, const sa_ingest_stats_t *st, double exec_ms,
-                       bool ok, const char *err, bool spooled, size_t replayed)
+/* Captures one sacct window into the snapshot (with its header, so the capture describes itself). */
+static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t end, int64_t since,
+                          uint64_t cap, json_t *meta, sa_error_t *error)
 {
-    json_t *d = json_object();
+    char s_iso[32], e_iso[32], *s_arg = NULL, *e_arg = NULL;
+    bool ok;
+
+    sa_time_format(start, s_iso, sizeof s_iso);
+    sa_time_format(end, e_iso, sizeof e_iso);
+    s_iso[19] = e_iso[19] = '\0'; /* sacct takes no zone suffix; it runs with TZ=UTC */
+    if (asprintf(&s_arg, "--starttime=%s", s_iso) < 0 || asprintf(&e_arg, "--endtime=%s", e_iso) < 0) {
+        free(s_arg);
+        sa_error_nomem(error);
+        return false;
+    }
+    {
+        const char *argv[] = {r->c->sacct_command, "--allusers", "--duplicates", "--parsable2",
+                              "--delimiter=" SACCT_DELIM, "--format=" SACCT_FIELDS, s_arg, e_arg, NULL};
+        ok = capture_command(r, t, SA_IN_SACCT, argv, cap, error);
+    }
+    free(s_arg);
+    free(e_arg);
+    if (ok) {
+        json_t *w = json_pack("{s:I, s:I}", "start", (json_int_t)start, "end", (json_int_t)end);
+        if (since != SA_UNSET)
+            json_object_set_new(w, "since", json_integer(since));
+        json_object_set_new(meta, "sacct", w);
+        json_object_set_new(meta, "delimiter", json_string(SACCT_DELIM));
+    }
+    return ok;
+}
+
+/* Commits a snapshot to the spool and copies it to --archive-dir. */
+static bool keep(run_t *r, sa_snapshot_txn_t *t, json_t *meta, sa_error_t *error)
+{
+    char *path = NULL;
+    bool ok;
+
+    sa_snapshot_set_meta(t, meta);
+    if (!sa_snapshot_commit(t, &path, error))
+        return false;
+    sa_log(SA_LOG_DEBUG, "kept %s", path);
+    ok = true;
+    if (r->c->archive_dir) {
+        sa_snapdir_t *v = NULL;
+        size_t n = 0;
+        /* the copy comes from the durable spool snapshot: list it back */
+        ok = sa_snapdir_list(r->c->spool_dir, r->c->cluster, &v, &n, error);
+        for (size_t i = 0; ok && i < n; i++) {
+            if (strcmp(v[i].path, path) == 0)
+                ok = sa_snapdir_copy_to(&v[i], r->c->archive_dir, r->c->cluster, error);
+        }
+        sa_snapdir_list_free(v, n);
+        if (!ok)
+            sa_error_prefix(error, "archive-dir");
+    }
+    free(path);
+    return ok;
+}
+
+/*
+ * Takes this run's snapshot: the given files (each read once), or sinfo, squeue,
+ * sdiag and (MongoDB reachable) the first sacct window. Kept in the spool.
+ */
+static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_error_t *error)
+{
+    const sa_ingest_config_t *c = r->c;
+    uint64_t cap = capture_cap(r);
+    sa_snapshot_txn_t *t;
+    json_t *meta = json_pack("{s:s, s:I, s:s, s:s}", "cluster", c->cluster, "at", (json_int_t)r->o->at, "source",
+                             files_mode ? "files" : "slurm", "version", SA_VERSION);
+    bool ok = false;
+
+    *sacct_end = SA_UNSET;
+    if (cap == 0) {
+        sa_error_set(error, SA_ERR_SPOOL, ENOSPC, "%s/%s: the spool holds spool-max (%lld bytes) already: "
+                     "this run's capture is refused, nothing else is lost", c->spool_dir, c->cluster,
+                     (long long)c->spool_max);
+        json_decref(meta);
+        return false;
+    }
+    if (!(t = sa_snapshot_begin(c->spool_dir, c->cluster, r->o->at, error))) {
+        json_decref(meta);
+        return false;
+    }
+    if (files_mode) {
+        for (int k = 0; k < SA_IN_COUNT; k++) {
+            if (r->o->files[k] && !sa_snapshot_copy_input(t, k, r->o->files[k], cap, error))
+                goto done;
+        }
+        if (r->o->topts.delimiter)
+            json_object_set_new(meta, "delimiter", json_string(r->o->topts.delimiter));
+        if (r->o->topts.fields)
+            json_object_set_new(meta, "fields", json_string(r->o->topts.fields));
+    } else {
+        const char *sinfo[] = {c->sinfo_command, "-N", "--json", NULL};
+        const char *squeue[] = {c->squeue_command, "--all", "--json", NULL};
+        const char *sdiag[] = {c->sdiag_command, "--json", NULL};
+        sa_error_t warn;
+        if (!capture_command(r, t, SA_IN_SINFO, sinfo, cap, error) ||
+            !capture_command(r, t, SA_IN_SQUEUE, squeue, cap, error))
+            goto done;
+        /* sdiag --json exists from Slurm 23.02 on: without it the run goes on */
+        if (!capture_command(r, t, SA_IN_SDIAG, sdiag, cap, &warn)) {
+            sa_log(SA_LOG_INFO, "no scheduler statistics: %s", warn.message);
+            sa_snapshot_drop_input(t, SA_IN_SDIAG);
+        }
+        if (r->archive) {
+            int64_t start, end, since;
+            if (!sacct_window(r, &start, &end, &since, error) ||
+                !capture_sacct(r, t, start, end, since, cap, meta, error))
+                goto done;
+            *sacct_end = end;
+        } else {
+            sa_log(SA_LOG_INFO, "MongoDB unreachable: sacct waits for the next run (Slurm keeps it)");
+        }
+    }
+    ok = keep(r, t, meta, error);
+    t = NULL;
+done:
+    sa_snapshot_abort(t);
+    json_decref(meta);
+    return ok;
+}
+
+/* ---- landing kept snapshots ---------------------------------------------------------- */
+
+/* The ingest view of a kept snapshot. */
+static void snapshot_of(const sa_snapdir_t *sd, const char *cluster, sa_snapshot_t *snap)
+{
+    const json_t *meta = sd->meta;
+    memset(snap, 0, sizeof *snap);
+    snap->cluster = cluster;
+    snap->at = sd->at;
+    for (int k = 0; k < SA_IN_COUNT; k++)
+        snap->files[k] = sd->files[k];
+    if (json_is_string(json_object_get(meta, "delimiter")))
+        snap->topts.delimiter = json_string_value(json_object_get(meta, "delimiter"));
+    if (json_is_string(json_object_get(meta, "fields")))
+        snap->topts.fields = json_string_value(json_object_get(meta, "fields"));
+    snap->tsdb_done = sa_snapdir_has_mark(sd, MARK_TSDB);
+}
+
+/* MongoDB went away (or cannot be used): the rest of the run keeps its snapshots spooled. */
+static void lose_archive(run_t *r)
+{
+    sa_archive_close(r->archive);
+    r->archive = NULL;
+}
+
+/*
+ * Lands one snapshot. From the spool: inputs that cannot be parsed move to rejected/,
+ * the time series mark is set, and once the jobs landed the watermark moves and the
+ * snapshot goes. From a replayed directory nothing there changes. False only for a
+ * failure that must stop the run (the snapshot stays).
+ */
+static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *error)
+{
+    sa_ingest_env_t env = {0};
+    sa_ingest_outcome_t out;
+    sa_snapshot_t snap;
+    sa_error_t err;
+
+    snapshot_of(sd, r->c->cluster, &snap);
+    env.archive = r->archive;
+    env.cache = r->archive ? r->cache : NULL;
+    env.sqlite_path = r->c->sqlite;
+    env.max_gap_s = r->c->max_gap;
+    env.setaside_dir = r->setaside_dir;
+    env.verify = r->o->verify;
+    if (!sa_ingest_snapshot(&env, &snap, &r->st, &out, &err)) {
+        sa_archive_confirm_unreachable(r->archive, &err);
+        if (err.domain != SA_ERR_UNREACHABLE) {
+            sa_error_prefix(&err, "snapshot %s", sd->name);
+            *error = err;
+            return false;
+        }
+        sa_log(SA_LOG_WARN, "%s; the snapshot %s stays in the spool", err.message, sd->name);
+        r->unreachable = true;
+        lose_archive(r);
+        r->spooled_left++;
+        return true;
+    }
+    if (out.rejected) {
+        char reason[sizeof out.why.message + 8];
+        snprintf(reason, sizeof reason, "%s", out.why.message);
+        r->rejected++;
+        note_failure(r, &out.why);
+        if (from_spool && !sa_snapdir_reject(sd, r->c->spool_dir, r->c->cluster, out.rejected, reason, &err)) {
+            *error = err;
+            return false;
+        }
+        if (from_spool)
+            sa_log(SA_LOG_ERROR, "%s: moved to %s/%s/rejected/", reason, r->c->spool_dir, r->c->cluster);
+    }
+    if (!from_spool)
+        return true;
+    if (out.tsdb_done && !snap.tsdb_done && !sa_snapdir_set_mark(sd, MARK_TSDB, error))
+        return false;
+    if (!out.jobs_done && !r->o->no_mongo) {
+        r->spooled_left++;
+        return true;
+    }
+    /* landed: the sacct window it held is done, then the snapshot goes */
+    {
+        const json_t *w = json_object_get(sd->meta, "sacct");
+        const json_t *since = json_object_get(w, "since");
+        if (r->archive && sd->files[SA_IN_SACCT] && !(out.rejected & (1u << SA_IN_SACCT)) &&
+            json_is_integer(json_object_get(w, "end")) &&
+            !watermark_advance(r, (int64_t)json_integer_value(json_object_get(w, "end")),
+                               json_is_integer(since) ? (int64_t)json_integer_value(since) : SA_UNSET, error))
+            return false;
+    }
+    if (!sa_snapdir_drop(sd, error))
+        return false;
+    r->landed++;
+    return true;
+}
+
+/* Lands every snapshot of dir (the spool, or a replayed directory), oldest first. */
+static bool land_all(run_t *r, const char *dir, bool from_spool, sa_error_t *error)
+{
+    sa_snapdir_t *v = NULL;
+    size_t n = 0;
+    bool ok;
+
+    if (!sa_snapdir_list(dir, r->c->cluster, &v, &n, error))
+        return false;
+    ok = true;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = land(r, &v[i], from_spool, error);
+    sa_snapdir_list_free(v, n);
+    return ok;
+}
+
+/* Backfill: sacct windows one at a time (each kept, landed, watermark moved) up to now. */
+static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
+{
+    int64_t total_start = last_end;
+    bool tty = isatty(2);
+
+    while (r->archive && last_end != SA_UNSET && last_end < r->o->at) {
+        int64_t start, end, since;
+        sa_snapshot_txn_t *t;
+        json_t *meta;
+        bool ok;
+
+        /* windows of one backfill follow each other without the overlap */
+        start = last_end;
+        end = start + r->c->backfill_window < r->o->at ? start + r->c->backfill_window : r->o->at;
+        since = SA_UNSET;
+        meta = json_pack("{s:s, s:I, s:s, s:s}", "cluster", r->c->cluster, "at", (json_int_t)r->o->at, "source",
+                         "slurm", "version", SA_VERSION);
+        t = sa_snapshot_begin(r->c->spool_dir, r->c->cluster, r->o->at, error);
+        ok = t && capture_sacct(r, t, start, end, since, capture_cap(r), meta, error) && keep(r, t, meta, error);
+        if (!ok)
+            sa_snapshot_abort(t);
+        json_decref(meta);
+        if (!ok || !land_all(r, r->c->spool_dir, true, error))
+            return false;
+        if (watermark_read(r->c) < end)
+            break; /* the window did not land (MongoDB went away): the next run goes on */
+        last_end = end;
+        {
+            char e_iso[32];
+            int pct = (int)(100 * (end - total_start) / (r->o->at - total_start > 0 ? r->o->at - total_start : 1));
+            sa_time_format(end, e_iso, sizeof e_iso);
+            if (tty)
+                fprintf(stderr, "\rslurm-ingest: sacct backfill up to %s  %3d%%", e_iso, pct);
+            else
+                sa_log(SA_LOG_INFO, "sacct backfill: up to %s (%d%%)", e_iso, pct);
+        }
+    }
+    if (tty && total_start != last_end)
+        fputc('\n', stderr);
+    return true;
+}
+
+/* ---- the run record --------------------------------------------------------------------- */
+
+/* The ingest_runs document. */
+static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err, bool cache_rebuilt)
+{
+    const sa_ingest_stats_t *st = &r->st;
+    json_t *d = json_object(), *counts;
     char host[256] = "";
+
     gethostname(host, sizeof host - 1);
-    json_object_set_new(d, "cluster", json_string(cfg_str(o, "cluster")));
+    json_object_set_new(d, "cluster", json_string(r->c->cluster));
     json_object_set_new(d, "host", json_string(host));
     json_object_set_new(d, "version", json_string(SA_VERSION));
     json_object_set_new(d, "started_at", json_integer((json_int_t)started));
     json_object_set_new(d, "finished_at", json_integer((json_int_t)time(NULL)));
-    json_object_set_new(d, "at", json_integer(o->at));
+    json_object_set_new(d, "at", json_integer(r->o->at));
     json_object_set_new(d, "ok", json_boolean(ok));
     if (err)
         json_object_set_new(d, "error", json_string(err));
-    json_object_set_new(d, "spooled", json_boolean(spooled));
-    json_object_set_new(d, "replayed_snapshots", json_integer((json_int_t)replayed));
-    json_object_set_new(d, "phases_ms", json_pack("{s:f, s:f, s:f, s:f}", "exec", exec_ms, "parse", st->ms_parse,
+    json_object_set_new(d, "spooled", json_boolean(r->unreachable));
+    json_object_set_new(d, "cache_rebuilt", json_boolean(cache_rebuilt));
+    json_object_set_new(d, "phases_ms", json_pack("{s:f, s:f, s:f, s:f}", "exec", r->exec_ms, "parse", st->ms_parse,
                                                   "mongo", st->ms_mongo, "sqlite", st->ms_sqlite));
-    json_object_set_new(d, "counts",
-                        json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "squeue_records",
-                                  (json_int_t)st->squeue_records, "sacct_records", (json_int_t)st->sacct_records,
-                                  "jobs_seen", (json_int_t)st->jobs.jobs, "jobs_inserted",
-                                  (json_int_t)st->jobs.inserted, "jobs_changed", (json_int_t)st->jobs.changed,
-                                  "jobs_unchanged", (json_int_t)st->jobs.unchanged, "jobs_reused",
-                                  (json_int_t)st->jobs.reused, "jobs_vanished", (json_int_t)st->jobs.vanished,
-                                  "write_statements", (json_int_t)st->jobs.write_statements, "nodes",
-                                  (json_int_t)st->nodes));
+    counts = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "squeue_records",
+                       (json_int_t)st->squeue_records, "sacct_records", (json_int_t)st->sacct_records, "jobs_seen",
+                       (json_int_t)st->jobs.jobs, "jobs_inserted", (json_int_t)st->jobs.inserted, "jobs_changed",
+                       (json_int_t)st->jobs.changed, "jobs_unchanged", (json_int_t)st->jobs.unchanged,
+                       "jobs_reused", (json_int_t)st->jobs.reused, "jobs_vanished", (json_int_t)st->jobs.vanished,
+                       "write_statements", (json_int_t)st->jobs.write_statements, "nodes", (json_int_t)st->nodes);
+    json_object_update(counts, json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
+                                         "docs_read", (json_int_t)st->jobs.docs_read, "read_queries",
+                                         (json_int_t)st->jobs.read_queries, "conflicts",
+                                         (json_int_t)st->jobs.conflicts, "cache_skipped",
+                                         (json_int_t)st->jobs.cache_skipped, "stale", (json_int_t)st->jobs.stale,
+                                         "records_set_aside", (json_int_t)st->setaside, "records_repaired",
+                                         (json_int_t)st->repaired, "inputs_rejected", (json_int_t)r->rejected,
+                                         "snapshots_landed", (json_int_t)r->landed, "snapshots_spooled",
+                                         (json_int_t)r->spooled_left, "second_passes",
+                                         (json_int_t)st->second_passes, "cache_mismatches",
+                                         (json_int_t)st->cache_mismatches));
+    json_object_set_new(d, "counts", counts);
     if (st->slurm_release)
         json_object_set_new(d, "slurm_release", json_string(st->slurm_release));
     if (st->data_parser)
@@ -298,236 +558,230 @@ static json_t *run_doc(const sa_run_opts_t *o, time_t started, const sa_ingest_s
     return d;
 }
 
-static void print_stats(const json_t *run)
+/* ---- the pieces every entry point shares ---------------------------------------------------- */
+
+/* The directories slurm-ingest writes must be its own: made if missing, refused if others can write them. */
+static bool check_dirs(const sa_ingest_config_t *c, bool spool, sa_error_t *error)
 {
-    char *s = json_dumps(run, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (s)
-        printf("%s\n", s);
-    free(s);
+    return sa_private_dir(c->lock_dir, "lock-dir", error) &&
+           (!spool || sa_private_dir(c->spool_dir, "spool-dir", error)) &&
+           (!spool || !c->archive_dir || sa_private_dir(c->archive_dir, "archive-dir", error));
 }
 
-/* Ingests sacct from the watermark to now in windows; each window moves the watermark. */
-static bool sacct_windows(const sa_run_opts_t *o, sa_archive_t *a, bool one_window, sa_ingest_stats_t *st,
-                          double *exec_ms, sa_snapshot_t *spool_into, sa_error_t *error)
+static sa_lock_t *take_lock(const sa_ingest_config_t *c, sa_error_t *error)
 {
-    int64_t wm = watermark_read(o), overlap = sa_config_get_num(o->cfg, "sacct-overlap", 3600);
-    int64_t window = sa_config_get_num(o->cfg, "backfill-window", 86400), start, total, done = 0;
-    const char *since = sa_config_get(o->cfg, "since");
-    bool tty = isatty(2);
-
-    if (since) {
-        int64_t t;
-        if (!sa_time_parse_text(since, &t, error) || t == SA_UNSET) {
-            sa_error_set(error, SA_ERR_USAGE, 0, "--since: expected a date like 2026-01-01T00:00:00, got '%s'",
-                         since);
-            return false;
-        }
-        if (wm == SA_UNSET || t < wm - overlap)
-            wm = t + overlap; /* a requested backfill starts exactly at --since */
+    char *path = NULL;
+    sa_lock_t *lock;
+    if (asprintf(&path, "%s/%s.lock", c->lock_dir, c->cluster) < 0) {
+        sa_error_nomem(error);
+        return NULL;
     }
-    start = wm == SA_UNSET ? o->at - 86400 : wm - overlap;
-    if (window <= 0)
-        window = 86400;
-    total = o->at - start;
-    while (start < o->at) {
-        int64_t end = start + window < o->at ? start + window : o->at;
-        char s_iso[32], e_iso[32], *s_arg = NULL, *e_arg = NULL;
-        sa_snapshot_t snap = {0};
-        bool ok;
+    lock = sa_lock_acquire(path, error);
+    free(path);
+    return lock;
+}
 
-        if (one_window)
-            end = o->at;
-        sa_time_format(start, s_iso, sizeof s_iso);
-        sa_time_format(end, e_iso, sizeof e_iso);
-        s_iso[19] = e_iso[19] = '\0'; /* sacct takes no zone suffix; it runs with TZ=UTC */
-        if (asprintf(&s_arg, "--starttime=%s", s_iso) < 0 || asprintf(&e_arg, "--endtime=%s", e_iso) < 0) {
-            sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
-            return false;
+/*
+ * Opens the archive (migrating an archive of 0.1 first) and the job cache, and makes
+ * the cache agree with the archive. Failures are kept for the end of the run, which
+ * then goes on without MongoDB (or without the cache).
+ */
+static void open_stores(run_t *r, bool *cache_rebuilt)
+{
+    char *note = NULL;
+    size_t moved = 0;
+    sa_error_t err;
+
+    *cache_rebuilt = false;
+    if (r->o->no_mongo)
+        return;
+    r->archive = sa_archive_open(r->o->mongo_uri, r->c->db, &note, &err);
+    if (note)
+        sa_log(SA_LOG_DEBUG, "%s", note);
+    free(note);
+    if (!r->archive) {
+        if (err.domain == SA_ERR_UNREACHABLE) {
+            sa_log(SA_LOG_WARN, "%s; this run's captures stay in the spool", err.message);
+            r->unreachable = true;
+        } else {
+            note_failure(r, &err);
         }
-        {
-            /* with its header line, so a spooled or archived capture describes itself */
-            const char *argv[] = {cfg_str(o, "sacct-command"), "--allusers", "--duplicates", "--parsable2",
-                                  "--delimiter=" SACCT_DELIM, "--format=" SACCT_FIELDS, s_arg, e_arg, NULL};
-            ok = capture(o, argv, &snap.in[SA_IN_SACCT], exec_ms, error);
-        }
-        free(s_arg);
-        free(e_arg);
-        if (!ok)
-            return false;
-        snap.cluster = cfg_str(o, "cluster");
-        snap.at = o->at;
-        snap.topts.delimiter = SACCT_DELIM;
-        if (spool_into) {
-            /* MongoDB is away: keep the window for the replay */
-            spool_into->in[SA_IN_SACCT] = snap.in[SA_IN_SACCT];
-            spool_into->topts = snap.topts;
-            return watermark_write(o, end, error);
-        }
-        ok = sa_ingest_snapshot(a, &snap, st, NULL, error);
-        snapshot_clear(&snap);
-        if (!ok || !watermark_write(o, end, error))
-            return false;
-        done = end - (o->at - total);
-        if (total > window) {
-            if (tty)
-                fprintf(stderr, "\rslurm-ingest: sacct backfill %s .. %s  %3d%%", s_iso, e_iso,
-                        (int)(100 * done / (total ? total : 1)));
-            else
-                sa_log(SA_LOG_INFO, "sacct backfill: up to %s (%d%%)", e_iso, (int)(100 * done / total));
-        }
-        start = end;
+        return;
     }
-    if (tty && total > window)
-        fputc('\n', stderr);
+    if (!sa_archive_migrate(r->archive, r->c->cluster, &moved, &err)) {
+        note_failure(r, &err);
+        lose_archive(r);
+        return;
+    }
+    if (moved)
+        sa_log(SA_LOG_INFO, "moved %zu job document(s) of 0.1 to the _id scheme of 0.2", moved);
+    r->cache = sa_jobcache_open(r->c->job_cache, &err);
+    if (!r->cache) {
+        sa_log(SA_LOG_WARN, "%s; going on without the job cache (every changed job is read back)", err.message);
+        return;
+    }
+    if (!sa_archive_sync_cache(r->archive, r->c->cluster, r->cache, cache_rebuilt, &err)) {
+        sa_archive_confirm_unreachable(r->archive, &err);
+        if (err.domain == SA_ERR_UNREACHABLE)
+            r->unreachable = true;
+        else
+            note_failure(r, &err);
+        lose_archive(r);
+        return;
+    }
+    if (*cache_rebuilt)
+        sa_log(SA_LOG_INFO, "job cache %s rebuilt from the archive (new, or another writer since)", r->c->job_cache);
+}
+
+/* After the run: old finished jobs leave the cache; --verify compares the live sets. */
+static void close_stores(run_t *r)
+{
+    sa_error_t err;
+    size_t pruned = 0;
+
+    if (r->cache && r->archive &&
+        !sa_jobcache_prune(r->cache, r->o->at - r->c->cache_keep, &pruned, &err))
+        sa_log(SA_LOG_WARN, "%s", err.message);
+    if (r->o->verify && r->cache && r->archive) {
+        if (r->st.cache_mismatches) {
+            sa_log(SA_LOG_WARN, "--verify: the job cache claimed %zu document(s) current that were not: it is reset",
+                   r->st.cache_mismatches);
+            if (!sa_jobcache_reset(r->cache, &err))
+                sa_log(SA_LOG_WARN, "%s", err.message);
+        } else {
+            sa_log(SA_LOG_INFO, "--verify: the job cache agrees with the archive");
+        }
+    }
+    sa_jobcache_close(r->cache);
+    r->cache = NULL;
+}
+
+/* The run's result from what happened. */
+static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_error_t *error)
+{
+    bool ok = r->failure.domain == SA_ERR_NONE;
+    json_t *doc = run_doc(r, started, ok && !r->unreachable, ok ? NULL : r->failure.message, cache_rebuilt);
+    sa_error_t err;
+
+    if (r->archive && !sa_archive_record_run(r->archive, doc, &err))
+        sa_log(SA_LOG_WARN, "could not record the run: %s", err.message);
+    if (r->o->print_stats) {
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        if (s)
+            printf("%s\n", s);
+        free(s);
+    }
+    json_decref(doc);
+    close_stores(r);
+    lose_archive(r);
+    free(r->setaside_dir);
+    sa_ingest_stats_clear(&r->st);
+    if (!ok) {
+        *error = r->failure;
+        return SA_RUN_FAILED;
+    }
+    return r->unreachable ? SA_RUN_SPOOLED : SA_RUN_OK;
+}
+
+static bool run_init(run_t *r, const sa_run_opts_t *o, sa_error_t *error)
+{
+    memset(r, 0, sizeof *r);
+    r->o = o;
+    r->c = o->cfg;
+    sa_ingest_stats_init(&r->st);
+    if (asprintf(&r->setaside_dir, "%s/%s/setaside", o->cfg->spool_dir, o->cfg->cluster) < 0) {
+        r->setaside_dir = NULL;
+        sa_error_nomem(error);
+        return false;
+    }
     return true;
 }
 
-/* Makes dir (and its parents) if missing. */
-static bool mkdirs(const char *dir, sa_error_t *error)
-{
-    char *p = strdup(dir);
-    bool ok = true;
-    for (char *s = p + 1; ok && *s; s++) {
-        if (*s != '/')
-            continue;
-        *s = '\0';
-        if (mkdir(p, 0755) < 0 && errno != EEXIST)
-            ok = false;
-        *s = '/';
-    }
-    if (ok && mkdir(p, 0755) < 0 && errno != EEXIST)
-        ok = false;
-    if (!ok)
-        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot create: %s", dir, strerror(errno));
-    free(p);
-    return ok;
-}
+/* ---- entry points ---------------------------------------------------------------------------- */
 
 sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
 {
-    const char *cluster = cfg_str(o, "cluster"), *archive_dir = sa_config_get(o->cfg, "archive-dir");
-    bool files_mode = false, spooled = false, ok = false;
-    sa_run_result_t result = SA_RUN_FAILED;
-    sa_ingest_stats_t st;
-    sa_snapshot_t snap = {0};
-    sa_archive_t *a = NULL;
-    sa_lock_t *lock = NULL;
-    char *lock_path = NULL, *note = NULL;
+    run_t r;
+    sa_lock_t *lock;
+    bool files_mode = false, cache_rebuilt;
+    int64_t sacct_end = SA_UNSET, s0, s1, s2;
     time_t started = time(NULL);
-    double exec_ms = 0;
-    size_t replayed = 0;
-    sa_error_t err2;
+    sa_error_t err;
+    sa_run_result_t result;
 
-    sa_ingest_stats_init(&st);
     for (int k = 0; k < SA_IN_COUNT; k++)
         files_mode = files_mode || o->files[k];
-    if (!mkdirs(cfg_str(o, "lock-dir"), error) || asprintf(&lock_path, "%s/%s.lock", cfg_str(o, "lock-dir"), cluster) < 0)
-        goto done;
-    lock = sa_lock_acquire(lock_path, error);
-    if (!lock)
-        goto done;
-
-    if (!o->no_mongo) {
-        a = sa_archive_open(o->mongo_uri, cfg_str(o, "db"), &note, error);
-        if (note)
-            sa_log(SA_LOG_DEBUG, "%s", note);
-        if (!a && !(error->domain == SA_ERR_MONGO && error->code == 1))
-            goto done;
-        if (!a) {
-            /* unreachable: capture once, keep the time series going, spool for later */
-            sa_log(SA_LOG_WARN, "%s; spooling this run's captures", error->message);
-            spooled = true;
-        }
+    if (!run_init(&r, o, error))
+        return SA_RUN_FAILED;
+    /* what can be refused is refused before any Slurm command runs */
+    if (!sacct_window(&r, &s0, &s1, &s2, error) || !check_dirs(r.c, true, error) || !(lock = take_lock(r.c, error))) {
+        free(r.setaside_dir);
+        sa_ingest_stats_clear(&r.st);
+        return SA_RUN_FAILED;
     }
-    if (a) {
-        size_t n = 0;
-        if (!replay_dir(o, a, cfg_str(o, "spool-dir"), true, &n, &st, error)) {
-            if (error->domain == SA_ERR_MONGO && error->code == 1)
-                spooled = true;
-            else
-                goto done;
-        }
-        replayed = n;
-        if (n)
-            sa_log(SA_LOG_INFO, "replayed %zu spooled snapshot(s)", n);
-    }
-
-    if (!take_snapshot(o, &snap, files_mode, &exec_ms, error))
-        goto done;
-    if (files_mode && o->files[SA_IN_SACCT]) {
-        snap.in[SA_IN_SACCT].path = o->files[SA_IN_SACCT];
-        snap.in[SA_IN_SACCT].present = true;
-    } else if (!files_mode && spooled) {
-        if (!sacct_windows(o, NULL, true, &st, &exec_ms, &snap, error))
-            goto done;
-    }
-    if (archive_dir && !keep_snapshot(o, archive_dir, &snap, error))
-        goto done;
-    if (spooled) {
-        bool parsed;
-        /* the time series is local: write it now; jobs wait in the spool */
-        if (!sa_ingest_snapshot(NULL, &snap, &st, &parsed, error))
-            goto done;
-        if (!keep_snapshot(o, cfg_str(o, "spool-dir"), &snap, error))
-            goto done;
-        result = SA_RUN_SPOOLED;
-        ok = true;
-        goto done;
-    }
-    {
-        bool parsed = false;
-        if (!sa_ingest_snapshot(a, &snap, &st, &parsed, error)) {
-            if (parsed && error->domain == SA_ERR_MONGO && error->code == 1) {
-                sa_log(SA_LOG_WARN, "%s; spooling this run's captures", error->message);
-                if (!keep_snapshot(o, cfg_str(o, "spool-dir"), &snap, error))
-                    goto done;
-                spooled = true;
-                result = SA_RUN_SPOOLED;
-                ok = true;
-            }
-            goto done;
-        }
-    }
-    if (!files_mode && a && !sacct_windows(o, a, false, &st, &exec_ms, NULL, error))
-        goto done;
-    result = SA_RUN_OK;
-    ok = true;
-done:
-    if (a || o->print_stats) {
-        json_t *run = run_doc(o, started, &st, exec_ms, ok, ok ? NULL : error->message, spooled, replayed);
-        if (a && !spooled && !sa_archive_record_run(a, run, &err2))
-            sa_log(SA_LOG_WARN, "could not record the run: %s", err2.message);
-        if (o->print_stats)
-            print_stats(run);
-        json_decref(run);
-    }
-    snapshot_clear(&snap);
-    sa_archive_close(a);
+    open_stores(&r, &cache_rebuilt);
+    /* capture and keep; a failure here still lands what the spool holds */
+    if (!take_snapshot(&r, files_mode, &sacct_end, &err))
+        note_failure(&r, &err);
+    if (!land_all(&r, r.c->spool_dir, true, &err))
+        note_failure(&r, &err);
+    else if (!files_mode && r.failure.domain == SA_ERR_NONE && sacct_end != SA_UNSET &&
+             watermark_read(r.c) >= sacct_end && !backfill(&r, sacct_end, &err))
+        note_failure(&r, &err);
+    result = finish(&r, started, cache_rebuilt, error);
     sa_lock_release(lock);
-    sa_ingest_stats_clear(&st);
-    free(lock_path);
-    free(note);
     return result;
 }
 
 sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_t *error)
 {
-    sa_ingest_stats_t st;
-    sa_archive_t *a = NULL;
-    size_t n = 0;
-    bool ok;
+    run_t r;
+    sa_lock_t *lock;
+    bool cache_rebuilt;
+    time_t started = time(NULL);
+    sa_error_t err;
+    sa_run_result_t result;
 
-    sa_ingest_stats_init(&st);
-    if (!o->no_mongo && !(a = sa_archive_open(o->mongo_uri, cfg_str(o, "db"), NULL, error)))
+    if (!run_init(&r, o, error))
         return SA_RUN_FAILED;
-    ok = replay_dir(o, a, dir, false, &n, &st, error);
-    sa_log(SA_LOG_INFO, "replayed %zu snapshot(s) from %s", n, dir);
-    if (o->print_stats) {
-        json_t *run = run_doc(o, time(NULL), &st, 0, ok, ok ? NULL : error->message, false, n);
-        print_stats(run);
-        json_decref(run);
+    if (!check_dirs(r.c, false, error) || !(lock = take_lock(r.c, error))) {
+        free(r.setaside_dir);
+        sa_ingest_stats_clear(&r.st);
+        return SA_RUN_FAILED;
     }
-    sa_archive_close(a);
-    sa_ingest_stats_clear(&st);
-    return ok ? SA_RUN_OK : SA_RUN_FAILED;
+    free(r.setaside_dir);
+    r.setaside_dir = NULL; /* a replay keeps nothing new: what it would set aside, the archive has */
+    open_stores(&r, &cache_rebuilt);
+    if (!o->no_mongo && !r.archive && r.failure.domain == SA_ERR_NONE)
+        sa_error_set(&r.failure, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing replayed");
+    else if (!land_all(&r, dir, false, &err))
+        note_failure(&r, &err);
+    sa_log(SA_LOG_INFO, "replayed %s: %zu record(s) of squeue, %zu of sacct", dir, r.st.squeue_records,
+           r.st.sacct_records);
+    result = finish(&r, started, cache_rebuilt, error);
+    sa_lock_release(lock);
+    return result;
+}
+
+sa_run_result_t sa_run_migrate(const sa_run_opts_t *o, sa_error_t *error)
+{
+    run_t r;
+    sa_lock_t *lock;
+    bool cache_rebuilt;
+    time_t started = time(NULL);
+    sa_run_result_t result;
+
+    if (!run_init(&r, o, error))
+        return SA_RUN_FAILED;
+    if (!check_dirs(r.c, false, error) || !(lock = take_lock(r.c, error))) {
+        free(r.setaside_dir);
+        sa_ingest_stats_clear(&r.st);
+        return SA_RUN_FAILED;
+    }
+    open_stores(&r, &cache_rebuilt); /* migrates, then checks the cache */
+    if (!r.archive && r.failure.domain == SA_ERR_NONE)
+        sa_error_set(&r.failure, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing migrated");
+    result = finish(&r, started, cache_rebuilt, error);
+    sa_lock_release(lock);
+    return result;
 }

@@ -1,8 +1,25 @@
 /*
- * sa_run.h - what one invocation of slurm-ingest does for one cluster: take the
- * lock, replay the spool, capture (run Slurm or read files), archive the raw
- * captures, ingest, spool when MongoDB is unreachable, record the run.
- * main.c turns the result into an exit code (sa_exit.h).
+ * sa_run.h - what one invocation of slurm-ingest does for one cluster.
+ *
+ * The rule every entry point keeps (a timer run, `replay`, a backfill, `migrate`):
+ *
+ *   lock -> capture -> keep -> parse -> SQLite -> MongoDB -> watermark, drop
+ *
+ * - lock: the cluster's lock (<lock-dir>/<cluster>.lock) is held throughout;
+ * - capture: each Slurm command's output (or each input file, standard input
+ *   included) is read exactly once, streamed into the spool under a cap;
+ * - keep: the snapshot is made durable in the spool (temporary directory, fsync,
+ *   rename, fsync of the parent) and copied to --archive-dir, before it is parsed;
+ * - parse: every input is parsed and validated before anything is written; a record
+ *   that cannot be parsed is set aside (kept raw, counted, logged), an input that
+ *   cannot be parsed at all moves to <spool-dir>/<cluster>/rejected/;
+ * - SQLite: the time series of the snapshot, one transaction;
+ * - MongoDB: the changed job documents, idempotent writes keyed by _id;
+ * - only then: the sacct watermark moves to the end of the window the snapshot held,
+ *   and the snapshot leaves the spool.
+ * Either a snapshot lands whole or it is still in the spool. When MongoDB cannot be
+ * reached, squeue, sinfo and sdiag are still captured and kept and the time series
+ * written; sacct waits (Slurm keeps it), and the next run replays the spool first.
  */
 #ifndef SA_RUN_H
 #define SA_RUN_H
@@ -15,30 +32,34 @@
 #include "sa_ingest.h"
 
 typedef struct {
-    const sa_config_t *cfg;      /* every table option (cluster, db, sqlite, dirs, commands, limits) */
+    const sa_ingest_config_t *cfg;  /* the typed configuration */
     char *mongo_uri;             /* resolved; never printed */
     int64_t at;                  /* --at, or now */
     const char *files[SA_IN_COUNT]; /* --sinfo/--squeue/--sacct/--sdiag FILE; all NULL: run Slurm */
     sa_sacct_text_opts_t topts;  /* --delimiter, --sacct-fields for sacct text files */
     bool print_stats;            /* --stats */
     bool no_mongo;               /* --no-mongo: time series only */
+    bool verify;                 /* --verify: check the job cache against the archive */
 } sa_run_opts_t;
 
 /* The outcome, for the exit code and the log. */
 typedef enum {
     SA_RUN_OK = 0,
     SA_RUN_SPOOLED,   /* MongoDB unreachable: captures spooled, nothing lost */
-    SA_RUN_FAILED,    /* error says why (domain tells which code) */
+    SA_RUN_FAILED,    /* error says why (its domain gives the exit code) */
 } sa_run_result_t;
 
 /* One ingest run (the default command). */
 sa_run_result_t sa_run_ingest(const sa_run_opts_t *opts, sa_error_t *error);
 
 /*
- * `slurm-ingest replay DIR`: re-ingests every capture of the cluster under DIR (an
- * --archive-dir or a spool directory) in time order, snapshot by snapshot. Files are
- * not removed.
+ * `slurm-ingest replay DIR`: re-ingests every snapshot of the cluster under DIR (an
+ * --archive-dir, a spool, or the flat directories of 0.1) in time order, under the
+ * cluster's lock. Nothing under DIR is changed.
  */
 sa_run_result_t sa_run_replay(const sa_run_opts_t *opts, const char *dir, sa_error_t *error);
+
+/* `slurm-ingest migrate`: moves an archive written by 0.1 to the _id scheme of 0.2 (resumable). */
+sa_run_result_t sa_run_migrate(const sa_run_opts_t *opts, sa_error_t *error);
 
 #endif

@@ -355,7 +355,7 @@ bool sa_node_state_parse_text(const char *s, sa_state_t *out, sa_error_t *error)
     }
     return true;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
     return false;
 }
 

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 
 #include "sa_spool.h"
+#include "sa_fsutil.h"
+#include "sa_model.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -23,7 +25,6 @@ static const char *const kinds[] = {"sinfo", "squeue", "sacct", "sdiag"};
 
 #define TS_LEN 16 /* "YYYYMMDDTHHMMSSZ" */
 #define TS_FORMAT "%Y%m%dT%H%M%SZ"
-#define CLUSTER_MAX 128
 #define AT_MAX ((int64_t)253402300799) /* 9999-12-31T23:59:59Z */
 
 /* A newly allocated formatted string, or NULL when memory runs out. */
@@ -49,23 +50,8 @@ static int kind_index(const char *kind)
     return -1;
 }
 
-/* True if name can be one path component: [A-Za-z0-9._-], not "."/"..", no leading '.' or '-'. */
-static bool cluster_ok(const char *name)
-{
-    size_t n = name ? strlen(name) : 0;
-
-    if (n == 0 || n > CLUSTER_MAX || name[0] == '.' || name[0] == '-')
-        return false;
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)name[i];
-        if (!(isascii(c) && (isalnum(c) || c == '.' || c == '_' || c == '-')))
-            return false;
-    }
-    return true;
-}
-
 /* Checks dir and cluster; sets *error (SA_ERR_USAGE) and returns false if unusable. */
-static bool check_names(const char *dir, const char *cluster, sa_error_t *error)
+bool sa_spool_check_names(const char *dir, const char *cluster, sa_error_t *error)
 {
     char q[160];
 
@@ -73,18 +59,17 @@ static bool check_names(const char *dir, const char *cluster, sa_error_t *error)
         sa_error_set(error, SA_ERR_USAGE, EINVAL, "no spool directory given");
         return false;
     }
-    if (!cluster_ok(cluster)) {
+    if (!sa_cluster_name_ok(cluster)) {
         sa_error_set(error, SA_ERR_USAGE, EINVAL,
-                     "cluster name \"%s\" cannot name a spool directory: use 1 to %d letters, digits, "
-                     "'.', '_' or '-', not starting with '.' or '-'",
-                     sa_error_quote(cluster, 64, q, sizeof q), CLUSTER_MAX);
+                     "cluster name \"%s\" cannot name a spool directory: %s",
+                     sa_error_quote(cluster, 64, q, sizeof q), SA_CLUSTER_NAME_RULE);
         return false;
     }
     return true;
 }
 
 /* Formats at as "YYYYMMDDTHHMMSSZ" (UTC) into buf (>= TS_LEN + 1 bytes). */
-static bool format_at(int64_t at, char *buf, size_t bufsz)
+bool sa_spool_format_at(int64_t at, char *buf, size_t bufsz)
 {
     time_t t = (time_t)at;
     struct tm tm;
@@ -98,7 +83,7 @@ static bool format_at(int64_t at, char *buf, size_t bufsz)
  * Parses the first TS_LEN bytes of s as "YYYYMMDDTHHMMSSZ" (UTC). Strict: exactly
  * that shape, and it must format back to the same text (no "20260230", no second 60).
  */
-static bool parse_at(const char *s, int64_t *at)
+bool sa_spool_parse_at(const char *s, int64_t *at)
 {
     char ts[TS_LEN + 1], back[TS_LEN + 8];
     struct tm tm;
@@ -118,7 +103,7 @@ static bool parse_at(const char *s, int64_t *at)
         return false;
     tm.tm_isdst = 0;
     t = timegm(&tm);
-    if (t == (time_t)-1 || !format_at((int64_t)t, back, sizeof back) || strcmp(back, ts) != 0)
+    if (t == (time_t)-1 || !sa_spool_format_at((int64_t)t, back, sizeof back) || strcmp(back, ts) != 0)
         return false;
     *at = (int64_t)t;
     return true;
@@ -132,7 +117,7 @@ static int parse_name(const char *name, int64_t *at, bool *json)
 {
     const char *rest;
 
-    if (strlen(name) < TS_LEN + 2 || name[TS_LEN] != '-' || !parse_at(name, at))
+    if (strlen(name) < TS_LEN + 2 || name[TS_LEN] != '-' || !sa_spool_parse_at(name, at))
         return -1;
     rest = name + TS_LEN + 1;
     for (size_t i = 0; i < NKINDS; i++) {
@@ -148,105 +133,6 @@ static int parse_name(const char *name, int64_t *at, bool *json)
         return (int)i;
     }
     return -1;
-}
-
-/* fsyncs a directory so that entries created, renamed or removed in it persist. */
-static bool fsync_dir(const char *path)
-{
-    int fd, rc, saved;
-
-    do
-        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        return false;
-    rc = fsync(fd);
-    saved = errno;
-    close(fd);
-    /* some file systems cannot fsync a directory; the data itself is synced */
-    if (rc != 0 && (saved == EINVAL || saved == EROFS))
-        return true;
-    errno = saved;
-    return rc == 0;
-}
-
-/* The directory part of path ("." if none); caller frees. */
-static char *parent_of(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-
-    if (!slash)
-        return strdup(".");
-    if (slash == path)
-        return strdup("/");
-    return strndup(path, (size_t)(slash - path));
-}
-
-/*
- * Creates path and its missing parents (0750), fsyncing the parent of each
- * directory it creates. An existing directory is fine; anything else in the way
- * is an error.
- */
-static bool mkdir_p(const char *path, sa_error_t *error)
-{
-    char *p = strdup(path), *parent = NULL;
-    char q[300];
-    bool ok = false;
-    size_t n;
-
-    if (!p) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
-        return false;
-    }
-    n = strlen(p);
-    for (size_t i = 1; i <= n; i++) {
-        struct stat st;
-
-        if (p[i] != '/' && p[i] != '\0')
-            continue;
-        if (p[i - 1] == '/')
-            continue; /* "a//b" */
-        p[i] = '\0';
-        if (mkdir(p, 0750) == 0) {
-            parent = parent_of(p);
-            if (!parent || !fsync_dir(parent)) {
-                int saved = parent ? errno : ENOMEM;
-                sa_error_set(error, SA_ERR_IO, saved, "cannot sync the directory above %s: %s",
-                             sa_error_quote(p, 256, q, sizeof q), strerror(saved));
-                goto done;
-            }
-            free(parent);
-            parent = NULL;
-        } else if (errno != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            int saved = errno == EEXIST ? ENOTDIR : errno;
-            sa_error_set(error, SA_ERR_IO, saved, "cannot create directory %s: %s",
-                         sa_error_quote(p, 256, q, sizeof q), strerror(saved));
-            goto done;
-        }
-        if (i < n)
-            p[i] = '/';
-    }
-    ok = true;
-done:
-    free(parent);
-    free(p);
-    return ok;
-}
-
-/* Writes all of data to fd. Returns false with errno set. */
-static bool write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
 }
 
 /* True if the file at path holds exactly data (len bytes). */
@@ -277,24 +163,6 @@ static bool same_content(const char *path, const char *data, size_t len)
     return same;
 }
 
-/*
- * Moves tmp to final unless final exists. Returns 0 on success, EEXIST if final
- * exists (tmp is left), or another errno value.
- */
-static int rename_noreplace(const char *tmp, const char *final)
-{
-    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0)
-        return 0;
-    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
-        return errno;
-    /* a file system without RENAME_NOREPLACE: link() also refuses to replace */
-    if (link(tmp, final) == 0) {
-        unlink(tmp);
-        return 0;
-    }
-    return errno;
-}
-
 bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_t at, const char *data,
                   size_t len, char **path_out, sa_error_t *error)
 {
@@ -306,7 +174,7 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
 
     if (path_out)
         *path_out = NULL;
-    if (!check_names(dir, cluster, error))
+    if (!sa_spool_check_names(dir, cluster, error))
         goto done;
     if (kind_index(kind) < 0) {
         sa_error_set(error, SA_ERR_USAGE, EINVAL,
@@ -314,7 +182,7 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
                      sa_error_quote(kind, 32, kq, sizeof kq));
         goto done;
     }
-    if (!format_at(at, ts, sizeof ts)) {
+    if (!sa_spool_format_at(at, ts, sizeof ts)) {
         sa_error_set(error, SA_ERR_USAGE, EINVAL, "capture time %lld is outside 1970..9999",
                      (long long)at);
         goto done;
@@ -333,10 +201,10 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
     if (!(cdir = str_printf("%s/%s", dir, cluster)) ||
         !(final = str_printf("%s/%s-%s.%s", cdir, ts, kind, ext)) ||
         !(tmp = str_printf("%s/.%s-%s.%s.tmp.XXXXXX", cdir, ts, kind, ext))) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         goto done;
     }
-    if (!mkdir_p(cdir, error))
+    if (!sa_mkdir_p(cdir, 0750, error))
         goto done;
 
     fd = mkostemp(tmp, O_CLOEXEC);
@@ -348,7 +216,7 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
         tmp = NULL; /* nothing to clean up */
         goto done;
     }
-    if (fchmod(fd, 0640) != 0 || !write_all(fd, data, len) || fsync(fd) != 0) {
+    if (fchmod(fd, 0640) != 0 || !sa_write_all(fd, data, len) || fsync(fd) != 0) {
         saved = errno;
         sa_error_set(error, SA_ERR_IO, saved, "cannot write %s: %s",
                      sa_error_quote(tmp, 256, q, sizeof q), strerror(saved));
@@ -362,7 +230,7 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
                      sa_error_quote(tmp, 256, q, sizeof q), strerror(saved));
         goto done;
     }
-    rc = rename_noreplace(tmp, final);
+    rc = sa_rename_noreplace(tmp, final);
     if (rc == EEXIST) {
         if (!same_content(final, data, len)) {
             sa_error_set(error, SA_ERR_IO, EEXIST,
@@ -377,7 +245,7 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
     } else {
         free(tmp);
         tmp = NULL; /* renamed away */
-        if (!fsync_dir(cdir)) {
+        if (!sa_fsync_dir(cdir)) {
             saved = errno;
             sa_error_set(error, SA_ERR_IO, saved, "cannot sync directory %s: %s",
                          sa_error_quote(cdir, 256, q, sizeof q), strerror(saved));
@@ -437,10 +305,10 @@ bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entr
 
     *entries = NULL;
     *n = 0;
-    if (!check_names(dir, cluster, error))
+    if (!sa_spool_check_names(dir, cluster, error))
         goto done;
     if (!(cdir = str_printf("%s/%s", dir, cluster))) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         goto done;
     }
     d = opendir(cdir);
@@ -480,14 +348,14 @@ bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entr
             size_t ncap = cap ? cap * 2 : 16;
             sa_spool_entry_t *nv = realloc(v, ncap * sizeof *nv);
             if (!nv) {
-                sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+                sa_error_nomem(error);
                 goto done;
             }
             v = nv;
             cap = ncap;
         }
         if (!(v[len].path = str_printf("%s/%s", cdir, de->d_name))) {
-            sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+            sa_error_nomem(error);
             goto done;
         }
         v[len].at = at;
@@ -527,12 +395,12 @@ bool sa_spool_remove(const char *path, sa_error_t *error)
                      sa_error_quote(path, 256, q, sizeof q), strerror(saved));
         return false;
     }
-    parent = parent_of(path);
+    parent = sa_parent_of(path);
     if (!parent) {
-        sa_error_set(error, SA_ERR_IO, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
-    ok = fsync_dir(parent);
+    ok = sa_fsync_dir(parent);
     if (!ok) {
         int saved = errno;
         /* ENOENT: the directory is gone too, so the file certainly is */

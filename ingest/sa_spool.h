@@ -1,5 +1,7 @@
 /*
- * sa_spool.h - a directory of captured Slurm outputs.
+ * sa_spool.h - a directory of captured Slurm outputs: the flat layout of 0.1 (one file
+ * per capture), still read by replays of old --archive-dir trees and old spools. New
+ * captures are whole snapshot directories (sa_snapshot.h).
  *
  * Used for spooling (MongoDB unreachable: captures wait there until the next run
  * replays them) and for archiving (--archive-dir keeps every raw capture).
@@ -65,6 +67,14 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
  */
 bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entries, size_t *n,
                    sa_error_t *error);
+
+/* Checks a spool directory and a cluster name (a plain name, as for sa_spool_put). */
+bool sa_spool_check_names(const char *dir, const char *cluster, sa_error_t *error);
+
+/* Formats at as "YYYYMMDDTHHMMSSZ" (UTC; bufsz >= 17); false outside 1970..9999. */
+bool sa_spool_format_at(int64_t at, char *buf, size_t bufsz);
+/* Parses the first 16 bytes of s as "YYYYMMDDTHHMMSSZ" (strict). */
+bool sa_spool_parse_at(const char *s, int64_t *at);
 
 /* Frees what sa_spool_list returned. Accepts NULL. */
 void sa_spool_entries_free(sa_spool_entry_t *entries, size_t n);

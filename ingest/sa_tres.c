@@ -147,7 +147,7 @@ bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error)
         return true;
     copy = strdup(s);
     if (!copy) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     for (tok = copy; tok; tok = next) {
@@ -217,7 +217,7 @@ bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error)
     ok = true;
     goto done;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
 done:
     sa_gpus_clear(&typed);
     free(copy);
@@ -303,7 +303,7 @@ bad:
                  Q(item, q2));
     goto done;
 oom:
-    sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+    sa_error_nomem(error);
 done:
     free(type_buf);
     free(count_buf);
@@ -326,7 +326,7 @@ bool sa_gres_parse_gpus(const char *s, bool request, sa_gpus_t *out, sa_error_t 
         return true;
     copy = strdup(s);
     if (!copy) {
-        sa_error_set(error, SA_ERR_INPUT, ENOMEM, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     for (item = p = copy;; p++) {

@@ -118,7 +118,7 @@ static void test_table(void **state)
         "cluster",        "mongo-uri",       "db",           "sqlite",        "spool-dir",     "archive-dir",
         "lock-dir",       "since",           "sacct-overlap", "timeout",      "max-output",    "max-gap",
         "squeue-command", "sinfo-command",   "sacct-command", "sdiag-command", "log-level",    "backfill-window",
-        "mongo-uri-file",
+        "mongo-uri-file", "job-cache",     "cache-keep",    "spool-max",
     };
     size_t n = 0;
     (void)state;

@@ -225,7 +225,7 @@ static void test_spool_and_replay(void **state)
     assert_non_null(strstr(err, "spooled"));
     assert_null(strstr(err, "s3cret")); /* credentials never in messages */
     free(err);
-    snprintf(spool, sizeof spool, "%s/spool/demo/20261125T215000Z-squeue.json", tmp);
+    snprintf(spool, sizeof spool, "%s/spool/demo/20261125T215000Z/squeue.json", tmp);
     assert_int_equal(access(spool, R_OK), 0);
     assert_int_equal(count_jobs(db, "demo"), 0);
     /* the next run replays the spool first, then ingests its own snapshot */

@@ -89,7 +89,7 @@ static void test_contention_same_process(void **state)
     a = sa_lock_acquire(d.path, &err);
     assert_non_null(a);
     assert_int_equal(stat(d.path, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0644);
+    assert_int_equal(st.st_mode & 07777, 0640);
     snprintf(pidline, sizeof pidline, "%ld\n", (long)getpid());
     assert_string_equal(file_content(d.path), pidline);
 

@@ -84,18 +84,22 @@ static void load_dataset(void)
         }
         for (json_int_t n = 0; n < count; n++) {
             sa_snapshot_t snap;
+            sa_ingest_env_t env;
+            sa_ingest_outcome_t out;
             sa_ingest_stats_t st;
             memset(&snap, 0, sizeof snap);
+            memset(&env, 0, sizeof env);
+            env.archive = a;
+            env.sqlite_path = sqlite_path;
             snap.cluster = json_string_value(json_object_get(s, "cluster"));
             snap.at = at + (int64_t)(n * every);
-            snap.sqlite_path = sqlite_path;
-            for (int k = 0; k < SA_IN_COUNT; k++) {
-                snap.in[k].path = files[k];
-                snap.in[k].present = files[k] != NULL;
-            }
+            for (int k = 0; k < SA_IN_COUNT; k++)
+                snap.files[k] = files[k];
             sa_ingest_stats_init(&st);
-            if (!sa_ingest_snapshot(a, &snap, &st, NULL, &err))
+            if (!sa_ingest_snapshot(&env, &snap, &st, &out, &err))
                 fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, err.message);
+            if (out.rejected)
+                fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, out.why.message);
             sa_ingest_stats_clear(&st);
         }
         for (int k = 0; k < SA_IN_COUNT; k++)

@@ -841,7 +841,7 @@ static void test_one_byte_reads(void **state)
                               &len);
     sa_sacct_text_opts_t opts = {0};
     sa_reader_t r;
-    sa_sink_t sink = {count_job, NULL, counts};
+    sa_sink_t sink = {count_job, NULL, counts, NULL};
     sa_error_t err;
     (void)state;
     opts.fields = tu_sample_fields("sacct-parsable/sacct-p-snowman-delim_peregrine");
@@ -994,7 +994,7 @@ static void test_scontrol_errors(void **state)
         tu_parsed_t p;
         sa_error_t err;
         sa_reader_t r;
-        sa_sink_t sink = {NULL, NULL, NULL};
+        sa_sink_t sink = {NULL, NULL, NULL, NULL};
         sa_error_clear(&err);
         sa_reader_init_mem(&r, cases[i].text, strlen(cases[i].text));
         if (sa_parse_scontrol_nodes_text(&r, &sink, &err))

@@ -1,0 +1,290 @@
+/*
+ * sa_fsutil.c - durable, safe file-system steps (see sa_fsutil.h).
+ */
+#define _GNU_SOURCE /* renameat2, RENAME_NOREPLACE */
+#include "sa_fsutil.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+bool sa_fsync_dir(const char *path)
+{
+    int fd, rc, saved;
+
+    do
+        fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        return false;
+    rc = fsync(fd);
+    saved = errno;
+    close(fd);
+    /* some file systems cannot fsync a directory; the data itself is synced */
+    if (rc != 0 && (saved == EINVAL || saved == EROFS))
+        return true;
+    errno = saved;
+    return rc == 0;
+}
+
+char *sa_parent_of(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+
+    if (!slash)
+        return strdup(".");
+    if (slash == path)
+        return strdup("/");
+    return strndup(path, (size_t)(slash - path));
+}
+
+bool sa_mkdir_p(const char *path, unsigned mode, sa_error_t *error)
+{
+    char *p = strdup(path), *parent = NULL;
+    char q[300];
+    bool ok = false;
+    size_t n;
+
+    if (!p) {
+        sa_error_nomem(error);
+        return false;
+    }
+    n = strlen(p);
+    for (size_t i = 1; i <= n; i++) {
+        struct stat st;
+
+        if (p[i] != '/' && p[i] != '\0')
+            continue;
+        if (p[i - 1] == '/')
+            continue; /* "a//b" */
+        p[i] = '\0';
+        if (mkdir(p, (mode_t)mode) == 0) {
+            parent = sa_parent_of(p);
+            if (!parent || !sa_fsync_dir(parent)) {
+                int saved = parent ? errno : ENOMEM;
+                sa_error_set(error, SA_ERR_IO, saved, "cannot sync the directory above %s: %s",
+                             sa_error_quote(p, 256, q, sizeof q), strerror(saved));
+                goto done;
+            }
+            free(parent);
+            parent = NULL;
+        } else if (errno != EEXIST || stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            int saved = errno == EEXIST ? ENOTDIR : errno;
+            sa_error_set(error, SA_ERR_IO, saved, "cannot create directory %s: %s",
+                         sa_error_quote(p, 256, q, sizeof q), strerror(saved));
+            goto done;
+        }
+        if (i < n)
+            p[i] = '/';
+    }
+    ok = true;
+done:
+    free(parent);
+    free(p);
+    return ok;
+}
+
+bool sa_write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return false;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+bool sa_dir_is_private(const char *dir, const char *what, sa_error_t *error)
+{
+    struct stat st;
+    char q[300];
+
+    sa_error_quote(dir, 256, q, sizeof q);
+    if (lstat(dir, &st) != 0) {
+        sa_error_set(error, SA_ERR_USAGE, errno, "%s %s: %s", what, q, strerror(errno));
+        return false;
+    }
+    if (S_ISLNK(st.st_mode)) {
+        /* a link is fine only when its target is ours and private too */
+        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "%s %s is not a directory", what, q);
+            return false;
+        }
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "%s %s is not a directory", what, q);
+        return false;
+    }
+    if (st.st_uid != geteuid() && st.st_uid != 0) {
+        sa_error_set(error, SA_ERR_USAGE, EPERM, "%s %s belongs to uid %u, not to this user (uid %u)", what, q,
+                     (unsigned)st.st_uid, (unsigned)geteuid());
+        return false;
+    }
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        sa_error_set(error, SA_ERR_USAGE, EPERM,
+                     "%s %s is writable by other users (mode %04o): use a directory only slurm-ingest can "
+                     "write (chmod go-w)",
+                     what, q, (unsigned)(st.st_mode & 07777));
+        return false;
+    }
+    return true;
+}
+
+bool sa_private_dir(const char *dir, const char *what, sa_error_t *error)
+{
+    return sa_mkdir_p(dir, 0750, error) && sa_dir_is_private(dir, what, error);
+}
+
+int sa_rename_noreplace(const char *tmp, const char *final)
+{
+    if (renameat2(AT_FDCWD, tmp, AT_FDCWD, final, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS && errno != ENOTSUP)
+        return errno;
+    /* a file system without RENAME_NOREPLACE: link() also refuses to replace */
+    if (link(tmp, final) == 0) {
+        unlink(tmp);
+        return 0;
+    }
+    return errno;
+}
+
+bool sa_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode, sa_error_t *error)
+{
+    char *tmp = NULL, *parent = sa_parent_of(path), q[300];
+    int fd = -1, saved = 0;
+    bool ok = false;
+
+    sa_error_quote(path, 256, q, sizeof q);
+    if (!parent || asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+        tmp = NULL;
+        sa_error_nomem(error);
+        goto done;
+    }
+    /* mkostemp opens with O_CREAT | O_EXCL: never through a planted link */
+    fd = mkostemp(tmp, O_CLOEXEC);
+    if (fd < 0) {
+        saved = errno;
+        free(tmp);
+        tmp = NULL;
+        goto fail;
+    }
+    if (fchmod(fd, (mode_t)mode) != 0 || !sa_write_all(fd, data, len) || fsync(fd) != 0)
+        goto fail_errno;
+    if (close(fd) != 0) {
+        fd = -1;
+        goto fail_errno;
+    }
+    fd = -1;
+    if (rename(tmp, path) != 0)
+        goto fail_errno;
+    free(tmp);
+    tmp = NULL;
+    if (!sa_fsync_dir(parent))
+        goto fail_errno;
+    ok = true;
+    goto done;
+fail_errno:
+    saved = errno;
+fail:
+    sa_error_set(error, SA_ERR_IO, saved, "%s: cannot write: %s", q, strerror(saved));
+done:
+    if (fd >= 0)
+        close(fd);
+    if (tmp)
+        unlink(tmp);
+    free(tmp);
+    free(parent);
+    return ok;
+}
+
+bool sa_file_is_ours(int fd, const char *path, sa_error_t *error)
+{
+    struct stat st;
+    char q[300];
+
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        sa_error_set(error, SA_ERR_IO, EINVAL, "%s is not a regular file", sa_error_quote(path, 256, q, sizeof q));
+        return false;
+    }
+    if (st.st_uid != geteuid()) {
+        sa_error_set(error, SA_ERR_IO, EPERM, "%s belongs to uid %u, not to this user (uid %u): not read",
+                     sa_error_quote(path, 256, q, sizeof q), (unsigned)st.st_uid, (unsigned)geteuid());
+        return false;
+    }
+    return true;
+}
+
+/* Removes what a directory holds, then the directory (at dirfd-relative name). */
+static bool rm_at(int parent, const char *name)
+{
+    int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d;
+    struct dirent *de;
+
+    if (fd < 0)
+        return unlinkat(parent, name, 0) == 0 || errno == ENOENT;
+    d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return false;
+    }
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+            continue;
+        if (de->d_type == DT_DIR)
+            rm_at(dirfd(d), de->d_name);
+        else
+            unlinkat(dirfd(d), de->d_name, 0);
+    }
+    closedir(d);
+    return unlinkat(parent, name, AT_REMOVEDIR) == 0 || errno == ENOENT;
+}
+
+bool sa_rm_tree(const char *path)
+{
+    return rm_at(AT_FDCWD, path);
+}
+
+/* Sum of the blocks under a directory (dirfd-relative). */
+static uint64_t size_at(int parent, const char *name)
+{
+    struct stat st;
+    uint64_t total = 0;
+    int fd;
+    DIR *d;
+    struct dirent *de;
+
+    if (fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return 0;
+    total = (uint64_t)st.st_blocks * 512;
+    if (!S_ISDIR(st.st_mode))
+        return total;
+    fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0 || !(d = fdopendir(fd))) {
+        if (fd >= 0)
+            close(fd);
+        return total;
+    }
+    while ((de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+            total += size_at(dirfd(d), de->d_name);
+    }
+    closedir(d);
+    return total;
+}
+
+uint64_t sa_tree_size(const char *path)
+{
+    return size_at(AT_FDCWD, path);
+}

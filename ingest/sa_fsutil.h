@@ -1,0 +1,64 @@
+/*
+ * sa_fsutil.h - durable, safe file-system steps shared by the spool, the snapshots, the
+ * watermark and the lock.
+ *
+ * Durable: a file is written to a temporary name in its directory, fsync'ed, renamed
+ * into place and the directory fsync'ed, so after a crash it is there whole or not at
+ * all. Safe: slurm-ingest's directories must not be writable by other users (another
+ * user could plant a symbolic link or a forged capture there), files are created with
+ * O_EXCL | O_NOFOLLOW, and files it reads back must belong to it.
+ */
+#ifndef SA_FSUTIL_H
+#define SA_FSUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sa_error.h"
+
+/* fsyncs a directory (file systems that cannot are accepted). Returns false with errno set. */
+bool sa_fsync_dir(const char *path);
+
+/* The directory part of path ("." if none). Caller frees; NULL on out of memory. */
+char *sa_parent_of(const char *path);
+
+/* Creates path and its missing parents with mode, fsyncing the parent of each one created. */
+bool sa_mkdir_p(const char *path, unsigned mode, sa_error_t *error);
+
+/* Writes all of data to fd. Returns false with errno set. */
+bool sa_write_all(int fd, const char *data, size_t len);
+
+/*
+ * Checks that dir (which must exist) is a real directory (not a symbolic link) that no
+ * other user can write: owned by this user or root, and not writable by group or
+ * others. what names it in the message ("spool-dir"). SA_ERR_USAGE otherwise.
+ */
+bool sa_dir_is_private(const char *dir, const char *what, sa_error_t *error);
+
+/* sa_mkdir_p (0750) then sa_dir_is_private. */
+bool sa_private_dir(const char *dir, const char *what, sa_error_t *error);
+
+/*
+ * Replaces path's content with data, durably: a new temporary file made with O_EXCL
+ * beside it (a planted symbolic link is never followed), fsync, rename, fsync of the
+ * directory. mode for a new file (e.g. 0640).
+ */
+bool sa_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode, sa_error_t *error);
+
+/*
+ * True if the regular file open as fd belongs to this user (or root wrote it and this
+ * user is root). Sets *error naming path otherwise.
+ */
+bool sa_file_is_ours(int fd, const char *path, sa_error_t *error);
+
+/* Moves tmp to final unless final exists: 0, EEXIST (tmp left) or another errno. */
+int sa_rename_noreplace(const char *tmp, const char *final);
+
+/* Removes a directory tree (no symbolic link is followed). Best effort; true if gone. */
+bool sa_rm_tree(const char *path);
+
+/* Bytes used by a directory tree (blocks allocated), not following symbolic links. */
+uint64_t sa_tree_size(const char *path);
+
+#endif
