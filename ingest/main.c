@@ -22,6 +22,7 @@
 #include "sa_parse.h"
 #include "sa_run.h"
 #include "sa_strings.h"
+#include "sa_time.h"
 
 #ifndef SA_VERSION
 #define SA_VERSION "unknown"
@@ -293,8 +294,8 @@ int main(int argc, char **argv)
                cfg.path);
     ro.cfg = &cfg;
     ro.at = time(NULL);
-    if (at_text && (!sa_time_parse_text(at_text, &ro.at, &error) || ro.at == SA_UNSET)) {
-        fprintf(stderr, "slurm-ingest: --at: expected a time like 2026-10-05T12:00:00Z, got '%s'\n", at_text);
+    if (at_text && !sa_time_parse(at_text, ro.at, &ro.at, &error)) {
+        fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
         { rc = SA_EXIT_USAGE; goto done; }
     }
     if (!ro.no_mongo) {

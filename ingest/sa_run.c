@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "sa_exec.h"
+#include "sa_time.h"
 #include "sa_lock.h"
 #include "sa_log.h"
 #include "sa_spool.h"
@@ -317,9 +318,8 @@ static bool sacct_windows(const sa_run_opts_t *o, sa_archive_t *a, bool one_wind
 
     if (since) {
         int64_t t;
-        if (!sa_time_parse_text(since, &t, error) || t == SA_UNSET) {
-            sa_error_set(error, SA_ERR_USAGE, 0, "--since: expected a date like 2026-01-01T00:00:00, got '%s'",
-                         since);
+        if (!sa_time_parse(since, o->at, &t, error)) {
+            sa_error_prefix(error, "--since");
             return false;
         }
         if (wm == SA_UNSET || t < wm - overlap)

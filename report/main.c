@@ -15,6 +15,7 @@
 #include "sa_exit.h"
 #include "sa_report.h"
 #include "sa_rutil.h"
+#include "sa_time.h"
 
 #ifndef SA_VERSION
 #define SA_VERSION "unknown"
@@ -40,7 +41,7 @@ static void usage(FILE *out)
           "Options:\n"
           "  -M, --cluster LIST       clusters (comma-separated; default: all in the archive)\n"
           "  --month YYYY-MM          the calendar month (UTC)\n"
-          "  -S, --starttime START    window start, YYYY-MM-DD[Thh:mm[:ss]] UTC\n"
+          "  -S, --starttime START    window start, UTC: YYYY-MM-DD[Thh:mm[:ss]], MM/DD[/YY], now-7days, ...\n"
           "  -E, --endtime END        window end (excluded; default: now)\n"
           "  --by KEYS                usage: account, user, gpu-type (default account);\n"
           "                           current: partition, account, user (default all three)\n"
@@ -235,8 +236,8 @@ int main(int argc, char **argv)
             o.rgu_weights_path = optarg;
             break;
         case O_STALE:
-            if (!sa_rduration_parse(optarg, &o.stale_s))
-                return die_usage("--stale: expected a duration such as 90s, 30m, 1h, 2d, got '%s'", optarg);
+            if (!sa_time_parse_duration(optarg, &o.stale_s, &error) || o.stale_s <= 0)
+                return die_usage("--stale: %s", o.stale_s <= 0 ? "must be more than 0" : error.message);
             break;
         case O_SINCE:
             since = optarg;
@@ -264,22 +265,22 @@ int main(int argc, char **argv)
         return die_usage("unknown report '%s' (usage, utilization, health, current)", cmd);
 
     /* times */
-    if (now && !sa_rtime_parse(now, &o.now))
-        return die_usage("--now: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", now);
+    if (now && !sa_time_parse(now, o.now, &o.now, &error))
+        return die_usage("--now: %s", error.message);
     if (month && (start || end))
         return die_usage("give --month or -S/-E, not both%s", "");
     if (month && !sa_rmonth_parse(month, &o.start, &o.end))
         return die_usage("--month: expected YYYY-MM, got '%s'", month);
-    if (start && !sa_rtime_parse(start, &o.start))
-        return die_usage("-S: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", start);
-    if (end && !sa_rtime_parse(end, &o.end))
-        return die_usage("-E: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", end);
+    if (start && !sa_time_parse(start, o.now, &o.start, &error))
+        return die_usage("-S: %s", error.message);
+    if (end && !sa_time_parse(end, o.now, &o.end, &error))
+        return die_usage("-E: %s", error.message);
     if (end && !start && !month && strcmp(cmd, "health") != 0)
         return die_usage("-E needs -S%s", "");
     if (start && !end)
         o.end = o.now;
-    if (since && !sa_rtime_parse(since, &o.since))
-        return die_usage("--since: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", since);
+    if (since && !sa_time_parse(since, o.now, &o.since, &error))
+        return die_usage("--since: %s", error.message);
     if (o.format == SA_FMT_PROMETHEUS && strcmp(cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
 
