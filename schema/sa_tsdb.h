@@ -6,7 +6,7 @@
  * exactly (base + every flag, never collapsed), per node as intervals, with per
  * snapshot totals by state and partition, gaps (time without snapshots) recorded as
  * unknown, and sdiag scheduler statistics. The schema and what every column means:
- * schema/timeseries.sql. The storage design: the comment at the top of sa_tsdb.c.
+ * schema/timeseries.sql.  The storage design: the comment at the top of sa_tsdb.c; the files: sa_tsdb_private.h.
  *
  * Concurrency: the database is in WAL mode; any number of readers (other processes)
  * work while one writer writes. Each write is one transaction: a snapshot lands whole
