@@ -188,7 +188,6 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_SNAP_NEXT] = "SELECT min(at) FROM snapshot WHERE cluster_id = ?1 AND at > ?2",
     [S_SNAP_LATEST] = "SELECT max(at) FROM snapshot WHERE cluster_id = ?1",
     [S_SNAP_PUT] = "INSERT OR REPLACE INTO snapshot (cluster_id, at, nodes) VALUES (?1, ?2, ?3)",
-    [S_SNAPS_ALL] = "SELECT at FROM snapshot WHERE cluster_id = ?1 ORDER BY at",
     [S_GAP_DEL] = "DELETE FROM gap WHERE cluster_id = ?1 AND start = ?2",
     [S_GAP_INS] = "INSERT OR REPLACE INTO gap (cluster_id, start, end) VALUES (?1, ?2, ?3)",
     [S_GAP_LAST_END] = "SELECT max(end) FROM gap WHERE cluster_id = ?1 AND end <= ?2",
@@ -956,9 +955,7 @@ bool tsdb_load_nodes(sa_tsdb_t *db, int64_t cid, wnode_t **out, size_t *n, size_
 nomem:
     tsdb_oom(db, error);
 fail:
-    for (size_t i = 0; i < len; i++)
-        free(nm[i]);
-    free(nm);
+    tsdb_free_names(nm, len);
     free(v);
     return false;
 }
@@ -968,6 +965,46 @@ void tsdb_free_names(char **names, size_t n)
     for (size_t i = 0; names && i < n; i++)
         free(names[i]);
     free(names);
+}
+
+bool tsdb_load_snapshots(sa_tsdb_t *db, int64_t cid, int64_t from, int64_t to, int64_t **ats, size_t *n,
+                         sa_error_t *error)
+{
+    sqlite3_stmt *s = tsdb_stmt(db, S_SNAPS_RANGE, error);
+    int64_t *v = NULL;
+    size_t cap = 0;
+    int rc;
+
+    *ats = NULL;
+    *n = 0;
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, cid);
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (*n == cap) {
+            int64_t *nv = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof *nv);
+            if (!nv) {
+                sqlite3_reset(s);
+                free(v);
+                *n = 0;
+                tsdb_oom(db, error);
+                return false;
+            }
+            v = nv;
+        }
+        v[(*n)++] = sqlite3_column_int64(s, 0);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        free(v);
+        *n = 0;
+        tsdb_sql_err(db, rc, "reading snapshots", error);
+        return false;
+    }
+    *ats = v;
+    return true;
 }
 
 /* Starts a read transaction (a consistent view while a writer commits) and finds the cluster. */

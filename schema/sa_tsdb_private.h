@@ -85,7 +85,7 @@ enum {
     S_NAME_STATE, S_STATE_PARTS, S_NAME_REASON, S_NAME_PART, S_NAME_PARTSET, S_NAME_GPUTYPE,
     S_ATTR_BY_HASH, S_ATTR_GET, S_ATTR_GPUS, S_ATTR_INS, S_ATTR_GPU_INS,
     S_NODES, S_NODE_INS, S_NODE_SET_CUR,
-    S_SNAP_GET, S_SNAP_PREV, S_SNAP_NEXT, S_SNAP_LATEST, S_SNAP_PUT, S_SNAPS_ALL,
+    S_SNAP_GET, S_SNAP_PREV, S_SNAP_NEXT, S_SNAP_LATEST, S_SNAP_PUT,
     S_GAP_DEL, S_GAP_INS, S_GAP_LAST_END, S_GAPS_ALL, S_GAPS_RANGE,
     S_IV_AT, S_IV_PUT, S_IV_DEL, S_IV_WINDOW, S_IV_ALL,
     S_TKEY_GET, S_TKEY_INS, S_TOT_DEL, S_TOT_INS, S_GTOT_DEL, S_GTOT_INS, S_TOT_ALL, S_GTOT_ALL,
@@ -211,6 +211,10 @@ bool tsdb_load_nodes(sa_tsdb_t *db, int64_t cid, wnode_t **out, size_t *n, size_
                      sa_error_t *error);
 /* Frees n names and the array. */
 void tsdb_free_names(char **names, size_t n);
+
+/* The snapshot times of cluster cid within [from, to), ascending (*ats: caller frees; NULL when none). */
+bool tsdb_load_snapshots(sa_tsdb_t *db, int64_t cid, int64_t from, int64_t to, int64_t **ats, size_t *n,
+                         sa_error_t *error);
 
 /* A [start, end) span. */
 typedef struct {

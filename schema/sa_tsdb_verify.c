@@ -6,6 +6,7 @@
 #include "sa_tsdb_private.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,21 +90,148 @@ static bool totv_equal(const totv_t *a, const totv_t *b)
     return true;
 }
 
+/* What sa_tsdb_verify() works on: everything stored for the cluster, and the sweep's state. */
+typedef struct {
+    wnode_t *wn;          /* the nodes, by name */
+    char **names;
+    size_t nn;
+    int64_t *snaps;       /* snapshot times, ascending */
+    size_t nsnap;
+    span_t *gaps;         /* by start */
+    size_t ng, gp;        /* gp: the first gap that may end at or after the current snapshot */
+    int64_t *cur;         /* per node: its attribute set after the rows applied so far */
+    totv_t trows, grows;  /* every stored total row (CPU, GPU) with its time in tat / gat */
+    int64_t *tat, *gat;
+    size_t ti, gi;        /* the first rows not applied yet */
+    totv_t trun, grun;    /* the totals the stored rows say, so far */
+    totv_t tcalc, gcalc;  /* the totals the intervals give */
+    sqlite3_stmt *iv;     /* every interval row, by start */
+    int rc;               /* iv's last step */
+} verify_t;
+
+static void verify_clear(verify_t *v)
+{
+    tsdb_free_names(v->names, v->nn);
+    free(v->wn);
+    free(v->snaps);
+    free(v->cur);
+    free(v->tat);
+    free(v->gat);
+    free(v->gaps);
+    tsdb_totv_free(&v->trows);
+    tsdb_totv_free(&v->grows);
+    tsdb_totv_free(&v->trun);
+    tsdb_totv_free(&v->grun);
+    tsdb_totv_free(&v->tcalc);
+    tsdb_totv_free(&v->gcalc);
+}
+
+/* Loads what is stored for cluster cid and positions the interval cursor on its first row. */
+static bool verify_load(sa_tsdb_t *db, verify_t *v, int64_t cid, sa_error_t *error)
+{
+    if (!tsdb_load_nodes(db, cid, &v->wn, &v->nn, 0, &v->names, error) ||
+        !tsdb_load_gaps(db, cid, false, 0, 0, &v->gaps, &v->ng, error) ||
+        !tsdb_load_snapshots(db, cid, INT64_MIN, INT64_MAX, &v->snaps, &v->nsnap, error) ||
+        !load_total_rows(db, S_TOT_ALL, cid, &v->trows, &v->tat, error) ||
+        !load_total_rows(db, S_GTOT_ALL, cid, &v->grows, &v->gat, error))
+        return false;
+    if (!(v->cur = calloc(v->nn ? v->nn : 1, sizeof *v->cur))) {
+        tsdb_oom(db, error);
+        return false;
+    }
+    if (!(v->iv = tsdb_stmt(db, S_IV_ALL, error)))
+        return false;
+    sqlite3_bind_int64(v->iv, 1, cid);
+    v->rc = sqlite3_step(v->iv);
+    return true;
+}
+
+/* A gap ending at snapshot k must start at the snapshot before; after it nothing carries over. */
+static bool verify_gap(sa_tsdb_t *db, verify_t *v, size_t k, const char *tbuf, sa_error_t *error)
+{
+    int64_t at = v->snaps[k];
+
+    while (v->gp < v->ng && v->gaps[v->gp].end < at)
+        v->gp++;
+    if (v->gp < v->ng && v->gaps[v->gp].end == at) {
+        if (k == 0 || v->gaps[v->gp].start != v->snaps[k - 1]) {
+            tsdb_err(db, error, SA_ERR_SQLITE, 0, "gap ending at %s does not start at the snapshot before", tbuf);
+            return false;
+        }
+        memset(v->cur, 0, v->nn * sizeof *v->cur);
+        v->trun.n = v->grun.n = 0;
+    }
+    return true;
+}
+
+/* Applies the interval rows starting at `at` (each must start at a snapshot and name a known node). */
+static bool verify_rows(sa_tsdb_t *db, verify_t *v, int64_t at, sa_error_t *error)
+{
+    while (v->rc == SQLITE_ROW && sqlite3_column_int64(v->iv, 1) <= at) {
+        int64_t nid = sqlite3_column_int64(v->iv, 0), st = sqlite3_column_int64(v->iv, 1);
+        size_t i;
+        if (st != at) {
+            char b2[32];
+            tsdb_err(db, error, SA_ERR_SQLITE, 0, "interval row at %s is not at a snapshot time",
+                     sa_time_format(st, b2, sizeof b2));
+            return false;
+        }
+        /* nodes are sorted by name, not id: linear search is fine for a check */
+        for (i = 0; i < v->nn && v->wn[i].id != nid; i++)
+            ;
+        if (i == v->nn) {
+            tsdb_err(db, error, SA_ERR_SQLITE, 0, "interval row of unknown node %" PRId64, nid);
+            return false;
+        }
+        v->cur[i] = sqlite3_column_int64(v->iv, 2);
+        v->rc = sqlite3_step(v->iv);
+    }
+    if (v->rc != SQLITE_ROW && v->rc != SQLITE_DONE) {
+        tsdb_sql_err(db, v->rc, "reading intervals", error);
+        return false;
+    }
+    return true;
+}
+
+/* Applies the total rows at `at` and compares the totals with those of the intervals. */
+static bool verify_totals(sa_tsdb_t *db, verify_t *v, int64_t at, const char *tbuf, sa_error_t *error)
+{
+    size_t t0;
+
+    for (t0 = v->ti; v->ti < v->trows.n && v->tat[v->ti] == at; v->ti++)
+        ;
+    if (!apply_rows(&v->trun, v->trows.v + t0, v->ti - t0)) {
+        tsdb_oom(db, error);
+        return false;
+    }
+    for (t0 = v->gi; v->gi < v->grows.n && v->gat[v->gi] == at; v->gi++)
+        ;
+    if (!apply_rows(&v->grun, v->grows.v + t0, v->gi - t0)) {
+        tsdb_oom(db, error);
+        return false;
+    }
+    if ((v->ti < v->trows.n && v->tat[v->ti] < at) || (v->gi < v->grows.n && v->gat[v->gi] < at)) {
+        tsdb_err(db, error, SA_ERR_SQLITE, 0, "total rows before %s are not at a snapshot time", tbuf);
+        return false;
+    }
+    if (!tsdb_compute_totals(db, v->cur, v->nn, &v->tcalc, &v->gcalc, error))
+        return false;
+    if (!totv_equal(&v->tcalc, &v->trun) || !totv_equal(&v->gcalc, &v->grun)) {
+        tsdb_err(db, error, SA_ERR_SQLITE, 0, "snapshot at %s is not whole: its stored totals differ from its intervals",
+                 tbuf);
+        return false;
+    }
+    return true;
+}
+
 bool sa_tsdb_verify(sa_tsdb_t *db, const char *cluster, size_t *nsnapshots, sa_error_t *error)
 {
+    verify_t v;
     int64_t cid;
     bool ok = false;
-    wnode_t *wn = NULL;
-    char **names = NULL;
-    size_t nn = 0, nsnap = 0, ng = 0, scap = 0;
-    int64_t *snaps = NULL, *cur = NULL, *tat = NULL, *gat = NULL;
-    span_t *gaps = NULL;
-    totv_t trows = {0}, grows = {0}, trun = {0}, grun = {0}, tcalc = {0}, gcalc = {0};
-    sqlite3_stmt *s;
-    int rc;
-    size_t ti = 0, gi = 0, gp = 0;
-    char tbuf[32];
+    char tbuf[32], q[80];
 
+    memset(&v, 0, sizeof v);
     if (nsnapshots)
         *nsnapshots = 0;
     if (!tsdb_begin_read(db, cluster, &cid, error))
@@ -112,137 +240,31 @@ bool sa_tsdb_verify(sa_tsdb_t *db, const char *cluster, size_t *nsnapshots, sa_e
         ok = true;
         goto done;
     }
-    if (!tsdb_load_nodes(db, cid, &wn, &nn, 0, &names, error) || !tsdb_load_gaps(db, cid, false, 0, 0, &gaps, &ng, error))
+    if (!verify_load(db, &v, cid, error))
         goto done;
-    if (!(cur = calloc(nn ? nn : 1, sizeof *cur)))
-        goto nomem;
-    if (!(s = tsdb_stmt(db, S_SNAPS_ALL, error)))
-        goto done;
-    sqlite3_bind_int64(s, 1, cid);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (nsnap == scap) {
-            int64_t *nv = realloc(snaps, (scap = scap ? scap * 2 : 256) * sizeof *nv);
-            if (!nv) {
-                sqlite3_reset(s);
-                goto nomem;
-            }
-            snaps = nv;
-        }
-        snaps[nsnap++] = sqlite3_column_int64(s, 0);
-    }
-    sqlite3_reset(s);
-    if (rc != SQLITE_DONE) {
-        tsdb_sql_err(db, rc, "reading snapshots", error);
-        goto done;
-    }
-    if (!load_total_rows(db, S_TOT_ALL, cid, &trows, &tat, error) ||
-        !load_total_rows(db, S_GTOT_ALL, cid, &grows, &gat, error))
-        goto done;
-
     /* sweep the snapshots in time order, applying interval rows as they start */
-    if (!(s = tsdb_stmt(db, S_IV_ALL, error)))
-        goto done;
-    sqlite3_bind_int64(s, 1, cid);
-    rc = sqlite3_step(s);
-    for (size_t k = 0; k < nsnap; k++) {
-        int64_t at = snaps[k];
-        size_t t0;
-        sa_time_format(at, tbuf, sizeof tbuf);
-        while (gp < ng && gaps[gp].end < at)
-            gp++;
-        if (gp < ng && gaps[gp].end == at) {
-            if (k == 0 || gaps[gp].start != snaps[k - 1]) {
-                tsdb_err(db, error, SA_ERR_SQLITE, 0, "gap ending at %s does not start at the snapshot before",
-                         tbuf);
-                goto reset;
-            }
-            memset(cur, 0, nn * sizeof *cur);
-            trun.n = grun.n = 0;
-        }
-        while (rc == SQLITE_ROW && sqlite3_column_int64(s, 1) <= at) {
-            int64_t nid = sqlite3_column_int64(s, 0), st = sqlite3_column_int64(s, 1);
-            size_t lo = 0, hi = nn;
-            if (st != at) {
-                char b2[32];
-                tsdb_err(db, error, SA_ERR_SQLITE, 0, "interval row at %s is not at a snapshot time",
-                         sa_time_format(st, b2, sizeof b2));
-                goto reset;
-            }
-            /* nodes are sorted by name, not id: linear search is fine for a check */
-            for (lo = 0; lo < nn && wn[lo].id != nid; lo++)
-                ;
-            (void)hi;
-            if (lo == nn) {
-                tsdb_err(db, error, SA_ERR_SQLITE, 0, "interval row of unknown node %" PRId64, nid);
-                goto reset;
-            }
-            cur[lo] = sqlite3_column_int64(s, 2);
-            rc = sqlite3_step(s);
-        }
-        if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-            tsdb_sql_err(db, rc, "reading intervals", error);
-            goto reset;
-        }
-        for (t0 = ti; ti < trows.n && tat[ti] == at; ti++)
-            ;
-        if (!apply_rows(&trun, trows.v + t0, ti - t0))
-            goto nomem_reset;
-        for (t0 = gi; gi < grows.n && gat[gi] == at; gi++)
-            ;
-        if (!apply_rows(&grun, grows.v + t0, gi - t0))
-            goto nomem_reset;
-        if ((ti < trows.n && tat[ti] < at) || (gi < grows.n && gat[gi] < at)) {
-            tsdb_err(db, error, SA_ERR_SQLITE, 0, "total rows before %s are not at a snapshot time", tbuf);
-            goto reset;
-        }
-        if (!tsdb_compute_totals(db, cur, nn, &tcalc, &gcalc, error))
-            goto reset;
-        if (!totv_equal(&tcalc, &trun) || !totv_equal(&gcalc, &grun)) {
-            tsdb_err(db, error, SA_ERR_SQLITE, 0,
-                     "snapshot at %s is not whole: its stored totals differ from its intervals", tbuf);
-            goto reset;
-        }
+    for (size_t k = 0; k < v.nsnap; k++) {
+        sa_time_format(v.snaps[k], tbuf, sizeof tbuf);
+        if (!verify_gap(db, &v, k, tbuf, error) || !verify_rows(db, &v, v.snaps[k], error) ||
+            !verify_totals(db, &v, v.snaps[k], tbuf, error))
+            goto done;
     }
-    sqlite3_reset(s);
-    if (ti != trows.n || gi != grows.n) {
+    if (v.ti != v.trows.n || v.gi != v.grows.n) {
         tsdb_err(db, error, SA_ERR_SQLITE, 0, "total rows after the latest snapshot");
         goto done;
     }
-    for (size_t i = 0; nsnap && i < nn; i++) {
-        if (wn[i].cur != cur[i]) {
-            char q[80];
+    for (size_t i = 0; v.nsnap && i < v.nn; i++) {
+        if (v.wn[i].cur != v.cur[i]) {
             tsdb_err(db, error, SA_ERR_SQLITE, 0, "node %s: current attributes differ from its intervals",
-                     sa_error_quote(wn[i].name, 64, q, sizeof q));
+                     sa_error_quote(v.wn[i].name, 64, q, sizeof q));
             goto done;
         }
     }
     if (nsnapshots)
-        *nsnapshots = nsnap;
+        *nsnapshots = v.nsnap;
     ok = true;
-    goto done;
-nomem_reset:
-    tsdb_oom(db, error);
-reset:
-    sqlite3_reset(s);
-    goto done;
-nomem:
-    tsdb_oom(db, error);
 done:
-    tsdb_end_read(db);
-    for (size_t i = 0; i < nn; i++)
-        free(names[i]);
-    free(names);
-    free(wn);
-    free(snaps);
-    free(cur);
-    free(tat);
-    free(gat);
-    free(gaps);
-    tsdb_totv_free(&trows);
-    tsdb_totv_free(&grows);
-    tsdb_totv_free(&trun);
-    tsdb_totv_free(&grun);
-    tsdb_totv_free(&tcalc);
-    tsdb_totv_free(&gcalc);
+    tsdb_end_read(db); /* also resets the interval cursor */
+    verify_clear(&v);
     return ok;
 }

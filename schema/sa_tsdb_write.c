@@ -371,6 +371,7 @@ static bool put_sdiag(sa_tsdb_t *db, int64_t cid, int64_t at, const sa_sdiag_t *
 #undef SDIAG_BIND_
     return tsdb_step_done(db, s, "writing scheduler statistics", error);
 }
+
 /*
  * Writes the interval row of node id at s for attribute set v, given the carried
  * attribute set (the one at the snapshot before, 0 after a gap) and whether a row is
@@ -402,48 +403,273 @@ static bool put_row(sa_tsdb_t *db, int64_t id, int64_t s, int64_t v, int64_t car
     return tsdb_step_done(db, st, "writing intervals", error);
 }
 
-/* Gets prev/next/existence of the snapshots around `at`. */
-static bool neighbours(sa_tsdb_t *db, int64_t cid, int64_t at, int64_t *prev, bool *has_prev, int64_t *next,
-                       bool *has_next, bool *exists, sa_error_t *error)
+/* What a snapshot write works on: the input, the cluster's nodes, the observations around `at`. */
+typedef struct {
+    int64_t cid, at, prev, next;
+    bool has_prev, has_next, exists, gap_before, gap_after;
+    const sa_node_t **sorted; /* the input, by name */
+    size_t n;
+    wnode_t *wn;              /* the cluster's nodes: known ones (by name), then new ones */
+    char **names;             /* the known nodes' names (nold) */
+    size_t nn, nold;
+    int64_t *ids, *v_new, *v_prev, *v_next, *v_old; /* per node: id, attribute sets (0 = absent) */
+    bool *row_at, *row_next;  /* per node: a row exists at `at` / at next */
+    totv_t t_prev, t_new, t_next, g_prev, g_new, g_next; /* CPU and GPU totals */
+} wsnap_t;
+
+static void wsnap_clear(wsnap_t *w)
+{
+    tsdb_free_names(w->names, w->nold);
+    free(w->wn);
+    free(w->sorted);
+    free(w->ids);
+    free(w->v_new);
+    free(w->v_prev);
+    free(w->v_next);
+    free(w->v_old);
+    free(w->row_at);
+    free(w->row_next);
+    tsdb_totv_free(&w->t_prev);
+    tsdb_totv_free(&w->t_new);
+    tsdb_totv_free(&w->t_next);
+    tsdb_totv_free(&w->g_prev);
+    tsdb_totv_free(&w->g_new);
+    tsdb_totv_free(&w->g_next);
+}
+
+/* The input nodes sorted by name into w->sorted; names must be present and unique. */
+static bool sort_input(sa_tsdb_t *db, wsnap_t *w, sa_node_t *const *nodes, size_t n, sa_error_t *error)
+{
+    char q[80];
+
+    if (n == 0 || !nodes) {
+        tsdb_err(db, error, SA_ERR_INPUT, 0, "no nodes given (refusing to record every node as gone)");
+        return false;
+    }
+    if (!(w->sorted = malloc(n * sizeof *w->sorted))) {
+        tsdb_oom(db, error);
+        return false;
+    }
+    w->n = n;
+    for (size_t i = 0; i < n; i++) {
+        if (!nodes[i] || !nodes[i]->name || !*nodes[i]->name) {
+            tsdb_err(db, error, SA_ERR_INPUT, 0, "node %zu has no name", i);
+            return false;
+        }
+        w->sorted[i] = nodes[i];
+    }
+    qsort(w->sorted, n, sizeof *w->sorted, node_ptr_cmp);
+    for (size_t i = 1; i < n; i++) {
+        if (strcmp(w->sorted[i - 1]->name, w->sorted[i]->name) == 0) {
+            tsdb_err(db, error, SA_ERR_INPUT, 0, "node %s is listed twice",
+                     sa_error_quote(w->sorted[i]->name, 64, q, sizeof q));
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Gets prev/next/existence of the snapshots around w->at, and whether gaps separate them. */
+static bool neighbours(sa_tsdb_t *db, wsnap_t *w, int64_t max_gap, sa_error_t *error)
 {
     sqlite3_stmt *s;
     int64_t dummy;
 
     if (!(s = tsdb_stmt(db, S_SNAP_GET, error)))
         return false;
-    sqlite3_bind_int64(s, 1, cid);
-    sqlite3_bind_int64(s, 2, at);
-    if (!tsdb_step_int(db, s, &dummy, exists, "reading snapshots", error))
+    sqlite3_bind_int64(s, 1, w->cid);
+    sqlite3_bind_int64(s, 2, w->at);
+    if (!tsdb_step_int(db, s, &dummy, &w->exists, "reading snapshots", error))
         return false;
     if (!(s = tsdb_stmt(db, S_SNAP_PREV, error)))
         return false;
-    sqlite3_bind_int64(s, 1, cid);
-    sqlite3_bind_int64(s, 2, at);
-    if (!tsdb_step_int(db, s, prev, has_prev, "reading snapshots", error))
+    sqlite3_bind_int64(s, 1, w->cid);
+    sqlite3_bind_int64(s, 2, w->at);
+    if (!tsdb_step_int(db, s, &w->prev, &w->has_prev, "reading snapshots", error))
         return false;
     if (!(s = tsdb_stmt(db, S_SNAP_NEXT, error)))
         return false;
-    sqlite3_bind_int64(s, 1, cid);
-    sqlite3_bind_int64(s, 2, at);
-    return tsdb_step_int(db, s, next, has_next, "reading snapshots", error);
+    sqlite3_bind_int64(s, 1, w->cid);
+    sqlite3_bind_int64(s, 2, w->at);
+    if (!tsdb_step_int(db, s, &w->next, &w->has_next, "reading snapshots", error))
+        return false;
+    w->gap_before = w->has_prev && w->at - w->prev > max_gap;
+    w->gap_after = w->has_next && w->next - w->at > max_gap;
+    return true;
+}
+
+/*
+ * Merges the cluster's known nodes with the input (both sorted by name): a known node
+ * gets its input record (or none: absent), a new node is added to the table and
+ * appended after the known ones.
+ */
+static bool merge_nodes(sa_tsdb_t *db, wsnap_t *w, sa_error_t *error)
+{
+    size_t i = 0, j = 0, add = 0;
+    sqlite3_stmt *s;
+
+    if (!tsdb_load_nodes(db, w->cid, &w->wn, &w->nold, w->n, &w->names, error))
+        return false;
+    while (j < w->n) {
+        int c = i < w->nold ? strcmp(w->wn[i].name, w->sorted[j]->name) : 1;
+        if (c < 0) {
+            i++;
+        } else if (c == 0) {
+            w->wn[i++].in = w->sorted[j++];
+        } else {
+            wnode_t *nw = &w->wn[w->nold + add];
+            if (!(s = tsdb_stmt(db, S_NODE_INS, error)))
+                return false;
+            sqlite3_bind_int64(s, 1, w->cid);
+            sqlite3_bind_text(s, 2, w->sorted[j]->name, -1, SQLITE_STATIC);
+            if (!tsdb_step_done(db, s, "adding a node", error))
+                return false;
+            nw->id = sqlite3_last_insert_rowid(db->conn);
+            nw->cur = 0;
+            nw->name = w->sorted[j]->name;
+            nw->in = w->sorted[j];
+            add++;
+            j++;
+        }
+    }
+    w->nn = w->nold + add;
+    return true;
+}
+
+/* Allocates the per-node arrays and finds (or adds) each present node's attribute set. */
+static bool new_attrs(sa_tsdb_t *db, wsnap_t *w, sa_error_t *error)
+{
+    size_t nn = w->nn;
+    attr_t a = {0};
+    bool ok = true;
+
+    if (!(w->ids = calloc(nn, sizeof *w->ids)) || !(w->v_new = calloc(nn, sizeof *w->v_new)) ||
+        !(w->v_prev = calloc(nn, sizeof *w->v_prev)) || !(w->v_next = calloc(nn, sizeof *w->v_next)) ||
+        !(w->v_old = calloc(nn, sizeof *w->v_old)) || !(w->row_at = calloc(nn, sizeof *w->row_at)) ||
+        !(w->row_next = calloc(nn, sizeof *w->row_next))) {
+        tsdb_oom(db, error);
+        return false;
+    }
+    for (size_t i = 0; ok && i < nn; i++) {
+        w->ids[i] = w->wn[i].id;
+        if (w->wn[i].in)
+            ok = attr_from_node(db, w->wn[i].in, &a, error) && attr_id(db, &a, &w->v_new[i], error);
+        free(a.gpus);
+        a.gpus = NULL;
+    }
+    return ok;
+}
+
+/* The observations around `at` as stored before this write: at prev, at `at` (when it exists), at next. */
+static bool decode_around(sa_tsdb_t *db, wsnap_t *w, sa_error_t *error)
+{
+    if (w->has_prev) {
+        if (!w->has_next && !w->exists) {
+            for (size_t i = 0; i < w->nn; i++)
+                w->v_prev[i] = w->wn[i].cur; /* prev is the latest snapshot */
+        } else if (!tsdb_decode_at(db, w->cid, w->ids, w->nn, w->prev, w->v_prev, NULL, NULL, error)) {
+            return false;
+        }
+    }
+    if (w->exists && !tsdb_decode_at(db, w->cid, w->ids, w->nn, w->at, w->v_old, w->row_at, NULL, error))
+        return false;
+    return !w->has_next || tsdb_decode_at(db, w->cid, w->ids, w->nn, w->next, w->v_next, w->row_next, NULL, error);
+}
+
+/* Rewrites the gaps starting at prev and at `at`. */
+static bool write_gaps(sa_tsdb_t *db, const wsnap_t *w, sa_error_t *error)
+{
+    sqlite3_stmt *s;
+
+    for (int k = 0; (w->has_prev || w->exists) && k < 2; k++) {
+        if (k == 0 && !w->has_prev)
+            continue;
+        if (!(s = tsdb_stmt(db, S_GAP_DEL, error)))
+            return false;
+        sqlite3_bind_int64(s, 1, w->cid);
+        sqlite3_bind_int64(s, 2, k == 0 ? w->prev : w->at);
+        if (!tsdb_step_done(db, s, "writing gaps", error))
+            return false;
+    }
+    for (int k = 0; k < 2; k++) {
+        if (k == 0 ? !w->gap_before : !w->gap_after)
+            continue;
+        if (!(s = tsdb_stmt(db, S_GAP_INS, error)))
+            return false;
+        sqlite3_bind_int64(s, 1, w->cid);
+        sqlite3_bind_int64(s, 2, k == 0 ? w->prev : w->at);
+        sqlite3_bind_int64(s, 3, k == 0 ? w->at : w->next);
+        if (!tsdb_step_done(db, s, "writing gaps", error))
+            return false;
+    }
+    return true;
+}
+
+/* The interval rows at `at` and at the next snapshot, and (when `at` is the latest) each node's current set. */
+static bool write_rows(sa_tsdb_t *db, const wsnap_t *w, sa_error_t *error)
+{
+    sqlite3_stmt *s;
+
+    for (size_t i = 0; i < w->nn; i++) {
+        int64_t carry = w->gap_before ? 0 : w->v_prev[i];
+        if (!put_row(db, w->ids[i], w->at, w->v_new[i], carry, w->row_at[i], w->v_old[i], error))
+            return false;
+        if (w->has_next && !put_row(db, w->ids[i], w->next, w->v_next[i], w->gap_after ? 0 : w->v_new[i],
+                                    w->row_next[i], w->v_next[i], error))
+            return false;
+    }
+    for (size_t i = 0; !w->has_next && i < w->nn; i++) {
+        if (w->wn[i].cur == w->v_new[i])
+            continue;
+        if (!(s = tsdb_stmt(db, S_NODE_SET_CUR, error)))
+            return false;
+        sqlite3_bind_int64(s, 1, w->ids[i]);
+        if (w->v_new[i])
+            sqlite3_bind_int64(s, 2, w->v_new[i]);
+        if (!tsdb_step_done(db, s, "writing nodes", error))
+            return false;
+    }
+    return true;
+}
+
+/* The snapshot row and the total rows at `at` and at the next snapshot. */
+static bool write_totals(sa_tsdb_t *db, wsnap_t *w, sa_error_t *error)
+{
+    totv_t empty = {0};
+    sqlite3_stmt *s;
+
+    if (!(s = tsdb_stmt(db, S_SNAP_PUT, error)))
+        return false;
+    sqlite3_bind_int64(s, 1, w->cid);
+    sqlite3_bind_int64(s, 2, w->at);
+    sqlite3_bind_int64(s, 3, (int64_t)w->n);
+    if (!tsdb_step_done(db, s, "writing the snapshot", error) ||
+        !tsdb_compute_totals(db, w->v_new, w->nn, &w->t_new, &w->g_new, error))
+        return false;
+    if (w->has_prev && !w->gap_before &&
+        !tsdb_compute_totals(db, w->v_prev, w->nn, &w->t_prev, &w->g_prev, error))
+        return false;
+    if (w->exists && !delete_total_rows(db, w->cid, w->at, error))
+        return false;
+    if (!write_total_rows(db, w->cid, w->at, &w->t_new, &w->t_prev, false, error) ||
+        !write_total_rows(db, w->cid, w->at, &w->g_new, &w->g_prev, true, error))
+        return false;
+    if (!w->has_next)
+        return true;
+    return tsdb_compute_totals(db, w->v_next, w->nn, &w->t_next, &w->g_next, error) &&
+           delete_total_rows(db, w->cid, w->next, error) &&
+           write_total_rows(db, w->cid, w->next, &w->t_next, w->gap_after ? &empty : &w->t_new, false, error) &&
+           write_total_rows(db, w->cid, w->next, &w->g_next, w->gap_after ? &empty : &w->g_new, true, error);
 }
 
 bool sa_tsdb_write_snapshot(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
                             const sa_tsdb_opts_t *opts, sa_error_t *error)
 {
     sa_tsdb_opts_t defaults;
-    const sa_node_t **sorted = NULL;
-    wnode_t *wn = NULL;
-    char **names = NULL;
-    size_t nn = 0, nold = 0;
-    int64_t *ids = NULL, *v_new = NULL, *v_prev = NULL, *v_next = NULL, *v_old = NULL;
-    bool *row_at = NULL, *row_next = NULL;
-    totv_t t_prev = {0}, t_new = {0}, t_next = {0}, g_prev = {0}, g_new = {0}, g_next = {0}, empty = {0};
-    int64_t cid, prev = 0, next = 0, max_gap;
-    bool has_prev, has_next, exists, gap_before, gap_after, ok = false, in_txn = false;
-    attr_t a = {0};
+    wsnap_t w;
+    int64_t max_gap;
+    bool ok = false, in_txn = false, same;
     char q[80], tbuf[32];
-    sqlite3_stmt *s;
 
     if (!opts) {
         sa_tsdb_opts_init(&defaults);
@@ -454,219 +680,32 @@ bool sa_tsdb_write_snapshot(sa_tsdb_t *db, const char *cluster, int64_t at, sa_n
         tsdb_err(db, error, SA_ERR_USAGE, 0, "snapshot time not set");
         return false;
     }
+    memset(&w, 0, sizeof w);
+    w.at = at;
     sa_time_format(at, tbuf, sizeof tbuf);
     snprintf(db->ctx, sizeof db->ctx, "snapshot of %s at %s", sa_error_quote(cluster ? cluster : "", 64, q, sizeof q),
              tbuf);
-    if (n == 0 || !nodes) {
-        tsdb_err(db, error, SA_ERR_INPUT, 0, "no nodes given (refusing to record every node as gone)");
-        goto done;
-    }
-    /* the input, sorted by name; names must be present and unique */
-    if (!(sorted = malloc(n * sizeof *sorted)))
-        goto nomem;
-    for (size_t i = 0; i < n; i++) {
-        if (!nodes[i] || !nodes[i]->name || !*nodes[i]->name) {
-            tsdb_err(db, error, SA_ERR_INPUT, 0, "node %zu has no name", i);
-            goto done;
-        }
-        sorted[i] = nodes[i];
-    }
-    qsort(sorted, n, sizeof *sorted, node_ptr_cmp);
-    for (size_t i = 1; i < n; i++) {
-        if (strcmp(sorted[i - 1]->name, sorted[i]->name) == 0) {
-            tsdb_err(db, error, SA_ERR_INPUT, 0, "node %s is listed twice",
-                     sa_error_quote(sorted[i]->name, 64, q, sizeof q));
-            goto done;
-        }
-    }
-
-    if (!begin_write(db, error))
+    if (!sort_input(db, &w, nodes, n, error) || !begin_write(db, error))
         goto done;
     in_txn = true;
-    if (!tsdb_cluster_id(db, cluster, true, &cid, error))
+    if (!tsdb_cluster_id(db, cluster, true, &w.cid, error) || !neighbours(db, &w, max_gap, error) ||
+        !merge_nodes(db, &w, error) || !new_attrs(db, &w, error) || !decode_around(db, &w, error))
         goto done;
-    if (!neighbours(db, cid, at, &prev, &has_prev, &next, &has_next, &exists, error))
+    /* the same snapshot again changes nothing (its sdiag figures are still stored) */
+    same = w.exists && memcmp(w.v_old, w.v_new, w.nn * sizeof *w.v_new) == 0;
+    if (!same && (!write_gaps(db, &w, error) || !write_rows(db, &w, error) || !write_totals(db, &w, error)))
         goto done;
-    gap_before = has_prev && at - prev > max_gap;
-    gap_after = has_next && next - at > max_gap;
-
-    /* merge the cluster's known nodes with the input (both sorted by name) */
-    if (!tsdb_load_nodes(db, cid, &wn, &nold, n, &names, error))
-        goto done;
-    {
-        size_t i = 0, j = 0, add = 0;
-        nn = nold;
-        while (j < n) {
-            int c = i < nold ? strcmp(wn[i].name, sorted[j]->name) : 1;
-            if (c < 0) {
-                i++;
-            } else if (c == 0) {
-                wn[i++].in = sorted[j++];
-            } else {
-                /* a new node: appended after the known ones */
-                if (!(s = tsdb_stmt(db, S_NODE_INS, error)))
-                    goto done;
-                sqlite3_bind_int64(s, 1, cid);
-                sqlite3_bind_text(s, 2, sorted[j]->name, -1, SQLITE_STATIC);
-                if (!tsdb_step_done(db, s, "adding a node", error))
-                    goto done;
-                wn[nold + add].id = sqlite3_last_insert_rowid(db->conn);
-                wn[nold + add].cur = 0;
-                wn[nold + add].name = sorted[j]->name;
-                wn[nold + add].in = sorted[j];
-                add++;
-                j++;
-            }
-        }
-        nn = nold + add;
-    }
-
-    if (!(ids = calloc(nn, sizeof *ids)) || !(v_new = calloc(nn, sizeof *v_new)) ||
-        !(v_prev = calloc(nn, sizeof *v_prev)) || !(v_next = calloc(nn, sizeof *v_next)) ||
-        !(v_old = calloc(nn, sizeof *v_old)) || !(row_at = calloc(nn, sizeof *row_at)) ||
-        !(row_next = calloc(nn, sizeof *row_next)))
-        goto nomem;
-    for (size_t i = 0; i < nn; i++) {
-        ids[i] = wn[i].id;
-        if (wn[i].in) {
-            if (!attr_from_node(db, wn[i].in, &a, error))
-                goto done;
-            if (!attr_id(db, &a, &v_new[i], error))
-                goto done;
-            free(a.gpus);
-            a.gpus = NULL;
-        }
-    }
-
-    /* the observations around `at`, as stored before this write */
-    if (has_prev) {
-        if (!has_next && !exists) {
-            for (size_t i = 0; i < nn; i++)
-                v_prev[i] = wn[i].cur; /* prev is the latest snapshot */
-        } else if (!tsdb_decode_at(db, cid, ids, nn, prev, v_prev, NULL, NULL, error)) {
-            goto done;
-        }
-    }
-    if (exists && !tsdb_decode_at(db, cid, ids, nn, at, v_old, row_at, NULL, error))
-        goto done;
-    if (has_next && !tsdb_decode_at(db, cid, ids, nn, next, v_next, row_next, NULL, error))
-        goto done;
-
-    if (exists && memcmp(v_old, v_new, nn * sizeof *v_new) == 0) {
-        /* the same snapshot again: nothing changes (sdiag figures are still stored) */
-        if (opts->sdiag && !put_sdiag(db, cid, at, opts->sdiag, error))
-            goto done;
-        if (!tsdb_exec(db, "COMMIT", "committing", error))
-            goto done;
-        in_txn = false;
-        ok = true;
-        goto done;
-    }
-
-    /* gaps */
-    if (has_prev || exists) {
-        for (int k = 0; k < 2; k++) {
-            if (k == 0 && !has_prev)
-                continue;
-            if (!(s = tsdb_stmt(db, S_GAP_DEL, error)))
-                goto done;
-            sqlite3_bind_int64(s, 1, cid);
-            sqlite3_bind_int64(s, 2, k == 0 ? prev : at);
-            if (!tsdb_step_done(db, s, "writing gaps", error))
-                goto done;
-        }
-    }
-    for (int k = 0; k < 2; k++) {
-        if (k == 0 ? !gap_before : !gap_after)
-            continue;
-        if (!(s = tsdb_stmt(db, S_GAP_INS, error)))
-            goto done;
-        sqlite3_bind_int64(s, 1, cid);
-        sqlite3_bind_int64(s, 2, k == 0 ? prev : at);
-        sqlite3_bind_int64(s, 3, k == 0 ? at : next);
-        if (!tsdb_step_done(db, s, "writing gaps", error))
-            goto done;
-    }
-
-    /* interval rows at `at` and at the next snapshot */
-    for (size_t i = 0; i < nn; i++) {
-        int64_t carry = gap_before ? 0 : v_prev[i];
-        if (!put_row(db, ids[i], at, v_new[i], carry, row_at[i], v_old[i], error))
-            goto done;
-        if (has_next &&
-            !put_row(db, ids[i], next, v_next[i], gap_after ? 0 : v_new[i], row_next[i], v_next[i], error))
-            goto done;
-    }
-    /* the latest snapshot's attributes per node */
-    if (!has_next) {
-        for (size_t i = 0; i < nn; i++) {
-            if (wn[i].cur == v_new[i])
-                continue;
-            if (!(s = tsdb_stmt(db, S_NODE_SET_CUR, error)))
-                goto done;
-            sqlite3_bind_int64(s, 1, ids[i]);
-            if (v_new[i])
-                sqlite3_bind_int64(s, 2, v_new[i]);
-            if (!tsdb_step_done(db, s, "writing nodes", error))
-                goto done;
-        }
-    }
-
-    /* snapshot and totals */
-    if (!(s = tsdb_stmt(db, S_SNAP_PUT, error)))
-        goto done;
-    sqlite3_bind_int64(s, 1, cid);
-    sqlite3_bind_int64(s, 2, at);
-    sqlite3_bind_int64(s, 3, (int64_t)n);
-    if (!tsdb_step_done(db, s, "writing the snapshot", error))
-        goto done;
-    if (!tsdb_compute_totals(db, v_new, nn, &t_new, &g_new, error))
-        goto done;
-    if (has_prev && !gap_before && !tsdb_compute_totals(db, v_prev, nn, &t_prev, &g_prev, error))
-        goto done;
-    if (exists && !delete_total_rows(db, cid, at, error))
-        goto done;
-    if (!write_total_rows(db, cid, at, &t_new, &t_prev, false, error) ||
-        !write_total_rows(db, cid, at, &g_new, &g_prev, true, error))
-        goto done;
-    if (has_next) {
-        if (!tsdb_compute_totals(db, v_next, nn, &t_next, &g_next, error) || !delete_total_rows(db, cid, next, error) ||
-            !write_total_rows(db, cid, next, &t_next, gap_after ? &empty : &t_new, false, error) ||
-            !write_total_rows(db, cid, next, &g_next, gap_after ? &empty : &g_new, true, error))
-            goto done;
-    }
-    if (opts->sdiag && !put_sdiag(db, cid, at, opts->sdiag, error))
+    if (opts->sdiag && !put_sdiag(db, w.cid, at, opts->sdiag, error))
         goto done;
     if (!tsdb_exec(db, "COMMIT", "committing", error))
         goto done;
     in_txn = false;
     ok = true;
-    goto done;
-nomem:
-    tsdb_oom(db, error);
 done:
     if (in_txn)
         tsdb_rollback(db);
     db->ctx[0] = '\0';
-    free(a.gpus);
-    for (size_t i = 0; i < nold; i++)
-        free(names[i]);
-    free(names);
-    free(wn);
-    free(sorted);
-    free(ids);
-    free(v_new);
-    free(v_prev);
-    free(v_next);
-    free(v_old);
-    free(row_at);
-    free(row_next);
-    tsdb_totv_free(&t_prev);
-    tsdb_totv_free(&t_new);
-    tsdb_totv_free(&t_next);
-    tsdb_totv_free(&g_prev);
-    tsdb_totv_free(&g_new);
-    tsdb_totv_free(&g_next);
+    wsnap_clear(&w);
     return ok;
 }
 
