@@ -40,6 +40,7 @@ typedef struct {
     uint32_t sect;
 } cur_ctx_t;
 
+/* Records one job of the current section under (by, key, state): merged and counted later. */
 static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char *state, sa_error_t *error)
 {
     if (c->n == c->cap) {

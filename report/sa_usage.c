@@ -294,6 +294,7 @@ static bool group_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, s
 
 /* ---- the document ---------------------------------------------------------------------------- */
 
+/* Checks the options that make no sense for usage. */
 static bool check_opts(const sa_report_opts_t *o, unsigned by, sa_error_t *error)
 {
     if (o->start == SA_UNSET || o->end == SA_UNSET) {
@@ -324,6 +325,7 @@ static bool check_opts(const sa_report_opts_t *o, unsigned by, sa_error_t *error
     return true;
 }
 
+/* The preamble: period, clusters, unit and constant, rules. */
 static void usage_preamble(const sa_usage_t *u, sa_strv_t *p, const sa_strv_t *unweighted)
 {
     const sa_report_opts_t *o = u->o;

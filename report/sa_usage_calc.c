@@ -20,6 +20,7 @@ static bool oom(sa_error_t *error)
 
 /* ---- the sums ------------------------------------------------------------------------ */
 
+/* Hash of a key for the open-addressing slots (a multiply-xorshift mix of the four ids). */
 static uint32_t key_hash(const sa_ukey_t *k)
 {
     uint64_t h = ((uint64_t)k->c * 0x9E3779B1u) ^ ((uint64_t)k->a * 0x85EBCA77u) ^ ((uint64_t)k->u * 0xC2B2AE3Du) ^
