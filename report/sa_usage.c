@@ -435,7 +435,8 @@ static bool usage_rows(sa_usage_t *u, unsigned by, utable_t *ut, sa_rchart_t *ch
     if (alloc)
         ok = award_rows(u, ut, groups, ngroups, charts, ncharts, error);
     else
-        ok = group_rows(u, ut, groups, ngroups, error) && (!want_charts(u->o) || account_charts(u, charts, ncharts, error));
+        ok = group_rows(u, ut, groups, ngroups, error) &&
+             (!want_charts(u->o) || account_charts(u, charts, ncharts, error));
     free(order);
     free(groups);
     return ok;

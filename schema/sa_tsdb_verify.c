@@ -217,8 +217,8 @@ static bool verify_totals(sa_tsdb_t *db, verify_t *v, int64_t at, const char *tb
     if (!tsdb_compute_totals(db, v->cur, v->nn, &v->tcalc, &v->gcalc, error))
         return false;
     if (!totv_equal(&v->tcalc, &v->trun) || !totv_equal(&v->gcalc, &v->grun)) {
-        tsdb_err(db, error, SA_ERR_SQLITE, 0, "snapshot at %s is not whole: its stored totals differ from its intervals",
-                 tbuf);
+        tsdb_err(db, error, SA_ERR_SQLITE, 0,
+                 "snapshot at %s is not whole: its stored totals differ from its intervals", tbuf);
         return false;
     }
     return true;
