@@ -23,6 +23,7 @@
 #include "sa_parse.h"
 #include "sa_run.h"
 #include "sa_strings.h"
+#include "sa_time.h"
 
 #ifndef SA_VERSION
 #define SA_VERSION "unknown"
@@ -268,8 +269,8 @@ int main(int argc, char **argv)
                cfg.path);
     ro.cfg = &ic;
     ro.at = time(NULL);
-    if (at_text && (!sa_time_parse_text(at_text, &ro.at, &error) || ro.at == SA_UNSET)) {
-        fprintf(stderr, "slurm-ingest: --at: expected a time like 2026-10-05T12:00:00Z, got '%s'\n", at_text);
+    if (at_text && !sa_time_parse(at_text, ro.at, &ro.at, &error)) {
+        fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
         { rc = SA_EXIT_USAGE; goto done; }
     }
     if (!ro.no_mongo) {
@@ -315,7 +316,7 @@ int main(int argc, char **argv)
         break;
     case SA_RUN_FAILED:
         sa_log(SA_LOG_ERROR, "%s", error.message);
-        rc = sa_exit_code_for(&error);
+        rc = sa_exit_code_for(&error, true);
         break;
     }
 done:

@@ -383,17 +383,7 @@ static int64_t doc_int(const json_t *o, const char *k)
 /* Appends {state: {$nin: final states}} to a filter. */
 static void append_not_final(bson_t *f)
 {
-    bson_t nin, arr;
-    BSON_APPEND_DOCUMENT_BEGIN(f, "state", &nin);
-    BSON_APPEND_ARRAY_BEGIN(&nin, "$nin", &arr);
-    for (size_t i = 0; sa_job_final_states[i]; i++) {
-        char istr[16];
-        const char *ikey;
-        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-        BSON_APPEND_UTF8(&arr, ikey, sa_job_final_states[i]);
-    }
-    bson_append_array_end(&nin, &arr);
-    bson_append_document_end(f, &nin);
+    sa_bson_append_final_states(f, "$nin");
 }
 
 /* The live (unfinished, not vanished) job ids of a cluster, from one query. Sorted. */

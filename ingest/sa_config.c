@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sa_log.h"
+#include "sa_time.h"
 
 /* Largest URI file accepted (a URI is a line; this only stops a wrong file name). */
 #define SA_URI_FILE_MAX 65536
@@ -183,23 +184,6 @@ static int64_t no_suffix(char c)
     return 0;
 }
 
-/* Seconds per duration suffix. */
-static int64_t duration_mult(char c)
-{
-    switch (c) {
-    case 's':
-        return 1;
-    case 'm':
-        return 60;
-    case 'h':
-        return 3600;
-    case 'd':
-        return 86400;
-    default:
-        return 0;
-    }
-}
-
 /* Bytes per size suffix. */
 static int64_t size_mult(char c)
 {
@@ -227,17 +211,7 @@ static const char *quote(const char *s, char *buf, size_t n)
 
 bool sa_parse_duration(const char *s, int64_t *seconds, sa_error_t *error)
 {
-    char q[80];
-    int64_t v;
-
-    if (!parse_scaled(s, duration_mult, &v)) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "invalid duration '%s' (use 90, 90s, 15m, 1h or 2d)",
-                     quote(s, q, sizeof q));
-        return false;
-    }
-    if (seconds)
-        *seconds = v;
-    return true;
+    return sa_time_parse_duration(s, seconds, error); /* schema/sa_time.h: the one duration parser */
 }
 
 bool sa_parse_size(const char *s, int64_t *bytes, sa_error_t *error)

@@ -93,8 +93,8 @@ const char *sa_option_suggest(const char *name);
 bool sa_option_parse_value(const sa_option_t *opt, const char *value, int64_t *num, sa_error_t *error);
 
 /*
- * Parses a duration: digits, optionally followed by one of s, m, h, d (seconds,
- * minutes, hours, days). Spaces, signs and fractions are refused. *seconds
+ * Parses a duration: digits, optionally followed by one of s, m, h, d, w (seconds,
+ * minutes, hours, days, weeks; sa_time_parse_duration). Spaces, signs and fractions are refused. *seconds
  * receives the value (not changed on failure). Fails (SA_ERR_USAGE) on bad syntax
  * or overflow.
  */

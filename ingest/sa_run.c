@@ -21,6 +21,7 @@
 #include "sa_log.h"
 #include "sa_snapshot.h"
 #include "sa_strings.h"
+#include "sa_time.h"
 
 /* The columns slurm-ingest asks sacct for; free text (JobName) last. */
 #define SACCT_FIELDS                                                                                          \
@@ -209,9 +210,8 @@ static bool sacct_window(run_t *r, int64_t *start, int64_t *end, int64_t *new_si
     *start = wm == SA_UNSET ? r->o->at - 86400 : wm - c->sacct_overlap;
     if (c->since) {
         int64_t t;
-        if (!sa_time_parse_text(c->since, &t, error) || t == SA_UNSET) {
-            sa_error_set(error, SA_ERR_USAGE, 0, "--since: expected a date like 2026-01-01T00:00:00, got '%s'",
-                         c->since);
+        if (!sa_time_parse(c->since, r->o->at, &t, error)) {
+            sa_error_prefix(error, "--since");
             return false;
         }
         if (t != done_since) {

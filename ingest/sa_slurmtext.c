@@ -13,6 +13,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include "sa_time.h"
+
 #define QUOTE_MAX 64
 
 /* Quotes s for an error message (a static-free helper: the buffer is the caller's). */
@@ -61,45 +63,16 @@ static bool all_digits(const char *s, size_t n)
 }
 
 /*
- * Parses the date "YYYY-MM-DDTHH:MM:SS" (optionally followed by "Z") as UTC with
- * strptime() and timegm(). The shape is checked first (strptime alone accepts
- * leading blanks and short fields), and the result is converted back to reject
- * dates that timegm() would normalise ("2026-02-30").
+ * Parses the date "YYYY-MM-DDTHH:MM:SS" (optionally followed by "Z") as UTC: exactly
+ * the form Slurm prints (sa_time_parse_iso() of schema/sa_time.h), or a no-value word.
  */
 bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error)
 {
-    static const char shape[] = "dddd-dd-ddTdd:dd:dd";
-    struct tm tm, back;
     char q[QUOTE_MAX + 8];
-    const char *end;
-    size_t len;
-    time_t t;
 
     *out = SA_UNSET;
-    if (is_no_value(s))
+    if (is_no_value(s) || sa_time_parse_iso(s, out))
         return true;
-    len = strlen(s);
-    if (len != 19 && !(len == 20 && s[19] == 'Z'))
-        goto bad;
-    for (size_t i = 0; i < 19; i++) {
-        if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
-            goto bad;
-    }
-    memset(&tm, 0, sizeof tm);
-    end = strptime(s, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (!end || end != s + 19)
-        goto bad;
-    tm.tm_isdst = 0;
-    back = tm;
-    t = timegm(&back);
-    if (t == (time_t)-1 && !(tm.tm_year == 69 && tm.tm_mon == 11 && tm.tm_mday == 31))
-        goto bad;
-    if (back.tm_year != tm.tm_year || back.tm_mon != tm.tm_mon || back.tm_mday != tm.tm_mday ||
-        back.tm_hour != tm.tm_hour || back.tm_min != tm.tm_min || back.tm_sec != tm.tm_sec)
-        goto bad;
-    *out = (int64_t)t;
-    return true;
-bad:
     sa_error_set(error, SA_ERR_INPUT, 0, "expected a date YYYY-MM-DDTHH:MM:SS, got '%s'", Q(s, q));
     return false;
 }

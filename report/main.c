@@ -1,7 +1,7 @@
 /*
  * main.c - slurm-report's command line. The only place that turns errors into exit
- * codes (schema/sa_exit.h); the reports are in
- * sa_usage.c, sa_util.c and sa_health.c.
+ * codes (schema/sa_exit.h); the reports are in sa_usage.c, sa_utilization.c,
+ * sa_health.c and sa_current.c.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,8 +13,10 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_exit.h"
+#include "sa_mongo.h"
 #include "sa_report.h"
 #include "sa_rutil.h"
+#include "sa_time.h"
 
 #ifndef SA_VERSION
 #define SA_VERSION "unknown"
@@ -40,7 +42,7 @@ static void usage(FILE *out)
           "Options:\n"
           "  -M, --cluster LIST       clusters (comma-separated; default: all in the archive)\n"
           "  --month YYYY-MM          the calendar month (UTC)\n"
-          "  -S, --starttime START    window start, YYYY-MM-DD[Thh:mm[:ss]] UTC\n"
+          "  -S, --starttime START    window start, UTC: YYYY-MM-DD[Thh:mm[:ss]], MM/DD[/YY], now-7days, ...\n"
           "  -E, --endtime END        window end (excluded; default: now)\n"
           "  --by KEYS                usage: account, user, gpu-type (default account);\n"
           "                           current: partition, account, user (default all three)\n"
@@ -66,32 +68,6 @@ static void usage(FILE *out)
           "  -h, --help               this help\n"
           "  --version                print the version\n",
           out);
-}
-
-/*
- * libmongoc's log: warnings and errors go to stderr prefixed with our name, except
- * the "endSessions" warning servers without sessions (FerretDB) cause at every
- * disconnect; debug and info are dropped.
- */
-static void log_handler(mongoc_log_level_t level, const char *domain, const char *message, void *data)
-{
-    (void)data;
-    if (level > MONGOC_LOG_LEVEL_WARNING || strstr(message, "endSessions"))
-        return;
-    fprintf(stderr, "slurm-report: %s: %s: %s\n", mongoc_log_level_str(level), domain, message);
-}
-
-/* Exit status of a failed report. */
-static int exit_code(const sa_error_t *e)
-{
-    switch (e->domain) {
-    case SA_ERR_USAGE: return SA_EXIT_USAGE;
-    case SA_ERR_INPUT: return SA_EXIT_INPUT;
-    case SA_ERR_MONGO: return SA_EXIT_MONGO;
-    case SA_ERR_SQLITE: return SA_EXIT_SQLITE;
-    case SA_ERR_LOCKED: return SA_EXIT_LOCKED;
-    default: return SA_EXIT_FAILURE;
-    }
 }
 
 /* Parses --by: a comma list of account, user, gpu-type, partition. */
@@ -127,10 +103,93 @@ static int die_usage(const char *fmt, const char *arg)
     return SA_EXIT_USAGE;
 }
 
-int main(int argc, char **argv)
+/* What the command line says beside the options: read once every option is known (times depend on --now). */
+typedef struct {
+    const char *cmd, *output, *month, *start, *end, *since, *now;
+} cli_t;
+
+enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
+       O_SINCE, O_NOW, O_VERSION, O_SQLITE_DIR };
+
+/* Applies an option that sets a value or a flag; -1 to go on, else the exit code. */
+static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
 {
-    enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
-           O_SINCE, O_NOW, O_VERSION, O_SQLITE_DIR };
+    char *e;
+
+    switch (c) {
+    case 'M': sa_rlist_split(arg, &o->clusters); break;
+    case 'A': sa_rlist_split(arg, &o->accounts); break;
+    case 'u': sa_rlist_split(arg, &o->users); break;
+    case O_MONTH: cli->month = arg; break;
+    case 'S': cli->start = arg; break;
+    case 'E': cli->end = arg; break;
+    case O_SINCE: cli->since = arg; break;
+    case O_NOW: cli->now = arg; break;
+    case 'o': cli->output = arg; break;
+    case O_ALLOC: o->allocations_path = arg; break;
+    case O_RGU: o->rgu_weights_path = arg; break;
+    case O_MONGO: o->mongo_uri = arg; break;
+    case O_DB: o->db_name = arg; break;
+    case O_SQLITE: o->sqlite_path = arg; break;
+    case O_SQLITE_DIR: o->sqlite_dir = arg; break;
+    case 'P': o->format = SA_FMT_PARSABLE; break;
+    case 'n': o->no_header = true; break;
+    case O_YEARDAYS:
+        o->year_days = strtod(arg, &e);
+        if (*e || !(o->year_days > 0 && o->year_days <= 366))
+            return die_usage("--year-days: expected a number of days in (0, 366], got '%s'", arg);
+        break;
+    default:
+        usage(stderr);
+        return SA_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* Applies one option; -1 to go on, else the exit code (help, version, a bad value). */
+static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
+{
+    sa_error_t error;
+
+    switch (c) {
+    case O_BY:
+        if (!parse_by(arg, &o->by))
+            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, got '%s'", arg);
+        return -1;
+    case O_UNIT:
+        if (strcmp(arg, "gpu-hours") == 0)
+            o->unit = SA_UNIT_GPU_HOURS;
+        else if (strcmp(arg, "gpu-years") == 0)
+            o->unit = SA_UNIT_GPU_YEARS;
+        else if (strcmp(arg, "rgu-years") == 0)
+            o->unit = SA_UNIT_RGU_YEARS;
+        else
+            return die_usage("--unit: expected gpu-hours, gpu-years or rgu-years, got '%s'", arg);
+        return -1;
+    case O_FORMAT:
+        if (!sa_format_parse(arg, &o->format))
+            return die_usage("--format: expected table, parsable, csv, json, svg, html or prometheus, got '%s'", arg);
+        return -1;
+    case O_STALE:
+        if (!sa_time_parse_duration(arg, &o->stale_s, &error))
+            return die_usage("--stale: %s", error.message);
+        if (o->stale_s <= 0)
+            return die_usage("--stale: must be more than 0, got '%s'", arg);
+        return -1;
+    case 'h':
+        usage(stdout);
+        return SA_EXIT_OK;
+    case O_VERSION:
+        printf("slurm-report %s\n", SA_VERSION);
+        return SA_EXIT_OK;
+    default:
+        return value_option(c, arg, o, cli);
+    }
+}
+
+/* Parses the command line into *o and *cli; -1 to go on, else the exit code. */
+static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
+{
     static const struct option longopts[] = {
         {"cluster", required_argument, NULL, 'M'},   {"clusters", required_argument, NULL, 'M'},
         {"month", required_argument, NULL, O_MONTH}, {"starttime", required_argument, NULL, 'S'},
@@ -149,170 +208,99 @@ int main(int argc, char **argv)
         {"now", required_argument, NULL, O_NOW},     {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, O_VERSION},   {NULL, 0, NULL, 0},
     };
-    sa_report_opts_t o;
+    int c, rc;
+
+    while ((c = getopt_long(argc, argv, "M:S:E:A:u:Pno:h", longopts, NULL)) != -1) {
+        if ((rc = apply_option(c, optarg, o, cli)) >= 0)
+            return rc;
+    }
+    if (optind < argc)
+        cli->cmd = argv[optind++];
+    if (optind < argc)
+        return die_usage("unexpected argument '%s'", argv[optind]);
+    if (strcmp(cli->cmd, "usage") != 0 && strcmp(cli->cmd, "utilization") != 0 && strcmp(cli->cmd, "health") != 0 &&
+        strcmp(cli->cmd, "current") != 0)
+        return die_usage("unknown report '%s' (usage, utilization, health, current)", cli->cmd);
+    return -1;
+}
+
+/*
+ * Reads the times (--now first, relative to the clock; the others relative to it) and
+ * checks what depends on the report. -1 to go on, else the exit code.
+ */
+static int parse_times(const cli_t *cli, sa_report_opts_t *o)
+{
     sa_error_t error;
-    const char *cmd = "usage", *output = NULL, *month = NULL, *start = NULL, *end = NULL, *since = NULL, *now = NULL;
+
+    if (cli->now && !sa_time_parse(cli->now, o->now, &o->now, &error))
+        return die_usage("--now: %s", error.message);
+    if (cli->month && (cli->start || cli->end))
+        return die_usage("give --month or -S/-E, not both%s", "");
+    if (cli->month && !sa_rmonth_parse(cli->month, &o->start, &o->end))
+        return die_usage("--month: expected YYYY-MM, got '%s'", cli->month);
+    if (cli->start && !sa_time_parse(cli->start, o->now, &o->start, &error))
+        return die_usage("-S: %s", error.message);
+    if (cli->end && !sa_time_parse(cli->end, o->now, &o->end, &error))
+        return die_usage("-E: %s", error.message);
+    if (cli->end && !cli->start && !cli->month && strcmp(cli->cmd, "health") != 0)
+        return die_usage("-E needs -S%s", "");
+    if (cli->start && !cli->end)
+        o->end = o->now;
+    if (cli->since && !sa_time_parse(cli->since, o->now, &o->since, &error))
+        return die_usage("--since: %s", error.message);
+    if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
+        return die_usage("--format prometheus is for `current`%s", "");
+    return -1;
+}
+
+/* Runs the report cli->cmd into out; *healthy false when health found a problem. */
+static bool run_report(const cli_t *cli, const sa_report_opts_t *o, FILE *out, bool *healthy, sa_error_t *error)
+{
+    bool ok;
+
+    *healthy = true;
+    if (strcmp(cli->cmd, "usage") == 0)
+        ok = sa_report_usage(o, out, stderr, error);
+    else if (strcmp(cli->cmd, "utilization") == 0)
+        ok = sa_report_utilization(o, out, stderr, error);
+    else if (strcmp(cli->cmd, "health") == 0)
+        ok = sa_report_health(o, out, stderr, healthy, error);
+    else
+        ok = sa_report_current(o, out, stderr, error);
+    if (ok && fflush(out) != 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
+        ok = false;
+    }
+    return ok;
+}
+
+/* Runs the report into stdout, or into -o FILE atomically (a temporary file renamed); returns the exit code. */
+static int run(const cli_t *cli, const sa_report_opts_t *o)
+{
+    sa_error_t error;
     char *tmp = NULL;
     FILE *out = stdout;
     bool healthy = true, ok;
-    int c, rc = SA_EXIT_OK;
+    int fd;
 
-    sa_report_opts_init(&o);
     sa_error_clear(&error);
-    mongoc_log_set_handler(log_handler, NULL);
-    while ((c = getopt_long(argc, argv, "M:S:E:A:u:Pno:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'M':
-            sa_rlist_split(optarg, &o.clusters);
-            break;
-        case O_MONTH:
-            month = optarg;
-            break;
-        case 'S':
-            start = optarg;
-            break;
-        case 'E':
-            end = optarg;
-            break;
-        case O_BY:
-            if (!parse_by(optarg, &o.by))
-                return die_usage("--by: expected a comma list of account, user, gpu-type, partition, got '%s'",
-                                 optarg);
-            break;
-        case 'A':
-            sa_rlist_split(optarg, &o.accounts);
-            break;
-        case 'u':
-            sa_rlist_split(optarg, &o.users);
-            break;
-        case O_ALLOC:
-            o.allocations_path = optarg;
-            break;
-        case O_UNIT:
-            if (strcmp(optarg, "gpu-hours") == 0)
-                o.unit = SA_UNIT_GPU_HOURS;
-            else if (strcmp(optarg, "gpu-years") == 0)
-                o.unit = SA_UNIT_GPU_YEARS;
-            else if (strcmp(optarg, "rgu-years") == 0)
-                o.unit = SA_UNIT_RGU_YEARS;
-            else
-                return die_usage("--unit: expected gpu-hours, gpu-years or rgu-years, got '%s'", optarg);
-            break;
-        case O_FORMAT:
-            if (!sa_format_parse(optarg, &o.format))
-                return die_usage("--format: expected table, parsable, csv, json, svg, html or prometheus, got '%s'",
-                                 optarg);
-            break;
-        case 'P':
-            o.format = SA_FMT_PARSABLE;
-            break;
-        case 'n':
-            o.no_header = true;
-            break;
-        case 'o':
-            output = optarg;
-            break;
-        case O_MONGO:
-            o.mongo_uri = optarg;
-            break;
-        case O_DB:
-            o.db_name = optarg;
-            break;
-        case O_SQLITE:
-            o.sqlite_path = optarg;
-            break;
-        case O_SQLITE_DIR:
-            o.sqlite_dir = optarg;
-            break;
-        case O_YEARDAYS: {
-            char *e;
-            o.year_days = strtod(optarg, &e);
-            if (*e || !(o.year_days > 0 && o.year_days <= 366))
-                return die_usage("--year-days: expected a number of days in (0, 366], got '%s'", optarg);
-            break;
-        }
-        case O_RGU:
-            o.rgu_weights_path = optarg;
-            break;
-        case O_STALE:
-            if (!sa_rduration_parse(optarg, &o.stale_s))
-                return die_usage("--stale: expected a duration such as 90s, 30m, 1h, 2d, got '%s'", optarg);
-            break;
-        case O_SINCE:
-            since = optarg;
-            break;
-        case O_NOW:
-            now = optarg;
-            break;
-        case 'h':
-            usage(stdout);
-            return SA_EXIT_OK;
-        case O_VERSION:
-            printf("slurm-report %s\n", SA_VERSION);
-            return SA_EXIT_OK;
-        default:
-            usage(stderr);
-            return SA_EXIT_USAGE;
-        }
-    }
-    if (optind < argc)
-        cmd = argv[optind++];
-    if (optind < argc)
-        return die_usage("unexpected argument '%s'", argv[optind]);
-    if (strcmp(cmd, "usage") != 0 && strcmp(cmd, "utilization") != 0 && strcmp(cmd, "health") != 0 &&
-        strcmp(cmd, "current") != 0)
-        return die_usage("unknown report '%s' (usage, utilization, health, current)", cmd);
-
-    /* times */
-    if (now && !sa_rtime_parse(now, &o.now))
-        return die_usage("--now: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", now);
-    if (month && (start || end))
-        return die_usage("give --month or -S/-E, not both%s", "");
-    if (month && !sa_rmonth_parse(month, &o.start, &o.end))
-        return die_usage("--month: expected YYYY-MM, got '%s'", month);
-    if (start && !sa_rtime_parse(start, &o.start))
-        return die_usage("-S: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", start);
-    if (end && !sa_rtime_parse(end, &o.end))
-        return die_usage("-E: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", end);
-    if (end && !start && !month && strcmp(cmd, "health") != 0)
-        return die_usage("-E needs -S%s", "");
-    if (start && !end)
-        o.end = o.now;
-    if (since && !sa_rtime_parse(since, &o.since))
-        return die_usage("--since: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got '%s'", since);
-    if (o.format == SA_FMT_PROMETHEUS && strcmp(cmd, "current") != 0)
-        return die_usage("--format prometheus is for `current`%s", "");
-
-    if (output) {
-        int fd;
-        tmp = sa_rprintf("%s.tmp.XXXXXX", output);
+    if (cli->output) {
+        tmp = sa_rprintf("%s.tmp.XXXXXX", cli->output);
         if (!tmp || (fd = mkstemp(tmp)) < 0 || !(out = fdopen(fd, "w"))) {
-            fprintf(stderr, "slurm-report: %s: cannot create a temporary file beside it: %s\n", output,
+            fprintf(stderr, "slurm-report: %s: cannot create a temporary file beside it: %s\n", cli->output,
                     strerror(errno));
             free(tmp);
-            sa_report_opts_clear(&o);
             return SA_EXIT_FAILURE;
         }
     }
-    if (strcmp(cmd, "usage") == 0)
-        ok = sa_report_usage(&o, out, stderr, &error);
-    else if (strcmp(cmd, "utilization") == 0)
-        ok = sa_report_utilization(&o, out, stderr, &error);
-    else if (strcmp(cmd, "health") == 0)
-        ok = sa_report_health(&o, out, stderr, &healthy, &error);
-    else
-        ok = sa_report_current(&o, out, stderr, &error);
-    if (ok && fflush(out) != 0) {
-        sa_error_set(&error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
-        ok = false;
-    }
-    if (output) {
+    ok = run_report(cli, o, out, &healthy, &error);
+    if (cli->output) {
         if (fclose(out) != 0 && ok) {
-            sa_error_set(&error, SA_ERR_IO, errno, "writing %s: %s", output, strerror(errno));
+            sa_error_set(&error, SA_ERR_IO, errno, "writing %s: %s", cli->output, strerror(errno));
             ok = false;
         }
-        if (ok && rename(tmp, output) != 0) {
-            sa_error_set(&error, SA_ERR_IO, errno, "renaming the report to %s: %s", output, strerror(errno));
+        if (ok && rename(tmp, cli->output) != 0) {
+            sa_error_set(&error, SA_ERR_IO, errno, "renaming the report to %s: %s", cli->output, strerror(errno));
             ok = false;
         }
         if (!ok)
@@ -321,10 +309,22 @@ int main(int argc, char **argv)
     }
     if (!ok) {
         fprintf(stderr, "slurm-report: %s\n", error.message);
-        rc = exit_code(&error);
-    } else if (!healthy) {
-        rc = SA_EXIT_UNHEALTHY;
+        return sa_exit_code_for(&error, false);
     }
+    return healthy ? SA_EXIT_OK : SA_EXIT_UNHEALTHY;
+}
+
+int main(int argc, char **argv)
+{
+    sa_report_opts_t o;
+    cli_t cli = {.cmd = "usage"};
+    int rc;
+
+    sa_report_opts_init(&o);
+    sa_error_install_allocators("slurm-report");
+    sa_mongo_init();
+    if ((rc = parse_args(argc, argv, &o, &cli)) < 0 && (rc = parse_times(&cli, &o)) < 0)
+        rc = run(&cli, &o);
     sa_report_opts_clear(&o);
     return rc;
 }

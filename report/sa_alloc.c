@@ -95,7 +95,7 @@ static bool get_string(const json_t *o, const char *key, bool required, char **o
         return false;
     }
     if (!(*out = strdup(json_string_value(v)))) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     return true;
@@ -212,7 +212,7 @@ bool sa_awards_load(const char *path, sa_awards_t *out, sa_error_t *error)
     }
     out->v = calloc(json_array_size(awards) + 1, sizeof *out->v);
     if (!out->v) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "out of memory");
+        sa_error_nomem(error);
         goto fail;
     }
     json_array_foreach(awards, i, a) {

@@ -1,19 +1,17 @@
 /*
  * sa_nodegpu.c - GPU types of nodes from the time series (see sa_nodegpu.h).
  *
- * The snapshot times of the cluster are read once (one small SELECT on the snapshot
- * table through sa_tsdb_handle(): the read API has no "snapshot at or before t");
- * each snapshot used is loaded once with sa_tsdb_nodes_at() into a node -> type map,
+ * The snapshot times of the cluster are read once (sa_tsdb_snapshot_times); each
+ * snapshot used is loaded once with sa_tsdb_nodes_at() into a node -> type map,
  * and the last few maps are kept (runs are met in no particular order, but most
  * untyped runs of a month fall on a few snapshots only when the series is sparse;
  * with a dense series the maps are small and cheap to rebuild).
  */
 #include "sa_nodegpu.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <sqlite3.h>
 
 #include "sa_hostlist.h"
 #include "sa_rutil.h"
@@ -86,39 +84,8 @@ void sa_nodegpu_free(sa_nodegpu_t *r)
 /* Reads the cluster's snapshot times once. */
 static bool load_snaps(sa_nodegpu_t *r, sa_error_t *error)
 {
-    static const char sql[] = "SELECT s.at FROM snapshot s JOIN cluster c ON c.id = s.cluster_id "
-                              "WHERE c.name = ?1 ORDER BY s.at";
-    sqlite3 *h = sa_tsdb_handle(r->db);
-    sqlite3_stmt *st = NULL;
-    size_t cap = 0;
-    int rc;
-
     r->loaded = true;
-    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
-        sa_error_set(error, SA_ERR_SQLITE, 0, "%s: reading snapshot times: %s", sa_tsdb_path(r->db),
-                     sqlite3_errmsg(h));
-        return false;
-    }
-    sqlite3_bind_text(st, 1, r->cluster, -1, SQLITE_STATIC);
-    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (r->nsnaps == cap) {
-            int64_t *v = realloc(r->snaps, (cap = cap ? cap * 2 : 256) * sizeof *v);
-            if (!v) {
-                sqlite3_finalize(st);
-                sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
-                return false;
-            }
-            r->snaps = v;
-        }
-        r->snaps[r->nsnaps++] = sqlite3_column_int64(st, 0);
-    }
-    sqlite3_finalize(st);
-    if (rc != SQLITE_DONE) {
-        sa_error_set(error, SA_ERR_SQLITE, 0, "%s: reading snapshot times: %s", sa_tsdb_path(r->db),
-                     sqlite3_errmsg(h));
-        return false;
-    }
-    return true;
+    return sa_tsdb_snapshot_times(r->db, r->cluster, INT64_MIN, INT64_MAX, &r->snaps, &r->nsnaps, error);
 }
 
 /* The snapshot to use for a run [start, end): the last at or before start, else the first before end. */
@@ -152,7 +119,7 @@ static bool fill_node(const sa_tsdb_node_t *node, void *vctx, sa_error_t *error)
     uint32_t id = sa_rintern(&m->names, node->name), type = TYPE_NONE;
 
     if (id == UINT32_MAX) {
-        sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
+        sa_error_nomem(error);
         return false;
     }
     for (size_t i = 0; i < node->ngpus; i++) {
@@ -161,7 +128,7 @@ static bool fill_node(const sa_tsdb_node_t *node, void *vctx, sa_error_t *error)
             continue; /* untyped GPUs say nothing about the type */
         t = sa_rintern(&ctx->r->types, node->gpus[i].type);
         if (t == UINT32_MAX) {
-            sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
+            sa_error_nomem(error);
             return false;
         }
         type = type == TYPE_NONE || type == t ? t : TYPE_MULTI;
@@ -173,7 +140,7 @@ static bool fill_node(const sa_tsdb_node_t *node, void *vctx, sa_error_t *error)
             cap *= 2;
         v = realloc(m->type, cap * sizeof *v);
         if (!v) {
-            sa_error_set(error, SA_ERR_SQLITE, 0, "out of memory");
+            sa_error_nomem(error);
             return false;
         }
         m->type = v;

@@ -1,7 +1,6 @@
 /*
  * sa_rcommon.h - what the reports share (internal to report/): the time series of
- * a cluster, the Mongo URI, the period line, JSON and HTML documents, and writing
- * a table in the format asked for.
+ * a cluster, the archive, the final job states; the renderers (sa_render.h).
  */
 #ifndef SA_RCOMMON_H
 #define SA_RCOMMON_H
@@ -12,6 +11,7 @@
 #include <jansson.h>
 
 #include "sa_rdb.h"
+#include "sa_render.h"
 #include "sa_report.h"
 #include "sa_rtable.h"
 #include "sa_tsdb.h"
@@ -36,36 +36,6 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
 
 /* Connects to the archive given by the options (URI: --mongo-uri, SLURM_REPORT_MONGO_URI, SLURM_INGEST_MONGO_URI). */
 sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error);
-
-/* ISO-8601 of t ("" for SA_UNSET) in a static rotating buffer (8 live at once). */
-const char *sa_riso(int64_t t);
-
-/* Adds a line (printf) to a preamble. */
-void sa_rpreamble_add(sa_strv_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Dumps a JSON document (2-space indent, keys in insertion order, 12 significant digits) and a newline. */
-bool sa_rjson_write(const json_t *doc, FILE *out);
-
-/* {"start": ISO, "end": ISO}. New reference. */
-json_t *sa_rjson_period(int64_t start, int64_t end);
-
-/* The preamble as a JSON array of strings. New reference. */
-json_t *sa_rjson_strv(const sa_strv_t *v);
-
-/* Starts / ends a self-contained HTML page (no script; inline CSS); title and lines escaped. */
-void sa_rhtml_begin(FILE *out, const char *title, const sa_strv_t *preamble);
-void sa_rhtml_end(FILE *out);
-
-/*
- * Writes one table in a text format (table, parsable, csv), as JSON {...extra, "rows"},
- * or as an HTML page; extra (may be NULL) is a JSON object of the members that come
- * before "rows" (borrowed). Fails with SA_ERR_USAGE on svg/prometheus.
- */
-bool sa_rwrite_table_doc(const sa_report_opts_t *o, const char *title, const sa_strv_t *preamble,
-                        const sa_rtable_t *t, const json_t *extra, FILE *out, sa_error_t *error);
-
-/* Text format of a report format (only TABLE, PARSABLE, CSV are text). */
-sa_text_format_t sa_rtext_format(sa_format_t f);
 
 /*
  * The job base states the reports count as final: sa_job_final_states (schema/) and

@@ -27,7 +27,7 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
     sa_rdb_t *db = calloc(1, sizeof *db);
 
     if (!db) {
-        sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+        sa_error_nomem(error);
         return NULL;
     }
     db->client = sa_mongo_connect(uri_str, "slurm-report", &db->hosts, error);
@@ -161,7 +161,7 @@ bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, 
     while (mongoc_cursor_next(cursor, &doc)) {
         sa_rcluster_t c = {0}, *v = realloc(found, (nfound + 1) * sizeof *v);
         if (!v) {
-            sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+            sa_error_nomem(error);
             ok = false;
             break;
         }
@@ -184,7 +184,7 @@ bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, 
         /* in the order named; a name without a document is kept (no data) */
         out->v = calloc(names->n, sizeof *out->v);
         if (!out->v) {
-            sa_error_set(error, SA_ERR_MONGO, 0, "out of memory");
+            sa_error_nomem(error);
             ok = false;
             goto done;
         }
@@ -213,4 +213,64 @@ done:
         free(found[k].name);
     free(found);
     return ok;
+}
+
+/* ---- reading documents ---------------------------------------------------------- */
+
+bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bson_t *opts, sa_rdb_doc_cb fn, void *ctx,
+                 sa_error_t *error)
+{
+    mongoc_cursor_t *cursor = mongoc_collection_find_with_opts(sa_rdb_collection(db, coll), filter, opts, NULL);
+    const bson_t *doc;
+    bson_error_t berr;
+    bool ok = true;
+
+    while (ok && mongoc_cursor_next(cursor, &doc))
+        ok = fn(doc, ctx, error);
+    if (ok && mongoc_cursor_error(cursor, &berr)) {
+        char what[64];
+        snprintf(what, sizeof what, "reading %s", coll);
+        sa_rdb_error(error, db, what, &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cursor);
+    return ok;
+}
+
+void sa_rfields_read(const bson_t *doc, sa_rfields_t *f)
+{
+    bson_iter_t it;
+    memset(f, 0, sizeof *f);
+    f->job_id = f->vanished_at = f->end = f->seen_last = f->started_at = SA_UNSET;
+    if (!bson_iter_init(&it, doc))
+        return;
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        if (strcmp(k, "job_id") == 0)
+            f->job_id = sa_rbson_iter_int(&it, SA_UNSET);
+        else if (strcmp(k, "vanished_at") == 0)
+            f->vanished_at = sa_rbson_iter_time(&it);
+        else if (strcmp(k, "end") == 0)
+            f->end = sa_rbson_iter_time(&it);
+        else if (strcmp(k, "state") == 0)
+            f->state = sa_rbson_iter_str(&it, NULL);
+        else if (strcmp(k, "user") == 0)
+            f->user = sa_rbson_iter_str(&it, NULL);
+        else if (strcmp(k, "account") == 0)
+            f->account = sa_rbson_iter_str(&it, NULL);
+        else if (strcmp(k, "partition") == 0)
+            f->partition = sa_rbson_iter_str(&it, NULL);
+        else if (strcmp(k, "error") == 0)
+            f->error_text = sa_rbson_iter_str(&it, NULL);
+        else if (strcmp(k, "started_at") == 0)
+            f->started_at = sa_rbson_iter_time(&it);
+        else if (strcmp(k, "ok") == 0 && BSON_ITER_HOLDS_BOOL(&it)) {
+            f->ok_flag = bson_iter_bool(&it);
+            f->has_ok = true;
+        } else if (strcmp(k, "seen") == 0 && BSON_ITER_HOLDS_DOCUMENT(&it)) {
+            bson_iter_t s;
+            if (bson_iter_recurse(&it, &s) && bson_iter_find(&s, "last"))
+                f->seen_last = sa_rbson_iter_time(&s);
+        }
+    }
 }

@@ -71,4 +71,30 @@ const char *sa_rbson_iter_str(const bson_iter_t *it, uint32_t *len);
 /* Appends {key: {$in: [names...]}} to b. */
 void sa_rbson_append_in(bson_t *b, const char *key, const sa_strv_t *names);
 
+/* ---- reading documents ------------------------------------------------------------ */
+
+typedef bool (*sa_rdb_doc_cb)(const bson_t *doc, void *ctx, sa_error_t *error);
+
+/*
+ * Runs a find over collection coll (filter; opts: projection, sort, ...; may be NULL)
+ * and calls fn with each document (borrowed for the call); fn returning false stops
+ * with its error.
+ */
+bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bson_t *opts, sa_rdb_doc_cb fn, void *ctx,
+                 sa_error_t *error);
+
+/*
+ * The top-level members of a job document (jobs, jobs_superseded) or a run document
+ * (ingest_runs) that health and current read. Times and ids SA_UNSET, strings NULL
+ * when absent; strings are borrowed from the document.
+ */
+typedef struct {
+    int64_t job_id, vanished_at, end, seen_last;
+    const char *state, *user, *account, *partition, *error_text;
+    bool ok_flag, has_ok;
+    int64_t started_at;
+} sa_rfields_t;
+
+void sa_rfields_read(const bson_t *doc, sa_rfields_t *f);
+
 #endif

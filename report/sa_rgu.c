@@ -76,7 +76,7 @@ static bool add_entries(sa_rgu_t *r, const json_t *doc, const char *what, sa_err
         }
         v = realloc(r->v, (r->n + 1) * sizeof *v);
         if (!v) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "out of memory");
+            sa_error_nomem(error);
             return false;
         }
         r->v = v;
@@ -100,7 +100,7 @@ static bool add_entries(sa_rgu_t *r, const json_t *doc, const char *what, sa_err
                 *p = (char)tolower((unsigned char)*p);
             if (!low || !sa_strv_push(&ent->match, low)) {
                 free(low);
-                sa_error_set(error, SA_ERR_INPUT, 0, "out of memory");
+                sa_error_nomem(error);
                 return false;
             }
             free(low);
@@ -116,7 +116,7 @@ sa_rgu_t *sa_rgu_load(const char *path, sa_error_t *error)
     json_t *doc = NULL, *defaults = NULL;
 
     if (!r) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "out of memory");
+        sa_error_nomem(error);
         return NULL;
     }
     if (path) {

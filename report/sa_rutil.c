@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "sa_time.h"
+
 bool sa_rlist_split(const char *s, sa_strv_t *out)
 {
     const char *p = s;
@@ -59,47 +61,9 @@ static bool digits(const char **p, int n, int *v)
     return true;
 }
 
-/* timegm of the fields, checking that they name a real time (no 2026-02-30). */
-static bool make_time(int y, int mo, int d, int h, int mi, int s, int64_t *t)
-{
-    struct tm tm = {0}, back;
-    time_t tt;
-
-    if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 59)
-        return false;
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = d;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = s;
-    tt = timegm(&tm);
-    if (!gmtime_r(&tt, &back) || back.tm_mday != d || back.tm_mon != mo - 1)
-        return false;
-    *t = (int64_t)tt;
-    return true;
-}
-
 bool sa_rtime_parse(const char *s, int64_t *t)
 {
-    const char *p = s;
-    int y, mo, d, h = 0, mi = 0, sec = 0;
-
-    if (!s || !digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' || !digits(&p, 2, &d))
-        return false;
-    if (*p == 'T' || *p == ' ') {
-        p++;
-        if (!digits(&p, 2, &h) || *p++ != ':' || !digits(&p, 2, &mi))
-            return false;
-        if (*p == ':') {
-            p++;
-            if (!digits(&p, 2, &sec))
-                return false;
-        }
-    }
-    if (*p == 'Z')
-        p++;
-    return *p == '\0' && make_time(y, mo, d, h, mi, sec, t);
+    return sa_time_parse(s, SA_UNSET, t, NULL);
 }
 
 bool sa_rmonth_parse(const char *s, int64_t *start, int64_t *end)
@@ -109,7 +73,7 @@ bool sa_rmonth_parse(const char *s, int64_t *start, int64_t *end)
 
     if (!s || !digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p != '\0')
         return false;
-    if (!make_time(y, mo, 1, 0, 0, 0, start))
+    if (y < 1970 || !sa_time_from_fields(y, mo, 1, 0, 0, 0, start))
         return false;
     *end = sa_rmonth_add(*start, 1);
     return true;
@@ -147,28 +111,11 @@ const char *sa_rmonth_label(int64_t t, char *buf, size_t bufsz)
 
 bool sa_rduration_parse(const char *s, int64_t *secs)
 {
-    char *end;
-    long long v;
-    int64_t mult = 1;
+    int64_t v;
 
-    if (!s || !isdigit((unsigned char)*s))
+    if (!sa_time_parse_duration(s, &v, NULL) || v <= 0)
         return false;
-    v = strtoll(s, &end, 10);
-    if (*end) {
-        switch (*end) {
-        case 's': mult = 1; break;
-        case 'm': mult = 60; break;
-        case 'h': mult = 3600; break;
-        case 'd': mult = 86400; break;
-        case 'w': mult = 7 * 86400; break;
-        default: return false;
-        }
-        if (end[1])
-            return false;
-    }
-    if (v <= 0 || v > INT64_MAX / mult / 2)
-        return false;
-    *secs = (int64_t)v * mult;
+    *secs = v;
     return true;
 }
 

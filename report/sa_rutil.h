@@ -22,9 +22,9 @@ bool sa_rlist_split(const char *s, sa_strv_t *out);
 char *sa_rprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Parses a UTC time: YYYY-MM-DD, YYYY-MM-DDThh:mm, YYYY-MM-DDThh:mm:ss (a space may
- * stand for the T; a trailing Z is accepted). Fails on anything else or an
- * impossible date (2026-02-30).
+ * Parses an absolute UTC time (sa_time_parse() of schema/sa_time.h without a "now":
+ * YYYY-MM-DD[Thh:mm[:ss]][Z], MM/DD/YY, ...). Fails on a relative time ("today"),
+ * anything else, or an impossible date (2026-02-30). For files (awards).
  */
 bool sa_rtime_parse(const char *s, int64_t *t);
 
@@ -38,10 +38,7 @@ int64_t sa_rmonth_add(int64_t month_start, int n);
 /* "YYYY-MM" of the month that holds t, into buf (>= 8 bytes). */
 const char *sa_rmonth_label(int64_t t, char *buf, size_t bufsz);
 
-/*
- * Parses a duration: a number with an optional unit s, m, h, d or w ("90s", "30m",
- * "1h", "2d"); a bare number is seconds. Must be > 0.
- */
+/* Parses a duration > 0 (sa_time_parse_duration(): "90", "90s", "30m", "1h", "2d", "1w"). */
 bool sa_rduration_parse(const char *s, int64_t *secs);
 
 /* ---- interning: each distinct string gets a small id (0, 1, 2, ...) ---------- */

@@ -293,3 +293,18 @@ json_t *sa_bson_to_json(const bson_t *b, sa_error_t *error)
     }
     return out;
 }
+
+void sa_bson_append_final_states(bson_t *filter, const char *op)
+{
+    bson_t st, arr;
+    BSON_APPEND_DOCUMENT_BEGIN(filter, "state", &st);
+    BSON_APPEND_ARRAY_BEGIN(&st, op, &arr);
+    for (uint32_t i = 0; sa_job_final_states[i]; i++) {
+        char istr[16];
+        const char *ikey;
+        bson_uint32_to_string(i, &ikey, istr, sizeof istr);
+        BSON_APPEND_UTF8(&arr, ikey, sa_job_final_states[i]);
+    }
+    bson_append_array_end(&st, &arr);
+    bson_append_document_end(filter, &st);
+}

@@ -27,6 +27,9 @@
 /* Appends the members of object o to *out (initialised by the caller). */
 bool sa_bson_from_json(const json_t *o, bson_t *out, sa_error_t *error);
 
+/* Appends {state: {<op>: [every final job state]}} (op "$in" or "$nin") to a filter. */
+void sa_bson_append_final_states(bson_t *filter, const char *op);
+
 /* New jansson object from a BSON document, or NULL with *error set. */
 json_t *sa_bson_to_json(const bson_t *b, sa_error_t *error);
 

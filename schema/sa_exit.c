@@ -3,7 +3,7 @@
  */
 #include "sa_exit.h"
 
-int sa_exit_code_for(const sa_error_t *error)
+int sa_exit_code_for(const sa_error_t *error, bool spools)
 {
     if (!error)
         return SA_EXIT_FAILURE;
@@ -21,7 +21,7 @@ int sa_exit_code_for(const sa_error_t *error)
     case SA_ERR_LOCKED:
         return SA_EXIT_LOCKED;
     case SA_ERR_UNREACHABLE:
-        return SA_EXIT_SPOOLED;
+        return spools ? SA_EXIT_SPOOLED : SA_EXIT_MONGO;
     case SA_ERR_SPOOL:
         return SA_EXIT_SPOOL;
     case SA_ERR_NOMEM:

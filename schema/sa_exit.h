@@ -20,14 +20,17 @@ enum {
                               capture is dropped, nothing else; no watermark moved */
 };
 
+#include <stdbool.h>
+
 #include "sa_error.h"
 
 /*
  * The exit code for a failure, the one mapping both binaries use: SA_ERR_NOMEM -> 1,
  * SA_ERR_USAGE -> 2, SA_ERR_INPUT -> 3, SA_ERR_SLURM -> 4, SA_ERR_MONGO -> 5,
- * SA_ERR_SQLITE -> 6, SA_ERR_LOCKED -> 7, SA_ERR_UNREACHABLE -> 8, SA_ERR_SPOOL -> 10,
- * anything else (SA_ERR_IO, a bug) -> 1.
+ * SA_ERR_SQLITE -> 6, SA_ERR_LOCKED -> 7, SA_ERR_UNREACHABLE -> 8 when the program
+ * spools its input (slurm-ingest; 5 for slurm-report, which has nothing to spool),
+ * SA_ERR_SPOOL -> 10, anything else (SA_ERR_IO, a bug) -> 1.
  */
-int sa_exit_code_for(const sa_error_t *error);
+int sa_exit_code_for(const sa_error_t *error, bool spools);
 
 #endif

@@ -6,7 +6,10 @@
  * exactly (base + every flag, never collapsed), per node as intervals, with per
  * snapshot totals by state and partition, gaps (time without snapshots) recorded as
  * unknown, and sdiag scheduler statistics. The schema and what every column means:
- * schema/timeseries.sql. The storage design: the comment at the top of sa_tsdb.c.
+ * schema/timeseries.sql. The storage design: the comment at the top of sa_tsdb.c;
+ * which file does what: sa_tsdb_private.h.
+ *
+ * Readers (slurm-report) use only the read API below: no SQL outside schema/.
  *
  * Concurrency: the database is in WAL mode; any number of readers (other processes)
  * work while one writer writes. Each write is one transaction: a snapshot lands whole
@@ -92,8 +95,9 @@ void sa_tsdb_close(sa_tsdb_t *db);
 const char *sa_tsdb_path(const sa_tsdb_t *db);
 
 /*
- * The underlying connection, borrowed, for tests and diagnostics (PRAGMA
- * max_page_count, ad hoc SELECTs). Writing through it bypasses every invariant.
+ * The underlying connection, borrowed, for tests only (PRAGMA max_page_count,
+ * integrity checks, dumping tables). Writing through it bypasses every invariant;
+ * the programs never use it (everything they need is in the read API).
  */
 struct sqlite3 *sa_tsdb_handle(sa_tsdb_t *db);
 
@@ -130,13 +134,41 @@ bool sa_tsdb_write_snapshot(sa_tsdb_t *db, const char *cluster, int64_t at, sa_n
 bool sa_tsdb_write_sdiag(sa_tsdb_t *db, const char *cluster, int64_t at, const sa_sdiag_t *sd, sa_error_t *error);
 
 /* ---- reading ---------------------------------------------------------------------- */
+/*
+ * Every read is one read transaction (a consistent view while a writer commits). A
+ * cluster the database does not know reads as empty (no snapshot, no hours), not as
+ * an error, except in sa_tsdb_nodes_at().
+ */
+
+/* Appends the names of the clusters of the database to out, sorted. */
+bool sa_tsdb_clusters(sa_tsdb_t *db, sa_strv_t *out, sa_error_t *error);
 
 /* Time of the cluster's latest snapshot in *at, SA_UNSET when it has none. */
 bool sa_tsdb_last_snapshot(sa_tsdb_t *db, const char *cluster, int64_t *at, sa_error_t *error);
 
+/*
+ * The snapshot times of cluster within [from, to), ascending, in *ats (n of them;
+ * the caller frees *ats; NULL when none).
+ */
+bool sa_tsdb_snapshot_times(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t **ats, size_t *n,
+                            sa_error_t *error);
+
 /* Seconds of recorded gaps (unknown time) of cluster within [from, to), in *secs. */
 bool sa_tsdb_gap_seconds(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t *secs,
                          sa_error_t *error);
+
+/* How much of a window [from, to) the series knows, in seconds. */
+typedef struct {
+    int64_t first, last; /* the cluster's first and latest snapshot times, SA_UNSET when none */
+    int64_t window_s;    /* to - from */
+    int64_t before_s;    /* unknown: before the first snapshot (the whole window when there is none) */
+    int64_t gap_s;       /* unknown: recorded gaps (sa_tsdb_gap_seconds) */
+    int64_t after_s;     /* unknown: after the latest snapshot */
+    int64_t known_s;     /* the rest: window_s - before_s - gap_s - after_s */
+} sa_tsdb_coverage_t;
+
+bool sa_tsdb_coverage(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_coverage_t *c,
+                      sa_error_t *error);
 
 typedef enum {
     SA_TSDB_BY_STATE = 0,  /* one row per exact state */
@@ -153,7 +185,18 @@ typedef struct {
     double node_hours;
     double cpu_hours_total, cpu_hours_alloc, cpu_hours_idle, cpu_hours_other;
     double gpu_hours_total, gpu_hours_used, gpu_hours_idle; /* idle = total - used */
+    bool stranded;             /* sa_tsdb_state_strands(state, cpu_hours_total, cpu_hours_idle) */
+    double gpu_hours_stranded; /* gpu_hours_idle when stranded, else 0 */
 } sa_tsdb_hours_t;
+
+/*
+ * True when idle GPUs of nodes in this exact state (with these CPU hours in it) are
+ * stranded, nobody can use them: the node is DOWN, drained or failing (DRAIN, FAIL),
+ * reserved (RESERVED, MAINTENANCE, MAINT), or has no free CPU: ALLOCATED, or MIXED
+ * when no idle CPU-hour was recorded in that state. The state is the unit of the
+ * aggregation, so a MIXED state that had idle CPUs part of the time counts as usable.
+ */
+bool sa_tsdb_state_strands(const char *state, double cpu_hours_total, double cpu_hours_idle);
 
 typedef bool (*sa_tsdb_hours_cb)(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *error);
 

@@ -168,10 +168,11 @@ static void test_durations(void **state)
     } good[] = {
         {"90", 90},     {"90s", 90},         {"15m", 900},         {"1h", 3600},
         {"2d", 172800}, {"0", 0},            {"007s", 7},          {"9223372036854775807", INT64_MAX},
+        {"5w", 3024000},
         {"106751991167300d", INT64_C(106751991167300) * 86400},
     };
     static const char *const bad[] = {
-        "",   "s",    "-5",  "+5",  " 5", "5 ", "5 m", "1.5h", "5mm", "5w", "5M", "5S", "0x10",
+        "",   "s",    "-5",  "+5",  " 5", "5 ", "5 m", "1.5h", "5mm", "5y", "5M", "5S", "0x10",
         "1e3", "9223372036854775808", "106751991167301d", "9223372036854775807s0", "h1",
     };
     sa_error_t error;
@@ -190,8 +191,8 @@ static void test_durations(void **state)
         assert_int_equal(v, 42);
         assert_int_equal(error.domain, SA_ERR_USAGE);
     }
-    assert_false(sa_parse_duration("5w", &v, &error));
-    assert_string_equal(error.message, "invalid duration '5w' (use 90, 90s, 15m, 1h or 2d)");
+    assert_false(sa_parse_duration("5y", &v, &error));
+    assert_string_equal(error.message, "invalid duration '5y' (use 90, 90s, 15m, 1h, 2d or 1w)");
     assert_false(sa_parse_duration(NULL, &v, &error));
 }
 
@@ -228,7 +229,7 @@ static void test_sizes_bools(void **state)
     assert_true(sa_option_parse_value(sa_option_find("timeout"), "2m", &v, &error));
     assert_int_equal(v, 120);
     assert_false(sa_option_parse_value(sa_option_find("timeout"), "2 min", &v, &error));
-    assert_string_equal(error.message, "timeout: invalid duration '2 min' (use 90, 90s, 15m, 1h or 2d)");
+    assert_string_equal(error.message, "timeout: invalid duration '2 min' (use 90, 90s, 15m, 1h, 2d or 1w)");
     assert_false(sa_option_parse_value(sa_option_find("log-level"), "verbose", NULL, &error));
     assert_string_equal(error.message, "log-level: unknown level 'verbose' (use error, warning, info or debug)");
     assert_true(sa_option_parse_value(sa_option_find("log-level"), "WARN", NULL, &error));
@@ -298,7 +299,7 @@ static void test_load(void **state)
     assert_int_equal(sa_config_get_num(&cfg, "timeout", -1), 300);
     assert_string_equal(sa_config_origin(&cfg, "timeout"), "command line");
     assert_false(sa_config_set(&cfg, "timeout", "soon", "command line", &error));
-    assert_string_equal(error.message, "timeout: invalid duration 'soon' (use 90, 90s, 15m, 1h or 2d)");
+    assert_string_equal(error.message, "timeout: invalid duration 'soon' (use 90, 90s, 15m, 1h, 2d or 1w)");
     assert_false(sa_config_set(&cfg, "time-out", "5m", NULL, &error));
     assert_string_equal(error.message, "unknown option 'time-out' (did you mean 'timeout'?)");
     assert_string_equal(sa_config_get(&cfg, "timeout"), "5m");
@@ -353,7 +354,7 @@ static void test_load_errors(void **state)
     expect_load_error(&d, unknown, 0, "7: unknown option 'mongo_uri' (did you mean 'mongo-uri'?)");
     expect_load_error(&d, "cluster = a\nfrobnicate = 3\n", 0, "2: unknown option 'frobnicate'");
     expect_load_error(&d, "cluster = a\ncluster = b\ntimeout = 1.5h\n", 0,
-                      "3: timeout: invalid duration '1.5h' (use 90, 90s, 15m, 1h or 2d)");
+                      "3: timeout: invalid duration '1.5h' (use 90, 90s, 15m, 1h, 2d or 1w)");
     expect_load_error(&d, "db\n", 0, "1: expected 'key = value', got 'db'");
     /* a pasted URI line is not echoed */
     expect_load_error(&d, "mongodb://u:" SECRET "@db1/\n", 0, "1: expected 'key = value'");

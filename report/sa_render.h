@@ -1,0 +1,97 @@
+/*
+ * sa_render.h - the one set of renderers of slurm-report (internal to report/).
+ *
+ * A report computes its figures, then builds a neutral document: a title, preamble
+ * lines, one table of typed cells (sa_rtable.h), the JSON members that come before
+ * the rows, and optionally a series of monthly charts. sa_rdoc_write() writes that
+ * document in the format asked for, the same way for every report:
+ *
+ *   table, parsable, csv   the preamble (as "# " comments in parsable and csv) and the
+ *                          table (sa_rtable_write_text)
+ *   json                   {<json members>..., "rows": [...]}
+ *   html                   a self-contained page: heading, preamble, the table, the
+ *                          charts as inline SVG
+ *   svg                    the preamble and the charts (documents with charts only)
+ *
+ * so every format of a report carries the same numbers. Prometheus (current only)
+ * is not a rendering of the table and stays with its report.
+ */
+#ifndef SA_RENDER_H
+#define SA_RENDER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <jansson.h>
+
+#include "sa_error.h"
+#include "sa_model.h"
+#include "sa_report.h"
+#include "sa_rtable.h"
+
+/* One chart: monthly bars and their cumulative sum over [from, axis_to), against a target. */
+typedef struct {
+    char *title, *subtitle;         /* owned */
+    int64_t from, axis_to, data_to; /* x axis [from, axis_to); values known until data_to */
+    size_t nm;
+    int64_t *m;                     /* nm + 1 bucket bounds within [from, axis_to] (owned) */
+    double *val;                    /* per bucket, in unit (owned) */
+    double target;                  /* the award; < 0: none */
+    const char *unit;               /* static: "GPU-years" */
+} sa_rchart_t;
+
+/*
+ * Sets the chart's month buckets over [from, axis_to): the first starts at from, the
+ * others at month starts, the last ends at axis_to; values zero. False on out of memory.
+ */
+bool sa_rchart_months(sa_rchart_t *c);
+/* Frees n charts and the array. Accepts NULL. */
+void sa_rcharts_free(sa_rchart_t *c, size_t n);
+
+/*
+ * Writes n charts as one SVG document titled title, the preamble (may be NULL) wrapped
+ * above them, no_charts drawn when n is 0; standalone: with the XML declaration (else
+ * to be inlined in HTML). sa_rdoc_write() calls it.
+ */
+void sa_rcharts_svg(FILE *out, const char *title, const char *no_charts, const sa_strv_t *preamble,
+                    const sa_rchart_t *c, size_t n, bool standalone);
+
+/* A report's document. Everything is borrowed. */
+typedef struct {
+    const char *title;            /* HTML <title> and heading: "slurm-report: GPU usage" */
+    const sa_strv_t *preamble;    /* lines before the table (may be NULL) */
+    const sa_rtable_t *table;
+    const char *caption;          /* HTML caption of the table; NULL: none */
+    const json_t *json;           /* JSON members before "rows"; NULL: none */
+    bool has_charts;              /* the document has a chart series (SVG, and HTML after the table) */
+    const char *charts_title;     /* SVG <title> */
+    const char *no_charts;        /* text drawn when the series is empty */
+    const sa_rchart_t *charts;
+    size_t ncharts;
+} sa_rdoc_t;
+
+/*
+ * Writes the document in format fmt (no_header: no preamble and no column header in
+ * the text formats, no preamble in SVG). Fails with SA_ERR_USAGE for a format the
+ * document cannot be written in (svg without charts, prometheus), SA_ERR_IO when
+ * writing fails.
+ */
+bool sa_rdoc_write(const sa_rdoc_t *d, sa_format_t fmt, bool no_header, FILE *out, sa_error_t *error);
+
+/* ---- pieces the reports use to build their documents ---------------------------------- */
+
+/* ISO-8601 of t ("" for SA_UNSET) in a static rotating buffer (8 live at once). */
+const char *sa_riso(int64_t t);
+
+/* Adds a line (printf) to a preamble. */
+void sa_rpreamble_add(sa_strv_t *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* {"start": ISO, "end": ISO}. New reference. */
+json_t *sa_rjson_period(int64_t start, int64_t end);
+
+/* A list of strings as a JSON array. New reference. */
+json_t *sa_rjson_strv(const sa_strv_t *v);
+
+#endif

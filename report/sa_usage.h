@@ -1,0 +1,160 @@
+/*
+ * sa_usage.h - the parts of `slurm-report usage` (internal to report/). The
+ * accounting rules are at the top of sa_report.h.
+ *
+ *   sa_usage_scan.c  the Mongo scan: every GPU run of the clusters' job documents
+ *                    (jobs and jobs_superseded) adds its GPU-seconds to the sums; the
+ *                    only file that reads job documents
+ *   sa_usage_calc.c  the sums (GPU-seconds per key and per segment), RGU weights,
+ *                    windows, groups and the awards arithmetic
+ *   sa_usage.c       the report: options, rows, charts and preamble, written by the
+ *                    shared renderers (sa_render.h)
+ *
+ * GPU time is held in integer GPU-seconds per (cluster, account, user, GPU type) and
+ * per "segment": the time between two consecutive boundaries (the window's start and
+ * end, each award's start, end, as-of time and recent-rate start, month starts for the
+ * charts), so any of those intervals is a sum of whole segments, results do not depend
+ * on the order documents arrive in, and a run costs a binary search plus one addition
+ * per segment it spans.
+ */
+#ifndef SA_USAGE_H
+#define SA_USAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sa_alloc.h"
+#include "sa_rcommon.h"
+#include "sa_rgu.h"
+#include "sa_rutil.h"
+
+/* ---- the sums ------------------------------------------------------------------------- */
+
+/* A key: interned cluster, account, user and GPU type. */
+typedef struct {
+    uint32_t c, a, u, t;
+} sa_ukey_t;
+
+/* The GPU-seconds of one key, per segment. */
+typedef struct {
+    sa_ukey_t k;
+    int64_t *secs; /* nb - 1 segments */
+} sa_uacc_t;
+
+typedef struct {
+    sa_rintern_t names;  /* every name of a key; clusters first: a cluster's id is its index */
+    size_t nclusters;
+    uint32_t unknown_id; /* "unknown": the type of GPUs neither the TRES nor the time series type */
+    int64_t *b;          /* boundaries, ascending, unique; [b[0], b[nb - 1]) is the range counted */
+    size_t nb;
+    sa_uacc_t *acc;
+    size_t nacc, acccap;
+    uint32_t *slots;     /* open addressing over acc: index + 1 */
+    size_t nslots;
+} sa_usums_t;
+
+/* Adds count GPUs over [start, end) (clipped to the range) to key k; false on out of memory. */
+bool sa_usums_add(sa_usums_t *s, const sa_ukey_t *k, int64_t count, int64_t start, int64_t end);
+/* GPU-seconds of one key over [x, y), both boundaries. */
+int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t y);
+
+/* ---- the scan (sa_usage_scan.c) ---------------------------------------------------------- */
+
+/*
+ * Adds the GPU runs of the job documents of the s->nclusters clusters (names interned
+ * first in s->names) that overlap [s->b[0], s->b[nb - 1]) to s, keeping to the
+ * accounts and users of o when given. as_of[i]: how far a still running run of
+ * cluster i counts. Untyped GPUs take the single GPU type of the run's nodes in the
+ * cluster's time series (tsdbs; none: "unknown").
+ */
+bool sa_usage_scan(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of, sa_rtsdbs_t *tsdbs, sa_usums_t *s,
+                   sa_error_t *error);
+
+/* ---- the computation (sa_usage_calc.c) --------------------------------------------------- */
+
+typedef struct {
+    const sa_report_opts_t *o;
+    double hpy;               /* hours per GPU-year */
+    sa_rclusters_t clusters;  /* the clusters reported, in order */
+    int64_t *as_of;           /* per cluster: its last observation of its jobs */
+    sa_usums_t s;
+    sa_rgu_t *rgu;
+    sa_awards_t awards;
+    bool *award_in;           /* per award: reported (overlaps the window, cluster and account reported) */
+    bool rgu_cols;            /* RGU-years are shown (--unit rgu-years or an award in RGU-years) */
+    int64_t *wcache;          /* name id -> RGU weight in thousandths (-2: not looked up, -1: none) */
+    size_t nwcache;
+} sa_usage_t;
+
+/*
+ * Starts a computation for the options o: loads the RGU weights and the awards. u is
+ * cleared first; free it with sa_usage_clear() (also after a failure).
+ */
+bool sa_usage_load(sa_usage_t *u, const sa_report_opts_t *o, sa_error_t *error);
+/*
+ * Reads the clusters, interns them and sets the boundaries: everything
+ * sa_usage_scan() needs. Warns (warn may be NULL) about clusters not in the archive.
+ */
+bool sa_usage_prepare(sa_usage_t *u, sa_rdb_t *db, FILE *warn, sa_error_t *error);
+/* Frees what u holds (u may be all zero). */
+void sa_usage_clear(sa_usage_t *u);
+
+/* Index of a cluster by name, or SIZE_MAX. */
+size_t sa_usage_cluster(const sa_usage_t *u, const char *name);
+
+/* GPU-seconds, RGU-weighted GPU-seconds in thousandths, and GPU-seconds of types without a weight. */
+typedef struct {
+    int64_t secs, rgu_msecs, unweighted;
+} sa_usum_t;
+
+/* Adds the use of accumulator a over [x, y) to *s. */
+void sa_usage_sum_add(sa_usage_t *u, sa_usum_t *s, const sa_uacc_t *a, int64_t x, int64_t y);
+/* RGU weight of an interned type in thousandths; false when the type has none. */
+bool sa_usage_type_weight(sa_usage_t *u, uint32_t t, int64_t *milli);
+
+double sa_usage_hours(int64_t secs);
+double sa_usage_rgu_years(const sa_usage_t *u, const sa_usum_t *s);
+/* A sum in a report unit. */
+double sa_usage_in_unit(const sa_usage_t *u, sa_unit_t unit, const sa_usum_t *s);
+const char *sa_unit_title(sa_unit_t unit); /* "GPU-years" */
+const char *sa_unit_key(sa_unit_t unit);   /* "gpu-years" */
+
+/* The types without an RGU weight that have use in the range, sorted (appended to out). */
+void sa_usage_unweighted(sa_usage_t *u, sa_strv_t *out);
+
+/* A row of grouped use: the accumulators order[first .. first + count) share the grouping keys. */
+typedef struct {
+    sa_ukey_t k;         /* the grouping keys (the others unused) */
+    size_t first, count;
+    sa_usum_t window;    /* their use in the window */
+} sa_ugroup_t;
+
+/*
+ * Groups the accumulators by the keys in by (SA_BY_*; clusters always): *order the
+ * accumulators sorted (cluster as listed, then account, user, type), *groups those
+ * with use in the window. The caller frees both.
+ */
+bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order, sa_ugroup_t **groups, size_t *ngroups,
+                     sa_error_t *error);
+
+/* ---- awards ---- */
+
+/* The use of the accumulators an award covers (cluster, account, type glob) over [x, y). */
+sa_usum_t sa_usage_award_sum(sa_usage_t *u, const sa_award_t *a, int64_t x, int64_t y);
+/* A sum in the award's unit (GPU-years or RGU-years). */
+double sa_usage_award_units(const sa_usage_t *u, const sa_award_t *a, const sa_usum_t *s);
+
+/* The computed figures of one award. */
+typedef struct {
+    int64_t to, recent_from;  /* as-of time; start of the recent rate */
+    sa_usum_t window;         /* use in the window (within the award) */
+    double used_window, used_since, target, pct, projected, projected_pct, elapsed_pct;
+    bool has_pct;
+    const char *status;       /* "under", "on track", "over", "not started" */
+} sa_uaward_t;
+
+void sa_usage_award(sa_usage_t *u, const sa_award_t *a, sa_uaward_t *f);
+
+#endif

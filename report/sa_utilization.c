@@ -1,0 +1,250 @@
+/*
+ * sa_utilization.c - `slurm-report utilization`: where the GPUs' (and CPUs') time went over
+ * a window, by exact node state (base + flags) and GPU type, from the SQLite time
+ * series (sa_tsdb_state_hours), with stranded GPUs as their own class and the unknown
+ * time (gaps between snapshots) said.
+ *
+ * Rows:
+ * - gpu_type "*": all nodes of the cluster, per exact state (BY_STATE): node, CPU and
+ *   GPU hours;
+ * - per GPU type and state (BY_GPU_TYPE): GPU hours of that type; node and CPU hours
+ *   of the nodes having it (a node with two types counts in both); class "stranded"
+ *   when the state strands idle GPUs, else "usable";
+ * - per GPU type, state "(all)": the type's totals, idle split into usable and
+ *   stranded.
+ * Stranded (idle GPUs nobody can use): sa_tsdb_state_strands() of schema/sa_tsdb.h.
+ * Everything comes through the time series' read API; the rows go to the shared
+ * renderers (sa_render.h).
+ */
+#include "sa_rcommon.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_rutil.h"
+
+enum { U_CLUSTER, U_TYPE, U_STATE, U_CLASS, U_NODE_H, U_CPU_H, U_CPU_ALLOC, U_CPU_IDLE, U_CPU_OTHER, U_GPU_H,
+       U_GPU_USED, U_GPU_IDLE, U_GPU_STRANDED, U_N };
+
+static const sa_col_t util_cols[U_N] = {
+    {"cluster", "Cluster", SA_COL_STR, 0},
+    {"gpu_type", "GPU type", SA_COL_STR, 0},
+    {"state", "Node state", SA_COL_STR, 0},
+    {"class", "Class", SA_COL_STR, 0},
+    {"node_hours", "Node-h", SA_COL_NUM, 2},
+    {"cpu_hours", "CPU-h", SA_COL_NUM, 2},
+    {"cpu_alloc_hours", "CPU-h alloc", SA_COL_NUM, 2},
+    {"cpu_idle_hours", "CPU-h idle", SA_COL_NUM, 2},
+    {"cpu_other_hours", "CPU-h other", SA_COL_NUM, 2},
+    {"gpu_hours", "GPU-h", SA_COL_NUM, 2},
+    {"gpu_used_hours", "GPU-h used", SA_COL_NUM, 2},
+    {"gpu_idle_hours", "GPU-h idle", SA_COL_NUM, 2},
+    {"gpu_stranded_hours", "GPU-h stranded", SA_COL_NUM, 2},
+};
+
+/* Per-type totals while the rows of one cluster are read. */
+typedef struct {
+    char *type;
+    double total, used, idle, stranded;
+} type_sum_t;
+
+typedef struct {
+    sa_rtable_t *t;
+    const char *cluster;
+    bool per_type;
+    type_sum_t *sums;
+    size_t nsums;
+} rows_ctx_t;
+
+/* Adds h's GPU hours to the totals of its type (rows come sorted by group). */
+static bool sum_type(rows_ctx_t *c, const sa_tsdb_hours_t *h)
+{
+    type_sum_t *s = c->nsums ? &c->sums[c->nsums - 1] : NULL;
+
+    if (!s || strcmp(s->type, h->group) != 0) {
+        type_sum_t *v = realloc(c->sums, (c->nsums + 1) * sizeof *v);
+        if (!v)
+            return false;
+        c->sums = v;
+        s = &c->sums[c->nsums++];
+        memset(s, 0, sizeof *s);
+        if (!(s->type = strdup(h->group)))
+            return false;
+    }
+    s->total += h->gpu_hours_total;
+    s->used += h->gpu_hours_used;
+    s->idle += h->gpu_hours_idle;
+    if (h->stranded)
+        s->stranded += h->gpu_hours_idle;
+    return true;
+}
+
+/* sa_tsdb_state_hours callback: one row per (group, state). */
+static bool add_row(const sa_tsdb_hours_t *h, void *vctx, sa_error_t *error)
+{
+    rows_ctx_t *c = vctx;
+    size_t r;
+
+    if (c->per_type && !h->group)
+        return true; /* nodes without GPUs: in the "*" rows */
+    if ((r = sa_rtable_add_row(c->t)) == SIZE_MAX)
+        goto nomem;
+    sa_rtable_str(c->t, r, U_CLUSTER, c->cluster);
+    sa_rtable_str(c->t, r, U_TYPE, c->per_type ? (h->group[0] ? h->group : "(untyped)") : "*");
+    sa_rtable_str(c->t, r, U_STATE, h->state);
+    sa_rtable_num(c->t, r, U_NODE_H, h->node_hours);
+    sa_rtable_num(c->t, r, U_CPU_H, h->cpu_hours_total);
+    sa_rtable_num(c->t, r, U_CPU_ALLOC, h->cpu_hours_alloc);
+    sa_rtable_num(c->t, r, U_CPU_IDLE, h->cpu_hours_idle);
+    sa_rtable_num(c->t, r, U_CPU_OTHER, h->cpu_hours_other);
+    sa_rtable_num(c->t, r, U_GPU_H, h->gpu_hours_total);
+    sa_rtable_num(c->t, r, U_GPU_USED, h->gpu_hours_used);
+    sa_rtable_num(c->t, r, U_GPU_IDLE, h->gpu_hours_idle);
+    if (c->per_type || h->gpu_hours_total > 0) {
+        sa_rtable_str(c->t, r, U_CLASS, h->stranded ? "stranded" : "usable");
+        sa_rtable_num(c->t, r, U_GPU_STRANDED, h->gpu_hours_stranded);
+    }
+    if (c->per_type && !sum_type(c, h))
+        goto nomem;
+    return true;
+nomem:
+    sa_error_nomem(error);
+    return false;
+}
+
+/* The rows of one cluster: all nodes by state, each GPU type by state, each GPU type's "(all)". */
+static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *cluster, sa_rtable_t *t,
+                         sa_error_t *error)
+{
+    rows_ctx_t c = {t, cluster, false, NULL, 0};
+    bool ok = sa_tsdb_state_hours(db, cluster, o->start, o->end, SA_TSDB_BY_STATE, add_row, &c, error);
+
+    c.per_type = true;
+    ok = ok && sa_tsdb_state_hours(db, cluster, o->start, o->end, SA_TSDB_BY_GPU_TYPE, add_row, &c, error);
+    for (size_t k = 0; k < c.nsums; k++) {
+        size_t r = ok ? sa_rtable_add_row(t) : SIZE_MAX;
+        if (r != SIZE_MAX) {
+            sa_rtable_str(t, r, U_CLUSTER, cluster);
+            sa_rtable_str(t, r, U_TYPE, c.sums[k].type[0] ? c.sums[k].type : "(untyped)");
+            sa_rtable_str(t, r, U_STATE, "(all)");
+            sa_rtable_num(t, r, U_GPU_H, c.sums[k].total);
+            sa_rtable_num(t, r, U_GPU_USED, c.sums[k].used);
+            sa_rtable_num(t, r, U_GPU_IDLE, c.sums[k].idle);
+            sa_rtable_num(t, r, U_GPU_STRANDED, c.sums[k].stranded);
+        }
+        free(c.sums[k].type);
+    }
+    free(c.sums);
+    return ok;
+}
+
+/* The preamble line and the JSON object saying how much of the window cluster's series knows. */
+static bool cluster_coverage(const sa_report_opts_t *o, sa_tsdb_t *db, const char *cluster, sa_strv_t *preamble,
+                             json_t *jcl, sa_error_t *error)
+{
+    sa_tsdb_coverage_t c;
+    double window_h = (double)(o->end - o->start) / 3600.0, before_h, gap_h, after_h, known_h;
+
+    if (!sa_tsdb_coverage(db, cluster, o->start, o->end, &c, error))
+        return false;
+    before_h = (double)c.before_s / 3600.0;
+    gap_h = (double)c.gap_s / 3600.0;
+    after_h = (double)c.after_s / 3600.0;
+    known_h = window_h - gap_h - before_h - after_h;
+    sa_rpreamble_add(preamble,
+                     "%s: snapshots %s to %s; of the window's %.2f h, %.2f h are known; unknown: %.2f h "
+                     "before the first snapshot, %.2f h of gaps, %.2f h after the last",
+                     cluster, c.first == SA_UNSET ? "none" : sa_riso(c.first),
+                     c.last == SA_UNSET ? "none" : sa_riso(c.last), window_h, known_h, before_h, gap_h, after_h);
+    json_array_append_new(jcl, json_pack("{s:s, s:s?, s:s?, s:f, s:f, s:f, s:f, s:f}", "name", cluster,
+                                         "first_snapshot", c.first == SA_UNSET ? NULL : sa_riso(c.first),
+                                         "last_snapshot", c.last == SA_UNSET ? NULL : sa_riso(c.last),
+                                         "window_hours", window_h, "known_hours", known_h,
+                                         "before_first_snapshot_hours", before_h, "gap_hours", gap_h,
+                                         "after_last_snapshot_hours", after_h));
+    return true;
+}
+
+/* The clusters: -M, else every cluster of the --sqlite file, else the archive's. */
+static bool util_clusters(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv_t *clusters, sa_error_t *error)
+{
+    sa_rdb_t *db;
+    sa_rclusters_t rc;
+    bool ok;
+
+    for (size_t i = 0; i < o->clusters.n; i++)
+        sa_strv_push(clusters, o->clusters.v[i]);
+    if (clusters->n)
+        return true;
+    if (o->sqlite_path) {
+        sa_tsdb_t *ts;
+        return sa_rtsdbs_get(tsdbs, o, "", true, &ts, error) && sa_tsdb_clusters(ts, clusters, error);
+    }
+    if (!(db = sa_report_connect(o, error)))
+        return false;
+    if ((ok = sa_rdb_clusters(db, &o->clusters, &rc, error))) {
+        for (size_t i = 0; i < rc.n; i++)
+            sa_strv_push(clusters, rc.v[i].name);
+        sa_rclusters_clear(&rc);
+    }
+    sa_rdb_close(db);
+    return ok;
+}
+
+bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)
+{
+    sa_rtsdbs_t tsdbs;
+    sa_strv_t clusters, preamble;
+    sa_rtable_t t;
+    json_t *extra = NULL, *jcl = json_array();
+    bool ok = false;
+
+    (void)warn;
+    sa_rtsdbs_init(&tsdbs);
+    sa_strv_init(&clusters);
+    sa_strv_init(&preamble);
+    sa_rtable_init(&t, util_cols, U_N);
+    if (o->start == SA_UNSET || o->end == SA_UNSET || o->end <= o->start) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "utilization needs a non-empty window: --month YYYY-MM, or -S START [-E END]");
+        goto done;
+    }
+    if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for utilization", sa_format_name(o->format));
+        goto done;
+    }
+    if (!util_clusters(o, &tsdbs, &clusters, error))
+        goto done;
+    sa_rpreamble_add(&preamble, "GPU and CPU time by exact node state from %s to %s (UTC, end excluded)",
+                     sa_riso(o->start), sa_riso(o->end));
+    for (size_t i = 0; i < clusters.n; i++) {
+        sa_tsdb_t *db;
+        if (!sa_rtsdbs_get(&tsdbs, o, clusters.v[i], true, &db, error) ||
+            !cluster_rows(o, db, clusters.v[i], &t, error) ||
+            !cluster_coverage(o, db, clusters.v[i], &preamble, jcl, error))
+            goto done;
+    }
+    sa_rpreamble_add(&preamble, "Rows with GPU type * are all nodes; a GPU type's rows count the nodes having that "
+                                "type (a node with two types counts in both); state (all) sums a type's states.");
+    sa_rpreamble_add(&preamble, "Stranded: idle GPUs on nodes DOWN, drained or failing (DRAIN, FAIL), reserved "
+                                "(RESERVED, MAINTENANCE), or with no free CPU (ALLOCATED; MIXED with no idle CPU).");
+    sa_rpreamble_add(&preamble, "Time between snapshots further apart than the ingester's gap limit is unknown and "
+                                "counted nowhere.");
+    extra = json_object();
+    json_object_set_new(extra, "period", sa_rjson_period(o->start, o->end));
+    json_object_set_new(extra, "clusters", jcl);
+    jcl = NULL;
+    json_object_set_new(extra, "notes", sa_rjson_strv(&preamble));
+    {
+        sa_rdoc_t doc = {.title = "slurm-report: utilization", .preamble = &preamble, .table = &t, .json = extra};
+        ok = sa_rdoc_write(&doc, o->format, o->no_header, out, error);
+    }
+done:
+    json_decref(jcl);
+    json_decref(extra);
+    sa_rtable_clear(&t);
+    sa_strv_clear(&clusters);
+    sa_strv_clear(&preamble);
+    sa_rtsdbs_clear(&tsdbs);
+    return ok;
+}

@@ -1,0 +1,672 @@
+/*
+ * sa_tsdb_read.c - the read API of the time series (sa_tsdb.h): snapshots, gaps
+ * and coverage, node/CPU/GPU hours by exact state and grouping, the nodes of a
+ * snapshot, scheduler statistics. Every call is one read transaction.
+ */
+#include "sa_tsdb_private.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool sa_tsdb_last_snapshot(sa_tsdb_t *db, const char *cluster, int64_t *at, sa_error_t *error)
+{
+    int64_t cid;
+    bool found, ok = false;
+    sqlite3_stmt *s;
+
+    *at = SA_UNSET;
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    if (cid) {
+        if (!(s = tsdb_stmt(db, S_SNAP_LATEST, error)))
+            goto done;
+        sqlite3_bind_int64(s, 1, cid);
+        if (!tsdb_step_int(db, s, at, &found, "reading snapshots", error))
+            goto done;
+        if (!found)
+            *at = SA_UNSET;
+    }
+    ok = true;
+done:
+    tsdb_end_read(db);
+    return ok;
+}
+
+/* Seconds of recorded gaps of cluster cid within [from, to), in a read transaction. */
+static bool window_gaps(sa_tsdb_t *db, int64_t cid, int64_t from, int64_t to, int64_t *secs, sa_error_t *error)
+{
+    span_t *g = NULL;
+    size_t ng = 0;
+
+    *secs = 0;
+    if (!cid || to <= from)
+        return true;
+    if (!tsdb_load_gaps(db, cid, true, from, to, &g, &ng, error))
+        return false;
+    for (size_t i = 0; i < ng; i++) {
+        int64_t a = g[i].start > from ? g[i].start : from, b = g[i].end < to ? g[i].end : to;
+        if (b > a)
+            *secs += b - a;
+    }
+    free(g);
+    return true;
+}
+
+bool sa_tsdb_gap_seconds(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t *secs,
+                         sa_error_t *error)
+{
+    int64_t cid;
+    bool ok;
+
+    *secs = 0;
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    ok = window_gaps(db, cid, from, to, secs, error);
+    tsdb_end_read(db);
+    return ok;
+}
+
+bool sa_tsdb_clusters(sa_tsdb_t *db, sa_strv_t *out, sa_error_t *error)
+{
+    sqlite3_stmt *s;
+    bool ok = false;
+    int rc;
+
+    if (!tsdb_exec(db, "BEGIN", "starting a read", error))
+        return false;
+    if (!(s = tsdb_stmt(db, S_CLUSTERS, error)))
+        goto done;
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (!sa_strv_push(out, (const char *)sqlite3_column_text(s, 0))) {
+            sqlite3_reset(s);
+            tsdb_oom(db, error);
+            goto done;
+        }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        tsdb_sql_err(db, rc, "reading clusters", error);
+        goto done;
+    }
+    ok = true;
+done:
+    tsdb_end_read(db);
+    return ok;
+}
+
+bool sa_tsdb_snapshot_times(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t **ats, size_t *n,
+                            sa_error_t *error)
+{
+    int64_t cid;
+    bool ok;
+
+    *ats = NULL;
+    *n = 0;
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    ok = !cid || tsdb_load_snapshots(db, cid, from, to, ats, n, error);
+    tsdb_end_read(db);
+    return ok;
+}
+
+/* The cluster's first and latest snapshot times (SA_UNSET when none), in a read transaction. */
+static bool first_last(sa_tsdb_t *db, int64_t cid, int64_t *first, int64_t *last, sa_error_t *error)
+{
+    sqlite3_stmt *s;
+    bool found;
+
+    *first = *last = SA_UNSET;
+    for (int k = 0; cid && k < 2; k++) {
+        int64_t *out = k ? last : first;
+        if (!(s = tsdb_stmt(db, k ? S_SNAP_LATEST : S_SNAP_FIRST, error)))
+            return false;
+        sqlite3_bind_int64(s, 1, cid);
+        if (!tsdb_step_int(db, s, out, &found, "reading snapshots", error))
+            return false;
+        if (!found)
+            *out = SA_UNSET;
+    }
+    return true;
+}
+
+bool sa_tsdb_coverage(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_coverage_t *c,
+                      sa_error_t *error)
+{
+    int64_t cid;
+    bool ok = false;
+
+    memset(c, 0, sizeof *c);
+    c->window_s = to > from ? to - from : 0;
+    c->first = c->last = SA_UNSET;
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    if (!first_last(db, cid, &c->first, &c->last, error) || !window_gaps(db, cid, from, to, &c->gap_s, error))
+        goto done;
+    /* time before the first and after the last snapshot is unknown too */
+    if (c->first == SA_UNSET || c->last == SA_UNSET) {
+        c->before_s = c->window_s;
+    } else if (to > from) {
+        int64_t b = c->first < to ? c->first : to, a = c->last > from ? c->last : from;
+        c->before_s = b > from ? b - from : 0;
+        c->after_s = a < to ? to - a : 0;
+        if (c->before_s + c->after_s > c->window_s) /* the series is outside the window */
+            c->after_s = c->window_s - c->before_s;
+    }
+    c->known_s = c->window_s - c->gap_s - c->before_s - c->after_s;
+    ok = true;
+done:
+    tsdb_end_read(db);
+    return ok;
+}
+
+/* True if a flag word is in the '+'-joined state after its base. */
+static bool has_flag(const char *state, const char *flag)
+{
+    size_t fl = strlen(flag);
+    const char *p = strchr(state, '+');
+    while (p) {
+        const char *q = strchr(p + 1, '+');
+        size_t len = q ? (size_t)(q - p - 1) : strlen(p + 1);
+        if (len == fl && strncmp(p + 1, flag, fl) == 0)
+            return true;
+        p = q;
+    }
+    return false;
+}
+
+/* True if the state's base is base. */
+static bool base_is(const char *state, const char *base)
+{
+    size_t bl = strlen(base);
+    return strncmp(state, base, bl) == 0 && (state[bl] == '\0' || state[bl] == '+');
+}
+
+bool sa_tsdb_state_strands(const char *state, double cpu_hours_total, double cpu_hours_idle)
+{
+    if (!state)
+        return false;
+    if (base_is(state, "DOWN") || base_is(state, "ALLOCATED") || has_flag(state, "DRAIN") ||
+        has_flag(state, "FAIL") || has_flag(state, "RESERVED") || has_flag(state, "MAINTENANCE") ||
+        has_flag(state, "MAINT"))
+        return true;
+    return base_is(state, "MIXED") && cpu_hours_total > 0 && cpu_hours_idle <= 0;
+}
+
+/* Accumulated seconds of one (group, state). */
+typedef struct {
+    int64_t group; /* node id / partition id / GPU type id / 0 */
+    bool has_group;
+    int64_t state_id;
+    int64_t node_s, cpu_s[4], gpu_total_s, gpu_used_s;
+    const char *gname, *sname;
+} hacc_t;
+
+typedef struct {
+    hacc_t *v;
+    size_t n, cap;
+    u64map_t index; /* (group, state) -> position + 1 */
+} hacc_list_t;
+
+/* The accumulator of (group, state). */
+static hacc_t *hacc_get(hacc_list_t *l, int64_t group, bool has_group, int64_t state_id)
+{
+    uint64_t key =
+        tsdb_fnv(tsdb_fnv(FNV_INIT, &group, sizeof group), &state_id, sizeof state_id) ^ (uint64_t)has_group;
+    u64ent_t *e = tsdb_u64map_get(&l->index, key);
+
+    /* verify: the key is a hash of the pair, collisions are resolved by probing on */
+    while (e && e->ival) {
+        hacc_t *h = &l->v[e->ival - 1];
+        if (h->group == group && h->state_id == state_id && h->has_group == has_group)
+            return h;
+        key = tsdb_mix64(key + 1);
+        e = tsdb_u64map_get(&l->index, key);
+    }
+    if (l->n == l->cap) {
+        size_t ncap = l->cap ? l->cap * 2 : 64;
+        hacc_t *nv = realloc(l->v, ncap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        l->v = nv;
+        l->cap = ncap;
+    }
+    if (!(e = tsdb_u64map_put(&l->index, key)))
+        return NULL;
+    memset(&l->v[l->n], 0, sizeof l->v[0]);
+    l->v[l->n].group = group;
+    l->v[l->n].has_group = has_group;
+    l->v[l->n].state_id = state_id;
+    e->ival = (int64_t)++l->n;
+    return &l->v[l->n - 1];
+}
+
+/* Adds d seconds of attribute set a to accumulator h (gpu: only that type, or all when NULL). */
+static void hacc_add(hacc_t *h, const attr_t *a, int64_t d, const agpu_t *gpu)
+{
+    h->node_s += d;
+    h->cpu_s[0] += tsdb_known(a->cpus_total) * d;
+    h->cpu_s[1] += tsdb_known(a->cpus_alloc) * d;
+    h->cpu_s[2] += tsdb_known(a->cpus_idle) * d;
+    h->cpu_s[3] += tsdb_known(a->cpus_other) * d;
+    for (size_t g = 0; g < a->ngpus; g++) {
+        if (gpu && gpu != &a->gpus[g])
+            continue;
+        h->gpu_total_s += a->gpus[g].total * d;
+        h->gpu_used_s += a->gpus[g].used * d;
+    }
+}
+
+static int hacc_cmp(const void *x, const void *y)
+{
+    const hacc_t *a = x, *b = y;
+    int c;
+    if (!a->gname != !b->gname)
+        return a->gname ? 1 : -1;
+    if (a->gname && (c = strcmp(a->gname, b->gname)) != 0)
+        return c;
+    return strcmp(a->sname, b->sname);
+}
+
+/* The first gap starting at or after t (gaps sorted), INT64_MAX when none. */
+static int64_t gap_after(const span_t *g, size_t ng, int64_t t)
+{
+    size_t lo = 0, hi = ng;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (g[mid].start < t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < ng ? g[lo].start : INT64_MAX;
+}
+
+/* What sa_tsdb_state_hours() works on. */
+typedef struct {
+    sa_tsdb_group_t group_by;
+    int64_t from, to, latest;
+    span_t *gaps;      /* every gap of the cluster, by start */
+    size_t ng;
+    wnode_t *wn;       /* the cluster's nodes, by name */
+    char **names;
+    size_t nn;
+    int64_t *rs, *ra;  /* one node's interval rows in the window: starts, attribute sets */
+    size_t nr, rcap;
+    hacc_list_t acc;
+} hours_t;
+
+static void hours_clear(hours_t *h)
+{
+    tsdb_free_names(h->names, h->nn);
+    free(h->wn);
+    free(h->gaps);
+    free(h->rs);
+    free(h->ra);
+    free(h->acc.v);
+    tsdb_u64map_clear(&h->acc.index, NULL);
+}
+
+/* Reads node id's interval rows that cover [from, to) (the one open at from, then those starting before to). */
+static bool window_rows(sa_tsdb_t *db, hours_t *h, int64_t node_id, sa_error_t *error)
+{
+    sqlite3_stmt *s = tsdb_stmt(db, S_IV_WINDOW, error);
+    int rc;
+
+    h->nr = 0;
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, node_id);
+    sqlite3_bind_int64(s, 2, h->from);
+    sqlite3_bind_int64(s, 3, h->to);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        if (h->nr == h->rcap) {
+            size_t ncap = h->rcap ? h->rcap * 2 : 64;
+            int64_t *n1 = realloc(h->rs, ncap * sizeof *n1), *n2;
+            if (n1)
+                h->rs = n1;
+            if (!n1 || !(n2 = realloc(h->ra, ncap * sizeof *n2))) {
+                sqlite3_reset(s);
+                tsdb_oom(db, error);
+                return false;
+            }
+            h->ra = n2;
+            h->rcap = ncap;
+        }
+        h->rs[h->nr] = sqlite3_column_int64(s, 0);
+        h->ra[h->nr] = sqlite3_column_int64(s, 1);
+        h->nr++;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        tsdb_sql_err(db, rc, "reading intervals", error);
+        return false;
+    }
+    return true;
+}
+
+/* Adds d seconds of node i in attribute set a to the accumulators of its group(s). */
+static bool hours_add(hours_t *h, size_t i, const attr_t *a, int64_t d)
+{
+    hacc_t *x;
+
+    switch (h->group_by) {
+    case SA_TSDB_BY_STATE:
+    case SA_TSDB_BY_NODE:
+        if (!(x = hacc_get(&h->acc, h->group_by == SA_TSDB_BY_NODE ? (int64_t)i : 0, h->group_by == SA_TSDB_BY_NODE,
+                           a->state_id)))
+            return false;
+        hacc_add(x, a, d, NULL);
+        return true;
+    case SA_TSDB_BY_PARTITION:
+        for (size_t p = 0; p < a->nparts; p++) {
+            if (!(x = hacc_get(&h->acc, a->parts[p], true, a->state_id)))
+                return false;
+            hacc_add(x, a, d, NULL);
+        }
+        return true;
+    default: /* by GPU type: nodes without GPUs under no group */
+        if (a->ngpus == 0) {
+            if (!(x = hacc_get(&h->acc, 0, false, a->state_id)))
+                return false;
+            hacc_add(x, a, d, NULL);
+        }
+        for (size_t g = 0; g < a->ngpus; g++) {
+            if (!(x = hacc_get(&h->acc, a->gpus[g].type_id, true, a->state_id)))
+                return false;
+            hacc_add(x, a, d, &a->gpus[g]);
+        }
+        return true;
+    }
+}
+
+/*
+ * Accumulates node i's intervals clipped to the window. An interval ends at the
+ * node's next row, the first gap after its start, or the latest snapshot.
+ */
+static bool hours_node(sa_tsdb_t *db, hours_t *h, size_t i, sa_error_t *error)
+{
+    if (!window_rows(db, h, h->wn[i].id, error))
+        return false;
+    for (size_t r = 0; r < h->nr; r++) {
+        const attr_t *a;
+        int64_t end, b, e;
+        if (!h->ra[r])
+            continue;
+        end = r + 1 < h->nr ? h->rs[r + 1] : INT64_MAX;
+        b = gap_after(h->gaps, h->ng, h->rs[r]);
+        if (b < end)
+            end = b;
+        if (h->latest < end)
+            end = h->latest;
+        b = h->rs[r] > h->from ? h->rs[r] : h->from;
+        e = end < h->to ? end : h->to;
+        if (e - b <= 0)
+            continue;
+        if (!(a = tsdb_attr_get(db, h->ra[r], error)))
+            return false;
+        if (!hours_add(h, i, a, e - b)) {
+            tsdb_oom(db, error);
+            return false;
+        }
+    }
+    return true;
+}
+
+/* Names the accumulators, sorts them by group then state and calls cb with each. */
+static bool hours_emit(sa_tsdb_t *db, hours_t *h, sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error)
+{
+    for (size_t i = 0; i < h->acc.n; i++) {
+        hacc_t *x = &h->acc.v[i];
+        if (!(x->sname = tsdb_dict_name(db, K_STATE, x->state_id, error)))
+            return false;
+        x->gname = NULL;
+        if (!x->has_group)
+            continue;
+        if (h->group_by == SA_TSDB_BY_NODE)
+            x->gname = h->wn[x->group].name;
+        else if (!(x->gname = tsdb_dict_name(db, h->group_by == SA_TSDB_BY_PARTITION ? K_PARTITION : K_GPU_TYPE,
+                                             x->group, error)))
+            return false;
+    }
+    if (h->acc.n > 1)
+        qsort(h->acc.v, h->acc.n, sizeof *h->acc.v, hacc_cmp);
+    for (size_t i = 0; i < h->acc.n; i++) {
+        const hacc_t *x = &h->acc.v[i];
+        sa_tsdb_hours_t row = {
+            .state = x->sname,
+            .group = x->gname,
+            .node_hours = x->node_s / 3600.0,
+            .cpu_hours_total = x->cpu_s[0] / 3600.0,
+            .cpu_hours_alloc = x->cpu_s[1] / 3600.0,
+            .cpu_hours_idle = x->cpu_s[2] / 3600.0,
+            .cpu_hours_other = x->cpu_s[3] / 3600.0,
+            .gpu_hours_total = x->gpu_total_s / 3600.0,
+            .gpu_hours_used = x->gpu_used_s / 3600.0,
+            .gpu_hours_idle = (x->gpu_total_s - x->gpu_used_s) / 3600.0,
+        };
+        row.stranded = sa_tsdb_state_strands(row.state, row.cpu_hours_total, row.cpu_hours_idle);
+        row.gpu_hours_stranded = row.stranded ? row.gpu_hours_idle : 0;
+        if (!cb(&row, ctx, error))
+            return false;
+    }
+    return true;
+}
+
+bool sa_tsdb_state_hours(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_group_t group_by,
+                         sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error)
+{
+    hours_t h;
+    int64_t cid;
+    bool found, ok = false;
+    sqlite3_stmt *s;
+
+    memset(&h, 0, sizeof h);
+    h.group_by = group_by;
+    h.from = from;
+    h.to = to;
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    if (!cid || to <= from) {
+        ok = true;
+        goto done;
+    }
+    if (!(s = tsdb_stmt(db, S_SNAP_LATEST, error)))
+        goto done;
+    sqlite3_bind_int64(s, 1, cid);
+    if (!tsdb_step_int(db, s, &h.latest, &found, "reading snapshots", error))
+        goto done;
+    if (!found) {
+        ok = true;
+        goto done;
+    }
+    if (!tsdb_load_gaps(db, cid, false, 0, 0, &h.gaps, &h.ng, error) ||
+        !tsdb_load_nodes(db, cid, &h.wn, &h.nn, 0, &h.names, error))
+        goto done;
+    for (size_t i = 0; i < h.nn; i++) {
+        if (!hours_node(db, &h, i, error))
+            goto done;
+    }
+    ok = hours_emit(db, &h, cb, ctx, error);
+done:
+    tsdb_end_read(db);
+    hours_clear(&h);
+    return ok;
+}
+
+/* True when cluster has a snapshot at `at`; fails naming them otherwise. */
+static bool snapshot_exists(sa_tsdb_t *db, const char *cluster, int64_t cid, int64_t at, sa_error_t *error)
+{
+    sqlite3_stmt *s;
+    int64_t dummy;
+    bool found = false;
+    char q[80], tbuf[32];
+
+    if (cid) {
+        if (!(s = tsdb_stmt(db, S_SNAP_GET, error)))
+            return false;
+        sqlite3_bind_int64(s, 1, cid);
+        sqlite3_bind_int64(s, 2, at);
+        if (!tsdb_step_int(db, s, &dummy, &found, "reading snapshots", error))
+            return false;
+    }
+    if (!found)
+        tsdb_err(db, error, SA_ERR_USAGE, 0, "cluster %s has no snapshot at %s",
+                 sa_error_quote(cluster, 64, q, sizeof q), sa_time_format(at, tbuf, sizeof tbuf));
+    return found;
+}
+
+/* Buffers a sa_tsdb_node_t points into while it is handed to the callback. */
+typedef struct {
+    char base[128], flags[1024];
+    struct sa_tsdb_gpu *gpus;
+} nodebuf_t;
+
+/* Fills *node (name and start set by the caller) from attribute set a; strings borrowed from the caches and nb. */
+static bool fill_node(sa_tsdb_t *db, const attr_t *a, sa_tsdb_node_t *node, nodebuf_t *nb, sa_error_t *error)
+{
+    sqlite3_stmt *b;
+    int rc;
+
+    if (!(node->state = tsdb_dict_name(db, K_STATE, a->state_id, error)) || !(b = tsdb_stmt(db, S_STATE_PARTS, error)))
+        return false;
+    sqlite3_bind_int64(b, 1, a->state_id);
+    rc = sqlite3_step(b);
+    if (rc != SQLITE_ROW) {
+        sqlite3_reset(b);
+        tsdb_sql_err(db, rc == SQLITE_DONE ? SQLITE_CORRUPT : rc, "reading states", error);
+        return false;
+    }
+    snprintf(nb->base, sizeof nb->base, "%s",
+             sqlite3_column_type(b, 0) == SQLITE_NULL ? "" : (const char *)sqlite3_column_text(b, 0));
+    node->base = sqlite3_column_type(b, 0) == SQLITE_NULL ? NULL : nb->base;
+    snprintf(nb->flags, sizeof nb->flags, "%s", (const char *)sqlite3_column_text(b, 1));
+    node->flags = nb->flags;
+    sqlite3_reset(b);
+    if (a->reason_id && !(node->reason = tsdb_dict_name(db, K_REASON, a->reason_id, error)))
+        return false;
+    if (!(node->partitions = tsdb_dict_name(db, K_PARTSET, a->partset_id, error)))
+        return false;
+    node->cpus_total = a->cpus_total;
+    node->cpus_alloc = a->cpus_alloc;
+    node->cpus_idle = a->cpus_idle;
+    node->cpus_other = a->cpus_other;
+    node->mem_total_mb = a->mem_total_mb;
+    node->mem_alloc_mb = a->mem_alloc_mb;
+    free(nb->gpus);
+    nb->gpus = NULL;
+    if (a->ngpus && !(nb->gpus = calloc(a->ngpus, sizeof *nb->gpus))) {
+        tsdb_oom(db, error);
+        return false;
+    }
+    for (size_t g = 0; g < a->ngpus; g++) {
+        if (!(nb->gpus[g].type = tsdb_dict_name(db, K_GPU_TYPE, a->gpus[g].type_id, error)))
+            return false;
+        nb->gpus[g].total = a->gpus[g].total;
+        nb->gpus[g].used = a->gpus[g].used;
+    }
+    /* by type name (insertion sort: a node has few types) */
+    for (size_t x = 1; x < a->ngpus; x++) {
+        for (size_t y = x; y > 0 && strcmp(nb->gpus[y - 1].type, nb->gpus[y].type) > 0; y--) {
+            struct sa_tsdb_gpu t = nb->gpus[y - 1];
+            nb->gpus[y - 1] = nb->gpus[y];
+            nb->gpus[y] = t;
+        }
+    }
+    node->ngpus = a->ngpus;
+    node->gpus = nb->gpus;
+    return true;
+}
+
+bool sa_tsdb_nodes_at(sa_tsdb_t *db, const char *cluster, int64_t at, sa_tsdb_node_cb cb, void *ctx,
+                      sa_error_t *error)
+{
+    int64_t cid;
+    bool ok = false;
+    wnode_t *wn = NULL;
+    char **names = NULL;
+    size_t nn = 0;
+    int64_t *ids = NULL, *vals = NULL, *starts = NULL;
+    nodebuf_t nb;
+
+    nb.gpus = NULL;
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    if (!snapshot_exists(db, cluster, cid, at, error) || !tsdb_load_nodes(db, cid, &wn, &nn, 0, &names, error))
+        goto done;
+    if (nn && (!(ids = calloc(nn, sizeof *ids)) || !(vals = calloc(nn, sizeof *vals)) ||
+               !(starts = calloc(nn, sizeof *starts)))) {
+        tsdb_oom(db, error);
+        goto done;
+    }
+    for (size_t i = 0; i < nn; i++)
+        ids[i] = wn[i].id;
+    if (!tsdb_decode_at(db, cid, ids, nn, at, vals, NULL, starts, error))
+        goto done;
+    for (size_t i = 0; i < nn; i++) {
+        const attr_t *a;
+        sa_tsdb_node_t node;
+        if (!vals[i])
+            continue;
+        memset(&node, 0, sizeof node);
+        node.name = wn[i].name;
+        node.start = starts[i];
+        if (!(a = tsdb_attr_get(db, vals[i], error)) || !fill_node(db, a, &node, &nb, error) ||
+            !cb(&node, ctx, error))
+            goto done;
+    }
+    ok = true;
+done:
+    tsdb_end_read(db);
+    tsdb_free_names(names, nn);
+    free(wn);
+    free(ids);
+    free(vals);
+    free(starts);
+    free(nb.gpus);
+    return ok;
+}
+
+bool sa_tsdb_sdiag_range(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_sdiag_cb cb,
+                         void *ctx, sa_error_t *error)
+{
+    int64_t cid;
+    bool ok = false;
+    sqlite3_stmt *s;
+    int rc;
+
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    if (!cid) {
+        ok = true;
+        goto done;
+    }
+    if (!(s = tsdb_stmt(db, S_SCHED_RANGE, error)))
+        goto done;
+    sqlite3_bind_int64(s, 1, cid);
+    sqlite3_bind_int64(s, 2, from);
+    sqlite3_bind_int64(s, 3, to);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        sa_sdiag_t sd;
+        int i = 1;
+        sa_sdiag_init(&sd);
+#define SDIAG_COL_(name, kind) sd.name = tsdb_col_opt(s, i++);
+        SA_SDIAG_FIELDS(SDIAG_COL_)
+#undef SDIAG_COL_
+        if (!cb(sqlite3_column_int64(s, 0), &sd, ctx, error)) {
+            sqlite3_reset(s);
+            goto done;
+        }
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        tsdb_sql_err(db, rc, "reading scheduler statistics", error);
+        goto done;
+    }
+    ok = true;
+done:
+    tsdb_end_read(db);
+    return ok;
+}
+

@@ -1,0 +1,42 @@
+#!/bin/sh
+# test_layering.sh SOURCE_DIR - the rules that keep the layers apart (issue 11):
+# - report/ reads the time series only through the read API of schema/sa_tsdb.h: no
+#   SQLite calls, no SQL text, no raw handle (sa_tsdb_handle is for tests);
+# - dates and durations are parsed by schema/sa_time.c only (no strptime elsewhere in
+#   report/ or schema/);
+# - no function of report/, schema/sa_tsdb*.c or schema/sa_time.c is over 120 lines
+#   (a definition's opening brace and closing brace stand at column 0).
+set -u
+src=$1
+fail=0
+
+hits=$(grep -nE 'sqlite3[_.]|<sqlite3\.h>|sa_tsdb_handle|"(SELECT|INSERT|UPDATE|DELETE|PRAGMA) ' "$src"/report/*.c "$src"/report/*.h)
+if [ -n "$hits" ]; then
+    echo "report/ must use the read API of schema/sa_tsdb.h, not SQL or the raw handle:"
+    echo "$hits"
+    fail=1
+fi
+hits=$(grep -n 'sa_tsdb_handle(' "$src"/report/*.c "$src"/ingest/*.c "$src"/tools/*.c 2>/dev/null)
+if [ -n "$hits" ]; then
+    echo "sa_tsdb_handle() is for tests only:"
+    echo "$hits"
+    fail=1
+fi
+hits=$(grep -n 'strptime(' "$src"/report/*.c "$src"/schema/*.c | grep -v '/sa_time\.c:')
+if [ -n "$hits" ]; then
+    echo "dates are parsed by schema/sa_time.c:"
+    echo "$hits"
+    fail=1
+fi
+long=$(awk '
+    /^[A-Za-z_].*\(/ && !/;[ \t]*$/ { sig = $0; sigline = FNR }
+    /^\{/ { start = sigline; name = sig; sub(/\(.*/, "", name); n = split(name, w, /[ *]+/); name = w[n]; inside = 1 }
+    /^\}/ && inside { len = FNR - start + 1; if (len > 120) printf "%s:%d %s: %d lines\n", FILENAME, start, name, len; inside = 0 }
+' "$src"/report/*.c "$src"/schema/sa_tsdb*.c "$src"/schema/sa_time.c)
+if [ -n "$long" ]; then
+    echo "functions over 120 lines:"
+    echo "$long"
+    fail=1
+fi
+[ $fail -eq 0 ] && echo "layering: ok"
+exit $fail
