@@ -120,8 +120,8 @@ void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name);
 
 /*
  * Runs a program (argv[0] is the path) with extra environment entries ("K=V", NULL-
- * terminated; may be NULL); returns its exit status (128+signal when killed) and
- * fills *out and *err with what it printed (caller frees).
+ * terminated; may be NULL) and MONGOC_DISABLE_SHM=1; returns its exit status (128+signal
+ * when killed) and fills *out and *err with what it printed (caller frees).
  */
 int tu_run(char *const argv[], char *const env_extra[], char **out, char **err);
 
