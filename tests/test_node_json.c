@@ -884,6 +884,18 @@ static void test_fixture_node_lists(void **state)
     }
 }
 
+/* Parses a sinfo[] file of fixtures/gen/<version> (v0.0.39+; false before) and checks its 24 nodes. */
+static bool gen_sinfo(const char *version, const char *file, tu_parsed_t *p)
+{
+    if (tu_gen_vn(version) < 39)
+        return false;
+    tu_parse_gen(version, file, p);
+    assert_int_equal(p->kind, SA_KIND_SINFO_JSON);
+    assert_int_equal(p->nnodes, 24);
+    check_nodes(p);
+    return true;
+}
+
 /* sinfo -N --json (v0.0.39+): one record per node and partition, merged into one node each. */
 static void test_fixture_sinfo_per_node(void **state)
 {
@@ -892,12 +904,8 @@ static void test_fixture_sinfo_per_node(void **state)
         tu_parsed_t p;
         sa_node_t *n;
 
-        if (tu_gen_vn(*v) < 39)
+        if (!gen_sinfo(*v, "sinfo-N.json", &p))
             continue;
-        tu_parse_gen(*v, "sinfo-N.json", &p);
-        assert_int_equal(p.kind, SA_KIND_SINFO_JSON);
-        assert_int_equal(p.nnodes, 24);
-        check_nodes(&p);
         n = fnode(&p, *v, "c0001"); /* listed under cpu and long */
         assert_string_equal(parts(n), "cpu,long");
         assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
@@ -932,12 +940,8 @@ static void test_fixture_sinfo_groups(void **state)
         sa_node_t *n;
         json_t *groups;
 
-        if (tu_gen_vn(*v) < 39)
+        if (!gen_sinfo(*v, "sinfo.json", &p))
             continue;
-        tu_parse_gen(*v, "sinfo.json", &p);
-        assert_int_equal(p.kind, SA_KIND_SINFO_JSON);
-        assert_int_equal(p.nnodes, 24);
-        check_nodes(&p);
         n = fnode(&p, *v, "c0010"); /* a group of three ALLOCATED nodes in cpu, of two in debug */
         assert_string_equal(tu_state(&n->state), "ALLOCATED");
         assert_string_equal(parts(n), "cpu,debug");
