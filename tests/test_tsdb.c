@@ -1042,7 +1042,7 @@ static void test_reader_while_writing(void **state)
     sa_tsdb_t *db;
     sa_node_t *n[50];
     pid_t pid;
-    int status;
+    int status, pfd[2];
     (void)state;
 
     snprintf(saved, sizeof saved, "%s", path);
@@ -1054,6 +1054,9 @@ static void test_reader_while_writing(void **state)
     }
     write_ok(db, "w", T0, n, 50, NULL);
 
+    /* the reader says when it has read once; the writer waits for that half-way, so the two
+     * overlap however the machine schedules them */
+    assert_int_equal(pipe(pfd), 0);
     pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -1062,6 +1065,7 @@ static void test_reader_while_writing(void **state)
         sa_tsdb_t *r = sa_tsdb_open(saved, true, 5000, &err);
         int64_t last = 0, reads = 0;
         time_t until = time(NULL) + 60;
+        close(pfd[0]);
         if (!r)
             _exit(10);
         while (last < T0 + 100 * 300 && time(NULL) < until) {
@@ -1077,16 +1081,22 @@ static void test_reader_while_writing(void **state)
             /* the hours may include a snapshot committed after last was read: >= */
             if (total + 1e-9 < 50.0 * (double)(last - T0) / 3600)
                 _exit(13);
-            reads++;
+            if (reads++ == 0 && write(pfd[1], "r", 1) != 1)
+                _exit(15);
         }
         sa_tsdb_close(r);
         _exit(last == T0 + 100 * 300 && reads > 1 ? 0 : 14);
     }
+    close(pfd[1]);
     for (int k = 1; k <= 100; k++) {
+        char c;
+        if (k == 51) /* until the reader has read once (or has ended: then read() gives 0) */
+            assert_true(read(pfd[0], &c, 1) >= 0);
         free_nodes(n, 1);
         n[0] = mk("r00", k % 2 ? "IDLE" : "MIXED", 32, k % 2 ? 0 : 5, "p", NULL, 0, 0, NULL);
         write_ok(db, "w", T0 + k * 300, n, 50, NULL);
     }
+    close(pfd[0]);
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
