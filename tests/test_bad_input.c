@@ -2,7 +2,7 @@
  * test_bad_input.c - slurm-ingest --dump on hostile and broken input: each case
  * asserts the exit code and that stderr is exactly one line naming the file and
  * what is wrong. Also the cases where odd input must be KEPT (unknown states,
- * hostile job names).
+ * hostile job names); and real-sized outputs of fixtures/ broken the ways files break.
  */
 #include "testutil.h"
 
@@ -182,6 +182,97 @@ static void test_bad_inputs(void **state)
     printf("  %zu input cases checked\n", sizeof cases / sizeof cases[0]);
 }
 
+/* Replaces the first occurrence of from by to in a heap string (reallocated); fails when absent. */
+static char *replace_first(char *s, const char *from, const char *to)
+{
+    char *at = strstr(s, from), *out;
+    size_t pre, len = strlen(s), fl = strlen(from), tl = strlen(to);
+
+    if (!at)
+        fail_msg("fixture lacks '%s'", from);
+    pre = (size_t)(at - s);
+    out = malloc(len - fl + tl + 1);
+    assert_non_null(out);
+    memcpy(out, s, pre);
+    memcpy(out + pre, to, tl);
+    memcpy(out + pre + tl, at + fl, len - pre - fl + 1);
+    free(s);
+    return out;
+}
+
+/* Replaces every '|' by the three bytes of U+2603 (a snowman). */
+static char *pipes_to_snowmen(char *s)
+{
+    size_t n = 0, len = strlen(s);
+    char *out, *o;
+    for (const char *c = s; *c; c++)
+        n += *c == '|';
+    out = o = malloc(len + 2 * n + 1);
+    assert_non_null(out);
+    for (const char *c = s; *c; c++) {
+        if (*c == '|') {
+            memcpy(o, "\xe2\x98\x83", 3);
+            o += 3;
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o = '\0';
+    free(s);
+    return out;
+}
+
+/* Bad input made from the repository's fixtures: real-sized outputs broken the ways files break
+ * (cut short, a delimiter inside a name, a field lost, a wrong type deep in a document, invalid
+ * UTF-8), and the JSON lines of an exporter's own --Format template; each one exit 3 and one line. */
+static void test_fixture_bad_inputs(void **state)
+{
+    static const struct {
+        const char *name, *fixture, *from, *to;
+        int cut; /* keep only the first 1/cut of the file (0: all) */
+        const char *stderr_has;
+    } fcases[] = {
+        {"squeue cut in the middle", "gen/v0.0.44/squeue.json", NULL, NULL, 2, "truncated JSON"},
+        {"sacct json cut in the middle", "gen/v0.0.40/sacct.json", NULL, NULL, 3, "truncated JSON"},
+        {"node list cut in the middle", "gen/v0.0.37/scontrol-nodes.json", NULL, NULL, 2, "truncated JSON"},
+        {"sacct -P with a delimiter inside a job name", "gen/v0.0.41/sacct-P.txt", "|", "\xe2\x98\x83", 0,
+         "job 1053: expected 30 fields, found 31"},
+        {"sacct -P with a field lost", "gen/v0.0.42/sacct-P.txt", "|ok|alice|", "|ok|", 0,
+         "job 1001: expected 30 fields, found 29"},
+        {"node cpus a string", "gen/v0.0.43/scontrol-nodes.json", "\"cpus\": 16,", "\"cpus\": \"sixteen\",", 0,
+         "c0001"},
+        {"squeue job_id a string", "gen/v0.0.39/squeue.json", "\"job_id\": 1002,", "\"job_id\": \"1002\",", 0,
+         "job_id"},
+        {"invalid UTF-8 in a job name", "gen/v0.0.38/squeue.json", "\"name\": \"train\"",
+         "\"name\": \"tr\xff\xfein\"", 0, "invalid JSON"},
+        {"sinfo group not an object", "gen/v0.0.40/sinfo.json", "\"sinfo\": [", "\"sinfo\": [ 7,", 0,
+         "sinfo[0]: expected an object"},
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
+        bad_case_t c = {fcases[i].name, NULL, 0, NULL, SA_EXIT_INPUT, fcases[i].stderr_has, NULL};
+        size_t len;
+        char *data = tu_read_file(tu_fixture(fcases[i].fixture), &len);
+
+        if (fcases[i].cut)
+            len /= (size_t)fcases[i].cut;
+        else if (strcmp(fcases[i].from, "|") == 0)
+            data = pipes_to_snowmen(data);
+        else
+            data = replace_first(data, fcases[i].from, fcases[i].to);
+        run_case(&c, data, fcases[i].cut ? len : strlen(data));
+        free(data);
+    }
+    {
+        /* an exporter's squeue/sinfo --Format template that prints one JSON object a line */
+        static const char lines[] = "{\"acct\": \"physics\", \"jobid\": 7, \"st\": \"RUNNING\", \"ncpu\": 4}\n"
+                                    "{\"acct\": \"bio\", \"jobid\": 8, \"st\": \"PENDING\", \"ncpu\": 1}\n";
+        bad_case_t c = {"JSON lines", lines, 0, NULL, SA_EXIT_INPUT, "not Slurm JSON output", NULL};
+        run_case(&c, lines, strlen(lines));
+    }
+    printf("  %zu cases made from fixtures checked\n", sizeof fcases / sizeof fcases[0] + 1);
+}
+
 static void test_usage_errors(void **state)
 {
     char *argv_none[] = {(char *)"slurm-ingest", NULL};
@@ -209,6 +300,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_fixture_bad_inputs),
     };
     return cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
 }

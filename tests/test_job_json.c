@@ -1,7 +1,10 @@
 /*
  * test_job_json.c - squeue --json and sacct --json job records, every version
  * (ingest/parse_job_json.c), through the full streaming parser (tu_parse_file).
- * Expected values are read from the samples in shared/slurm-samples/.
+ * Expected values are read from the samples in shared/slurm-samples/ (skipped, saying
+ * why, where they are absent) and, for the same cases, from the repository's fixtures:
+ * fixtures/gen/<version>/ (tools/gen-cluster, every version) and fixtures/slurm-22.05/
+ * (real 22.05 output of the project's test cluster).
  */
 #include "testutil.h"
 
@@ -11,6 +14,7 @@
 #include <string.h>
 
 #include "sa_json.h"
+#include "sa_strings.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 
@@ -20,6 +24,7 @@ static void parse_sample(const char *rel, tu_parsed_t *p)
     sa_error_t err;
     bool ok;
 
+    tu_require_samples();
     sa_error_clear(&err);
     ok = tu_parse_file(tu_sample(rel), NULL, p, &err);
     if (!ok)
@@ -109,6 +114,33 @@ static sa_job_t *convert(const char *elem_text, sa_error_t *err)
     return j;
 }
 
+/* What every job of a document of kind want must have. */
+static void check_basics(tu_parsed_t *p, sa_kind_t want)
+{
+    assert_int_equal(p->kind, want);
+    assert_true(p->njobs > 0);
+    for (size_t i = 0; i < p->njobs; i++) {
+        sa_job_t *j = p->jobs[i];
+        json_t *dump;
+        assert_true(j->job_id > 0);
+        assert_non_null(j->job_id_display);
+        assert_non_null(j->state.base);
+        assert_true(j->submit != SA_UNSET);
+        assert_true(j->time_limit != SA_UNSET);
+        assert_int_equal(j->source, want == SA_KIND_SQUEUE_JSON ? SA_SRC_SQUEUE : SA_SRC_SACCT_JSON);
+        if (want == SA_KIND_SQUEUE_JSON) {
+            /* job_resources is dropped on purpose; nothing modelled leaks into extra */
+            assert_null(json_object_get(j->extra, "job_resources"));
+            assert_null(json_object_get(j->extra, "job_state"));
+            if (strcmp(j->state.base, "PENDING") == 0)
+                assert_true(j->start == SA_UNSET && j->end == SA_UNSET);
+        }
+        dump = sa_job_to_json(j);
+        assert_non_null(dump);
+        json_decref(dump);
+    }
+}
+
 /* Parses every *.json file of a samples subdirectory; checks the basics of each job. */
 static void parse_all_in(const char *sub, sa_kind_t want, size_t *nfiles)
 {
@@ -116,6 +148,7 @@ static void parse_all_in(const char *sub, sa_kind_t want, size_t *nfiles)
     DIR *d;
     struct dirent *de;
 
+    tu_require_samples();
     snprintf(dirpath, sizeof dirpath, "%s/%s", tu_samples_dir(), sub);
     d = opendir(dirpath);
     assert_non_null(d);
@@ -131,28 +164,7 @@ static void parse_all_in(const char *sub, sa_kind_t want, size_t *nfiles)
         parse_sample(rel, &p);
         if (p.kind != want)
             print_error("%s: kind %s\n", rel, sa_kind_name(p.kind));
-        assert_int_equal(p.kind, want);
-        assert_true(p.njobs > 0);
-        for (size_t i = 0; i < p.njobs; i++) {
-            sa_job_t *j = p.jobs[i];
-            json_t *dump;
-            assert_true(j->job_id > 0);
-            assert_non_null(j->job_id_display);
-            assert_non_null(j->state.base);
-            assert_true(j->submit != SA_UNSET);
-            assert_true(j->time_limit != SA_UNSET);
-            assert_int_equal(j->source, want == SA_KIND_SQUEUE_JSON ? SA_SRC_SQUEUE : SA_SRC_SACCT_JSON);
-            if (want == SA_KIND_SQUEUE_JSON) {
-                /* job_resources is dropped on purpose; nothing modelled leaks into extra */
-                assert_null(json_object_get(j->extra, "job_resources"));
-                assert_null(json_object_get(j->extra, "job_state"));
-                if (strcmp(j->state.base, "PENDING") == 0)
-                    assert_true(j->start == SA_UNSET && j->end == SA_UNSET);
-            }
-            dump = sa_job_to_json(j);
-            assert_non_null(dump);
-            json_decref(dump);
-        }
+        check_basics(&p, want);
         tu_parsed_clear(&p);
         (*nfiles)++;
     }
@@ -1140,6 +1152,549 @@ static void test_bad_elements(void **state)
     expect_fail("{\"jobs\":[{\"job_id\":13,\"state\":{\"current\":\"x\"},\"time\":5}]}", "job 13: time", NULL);
 }
 
+/* ---- the repository's fixtures: fixtures/gen/<version>/ (every version) ----------------------- */
+
+#define AT TU_GEN_AT
+
+/* The job with raw id (nth record of that id) of a fixture, naming the file when absent. */
+static sa_job_t *fjob(tu_parsed_t *p, const char *what, int64_t id, size_t nth)
+{
+    sa_job_t *j = tu_find_job_n(p, id, nth);
+    if (!j)
+        fail_msg("%s: job %lld (#%zu) not found", what, (long long)id, nth);
+    return j;
+}
+
+/* A string member of extra, or "" (so a missing value fails assert_string_equal, not crashes). */
+static const char *xs(const sa_job_t *j, const char *key)
+{
+    const char *v = extra_str(j, key);
+    return v ? v : "";
+}
+
+/* The request forms of tres_per_*: "gres:" up to v0.0.39, "gres/" after; per task "=" from v0.0.41. */
+static const char *gres_form(int vn, const char *typed_count)
+{
+    static char buf[128];
+    snprintf(buf, sizeof buf, "%s%s", vn <= 39 ? "gres:" : "gres/", typed_count);
+    return buf;
+}
+
+/* squeue --json of every version: the scenario's jobs read the same, the version's own forms aside. */
+static void test_fixture_squeue_versions(void **state)
+{
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        int vn = tu_gen_vn(*v);
+        tu_parsed_t p;
+        sa_job_t *j;
+
+        tu_parse_gen(*v, "squeue.json", &p);
+        check_basics(&p, SA_KIND_SQUEUE_JSON);
+        assert_int_equal((int64_t)p.njobs, tu_gen_count(*v, "squeue.json", "jobs"));
+
+        j = fjob(&p, *v, TU_J_OK, 0); /* two nodes, half of each */
+        assert_string_equal(tu_state(&j->state), "RUNNING");
+        assert_string_equal(j->job_id_display, "1001");
+        assert_string_equal(j->nodes, "c[0010-0011]");
+        assert_int_equal(j->node_count, 2);
+        assert_int_equal(j->cpus, 16);
+        assert_int_equal(j->alloc.cpu, 16);
+        assert_int_equal(j->alloc.mem_mb, 131072);
+        assert_int_equal(j->start, AT - 3600);
+        assert_int_equal(j->end, AT - 3600 + 1440 * 60);
+        assert_int_equal(j->time_limit, 1440);
+        assert_string_equal(j->user, "alice");
+        assert_int_equal(j->user_id, 10001);
+        assert_string_equal(j->account, "physics");
+        assert_string_equal(j->partition, "cpu");
+        assert_string_equal(j->qos, "normal");
+        assert_string_equal(j->cluster, "synth");
+        assert_true(j->array_job_id == SA_UNSET && j->het_job_id == SA_UNSET);
+        assert_true(j->exit_reliable);
+        if (vn == 37)
+            assert_null(j->group); /* no group_name before 22.05 */
+        else
+            assert_string_equal(j->group, "physics");
+
+        j = fjob(&p, *v, TU_J_TRAIN, 0); /* 4 A100s: TRES, gres_detail and the request agree */
+        assert_int_equal(j->alloc.gpu_total, 4);
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 4);
+        assert_int_equal(sa_gpus_get(&j->gres_gpus, "a100"), 4);
+        assert_int_equal(j->req.gpu_total, 4);
+        assert_string_equal(j->nodes, "ga002");
+        assert_string_equal(xs(j, "tres_per_node"), gres_form(vn, "gpu:a100:4"));
+        j = fjob(&p, *v, TU_J_MIG, 0); /* MIG profiles are types */
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "nvidia_a100_80gb_pcie_1g.10gb"), 2);
+        assert_int_equal(j->alloc.gpus.n, 1);
+        assert_string_equal(xs(j, "tres_per_job"), gres_form(vn, "gpu:nvidia_a100_80gb_pcie_1g.10gb:2"));
+        assert_string_equal(j->qos, "gpu");
+        j = fjob(&p, *v, TU_J_LLM, 0); /* one gres_detail string per node, summed */
+        assert_string_equal(j->nodes, "gh[001-002]");
+        assert_int_equal(j->node_count, 2);
+        assert_int_equal(sa_gpus_get(&j->gres_gpus, "h100"), 16);
+        assert_int_equal(j->alloc.gpu_total, 16);
+        j = fjob(&p, *v, TU_J_PERTASK, 0);
+        assert_string_equal(xs(j, "tres_per_task"), vn >= 41 ? "gres/gpu:a100=1" : gres_form(vn, "gpu:a100:1"));
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 2);
+
+        j = fjob(&p, *v, TU_J_FAIL3, 0); /* raw wait status 768 up to v0.0.38, verbose from v0.0.40 */
+        assert_string_equal(tu_state(&j->state), "FAILED");
+        assert_string_equal(j->reason, "NonZeroExitCode");
+        assert_int_equal(j->exit_code, 3);
+        assert_int_equal(j->exit_signal, 0);
+        assert_int_equal(j->end, AT - 60);
+        assert_int_equal(j->derived_exit_code, 3);
+        j = fjob(&p, *v, TU_J_SIGKILL, 0);
+        assert_string_equal(j->reason, "JobLaunchFailure");
+        assert_int_equal(j->exit_code, 0);
+        assert_int_equal(j->exit_signal, 9);
+        j = fjob(&p, *v, TU_J_TIMEOUT, 0);
+        assert_string_equal(tu_state(&j->state), "TIMEOUT");
+        assert_string_equal(j->reason, "TimeLimit");
+        assert_int_equal(j->exit_signal, 15);
+        assert_int_equal(j->time_limit, 10);
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_CANCELLED, 0)->state), "CANCELLED");
+        assert_int_equal(fjob(&p, *v, TU_J_CANCELLED, 0)->exit_signal, 15);
+        j = fjob(&p, *v, TU_J_CANCEL_PENDING, 0); /* cancelled while pending: stale reason, start = end */
+        assert_string_equal(tu_state(&j->state), "CANCELLED");
+        assert_string_equal(j->reason, "Resources");
+        assert_null(j->nodes);
+        assert_int_equal(j->start, AT - 200);
+        assert_int_equal(j->end, AT - 200);
+        assert_true(sa_tres_is_empty(&j->alloc));
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_OOM, 0)->state), "OUT_OF_MEMORY");
+        assert_string_equal(fjob(&p, *v, TU_J_NODEFAIL, 0)->nodes, "c0003");
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_NODEFAIL, 0)->state), "NODE_FAIL");
+        /* the one-word form prints the flag: the terminal base is lost up to v0.0.39 */
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_EPILOG, 0)->state),
+                            vn <= 39 ? "COMPLETING" : "COMPLETED+COMPLETING");
+
+        j = fjob(&p, *v, TU_J_QUEUED, 0);
+        assert_string_equal(tu_state(&j->state), "PENDING");
+        assert_string_equal(j->reason, "Priority");
+        assert_true(j->start == SA_UNSET && j->end == SA_UNSET);
+        assert_int_equal(extra_int(j, "expected_start"), AT + 3600);
+        assert_null(j->nodes);
+        j = fjob(&p, *v, TU_J_BIG, 0);
+        assert_string_equal(j->reason, "Resources");
+        assert_int_equal(extra_int(j, "expected_start"), AT + 7200);
+        assert_int_equal(j->node_count, 4);
+        assert_int_equal(j->req.gpu_total, 32);
+        assert_int_equal(sa_gpus_get(&j->req.gpus, "h100"), 32);
+        assert_true(j->alloc.cpu == SA_UNSET);
+        j = fjob(&p, *v, TU_J_DEP, 0);
+        assert_string_equal(j->reason, "Dependency");
+        assert_string_equal(xs(j, "dependency"), "afterok:1017(unfulfilled)");
+        assert_true(j->eligible == SA_UNSET);
+        j = fjob(&p, *v, TU_J_HELD, 0);
+        assert_string_equal(j->reason, "JobHeldUser");
+        assert_true(j->eligible == SA_UNSET);
+        assert_int_equal(extra_int(j, "expected_start"), SA_UNSET);
+        j = fjob(&p, *v, TU_J_LATER, 0);
+        assert_string_equal(j->reason, "BeginTime");
+        assert_int_equal(j->eligible, AT + 1800);
+        assert_int_equal(extra_int(j, "expected_start"), AT + 1800);
+        assert_string_equal(fjob(&p, *v, TU_J_QOS_LIMIT, 0)->reason, "QOSMaxGRESPerUser");
+        assert_string_equal(fjob(&p, *v, TU_J_MULTI_PART, 0)->partition, "cpu,long");
+        j = fjob(&p, *v, TU_J_UNAVAIL, 0);
+        assert_string_equal(j->reason, "ReqNodeNotAvail");
+        assert_string_equal(j->state_description, "ReqNodeNotAvail, UnavailableNodes:c0003");
+
+        j = fjob(&p, *v, TU_J_REQUEUED, 0); /* "REQUEUED" (one word) or [PENDING, REQUEUED] */
+        assert_string_equal(tu_state(&j->state), "PENDING+REQUEUED");
+        assert_string_equal(j->reason, "BeginTime");
+        assert_int_equal(j->restart_cnt, 1);
+        assert_int_equal(j->submit, AT - 100);
+        assert_int_equal(j->eligible, AT + 21);
+        j = fjob(&p, *v, TU_J_REQUEUED_RUN, 0);
+        assert_string_equal(tu_state(&j->state), "RUNNING");
+        assert_int_equal(j->restart_cnt, 1);
+        assert_int_equal(j->start, AT - 2700);
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_BOOTING, 0)->state), "RUNNING+CONFIGURING");
+        j = fjob(&p, *v, TU_J_FOREVER, 0); /* UNLIMITED: null up to v0.0.38, infinite after */
+        assert_true(j->time_limit == SA_INFINITE);
+        assert_int_equal(j->end - j->start, 365 * 86400);
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_PAUSED, 0)->state), "SUSPENDED");
+
+        j = fjob(&p, *v, TU_J_SWEEP, 0); /* the pending array meta-record */
+        assert_string_equal(j->job_id_display, "1030_[15-100%10]");
+        assert_int_equal(j->array_job_id, TU_J_SWEEP);
+        assert_true(j->array_task_id == SA_UNSET);
+        assert_string_equal(j->array_task_string, "15-100%10");
+        assert_int_equal(j->array_max_tasks, 10);
+        assert_string_equal(j->reason, "JobArrayTaskLimit");
+        j = fjob(&p, *v, TU_J_SWEEP + 5, 0);
+        assert_string_equal(j->job_id_display, "1030_5");
+        assert_int_equal(j->array_task_id, 5);
+        assert_string_equal(tu_state(&j->state), "RUNNING");
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_SWEEP + 4, 0)->state), "COMPLETED");
+        assert_null(tu_find_job(&p, TU_J_SWEEP + 1)); /* ended long ago: sacct only */
+        j = fjob(&p, *v, TU_J_SMALL_ARRAY, 0); /* the last task keeps the master's id */
+        assert_string_equal(j->job_id_display, "1045_4");
+        assert_int_equal(j->array_task_id, 4);
+        j = fjob(&p, *v, TU_J_SMALL_ARRAY + 3, 0);
+        assert_string_equal(j->job_id_display, "1045_3");
+        assert_int_equal(j->exit_code, 1);
+
+        j = fjob(&p, *v, TU_J_HET_RUN, 0);
+        assert_string_equal(j->job_id_display, "1049+0");
+        assert_int_equal(j->het_job_id, TU_J_HET_RUN);
+        assert_int_equal(j->het_job_offset, 0);
+        assert_string_equal(xs(j, "het_job_id_set"), "1049-1050");
+        j = fjob(&p, *v, TU_J_HET_RUN + 1, 0);
+        assert_string_equal(j->job_id_display, "1049+1");
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 1);
+        assert_string_equal(fjob(&p, *v, TU_J_HET_WAIT + 1, 0)->job_id_display, "1051+1");
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_HET_WAIT, 0)->state), "PENDING");
+
+        assert_string_equal(fjob(&p, *v, TU_J_HOSTILE, 0)->name, TU_HOSTILE_NAME);
+        j = fjob(&p, *v, TU_J_LEGACY_GPU, 0); /* untyped GPUs */
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, ""), 2);
+        assert_int_equal(sa_gpus_get(&j->gres_gpus, ""), 2);
+        j = fjob(&p, *v, TU_J_TWO_TYPES, 0); /* two types on one node */
+        assert_int_equal(j->alloc.gpu_total, 2);
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "h100"), 1);
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "h200"), 1);
+        assert_int_equal(sa_gpus_get(&j->gres_gpus, "h200"), 1);
+        assert_string_equal(xs(j, "tres_per_node"), vn <= 39 ? "gres:gpu:h100:1,gres:gpu:h200:1"
+                                                              : "gres/gpu:h100:1,gres/gpu:h200:1");
+        if (vn >= 44)
+            assert_non_null(strstr(xs(fjob(&p, *v, TU_J_OK, 0), "submit_line"), "sbatch"));
+        tu_parsed_clear(&p);
+    }
+}
+
+/* The step ids of a job joined by ',' (static buffer). */
+static const char *step_ids(const sa_job_t *j)
+{
+    static char buf[256];
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < j->nsteps; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%s", i ? "," : "", j->steps[i].id);
+    return buf;
+}
+
+/* sacct --json of every version: runs of requeued jobs, steps, exit codes (reliable from v0.0.40). */
+static void test_fixture_sacct_json_versions(void **state)
+{
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        int vn = tu_gen_vn(*v);
+        bool reliable = vn >= 40;
+        tu_parsed_t p;
+        sa_job_t *j;
+
+        tu_parse_gen(*v, "sacct.json", &p);
+        check_basics(&p, SA_KIND_SACCT_JSON);
+        assert_int_equal((int64_t)p.njobs, tu_gen_count(*v, "sacct.json", "jobs"));
+        for (size_t i = 0; i < p.njobs; i++)
+            assert_true(p.jobs[i]->exit_reliable == reliable);
+
+        j = fjob(&p, *v, TU_J_OK, 0); /* running: no end, steps batch extern 0 1 */
+        assert_string_equal(tu_state(&j->state), "RUNNING");
+        assert_true(j->end == SA_UNSET);
+        assert_string_equal(step_ids(j), "batch,extern,0,1");
+        assert_int_equal(j->alloc.cpu, 16);
+        assert_int_equal(j->alloc.node, 2);
+        assert_string_equal(j->nodes, "c[0010-0011]");
+        assert_int_equal(j->steps[1].start, AT - 3600);
+        j = fjob(&p, *v, TU_J_FAIL3, 0);
+        assert_string_equal(tu_state(&j->state), "FAILED");
+        assert_string_equal(step_ids(j), "batch,extern,0,1");
+        assert_string_equal(tu_state(&j->steps[3].state), "FAILED");
+        assert_int_equal(j->exit_code, reliable ? 3 : 0); /* <= v0.0.39: SUCCESS / 0 for every exit */
+        assert_int_equal(j->steps[3].exit_code, reliable ? 3 : 0);
+        assert_int_equal(j->end, AT - 60);
+        assert_int_equal(j->elapsed, 400);
+        j = fjob(&p, *v, TU_J_SIGKILL, 0); /* a signal is reported in every version */
+        assert_int_equal(j->exit_signal, 9);
+        assert_string_equal(tu_state(&j->steps[0].state), "CANCELLED");
+        j = fjob(&p, *v, TU_J_TIMEOUT, 0);
+        assert_string_equal(tu_state(&j->state), "TIMEOUT");
+        assert_int_equal(j->steps[0].exit_signal, 15);
+        j = fjob(&p, *v, TU_J_CANCEL_PENDING, 0); /* never started: no start (null in 22.05), no nodes */
+        assert_string_equal(tu_state(&j->state), "CANCELLED");
+        assert_true(j->start == SA_UNSET && j->elapsed == SA_UNSET);
+        assert_null(j->nodes);
+        assert_int_equal(j->nsteps, 0);
+        assert_int_equal(j->end, AT - 200);
+
+        j = fjob(&p, *v, TU_J_REQUEUED_DONE, 0); /* -D: every run of a requeued job */
+        assert_string_equal(tu_state(&j->state), "REQUEUED");
+        assert_int_equal(j->submit, AT - 20000);
+        assert_int_equal(j->end, AT - 15000);
+        assert_string_equal(tu_state(&j->steps[0].state), "CANCELLED");
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_REQUEUED_DONE, 1)->state), "REQUEUED");
+        j = fjob(&p, *v, TU_J_REQUEUED_DONE, 2);
+        assert_string_equal(tu_state(&j->state), "COMPLETED");
+        assert_int_equal(j->submit, AT - 9000);
+        assert_int_equal(j->eligible, AT - 9000 + 121);
+        assert_int_equal(j->restart_cnt, vn >= 42 ? 2 : SA_UNSET);
+        assert_int_equal(fjob(&p, *v, TU_J_REQUEUED_DONE, 1)->restart_cnt, vn >= 42 ? 1 : SA_UNSET);
+        assert_null(tu_find_job_n(&p, TU_J_REQUEUED_DONE, 3));
+        /* waiting for its requeue delay: not eligible yet, so only the first run is in sacct */
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_REQUEUED, 0)->state), "REQUEUED");
+        assert_null(tu_find_job_n(&p, TU_J_REQUEUED, 1));
+        assert_string_equal(tu_state(&fjob(&p, *v, TU_J_REQUEUED_RUN, 1)->state), "RUNNING");
+        /* never eligible: absent, as Slurm leaves them out of a time window */
+        assert_null(tu_find_job(&p, TU_J_HELD));
+        assert_null(tu_find_job(&p, TU_J_DEP));
+        assert_null(tu_find_job(&p, TU_J_LATER));
+
+        j = fjob(&p, *v, TU_J_SWEEP, 0); /* the raw database bitmap becomes ranges */
+        assert_string_equal(j->job_id_display, "1030_[15-100%10]");
+        assert_string_equal(j->array_task_string, "15-100");
+        assert_int_equal(strncmp(xs(j, "array_task_raw"), "0x", 2), 0);
+        assert_string_equal(fjob(&p, *v, TU_J_SWEEP + 1, 0)->job_id_display, "1030_1");
+        assert_string_equal(fjob(&p, *v, TU_J_SMALL_ARRAY, 0)->job_id_display, "1045_4");
+        j = fjob(&p, *v, TU_J_HET_RUN + 1, 0); /* a het component without a batch step */
+        assert_string_equal(j->job_id_display, "1049+1");
+        assert_string_equal(step_ids(j), "extern,0");
+        j = fjob(&p, *v, TU_J_TRAIN, 0);
+        assert_int_equal(j->alloc.gpu_total, 4);
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 4);
+        assert_int_equal(j->steps[0].alloc.gpu_total, 4);
+        assert_int_equal(j->steps[1].alloc.gpu_total, 0); /* extern */
+        assert_int_equal(sa_gpus_get(&fjob(&p, *v, TU_J_TWO_TYPES, 0)->alloc.gpus, "h200"), 1);
+        assert_int_equal(fjob(&p, *v, TU_J_FOREVER, 0)->time_limit, SA_INFINITE);
+        assert_string_equal(fjob(&p, *v, TU_J_HOSTILE, 0)->name, TU_HOSTILE_NAME);
+        if (vn >= 43) /* step time.limit kept */
+            assert_non_null(json_object_get(json_object_get(fjob(&p, *v, TU_J_OK, 0)->steps[0].extra, "time"),
+                                            "limit"));
+        tu_parsed_clear(&p);
+    }
+}
+
+/* One array holding records of different versions (as a hand-merged fixture does): the shape is
+ * decided per field, so each reads as it would alone. */
+static void test_fixture_mixed_versions(void **state)
+{
+    json_t *doc = json_object(), *jobs = json_array();
+    json_error_t jerr;
+    tu_parsed_t p;
+    sa_error_t err;
+    char *text;
+    (void)state;
+
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        char rel[128];
+        json_t *d;
+        size_t i;
+        json_t *e;
+
+        snprintf(rel, sizeof rel, "gen/%s/squeue.json", *v);
+        d = json_load_file(tu_fixture(rel), 0, &jerr);
+        if (!d)
+            fail_msg("%s: %s", rel, jerr.text);
+        json_array_foreach(json_object_get(d, "jobs"), i, e) {
+            /* one job of each version, a different one each time */
+            if (json_integer_value(json_object_get(e, "job_id")) == TU_J_OK + (v - tu_gen_versions) * 3)
+                json_array_append(jobs, e);
+        }
+        json_decref(d);
+    }
+    json_object_set_new(doc, "jobs", jobs);
+    text = json_dumps(doc, JSON_COMPACT);
+    json_decref(doc);
+    assert_true(tu_parse_mem(text, strlen(text), NULL, &p, &err));
+    free(text);
+    assert_int_equal(p.njobs, 8);
+    assert_string_equal(fjob(&p, "mixed", TU_J_OK, 0)->nodes, "c[0010-0011]");              /* v0.0.37 */
+    assert_int_equal(sa_gpus_get(&fjob(&p, "mixed", TU_J_LLM, 0)->gres_gpus, "h100"), 16); /* v0.0.38 */
+    assert_int_equal(fjob(&p, "mixed", TU_J_FAIL3, 0)->exit_code, 3);                       /* v0.0.39 */
+    assert_int_equal(fjob(&p, "mixed", TU_J_CANCELLED, 0)->exit_signal, 15);                /* v0.0.40 */
+    assert_string_equal(fjob(&p, "mixed", TU_J_NODEFAIL, 0)->nodes, "c0003");               /* v0.0.41 */
+    assert_int_equal(extra_int(fjob(&p, "mixed", TU_J_QUEUED, 0), "expected_start"), AT + 3600); /* .42 */
+    assert_true(fjob(&p, "mixed", TU_J_HELD, 0)->eligible == SA_UNSET);                     /* v0.0.43 */
+    assert_string_equal(fjob(&p, "mixed", TU_J_MULTI_PART, 0)->partition, "cpu,long");      /* v0.0.44 */
+    tu_parsed_clear(&p);
+}
+
+/* ---- fixtures/slurm-22.05/: real 22.05.8 output (openapi v0.0.38) -------------------------------- */
+
+static int64_t iso(const char *s)
+{
+    int64_t t;
+    assert_true(sa_time_parse_text(s, &t, NULL));
+    return t;
+}
+
+static void test_fixture_2205_squeue(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+
+    tu_parse_fixture("slurm-22.05/squeue-A.json", &p); /* early: pending reasons, arrays, het */
+    check_basics(&p, SA_KIND_SQUEUE_JSON);
+    j = fjob(&p, "A", 2, 0); /* exit 3: raw 768 */
+    assert_string_equal(tu_state(&j->state), "FAILED");
+    assert_string_equal(j->reason, "NonZeroExitCode");
+    assert_int_equal(j->exit_code, 3);
+    assert_int_equal(j->exit_signal, 0);
+    assert_string_equal(j->name, "fail");
+    assert_string_equal(j->account, "physics");
+    j = fjob(&p, "A", 4, 0);
+    assert_string_equal(j->job_id_display, "4_[1-5%2]");
+    assert_string_equal(j->array_task_string, "1-5%2");
+    assert_int_equal(j->array_max_tasks, 2);
+    j = fjob(&p, "A", 6, 0); /* het component 1 asks for a GPU in the old gres: form */
+    assert_string_equal(j->job_id_display, "5+1");
+    assert_int_equal(j->het_job_offset, 1);
+    assert_string_equal(tu_state(&j->state), "PENDING");
+    assert_string_equal(j->reason, "Resources");
+    assert_int_equal(sa_gpus_get(&j->req.gpus, "a100"), 1);
+    assert_string_equal(xs(j, "tres_per_node"), "gres:gpu:a100:1");
+    assert_true(j->start == SA_UNSET && j->alloc.cpu == SA_UNSET);
+    j = fjob(&p, "A", 11, 0);
+    assert_string_equal(j->reason, "JobHeldUser");
+    assert_true(j->eligible == SA_UNSET);
+    assert_string_equal(fjob(&p, "A", 12, 0)->reason, "Dependency");
+    j = fjob(&p, "A", 15, 0);
+    assert_string_equal(j->reason, "ReqNodeNotAvail");
+    assert_string_equal(j->state_description, "ReqNodeNotAvail, UnavailableNodes:ghost[1-2]");
+    assert_int_equal(j->node_count, 3);
+    assert_int_equal(j->cpus, 3);
+    assert_string_equal(fjob(&p, "A", 16, 0)->job_id_display, "16_[1-10%3]");
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/squeue-B.json", &p); /* the GPU job running */
+    j = fjob(&p, "B", 7, 0);
+    assert_string_equal(tu_state(&j->state), "RUNNING");
+    assert_int_equal(sa_gpus_get(&j->gres_gpus, "a100"), 2);
+    assert_int_equal(j->alloc.gpu_total, 2);
+    assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 2);
+    assert_int_equal(j->req.gpu_total, 2);
+    assert_int_equal(j->alloc.mem_mb, 500);
+    assert_int_equal(j->derived_exit_code, 2); /* its first srun exited 2 */
+    assert_string_equal(xs(j, "tres_per_node"), "gres:gpu:a100:2");
+    j = fjob(&p, "B", 3, 0); /* kill -9 of the batch shell: raw 9 */
+    assert_string_equal(j->reason, "JobLaunchFailure");
+    assert_int_equal(j->exit_signal, 9);
+    j = fjob(&p, "B", 14, 0); /* alice's job, cancelled by root */
+    assert_string_equal(tu_state(&j->state), "CANCELLED");
+    assert_string_equal(j->user, "alice");
+    assert_string_equal(j->qos, "high");
+    assert_int_equal(j->exit_signal, 15);
+    j = fjob(&p, "B", 4, 0); /* the last task 4_5 kept the master's raw id 4 */
+    assert_string_equal(j->job_id_display, "4_5");
+    assert_int_equal(j->array_task_id, 5);
+    assert_string_equal(tu_state(&j->state), "RUNNING");
+    j = fjob(&p, "B", 19, 0);
+    assert_string_equal(j->job_id_display, "4_3");
+    assert_int_equal(j->exit_code, 1);
+    assert_int_equal(j->array_max_tasks, 2);
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/squeue-requeued.json", &p); /* requeued, waiting for its delay */
+    j = fjob(&p, "requeued", 9, 0);
+    assert_string_equal(tu_state(&j->state), "PENDING");
+    assert_string_equal(j->reason, "BeginTime");
+    assert_int_equal(j->restart_cnt, 1);
+    assert_int_equal(j->submit, iso("2026-11-26T06:29:04"));
+    assert_int_equal(j->eligible, iso("2026-11-26T06:31:05"));
+    assert_true(j->start == SA_UNSET);
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/squeue-C.json", &p);
+    j = fjob(&p, "C", 8, 0);
+    assert_string_equal(tu_state(&j->state), "TIMEOUT");
+    assert_string_equal(j->reason, "TimeLimit");
+    assert_int_equal(j->time_limit, 1);
+    assert_int_equal(j->exit_code, 143); /* the batch shell's own exit after SIGTERM */
+    assert_string_equal(fjob(&p, "C", 12, 0)->reason, "DependencyNeverSatisfied");
+    assert_int_equal(fjob(&p, "C", 7, 0)->derived_exit_code, 2);
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/squeue-E.json", &p); /* -j 16 ignored: every job */
+    assert_int_equal(p.njobs, 20);
+    j = fjob(&p, "E", 16, 0);
+    assert_int_equal(j->array_job_id, 16);
+    assert_true(j->array_task_id == SA_UNSET);
+    assert_string_equal(j->array_task_string, "1-10%3");
+    assert_int_equal(j->array_max_tasks, 3);
+    assert_string_equal(j->reason, "JobHeldUser");
+    j = fjob(&p, "E", 10, 0); /* cancelled while pending: start = end */
+    assert_string_equal(tu_state(&j->state), "CANCELLED");
+    assert_int_equal(j->start, iso("2026-11-26T06:30:15"));
+    assert_int_equal(j->end, j->start);
+    j = fjob(&p, "E", 9, 0);
+    assert_string_equal(tu_state(&j->state), "COMPLETED");
+    assert_int_equal(j->restart_cnt, 1);
+    assert_int_equal(j->start, iso("2026-11-26T06:29:28"));
+    assert_int_equal(j->end, iso("2026-11-26T06:30:13"));
+    tu_parsed_clear(&p);
+}
+
+static void test_fixture_2205_sacct(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+
+    tu_parse_fixture("slurm-22.05/sacct-D.json", &p);
+    check_basics(&p, SA_KIND_SACCT_JSON);
+    j = fjob(&p, "D", 9, 0); /* the requeued run, then the final one */
+    assert_string_equal(tu_state(&j->state), "REQUEUED");
+    assert_int_equal(j->start, iso("2026-11-26T06:28:58"));
+    assert_int_equal(j->end, iso("2026-11-26T06:29:03"));
+    assert_string_equal(step_ids(j), "batch");
+    assert_string_equal(tu_state(&j->steps[0].state), "CANCELLED");
+    assert_int_equal(j->steps[0].exit_signal, 15);
+    j = fjob(&p, "D", 9, 1);
+    assert_string_equal(tu_state(&j->state), "COMPLETED");
+    assert_int_equal(j->submit, iso("2026-11-26T06:29:04"));
+    assert_int_equal(j->elapsed, 45);
+    assert_null(tu_find_job_n(&p, 9, 2));
+    j = fjob(&p, "D", 1, 0); /* step ids: "batch" (string), 0 and 1 (integers) */
+    assert_string_equal(step_ids(j), "batch,0,1");
+    assert_string_equal(j->steps[1].name, "hostname");
+    assert_string_equal(j->steps[2].name, "sleep");
+    assert_int_equal(j->steps[2].elapsed, 3);
+    assert_string_equal(j->steps[2].nodes, "vm");
+    j = fjob(&p, "D", 2, 0); /* exit 3 reported as SUCCESS / 0 by dbv0.0.38: unreliable */
+    assert_string_equal(tu_state(&j->state), "FAILED");
+    assert_int_equal(j->exit_code, 0);
+    assert_false(j->exit_reliable);
+    assert_int_equal(fjob(&p, "D", 3, 0)->exit_signal, 9);
+    j = fjob(&p, "D", 5, 0); /* het component cancelled while pending: start null */
+    assert_string_equal(j->job_id_display, "5+0");
+    assert_true(j->start == SA_UNSET && j->elapsed == SA_UNSET);
+    assert_null(j->nodes);
+    assert_int_equal(j->nsteps, 0);
+    assert_string_equal(fjob(&p, "D", 6, 0)->job_id_display, "5+1");
+    j = fjob(&p, "D", 7, 0); /* GPUs typed and untyped; the failing first step */
+    assert_int_equal(j->alloc.gpu_total, 2);
+    assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 2);
+    assert_int_equal(j->alloc.gpus.n, 1);
+    assert_string_equal(step_ids(j), "batch,0,1");
+    assert_string_equal(tu_state(&j->steps[1].state), "FAILED");
+    assert_int_equal(j->steps[1].alloc.gpu_total, 2);
+    j = fjob(&p, "D", 4, 0); /* task 4_5 with raw id 4 */
+    assert_string_equal(j->job_id_display, "4_5");
+    assert_int_equal(j->array_max_tasks, 2);
+    assert_string_equal(j->reason, "JobArrayTaskLimit");
+    assert_string_equal(fjob(&p, "D", 17, 0)->job_id_display, "4_1");
+    assert_string_equal(tu_state(&fjob(&p, "D", 8, 0)->state), "TIMEOUT");
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/sacct-A.json", &p); /* mid-run */
+    j = fjob(&p, "A", 3, 0);
+    assert_string_equal(tu_state(&j->state), "RUNNING");
+    assert_true(j->end == SA_UNSET);
+    assert_true(j->steps[0].end == SA_UNSET);
+    j = fjob(&p, "A", 4, 0); /* the pending array, its tasks in the raw bitmap */
+    assert_string_equal(j->job_id_display, "4_[1-5%2]");
+    j = fjob(&p, "A", 7, 0);
+    assert_string_equal(tu_state(&j->state), "PENDING");
+    assert_true(j->start == SA_UNSET && j->elapsed == SA_UNSET);
+    assert_int_equal(j->req.gpu_total, 2);
+    assert_int_equal(j->alloc.gpu_total, 0);
+    tu_parsed_clear(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1170,6 +1725,11 @@ int main(void)
         cmocka_unit_test(test_sacct_tres_list),
         cmocka_unit_test(test_kind),
         cmocka_unit_test(test_bad_elements),
+        cmocka_unit_test(test_fixture_squeue_versions),
+        cmocka_unit_test(test_fixture_sacct_json_versions),
+        cmocka_unit_test(test_fixture_mixed_versions),
+        cmocka_unit_test(test_fixture_2205_squeue),
+        cmocka_unit_test(test_fixture_2205_sacct),
     };
     return cmocka_run_group_tests_name("job_json", tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
  * slurmrestd /nodes, every version (ingest/parse_node_json.c).
  *
  * Every file in slurm-samples/sinfo/ is parsed; field values asserted below were
- * read from the samples themselves.
+ * read from the samples themselves. Where ../shared is absent those cases are skipped
+ * (saying why) and the same kinds of checks run over the repository's fixtures:
+ * fixtures/gen/<version>/ (every version) and fixtures/slurm-22.05/ (real 22.05 output).
  */
 #include "testutil.h"
 
@@ -22,6 +24,7 @@ static void parse_sample(const char *rel, tu_parsed_t *p)
     char path[512];
     sa_error_t err;
 
+    tu_require_samples();
     sa_error_clear(&err);
     snprintf(path, sizeof path, "sinfo/%s", rel);
     if (!tu_parse_file(tu_sample(path), NULL, p, &err))
@@ -95,6 +98,7 @@ static void test_all_samples(void **state)
     size_t files = 0;
 
     (void)state;
+    tu_require_samples();
     snprintf(dirpath, sizeof dirpath, "%s/sinfo", tu_samples_dir());
     d = opendir(dirpath);
     assert_non_null(d);
@@ -750,6 +754,262 @@ static void test_acc_direct(void **state)
     json_decref(g);
 }
 
+/* ---- the repository's fixtures: fixtures/gen/<version>/ and fixtures/slurm-22.05/ ------------------ */
+
+#define AT TU_GEN_AT
+
+/* Generic checks of every node of a parse: a name, a base, sorted flags, no partition object. */
+static void check_nodes(const tu_parsed_t *p)
+{
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const sa_node_t *n = p->nodes[i];
+        assert_non_null(n->name);
+        assert_non_null(n->state.base);
+        for (size_t k = 1; k < n->state.flags.n; k++)
+            assert_true(strcmp(n->state.flags.v[k - 1], n->state.flags.v[k]) < 0);
+        if (n->extra)
+            assert_null(json_object_get(n->extra, "partition"));
+    }
+}
+
+/* A fixture node, naming the file when absent. */
+static sa_node_t *fnode(tu_parsed_t *p, const char *what, const char *name)
+{
+    sa_node_t *n = tu_find_node(p, name);
+    if (!n)
+        fail_msg("%s: node %s not found", what, name);
+    return n;
+}
+
+/* What a node list (scontrol show nodes --json, sinfo --json up to 22.05) says of the scenario's nodes,
+ * in every version. */
+static void check_gen_node_list(tu_parsed_t *p, const char *what, int vn)
+{
+    sa_node_t *n;
+
+    assert_int_equal(p->kind, SA_KIND_NODES_JSON);
+    assert_int_equal(p->nnodes, 24);
+    check_nodes(p);
+    n = fnode(p, what, "c0001"); /* drained */
+    assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
+    assert_string_equal(n->reason, "disk failure ticket-123");
+    assert_string_equal(n->reason_user, "root");
+    assert_true(n->reason_time == AT - 3600);
+    assert_cpus(n, 16, 0, 16, 0);
+    assert_true(n->mem_total_mb == 515000 && n->mem_alloc_mb == 0);
+    assert_string_equal(parts(n), "cpu,long");
+    assert_null(n->gres);
+    assert_string_equal(n->gres_used, "gpu:0");
+    assert_true(sa_gpus_total(&n->gpus_total) == 0);
+    assert_string_equal(json_string_value(json_object_get(n->extra, "features")) ? "string" : "list",
+                        vn <= 38 ? "string" : "list"); /* a CSV string up to v0.0.38 */
+    n = fnode(p, what, "c0002"); /* draining: jobs still run */
+    assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
+    assert_cpus(n, 16, 8, 8, 0);
+    assert_string_equal(n->reason_user, "admin");
+    n = fnode(p, what, "c0003");
+    assert_string_equal(tu_state(&n->state), "DOWN+NOT_RESPONDING");
+    assert_string_equal(n->reason, "Not responding");
+    assert_string_equal(n->reason_user, "slurm");
+    n = fnode(p, what, "c0004"); /* never registered: sentinels for load and free memory */
+    assert_string_equal(tu_state(&n->state), "UNKNOWN+DRAIN+NOT_RESPONDING");
+    assert_true(n->mem_free_mb == SA_UNSET);
+    if (vn <= 38)
+        assert_true(json_integer_value(json_object_get(n->extra, "cpu_load")) == 4294967294LL);
+    n = fnode(p, what, "c0005");
+    assert_string_equal(tu_state(&n->state), "IDLE+MAINTENANCE+RESERVED");
+    assert_null(n->reason);
+    assert_true(n->reason_time == SA_UNSET);
+    assert_null(n->reason_user);
+    assert_string_equal(tu_state(&fnode(p, what, "c0006")->state), "IDLE+COMPLETING");
+    assert_string_equal(tu_state(&fnode(p, what, "c0007")->state), "IDLE+PLANNED");
+    assert_string_equal(tu_state(&fnode(p, what, "c0008")->state), "IDLE+POWERED_DOWN");
+    assert_string_equal(tu_state(&fnode(p, what, "c0009")->state), "IDLE+DRAIN+REBOOT_REQUESTED");
+    assert_true(fnode(p, what, "c0013")->mem_free_mb > 0);
+    n = fnode(p, what, "ga001"); /* four idle GPUs on a drained node */
+    assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
+    assert_true(sa_gpus_get(&n->gpus_total, "a100") == 4);
+    assert_true(sa_gpus_total(&n->gpus_used) == 0);
+    assert_string_equal(n->gres, "gpu:a100:4(S:0-1)");
+    assert_string_equal(n->gres_used, "gpu:a100:0(IDX:N/A)");
+    n = fnode(p, what, "ga002");
+    assert_string_equal(tu_state(&n->state), "ALLOCATED+DRAIN");
+    assert_cpus(n, 64, 64, 0, 0);
+    assert_true(sa_gpus_get(&n->gpus_used, "a100") == 4);
+    assert_string_equal(fnode(p, what, "ga003")->partitions.v[0], "debug");
+    n = fnode(p, what, "gm001"); /* MIG profiles */
+    assert_string_equal(tu_state(&n->state), "MIXED");
+    assert_true(sa_gpus_get(&n->gpus_total, "nvidia_a100_80gb_pcie_1g.10gb") == 14);
+    assert_true(sa_gpus_get(&n->gpus_total, "nvidia_a100_80gb_pcie_3g.40gb") == 4);
+    assert_true(sa_gpus_get(&n->gpus_used, "nvidia_a100_80gb_pcie_1g.10gb") == 2);
+    assert_true(sa_gpus_get(&n->gpus_used, "nvidia_a100_80gb_pcie_3g.40gb") == 0);
+    assert_string_equal(parts(n), "gpu,mig");
+    n = fnode(p, what, "gh001");
+    assert_true(sa_gpus_get(&n->gpus_used, "h100") == 8);
+    assert_cpus(n, 96, 48, 48, 0);
+    assert_string_equal(tu_state(&fnode(p, what, "gh003")->state), "DOWN+DRAIN");
+    n = fnode(p, what, "gu01"); /* untyped GPUs */
+    assert_true(sa_gpus_get(&n->gpus_total, "") == 4);
+    assert_true(sa_gpus_get(&n->gpus_used, "") == 2);
+    n = fnode(p, what, "gz01"); /* two types */
+    assert_true(sa_gpus_get(&n->gpus_total, "h100") == 2);
+    assert_true(sa_gpus_get(&n->gpus_total, "h200") == 4);
+    assert_true(sa_gpus_get(&n->gpus_used, "h200") == 1);
+    if (vn >= 43)
+        assert_non_null(json_object_get(fnode(p, what, "c0001")->extra, "tls_cert_last_renewal"));
+}
+
+/* scontrol show nodes --json of every version (and sinfo --json of 21.08/22.05, the same list). */
+static void test_fixture_node_lists(void **state)
+{
+    static const char *const release[] = {"21.08.8", "22.05.8", "23.02.7", "23.11.10",
+                                          "24.05.8", "24.11.6", "25.05.4", "25.11.0"};
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        int vn = tu_gen_vn(*v);
+        tu_parsed_t p;
+
+        tu_parse_gen(*v, "scontrol-nodes.json", &p);
+        check_gen_node_list(&p, *v, vn);
+        /* slurmd's version: "version" from v0.0.39, "slurmd_version" before */
+        assert_string_equal(json_string_value(json_object_get(fnode(&p, *v, "c0001")->extra,
+                                                              vn >= 39 ? "version" : "slurmd_version")),
+                            release[vn - 37]);
+        tu_parsed_clear(&p);
+        if (vn <= 38) {
+            tu_parse_gen(*v, "sinfo-N.json", &p);
+            check_gen_node_list(&p, *v, vn);
+            tu_parsed_clear(&p);
+        }
+    }
+}
+
+/* Parses a sinfo[] file of fixtures/gen/<version> (v0.0.39+; false before) and checks its 24 nodes. */
+static bool gen_sinfo(const char *version, const char *file, tu_parsed_t *p)
+{
+    if (tu_gen_vn(version) < 39)
+        return false;
+    tu_parse_gen(version, file, p);
+    assert_int_equal(p->kind, SA_KIND_SINFO_JSON);
+    assert_int_equal(p->nnodes, 24);
+    check_nodes(p);
+    return true;
+}
+
+/* sinfo -N --json (v0.0.39+): one record per node and partition, merged into one node each. */
+static void test_fixture_sinfo_per_node(void **state)
+{
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        tu_parsed_t p;
+        sa_node_t *n;
+
+        if (!gen_sinfo(*v, "sinfo-N.json", &p))
+            continue;
+        n = fnode(&p, *v, "c0001"); /* listed under cpu and long */
+        assert_string_equal(parts(n), "cpu,long");
+        assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
+        assert_cpus(n, 16, 0, 0, 16); /* sinfo counts a drained node's CPUs as other */
+        assert_string_equal(n->reason, "disk failure ticket-123");
+        assert_true(n->reason_time == AT - 3600);
+        assert_null(json_object_get(n->extra, "sinfo_groups"));
+        n = fnode(&p, *v, "c0002");
+        assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
+        assert_cpus(n, 16, 8, 0, 8);
+        n = fnode(&p, *v, "c0013");
+        assert_string_equal(tu_state(&n->state), "MIXED");
+        assert_true(n->cpus_alloc + n->cpus_idle == 16 && n->cpus_other == 0);
+        n = fnode(&p, *v, "ga003"); /* in gpu and debug */
+        assert_string_equal(parts(n), "debug,gpu");
+        n = fnode(&p, *v, "gm001");
+        assert_true(sa_gpus_get(&n->gpus_total, "nvidia_a100_80gb_pcie_3g.40gb") == 4);
+        assert_true(sa_gpus_get(&n->gpus_used, "nvidia_a100_80gb_pcie_1g.10gb") == 2);
+        assert_string_equal(tu_state(&fnode(&p, *v, "c0004")->state), "UNKNOWN+DRAIN+NOT_RESPONDING");
+        assert_true(fnode(&p, *v, "c0004")->mem_free_mb != SA_UNSET); /* sinfo prints the group's free range */
+        assert_true(json_integer_value(json_object_get(n->extra, "port")) == 6818);
+        tu_parsed_clear(&p);
+    }
+}
+
+/* sinfo --json (v0.0.39+) grouped: exact states per node, per-node CPUs only when a group has one node. */
+static void test_fixture_sinfo_groups(void **state)
+{
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        tu_parsed_t p;
+        sa_node_t *n;
+        json_t *groups;
+
+        if (!gen_sinfo(*v, "sinfo.json", &p))
+            continue;
+        n = fnode(&p, *v, "c0010"); /* a group of three ALLOCATED nodes in cpu, of two in debug */
+        assert_string_equal(tu_state(&n->state), "ALLOCATED");
+        assert_string_equal(parts(n), "cpu,debug");
+        assert_true(n->cpus_total == 16);
+        assert_true(n->cpus_alloc == SA_UNSET && n->cpus_idle == SA_UNSET);
+        groups = json_object_get(n->extra, "sinfo_groups");
+        assert_int_equal(json_array_size(groups), 2);
+        assert_true(json_integer_value(json_object_get(json_object_get(json_array_get(groups, 0), "nodes"),
+                                                       "total")) == 3);
+        assert_null(json_object_get(json_object_get(json_array_get(groups, 0), "nodes"), "nodes"));
+        n = fnode(&p, *v, "c0002"); /* a group of one: its values are the node's */
+        assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
+        assert_cpus(n, 16, 8, 0, 8);
+        assert_string_equal(n->reason, "kernel upgrade");
+        for (size_t i = 0; i < p.nnodes; i++) /* every flag combination exactly */
+            assert_non_null(p.nodes[i]->state.base);
+        assert_string_equal(tu_state(&fnode(&p, *v, "c0009")->state), "IDLE+DRAIN+REBOOT_REQUESTED");
+        assert_string_equal(tu_state(&fnode(&p, *v, "gh003")->state), "DOWN+DRAIN");
+        tu_parsed_clear(&p);
+    }
+}
+
+/* Real 22.05.8 node lists: never-registered nodes, a maintenance reservation, a node drained under a job. */
+static void test_fixture_2205_nodes(void **state)
+{
+    tu_parsed_t p;
+    sa_node_t *n;
+    (void)state;
+
+    tu_parse_fixture("slurm-22.05/sinfo-B.json", &p);
+    assert_int_equal(p.kind, SA_KIND_NODES_JSON);
+    assert_int_equal(p.nnodes, 3);
+    check_nodes(&p);
+    n = fnode(&p, "B", "ghost1");
+    assert_string_equal(tu_state(&n->state), "UNKNOWN+DRAIN+NOT_RESPONDING");
+    assert_string_equal(n->reason, "disk failure ticket-123");
+    assert_string_equal(n->reason_user, "root");
+    assert_cpus(n, 2, 0, 2, 0);
+    assert_true(n->mem_free_mb == SA_UNSET); /* free_memory -2 */
+    assert_true(json_integer_value(json_object_get(n->extra, "cpu_load")) == 4294967294LL);
+    n = fnode(&p, "B", "ghost2");
+    assert_string_equal(tu_state(&n->state), "UNKNOWN+MAINTENANCE+NOT_RESPONDING+RESERVED");
+    assert_null(n->reason);
+    n = fnode(&p, "B", "vm"); /* drained while the GPU job runs */
+    assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
+    assert_string_equal(n->reason, "scheduled maintenance");
+    assert_cpus(n, 2, 1, 1, 0);
+    assert_true(n->mem_total_mb == 4000 && n->mem_alloc_mb == 500);
+    assert_true(sa_gpus_get(&n->gpus_total, "a100") == 2);
+    assert_true(sa_gpus_get(&n->gpus_used, "a100") == 2);
+    assert_string_equal(n->gres_used, "gpu:a100:2(IDX:0-1)");
+    assert_string_equal(parts(n), "compute,gpu");
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/sinfo-A.json", &p); /* early: ghost1 not yet found unresponsive */
+    assert_string_equal(tu_state(&fnode(&p, "A", "ghost1")->state), "UNKNOWN+DRAIN");
+    assert_string_equal(tu_state(&fnode(&p, "A", "vm")->state), "ALLOCATED");
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/sinfo-E.json", &p); /* resumed, idle */
+    n = fnode(&p, "E", "vm");
+    assert_string_equal(tu_state(&n->state), "IDLE");
+    assert_null(n->reason);
+    assert_true(sa_gpus_total(&n->gpus_used) == 0);
+    assert_string_equal(n->gres_used, "gpu:a100:0(IDX:N/A)");
+    tu_parsed_clear(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -769,6 +1029,10 @@ int main(void)
         cmocka_unit_test(test_sinfo_merge_partitions),
         cmocka_unit_test(test_node_list_shapes),
         cmocka_unit_test(test_bad_elements),
+        cmocka_unit_test(test_fixture_node_lists),
+        cmocka_unit_test(test_fixture_sinfo_per_node),
+        cmocka_unit_test(test_fixture_sinfo_groups),
+        cmocka_unit_test(test_fixture_2205_nodes),
         cmocka_unit_test(test_bad_documents),
         cmocka_unit_test(test_acc_direct),
     };

@@ -4,7 +4,9 @@
  *
  * Every file in slurm-samples/sacct-parsable/ is parsed (the -n captures with the
  * field lists of SOURCES.md, tu_sample_fields()); field values asserted below were
- * read from the samples themselves.
+ * read from the samples themselves. Where ../shared is absent those cases are skipped
+ * (saying why) and the same kinds of checks run over the repository's fixtures:
+ * fixtures/gen/<version>/ (tools/gen-cluster) and fixtures/slurm-22.05/ (real output).
  */
 #include "testutil.h"
 
@@ -24,6 +26,7 @@ static void parse_sacct(const char *name, tu_parsed_t *p)
     sa_sacct_text_opts_t opts = {0};
     sa_error_t err;
 
+    tu_require_samples();
     snprintf(rel, sizeof rel, "sacct-parsable/%s", name);
     opts.fields = tu_sample_fields(rel);
     sa_error_clear(&err);
@@ -144,6 +147,7 @@ static void test_every_sacct_file(void **state)
     (void)state;
 
     /* each file of the directory must be in the table (a new sample needs its counts) */
+    tu_require_samples();
     snprintf(dir, sizeof dir, "%s/sacct-parsable", tu_samples_dir());
     n = scandir(dir, &names, NULL, alphasort);
     assert_true(n > 0);
@@ -185,6 +189,7 @@ static void test_trailing_pipe_line_counts(void **state)
     static const char *const files[] = {"sacct-p-trailing-pipe_cedar-2021_steps-arrays-cancelled-by.txt",
                                         "sacct-p-trailing-pipe_beluga-2021_steps-arrays.txt"};
     (void)state;
+    tu_require_samples();
     for (size_t i = 0; i < 2; i++) {
         char rel[512];
         size_t len, lines = 0;
@@ -837,13 +842,15 @@ static bool count_job(sa_job_t *job, void *ctx, sa_error_t *error)
 static void test_one_byte_reads(void **state)
 {
     size_t len, counts[2] = {0, 0};
-    char *data = tu_read_file(tu_sample("sacct-parsable/sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt"),
-                              &len);
+    char *data;
     sa_sacct_text_opts_t opts = {0};
     sa_reader_t r;
     sa_sink_t sink = {count_job, NULL, counts, NULL};
     sa_error_t err;
     (void)state;
+    tu_require_samples();
+    data = tu_read_file(tu_sample("sacct-parsable/sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt"),
+                        &len);
     opts.fields = tu_sample_fields("sacct-parsable/sacct-p-snowman-delim_peregrine");
     sa_reader_init_mem(&r, data, len);
     r.read = one_byte;
@@ -860,6 +867,7 @@ static void parse_other(const char *name, tu_parsed_t *p)
 {
     char rel[512];
     sa_error_t err;
+    tu_require_samples();
     snprintf(rel, sizeof rel, "other/%s", name);
     sa_error_clear(&err);
     if (!tu_parse_file(tu_sample(rel), NULL, p, &err))
@@ -1005,6 +1013,388 @@ static void test_scontrol_errors(void **state)
     }
 }
 
+/* ---- the repository's fixtures: fixtures/gen/<version>/ and fixtures/slurm-22.05/ ------------------ */
+
+#define AT TU_GEN_AT
+
+/* Data lines of a file: every line, less the header when it has one. */
+static size_t data_lines(const char *path, bool header)
+{
+    size_t len, lines = 0;
+    char *data = tu_read_file(path, &len);
+    for (size_t k = 0; k < len; k++)
+        lines += data[k] == '\n';
+    free(data);
+    return lines - (header ? 1 : 0);
+}
+
+/* The three sacct text files of every version: manifest.json's counts, no line dropped, every
+ * job and step read; the multi-byte delimiter of v0.0.38's sacct-ingest.txt detected. */
+static void test_fixture_every_sacct_text(void **state)
+{
+    static const char *const files[] = {"sacct-P.txt", "sacct-ingest.txt", "sacct-p-n.txt"};
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+            char rel[256];
+            tu_parsed_t p;
+
+            snprintf(rel, sizeof rel, "gen/%s/%s", *v, files[f]);
+            tu_parse_gen(*v, files[f], &p);
+            assert_int_equal(p.kind, SA_KIND_SACCT_TEXT);
+            if ((int64_t)p.njobs != tu_gen_count(*v, files[f], "jobs") ||
+                (int64_t)count_steps(&p) != tu_gen_count(*v, files[f], "step_lines"))
+                fail_msg("%s: %zu jobs %zu steps, manifest.json says %lld %lld", rel, p.njobs, count_steps(&p),
+                         (long long)tu_gen_count(*v, files[f], "jobs"),
+                         (long long)tu_gen_count(*v, files[f], "step_lines"));
+            assert_int_equal(p.njobs + count_steps(&p), data_lines(tu_fixture(rel), f < 2));
+            for (size_t j = 0; j < p.njobs; j++) {
+                assert_int_equal(p.jobs[j]->source, SA_SRC_SACCT_TEXT);
+                assert_true(p.jobs[j]->exit_reliable);
+                assert_true(p.jobs[j]->job_id > 0);
+            }
+            /* the name with quotes, a backslash, a slash and a snowman: one field, intact */
+            assert_string_equal(must_job(&p, TU_J_HOSTILE, 0)->name, TU_HOSTILE_NAME);
+            tu_parsed_clear(&p);
+        }
+    }
+}
+
+/* -D: every run of a requeued job with its own steps; CANCELLED by uid; cancelled while pending. */
+static void test_fixture_requeued_and_cancelled(void **state)
+{
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        tu_parsed_t p;
+        sa_job_t *a, *b, *c, *j;
+
+        tu_parse_gen(*v, "sacct-P.txt", &p);
+        a = must_job(&p, TU_J_REQUEUED_DONE, 0);
+        b = must_job(&p, TU_J_REQUEUED_DONE, 1);
+        c = must_job(&p, TU_J_REQUEUED_DONE, 2);
+        assert_null(tu_find_job_n(&p, TU_J_REQUEUED_DONE, 3));
+        assert_string_equal(tu_state(&a->state), "REQUEUED");
+        assert_string_equal(tu_state(&b->state), "REQUEUED");
+        assert_string_equal(tu_state(&c->state), "COMPLETED");
+        assert_int_equal(a->submit, AT - 20000);
+        assert_int_equal(b->submit, AT - 15000);
+        assert_int_equal(b->eligible, AT - 15000 + 121);
+        assert_int_equal(c->submit, AT - 9000);
+        assert_int_equal(a->elapsed, 4000);
+        assert_int_equal(c->end, AT - 50);
+        assert_string_equal(tu_state(&must_step(a, "batch")->state), "CANCELLED");
+        assert_int_equal(must_step(a, "batch")->exit_signal, 15);
+        assert_string_equal(tu_state(&must_step(c, "batch")->state), "COMPLETED");
+        assert_int_equal(c->time_limit, 240);
+        j = must_job(&p, TU_J_CANCELLED, 0); /* cancelled by its owner while running */
+        assert_string_equal(tu_state(&j->state), "CANCELLED");
+        assert_string_equal(extra(j->extra, "cancelled_by"), "10010");
+        assert_int_equal(j->exit_signal, 15);
+        j = must_job(&p, TU_J_CANCEL_PENDING, 0); /* Start=None (Unknown in 21.08), None assigned */
+        assert_string_equal(tu_state(&j->state), "CANCELLED");
+        assert_int_equal(j->start, SA_UNSET);
+        assert_int_equal(j->end, AT - 200);
+        assert_null(j->nodes);
+        assert_true(sa_tres_is_empty(&j->alloc));
+        assert_int_equal(j->req.mem_mb, 8192);
+        assert_int_equal(j->nsteps, 0);
+        j = must_display(&p, "1051+1"); /* pending het component */
+        assert_int_equal(j->job_id, TU_J_HET_WAIT + 1);
+        assert_int_equal(j->het_job_id, TU_J_HET_WAIT);
+        assert_int_equal(j->het_job_offset, 1);
+        assert_string_equal(tu_state(&j->state), "PENDING");
+        assert_int_equal(j->start, SA_UNSET);
+        assert_int_equal(j->end, SA_UNSET);
+        assert_int_equal(sa_gpus_get(&j->req.gpus, "a100"), 1);
+        j = must_job(&p, TU_J_QUEUED, 0);
+        assert_string_equal(j->reason, "Priority");
+        assert_null(tu_find_job(&p, TU_J_HELD)); /* never eligible: not in a time window */
+        tu_parsed_clear(&p);
+    }
+}
+
+/* GPUs typed and untyped in AllocTRES; DerivedExitCode; arrays; a plain job's values; steps. */
+static void test_fixture_gpu_array_plain(void **state)
+{
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        tu_parsed_t p;
+        sa_job_t *j;
+        sa_step_t *s;
+
+        tu_parse_gen(*v, "sacct-ingest.txt", &p);
+        j = must_job(&p, TU_J_TRAIN, 0);
+        assert_int_equal(j->alloc.gpu_total, 4);
+        assert_int_equal(j->alloc.gpus.n, 1);
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 4);
+        assert_int_equal(j->alloc.cpu, 64);
+        assert_int_equal(j->alloc.mem_mb, 524288); /* mem=512G */
+        assert_true(j->alloc.billing == 96.0);
+        s = must_step(j, "batch");
+        assert_int_equal(s->alloc.gpu_total, 4);
+        assert_int_equal(must_step(j, "extern")->alloc.gpu_total, 0);
+        j = must_job(&p, TU_J_MIG, 0);
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "nvidia_a100_80gb_pcie_1g.10gb"), 2);
+        j = must_job(&p, TU_J_TWO_TYPES, 0);
+        assert_int_equal(j->alloc.gpu_total, 2);
+        assert_int_equal(sa_gpus_get(&j->alloc.gpus, "h200"), 1);
+        assert_int_equal(sa_gpus_get(&must_job(&p, TU_J_LEGACY_GPU, 0)->alloc.gpus, ""), 2);
+        j = must_job(&p, TU_J_FAIL3, 0); /* the failing srun step is the derived exit code */
+        assert_int_equal(j->exit_code, 3);
+        assert_int_equal(j->derived_exit_code, 3);
+        s = must_step(j, "1");
+        assert_string_equal(tu_state(&s->state), "FAILED");
+        assert_int_equal(s->exit_code, 3);
+        j = must_job(&p, TU_J_SIGKILL, 0);
+        assert_int_equal(j->exit_code, 0);
+        assert_int_equal(j->exit_signal, 9);
+        j = must_job(&p, TU_J_SMALL_ARRAY, 0); /* task 4 kept the master's raw id */
+        assert_string_equal(j->job_id_display, "1045_4");
+        assert_int_equal(j->array_job_id, TU_J_SMALL_ARRAY);
+        assert_int_equal(j->array_task_id, 4);
+        j = must_job(&p, TU_J_SMALL_ARRAY + 1, 0);
+        assert_string_equal(j->job_id_display, "1045_1");
+        assert_int_equal(j->array_task_id, 1);
+        j = must_display(&p, "1030_[15-100%10]");
+        assert_int_equal(j->job_id, TU_J_SWEEP);
+        assert_string_equal(j->array_task_string, "15-100%10");
+        assert_int_equal(j->array_task_id, SA_UNSET);
+        j = must_job(&p, TU_J_OK, 0); /* a plain job, field by field */
+        assert_string_equal(j->name, "ok");
+        assert_string_equal(j->user, "alice");
+        assert_int_equal(j->user_id, 10001);
+        assert_string_equal(j->group, "physics");
+        assert_string_equal(j->account, "physics");
+        assert_string_equal(j->partition, "cpu");
+        assert_string_equal(j->qos, "normal");
+        assert_int_equal(j->start, AT - 3600);
+        assert_int_equal(j->end, SA_UNSET); /* running */
+        assert_int_equal(j->elapsed, 3600);
+        assert_int_equal(j->time_limit, 1440);
+        assert_int_equal(j->node_count, 2);
+        assert_int_equal(j->cpus, 16);
+        assert_int_equal(j->req.mem_mb, 131072);
+        assert_string_equal(j->nodes, "c[0010-0011]");
+        assert_string_equal(j->reason, "None");
+        assert_null(j->reservation);
+        assert_int_equal(j->nsteps, 4);
+        assert_string_equal(j->steps[0].id, "batch");
+        assert_string_equal(j->steps[1].id, "extern");
+        assert_string_equal(j->steps[3].id, "1");
+        assert_string_equal(tu_state(&j->steps[3].state), "RUNNING");
+        assert_int_equal(must_job(&p, TU_J_FOREVER, 0)->time_limit, SA_INFINITE);
+        assert_string_equal(must_job(&p, TU_J_MULTI_PART, 0)->partition, "cpu,long");
+        tu_parsed_clear(&p);
+    }
+}
+
+/* -p -n: a trailing delimiter and no header (the field list from manifest.json); -P's wide columns. */
+static void test_fixture_noheader_and_wide(void **state)
+{
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        tu_parsed_t p;
+        sa_job_t *j;
+
+        tu_parse_gen(*v, "sacct-p-n.txt", &p);
+        j = must_job(&p, TU_J_CANCEL_PENDING, 0);
+        assert_string_equal(tu_state(&j->state), "CANCELLED");
+        assert_int_equal(j->start, SA_UNSET);
+        assert_int_equal(j->time_limit, 60);
+        j = must_job(&p, TU_J_SIGKILL, 0);
+        assert_int_equal(j->exit_signal, 9);
+        assert_string_equal(tu_state(&must_step(j, "batch")->state), "CANCELLED");
+        assert_string_equal(must_display(&p, "1049+1")->partition, "gpu");
+        tu_parsed_clear(&p);
+
+        tu_parse_gen(*v, "sacct-P.txt", &p);
+        j = must_job(&p, TU_J_COMPLETED, 0);
+        assert_non_null(extra(j->extra, "TotalCPU"));
+        assert_string_equal(extra(j->extra, "ReqCPUS"), "4");
+        assert_string_equal(extra(j->extra, "ConsumedEnergyRaw"), "0");
+        assert_null(extra(j->extra, "MaxRSS")); /* empty values are left out */
+        assert_non_null(extra(must_step(j, "batch")->extra, "MaxRSS"));
+        tu_parsed_clear(&p);
+    }
+}
+
+/* The walker gives the same jobs and steps when the text comes one byte at a time. */
+static void test_fixture_one_byte_reads(void **state)
+{
+    static const char *const files[] = {"sacct-P.txt", "sacct-p-n.txt", "sacct-ingest.txt"};
+    (void)state;
+    for (size_t f = 0; f < sizeof files / sizeof files[0]; f++) {
+        const char *v = f == 2 ? "v0.0.38" : "v0.0.41"; /* v0.0.38's: the multi-byte delimiter */
+        char rel[256];
+        size_t len, counts[2] = {0, 0};
+        char *data, *fields = tu_gen_fields(v, files[f]);
+        sa_sacct_text_opts_t opts = {0};
+        sa_reader_t r;
+        sa_sink_t sink = {count_job, NULL, counts, NULL};
+        sa_error_t err;
+
+        snprintf(rel, sizeof rel, "gen/%s/%s", v, files[f]);
+        data = tu_read_file(tu_fixture(rel), &len);
+        opts.fields = fields;
+        sa_reader_init_mem(&r, data, len);
+        r.read = one_byte;
+        if (!sa_parse_sacct_text(&r, &opts, &sink, &err))
+            fail_msg("%s: %s", rel, err.message);
+        assert_int_equal((int64_t)counts[0], tu_gen_count(v, files[f], "jobs"));
+        assert_int_equal((int64_t)counts[1], tu_gen_count(v, files[f], "step_lines"));
+        free(data);
+        free(fields);
+    }
+}
+
+/* Real 22.05.8 sacct text: -D, -X, -n, -p and slurm-ingest's own command. */
+static void test_fixture_2205_sacct_text(void **state)
+{
+    static const struct {
+        const char *file, *fields;
+        size_t jobs, steps;
+    } want[] = {
+        {"sacct-P-D.txt", NULL, 17, 18},
+        {"sacct-P-X.txt", NULL, 16, 0},
+        {"sacct-P-n.txt", "JobID,JobIDRaw,State,ExitCode,Start,End,Elapsed,Timelimit,Reason", 16, 17},
+        {"sacct-p-usage.txt", NULL, 16, 17},
+        {"sacct-ingest.txt", NULL, 17, 18},
+    };
+    tu_parsed_t p;
+    sa_job_t *a, *b, *j;
+    sa_step_t *s;
+    (void)state;
+
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        char rel[128];
+        sa_sacct_text_opts_t opts = {0};
+        sa_error_t err;
+        snprintf(rel, sizeof rel, "slurm-22.05/%s", want[i].file);
+        opts.fields = want[i].fields;
+        if (!tu_parse_file(tu_fixture(rel), &opts, &p, &err))
+            fail_msg("%s: %s", rel, err.message);
+        if (p.njobs != want[i].jobs || count_steps(&p) != want[i].steps)
+            fail_msg("%s: %zu jobs %zu steps, want %zu %zu", rel, p.njobs, count_steps(&p), want[i].jobs,
+                     want[i].steps);
+        assert_int_equal(p.njobs + count_steps(&p), data_lines(tu_fixture(rel), !want[i].fields));
+        tu_parsed_clear(&p);
+    }
+
+    tu_parse_fixture("slurm-22.05/sacct-P-D.txt", &p);
+    a = must_job(&p, 9, 0); /* -D: the requeued run, then the final one */
+    b = must_job(&p, 9, 1);
+    assert_string_equal(tu_state(&a->state), "REQUEUED");
+    assert_string_equal(tu_state(&b->state), "COMPLETED");
+    assert_int_equal(b->submit, when("2026-11-26T06:29:04"));
+    assert_int_equal(b->eligible, when("2026-11-26T06:29:06"));
+    assert_int_equal(a->elapsed, 5);
+    assert_int_equal(b->elapsed, 45);
+    assert_int_equal(b->time_limit, 5);
+    assert_int_equal(must_step(a, "batch")->exit_signal, 15);
+    j = must_job(&p, 6, 0); /* het component cancelled while pending */
+    assert_string_equal(j->job_id_display, "5+1");
+    assert_string_equal(j->partition, "gpu");
+    assert_string_equal(extra(j->extra, "cancelled_by"), "0");
+    assert_int_equal(j->start, SA_UNSET); /* None */
+    assert_null(j->nodes);                /* None assigned */
+    assert_int_equal(sa_gpus_get(&j->req.gpus, "a100"), 1);
+    assert_int_equal(j->req.mem_mb, 300);
+    assert_true(sa_tres_is_empty(&j->alloc));
+    j = must_job(&p, 7, 0); /* typed + untyped GPUs, the failing first step */
+    assert_int_equal(j->alloc.gpu_total, 2);
+    assert_int_equal(j->alloc.gpus.n, 1);
+    assert_int_equal(sa_gpus_get(&j->alloc.gpus, "a100"), 2);
+    assert_int_equal(j->derived_exit_code, 2);
+    s = must_step(j, "0");
+    assert_string_equal(s->name, "sh");
+    assert_string_equal(tu_state(&s->state), "FAILED");
+    assert_int_equal(s->exit_code, 2);
+    assert_int_equal(s->alloc.gpu_total, 2);
+    assert_string_equal(extra(must_step(j, "batch")->extra, "MaxRSS"), "10772K");
+    j = must_job(&p, 4, 0);
+    assert_string_equal(j->job_id_display, "4_5");
+    assert_string_equal(must_job(&p, 17, 0)->job_id_display, "4_1");
+    assert_int_equal(must_job(&p, 19, 0)->exit_code, 1);
+    j = must_job(&p, 1, 0);
+    assert_string_equal(j->name, "ok");
+    assert_int_equal(j->start, when("2026-11-26T06:27:56"));
+    assert_int_equal(j->elapsed, 3);
+    assert_string_equal(extra(j->extra, "TotalCPU"), "00:00.029");
+    assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
+    assert_string_equal(j->steps[2].name, "sleep");
+    j = must_job(&p, 15, 0);
+    assert_string_equal(tu_state(&j->state), "PENDING");
+    assert_int_equal(j->start, SA_UNSET);
+    assert_int_equal(j->req.node, 3);
+    tu_parsed_clear(&p);
+
+    tu_parse_fixture("slurm-22.05/sacct-p-usage.txt", &p); /* -p: TRESUsage strings kept whole */
+    j = must_job(&p, 7, 0);
+    assert_string_equal(extra(j->extra, "CPUTimeRAW"), "41");
+    assert_string_equal(extra(must_step(j, "batch")->extra, "TRESUsageInMax"),
+                        "cpu=00:00:00,energy=0,fs/disk=54235,mem=10772K,pages=0,vmem=219600K");
+    tu_parsed_clear(&p);
+}
+
+/* scontrol show nodes -o of every version and of the real 22.05 cluster. */
+static void test_fixture_scontrol_text(void **state)
+{
+    tu_parsed_t p;
+    sa_node_t *n;
+    (void)state;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        tu_parse_gen(*v, "scontrol-nodes-o.txt", &p);
+        assert_int_equal(p.kind, SA_KIND_SCONTROL_NODES_TEXT);
+        assert_int_equal(p.nnodes, 24);
+        n = tu_find_node(&p, "c0001");
+        assert_non_null(n);
+        assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
+        assert_string_equal(n->reason, "disk failure ticket-123");
+        assert_string_equal(n->reason_user, "root");
+        assert_int_equal(n->reason_time, AT - 3600);
+        assert_int_equal(n->cpus_total, 16);
+        assert_string_equal(extra(n->extra, "OS"), "Linux 5.14.0-427.el9.x86_64 #1 SMP"); /* blanks inside */
+        n = tu_find_node(&p, "c0004"); /* never registered */
+        assert_non_null(n);
+        assert_string_equal(tu_state(&n->state), "UNKNOWN+DRAIN+NOT_RESPONDING");
+        assert_int_equal(n->mem_free_mb, SA_UNSET); /* FreeMem=N/A */
+        assert_string_equal(extra(n->extra, "CPULoad"), "N/A");
+        assert_string_equal(extra(n->extra, "BootTime"), "None");
+        assert_string_equal(tu_state(&tu_find_node(&p, "c0005")->state), "IDLE+MAINTENANCE+RESERVED");
+        n = tu_find_node(&p, "c0002");
+        assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
+        assert_int_equal(n->cpus_alloc, 8);
+        assert_int_equal(n->cpus_idle, 8);
+        n = tu_find_node(&p, "gm001"); /* MIG types; GPUs in use from AllocTRES */
+        assert_int_equal(sa_gpus_get(&n->gpus_total, "nvidia_a100_80gb_pcie_3g.40gb"), 4);
+        assert_int_equal(sa_gpus_get(&n->gpus_used, "nvidia_a100_80gb_pcie_1g.10gb"), 2);
+        assert_int_equal(n->partitions.n, 2);
+        n = tu_find_node(&p, "ga001");
+        assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 4);
+        assert_int_equal(sa_gpus_total(&n->gpus_used), 0);
+        assert_int_equal(sa_gpus_get(&tu_find_node(&p, "gu01")->gpus_used, ""), 2);
+        tu_parsed_clear(&p);
+    }
+    tu_parse_fixture("slurm-22.05/scontrol-nodes-o-B.txt", &p);
+    assert_int_equal(p.nnodes, 3);
+    n = tu_find_node(&p, "ghost2");
+    assert_non_null(n);
+    assert_string_equal(tu_state(&n->state), "UNKNOWN+MAINTENANCE+NOT_RESPONDING+RESERVED");
+    assert_null(n->reason);
+    n = tu_find_node(&p, "vm");
+    assert_non_null(n);
+    assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
+    assert_string_equal(n->reason, "scheduled maintenance");
+    assert_string_equal(n->reason_user, "root");
+    assert_int_equal(n->reason_time, when("2026-11-26T06:28:19"));
+    assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 2);
+    assert_int_equal(sa_gpus_get(&n->gpus_used, "a100"), 2);
+    assert_int_equal(n->mem_alloc_mb, 500);
+    assert_string_equal(extra(n->extra, "Version"), "22.05.8");
+    assert_string_equal(extra(n->extra, "CfgTRES"), "cpu=2,mem=4000M,billing=2,gres/gpu=2,gres/gpu:a100=2");
+    tu_parsed_clear(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1040,6 +1430,13 @@ int main(void)
         cmocka_unit_test(test_scontrol_habrok),
         cmocka_unit_test(test_scontrol_text_forms),
         cmocka_unit_test(test_scontrol_errors),
+        cmocka_unit_test(test_fixture_every_sacct_text),
+        cmocka_unit_test(test_fixture_requeued_and_cancelled),
+        cmocka_unit_test(test_fixture_gpu_array_plain),
+        cmocka_unit_test(test_fixture_noheader_and_wide),
+        cmocka_unit_test(test_fixture_one_byte_reads),
+        cmocka_unit_test(test_fixture_2205_sacct_text),
+        cmocka_unit_test(test_fixture_scontrol_text),
     };
     return cmocka_run_group_tests_name("sacct_text", tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /*
  * test_tsdb.c - the SQLite time series (schema/sa_tsdb.c): intervals, exact states
- * from every real node sample, GPU types (MIG), hours by state, gaps, replay order,
+ * from every real node sample and every node fixture of fixtures/gen (each version) and
+ * fixtures/slurm-22.05, GPU types (MIG), hours by state, gaps, replay order,
  * crash safety (kill -9), a reader beside a writer, and the error cases (foreign,
  * corrupt, newer schema, locked, disk full) leaving the previous contents intact.
  */
@@ -360,7 +361,7 @@ static bool strset_has(const strset_t *s, const char *x)
 /* Every node sample, written as a snapshot, reads back with exactly the parsed states. */
 static void test_sample_states(void **state)
 {
-    sa_tsdb_t *db = open_ok(dbpath("samples"));
+    sa_tsdb_t *db;
     char dirpath[1024], rel[1200];
     DIR *d;
     struct dirent *e;
@@ -368,6 +369,8 @@ static void test_sample_states(void **state)
     size_t files = 0, nodes = 0;
     (void)state;
 
+    tu_require_samples();
+    db = open_ok(dbpath("samples"));
     snprintf(dirpath, sizeof dirpath, "%s/sinfo", tu_samples_dir());
     d = opendir(dirpath);
     if (!d)
@@ -423,7 +426,7 @@ static void test_sample_states(void **state)
 /* GPU types incl. MIG profiles, and idle GPUs of IDLE+DRAIN nodes, from the Talapas sample. */
 static void test_mig_and_drained_gpus(void **state)
 {
-    sa_tsdb_t *db = open_ok(dbpath("mig"));
+    sa_tsdb_t *db;
     tu_parsed_t p;
     sa_error_t err;
     nrows_t got;
@@ -432,6 +435,8 @@ static void test_mig_and_drained_gpus(void **state)
     const sa_tsdb_hours_t *r;
     (void)state;
 
+    tu_require_samples();
+    db = open_ok(dbpath("mig"));
     if (!tu_parse_file(tu_sample("sinfo/restd-nodes-v0040_23.11.1_talapas_gpu-mig-drain-down.json"), NULL, &p,
                        &err))
         fail_msg("%s", err.message);
@@ -483,6 +488,148 @@ static void test_mig_and_drained_gpus(void **state)
     verify_ok(db, "talapas", 2);
     tu_parsed_clear(&p);
     sa_tsdb_close(db);
+}
+
+/* ---- the repository's fixtures: every version's node outputs and real 22.05 ones ------------------ */
+
+/* Writes one fixture's nodes as a snapshot of cluster `name` and reads them back: each node keeps
+ * exactly the state it was parsed with. Adds the states to *seen; returns the nodes written. */
+static size_t fixture_states(sa_tsdb_t *db, const char *name, tu_parsed_t *p, strset_t *seen)
+{
+    nrows_t got;
+    write_ok(db, name, T0, p->nodes, p->nnodes, NULL);
+    nodes_at(db, name, T0, &got);
+    assert_int_equal(got.n, p->nnodes);
+    for (size_t i = 0; i < p->nnodes; i++) {
+        const nrow_t *r = nfind(&got, p->nodes[i]->name);
+        const char *want = tu_state(&p->nodes[i]->state);
+        if (strcmp(r->state, want) != 0)
+            fail_msg("%s: node %s: stored %s, parsed %s", name, r->name, r->state, want);
+        strset_add(seen, want);
+    }
+    verify_ok(db, name, 1);
+    free(got.v);
+    return p->nnodes;
+}
+
+/* Every node output of fixtures/gen (each version) and fixtures/slurm-22.05 keeps its exact states. */
+static void test_fixture_states(void **state)
+{
+    static const char *const gen_files[] = {"scontrol-nodes.json", "sinfo-N.json", "sinfo.json",
+                                            "scontrol-nodes-o.txt"};
+    static const char *const real_files[] = {"sinfo-A.json", "sinfo-B.json", "sinfo-E.json",
+                                             "scontrol-nodes-o-A.txt", "scontrol-nodes-o-B.txt"};
+    static const char *const combos[] = {
+        "IDLE+DRAIN", "MIXED+DRAIN", "ALLOCATED+DRAIN", "DOWN+DRAIN", "DOWN+NOT_RESPONDING",
+        "UNKNOWN+DRAIN+NOT_RESPONDING", "IDLE+MAINTENANCE+RESERVED", "IDLE+COMPLETING", "IDLE+PLANNED",
+        "IDLE+POWERED_DOWN", "IDLE+DRAIN+REBOOT_REQUESTED", "UNKNOWN+MAINTENANCE+NOT_RESPONDING+RESERVED",
+        "UNKNOWN+DRAIN", "MIXED", "ALLOCATED", "IDLE",
+    };
+    sa_tsdb_t *db = open_ok(dbpath("fixture-states"));
+    strset_t seen = {{0}, 0};
+    size_t files = 0, nodes = 0;
+    (void)state;
+
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        for (size_t f = 0; f < sizeof gen_files / sizeof gen_files[0]; f++) {
+            char name[128];
+            tu_parsed_t p;
+            if (f == 2 && tu_gen_vn(*v) < 39)
+                continue; /* grouped sinfo from 23.02 on */
+            snprintf(name, sizeof name, "%s/%s", *v, gen_files[f]);
+            tu_parse_gen(*v, gen_files[f], &p);
+            nodes += fixture_states(db, name, &p, &seen);
+            tu_parsed_clear(&p);
+            files++;
+        }
+    }
+    for (size_t f = 0; f < sizeof real_files / sizeof real_files[0]; f++) {
+        char rel[128];
+        tu_parsed_t p;
+        snprintf(rel, sizeof rel, "slurm-22.05/%s", real_files[f]);
+        tu_parse_fixture(rel, &p);
+        nodes += fixture_states(db, rel, &p, &seen);
+        tu_parsed_clear(&p);
+        files++;
+    }
+    for (size_t i = 0; i < sizeof combos / sizeof combos[0]; i++)
+        if (!strset_has(&seen, combos[i]))
+            fail_msg("no fixture node was %s", combos[i]);
+    /* a flags column filters on one flag */
+    assert_true(sql_int(db, "SELECT count(*) FROM state WHERE '+' || flags || '+' LIKE '%+DRAIN+%'") >= 6);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM state"), (int64_t)seen.n);
+    printf("  %zu files, %zu nodes, %zu distinct states:", files, nodes, seen.n);
+    for (size_t i = 0; i < seen.n; i++) {
+        printf(" %s", seen.v[i]);
+        free(seen.v[i]);
+    }
+    printf("\n");
+    sa_tsdb_close(db);
+}
+
+/* GPU types incl. MIG profiles, idle GPUs of drained and down nodes, over an hour, from the
+ * generated cluster (the same in every version: v0.0.37's lower-case states, v0.0.44's lists). */
+static void test_fixture_mig_and_drained_gpus(void **state)
+{
+    static const char *const versions[] = {"v0.0.37", "v0.0.44"};
+    (void)state;
+    for (size_t k = 0; k < 2; k++) {
+        sa_tsdb_t *db = open_ok(dbpath(versions[k]));
+        tu_parsed_t p;
+        nrows_t got;
+        hrows_t h;
+        sa_tsdb_opts_t opts;
+        const sa_tsdb_hours_t *r;
+
+        tu_parse_gen(versions[k], "scontrol-nodes.json", &p);
+        sa_tsdb_opts_init(&opts);
+        opts.max_gap_s = 3600;
+        write_ok(db, "synth", T0, p.nodes, p.nnodes, &opts);
+        write_ok(db, "synth", T0 + 3600, p.nodes, p.nnodes, &opts);
+
+        nodes_at(db, "synth", T0 + 3600, &got);
+        assert_string_equal(nfind(&got, "gm001")->gpus,
+                            "nvidia_a100_80gb_pcie_1g.10gb:14:2,nvidia_a100_80gb_pcie_3g.40gb:4:0");
+        assert_string_equal(nfind(&got, "gm001")->partitions, "gpu,mig");
+        assert_string_equal(nfind(&got, "ga001")->gpus, "a100:4:0");
+        assert_string_equal(nfind(&got, "ga001")->state, "IDLE+DRAIN");
+        assert_string_equal(nfind(&got, "ga001")->flags, "DRAIN");
+        assert_string_equal(nfind(&got, "ga001")->reason, "GPU XID 79");
+        assert_string_equal(nfind(&got, "ga002")->gpus, "a100:4:4");
+        assert_string_equal(nfind(&got, "gh003")->state, "DOWN+DRAIN");
+        assert_string_equal(nfind(&got, "gu01")->gpus, ":4:2");
+        assert_string_equal(nfind(&got, "c0004")->state, "UNKNOWN+DRAIN+NOT_RESPONDING");
+        assert_int_equal(nfind(&got, "ga001")->start, T0); /* one interval over both snapshots */
+        free(got.v);
+
+        hours(db, "synth", T0, T0 + 3600, SA_TSDB_BY_GPU_TYPE, &h);
+        r = hfind(&h, "a100", "IDLE+DRAIN"); /* ga001: 4 idle GPUs, drained */
+        assert_near(r->gpu_hours_total, 4);
+        assert_near(r->gpu_hours_used, 0);
+        assert_near(r->gpu_hours_idle, 4);
+        assert_near(r->node_hours, 1);
+        r = hfind(&h, "a100", "ALLOCATED+DRAIN"); /* ga002: all 4 in use on a draining node */
+        assert_near(r->gpu_hours_used, 4);
+        r = hfind(&h, "h100", "DOWN+DRAIN"); /* gh003 */
+        assert_near(r->gpu_hours_idle, 8);
+        r = hfind(&h, "nvidia_a100_80gb_pcie_1g.10gb", "MIXED"); /* gm001: 2 of 14 slices */
+        assert_near(r->gpu_hours_used, 2);
+        r = hfind(&h, "nvidia_a100_80gb_pcie_3g.40gb", "IDLE"); /* gm002 */
+        assert_near(r->gpu_hours_total, 4);
+        assert_near(r->gpu_hours_idle, 4);
+
+        /* the same as one SQL query on the views */
+        assert_int_equal(sql_int(db, "SELECT sum((end - start) * idle) FROM node_interval_gpu WHERE gpu_type ="
+                                     " 'a100' AND '+' || flags || '+' LIKE '%+DRAIN+%'"),
+                         4 * 3600);
+        /* per-snapshot totals keep the exact state, the partition and the GPU type */
+        assert_int_equal(sql_int(db, "SELECT total - used FROM gpu_total_named WHERE state = 'IDLE+DRAIN' AND"
+                                     " gpu_type = 'a100' AND partition = 'gpu'"),
+                         4);
+        verify_ok(db, "synth", 2);
+        tu_parsed_clear(&p);
+        sa_tsdb_close(db);
+    }
 }
 
 /* Two nodes x 4 GPUs over one hour with a drain in the middle: exact hours per state. */
@@ -895,7 +1042,7 @@ static void test_reader_while_writing(void **state)
     sa_tsdb_t *db;
     sa_node_t *n[50];
     pid_t pid;
-    int status;
+    int status, pfd[2];
     (void)state;
 
     snprintf(saved, sizeof saved, "%s", path);
@@ -907,6 +1054,9 @@ static void test_reader_while_writing(void **state)
     }
     write_ok(db, "w", T0, n, 50, NULL);
 
+    /* the reader says when it has read once; the writer waits for that half-way, so the two
+     * overlap however the machine schedules them */
+    assert_int_equal(pipe(pfd), 0);
     pid = fork();
     assert_true(pid >= 0);
     if (pid == 0) {
@@ -915,6 +1065,7 @@ static void test_reader_while_writing(void **state)
         sa_tsdb_t *r = sa_tsdb_open(saved, true, 5000, &err);
         int64_t last = 0, reads = 0;
         time_t until = time(NULL) + 60;
+        close(pfd[0]);
         if (!r)
             _exit(10);
         while (last < T0 + 100 * 300 && time(NULL) < until) {
@@ -930,16 +1081,22 @@ static void test_reader_while_writing(void **state)
             /* the hours may include a snapshot committed after last was read: >= */
             if (total + 1e-9 < 50.0 * (double)(last - T0) / 3600)
                 _exit(13);
-            reads++;
+            if (reads++ == 0 && write(pfd[1], "r", 1) != 1)
+                _exit(15);
         }
         sa_tsdb_close(r);
         _exit(last == T0 + 100 * 300 && reads > 1 ? 0 : 14);
     }
+    close(pfd[1]);
     for (int k = 1; k <= 100; k++) {
+        char c;
+        if (k == 51) /* until the reader has read once (or has ended: then read() gives 0) */
+            assert_true(read(pfd[0], &c, 1) >= 0);
         free_nodes(n, 1);
         n[0] = mk("r00", k % 2 ? "IDLE" : "MIXED", 32, k % 2 ? 0 : 5, "p", NULL, 0, 0, NULL);
         write_ok(db, "w", T0 + k * 300, n, 50, NULL);
     }
+    close(pfd[0]);
     assert_int_equal(waitpid(pid, &status, 0), pid);
     assert_true(WIFEXITED(status));
     assert_int_equal(WEXITSTATUS(status), 0);
@@ -1343,6 +1500,8 @@ int main(void)
         cmocka_unit_test(test_coalesce),
         cmocka_unit_test(test_sample_states),
         cmocka_unit_test(test_mig_and_drained_gpus),
+        cmocka_unit_test(test_fixture_states),
+        cmocka_unit_test(test_fixture_mig_and_drained_gpus),
         cmocka_unit_test(test_state_hours),
         cmocka_unit_test(test_gaps),
         cmocka_unit_test(test_continuity),

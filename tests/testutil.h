@@ -16,7 +16,17 @@
 #include "sa_model.h"
 #include "sa_parse.h"
 
-/* Directory of the real Slurm samples (env SLURM_SAMPLES_DIR overrides). */
+/*
+ * The real Slurm samples live outside the repository (../shared/slurm-samples; env
+ * SLURM_SAMPLES_DIR overrides). A fresh clone does not have them: a test case that reads
+ * them calls tu_require_samples() first, which prints why and skips the case (cmocka
+ * skip()) when they are absent. tu_samples_dir() and tu_sample() called without that check
+ * print why and end the whole program with 77 (ctest: skipped) when they are absent.
+ */
+bool tu_samples_present(void);
+void tu_require_samples(void);
+
+/* Directory of the real Slurm samples. */
 const char *tu_samples_dir(void);
 
 /* Reads a whole file (abort on failure). *len may be NULL. Caller frees. */
@@ -24,6 +34,7 @@ char *tu_read_file(const char *path, size_t *len);
 
 /* Path of a sample: tu_sample("squeue/x.json") -> static buffer (valid until next call). */
 const char *tu_sample(const char *rel);
+
 
 /*
  * Collected records of one parse: every job and node the parser emitted, stolen.
@@ -45,6 +56,43 @@ bool tu_parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parse
 bool tu_parse_mem(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
                   sa_error_t *error);
 void tu_parsed_clear(tu_parsed_t *p);
+
+/* Path of a file of the repository's fixtures/: tu_fixture("gen/v0.0.40/squeue.json"); static buffer. */
+const char *tu_fixture(const char *rel);
+
+/*
+ * fixtures/gen/<version>/: a small synthetic cluster written by tools/gen-cluster for every
+ * data_parser version (fixtures/gen/README.md has the commands). The same scenario in each:
+ * observation time TU_GEN_AT, the scenario's job ids below (each manifest.json lists them under
+ * "scenario_jobs"; test_samples checks they agree), nodes c0001.. (16 CPUs), ga001.. (A100),
+ * gh001.. (H100), gm001.. (MIG), gu01 (untyped GPUs), gz01 (two types) with the states of
+ * tools/gen-cluster's NODE_SCENARIO.
+ */
+#define TU_GEN_AT INT64_C(1792065600) /* 2026-10-15T12:00:00Z */
+enum {
+    TU_J_OK = 1001, TU_J_TRAIN, TU_J_MIG, TU_J_LLM, TU_J_PERTASK, TU_J_DRAINEE, TU_J_FAIL3, TU_J_SIGKILL,
+    TU_J_TIMEOUT, TU_J_CANCELLED, TU_J_CANCEL_PENDING, TU_J_OOM, TU_J_NODEFAIL, TU_J_COMPLETED, TU_J_EPILOG,
+    TU_J_QUEUED, TU_J_BIG, TU_J_DEP, TU_J_HELD, TU_J_LATER, TU_J_QOS_LIMIT, TU_J_MULTI_PART, TU_J_UNAVAIL,
+    TU_J_REQUEUED, TU_J_REQUEUED_RUN, TU_J_REQUEUED_DONE, TU_J_BOOTING, TU_J_FOREVER, TU_J_PAUSED,
+    TU_J_SWEEP,              /* 1030: array 1-100%10; tasks 1..14 have ids 1031..1044, 15-100 pending */
+    TU_J_SMALL_ARRAY = 1045, /* array 1-4: tasks 1..3 are 1046..1048, task 4 kept the master's id */
+    TU_J_HET_RUN = 1049,     /* 1049+0, 1049+1 (raw id 1050), running */
+    TU_J_HET_WAIT = 1051,    /* 1051+0, 1051+1, pending */
+    TU_J_HOSTILE = 1053, TU_J_LEGACY_GPU, TU_J_TWO_TYPES,
+};
+#define TU_HOSTILE_NAME "na\xc3\xafve \"quoted\" \\ back/slash \xe2\x98\x83"
+extern const char *const tu_gen_versions[]; /* "v0.0.37" .. "v0.0.44", NULL-terminated */
+/* The version number: 37 for "v0.0.37". */
+int tu_gen_vn(const char *version);
+/* Parses fixtures/gen/<version>/<file> (a header-less sacct file with the field list its
+ * manifest.json records); fails the test with the file and the message on error. */
+void tu_parse_gen(const char *version, const char *file, tu_parsed_t *out);
+/* The field list of a header-less sacct file of fixtures/gen/<version> (caller frees), or NULL. */
+char *tu_gen_fields(const char *version, const char *file);
+/* A number of fixtures/gen/<version>/manifest.json: files.<file>.<key> ("jobs", "nodes"...), -1 if absent. */
+int64_t tu_gen_count(const char *version, const char *file, const char *key);
+/* Parses fixtures/<rel> (no sacct options); fails the test on error. */
+void tu_parse_fixture(const char *rel, tu_parsed_t *out);
 
 /* Finds a parsed job by raw job id (first match, or the nth match with tu_find_job_n). */
 sa_job_t *tu_find_job(tu_parsed_t *p, int64_t job_id);
@@ -72,8 +120,8 @@ void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name);
 
 /*
  * Runs a program (argv[0] is the path) with extra environment entries ("K=V", NULL-
- * terminated; may be NULL); returns its exit status (128+signal when killed) and
- * fills *out and *err with what it printed (caller frees).
+ * terminated; may be NULL) and MONGOC_DISABLE_SHM=1; returns its exit status (128+signal
+ * when killed) and fills *out and *err with what it printed (caller frees).
  */
 int tu_run(char *const argv[], char *const env_extra[], char **out, char **err);
 
