@@ -808,7 +808,7 @@ static bool update_cache(sa_jobcache_t *cache, slot_t *slots, size_t nslots, sa_
             int64_t submit, start;
             sa_jobcache_key(sorted[r], &source, &submit, &start);
             if (!sa_jobcache_put_record(cache, s->job_id, source, submit, start,
-                                        sa_job_digest(sorted[r], ctx->slurm_release), error))
+                                        sa_job_digest(sorted[r], NULL), error))
                 goto fail;
         }
     }

@@ -19,8 +19,8 @@
 #include "sa_spool.h"
 #include "sa_tsdb.h"
 
-#define JOB_BATCH 1000         /* records per archive batch */
-#define KEEP_DEFAULT 5000      /* changed records held at once before a second pass */
+#define JOB_BATCH 500          /* records per archive batch */
+#define KEEP_DEFAULT 2000      /* changed records held at once before a second pass */
 #define ASIDE_MAX (64u << 20)  /* raw bytes of set-aside records kept per input */
 #define ASIDE_LOG_MAX 10       /* set-aside records logged one by one per input */
 #define SDIAG_MAX (64u << 20)

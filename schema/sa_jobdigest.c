@@ -4,9 +4,9 @@
  *
  * Every member of the record is fed to FNV-1a in a fixed order, each prefixed by a tag
  * and its length so that adjacent members cannot run into each other. Left out: what
- * Slurm rewrites without the job changing (sa_jobdoc_volatile_extra, a pending job's
- * start forecast and an unfinished job's end forecast in squeue); the observation time
- * is not part of a record at all.
+ * Slurm rewrites without the job changing (sa_jobdoc_volatile_extra, an unfinished
+ * job's end forecast in squeue, the elapsed time of a job or step still running); the
+ * observation time is not part of a record at all.
  */
 #include "sa_jobdoc.h"
 
@@ -158,7 +158,7 @@ static void feed_step(hasher_t *hs, const sa_step_t *st)
     feed_state(hs, &st->state);
     feed_int(hs, 's', st->start);
     feed_int(hs, 'e', st->end);
-    feed_int(hs, 'l', st->elapsed);
+    feed_int(hs, 'l', st->end != SA_UNSET || sa_job_state_is_final(st->state.base) ? st->elapsed : SA_UNSET);
     feed_int(hs, 'x', st->exit_code);
     feed_int(hs, 'y', st->exit_signal);
     feed_str(hs, 'N', st->nodes);
@@ -202,7 +202,7 @@ uint64_t sa_job_digest(const sa_job_t *rec, const char *salt)
     feed_int(&hs, '2', rec->eligible);
     feed_int(&hs, '3', live_squeue && pending ? SA_UNSET : rec->start);
     feed_int(&hs, '4', live_squeue ? SA_UNSET : rec->end);
-    feed_int(&hs, '5', rec->elapsed);
+    feed_int(&hs, '5', sa_job_state_is_final(rec->state.base) ? rec->elapsed : SA_UNSET); /* grows while running */
     feed_int(&hs, '6', rec->time_limit);
     feed_str(&hs, 'N', rec->nodes);
     feed_int(&hs, 'k', rec->node_count);

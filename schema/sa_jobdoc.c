@@ -188,7 +188,9 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
         set_int(doc, "expected_end", rec->end);
     else
         set_int(doc, "end", record_end(rec));
-    set_int(doc, "elapsed_s", rec->elapsed);
+    /* a running job's elapsed time grows with every poll: kept once it ended */
+    if (sa_job_state_is_final(rec->state.base))
+        set_int(doc, "elapsed_s", rec->elapsed);
     if (rec->time_limit == SA_INFINITE)
         json_object_set_new(doc, "time_limit_unlimited", json_true());
     else
@@ -547,7 +549,8 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
                 json_object_set_new(s, "flags", strv_json(&st->state.flags));
             set_int(s, "start", st->start);
             set_int(s, "end", st->end);
-            set_int(s, "elapsed_s", st->elapsed);
+            if (st->end != SA_UNSET || sa_job_state_is_final(st->state.base))
+                set_int(s, "elapsed_s", st->elapsed);
             merge_exit(s, "exit", st->exit_code, st->exit_signal, rec->exit_reliable, NULL);
             set_str(s, "nodes", st->nodes);
             if (!sa_tres_is_empty(&st->alloc))
@@ -672,6 +675,7 @@ static bool is_stale_incarnation(const json_t *doc, const sa_job_t *rec)
  */
 const char *const sa_jobdoc_volatile_extra[] = {"priority", "priority_by_partition", "last_sched_evaluation",
                                                 "last_backfill_evaluation", "scheduled_nodes", "preemptable_time",
+                                                "expected_start",
                                                 NULL};
 static const char *const volatile_fields[] = {"expected_start", "expected_end", NULL};
 
