@@ -19,7 +19,7 @@
 #include "sa_jobdoc.h"
 #include "sa_jobfields.h"
 
-#define SCHEMA_PATH SA_FIXTURES_DIR "/../schema/job.schema.json"
+#define SCHEMA_PATH SA_SOURCE_DIR "/schema/job.schema.json"
 
 static const char *const TYPES[] = {"string", "long", "double", "bool", "date", "object", "array", NULL};
 
