@@ -404,62 +404,126 @@ static void entry_absorb(json_t *e, const char *reason, int64_t at, const char *
     }
 }
 
+/* A final state the job does not leave in this incarnation (REQUEUED is followed by PENDING). */
+static bool state_is_terminal(const char *base)
+{
+    return sa_job_state_is_final(base) && strcmp(base, "REQUEUED") != 0;
+}
+
+/* One observation for the history: "in state (base, flags) at time at". */
+typedef struct {
+    const char *base;
+    json_t *flags; /* owned by the observation; may be NULL */
+    const char *reason;
+    int64_t at;
+    bool exact; /* at is the transition's own time (submit, start, end), not when a snapshot saw it */
+    const char *source;
+} obs_t;
+
+/* True if a history entry's time is exact (entries only seen in a state carry "_observed"). */
+static bool entry_exact(const json_t *e)
+{
+    return !json_is_true(json_object_get(e, "_observed"));
+}
+
+static void entry_set_exact(json_t *e, bool exact)
+{
+    if (exact)
+        json_object_del(e, "_observed");
+    else
+        json_object_set_new(e, "_observed", json_true());
+}
+
 /*
- * Adds the observation "in state (base, flags) at time at" to the sorted history.
- * Steals flags (may be NULL).
+ * True if the observation continues entry e (same state, e before it): always for an
+ * observation that only saw the state; for an exact time, only at e's own time or for a
+ * terminal state (two exact PENDING or RUNNING times are two transitions: a requeue; a
+ * terminal state is entered once, at the earlier of the times given).
  */
-static void history_add(json_t *history, const char *base, json_t *flags, const char *reason, int64_t at,
-                        const char *source)
+static bool obs_continues(const json_t *e, const obs_t *o)
+{
+    return !o->exact || state_is_terminal(o->base) || get_int(e, "at") == o->at;
+}
+
+/* After a terminal entry at pos, a snapshot's sighting of another state is stale: removes them. */
+static void drop_stale_after(json_t *history, size_t pos)
+{
+    while (pos + 1 < json_array_size(history)) {
+        const json_t *e = json_array_get(history, pos + 1);
+        if (entry_exact(e) || state_is_terminal(get_str(e, "state")))
+            break;
+        json_array_remove(history, pos + 1);
+    }
+}
+
+/*
+ * Adds an observation to the sorted history, so that the history does not depend on the
+ * order observations arrive in (the same rules folded over them sorted by time):
+ * - the entry before it, in the same state, absorbs it when it continues it (obs_continues);
+ * - a sighting of a non-terminal state after a terminal entry is stale: dropped;
+ * - the entry after it, in the same state, moves earlier to it ("seen in that state
+ *   earlier than we knew") unless that entry's time is exact and the state not terminal;
+ * - else it is a new entry; a new terminal entry drops the stale sightings after it.
+ * Takes o->flags.
+ */
+static void history_add(json_t *history, obs_t *o)
 {
     size_t n = json_array_size(history), pos = 0;
-    int rank = state_rank(base);
+    int rank = state_rank(o->base);
     json_t *e;
 
-    if (!base || at == SA_UNSET) {
-        json_decref(flags);
-        return;
+    if (o->flags && json_array_size(o->flags) == 0) {
+        json_decref(o->flags);
+        o->flags = NULL;
     }
-    if (flags && json_array_size(flags) == 0) {
-        json_decref(flags);
-        flags = NULL;
-    }
+    if (!o->base || o->at == SA_UNSET)
+        goto done;
     /* pos = first entry ordered after the observation */
     while (pos < n) {
         const json_t *h = json_array_get(history, pos);
-        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), at, rank) > 0)
+        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), o->at, rank) > 0)
             break;
         pos++;
     }
     if (pos > 0) {
         json_t *prev = json_array_get(history, pos - 1);
-        if (entry_is_state(prev, base, flags)) {
+        if (entry_is_state(prev, o->base, o->flags) && obs_continues(prev, o)) {
             /* already in this state then */
-            entry_union_flags(prev, flags);
-            entry_absorb(prev, reason, at, source);
-            json_decref(flags);
-            return;
+            entry_union_flags(prev, o->flags);
+            if (o->exact && get_int(prev, "at") == o->at)
+                entry_set_exact(prev, true);
+            entry_absorb(prev, o->reason, o->at, o->source);
+            goto done;
         }
+        if (!o->exact && !state_is_terminal(o->base) && state_is_terminal(get_str(prev, "state")))
+            goto done;
     }
     if (pos < n) {
         json_t *next = json_array_get(history, pos);
-        if (entry_is_state(next, base, flags)) {
+        if (entry_is_state(next, o->base, o->flags) && (!entry_exact(next) || state_is_terminal(o->base))) {
             /* seen in the following state earlier than we knew */
-            entry_union_flags(next, flags);
-            json_object_set_new(next, "at", json_integer(at));
-            json_object_set_new(next, "source", json_string(source));
-            entry_absorb(next, reason, at, source);
-            json_decref(flags);
-            return;
+            entry_union_flags(next, o->flags);
+            json_object_set_new(next, "at", json_integer(o->at));
+            json_object_set_new(next, "source", json_string(o->source));
+            entry_set_exact(next, o->exact);
+            entry_absorb(next, o->reason, o->at, o->source);
+            goto done;
         }
     }
     e = json_object();
-    json_object_set_new(e, "state", json_string(base));
-    if (flags)
-        json_object_set_new(e, "flags", flags);
-    json_object_set_new(e, "at", json_integer(at));
-    json_object_set_new(e, "source", json_string(source));
-    entry_absorb(e, reason, at, source);
+    json_object_set_new(e, "state", json_string(o->base));
+    if (o->flags)
+        json_object_set(e, "flags", o->flags);
+    json_object_set_new(e, "at", json_integer(o->at));
+    json_object_set_new(e, "source", json_string(o->source));
+    entry_set_exact(e, o->exact);
+    entry_absorb(e, o->reason, o->at, o->source);
     json_array_insert_new(history, pos, e);
+    if (state_is_terminal(o->base))
+        drop_stale_after(history, pos);
+done:
+    json_decref(o->flags);
+    o->flags = NULL;
 }
 
 /*
@@ -486,10 +550,14 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
     const char *base = rec->state.base;
     bool final = sa_job_state_is_final(base);
 
-    if (rec->submit != SA_UNSET)
-        history_add(history, "PENDING", NULL, NULL, rec->submit, src);
-    if (record_ran(rec))
-        history_add(history, "RUNNING", NULL, NULL, rec->start, src);
+    if (rec->submit != SA_UNSET) {
+        obs_t o = {"PENDING", NULL, NULL, rec->submit, true, src};
+        history_add(history, &o);
+    }
+    if (record_ran(rec)) {
+        obs_t o = {"RUNNING", NULL, NULL, rec->start, true, src};
+        history_add(history, &o);
+    }
     if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
         /* a flag printed alone (22.05's "COMPLETING" while a job is requeued): it decorates
          * the state the job was in then, it is not a state of its own */
@@ -503,10 +571,13 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
         json_decref(flags);
         return;
     }
-    if (final && record_end(rec) != SA_UNSET)
-        history_add(history, base, strv_json(&rec->state.flags), rec->reason, record_end(rec), src);
-    else if (!final || rec->source == SA_SRC_SQUEUE)
-        history_add(history, base, strv_json(&rec->state.flags), rec->reason, ctx->at, src);
+    if (final && record_end(rec) != SA_UNSET) {
+        obs_t o = {base, strv_json(&rec->state.flags), rec->reason, record_end(rec), true, src};
+        history_add(history, &o);
+    } else if (!final || rec->source == SA_SRC_SQUEUE) {
+        obs_t o = {base, strv_json(&rec->state.flags), rec->reason, ctx->at, false, src};
+        history_add(history, &o);
+    }
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */

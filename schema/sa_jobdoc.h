@@ -7,10 +7,13 @@
  *
  * Merging is order-independent for whole histories: the document keeps
  * - history: one entry per state transition, {state, flags, reason, at, source},
- *   sorted by (at, lifecycle rank); an observation of the state the job was already
- *   in at that time adds nothing; one of the state that follows moves that entry's
- *   "at" earlier; anything else is inserted in place. sacct's submit/start/end times
- *   give exact transition times; squeue snapshots give "seen in state S at T".
+ *   sorted by (at, lifecycle rank). Submit, start and end times give exact transition
+ *   times; a snapshot's state gives "seen in state S at T" (the entry is marked
+ *   _observed). A sighting of the state the job was already in adds nothing; one of
+ *   the state that follows moves that entry's "at" earlier unless that time is exact;
+ *   two exact times of PENDING or RUNNING are two transitions (a requeue), of a
+ *   terminal state one (the earlier); a sighting of another state after a terminal
+ *   one is stale and dropped; anything else is inserted in place.
  * - runs: one entry per start time (a requeued job has several), each replaced only
  *   by a better observation of the same run (final beats running, sacct beats
  *   squeue, later beats earlier).

@@ -117,7 +117,10 @@ const sa_jobfield_t sa_jobfields[] = {
     {"history[].reason", "string", "the reason of the earliest observation of the entry that gave one"},
     {"history[]._reason_at", "date", "the time of the observation that gave reason: an earlier observation "
                                      "replaces it, so the reason does not depend on arrival order"},
-    {"history[].at", "date", "when the job entered the state (exact from sacct, first seen from squeue)"},
+    {"history[].at", "date", "when the job entered the state: exact (a submit, start or end time), or when a "
+                             "snapshot first saw it there (_observed)"},
+    {"history[]._observed", "bool", "true when at is only when a snapshot first saw the state (the transition was "
+                                    "at or before it); absent when at is the transition's exact time"},
     {"history[].source", "string", "the source that gave at: squeue, sacct-json or sacct-text"},
     /* ---- runs ---- */
     {"runs", "array", "one entry per run, by start (a requeued job runs several times)"},
