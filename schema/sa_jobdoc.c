@@ -559,16 +559,9 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
         history_add(history, &o);
     }
     if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
-        /* a flag printed alone (22.05's "COMPLETING" while a job is requeued): it decorates
-         * the state the job was in then, it is not a state of its own */
-        json_t *flags = strv_json(&rec->state.flags);
-        size_t n = json_array_size(history), pos = 0;
-        json_array_append_new(flags, json_string(base));
-        while (pos < n && get_int(json_array_get(history, pos), "at") <= ctx->at)
-            pos++;
-        if (pos > 0)
-            entry_union_flags(json_array_get(history, pos - 1), flags);
-        json_decref(flags);
+        /* a flag printed alone (22.05's "COMPLETING" as a job ends or is requeued) says which
+         * phase, not which state: the entry it would decorate (RUNNING, or the end that
+         * follows) depends on which records came first, so it adds nothing */
         return;
     }
     if (final && record_end(rec) != SA_UNSET) {
