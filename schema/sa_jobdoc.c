@@ -236,31 +236,83 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
     }
 }
 
-/*
- * Exit code {code, signal, reliable, source}: an unreliable one (sacct JSON <= v0.0.39)
- * never replaces a reliable one, and squeue's never replaces sacct's (sacct is
- * authoritative for how a job ended; a stale snapshot must not undo it). source is the
- * record's source name, or NULL (a step: the job's record decides).
- */
-static void merge_exit(json_t *doc, const char *key, int rc, int sig, bool reliable, const char *source)
+/* An exit code {code, signal, reliable} (new reference), or NULL when Slurm gave none. */
+static json_t *exit_json(int rc, int sig, bool reliable)
 {
-    json_t *old = json_object_get(doc, key), *e;
-    const char *old_src = get_str(old, "source");
-
+    json_t *e;
     if (rc < 0 && sig < 0)
-        return;
-    if (!reliable && old && json_is_true(json_object_get(old, "reliable")))
-        return;
-    if (source && strcmp(source, "squeue") == 0 && old_src && strcmp(old_src, "squeue") != 0)
-        return;
+        return NULL;
     e = json_object();
     if (rc >= 0)
         json_object_set_new(e, "code", json_integer(rc));
     if (sig >= 0)
         json_object_set_new(e, "signal", json_integer(sig));
     json_object_set_new(e, "reliable", json_boolean(reliable));
-    if (source)
-        json_object_set_new(e, "source", json_string(source));
+    return e;
+}
+
+/* Sets o[key] to exit_json(...) when Slurm gave one. */
+static void set_exit(json_t *o, const char *key, int rc, int sig, bool reliable)
+{
+    json_t *e = exit_json(rc, sig, reliable);
+    if (e)
+        json_object_set_new(o, key, e);
+}
+
+/* True if two exit codes say the same (code and signal). */
+static bool same_code(const json_t *a, const json_t *b)
+{
+    static const char *const keys[] = {"code", "signal"};
+    for (int i = 0; i < 2; i++) {
+        const json_t *x = json_object_get(a, keys[i]), *y = json_object_get(b, keys[i]);
+        if (!x != !y || (x && !json_equal((json_t *)x, (json_t *)y)))
+            return false;
+    }
+    return true;
+}
+
+/* The rank of a job-level exit code: (reliable, from sacct, submit, at). */
+static void exit_rank(const json_t *e, int64_t r[4])
+{
+    const json_t *k = json_object_get(e, "_key");
+    const char *src = get_str(e, "source");
+    r[0] = json_is_true(json_object_get(e, "reliable"));
+    r[1] = src && strcmp(src, "squeue") != 0;
+    r[2] = get_int(k, "submit");
+    r[3] = get_int(k, "at");
+}
+
+/*
+ * The job's exit code or derived exit code (key "exit" / "derived_exit"): how the job
+ * ended, so from final records only (a running job's "0" says nothing), the one of the
+ * greatest rank (reliable, sacct, submit, at): a reliable code beats an unreliable one
+ * (sacct JSON <= v0.0.39 reports SUCCESS/0 for every job), sacct's beats squeue's (a stale
+ * snapshot never undoes it), a later incarnation's (a requeue) an earlier one's, a later
+ * observation an earlier. "_key" {submit, at} keeps the rank; the same code seen again
+ * later keeps the stored one, so a steady poll changes nothing.
+ */
+static void merge_job_exit(json_t *doc, const char *key, int rc, int sig, const sa_job_t *rec,
+                           const sa_obs_ctx_t *ctx)
+{
+    json_t *old = json_object_get(doc, key), *e;
+    int64_t a[4], b[4];
+    int cmp = 0;
+
+    if (!sa_job_state_is_final(rec->state.base) || !(e = exit_json(rc, sig, rec->exit_reliable)))
+        return;
+    json_object_set_new(e, "source", json_string(sa_source_name(rec->source)));
+    json_object_set_new(e, "_key", json_pack("{s:I, s:I}", "submit", (json_int_t)(rec->submit == SA_UNSET ? 0 : rec->submit),
+                                             "at", (json_int_t)ctx->at));
+    if (old) {
+        exit_rank(e, a);
+        exit_rank(old, b);
+        for (int i = 0; i < 4 && !cmp; i++)
+            cmp = a[i] == b[i] ? 0 : a[i] < b[i] ? -1 : 1;
+    }
+    if (old && (cmp <= 0 || (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && same_code(e, old)))) {
+        json_decref(e); /* a lower rank, or the same code seen again later */
+        return;
+    }
     json_object_set_new(doc, key, e);
 }
 
@@ -595,7 +647,7 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     if (json_object_get(alloc, "gpus_by_type"))
         json_object_set(r, "gpus_by_type", json_object_get(alloc, "gpus_by_type"));
     if (sa_job_state_is_final(rec->state.base)) {
-        merge_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable, NULL);
+        set_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
         set_int(r, "elapsed_s", rec->elapsed);
     }
     json_object_set_new(r, "source", json_string(sa_source_name(rec->source)));
@@ -615,7 +667,7 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
             set_int(s, "end", st->end);
             if (st->end != SA_UNSET || sa_job_state_is_final(st->state.base))
                 set_int(s, "elapsed_s", st->elapsed);
-            merge_exit(s, "exit", st->exit_code, st->exit_signal, rec->exit_reliable, NULL);
+            set_exit(s, "exit", st->exit_code, st->exit_signal, rec->exit_reliable);
             set_str(s, "nodes", st->nodes);
             if (!sa_tres_is_empty(&st->alloc))
                 json_object_set_new(s, "alloc", tres_json(&st->alloc, NULL));
@@ -875,9 +927,8 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
             json_decref(before);
         }
     }
-    merge_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable, sa_source_name(rec->source));
-    merge_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable,
-               sa_source_name(rec->source));
+    merge_job_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec, ctx);
+    merge_job_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec, ctx);
     history_add_record(json_object_get(merged, "history"), rec, ctx);
     if (rec->source == SA_SRC_SQUEUE)
         json_object_del(merged, "vanished_at"); /* listed again */

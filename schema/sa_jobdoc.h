@@ -16,11 +16,14 @@
  *   one is stale and dropped; anything else is inserted in place.
  * - runs: one entry per start time (a requeued job has several), each replaced only
  *   by a better observation of the same run (final beats running, sacct beats
- *   squeue, later beats earlier).
- * - the current fields (state, owner, placement, request, allocation, exit code)
- *   from the observation with the greatest merge key (submit, final, sacct, at), so
- *   an older snapshot never rolls them back (monotonic) and the same input twice
- *   changes nothing (idempotent).
+ *   squeue, later beats earlier), filled in with the steps and a reliable exit code
+ *   of the other.
+ * - the current fields (state, owner, placement, request, allocation) from the
+ *   observation with the greatest merge key (submit, final, sacct, at), so an older
+ *   snapshot never rolls them back (monotonic) and the same input twice changes
+ *   nothing (idempotent).
+ * - exit and derived_exit from final records only, the greatest by (reliable, sacct,
+ *   submit, at).
  * Job-id reuse: a record submitted after the stored job reached a final state that
  * is not a requeue (and without a higher restart count) is a different job; the
  * caller keeps the stored document aside (jobs_superseded) and starts a new one.

@@ -94,17 +94,24 @@ const sa_jobfield_t sa_jobfields[] = {
     {"gpus", "long", "GPUs allocated to the current run (0: CPU-only), as alloc.gpus"},
     {"gpu_types", "array", "the GPU types of the current run, as in alloc.gpus_by_type"},
     {"gpu_types[]", "string", "one GPU type; '' = untyped"},
-    {"exit", "object", "how the job ended: sacct's word is never replaced by squeue's, nor a reliable one by an "
-                       "unreliable one"},
+    {"exit", "object", "how the job ended, from its final records: of several, the greatest by (reliable, sacct, "
+                       "submit, at), so a stale snapshot never undoes sacct's"},
     {"exit.code", "long", "exit code of the batch script (or the job's first failing task)"},
     {"exit.signal", "long", "signal that ended it (0: none)"},
     {"exit.reliable", "bool", "false when from sacct JSON <= v0.0.39, which reports SUCCESS/0 for every job"},
     {"exit.source", "string", "the source of the record that gave it: squeue, sacct-json or sacct-text"},
+    {"exit._key", "object", "the rest of its rank: a code of a greater rank replaces it (the same code seen again "
+                            "later does not, so a steady poll changes nothing)"},
+    {"exit._key.submit", "date", "the submit time of the record that gave it (a requeue's later incarnation wins)"},
+    {"exit._key.at", "date", "the observation time of the record that gave it"},
     {"derived_exit", "object", "the derived exit code (the highest of the job's steps), as exit"},
     {"derived_exit.code", "long", "the highest exit code of any step"},
     {"derived_exit.signal", "long", "the signal of that step (0: none)"},
     {"derived_exit.reliable", "bool", "false when from sacct JSON <= v0.0.39"},
     {"derived_exit.source", "string", "the source of the record that gave it"},
+    {"derived_exit._key", "object", "the rest of its rank, as exit._key"},
+    {"derived_exit._key.submit", "date", "the submit time of the record that gave it"},
+    {"derived_exit._key.at", "date", "the observation time of the record that gave it"},
     {"restart_cnt", "long", "how many times the job was requeued: the largest count any record gave, at least "
                             "the number of runs minus one"},
     {"requeue_allowed", "bool", "true when Slurm may requeue the job"},

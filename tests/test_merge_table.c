@@ -32,13 +32,13 @@
 
 /*
  * Members that may differ between permutations by design (merge.test says why):
- * seen.last moves with every write; _merge and runs[]._key are the rank of whichever
- * of two equal observations came first (a steady poll does not move them, so that it
+ * seen.last moves with every write; _merge, runs[]._key and the exit codes' _key are the
+ * rank of whichever of two equal observations came first (a steady poll does not move them, so that it
  * writes nothing); the volatile members (sa_jobdoc_volatile_extra, expected_start,
  * expected_end) are refreshed only with another change.
  */
-static const char *const PERMUTATION_FREE[] = {"seen.last", "_merge", "runs[]._key", "expected_start",
-                                               "expected_end", NULL};
+static const char *const PERMUTATION_FREE[] = {"seen.last",      "_merge",       "runs[]._key", "exit._key",
+                                               "derived_exit._key", "expected_start", "expected_end", NULL};
 
 typedef struct {
     int64_t at;
@@ -78,21 +78,36 @@ static void case_fail(const case_t *c, const char *fmt, ...)
 
 /* ---- reading merge.test ------------------------------------------------------------------------ */
 
-/* In a squeue job object, a string "YYYY-MM-DDTHH:MM:SSZ" in a member named *_time is that time. */
-static bool squeue_times(json_t *obj, int line)
+/* Replaces an ISO-8601 string member by its epoch seconds; false after printing why. */
+static bool iso_member(json_t *obj, const char *key, json_t *v, int line)
+{
+    int64_t t;
+    if (!json_is_string(v))
+        return true;
+    if (!sa_time_parse_iso(json_string_value(v), &t)) {
+        printf("%s:%d: %s: not a time: %s\n", file_path, line, key, json_string_value(v));
+        return false;
+    }
+    json_object_set_new(obj, key, json_integer(t));
+    return true;
+}
+
+/*
+ * In a job object, a time may be written "YYYY-MM-DDTHH:MM:SSZ": members named *_time
+ * (squeue) and the members of "time" (sacct JSON) become epoch seconds.
+ */
+static bool record_times(json_t *obj, int line)
 {
     const char *k;
-    json_t *v;
+    json_t *v, *t = json_object_get(obj, "time");
     json_object_foreach(obj, k, v) {
         size_t n = strlen(k);
-        int64_t t;
-        if (!json_is_string(v) || n < 5 || strcmp(k + n - 5, "_time") != 0)
-            continue;
-        if (!sa_time_parse_iso(json_string_value(v), &t)) {
-            printf("%s:%d: %s: not a time: %s\n", file_path, line, k, json_string_value(v));
+        if (n >= 5 && strcmp(k + n - 5, "_time") == 0 && !iso_member(obj, k, v, line))
             return false;
-        }
-        json_object_set_new(obj, k, json_integer(t));
+    }
+    json_object_foreach(t, k, v) {
+        if (!iso_member(t, k, v, line))
+            return false;
     }
     return true;
 }
@@ -109,11 +124,11 @@ static bool parse_record(rec_t *rec)
         json_error_t jerr;
         json_t *obj = json_loads(rec->text, 0, &jerr), *wrap;
         if (!obj || !json_is_object(obj)) {
-            printf("%s:%d: squeue record: %s\n", file_path, rec->line, obj ? "not an object" : jerr.text);
+            printf("%s:%d: JSON record: %s\n", file_path, rec->line, obj ? "not an object" : jerr.text);
             json_decref(obj);
             return false;
         }
-        if (!squeue_times(obj, rec->line)) {
+        if (!record_times(obj, rec->line)) {
             json_decref(obj);
             return false;
         }
