@@ -691,44 +691,65 @@ static int run_key_cmp(const json_t *a, const json_t *b)
     return 0;
 }
 
-/* Adds or improves the run that started at rec->start. */
+/*
+ * Fills in what the better observation of a run lacks from the other one: steps, and a
+ * reliable exit code (either may be the stored one, so that the result does not depend
+ * on which arrived first).
+ */
+static void run_fill(json_t *better, const json_t *other)
+{
+    if (!json_object_get(better, "steps") && json_object_get(other, "steps"))
+        json_object_set(better, "steps", json_object_get(other, "steps"));
+    if (json_is_true(json_object_get(json_object_get(other, "exit"), "reliable")) &&
+        !json_is_true(json_object_get(json_object_get(better, "exit"), "reliable")))
+        json_object_set(better, "exit", json_object_get(other, "exit"));
+}
+
+/* True if two runs are equal but for their rank (_key). */
+static bool run_same(const json_t *x, const json_t *y)
+{
+    json_t *a = json_copy((json_t *)x), *b = json_copy((json_t *)y);
+    bool eq;
+    json_object_del(a, "_key");
+    json_object_del(b, "_key");
+    eq = json_equal(a, b);
+    json_decref(a);
+    json_decref(b);
+    return eq;
+}
+
+/*
+ * Adds or improves the run that started at rec->start: the observation of the greater
+ * rank (final, sacct, at) wins, filled in from the other (run_fill); the same run seen
+ * again later keeps the stored one (and its rank), so a steady poll changes nothing.
+ */
 static void runs_add(json_t *runs, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     size_t n = json_array_size(runs), pos = 0;
-    json_t *run;
+    json_t *run, *old;
 
     if (!record_ran(rec))
         return;
     while (pos < n && get_int(json_array_get(runs, pos), "start") < rec->start)
         pos++;
     run = run_json(rec, ctx);
-    if (pos < n && get_int(json_array_get(runs, pos), "start") == rec->start) {
-        json_t *old = json_array_get(runs, pos);
-        if (run_key_cmp(json_object_get(run, "_key"), json_object_get(old, "_key")) > 0) {
-            json_t *a, *b;
-            /* keep steps and a reliable exit code that the better record lacks */
-            if (!json_object_get(run, "steps") && json_object_get(old, "steps"))
-                json_object_set(run, "steps", json_object_get(old, "steps"));
-            if (json_is_true(json_object_get(json_object_get(old, "exit"), "reliable")) &&
-                !json_is_true(json_object_get(json_object_get(run, "exit"), "reliable")))
-                json_object_set(run, "exit", json_object_get(old, "exit"));
-            /* the same run seen again later: keep the stored one (and its rank) */
-            a = json_copy(run);
-            b = json_copy(old);
-            json_object_del(a, "_key");
-            json_object_del(b, "_key");
-            if (json_equal(a, b))
-                json_decref(run);
-            else
-                json_array_set_new(runs, pos, run);
-            json_decref(a);
-            json_decref(b);
-        } else {
-            json_decref(run);
-        }
+    if (pos == n || get_int(json_array_get(runs, pos), "start") != rec->start) {
+        json_array_insert_new(runs, pos, run);
         return;
     }
-    json_array_insert_new(runs, pos, run);
+    old = json_array_get(runs, pos);
+    if (run_key_cmp(json_object_get(run, "_key"), json_object_get(old, "_key")) > 0) {
+        run_fill(run, old);
+        if (!run_same(run, old))
+            json_array_set(runs, pos, run);
+    } else {
+        json_t *filled = json_deep_copy(old);
+        run_fill(filled, run);
+        if (!run_same(filled, old))
+            json_array_set(runs, pos, filled);
+        json_decref(filled);
+    }
+    json_decref(run);
 }
 
 /* ---- reuse -------------------------------------------------------------------------------- */
