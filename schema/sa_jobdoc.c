@@ -755,9 +755,11 @@ static void runs_add(json_t *runs, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 /* ---- reuse -------------------------------------------------------------------------------- */
 
 /*
- * True if rec is a different job than the one doc describes: the stored job ended
- * in a final state that is not a requeue, and rec was submitted after that, with no
- * higher restart count that would make it a requeue of the same job.
+ * True if rec is a different job than the one doc describes: submitted after it, not
+ * in a requeue state, and either with a restart count of 0 (Slurm counts every
+ * requeue, so a fresh job submitted later is another job, whether or not the stored
+ * one was seen to end) or after the stored job ended in a final state that is not a
+ * requeue, without a higher restart count that would make it a requeue of it.
  */
 static bool is_reuse(const json_t *doc, const sa_job_t *rec)
 {
@@ -767,30 +769,37 @@ static bool is_reuse(const json_t *doc, const sa_job_t *rec)
     size_t i;
     json_t *f;
 
+    if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit <= submit || state_is_requeue(&rec->state))
+        return false;
+    if (rec->restart_cnt == 0)
+        return true;
     if (!sa_job_state_is_final(state) || strcmp(state, "REQUEUED") == 0)
         return false;
     json_array_foreach(flags, i, f) {
         if (json_is_string(f) && strncmp(json_string_value(f), "REQUEUE", 7) == 0)
             return false;
     }
-    if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit <= submit)
-        return false;
     if (end != SA_UNSET && rec->submit < end)
         return false;
     if (rec->restart_cnt != SA_UNSET && restarts != SA_UNSET && rec->restart_cnt > restarts)
         return false;
-    if (state_is_requeue(&rec->state))
-        return false;
     return true;
 }
 
-/* True if rec describes an earlier job that had this id (submitted and ended before doc's job). */
+/*
+ * True if rec describes an earlier job that had this id: submitted before doc's job and
+ * not in a requeue state, and either doc's job was never requeued (its restart count is
+ * 0, so nothing submitted earlier is part of it) or rec ended before doc's job was
+ * submitted and doc's history does not reach back to rec's submission.
+ */
 static bool is_stale_incarnation(const json_t *doc, const sa_job_t *rec)
 {
     int64_t submit = get_int(doc, "submit");
-    if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit >= submit)
+    if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit >= submit || state_is_requeue(&rec->state))
         return false;
-    if (!sa_job_state_is_final(rec->state.base) || state_is_requeue(&rec->state))
+    if (get_int(doc, "restart_cnt") == 0)
+        return true;
+    if (!sa_job_state_is_final(rec->state.base))
         return false;
     /* an older run of the same (requeued) job is not stale: it ended where a later run began */
     if (json_array_size(json_object_get(doc, "history")) > 0) {
