@@ -789,7 +789,8 @@ static bool is_reuse(const json_t *doc, const sa_job_t *rec)
 /*
  * True if rec describes an earlier job that had this id: submitted before doc's job and
  * not in a requeue state, and either doc's job was never requeued (its restart count is
- * 0, so nothing submitted earlier is part of it) or rec ended before doc's job was
+ * 0 and it was seen with one submit time only, so nothing submitted earlier is part of
+ * it) or rec ended before doc's job was
  * submitted and doc's history does not reach back to rec's submission.
  */
 static bool is_stale_incarnation(const json_t *doc, const sa_job_t *rec)
@@ -797,7 +798,7 @@ static bool is_stale_incarnation(const json_t *doc, const sa_job_t *rec)
     int64_t submit = get_int(doc, "submit");
     if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit >= submit || state_is_requeue(&rec->state))
         return false;
-    if (get_int(doc, "restart_cnt") == 0)
+    if (get_int(doc, "restart_cnt") == 0 && get_int(doc, "submit_first") == submit)
         return true;
     if (!sa_job_state_is_final(rec->state.base))
         return false;
