@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_jobview.h"
 #include "sa_rutil.h"
 
 enum { K_CLUSTER, K_SECTION, K_BY, K_KEY, K_STATE, K_JOBS, K_N };
@@ -38,6 +39,7 @@ typedef struct {
     size_t n, cap;
     unsigned by;
     uint32_t sect;
+    sa_jobview_t view; /* the job document at hand */
 } cur_ctx_t;
 
 /* Records one job of the current section under (by, key, state): merged and counted later. */
@@ -65,12 +67,13 @@ static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char 
 static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     cur_ctx_t *c = vctx;
-    sa_rfields_t f;
-    sa_rfields_read(doc, &f);
-    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", f.partition, f.state, error)) &&
-           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", f.account, f.state, error)) &&
-           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", f.user, f.state, error)) &&
-           tally_add(c, "all", "", f.state, error);
+    const sa_jobview_t *j = &c->view;
+    if (!sa_jobview_read(&c->view, doc, error))
+        return false;
+    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", j->partition, j->state, error)) &&
+           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", j->account, j->state, error)) &&
+           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", j->user, j->state, error)) &&
+           tally_add(c, "all", "", j->state, error);
 }
 
 static cur_ctx_t *cur_sort;
@@ -287,6 +290,7 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
     for (size_t ci = 0; ci < cl.n; ci++) {
         cur_ctx_t *c = &per[ci];
         sa_rintern_init(&c->names);
+        sa_jobview_init(&c->view);
         c->by = by;
         if (!count_cluster(db, cl.v[ci].name, since, o->now, c, error) || !tally_rows(&t, cl.v[ci].name, c, error))
             goto done;
@@ -324,6 +328,7 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
 done:
     for (size_t ci = 0; per && ci < cl.n; ci++) {
         sa_rintern_clear(&per[ci].names);
+        sa_jobview_clear(&per[ci].view);
         free(per[ci].v);
     }
     free(per);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_jobview.h"
 #include "sa_rutil.h"
 
 /* ---- health ------------------------------------------------------------------------- */
@@ -85,40 +86,42 @@ typedef struct {
     int64_t start, end;
     size_t n, in_window;
     sa_strv_t ids;
+    sa_jobview_t view; /* the job document at hand */
 } check_ctx_t;
 
 static bool on_vanished(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     check_ctx_t *c = vctx;
-    sa_rfields_t f;
+    const sa_jobview_t *j = &c->view;
     char subject[48], detail[512], age[32];
     bool closed_chance;
 
-    sa_rfields_read(doc, &f);
-    if (f.vanished_at == SA_UNSET)
+    if (!sa_jobview_read(&c->view, doc, error))
+        return false;
+    if (j->vanished_at == SA_UNSET)
         return true;
-    closed_chance = (c->c->last_sacct_at != SA_UNSET && c->c->last_sacct_at > f.vanished_at) ||
-                    c->o->now - f.vanished_at > c->o->stale_s;
-    snprintf(subject, sizeof subject, "job %" PRId64, f.job_id);
+    closed_chance = (c->c->last_sacct_at != SA_UNSET && c->c->last_sacct_at > j->vanished_at) ||
+                    c->o->now - j->vanished_at > c->o->stale_s;
+    snprintf(subject, sizeof subject, "job %" PRId64, j->job_id);
     snprintf(detail, sizeof detail, "%s in the archive (user %s, account %s), not listed by squeue since %s ago; %s",
-             f.state ? f.state : "?", f.user ? f.user : "?", f.account ? f.account : "?",
-             fmt_age(c->o->now - f.vanished_at, age, sizeof age),
+             j->state ? j->state : "?", j->user ? j->user : "?", j->account ? j->account : "?",
+             fmt_age(c->o->now - j->vanished_at, age, sizeof age),
              closed_chance ? "sacct did not close it" : "waiting for sacct");
-    return hrow(c->h, c->c->name, "vanished-job", closed_chance ? "error" : "warning", subject, f.vanished_at, detail,
+    return hrow(c->h, c->c->name, "vanished-job", closed_chance ? "error" : "warning", subject, j->vanished_at, detail,
                 error);
 }
 
 static bool on_superseded(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     check_ctx_t *c = vctx;
-    sa_rfields_t f;
-    (void)error;
-    sa_rfields_read(doc, &f);
+    const sa_jobview_t *j = &c->view;
+    if (!sa_jobview_read(&c->view, doc, error))
+        return false;
     c->n++;
-    if (f.seen_last != SA_UNSET && f.seen_last >= c->start) {
+    if (j->seen_last != SA_UNSET && j->seen_last >= c->start) {
         char id[32];
         c->in_window++;
-        snprintf(id, sizeof id, "%" PRId64, f.job_id);
+        snprintf(id, sizeof id, "%" PRId64, j->job_id);
         if (c->ids.n < 20 && !sa_strv_contains(&c->ids, id))
             sa_strv_push(&c->ids, id);
     }
@@ -128,10 +131,10 @@ static bool on_superseded(const bson_t *doc, void *vctx, sa_error_t *error)
 static bool on_failed_run(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     check_ctx_t *c = vctx;
-    sa_rfields_t f;
+    sa_ringest_run_t f;
     char detail[600], q[400];
 
-    sa_rfields_read(doc, &f);
+    sa_ringest_run_read(doc, &f);
     snprintf(detail, sizeof detail, "ingest run failed: %s",
              f.error_text ? sa_error_quote(f.error_text, 300, q, sizeof q) : "(no error text)");
     return hrow(c->h, c->c->name, "failed-ingest", "error", "ingest run", f.started_at, detail, error);
@@ -144,12 +147,13 @@ static bool check_cluster(sa_rdb_t *db, const sa_report_opts_t *o, const sa_rclu
     static const char *const sources[3] = {"squeue", "sinfo", "sacct"};
     int64_t times[3] = {cl->last_squeue_at, cl->last_sinfo_at, cl->last_sacct_at};
     size_t e0 = h->errors, w0 = h->warnings;
-    check_ctx_t c = {h, o, cl, start, end, 0, 0, {0}};
+    check_ctx_t c = {.h = h, .o = o, .c = cl, .start = start, .end = end};
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     char detail[512], age[32], lim[32];
     bool ok = false;
 
     sa_strv_init(&c.ids);
+    sa_jobview_init(&c.view);
     /* freshness */
     if (!cl->in_archive) {
         if (!hrow(h, cl->name, "stale-ingest", "error", "cluster", SA_UNSET,
@@ -225,6 +229,7 @@ static bool check_cluster(sa_rdb_t *db, const sa_report_opts_t *o, const sa_rclu
               SA_UNSET, detail, error);
 done:
     sa_strv_clear(&c.ids);
+    sa_jobview_clear(&c.view);
     bson_destroy(&f);
     bson_destroy(&opts);
     return ok;

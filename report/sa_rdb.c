@@ -62,32 +62,6 @@ mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name)
     return NULL;
 }
 
-int64_t sa_rbson_iter_time(const bson_iter_t *it)
-{
-    if (BSON_ITER_HOLDS_DATE_TIME(it)) {
-        int64_t ms = bson_iter_date_time(it);
-        /* floor division: dates before 1970 stay correct */
-        return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
-    }
-    if (BSON_ITER_HOLDS_INT64(it) || BSON_ITER_HOLDS_INT32(it))
-        return bson_iter_as_int64(it);
-    return SA_UNSET;
-}
-
-int64_t sa_rbson_iter_int(const bson_iter_t *it, int64_t def)
-{
-    if (BSON_ITER_HOLDS_INT64(it) || BSON_ITER_HOLDS_INT32(it) || BSON_ITER_HOLDS_DOUBLE(it))
-        return bson_iter_as_int64(it);
-    return def;
-}
-
-const char *sa_rbson_iter_str(const bson_iter_t *it, uint32_t *len)
-{
-    if (!BSON_ITER_HOLDS_UTF8(it))
-        return NULL;
-    return bson_iter_utf8(it, len);
-}
-
 void sa_rbson_append_in(bson_t *b, const char *key, const sa_strv_t *names)
 {
     bson_t in, arr;
@@ -131,11 +105,11 @@ static void read_cluster(const bson_t *doc, sa_rcluster_t *c)
         if (strcmp(k, "_id") == 0 && !c->name && BSON_ITER_HOLDS_UTF8(&it))
             c->name = strdup(bson_iter_utf8(&it, NULL));
         else if (strcmp(k, "last_squeue_at") == 0)
-            c->last_squeue_at = sa_rbson_iter_time(&it);
+            c->last_squeue_at = sa_bson_iter_time(&it);
         else if (strcmp(k, "last_sacct_at") == 0)
-            c->last_sacct_at = sa_rbson_iter_time(&it);
+            c->last_sacct_at = sa_bson_iter_time(&it);
         else if (strcmp(k, "last_sinfo_at") == 0)
-            c->last_sinfo_at = sa_rbson_iter_time(&it);
+            c->last_sinfo_at = sa_bson_iter_time(&it);
     }
 }
 
@@ -237,40 +211,22 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
     return ok;
 }
 
-void sa_rfields_read(const bson_t *doc, sa_rfields_t *f)
+void sa_ringest_run_read(const bson_t *doc, sa_ringest_run_t *f)
 {
     bson_iter_t it;
     memset(f, 0, sizeof *f);
-    f->job_id = f->vanished_at = f->end = f->seen_last = f->started_at = SA_UNSET;
+    f->started_at = SA_UNSET;
     if (!bson_iter_init(&it, doc))
         return;
     while (bson_iter_next(&it)) {
         const char *k = bson_iter_key(&it);
-        if (strcmp(k, "job_id") == 0)
-            f->job_id = sa_rbson_iter_int(&it, SA_UNSET);
-        else if (strcmp(k, "vanished_at") == 0)
-            f->vanished_at = sa_rbson_iter_time(&it);
-        else if (strcmp(k, "end") == 0)
-            f->end = sa_rbson_iter_time(&it);
-        else if (strcmp(k, "state") == 0)
-            f->state = sa_rbson_iter_str(&it, NULL);
-        else if (strcmp(k, "user") == 0)
-            f->user = sa_rbson_iter_str(&it, NULL);
-        else if (strcmp(k, "account") == 0)
-            f->account = sa_rbson_iter_str(&it, NULL);
-        else if (strcmp(k, "partition") == 0)
-            f->partition = sa_rbson_iter_str(&it, NULL);
-        else if (strcmp(k, "error") == 0)
-            f->error_text = sa_rbson_iter_str(&it, NULL);
+        if (strcmp(k, "error") == 0)
+            f->error_text = sa_bson_iter_str(&it, NULL);
         else if (strcmp(k, "started_at") == 0)
-            f->started_at = sa_rbson_iter_time(&it);
+            f->started_at = sa_bson_iter_time(&it);
         else if (strcmp(k, "ok") == 0 && BSON_ITER_HOLDS_BOOL(&it)) {
             f->ok_flag = bson_iter_bool(&it);
             f->has_ok = true;
-        } else if (strcmp(k, "seen") == 0 && BSON_ITER_HOLDS_DOCUMENT(&it)) {
-            bson_iter_t s;
-            if (bson_iter_recurse(&it, &s) && bson_iter_find(&s, "last"))
-                f->seen_last = sa_rbson_iter_time(&s);
         }
     }
 }

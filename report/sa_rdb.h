@@ -15,6 +15,7 @@
 
 #include <mongoc/mongoc.h>
 
+#include "sa_bson.h"
 #include "sa_error.h"
 #include "sa_model.h"
 
@@ -59,14 +60,7 @@ void sa_rclusters_clear(sa_rclusters_t *c);
 /* The cluster's last observation of its jobs: the later of last_squeue_at and last_sacct_at, else fallback. */
 int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
 
-/* ---- reading BSON values ------------------------------------------------------- */
-
-/* A time member as epoch seconds: BSON date (or a number of seconds); SA_UNSET otherwise. */
-int64_t sa_rbson_iter_time(const bson_iter_t *it);
-/* An integer member (int32, int64 or double); def otherwise. */
-int64_t sa_rbson_iter_int(const bson_iter_t *it, int64_t def);
-/* A string member (borrowed, *len set when len != NULL); NULL otherwise. */
-const char *sa_rbson_iter_str(const bson_iter_t *it, uint32_t *len);
+/* ---- reading BSON values: sa_bson_iter_time/int/str of schema/sa_bson.h ---------- */
 
 /* Appends {key: {$in: [names...]}} to b. */
 void sa_rbson_append_in(bson_t *b, const char *key, const sa_strv_t *names);
@@ -84,17 +78,16 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
                  sa_error_t *error);
 
 /*
- * The top-level members of a job document (jobs, jobs_superseded) or a run document
- * (ingest_runs) that health and current read. Times and ids SA_UNSET, strings NULL
- * when absent; strings are borrowed from the document.
+ * The members of an ingest_runs document that health reads (job documents are read
+ * through schema/sa_jobview.h). Times SA_UNSET, strings NULL when absent; strings are
+ * borrowed from the document.
  */
 typedef struct {
-    int64_t job_id, vanished_at, end, seen_last;
-    const char *state, *user, *account, *partition, *error_text;
+    const char *error_text;
     bool ok_flag, has_ok;
     int64_t started_at;
-} sa_rfields_t;
+} sa_ringest_run_t;
 
-void sa_rfields_read(const bson_t *doc, sa_rfields_t *f);
+void sa_ringest_run_read(const bson_t *doc, sa_ringest_run_t *f);
 
 #endif

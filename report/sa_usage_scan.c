@@ -4,9 +4,9 @@
  *
  * One find per collection (jobs, jobs_superseded) with a filter that keeps the
  * documents having a GPU run that may overlap the scanned range and a projection of
- * the few fields used; the documents are read with bson_iter (no JSON conversion),
- * and every run adds GPU-seconds to the sums of its (cluster, account, user, GPU
- * type).
+ * the few fields used; the documents are read through the typed view of
+ * schema/sa_jobview.h (no JSON conversion, no member names here), and every run adds
+ * GPU-seconds to the sums of its (cluster, account, user, GPU type).
  *
  * Filter (a superset of the documents needed; C decides exactly): cluster in the
  * clusters reported, account/user when filtered, runs.start < END, runs.gpus > 0,
@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_jobview.h"
 #include "sa_nodegpu.h"
 
 #define FIND_BATCH 10000 /* documents per reply batch (the server caps a batch at 16 MiB) */
@@ -32,24 +33,11 @@
 
 static const char *const colls[2] = {"jobs", "jobs_superseded"};
 
-/* A run of a job document. */
+/* A run of a job document being counted: the view's run, with the end the accounting rules give it. */
 typedef struct {
+    const sa_jobview_run_t *v;
     int64_t start, end;
-    int64_t gpus;
-    bson_iter_t gbt; /* gpus_by_type */
-    bool has_gbt;
-    const char *nodes;
 } run_t;
-
-/* The members of a job document the scan reads (strings borrowed from the document). */
-typedef struct {
-    bson_oid_t oid;
-    bool has_oid, has_runs, has_hist;
-    const char *cluster, *account, *user, *state;
-    uint32_t clen, alen, ulen;
-    int64_t end, vanished;
-    bson_iter_t runs, hist;
-} jobdoc_t;
 
 typedef struct {
     sa_rdb_t *db;
@@ -59,9 +47,10 @@ typedef struct {
     sa_usums_t *s;
     sa_nodegpu_t **ng;        /* per cluster: GPU types of nodes; NULL until needed */
     bool *ng_tried;
-    run_t *runs;              /* the runs of the current document */
+    sa_jobview_t view;        /* the current document */
+    run_t *runs;              /* its runs that have a start */
     size_t runcap;
-    bson_oid_t *def[2];       /* documents to read again with their history, per collection */
+    bson_value_t *def[2];     /* _ids of documents to read again with their history, per collection (copies) */
     size_t ndef[2], defcap[2];
 } scan_t;
 
@@ -89,7 +78,7 @@ static bool untyped(scan_t *sc, uint32_t c, const run_t *r, uint32_t *t, sa_erro
             return false;
         }
     }
-    if (!sa_nodegpu_type(sc->ng[c], r->nodes, r->start, r->end, &nt, error))
+    if (!sa_nodegpu_type(sc->ng[c], r->v->nodes, r->start, r->end, &nt, error))
         return false;
     *t = nt ? sa_rintern(&sc->s->names, nt) : sc->s->unknown_id;
     return *t != UINT32_MAX || oom(error);
@@ -99,40 +88,28 @@ static bool untyped(scan_t *sc, uint32_t c, const run_t *r, uint32_t *t, sa_erro
 static bool count_run(scan_t *sc, sa_ukey_t k, const run_t *r, sa_error_t *error)
 {
     int64_t typed = 0;
-    bson_iter_t g = r->gbt, e;
 
     if (r->end <= sc->s->b[0] || r->start >= sc->s->b[sc->s->nb - 1])
         return true;
-    while (r->has_gbt && bson_iter_next(&g)) {
-        const char *type = NULL;
-        uint32_t tlen = 0;
-        int64_t count = 0;
-        if (!BSON_ITER_HOLDS_DOCUMENT(&g) || !bson_iter_recurse(&g, &e))
+    for (size_t i = 0; i < r->v->ngpu_types; i++) {
+        const sa_jobview_gpu_t *g = &r->v->gpu_types[i];
+        if (g->count <= 0)
             continue;
-        while (bson_iter_next(&e)) {
-            const char *key = bson_iter_key(&e);
-            if (key[0] == 't' && strcmp(key, "type") == 0)
-                type = sa_rbson_iter_str(&e, &tlen);
-            else if (key[0] == 'c' && strcmp(key, "count") == 0)
-                count = sa_rbson_iter_int(&e, 0);
-        }
-        if (count <= 0)
-            continue;
-        typed += count;
-        if (type && tlen) {
-            if ((k.t = sa_rintern_n(&sc->s->names, type, tlen)) == UINT32_MAX)
+        typed += g->count;
+        if (g->type && *g->type) {
+            if ((k.t = sa_rintern(&sc->s->names, g->type)) == UINT32_MAX)
                 return oom(error);
         } else if (!untyped(sc, k.c, r, &k.t, error)) {
             return false;
         }
-        if (!sa_usums_add(sc->s, &k, count, r->start, r->end))
+        if (!sa_usums_add(sc->s, &k, g->count, r->start, r->end))
             return oom(error);
     }
-    if (r->gpus > typed) {
+    if (r->v->gpus > typed) {
         /* GPUs not split by type (no gpus_by_type): as untyped */
         if (!untyped(sc, k.c, r, &k.t, error))
             return false;
-        if (!sa_usums_add(sc->s, &k, r->gpus - typed, r->start, r->end))
+        if (!sa_usums_add(sc->s, &k, r->v->gpus - typed, r->start, r->end))
             return oom(error);
     }
     return true;
@@ -140,103 +117,13 @@ static bool count_run(scan_t *sc, sa_ukey_t k, const run_t *r, sa_error_t *error
 
 /* ---- reading a job document ------------------------------------------------------------------ */
 
-/* Reads one run document into r. */
-static void read_run(bson_iter_t *it, run_t *r)
+/* The runs of the current document that have a start, into sc->runs; *n gets their number. */
+static bool collect_runs(scan_t *sc, size_t *n, sa_error_t *error)
 {
-    memset(r, 0, sizeof *r);
-    r->start = r->end = SA_UNSET;
-    while (bson_iter_next(it)) {
-        const char *k = bson_iter_key(it);
-        switch (k[0]) {
-        case 's':
-            if (strcmp(k, "start") == 0)
-                r->start = sa_rbson_iter_time(it);
-            break;
-        case 'e':
-            if (strcmp(k, "end") == 0)
-                r->end = sa_rbson_iter_time(it);
-            break;
-        case 'g':
-            if (strcmp(k, "gpus") == 0)
-                r->gpus = sa_rbson_iter_int(it, 0);
-            else if (strcmp(k, "gpus_by_type") == 0 && BSON_ITER_HOLDS_ARRAY(it))
-                r->has_gbt = bson_iter_recurse(it, &r->gbt);
-            break;
-        case 'n':
-            if (strcmp(k, "nodes") == 0)
-                r->nodes = sa_rbson_iter_str(it, NULL);
-            break;
-        default:
-            break;
-        }
-    }
-}
-
-/* Reads the top-level members of a job document; false when it is not a document. */
-static bool read_doc(const bson_t *doc, jobdoc_t *j)
-{
-    bson_iter_t it;
-
-    memset(j, 0, sizeof *j);
-    j->account = j->user = "";
-    j->end = j->vanished = SA_UNSET;
-    if (!bson_iter_init(&it, doc))
-        return false;
-    while (bson_iter_next(&it)) {
-        const char *k = bson_iter_key(&it);
-        switch (k[0]) { /* the first letter first: most keys are not wanted */
-        case '_':
-            if (strcmp(k, "_id") == 0 && BSON_ITER_HOLDS_OID(&it)) {
-                bson_oid_copy(bson_iter_oid(&it), &j->oid);
-                j->has_oid = true;
-            }
-            break;
-        case 'a':
-            if (strcmp(k, "account") == 0 && !(j->account = sa_rbson_iter_str(&it, &j->alen)))
-                j->account = "";
-            break;
-        case 'c':
-            if (strcmp(k, "cluster") == 0)
-                j->cluster = sa_rbson_iter_str(&it, &j->clen);
-            break;
-        case 'e':
-            if (strcmp(k, "end") == 0)
-                j->end = sa_rbson_iter_time(&it);
-            break;
-        case 'h':
-            if (strcmp(k, "history") == 0 && BSON_ITER_HOLDS_ARRAY(&it))
-                j->has_hist = bson_iter_recurse(&it, &j->hist);
-            break;
-        case 'r':
-            if (strcmp(k, "runs") == 0 && BSON_ITER_HOLDS_ARRAY(&it))
-                j->has_runs = bson_iter_recurse(&it, &j->runs);
-            break;
-        case 's':
-            if (strcmp(k, "state") == 0)
-                j->state = sa_rbson_iter_str(&it, NULL);
-            break;
-        case 'u':
-            if (strcmp(k, "user") == 0 && !(j->user = sa_rbson_iter_str(&it, &j->ulen)))
-                j->user = "";
-            break;
-        case 'v':
-            if (strcmp(k, "vanished_at") == 0)
-                j->vanished = sa_rbson_iter_time(&it);
-            break;
-        default:
-            break;
-        }
-    }
-    return true;
-}
-
-/* Reads the runs that have a start into sc->runs; *n gets their number. */
-static bool read_runs(scan_t *sc, jobdoc_t *j, size_t *n, sa_error_t *error)
-{
+    const sa_jobview_t *j = &sc->view;
     *n = 0;
-    while (bson_iter_next(&j->runs)) {
-        bson_iter_t r;
-        if (!BSON_ITER_HOLDS_DOCUMENT(&j->runs) || !bson_iter_recurse(&j->runs, &r))
+    for (size_t i = 0; i < j->nruns; i++) {
+        if (j->runs[i].start == SA_UNSET)
             continue;
         if (*n == sc->runcap) {
             size_t cap = sc->runcap ? sc->runcap * 2 : 8;
@@ -246,9 +133,9 @@ static bool read_runs(scan_t *sc, jobdoc_t *j, size_t *n, sa_error_t *error)
             sc->runs = v;
             sc->runcap = cap;
         }
-        read_run(&r, &sc->runs[*n]);
-        if (sc->runs[*n].start != SA_UNSET)
-            (*n)++;
+        sc->runs[*n].v = &j->runs[i];
+        sc->runs[*n].start = j->runs[i].start;
+        sc->runs[(*n)++].end = j->runs[i].end;
     }
     return true;
 }
@@ -263,23 +150,13 @@ static bool state_is_running(const char *s)
  * The end of a run left without one by a job that is not final, not listed as
  * running: the first later history entry that is not RUNNING/SUSPENDED.
  */
-static int64_t history_end(const bson_iter_t *hist, int64_t start, int64_t fallback)
+static int64_t history_end(const sa_jobview_t *j, int64_t start, int64_t fallback)
 {
-    bson_iter_t h = *hist, e;
-    while (bson_iter_next(&h)) {
-        const char *st = NULL;
-        int64_t at = SA_UNSET;
-        if (!BSON_ITER_HOLDS_DOCUMENT(&h) || !bson_iter_recurse(&h, &e))
-            continue;
-        while (bson_iter_next(&e)) {
-            const char *k = bson_iter_key(&e);
-            if (strcmp(k, "state") == 0)
-                st = sa_rbson_iter_str(&e, NULL);
-            else if (strcmp(k, "at") == 0)
-                at = sa_rbson_iter_time(&e);
-        }
-        if (at != SA_UNSET && at > start && st && strcmp(st, "RUNNING") != 0 && strcmp(st, "SUSPENDED") != 0)
-            return at;
+    for (size_t i = 0; i < j->nhistory; i++) {
+        const sa_jobview_hist_t *h = &j->history[i];
+        if (h->at != SA_UNSET && h->at > start && h->state && strcmp(h->state, "RUNNING") != 0 &&
+            strcmp(h->state, "SUSPENDED") != 0)
+            return h->at;
     }
     return fallback;
 }
@@ -288,9 +165,9 @@ static int64_t history_end(const bson_iter_t *hist, int64_t start, int64_t fallb
  * The end of run i of n, when it has none (accounting rules: sa_report.h). Returns
  * false (*end unset) when the job's history is needed and was not fetched.
  */
-static bool run_end(const scan_t *sc, const jobdoc_t *j, size_t i, size_t n, int64_t as_of, bool have_history,
-                    int64_t *end)
+static bool run_end(const scan_t *sc, size_t i, size_t n, int64_t as_of, bool have_history, int64_t *end)
 {
+    const sa_jobview_t *j = &sc->view;
     const run_t *r = &sc->runs[i];
     int64_t next = SA_UNSET;
 
@@ -300,33 +177,33 @@ static bool run_end(const scan_t *sc, const jobdoc_t *j, size_t i, size_t n, int
     }
     if (next != SA_UNSET)
         *end = next;
-    else if (sa_rstate_is_final(j->state))
+    else if (j->final)
         *end = j->end != SA_UNSET ? j->end : r->start; /* final without an end: nothing to count */
-    else if (j->vanished != SA_UNSET)
-        *end = j->vanished;
+    else if (j->vanished_at != SA_UNSET)
+        *end = j->vanished_at;
     else if (state_is_running(j->state) || !j->state)
         *end = as_of;
     else if (have_history)
-        *end = j->has_hist ? history_end(&j->hist, r->start, as_of) : as_of;
-    else if (j->has_oid)
+        *end = j->has_history ? history_end(j, r->start, as_of) : as_of;
+    else if (j->has_id && j->id.value_type == BSON_TYPE_OID)
         return false;
     else
         *end = as_of;
     return true;
 }
 
-/* Puts a document aside, to be read again with its history. */
-static bool defer(scan_t *sc, int coll, const bson_oid_t *oid, sa_error_t *error)
+/* Puts a document aside, to be read again with its history (keeps a copy of its _id). */
+static bool defer(scan_t *sc, int coll, const bson_value_t *id, sa_error_t *error)
 {
     if (sc->ndef[coll] == sc->defcap[coll]) {
         size_t cap = sc->defcap[coll] ? sc->defcap[coll] * 2 : 64;
-        bson_oid_t *v = realloc(sc->def[coll], cap * sizeof *v);
+        bson_value_t *v = realloc(sc->def[coll], cap * sizeof *v);
         if (!v)
             return oom(error);
         sc->def[coll] = v;
         sc->defcap[coll] = cap;
     }
-    sc->def[coll][sc->ndef[coll]++] = *oid;
+    bson_value_copy(id, &sc->def[coll][sc->ndef[coll]++]);
     return true;
 }
 
@@ -336,26 +213,28 @@ static bool defer(scan_t *sc, int coll, const bson_oid_t *oid, sa_error_t *error
  */
 static bool process_doc(scan_t *sc, const bson_t *doc, int coll, bool have_history, sa_error_t *error)
 {
-    jobdoc_t j;
+    const sa_jobview_t *j = &sc->view;
     sa_ukey_t k;
     size_t n;
 
-    if (!read_doc(doc, &j) || !j.cluster || !j.has_runs)
+    if (!sa_jobview_read(&sc->view, doc, error))
+        return false;
+    if (!j->cluster || !j->has_runs)
         return true;
-    k.c = sa_rintern_n(&sc->s->names, j.cluster, j.clen);
+    k.c = sa_rintern(&sc->s->names, j->cluster);
     if (k.c >= sc->s->nclusters)
         return k.c == UINT32_MAX ? oom(error) : true;
-    if (!read_runs(sc, &j, &n, error))
+    if (!collect_runs(sc, &n, error))
         return false;
     for (size_t i = 0; i < n; i++) {
         run_t *r = &sc->runs[i];
-        if (r->end == SA_UNSET && !run_end(sc, &j, i, n, sc->as_of[k.c], have_history, &r->end))
-            return defer(sc, coll, &j.oid, error);
+        if (r->end == SA_UNSET && !run_end(sc, i, n, sc->as_of[k.c], have_history, &r->end))
+            return defer(sc, coll, &j->id, error);
         if (r->end < r->start)
             r->end = r->start;
     }
-    k.a = sa_rintern_n(&sc->s->names, j.account, j.alen);
-    k.u = sa_rintern_n(&sc->s->names, j.user, j.ulen);
+    k.a = sa_rintern(&sc->s->names, j->account ? j->account : "");
+    k.u = sa_rintern(&sc->s->names, j->user ? j->user : "");
     if (k.a == UINT32_MAX || k.u == UINT32_MAX)
         return oom(error);
     for (size_t i = 0; i < n; i++) {
@@ -466,7 +345,7 @@ static bool scan_deferred(scan_t *sc, sa_error_t *error)
                 char istr[16];
                 const char *ikey;
                 bson_uint32_to_string((uint32_t)(i - off), &ikey, istr, sizeof istr);
-                BSON_APPEND_OID(&arr, ikey, &sc->def[coll][i]);
+                BSON_APPEND_VALUE(&arr, ikey, &sc->def[coll][i]);
             }
             bson_append_array_end(&in, &arr);
             bson_append_document_end(&f, &in);
@@ -487,6 +366,7 @@ bool sa_usage_scan(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of
     bool ok = false;
 
     memset(&sc, 0, sizeof sc);
+    sa_jobview_init(&sc.view);
     sc.db = db;
     sc.o = o;
     sc.as_of = as_of;
@@ -508,8 +388,12 @@ done:
     free(sc.ng);
     free(sc.ng_tried);
     free(sc.runs);
-    free(sc.def[0]);
-    free(sc.def[1]);
+    sa_jobview_clear(&sc.view);
+    for (int c = 0; c < 2; c++) {
+        for (size_t i = 0; i < sc.ndef[c]; i++)
+            bson_value_destroy(&sc.def[c][i]);
+        free(sc.def[c]);
+    }
     bson_destroy(&filter);
     return ok;
 }

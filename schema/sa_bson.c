@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sa_jobdoc.h"
+#include "sa_model.h"
 
 /* Escapes a key for MongoDB; returns a new string. The empty key becomes "%00". */
 static char *escape_key(const char *k)
@@ -307,4 +308,30 @@ void sa_bson_append_final_states(bson_t *filter, const char *op)
     }
     bson_append_array_end(&st, &arr);
     bson_append_document_end(filter, &st);
+}
+
+int64_t sa_bson_iter_time(const bson_iter_t *it)
+{
+    if (BSON_ITER_HOLDS_DATE_TIME(it)) {
+        int64_t ms = bson_iter_date_time(it);
+        /* floor division: dates before 1970 stay correct */
+        return ms >= 0 ? ms / 1000 : -((-ms + 999) / 1000);
+    }
+    if (BSON_ITER_HOLDS_INT64(it) || BSON_ITER_HOLDS_INT32(it))
+        return bson_iter_as_int64(it);
+    return SA_UNSET;
+}
+
+int64_t sa_bson_iter_int(const bson_iter_t *it, int64_t def)
+{
+    if (BSON_ITER_HOLDS_INT64(it) || BSON_ITER_HOLDS_INT32(it) || BSON_ITER_HOLDS_DOUBLE(it))
+        return bson_iter_as_int64(it);
+    return def;
+}
+
+const char *sa_bson_iter_str(const bson_iter_t *it, uint32_t *len)
+{
+    if (!BSON_ITER_HOLDS_UTF8(it))
+        return NULL;
+    return bson_iter_utf8(it, len);
 }

@@ -18,6 +18,7 @@
 #define SA_BSON_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include <bson/bson.h>
 #include <jansson.h>
@@ -32,5 +33,14 @@ void sa_bson_append_final_states(bson_t *filter, const char *op);
 
 /* New jansson object from a BSON document, or NULL with *error set. */
 json_t *sa_bson_to_json(const bson_t *b, sa_error_t *error);
+
+/* ---- reading one value where a reader walks BSON itself (sa_jobview.c, report/) ---- */
+
+/* A time as epoch seconds: a BSON date (floored), or an integer of seconds; SA_UNSET otherwise. */
+int64_t sa_bson_iter_time(const bson_iter_t *it);
+/* An integer (int32, int64 or double, truncated); def otherwise. */
+int64_t sa_bson_iter_int(const bson_iter_t *it, int64_t def);
+/* A string (borrowed from the document; *len set when len != NULL); NULL otherwise. */
+const char *sa_bson_iter_str(const bson_iter_t *it, uint32_t *len);
 
 #endif

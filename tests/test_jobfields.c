@@ -8,7 +8,6 @@
  */
 #include "testutil.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,92 +207,12 @@ static void check_doc(walk_t *w, const json_t *doc)
     w->docs++;
 }
 
-/* The observation time of a parse: meta's last update, else the latest time its records print. */
-static int64_t parse_time(const tu_parsed_t *p)
+/* Checks one merged document of the fixtures (tu_merge_fixtures). */
+static void on_fixture_doc(const json_t *doc, const char *where, void *ctx)
 {
-    int64_t at = p->meta.last_update;
-    if (at != SA_UNSET)
-        return at;
-    at = 0;
-    for (size_t i = 0; i < p->njobs; i++) {
-        const sa_job_t *j = p->jobs[i];
-        const int64_t t[4] = {j->submit, j->eligible, j->start, j->end};
-        for (int k = 0; k < 4; k++)
-            if (t[k] != SA_UNSET && t[k] > at)
-                at = t[k];
-    }
-    return at + 1;
-}
-
-/* Merges every job record of a parse into docs (job id -> document); superseded ones go to old. */
-static void merge_parse(const tu_parsed_t *p, int64_t at, const char *where, json_t *docs, json_t *old)
-{
-    sa_obs_ctx_t ctx = {"fx", at, p->meta.slurm_release, p->meta.data_parser};
-    for (size_t i = 0; i < p->njobs; i++) {
-        char key[32];
-        json_t *doc, *sup = NULL;
-        sa_merge_kind_t kind;
-        sa_error_t err;
-        snprintf(key, sizeof key, "%lld", (long long)p->jobs[i]->job_id);
-        doc = json_incref(json_object_get(docs, key));
-        if (!sa_jobdoc_merge(&doc, p->jobs[i], &ctx, &kind, &sup, &err))
-            fail_msg("%s: job %s: merge: %s", where, key, err.message);
-        json_object_set_new(docs, key, doc);
-        if (sup)
-            json_array_append_new(old, sup);
-    }
-}
-
-/* True for a file of job records: squeue*.json, sacct*.json, sacct*.txt. */
-static bool is_job_file(const char *name)
-{
-    return strncmp(name, "squeue", 6) == 0 || strncmp(name, "sacct", 5) == 0;
-}
-
-/* Merges every job file of fixtures/<dir> (in name order) and checks the documents. */
-static void check_fixture_dir(walk_t *w, const char *dir, const char *gen_version)
-{
-    struct dirent **names;
-    int n = scandir(tu_fixture(dir), &names, NULL, alphasort);
-    json_t *docs = json_object(), *old = json_array(), *doc;
-    const char *k;
-    size_t i, files = 0;
-
-    if (n < 0)
-        fail_msg("cannot read %s", tu_fixture(dir));
-    for (int f = 0; f < n; f++) {
-        const char *file = names[f]->d_name;
-        if (is_job_file(file)) {
-            char rel[512];
-            tu_parsed_t p;
-            snprintf(rel, sizeof rel, "%s/%s", dir, file);
-            if (gen_version) {
-                tu_parse_gen(gen_version, file, &p);
-            } else {
-                sa_sacct_text_opts_t topts = {0};
-                sa_error_t err;
-                if (strcmp(file, "sacct-P-n.txt") == 0) /* fixtures/slurm-22.05/README.md */
-                    topts.fields = "JobID,JobIDRaw,State,ExitCode,Start,End,Elapsed,Timelimit,Reason";
-                if (!tu_parse_file(tu_fixture(rel), &topts, &p, &err))
-                    fail_msg("%s: %s", rel, err.message);
-            }
-            merge_parse(&p, gen_version ? TU_GEN_AT : parse_time(&p), rel, docs, old);
-            tu_parsed_clear(&p);
-            files++;
-        }
-        free(names[f]);
-    }
-    free(names);
-    assert_true(files >= 4);
-    w->where = dir;
-    json_object_foreach(docs, k, doc) {
-        check_doc(w, doc);
-    }
-    json_array_foreach(old, i, doc) {
-        check_doc(w, doc);
-    }
-    json_decref(docs);
-    json_decref(old);
+    walk_t *w = ctx;
+    w->where = where;
+    check_doc(w, doc);
 }
 
 static void test_merged_fixtures(void **state)
@@ -302,12 +221,8 @@ static void test_merged_fixtures(void **state)
     size_t unseen = 0;
     (void)state;
 
-    for (const char *const *v = tu_gen_versions; *v; v++) {
-        char dir[64];
-        snprintf(dir, sizeof dir, "gen/%s", *v);
-        check_fixture_dir(&w, dir, *v);
-    }
-    check_fixture_dir(&w, "slurm-22.05", NULL);
+    size_t n = tu_merge_fixtures(on_fixture_doc, &w);
+    assert_int_equal(n, w.docs);
     printf("  %zu documents, %zu distinct members, each in the table with its type\n", w.docs,
            json_object_size(w.seen));
     printf("  members of the table the fixtures' documents do not have:");

@@ -2,6 +2,8 @@
 # test_layering.sh SOURCE_DIR - the rules that keep the layers apart (issue 11):
 # - report/ reads the time series only through the read API of schema/sa_tsdb.h: no
 #   SQLite calls, no SQL text, no raw handle (sa_tsdb_handle is for tests);
+# - report/ reads job documents through the typed view of schema/sa_jobview.h: no
+#   bson_iter outside report/sa_rdb.c (which reads the clusters and ingest_runs documents);
 # - dates and durations are parsed by schema/sa_time.c only (no strptime elsewhere in
 #   report/ or schema/);
 # - no function of report/, schema/sa_tsdb*.c or schema/sa_time.c is over 120 lines
@@ -19,6 +21,12 @@ fi
 hits=$(grep -n 'sa_tsdb_handle(' "$src"/report/*.c "$src"/ingest/*.c "$src"/tools/*.c 2>/dev/null)
 if [ -n "$hits" ]; then
     echo "sa_tsdb_handle() is for tests only:"
+    echo "$hits"
+    fail=1
+fi
+hits=$(grep -n 'bson_iter_' "$src"/report/*.c | grep -v '/sa_rdb\.c:')
+if [ -n "$hits" ]; then
+    echo "report/ reads job documents through schema/sa_jobview.h (only sa_rdb.c walks BSON: clusters, ingest_runs):"
     echo "$hits"
     fail=1
 fi

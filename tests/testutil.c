@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -14,6 +15,8 @@
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
+
+#include "sa_jobdoc.h"
 
 /* Where the samples should be, whether or not they are there. */
 static const char *samples_path(void)
@@ -380,4 +383,102 @@ int tu_run(char *const argv[], char *const env_extra[], char **out, char **err)
     unlink(outpath);
     unlink(errpath);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- merged documents of the fixtures ------------------------------------------------------------ */
+
+/* The observation time of a parse: meta's last update, else just after the latest time its records print. */
+static int64_t parse_time(const tu_parsed_t *p)
+{
+    int64_t at = p->meta.last_update;
+    if (at != SA_UNSET)
+        return at;
+    at = 0;
+    for (size_t i = 0; i < p->njobs; i++) {
+        const sa_job_t *j = p->jobs[i];
+        const int64_t t[4] = {j->submit, j->eligible, j->start, j->end};
+        for (int k = 0; k < 4; k++)
+            if (t[k] != SA_UNSET && t[k] > at)
+                at = t[k];
+    }
+    return at + 1;
+}
+
+/* Merges every job record of a parse into docs (job id -> document); displaced ones go to old. */
+static void merge_parse(const tu_parsed_t *p, int64_t at, const char *where, json_t *docs, json_t *old)
+{
+    sa_obs_ctx_t ctx = {"fx", at, p->meta.slurm_release, p->meta.data_parser};
+    for (size_t i = 0; i < p->njobs; i++) {
+        char key[32];
+        json_t *doc, *sup = NULL;
+        sa_merge_kind_t kind;
+        sa_error_t err;
+        snprintf(key, sizeof key, "%lld", (long long)p->jobs[i]->job_id);
+        doc = json_incref(json_object_get(docs, key));
+        if (!sa_jobdoc_merge(&doc, p->jobs[i], &ctx, &kind, &sup, &err))
+            fail_msg("%s: job %s: merge: %s", where, key, err.message);
+        json_object_set_new(docs, key, doc);
+        if (sup)
+            json_array_append_new(old, sup);
+    }
+}
+
+/* Merges every job file of fixtures/<dir> (squeue*, sacct*, in name order) and hands each document to fn. */
+static size_t merge_fixture_dir(const char *dir, const char *gen_version, tu_doc_fn fn, void *ctx)
+{
+    struct dirent **names;
+    int n = scandir(tu_fixture(dir), &names, NULL, alphasort);
+    json_t *docs = json_object(), *old = json_array(), *doc;
+    const char *k;
+    size_t i, files = 0, count = 0;
+
+    if (n < 0)
+        fail_msg("cannot read %s", tu_fixture(dir));
+    for (int f = 0; f < n; f++) {
+        const char *file = names[f]->d_name;
+        if (strncmp(file, "squeue", 6) == 0 || strncmp(file, "sacct", 5) == 0) {
+            char rel[512];
+            tu_parsed_t p;
+            snprintf(rel, sizeof rel, "%s/%s", dir, file);
+            if (gen_version) {
+                tu_parse_gen(gen_version, file, &p);
+            } else {
+                sa_sacct_text_opts_t topts = {0};
+                sa_error_t err;
+                if (strcmp(file, "sacct-P-n.txt") == 0) /* fixtures/slurm-22.05/README.md */
+                    topts.fields = "JobID,JobIDRaw,State,ExitCode,Start,End,Elapsed,Timelimit,Reason";
+                if (!tu_parse_file(tu_fixture(rel), &topts, &p, &err))
+                    fail_msg("%s: %s", rel, err.message);
+            }
+            merge_parse(&p, gen_version ? TU_GEN_AT : parse_time(&p), rel, docs, old);
+            tu_parsed_clear(&p);
+            files++;
+        }
+        free(names[f]);
+    }
+    free(names);
+    if (files < 4)
+        fail_msg("%s: only %zu files of jobs", dir, files);
+    json_object_foreach(docs, k, doc) {
+        fn(doc, dir, ctx);
+        count++;
+    }
+    json_array_foreach(old, i, doc) {
+        fn(doc, dir, ctx);
+        count++;
+    }
+    json_decref(docs);
+    json_decref(old);
+    return count;
+}
+
+size_t tu_merge_fixtures(tu_doc_fn fn, void *ctx)
+{
+    size_t count = 0;
+    for (const char *const *v = tu_gen_versions; *v; v++) {
+        char dir[64];
+        snprintf(dir, sizeof dir, "gen/%s", *v);
+        count += merge_fixture_dir(dir, *v, fn, ctx);
+    }
+    return count + merge_fixture_dir("slurm-22.05", NULL, fn, ctx);
 }

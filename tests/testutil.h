@@ -94,6 +94,16 @@ int64_t tu_gen_count(const char *version, const char *file, const char *key);
 /* Parses fixtures/<rel> (no sacct options); fails the test on error. */
 void tu_parse_fixture(const char *rel, tu_parsed_t *out);
 
+/*
+ * Merges every job record of the repository's fixtures - fixtures/gen/<each version>/ and
+ * fixtures/slurm-22.05/, each directory's squeue and sacct files in name order, as cluster
+ * "fx" - with sa_jobdoc_merge (no server), and calls fn with each resulting document
+ * (borrowed), the ones displaced by id reuse included; where names the directory. Returns
+ * the number of documents.
+ */
+typedef void (*tu_doc_fn)(const json_t *doc, const char *where, void *ctx);
+size_t tu_merge_fixtures(tu_doc_fn fn, void *ctx);
+
 /* Finds a parsed job by raw job id (first match, or the nth match with tu_find_job_n). */
 sa_job_t *tu_find_job(tu_parsed_t *p, int64_t job_id);
 sa_job_t *tu_find_job_n(tu_parsed_t *p, int64_t job_id, size_t nth);

@@ -1,0 +1,311 @@
+/*
+ * sa_jobview.c - a stored job document read into a typed view (see sa_jobview.h): the
+ * one place outside the merge that knows the document's member names.
+ *
+ * The usage report reads every GPU job of a month with it (a million documents in well
+ * under a second), so members are told apart by their first letter before any string
+ * compare, and the view's arrays are kept from one document to the next.
+ */
+#include "sa_jobview.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_bson.h"
+#include "sa_model.h"
+
+void sa_jobview_init(sa_jobview_t *v)
+{
+    memset(v, 0, sizeof *v);
+}
+
+void sa_jobview_clear(sa_jobview_t *v)
+{
+    free(v->run_buf);
+    free(v->hist_buf);
+    free(v->gpu_buf);
+    memset(v, 0, sizeof *v);
+}
+
+/* Makes room for one more element in *buf (of n, capacity *cap); false on out of memory. */
+static bool grow(void **buf, size_t *cap, size_t n, size_t size)
+{
+    void *p;
+    size_t c;
+    if (n < *cap)
+        return true;
+    c = *cap ? *cap * 2 : 8;
+    if (!(p = realloc(*buf, c * size)))
+        return false;
+    *buf = p;
+    *cap = c;
+    return true;
+}
+
+static bool key_is(const char *k, const char *name)
+{
+    return k[0] == name[0] && strcmp(k, name) == 0;
+}
+
+/* Reads {code, signal} of an exit document. */
+static void read_exit(const bson_iter_t *it, int *code, int *sig)
+{
+    bson_iter_t e;
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &e))
+        return;
+    while (bson_iter_next(&e)) {
+        const char *k = bson_iter_key(&e);
+        if (key_is(k, "code"))
+            *code = (int)sa_bson_iter_int(&e, -1);
+        else if (key_is(k, "signal"))
+            *sig = (int)sa_bson_iter_int(&e, -1);
+    }
+}
+
+/*
+ * Appends runs[].gpus_by_type to the view's GPU buffer (*ngpu entries so far), counting
+ * them in *count. The run's pointer is set once every run is read (the buffer may move).
+ */
+static bool read_gpu_types(sa_jobview_t *v, const bson_iter_t *it, size_t *ngpu, size_t *count)
+{
+    bson_iter_t a, e;
+    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &a))
+        return true;
+    while (bson_iter_next(&a)) {
+        sa_jobview_gpu_t g = {NULL, 0};
+        if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &e))
+            continue;
+        while (bson_iter_next(&e)) {
+            const char *k = bson_iter_key(&e);
+            if (key_is(k, "type"))
+                g.type = sa_bson_iter_str(&e, NULL);
+            else if (key_is(k, "count"))
+                g.count = sa_bson_iter_int(&e, 0);
+        }
+        if (!grow((void **)&v->gpu_buf, &v->gpu_cap, *ngpu, sizeof *v->gpu_buf))
+            return false;
+        v->gpu_buf[(*ngpu)++] = g;
+        (*count)++;
+    }
+    return true;
+}
+
+/* Reads one runs[] document into r (its GPU types into the view's GPU buffer). */
+static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size_t *ngpu)
+{
+    memset(r, 0, sizeof *r);
+    r->start = r->end = r->node_count = r->cpus = SA_UNSET;
+    r->exit_code = r->exit_signal = -1;
+    while (bson_iter_next(it)) {
+        const char *k = bson_iter_key(it);
+        switch (k[0]) {
+        case 's':
+            if (key_is(k, "start"))
+                r->start = sa_bson_iter_time(it);
+            else if (key_is(k, "state"))
+                r->state = sa_bson_iter_str(it, NULL);
+            break;
+        case 'e':
+            if (key_is(k, "end"))
+                r->end = sa_bson_iter_time(it);
+            else if (key_is(k, "exit"))
+                read_exit(it, &r->exit_code, &r->exit_signal);
+            break;
+        case 'g':
+            if (key_is(k, "gpus"))
+                r->gpus = sa_bson_iter_int(it, 0);
+            else if (key_is(k, "gpus_by_type") && !read_gpu_types(v, it, ngpu, &r->ngpu_types))
+                return false;
+            break;
+        case 'n':
+            if (key_is(k, "nodes"))
+                r->nodes = sa_bson_iter_str(it, NULL);
+            else if (key_is(k, "node_count"))
+                r->node_count = sa_bson_iter_int(it, SA_UNSET);
+            break;
+        case 'c':
+            if (key_is(k, "cpus"))
+                r->cpus = sa_bson_iter_int(it, SA_UNSET);
+            break;
+        default:
+            break;
+        }
+    }
+    return true;
+}
+
+/* Reads the runs array, then points each run at its GPU types (appended in run order). */
+static bool read_runs(sa_jobview_t *v, const bson_iter_t *it)
+{
+    bson_iter_t a, r;
+    size_t ngpu = 0, n = 0, off = 0;
+
+    v->has_runs = BSON_ITER_HOLDS_ARRAY(it) && bson_iter_recurse(it, &a);
+    while (v->has_runs && bson_iter_next(&a)) {
+        if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &r))
+            continue;
+        if (!grow((void **)&v->run_buf, &v->run_cap, n, sizeof *v->run_buf) ||
+            !read_run(v, &r, &v->run_buf[n], &ngpu))
+            return false;
+        n++;
+    }
+    for (size_t i = 0; i < n; off += v->run_buf[i].ngpu_types, i++)
+        v->run_buf[i].gpu_types = v->run_buf[i].ngpu_types ? v->gpu_buf + off : NULL;
+    v->runs = v->run_buf;
+    v->nruns = n;
+    return true;
+}
+
+/* Reads the history array ({state, at} of each entry). */
+static bool read_history(sa_jobview_t *v, const bson_iter_t *it)
+{
+    bson_iter_t a, e;
+    size_t n = 0;
+
+    v->has_history = BSON_ITER_HOLDS_ARRAY(it) && bson_iter_recurse(it, &a);
+    while (v->has_history && bson_iter_next(&a)) {
+        sa_jobview_hist_t h = {NULL, SA_UNSET};
+        if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &e))
+            continue;
+        while (bson_iter_next(&e)) {
+            const char *k = bson_iter_key(&e);
+            if (key_is(k, "state"))
+                h.state = sa_bson_iter_str(&e, NULL);
+            else if (key_is(k, "at"))
+                h.at = sa_bson_iter_time(&e);
+        }
+        if (!grow((void **)&v->hist_buf, &v->hist_cap, n, sizeof *v->hist_buf))
+            return false;
+        v->hist_buf[n++] = h;
+    }
+    v->history = v->hist_buf;
+    v->nhistory = n;
+    return true;
+}
+
+/* Reads seen {first, last}. */
+static void read_seen(sa_jobview_t *v, const bson_iter_t *it)
+{
+    bson_iter_t s;
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &s))
+        return;
+    while (bson_iter_next(&s)) {
+        const char *k = bson_iter_key(&s);
+        if (key_is(k, "first"))
+            v->seen_first = sa_bson_iter_time(&s);
+        else if (key_is(k, "last"))
+            v->seen_last = sa_bson_iter_time(&s);
+    }
+}
+
+/* Resets everything a read sets (the buffers stay). */
+static void reset(sa_jobview_t *v)
+{
+    memset(&v->id, 0, sizeof v->id);
+    v->has_id = v->has_runs = v->has_history = v->final = false;
+    v->cluster = v->user = v->account = v->partition = v->qos = v->state = NULL;
+    v->job_id = SA_UNSET;
+    v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
+    v->runs = NULL;
+    v->history = NULL;
+    v->nruns = v->nhistory = 0;
+}
+
+/* One top-level member whose name starts with a-p (the rest: read_member_q_z). */
+static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
+{
+    switch (k[0]) {
+    case 'a':
+        if (key_is(k, "account"))
+            v->account = sa_bson_iter_str(it, NULL);
+        break;
+    case 'c':
+        if (key_is(k, "cluster"))
+            v->cluster = sa_bson_iter_str(it, NULL);
+        break;
+    case 'e':
+        if (key_is(k, "end"))
+            v->end = sa_bson_iter_time(it);
+        else if (key_is(k, "expected_end"))
+            v->expected_end = sa_bson_iter_time(it);
+        break;
+    case 'h':
+        if (key_is(k, "history"))
+            return read_history(v, it);
+        break;
+    case 'j':
+        if (key_is(k, "job_id"))
+            v->job_id = sa_bson_iter_int(it, SA_UNSET);
+        break;
+    case 'p':
+        if (key_is(k, "partition"))
+            v->partition = sa_bson_iter_str(it, NULL);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+/* One top-level member whose name starts with q-z or '_'. */
+static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
+{
+    switch (k[0]) {
+    case '_':
+        if (key_is(k, "_id") && (BSON_ITER_HOLDS_UTF8(it) || BSON_ITER_HOLDS_OID(it))) {
+            v->id = *bson_iter_value(it);
+            v->has_id = true;
+        }
+        break;
+    case 'q':
+        if (key_is(k, "qos"))
+            v->qos = sa_bson_iter_str(it, NULL);
+        break;
+    case 'r':
+        if (key_is(k, "runs"))
+            return read_runs(v, it);
+        break;
+    case 's':
+        if (key_is(k, "state"))
+            v->state = sa_bson_iter_str(it, NULL);
+        else if (key_is(k, "start"))
+            v->start = sa_bson_iter_time(it);
+        else if (key_is(k, "submit"))
+            v->submit = sa_bson_iter_time(it);
+        else if (key_is(k, "seen"))
+            read_seen(v, it);
+        break;
+    case 'u':
+        if (key_is(k, "user"))
+            v->user = sa_bson_iter_str(it, NULL);
+        break;
+    case 'v':
+        if (key_is(k, "vanished_at"))
+            v->vanished_at = sa_bson_iter_time(it);
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+bool sa_jobview_read(sa_jobview_t *v, const bson_t *doc, sa_error_t *error)
+{
+    bson_iter_t it;
+
+    reset(v);
+    if (!bson_iter_init(&it, doc)) {
+        sa_error_set(error, SA_ERR_MONGO, 0, "a job document that is not BSON");
+        return false;
+    }
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        bool ok = k[0] <= 'p' && k[0] != '_' ? read_member_a_p(v, k, &it) : read_member_q_z(v, k, &it);
+        if (!ok) {
+            sa_error_nomem(error);
+            return false;
+        }
+    }
+    v->final = sa_job_state_is_final(v->state);
+    return true;
+}

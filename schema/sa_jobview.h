@@ -1,0 +1,92 @@
+/*
+ * sa_jobview.h - a typed read view of a stored job document (BSON, as MongoDB returns
+ * it): what the reports use - identity, state, times, the runs with their GPUs by type,
+ * the state history - so that nothing else walks a job document by member name. The
+ * members are those of schema/sa_jobfields.c; a member the document lacks (or a query
+ * did not project) reads as absent.
+ *
+ * The GPU count by type, from Slurm's text to a report's GPU-hours, passes these files:
+ *   1. ingest/sa_tres.c        "gres/gpu:a100=2" (AllocTRES, tres_alloc_str) -> sa_tres_t.gpus
+ *                              {a100: 2} (sa_tres_parse; squeue's gres_detail: sa_gres_parse_gpus)
+ *   2. schema/sa_jobdoc.c      record -> document: runs[].gpus, runs[].gpus_by_type [{type, count}]
+ *                              (run_json, tres_json)
+ *   3. schema/sa_jobview.c     document -> sa_jobview_t: runs[i].gpus, runs[i].gpu_types[k]
+ *   4. report/sa_usage_scan.c  GPU-seconds of each run by type in the report's window (count_run);
+ *                              report/sa_usage_calc.c turns them into hours and years
+ *
+ * Ownership: strings and the id point into the BSON document and are valid while it
+ * is; the arrays are the view's, reused by the next sa_jobview_read. Times are epoch
+ * seconds, SA_UNSET when absent.
+ */
+#ifndef SA_JOBVIEW_H
+#define SA_JOBVIEW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bson/bson.h>
+
+#include "sa_error.h"
+
+/* GPUs of one type in a run. */
+typedef struct {
+    const char *type; /* "" = untyped; NULL when the document has no type */
+    int64_t count;
+} sa_jobview_gpu_t;
+
+/* One run of a job (runs[]). */
+typedef struct {
+    int64_t start, end;     /* SA_UNSET when absent (end: still running, or never seen to end) */
+    const char *state;      /* base state of the run, NULL when absent */
+    const char *nodes;      /* hostlist expression, NULL when absent */
+    int64_t node_count;     /* SA_UNSET when absent */
+    int64_t cpus;           /* SA_UNSET when absent */
+    int64_t gpus;           /* 0 when absent */
+    const sa_jobview_gpu_t *gpu_types; /* runs[].gpus_by_type, in the document's order */
+    size_t ngpu_types;
+    int exit_code, exit_signal; /* -1 when absent */
+} sa_jobview_run_t;
+
+/* One state transition (history[]). */
+typedef struct {
+    const char *state; /* NULL when absent */
+    int64_t at;
+} sa_jobview_hist_t;
+
+typedef struct {
+    /* identity */
+    bson_value_t id;        /* _id (a string "<cluster>:<job_id>", an ObjectId before 0.2); valid when has_id */
+    bool has_id;
+    const char *cluster, *user, *account, *partition, *qos; /* NULL when absent */
+    int64_t job_id;
+    const char *state;      /* base state, NULL when absent */
+    bool final;             /* state is one of sa_job_final_states */
+    /* times */
+    int64_t submit, start, end, expected_end, vanished_at, seen_first, seen_last;
+    /* runs and history, in the document's order */
+    const sa_jobview_run_t *runs;
+    size_t nruns;
+    bool has_runs;          /* the document has a runs array (even an empty one) */
+    const sa_jobview_hist_t *history;
+    size_t nhistory;
+    bool has_history;
+    /* storage (private) */
+    sa_jobview_run_t *run_buf;
+    sa_jobview_hist_t *hist_buf;
+    sa_jobview_gpu_t *gpu_buf;
+    size_t run_cap, hist_cap, gpu_cap;
+} sa_jobview_t;
+
+void sa_jobview_init(sa_jobview_t *v);
+/* Frees the view's arrays (the view can be read into again after sa_jobview_init). */
+void sa_jobview_clear(sa_jobview_t *v);
+
+/*
+ * Reads a job document into v (everything from a previous read is replaced). Fails on
+ * out of memory or a document that is not BSON. Members of another type than the field
+ * table's read as absent; integers may be int32, int64 or double, times dates or integers.
+ */
+bool sa_jobview_read(sa_jobview_t *v, const bson_t *doc, sa_error_t *error);
+
+#endif
