@@ -185,7 +185,7 @@ static bool run_end(const scan_t *sc, size_t i, size_t n, int64_t as_of, bool ha
         *end = as_of;
     else if (have_history)
         *end = j->has_history ? history_end(j, r->start, as_of) : as_of;
-    else if (j->has_id && j->id.value_type == BSON_TYPE_OID)
+    else if (j->has_id)
         return false;
     else
         *end = as_of;

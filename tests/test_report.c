@@ -351,6 +351,64 @@ static void test_usage_numbers(void **state)
     sa_report_opts_clear(&o);
 }
 
+/*
+ * A run left without an end by a job pending again (requeued) ends at the PENDING of its
+ * history, not at the cluster's last observation: the first pass does not fetch the
+ * history, so the scan reads such a document again by its _id (a string since 0.2).
+ * A database of its own: job 501 (1 a100) runs from 10:00, is pending again from 12:00
+ * (BeginTime, observed at 12:00), still pending at 15:00, the cluster's last snapshot.
+ */
+static void test_usage_pending_again(void **state)
+{
+    static const char *const snaps[3] = {
+        "{\"jobs\":[{\"job_id\":501,\"job_state\":\"RUNNING\",\"user_name\":\"ann\",\"account\":\"geo\","
+        "\"submit_time\":1790845200,\"start_time\":1790848800,\"end_time\":1790935200,\"time_limit\":1440,"
+        "\"restart_cnt\":0,\"nodes\":\"gpu09\",\"node_count\":1,"
+        "\"tres_alloc_str\":\"cpu=4,node=1,gres/gpu=1,gres/gpu:a100=1\"}]}",
+        "{\"jobs\":[{\"job_id\":501,\"job_state\":[\"PENDING\",\"REQUEUED\"],\"state_reason\":\"BeginTime\","
+        "\"user_name\":\"ann\",\"account\":\"geo\",\"submit_time\":1790856001,\"time_limit\":1440,"
+        "\"restart_cnt\":1,\"nodes\":\"\"}]}",
+        NULL};
+    const int64_t at[3] = {1790852400, 1790856000, 1790866800}; /* 11:00, 12:00, 15:00 on 2026-10-01 */
+    char *db = sa_rprintf("%s_again", db_name), *note = NULL;
+    sa_archive_t *a;
+    sa_report_opts_t o;
+    sa_error_t err;
+    json_t *doc, *t;
+    (void)state;
+
+    if (!(a = sa_archive_open(uri, db, &note, &err)))
+        fail_msg("sa_archive_open: %s", err.message);
+    free(note);
+    for (int i = 0; i < 3; i++) {
+        const char *text = snaps[i] ? snaps[i] : snaps[1]; /* 15:00: still pending */
+        sa_obs_ctx_t ctx = {"gamma", at[i], NULL, NULL};
+        sa_archive_stats_t st = {0};
+        tu_parsed_t p;
+        if (!tu_parse_mem(text, strlen(text), NULL, &p, &err) ||
+            !sa_archive_write_jobs(a, NULL, &ctx, p.jobs, p.njobs, &st, &err))
+            fail_msg("ingest: %s", err.message);
+        tu_parsed_clear(&p);
+    }
+    t = json_pack("{s:I}", "last_squeue_at", (json_int_t)at[2]);
+    assert_true(sa_archive_cluster_update(a, "gamma", t, NULL, &err));
+    json_decref(t);
+    sa_archive_close(a);
+
+    opts_init(&o, SA_FMT_JSON);
+    o.db_name = db;
+    o.start = iso_t("2026-10-01");
+    o.end = iso_t("2026-10-02");
+    o.unit = SA_UNIT_GPU_HOURS;
+    doc = report_json(R_USAGE, &o);
+    /* 10:00 -> 12:00 on one GPU; to the last snapshot (15:00) it would be 5 */
+    assert_true(fabs(num(find_row(doc, "cluster", "gamma", "account", "geo", NULL), "gpu_hours") - 2) < 1e-9);
+    json_decref(doc);
+    sa_report_opts_clear(&o);
+    tu_mongo_drop(client, db);
+    free(db);
+}
+
 static void test_allocation_numbers(void **state)
 {
     sa_report_opts_t o;
@@ -834,6 +892,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_allocations_file),
         cmocka_unit_test(test_rgu_file),
         cmocka_unit_test(test_usage_numbers),
+        cmocka_unit_test(test_usage_pending_again),
         cmocka_unit_test(test_allocation_numbers),
         cmocka_unit_test(test_golden_usage),
         cmocka_unit_test(test_golden_utilization),
