@@ -15,6 +15,8 @@
 
 #include <mongoc/mongoc.h>
 
+#include "sa_mongo.h"
+
 /* Where the samples should be, whether or not they are there. */
 static const char *samples_path(void)
 {
