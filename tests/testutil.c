@@ -328,7 +328,7 @@ struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name)
                "MongoDB wire-protocol server\n", test_name);
         return NULL;
     }
-    mongoc_init();
+    sa_mongo_init(); /* quiet: no "endSessions" warning from FerretDB */
     client = mongoc_client_new(uri);
     if (!client)
         fail_msg("cannot parse SLURM_TEST_MONGO_URI");
