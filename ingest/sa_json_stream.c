@@ -203,8 +203,13 @@ static json_t *stream_value(stream_t *s, sa_error_t *error)
                          s->consumed + s->len);
             return NULL;
         }
-        if (!stream_fill(s, error))
-            return NULL;
+        /* read until the bytes at hand at least double before decoding again: a reader
+         * that gives a few bytes a call (a slow pipe) would otherwise make the decoding
+         * of one value quadratic in its size */
+        for (size_t want = 2 * avail + 1; !s->eof && s->len - s->pos < want;) {
+            if (!stream_fill(s, error))
+                return NULL;
+        }
     }
 }
 
