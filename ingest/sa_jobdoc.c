@@ -229,6 +229,25 @@ static void merge_exit(json_t *doc, const char *key, int rc, int sig, bool relia
     json_object_set_new(doc, key, e);
 }
 
+/*
+ * Exit code of an observation that is not the document's current one: it is stored
+ * only where the document has none, or has an unreliable one and this is reliable.
+ */
+static void fill_exit(json_t *doc, const char *key, int rc, int sig, bool reliable)
+{
+    const json_t *old = json_object_get(doc, key);
+
+    if (!old || (reliable && !json_is_true(json_object_get(old, "reliable"))))
+        merge_exit(doc, key, rc, sig, reliable);
+}
+
+/* The exit codes of the document's current observation (with the current fields). */
+static void merge_exits(json_t *doc, const sa_job_t *rec)
+{
+    merge_exit(doc, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
+    merge_exit(doc, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable);
+}
+
 /* ---- merge keys -------------------------------------------------------------------- */
 
 /* The rank of an observation: (submit, final, sacct, at), compared lexicographically. */
@@ -675,18 +694,23 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
     old_key = key_from_json(json_object_get(merged, "_merge"));
     if (!*doc) {
         set_current_fields(merged, rec, ctx);
+        merge_exits(merged, rec);
         json_object_set_new(merged, "_merge", key_json(&key));
     } else if (key_cmp(&key, &old_key) > 0) {
         /* a newer observation; its rank is stored only if it changes something, so a
          * steady poll (same fields, later time) writes nothing */
         json_t *before = json_deep_copy(merged);
         set_current_fields(merged, rec, ctx);
+        merge_exits(merged, rec);
         if (!json_equal(before, merged))
             json_object_set_new(merged, "_merge", key_json(&key));
         json_decref(before);
+    } else {
+        /* an older observation only fills an exit code the document lacks (or has
+         * only an unreliable one of), so that the arrival order does not matter */
+        fill_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
+        fill_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable);
     }
-    merge_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
-    merge_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable);
     history_add_record(json_object_get(merged, "history"), rec, ctx);
     if (rec->source == SA_SRC_SQUEUE)
         json_object_del(merged, "vanished_at"); /* listed again */
