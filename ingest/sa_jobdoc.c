@@ -359,12 +359,21 @@ static void entry_union_flags(json_t *e, const json_t *flags)
     sa_strv_clear(&u);
 }
 
-/* -1/0/1 ordering of (at, rank). */
-static int obs_cmp(int64_t at_a, int rank_a, int64_t at_b, int rank_b)
+/*
+ * -1/0/1 ordering of observations by (at, rank, state name): states that share a
+ * time and a rank (two final states from contradicting sources) are ordered by
+ * name, so their order does not depend on which arrived first.
+ */
+static int obs_cmp(int64_t at_a, int rank_a, const char *base_a, int64_t at_b, int rank_b, const char *base_b)
 {
+    int c;
+
     if (at_a != at_b)
         return at_a < at_b ? -1 : 1;
-    return rank_a < rank_b ? -1 : rank_a > rank_b;
+    if (rank_a != rank_b)
+        return rank_a < rank_b ? -1 : 1;
+    c = strcmp(base_a ? base_a : "", base_b ? base_b : "");
+    return c < 0 ? -1 : c > 0;
 }
 
 /*
@@ -410,19 +419,23 @@ static void history_add(json_t *history, const char *base, json_t *flags, const 
     /* pos = first entry ordered after the observation */
     while (pos < n) {
         const json_t *h = json_array_get(history, pos);
-        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), at, rank) > 0)
+        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), get_str(h, "state"), at, rank, base) > 0)
             break;
         pos++;
     }
-    if (pos > 0) {
-        json_t *prev = json_array_get(history, pos - 1);
+    /* already in this state then: the entry just before, or one at the same time and
+     * state (with other transient flags) */
+    for (size_t i = pos; i > 0; i--) {
+        json_t *prev = json_array_get(history, i - 1);
         if (entry_is_state(prev, base, flags)) {
-            /* already in this state then */
             entry_union_flags(prev, flags);
             entry_absorb(prev, reason, at, source);
             json_decref(flags);
             return;
         }
+        if (obs_cmp(get_int(prev, "at"), state_rank(get_str(prev, "state")), get_str(prev, "state"), at, rank,
+                    base) != 0)
+            break;
     }
     if (pos < n) {
         json_t *next = json_array_get(history, pos);
