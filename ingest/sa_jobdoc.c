@@ -250,9 +250,14 @@ static void merge_exits(json_t *doc, const sa_job_t *rec)
 
 /* ---- merge keys -------------------------------------------------------------------- */
 
-/* The rank of an observation: (submit, final, sacct, at), compared lexicographically. */
+/*
+ * The rank of an observation: (submit, final, sacct, at, start), compared
+ * lexicographically. start (0 when unknown) ranks the runs that one sacct -D
+ * capture gives of a requeued job (same submit, all final, same at): the last run
+ * is the current one, whatever order the records arrive in.
+ */
 typedef struct {
-    int64_t submit, final, sacct, at;
+    int64_t submit, final, sacct, at, start;
 } merge_key_t;
 
 static merge_key_t record_key(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
@@ -265,14 +270,15 @@ static merge_key_t record_key(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
         k.final = 1;
     k.sacct = rec->source == SA_SRC_SQUEUE ? 0 : 1;
     k.at = ctx->at;
+    k.start = rec->start == SA_UNSET ? 0 : rec->start;
     return k;
 }
 
 static int key_cmp(const merge_key_t *a, const merge_key_t *b)
 {
-    const int64_t av[4] = {a->submit, a->final, a->sacct, a->at};
-    const int64_t bv[4] = {b->submit, b->final, b->sacct, b->at};
-    for (int i = 0; i < 4; i++) {
+    const int64_t av[5] = {a->submit, a->final, a->sacct, a->at, a->start};
+    const int64_t bv[5] = {b->submit, b->final, b->sacct, b->at, b->start};
+    for (int i = 0; i < 5; i++) {
         if (av[i] != bv[i])
             return av[i] < bv[i] ? -1 : 1;
     }
@@ -281,18 +287,19 @@ static int key_cmp(const merge_key_t *a, const merge_key_t *b)
 
 static json_t *key_json(const merge_key_t *k)
 {
-    return json_pack("{s:I, s:I, s:I, s:I}", "submit", (json_int_t)k->submit, "final", (json_int_t)k->final,
-                     "sacct", (json_int_t)k->sacct, "at", (json_int_t)k->at);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "submit", (json_int_t)k->submit, "final", (json_int_t)k->final,
+                     "sacct", (json_int_t)k->sacct, "at", (json_int_t)k->at, "start", (json_int_t)k->start);
 }
 
 static merge_key_t key_from_json(const json_t *o)
 {
-    merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
+    merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
     if (json_is_object(o)) {
         k.submit = get_int(o, "submit");
         k.final = get_int(o, "final");
         k.sacct = get_int(o, "sacct");
         k.at = get_int(o, "at");
+        k.start = get_int(o, "start"); /* SA_UNSET (lowest) in documents of 0.1.0 */
     }
     return k;
 }
