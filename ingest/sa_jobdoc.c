@@ -496,10 +496,18 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
         history_add(history, "RUNNING", NULL, NULL, rec->start, src);
     if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
         /* a flag printed alone (22.05's "COMPLETING" while a job is requeued): it decorates
-         * the state the job was in then, it is not a state of its own */
-        json_t *flags = strv_json(&rec->state.flags);
+         * the state the job was in then, it is not a state of its own. Only transient
+         * flags are added: the others make an entry's identity (entry_is_state), which
+         * must not change once the entry exists, or the same records merged again would
+         * add a second entry. */
+        json_t *flags = json_array();
         size_t n = json_array_size(history), pos = 0;
-        json_array_append_new(flags, json_string(base));
+        for (size_t i = 0; i < rec->state.flags.n; i++) {
+            if (flag_is_transient(rec->state.flags.v[i]))
+                json_array_append_new(flags, json_string(rec->state.flags.v[i]));
+        }
+        if (flag_is_transient(base))
+            json_array_append_new(flags, json_string(base));
         while (pos < n && get_int(json_array_get(history, pos), "at") <= ctx->at)
             pos++;
         if (pos > 0)
