@@ -27,12 +27,14 @@
 static char *password_of(const char *s, size_t n)
 {
     char *line = fz_strndup((const uint8_t *)s, n), *secret = NULL;
-    const char *scheme = strstr(line, "://"), *at, *colon;
+    char *scheme = strstr(line, "://");
+    const char *at, *colon;
 
     if (scheme && (at = strrchr(scheme + 3, '@')) && (colon = memchr(scheme + 3, ':', (size_t)(at - scheme - 3))) &&
         at - colon > 2) {
         secret = fz_strndup((const uint8_t *)colon, (size_t)(at - colon) + 1);
-        if (strchr(secret, '*')) {
+        *scheme = '\0'; /* the same text before the URI is not its password */
+        if (strchr(secret, '*') || strstr(line, secret)) {
             free(secret);
             secret = NULL;
         }
