@@ -688,6 +688,34 @@ static json_t *new_doc(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     return doc;
 }
 
+/*
+ * Two observations of equal rank (two records of one capture with the same submit
+ * and start): the current fields of the one whose document text sorts last win,
+ * so that the result does not depend on which arrived first. Replaces *merged and
+ * returns true when rec wins.
+ */
+static bool tie_wins(json_t **merged, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    json_t *cand = json_deep_copy(*merged);
+    char *a, *b;
+    bool wins;
+
+    set_current_fields(cand, rec, ctx);
+    merge_exits(cand, rec);
+    a = json_dumps(cand, JSON_COMPACT | JSON_SORT_KEYS);
+    b = json_dumps(*merged, JSON_COMPACT | JSON_SORT_KEYS);
+    wins = a && b && strcmp(a, b) > 0;
+    free(a);
+    free(b);
+    if (wins) {
+        json_decref(*merged);
+        *merged = cand;
+    } else {
+        json_decref(cand);
+    }
+    return wins;
+}
+
 bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx, sa_merge_kind_t *kind,
                      json_t **superseded, sa_error_t *error)
 {
@@ -733,7 +761,7 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
         if (!json_equal(before, merged))
             json_object_set_new(merged, "_merge", key_json(&key));
         json_decref(before);
-    } else {
+    } else if (key_cmp(&key, &old_key) < 0 || !tie_wins(&merged, rec, ctx)) {
         /* an older observation only fills an exit code the document lacks (or has
          * only an unreliable one of), so that the arrival order does not matter */
         fill_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
