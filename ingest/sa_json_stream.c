@@ -22,6 +22,7 @@
 
 #define STREAM_CHUNK (256 * 1024)
 #define STREAM_MAX_RECORD (512u * 1024 * 1024) /* one record larger than this is refused */
+#define STREAM_SLACK 16 /* a decoding error this close to the end of the buffer waits for more input */
 
 /* ---- readers ------------------------------------------------------------------ */
 
@@ -192,7 +193,11 @@ static json_t *stream_value(stream_t *s, sa_error_t *error)
             s->pos += (size_t)jerr.position;
             return v;
         }
-        if (!v && (size_t)jerr.position < avail && !strstr(jerr.text, "premature end of input")) {
+        /* an error near the end of what is buffered may be jansson meeting that end (a
+         * NUL byte reads as one): decided only with more input, so that the message
+         * does not depend on how the input was cut into reads */
+        if (!v && ((size_t)jerr.position + STREAM_SLACK < avail || (s->eof && (size_t)jerr.position < avail)) &&
+            !strstr(jerr.text, "premature end of input")) {
             sa_error_set(error, SA_ERR_INPUT, 0, "invalid JSON at byte %zu: %s",
                          stream_offset(s) + (size_t)jerr.position, jerr.text);
             return NULL;
