@@ -492,8 +492,13 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
 
     if (rec->submit != SA_UNSET)
         history_add(history, "PENDING", NULL, NULL, rec->submit, src);
-    if (record_ran(rec))
-        history_add(history, "RUNNING", NULL, NULL, rec->start, src);
+    if (record_ran(rec)) {
+        /* a start after the end (clock skew, a damaged record) is taken as the end: the
+         * observations of one record must come in time order, or the record merged again
+         * would place its RUNNING after the final state it first preceded */
+        int64_t start = final && rec->end != SA_UNSET && rec->start > rec->end ? rec->end : rec->start;
+        history_add(history, "RUNNING", NULL, NULL, start, src);
+    }
     if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
         /* a flag printed alone (22.05's "COMPLETING" while a job is requeued): it decorates
          * the state the job was in then, it is not a state of its own. Only transient
