@@ -483,21 +483,49 @@ static bool record_ran(const sa_job_t *rec)
     return rec->nodes != NULL || strcmp(base, "RUNNING") == 0 || rec->alloc.node > 0;
 }
 
+/* One observation of a record: "in state base (flags) at time at". */
+typedef struct {
+    const char *base;
+    json_t *flags; /* owned until history_add steals it; may be NULL */
+    const char *reason;
+    int64_t at;
+} obs_t;
+
+/*
+ * Adds a record's observations to the history in time order (then lifecycle rank):
+ * added in another order (a submit or start time after the snapshot, from clock
+ * skew or a damaged record), one could be absorbed by an entry that a later one
+ * replaces, and the record merged again would add it anew.
+ */
+static void history_add_sorted(json_t *history, obs_t *o, size_t n, const char *src)
+{
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = i; j > 0 && obs_cmp(o[j].at, state_rank(o[j].base), o[j].base, o[j - 1].at,
+                                            state_rank(o[j - 1].base), o[j - 1].base) < 0; j--) {
+            obs_t t = o[j];
+            o[j] = o[j - 1];
+            o[j - 1] = t;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        history_add(history, o[i].base, o[i].flags, o[i].reason, o[i].at, src);
+}
+
 /* The observations one record makes: submit, start, end, and the state at `at`. */
 static void history_add_record(json_t *history, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     const char *src = sa_source_name(rec->source);
     const char *base = rec->state.base;
     bool final = sa_job_state_is_final(base);
+    obs_t o[3];
+    size_t n = 0;
 
     if (rec->submit != SA_UNSET)
-        history_add(history, "PENDING", NULL, NULL, rec->submit, src);
+        o[n++] = (obs_t){"PENDING", NULL, NULL, rec->submit};
     if (record_ran(rec)) {
-        /* a start after the end (clock skew, a damaged record) is taken as the end: the
-         * observations of one record must come in time order, or the record merged again
-         * would place its RUNNING after the final state it first preceded */
+        /* a start after the end (clock skew, a damaged record) is taken as the end */
         int64_t start = final && rec->end != SA_UNSET && rec->start > rec->end ? rec->end : rec->start;
-        history_add(history, "RUNNING", NULL, NULL, start, src);
+        o[n++] = (obs_t){"RUNNING", NULL, NULL, start};
     }
     if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
         /* a flag printed alone (22.05's "COMPLETING" while a job is requeued): it decorates
@@ -506,14 +534,16 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
          * must not change once the entry exists, or the same records merged again would
          * add a second entry. */
         json_t *flags = json_array();
-        size_t n = json_array_size(history), pos = 0;
+        size_t len, pos = 0;
+        history_add_sorted(history, o, n, src);
+        len = json_array_size(history);
         for (size_t i = 0; i < rec->state.flags.n; i++) {
             if (flag_is_transient(rec->state.flags.v[i]))
                 json_array_append_new(flags, json_string(rec->state.flags.v[i]));
         }
         if (flag_is_transient(base))
             json_array_append_new(flags, json_string(base));
-        while (pos < n && get_int(json_array_get(history, pos), "at") <= ctx->at)
+        while (pos < len && get_int(json_array_get(history, pos), "at") <= ctx->at)
             pos++;
         if (pos > 0)
             entry_union_flags(json_array_get(history, pos - 1), flags);
@@ -521,9 +551,10 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
         return;
     }
     if (final && rec->end != SA_UNSET)
-        history_add(history, base, strv_json(&rec->state.flags), rec->reason, rec->end, src);
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, rec->end};
     else if (!final || rec->source == SA_SRC_SQUEUE)
-        history_add(history, base, strv_json(&rec->state.flags), rec->reason, ctx->at, src);
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, ctx->at};
+    history_add_sorted(history, o, n, src);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */
