@@ -206,9 +206,19 @@ static int64_t size_mult(char c)
     }
 }
 
-/* The value quoted for a message: one line, cut at 64 bytes. */
+/*
+ * The value quoted for a message: one line, cut at 64 bytes. A value holding a URI
+ * (a MongoDB URI pasted as the value of another option) is quoted redacted
+ * (sa_redact_uri), so that its password never reaches a message.
+ */
 static const char *quote(const char *s, char *buf, size_t n)
 {
+    if (s && strstr(s, "://")) {
+        char *r = sa_redact_uri(s);
+        sa_error_quote(r ? r : "***", 64, buf, n);
+        free(r);
+        return buf;
+    }
     return sa_error_quote(s, 64, buf, n);
 }
 
