@@ -117,14 +117,16 @@ static json_t *tres_json(const sa_tres_t *t, const sa_gpus_t *fallback)
 
 /* ---- the parts of a document built from one record ------------------------------ */
 
+/* The members of a document that the current observation sets. */
+static const char *const current_keys[] = {
+    "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
+    "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
+    "eligible", "start", "end", "elapsed_s", "time_limit_min", "time_limit_unlimited", "nodes", "node_count",
+    "cpus", "req", "alloc", "gpus", "gpu_types", "restart_cnt", "requeue_allowed", "slurm", "extra", NULL};
+
 /* The current-fields part of a document (everything but history, runs, seen, ids). */
 static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
-    static const char *const current_keys[] = {
-        "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
-        "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
-        "eligible", "start", "end", "elapsed_s", "time_limit_min", "time_limit_unlimited", "nodes", "node_count",
-        "cpus", "req", "alloc", "gpus", "gpu_types", "restart_cnt", "requeue_allowed", "slurm", "extra", NULL};
     json_t *alloc;
 
     for (const char *const *k = current_keys; *k; k++)
@@ -724,11 +726,28 @@ static json_t *new_doc(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     return doc;
 }
 
+/* The current fields of doc as canonical text (sorted keys); caller frees. */
+static char *current_text(const json_t *doc)
+{
+    json_t *o = json_object();
+    char *s;
+
+    for (const char *const *k = current_keys; *k; k++) {
+        json_t *v = json_object_get(doc, *k);
+        if (v)
+            json_object_set(o, *k, v);
+    }
+    s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return s;
+}
+
 /*
  * Two observations of equal rank (two records of one capture with the same submit
- * and start): the current fields of the one whose document text sorts last win,
- * so that the result does not depend on which arrived first. Replaces *merged and
- * returns true when rec wins.
+ * and start): the one whose current fields, as canonical text, sort last wins, so
+ * that the result does not depend on which arrived first (only those fields are
+ * compared: the rest of the document changes as records arrive). Replaces *merged
+ * and returns true when rec wins.
  */
 static bool tie_wins(json_t **merged, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
@@ -738,8 +757,8 @@ static bool tie_wins(json_t **merged, const sa_job_t *rec, const sa_obs_ctx_t *c
 
     set_current_fields(cand, rec, ctx);
     merge_exits(cand, rec);
-    a = json_dumps(cand, JSON_COMPACT | JSON_SORT_KEYS);
-    b = json_dumps(*merged, JSON_COMPACT | JSON_SORT_KEYS);
+    a = current_text(cand);
+    b = current_text(*merged);
     wins = a && b && strcmp(a, b) > 0;
     free(a);
     free(b);
