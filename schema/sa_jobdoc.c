@@ -133,15 +133,17 @@ static int64_t record_end(const sa_job_t *rec)
     return SA_UNSET;
 }
 
+/* The members of a document that the current observation sets. */
+static const char *const current_keys[] = {
+    "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
+    "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
+    "eligible", "start", "end", "expected_start", "expected_end", "elapsed_s", "time_limit_min",
+    "time_limit_unlimited", "nodes", "node_count", "cpus", "req", "alloc", "gpus", "gpu_types",
+    "requeue_allowed", "slurm", "extra", NULL};
+
 /* The current-fields part of a document (everything but history, runs, seen, ids). */
 static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
-    static const char *const current_keys[] = {
-        "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
-        "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
-        "eligible", "start", "end", "expected_start", "expected_end", "elapsed_s", "time_limit_min",
-        "time_limit_unlimited", "nodes", "node_count", "cpus", "req", "alloc", "gpus", "gpu_types",
-        "requeue_allowed", "slurm", "extra", NULL};
     bool live_squeue = rec->source == SA_SRC_SQUEUE && !sa_job_state_is_final(rec->state.base);
     bool pending = rec->state.base && strcmp(rec->state.base, "PENDING") == 0;
     json_t *alloc;
@@ -264,11 +266,36 @@ static void merge_exit(json_t *doc, const char *key, int rc, int sig, bool relia
     json_object_set_new(doc, key, e);
 }
 
+/*
+ * Exit code of an observation that is not the document's current one: it is stored
+ * only where the document has none, or has an unreliable one and this is reliable.
+ */
+static void fill_exit(json_t *doc, const char *key, int rc, int sig, bool reliable, const char *source)
+{
+    const json_t *old = json_object_get(doc, key);
+
+    if (!old || (reliable && !json_is_true(json_object_get(old, "reliable"))))
+        merge_exit(doc, key, rc, sig, reliable, source);
+}
+
+/* The record's exit codes, as the current observation's (sacct's are never undone by squeue). */
+static void merge_exits(json_t *doc, const sa_job_t *rec)
+{
+    const char *src = sa_source_name(rec->source);
+    merge_exit(doc, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable, src);
+    merge_exit(doc, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable, src);
+}
+
 /* ---- merge keys -------------------------------------------------------------------- */
 
-/* The rank of an observation: (submit, final, sacct, at), compared lexicographically. */
+/*
+ * The rank of an observation: (submit, final, sacct, at, start), compared
+ * lexicographically. start (0 when unknown) ranks the runs that one sacct -D
+ * capture gives of a requeued job (same submit, all final, same at): the last run
+ * is the current one, whatever order the records arrive in.
+ */
 typedef struct {
-    int64_t submit, final, sacct, at;
+    int64_t submit, final, sacct, at, start;
 } merge_key_t;
 
 static merge_key_t record_key(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
@@ -281,14 +308,15 @@ static merge_key_t record_key(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
         k.final = 1;
     k.sacct = rec->source == SA_SRC_SQUEUE ? 0 : 1;
     k.at = ctx->at;
+    k.start = rec->start == SA_UNSET ? 0 : rec->start;
     return k;
 }
 
 static int key_cmp(const merge_key_t *a, const merge_key_t *b)
 {
-    const int64_t av[4] = {a->submit, a->final, a->sacct, a->at};
-    const int64_t bv[4] = {b->submit, b->final, b->sacct, b->at};
-    for (int i = 0; i < 4; i++) {
+    const int64_t av[5] = {a->submit, a->final, a->sacct, a->at, a->start};
+    const int64_t bv[5] = {b->submit, b->final, b->sacct, b->at, b->start};
+    for (int i = 0; i < 5; i++) {
         if (av[i] != bv[i])
             return av[i] < bv[i] ? -1 : 1;
     }
@@ -297,18 +325,19 @@ static int key_cmp(const merge_key_t *a, const merge_key_t *b)
 
 static json_t *key_json(const merge_key_t *k)
 {
-    return json_pack("{s:I, s:I, s:I, s:I}", "submit", (json_int_t)k->submit, "final", (json_int_t)k->final,
-                     "sacct", (json_int_t)k->sacct, "at", (json_int_t)k->at);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "submit", (json_int_t)k->submit, "final", (json_int_t)k->final,
+                     "sacct", (json_int_t)k->sacct, "at", (json_int_t)k->at, "start", (json_int_t)k->start);
 }
 
 static merge_key_t key_from_json(const json_t *o)
 {
-    merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
+    merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
     if (json_is_object(o)) {
         k.submit = get_int(o, "submit");
         k.final = get_int(o, "final");
         k.sacct = get_int(o, "sacct");
         k.at = get_int(o, "at");
+        k.start = get_int(o, "start"); /* SA_UNSET (lowest) in documents of 0.1.0 */
     }
     return k;
 }
@@ -375,12 +404,21 @@ static void entry_union_flags(json_t *e, const json_t *flags)
     sa_strv_clear(&u);
 }
 
-/* -1/0/1 ordering of (at, rank). */
-static int obs_cmp(int64_t at_a, int rank_a, int64_t at_b, int rank_b)
+/*
+ * -1/0/1 ordering of observations by (at, rank, state name): states that share a
+ * time and a rank (two final states from contradicting sources) are ordered by
+ * name, so their order does not depend on which arrived first.
+ */
+static int obs_cmp(int64_t at_a, int rank_a, const char *base_a, int64_t at_b, int rank_b, const char *base_b)
 {
+    int c;
+
     if (at_a != at_b)
         return at_a < at_b ? -1 : 1;
-    return rank_a < rank_b ? -1 : rank_a > rank_b;
+    if (rank_a != rank_b)
+        return rank_a < rank_b ? -1 : 1;
+    c = strcmp(base_a ? base_a : "", base_b ? base_b : "");
+    return c < 0 ? -1 : c > 0;
 }
 
 /*
@@ -426,19 +464,23 @@ static void history_add(json_t *history, const char *base, json_t *flags, const 
     /* pos = first entry ordered after the observation */
     while (pos < n) {
         const json_t *h = json_array_get(history, pos);
-        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), at, rank) > 0)
+        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), get_str(h, "state"), at, rank, base) > 0)
             break;
         pos++;
     }
-    if (pos > 0) {
-        json_t *prev = json_array_get(history, pos - 1);
+    /* already in this state then: the entry just before, or one at the same time and
+     * state (with other transient flags) */
+    for (size_t i = pos; i > 0; i--) {
+        json_t *prev = json_array_get(history, i - 1);
         if (entry_is_state(prev, base, flags)) {
-            /* already in this state then */
             entry_union_flags(prev, flags);
             entry_absorb(prev, reason, at, source);
             json_decref(flags);
             return;
         }
+        if (obs_cmp(get_int(prev, "at"), state_rank(get_str(prev, "state")), get_str(prev, "state"), at, rank,
+                    base) != 0)
+            break;
     }
     if (pos < n) {
         json_t *next = json_array_get(history, pos);
@@ -479,24 +521,67 @@ static bool record_ran(const sa_job_t *rec)
     return rec->nodes != NULL || strcmp(base, "RUNNING") == 0 || rec->alloc.node > 0;
 }
 
+/* One observation of a record: "in state base (flags) at time at". */
+typedef struct {
+    const char *base;
+    json_t *flags; /* owned until history_add steals it; may be NULL */
+    const char *reason;
+    int64_t at;
+} obs_t;
+
+/*
+ * Adds a record's observations to the history in time order (then lifecycle rank):
+ * added in another order (a submit or start time after the snapshot, from clock
+ * skew or a damaged record), one could be absorbed by an entry that a later one
+ * replaces, and the record merged again would add it anew.
+ */
+static void history_add_sorted(json_t *history, obs_t *o, size_t n, const char *src)
+{
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = i; j > 0 && obs_cmp(o[j].at, state_rank(o[j].base), o[j].base, o[j - 1].at,
+                                            state_rank(o[j - 1].base), o[j - 1].base) < 0; j--) {
+            obs_t t = o[j];
+            o[j] = o[j - 1];
+            o[j - 1] = t;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        history_add(history, o[i].base, o[i].flags, o[i].reason, o[i].at, src);
+}
+
 /* The observations one record makes: submit, start, end, and the state at `at`. */
 static void history_add_record(json_t *history, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     const char *src = sa_source_name(rec->source);
     const char *base = rec->state.base;
     bool final = sa_job_state_is_final(base);
+    obs_t o[3];
+    size_t n = 0;
 
     if (rec->submit != SA_UNSET)
-        history_add(history, "PENDING", NULL, NULL, rec->submit, src);
-    if (record_ran(rec))
-        history_add(history, "RUNNING", NULL, NULL, rec->start, src);
+        o[n++] = (obs_t){"PENDING", NULL, NULL, rec->submit};
+    if (record_ran(rec)) {
+        /* a start after the end (clock skew, a damaged record) is taken as the end */
+        int64_t start = final && rec->end != SA_UNSET && rec->start > rec->end ? rec->end : rec->start;
+        o[n++] = (obs_t){"RUNNING", NULL, NULL, start};
+    }
     if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
         /* a flag printed alone (22.05's "COMPLETING" while a job is requeued): it decorates
-         * the state the job was in then, it is not a state of its own */
-        json_t *flags = strv_json(&rec->state.flags);
-        size_t n = json_array_size(history), pos = 0;
-        json_array_append_new(flags, json_string(base));
-        while (pos < n && get_int(json_array_get(history, pos), "at") <= ctx->at)
+         * the state the job was in then, it is not a state of its own. Only transient
+         * flags are added: the others make an entry's identity (entry_is_state), which
+         * must not change once the entry exists, or the same records merged again would
+         * add a second entry. */
+        json_t *flags = json_array();
+        size_t len, pos = 0;
+        history_add_sorted(history, o, n, src);
+        len = json_array_size(history);
+        for (size_t i = 0; i < rec->state.flags.n; i++) {
+            if (flag_is_transient(rec->state.flags.v[i]))
+                json_array_append_new(flags, json_string(rec->state.flags.v[i]));
+        }
+        if (flag_is_transient(base))
+            json_array_append_new(flags, json_string(base));
+        while (pos < len && get_int(json_array_get(history, pos), "at") <= ctx->at)
             pos++;
         if (pos > 0)
             entry_union_flags(json_array_get(history, pos - 1), flags);
@@ -504,9 +589,10 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
         return;
     }
     if (final && record_end(rec) != SA_UNSET)
-        history_add(history, base, strv_json(&rec->state.flags), rec->reason, record_end(rec), src);
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, record_end(rec)};
     else if (!final || rec->source == SA_SRC_SQUEUE)
-        history_add(history, base, strv_json(&rec->state.flags), rec->reason, ctx->at, src);
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, ctx->at};
+    history_add_sorted(history, o, n, src);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */
@@ -759,6 +845,51 @@ static json_t *new_doc(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     return doc;
 }
 
+/* The current fields of doc as canonical text (sorted keys); caller frees. */
+static char *current_text(const json_t *doc)
+{
+    json_t *o = json_object();
+    char *s;
+
+    for (const char *const *k = current_keys; *k; k++) {
+        json_t *v = json_object_get(doc, *k);
+        if (v)
+            json_object_set(o, *k, v);
+    }
+    s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return s;
+}
+
+/*
+ * Two observations of equal rank (two records of one capture with the same submit
+ * and start): the one whose current fields, as canonical text, sort last wins, so
+ * that the result does not depend on which arrived first (only those fields are
+ * compared: the rest of the document changes as records arrive). Replaces *merged
+ * and returns true when rec wins.
+ */
+static bool tie_wins(json_t **merged, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    json_t *cand = json_deep_copy(*merged);
+    char *a, *b;
+    bool wins;
+
+    set_current_fields(cand, rec, ctx);
+    merge_exits(cand, rec);
+    a = current_text(cand);
+    b = current_text(*merged);
+    wins = a && b && strcmp(a, b) > 0;
+    free(a);
+    free(b);
+    if (wins) {
+        json_decref(*merged);
+        *merged = cand;
+    } else {
+        json_decref(cand);
+    }
+    return wins;
+}
+
 bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx, sa_merge_kind_t *kind,
                      json_t **superseded, sa_error_t *error)
 {
@@ -796,12 +927,14 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
     old_key = key_from_json(json_object_get(merged, "_merge"));
     if (!*doc) {
         set_current_fields(merged, rec, ctx);
+        merge_exits(merged, rec);
         json_object_set_new(merged, "_merge", key_json(&key));
     } else if (key_cmp(&key, &old_key) > 0) {
         /* a newer observation; its rank is stored only if it changes something, so a
          * steady poll (same fields, later time) writes nothing */
         json_t *before = json_deep_copy(merged);
         set_current_fields(merged, rec, ctx);
+        merge_exits(merged, rec);
         if (equal_but_volatile(before, merged)) {
             /* only forecasts and scheduler churn moved: keep the document as it was */
             json_decref(merged);
@@ -810,10 +943,13 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
             json_object_set_new(merged, "_merge", key_json(&key));
             json_decref(before);
         }
+    } else if (key_cmp(&key, &old_key) < 0 || !tie_wins(&merged, rec, ctx)) {
+        /* an older observation only fills an exit code the document lacks (or has
+         * only an unreliable one of), so that the arrival order does not matter */
+        fill_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable, sa_source_name(rec->source));
+        fill_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable,
+                  sa_source_name(rec->source));
     }
-    merge_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable, sa_source_name(rec->source));
-    merge_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec->exit_reliable,
-               sa_source_name(rec->source));
     history_add_record(json_object_get(merged, "history"), rec, ctx);
     if (rec->source == SA_SRC_SQUEUE)
         json_object_del(merged, "vanished_at"); /* listed again */
