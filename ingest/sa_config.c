@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sa_vec.h"
 #include "sa_log.h"
 #include "sa_time.h"
 
@@ -387,19 +388,8 @@ static sa_config_entry_t *find_entry(const sa_config_t *cfg, const char *key)
 /* Makes room for `more` new entries. Returns false when out of memory. */
 static bool reserve(sa_config_t *cfg, size_t more)
 {
-    sa_config_entry_t *v;
-    size_t cap;
-
-    if (cfg->n + more <= cfg->cap)
-        return true;
-    cap = cfg->cap ? cfg->cap : 16;
-    while (cap < cfg->n + more)
-        cap *= 2;
-    v = realloc(cfg->v, cap * sizeof *v);
-    if (!v)
+    if (!SA_VEC_GROW(cfg->v, cfg->cap, cfg->n, more, 16))
         return false;
-    cfg->v = v;
-    cfg->cap = cap;
     return true;
 }
 
