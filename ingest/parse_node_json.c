@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_vec.h"
 #include "sa_json.h"
 #include "sa_strings.h"
 
@@ -719,14 +720,8 @@ static sa_node_t *acc_node(sa_sinfo_acc_t *acc, const char *name)
 
     if (pos)
         return acc->nodes[json_integer_value(pos)];
-    if (acc->n == acc->cap) {
-        size_t cap = acc->cap ? acc->cap * 2 : 64;
-        sa_node_t **v = realloc(acc->nodes, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        acc->nodes = v;
-        acc->cap = cap;
-    }
+    if (!SA_VEC_GROW(acc->nodes, acc->cap, acc->n, 1, 64))
+        return NULL;
     node = sa_node_new();
     if (!node)
         return NULL;

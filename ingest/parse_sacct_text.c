@@ -20,6 +20,7 @@
 #include "sa_lines.h"
 #include "sa_parse.h"
 #include "sa_strings.h"
+#include "sa_vec.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -835,16 +836,8 @@ typedef struct {
 
 static bool tline_append(tline_t *t, const char *p, size_t n)
 {
-    if (t->len + n + 1 > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        char *v;
-        while (cap < t->len + n + 1)
-            cap *= 2;
-        if (!(v = realloc(t->s, cap)))
-            return false;
-        t->s = v;
-        t->cap = cap;
-    }
+    if (!SA_VEC_GROW(t->s, t->cap, t->len, n + 1, 256))
+        return false;
     memcpy(t->s + t->len, p, n);
     t->len += n;
     t->s[t->len] = '\0';

@@ -15,6 +15,7 @@
 
 #include <mongoc/mongoc.h>
 
+#include "sa_vec.h"
 #include "sa_bson.h"
 #include "sa_job_schema_json.h"
 #include "sa_mongo.h"
@@ -418,15 +419,10 @@ static bool query_live_ids(sa_archive_t *a, const char *cluster, int64_t **ids, 
         bson_iter_t it;
         if (!bson_iter_init_find(&it, found, "job_id") || !BSON_ITER_HOLDS_NUMBER(&it))
             continue;
-        if (*n == cap) {
-            int64_t *v = realloc(*ids, 2 * cap * sizeof *v);
-            if (!v) {
-                sa_error_nomem(error);
-                ok = false;
-                break;
-            }
-            *ids = v;
-            cap *= 2;
+        if (!SA_VEC_GROW(*ids, cap, *n, 1, 256)) {
+            sa_error_nomem(error);
+            ok = false;
+            break;
         }
         (*ids)[(*n)++] = bson_iter_as_int64(&it);
     }

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sa_vec.h"
 #include "sa_log.h"
 #include "sa_time.h"
 
@@ -203,15 +204,33 @@ static int64_t size_mult(char c)
     }
 }
 
-/* The value quoted for a message: one line, cut at 64 bytes. */
+/*
+ * The value quoted for a message: one line, cut at 64 bytes. A value holding a URI
+ * (a MongoDB URI pasted as the value of another option) is quoted redacted
+ * (sa_redact_uri), so that its password never reaches a message.
+ */
 static const char *quote(const char *s, char *buf, size_t n)
 {
+    if (s && strstr(s, "://")) {
+        char *r = sa_redact_uri(s);
+        sa_error_quote(r ? r : "***", 64, buf, n);
+        free(r);
+        return buf;
+    }
     return sa_error_quote(s, 64, buf, n);
 }
 
 bool sa_parse_duration(const char *s, int64_t *seconds, sa_error_t *error)
 {
-    return sa_time_parse_duration(s, seconds, error); /* schema/sa_time.h: the one duration parser */
+    char q[160];
+    /* schema/sa_time.h: the one duration parser; its message quotes the value, which
+     * must not show a URI's password when one was pasted in the wrong place */
+    if (sa_time_parse_duration(s, seconds, error))
+        return true;
+    if (s && strstr(s, "://"))
+        sa_error_set(error, SA_ERR_USAGE, 0, "invalid duration '%s' (use 90, 90s, 15m, 1h, 2d or 1w)",
+                     quote(s, q, sizeof q));
+    return false;
 }
 
 bool sa_parse_size(const char *s, int64_t *bytes, sa_error_t *error)
@@ -369,19 +388,8 @@ static sa_config_entry_t *find_entry(const sa_config_t *cfg, const char *key)
 /* Makes room for `more` new entries. Returns false when out of memory. */
 static bool reserve(sa_config_t *cfg, size_t more)
 {
-    sa_config_entry_t *v;
-    size_t cap;
-
-    if (cfg->n + more <= cfg->cap)
-        return true;
-    cap = cfg->cap ? cfg->cap : 16;
-    while (cap < cfg->n + more)
-        cap *= 2;
-    v = realloc(cfg->v, cap * sizeof *v);
-    if (!v)
+    if (!SA_VEC_GROW(cfg->v, cfg->cap, cfg->n, more, 16))
         return false;
-    cfg->v = v;
-    cfg->cap = cap;
     return true;
 }
 

@@ -2,10 +2,12 @@
  * sa_ingest.c - one snapshot: parse, set aside, time series, jobs (see sa_ingest.h).
  */
 #define _GNU_SOURCE /* asprintf */
+#include "sa_vec.h"
 #include "sa_ingest.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,24 +68,10 @@ typedef struct {
     size_t n, cap;
 } idvec_t;
 
-/* Grows *v (elements of size sz) to hold one more; false on out of memory. */
-static bool vec_reserve(void **v, size_t *cap, size_t n, size_t sz)
-{
-    void *nv;
-    size_t ncap;
-    if (n < *cap)
-        return true;
-    ncap = *cap ? *cap * 2 : 256;
-    if (!(nv = realloc(*v, ncap * sz)))
-        return false;
-    *v = nv;
-    *cap = ncap;
-    return true;
-}
 
 static bool ids_push(idvec_t *ids, int64_t id)
 {
-    if (!vec_reserve((void **)&ids->v, &ids->cap, ids->n, sizeof *ids->v))
+    if (!SA_VEC_GROW(ids->v, ids->cap, ids->n, 1, 256))
         return false;
     ids->v[ids->n++] = id;
     return true;
@@ -115,7 +103,7 @@ static bool ids_has(const idvec_t *ids, int64_t id)
 
 static bool jobs_push(jobvec_t *jv, sa_job_t *job)
 {
-    if (!vec_reserve((void **)&jv->v, &jv->cap, jv->n, sizeof *jv->v))
+    if (!SA_VEC_GROW(jv->v, jv->cap, jv->n, 1, 256))
         return false;
     if (!(jv->v[jv->n] = sa_job_steal(job)))
         return false;
@@ -134,28 +122,16 @@ static void jobs_clear(jobvec_t *jv)
 /* ---- records set aside ---------------------------------------------------------------- */
 
 typedef struct {
-    char *buf;
-    size_t len, cap;
+    sa_buf_t text;     /* what is kept: a "### why" line, then the raw record (up to ASIDE_MAX bytes in all) */
     size_t count, repaired, logged;
     const char *input; /* its file, for log lines */
 } aside_t;
 
 static bool aside_append(aside_t *a, const char *p, size_t n)
 {
-    if (a->len + n + 1 > a->cap) {
-        size_t cap = a->cap ? a->cap : 4096;
-        char *b;
-        while (cap < a->len + n + 1)
-            cap *= 2;
-        if (!(b = realloc(a->buf, cap)))
-            return false;
-        a->buf = b;
-        a->cap = cap;
-    }
-    memcpy(a->buf + a->len, p, n);
-    a->len += n;
-    a->buf[a->len] = '\0';
-    return true;
+    if (!a->text.cap)
+        sa_buf_init(&a->text, SIZE_MAX);
+    return sa_buf_append(&a->text, p, n);
 }
 
 /* The parsers' set-aside callback: logs, counts and keeps the raw text. */
@@ -171,7 +147,7 @@ static bool aside_add(aside_t *a, const char *raw, size_t len, const char *why, 
         sa_log(SA_LOG_WARN, "%s: %s: %s", a->input, why, kept ? "repaired and kept" : "record set aside");
     hn = snprintf(head, sizeof head, "### %s: %s (%zu bytes)\n", kept ? "repaired" : "set aside", why, len);
     if (hn < 0 || !aside_append(a, head, (size_t)hn) ||
-        !aside_append(a, raw, a->len + len <= ASIDE_MAX ? len : 0) || !aside_append(a, "\n", 1)) {
+        !aside_append(a, raw, a->text.len + len <= ASIDE_MAX ? len : 0) || !aside_append(a, "\n", 1)) {
         sa_error_nomem(error);
         return false;
     }
@@ -183,7 +159,7 @@ static bool aside_save(const aside_t *a, const char *dir, int64_t at, sa_input_k
 {
     char ts[32], *path = NULL;
     bool ok;
-    if (!dir || a->len == 0)
+    if (!dir || a->text.len == 0)
         return true;
     sa_spool_format_at(at, ts, sizeof ts);
     if (!sa_private_dir(dir, "set-aside directory", error))
@@ -192,7 +168,7 @@ static bool aside_save(const aside_t *a, const char *dir, int64_t at, sa_input_k
         sa_error_nomem(error);
         return false;
     }
-    ok = sa_write_file_atomic(path, a->buf, a->len, 0640, error);
+    ok = sa_write_file_atomic(path, a->text.data, a->text.len, 0640, error);
     free(path);
     return ok;
 }
@@ -302,7 +278,7 @@ oom:
 static bool p1_node(sa_node_t *node, void *vctx, sa_error_t *error)
 {
     pass_t *p = vctx;
-    if (!vec_reserve((void **)&p->nodes, &p->nodes_cap, p->nnodes, sizeof *p->nodes) ||
+    if (!SA_VEC_GROW(p->nodes, p->nodes_cap, p->nnodes, 1, 256) ||
         !(p->nodes[p->nnodes] = sa_node_steal(node))) {
         sa_error_nomem(error);
         return false;
@@ -320,7 +296,7 @@ static void pass_clear(pass_t *p)
     for (size_t i = 0; i < p->nnodes; i++)
         sa_node_destroy(p->nodes[i]);
     free(p->nodes);
-    free(p->aside.buf);
+    sa_buf_clear(&p->aside.text);
     memset(p, 0, sizeof *p);
 }
 
@@ -405,38 +381,35 @@ refused:
 static bool parse_sdiag(const char *path, sa_sdiag_t *sd, sa_error_t *error)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    sa_buf_t buf;
+    char chunk[65536];
     bool ok = false;
 
     if (fd < 0) {
         sa_error_set(error, SA_ERR_IO, errno, "%s: %s", path, strerror(errno));
         return false;
     }
+    sa_buf_init(&buf, SDIAG_MAX);
     for (;;) {
-        ssize_t n;
-        if (len == cap) {
-            char *b;
-            cap = cap ? cap * 2 : 65536;
-            if (cap > SDIAG_MAX || !(b = realloc(buf, cap))) {
-                sa_error_set(error, SA_ERR_INPUT, 0, "%s: sdiag output larger than 64 MiB", path);
-                goto done;
-            }
-            buf = b;
-        }
-        n = read(fd, buf + len, cap - len);
+        ssize_t n = read(fd, chunk, sizeof chunk);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
-        len += (size_t)n;
+        if (!sa_buf_append(&buf, chunk, (size_t)n)) {
+            if (errno == ENOMEM)
+                sa_error_nomem(error);
+            else
+                sa_error_set(error, SA_ERR_INPUT, 0, "%s: sdiag output larger than 64 MiB", path);
+            goto done;
+        }
     }
-    ok = sa_sdiag_parse_json(buf, len, sd, error);
+    ok = sa_sdiag_parse_json(buf.data ? buf.data : "", buf.len, sd, error);
     if (!ok)
         sa_error_prefix(error, "%s", path);
 done:
     close(fd);
-    free(buf);
+    sa_buf_clear(&buf);
     return ok;
 }
 
@@ -514,7 +487,7 @@ static bool write_kept(writer_t *w, jobvec_t *kept, sa_error_t *error)
         if (w->batch.n >= JOB_BATCH && w->batch.v[w->batch.n - 1]->job_id != kept->v[i]->job_id &&
             !writer_flush(w, error))
             return false;
-        if (!vec_reserve((void **)&w->batch.v, &w->batch.cap, w->batch.n, sizeof *w->batch.v)) {
+        if (!SA_VEC_GROW(w->batch.v, w->batch.cap, w->batch.n, 1, 256)) {
             sa_error_nomem(error);
             return false;
         }

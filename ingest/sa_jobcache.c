@@ -1,6 +1,7 @@
 /*
  * sa_jobcache.c - the per-cluster cache of merged record digests (see sa_jobcache.h).
  */
+#include "sa_vec.h"
 #include "sa_jobcache.h"
 
 #include <errno.h>
@@ -292,15 +293,10 @@ bool sa_jobcache_live_ids(sa_jobcache_t *c, int64_t **ids, size_t *n, sa_error_t
         return false;
     }
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-        if (*n == cap) {
-            int64_t *v = realloc(*ids, 2 * cap * sizeof *v);
-            if (!v) {
-                sqlite3_reset(st);
-                sa_error_nomem(error);
-                return false;
-            }
-            *ids = v;
-            cap *= 2;
+        if (!SA_VEC_GROW(*ids, cap, *n, 1, 1024)) {
+            sqlite3_reset(st);
+            sa_error_nomem(error);
+            return false;
         }
         (*ids)[(*n)++] = sqlite3_column_int64(st, 0);
     }

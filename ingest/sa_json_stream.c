@@ -43,6 +43,7 @@
 /* A record nested deeper is decoded whole: jansson counts depth from the value it
  * starts at (and stops at 2048), so members are decoded one by one only well below. */
 #define SPLIT_MAX_DEPTH 1024
+#define STREAM_SLACK 16 /* a decoding error this close to the end of the buffer waits for more input */
 
 /* ---- readers ------------------------------------------------------------------ */
 
@@ -486,7 +487,11 @@ static json_t *stream_value(stream_t *s, sa_json_memo_t *memo, sa_error_t *error
             s->pos += (size_t)jerr.position;
             return v;
         }
-        if (!v && (size_t)jerr.position < avail && !strstr(jerr.text, "premature end of input")) {
+        /* an error near the end of what is buffered may be jansson meeting that end (a
+         * NUL byte reads as one): decided only with more input, so that the message
+         * does not depend on how the input was cut into reads */
+        if (!v && ((size_t)jerr.position + STREAM_SLACK < avail || (s->eof && (size_t)jerr.position < avail)) &&
+            !strstr(jerr.text, "premature end of input")) {
             sa_error_set(error, SA_ERR_INPUT, 0, "invalid JSON at byte %zu: %s",
                          stream_offset(s) + (size_t)jerr.position, jerr.text);
             return NULL;
@@ -497,8 +502,13 @@ static json_t *stream_value(stream_t *s, sa_json_memo_t *memo, sa_error_t *error
                          s->consumed + s->len);
             return NULL;
         }
-        if (!stream_fill(s, error))
-            return NULL;
+        /* read until the bytes at hand at least double before decoding again: a reader
+         * that gives a few bytes a call (a slow pipe) would otherwise make the decoding
+         * of one value quadratic in its size */
+        for (size_t want = 2 * avail + 1; !s->eof && s->len - s->pos < want;) {
+            if (!stream_fill(s, error))
+                return NULL;
+        }
     }
 }
 

@@ -2,6 +2,7 @@
  * sa_lines.c - reading text one line at a time from an sa_reader_t (see sa_lines.h).
  */
 #include "sa_lines.h"
+#include "sa_vec.h"
 
 #include <errno.h>
 #include <stdint.h>
@@ -36,20 +37,9 @@ static bool lines_append(sa_lines_t *L, const char *p, size_t n, sa_error_t *err
             return false;
         }
     }
-    if (L->line_len + n + 1 > L->line_cap) {
-        size_t cap = L->line_cap ? L->line_cap * 2 : 256;
-        char *v;
-        while (cap < L->line_len + n + 1)
-            cap *= 2;
-        if (cap > SA_LINES_CAP + 1)
-            cap = SA_LINES_CAP + 1;
-        v = realloc(L->line, cap);
-        if (!v) {
-            sa_error_nomem(error);
-            return false;
-        }
-        L->line = v;
-        L->line_cap = cap;
+    if (!SA_VEC_GROW(L->line, L->line_cap, L->line_len, n + 1, 256)) {
+        sa_error_nomem(error);
+        return false;
     }
     memcpy(L->line + L->line_len, p, n);
     L->line_len += n;

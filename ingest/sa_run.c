@@ -699,6 +699,27 @@ static bool run_init(run_t *r, const sa_run_opts_t *o, sa_error_t *error)
     return true;
 }
 
+/*
+ * What every entry point does first: the run's state, its directories (private),
+ * the cluster's lock. NULL (nothing held) on failure.
+ */
+static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_error_t *error)
+{
+    sa_lock_t *lock = NULL;
+    int64_t s0, s1, s2;
+
+    if (!run_init(r, o, error))
+        return NULL;
+    /* what can be refused is refused before any Slurm command runs */
+    if ((!spool || sacct_window(r, &s0, &s1, &s2, error)) && check_dirs(r->c, spool, error))
+        lock = take_lock(r->c, error);
+    if (!lock) {
+        free(r->setaside_dir);
+        sa_ingest_stats_clear(&r->st);
+    }
+    return lock;
+}
+
 /* ---- entry points ---------------------------------------------------------------------------- */
 
 sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
@@ -706,21 +727,15 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
     run_t r;
     sa_lock_t *lock;
     bool files_mode = false, cache_rebuilt;
-    int64_t sacct_end = SA_UNSET, s0, s1, s2;
+    int64_t sacct_end = SA_UNSET;
     time_t started = time(NULL);
     sa_error_t err;
     sa_run_result_t result;
 
     for (int k = 0; k < SA_IN_COUNT; k++)
         files_mode = files_mode || o->files[k];
-    if (!run_init(&r, o, error))
+    if (!(lock = run_begin(&r, o, true, error)))
         return SA_RUN_FAILED;
-    /* what can be refused is refused before any Slurm command runs */
-    if (!sacct_window(&r, &s0, &s1, &s2, error) || !check_dirs(r.c, true, error) || !(lock = take_lock(r.c, error))) {
-        free(r.setaside_dir);
-        sa_ingest_stats_clear(&r.st);
-        return SA_RUN_FAILED;
-    }
     open_stores(&r, &cache_rebuilt);
     /* capture and keep; a failure here still lands what the spool holds */
     if (!take_snapshot(&r, files_mode, &sacct_end, &err))
@@ -744,13 +759,8 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
     sa_error_t err;
     sa_run_result_t result;
 
-    if (!run_init(&r, o, error))
+    if (!(lock = run_begin(&r, o, false, error)))
         return SA_RUN_FAILED;
-    if (!check_dirs(r.c, false, error) || !(lock = take_lock(r.c, error))) {
-        free(r.setaside_dir);
-        sa_ingest_stats_clear(&r.st);
-        return SA_RUN_FAILED;
-    }
     free(r.setaside_dir);
     r.setaside_dir = NULL; /* a replay keeps nothing new: what it would set aside, the archive has */
     open_stores(&r, &cache_rebuilt);
@@ -773,13 +783,8 @@ sa_run_result_t sa_run_migrate(const sa_run_opts_t *o, sa_error_t *error)
     time_t started = time(NULL);
     sa_run_result_t result;
 
-    if (!run_init(&r, o, error))
+    if (!(lock = run_begin(&r, o, false, error)))
         return SA_RUN_FAILED;
-    if (!check_dirs(r.c, false, error) || !(lock = take_lock(r.c, error))) {
-        free(r.setaside_dir);
-        sa_ingest_stats_clear(&r.st);
-        return SA_RUN_FAILED;
-    }
     open_stores(&r, &cache_rebuilt); /* migrates, then checks the cache */
     if (!r.archive && r.failure.domain == SA_ERR_NONE)
         sa_error_set(&r.failure, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing migrated");

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sa_vec.h"
 #include "sa_fsutil.h"
 #include "sa_log.h"
 #include "sa_spool.h"
@@ -456,15 +457,10 @@ static bool add_legacy(const char *dir, const char *cluster, const char *cdir, s
         int k;
         if (*n == 0 || !(*v)[*n - 1].legacy || (*v)[*n - 1].at != e[i].at) {
             char ts[32];
-            if (*n == *cap) {
-                sa_snapdir_t *nv = realloc(*v, (*cap ? *cap * 2 : 16) * sizeof *nv);
-                if (!nv) {
-                    sa_spool_entries_free(e, ne);
-                    sa_error_nomem(error);
-                    return false;
-                }
-                *v = nv;
-                *cap = *cap ? *cap * 2 : 16;
+            if (!SA_VEC_GROW(*v, *cap, *n, 1, 16)) {
+                sa_spool_entries_free(e, ne);
+                sa_error_nomem(error);
+                return false;
             }
             s = &(*v)[(*n)++];
             memset(s, 0, sizeof *s);
@@ -527,14 +523,9 @@ bool sa_snapdir_list(const char *dir, const char *cluster, sa_snapdir_t **out, s
             sa_log(SA_LOG_WARN, "%s/%s: belongs to another user: skipped, never read", cdir, de->d_name);
             continue;
         }
-        if (n == cap) {
-            sa_snapdir_t *nv = realloc(v, (cap ? cap * 2 : 16) * sizeof *nv);
-            if (!nv) {
-                sa_error_nomem(error);
-                goto done;
-            }
-            v = nv;
-            cap = cap ? cap * 2 : 16;
+        if (!SA_VEC_GROW(v, cap, n, 1, 16)) {
+            sa_error_nomem(error);
+            goto done;
         }
         if (!load_dir(cdir, de->d_name, at, &v[n], error))
             goto done;

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 
 #include "sa_spool.h"
+#include "sa_vec.h"
 #include "sa_fsutil.h"
 #include "sa_model.h"
 
@@ -344,15 +345,9 @@ bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entr
             continue;
         if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
             continue; /* vanished, or not a plain file */
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            sa_spool_entry_t *nv = realloc(v, ncap * sizeof *nv);
-            if (!nv) {
-                sa_error_nomem(error);
-                goto done;
-            }
-            v = nv;
-            cap = ncap;
+        if (!SA_VEC_GROW(v, cap, len, 1, 16)) {
+            sa_error_nomem(error);
+            goto done;
         }
         if (!(v[len].path = str_printf("%s/%s", cdir, de->d_name))) {
             sa_error_nomem(error);

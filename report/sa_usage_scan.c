@@ -27,6 +27,7 @@
 
 #include "sa_jobview.h"
 #include "sa_nodegpu.h"
+#include "sa_vec.h"
 
 #define FIND_BATCH 10000 /* documents per reply batch (the server caps a batch at 16 MiB) */
 #define DEFER_BATCH 1000 /* ids per $in query of the second pass */
@@ -125,14 +126,8 @@ static bool collect_runs(scan_t *sc, size_t *n, sa_error_t *error)
     for (size_t i = 0; i < j->nruns; i++) {
         if (j->runs[i].start == SA_UNSET)
             continue;
-        if (*n == sc->runcap) {
-            size_t cap = sc->runcap ? sc->runcap * 2 : 8;
-            run_t *v = realloc(sc->runs, cap * sizeof *v);
-            if (!v)
-                return oom(error);
-            sc->runs = v;
-            sc->runcap = cap;
-        }
+        if (!SA_VEC_GROW(sc->runs, sc->runcap, *n, 1, 8))
+            return oom(error);
         sc->runs[*n].v = &j->runs[i];
         sc->runs[*n].start = j->runs[i].start;
         sc->runs[(*n)++].end = j->runs[i].end;
@@ -195,14 +190,8 @@ static bool run_end(const scan_t *sc, size_t i, size_t n, int64_t as_of, bool ha
 /* Puts a document aside, to be read again with its history (keeps a copy of its _id). */
 static bool defer(scan_t *sc, int coll, const bson_value_t *id, sa_error_t *error)
 {
-    if (sc->ndef[coll] == sc->defcap[coll]) {
-        size_t cap = sc->defcap[coll] ? sc->defcap[coll] * 2 : 64;
-        bson_value_t *v = realloc(sc->def[coll], cap * sizeof *v);
-        if (!v)
-            return oom(error);
-        sc->def[coll] = v;
-        sc->defcap[coll] = cap;
-    }
+    if (!SA_VEC_GROW(sc->def[coll], sc->defcap[coll], sc->ndef[coll], 1, 64))
+        return oom(error);
     bson_value_copy(id, &sc->def[coll][sc->ndef[coll]++]);
     return true;
 }

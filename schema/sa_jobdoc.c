@@ -133,15 +133,17 @@ static int64_t record_end(const sa_job_t *rec)
     return SA_UNSET;
 }
 
+/* The members of a document that the current observation sets. */
+static const char *const current_keys[] = {
+    "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
+    "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
+    "eligible", "start", "end", "expected_start", "expected_end", "elapsed_s", "time_limit_min",
+    "time_limit_unlimited", "nodes", "node_count", "cpus", "req", "alloc", "gpus", "gpu_types",
+    "requeue_allowed", "slurm", "extra", NULL};
+
 /* The current-fields part of a document (everything but history, runs, seen, ids). */
 static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
-    static const char *const current_keys[] = {
-        "job_id_display", "array", "het", "user", "user_id", "group", "group_id", "account", "partition", "qos",
-        "name", "reservation", "wckey", "state", "state_flags", "reason", "state_description", "submit",
-        "eligible", "start", "end", "expected_start", "expected_end", "elapsed_s", "time_limit_min",
-        "time_limit_unlimited", "nodes", "node_count", "cpus", "req", "alloc", "gpus", "gpu_types",
-        "requeue_allowed", "slurm", "extra", NULL};
     bool live_squeue = rec->source == SA_SRC_SQUEUE && !sa_job_state_is_final(rec->state.base);
     bool pending = rec->state.base && strcmp(rec->state.base, "PENDING") == 0;
     json_t *alloc;
@@ -271,8 +273,14 @@ static bool same_code(const json_t *a, const json_t *b)
     return true;
 }
 
-/* The rank of a job-level exit code: (reliable, from sacct, submit, at). */
-static void exit_rank(const json_t *e, int64_t r[4])
+#define EXIT_RANK 7
+
+/*
+ * The rank of a job-level exit code: (reliable, from sacct, submit, at, start, code,
+ * signal). start orders the runs of one sacct -D capture (same submit and at); code and
+ * signal break what is left of a tie, so that no order of arrival decides.
+ */
+static void exit_rank(const json_t *e, int64_t r[EXIT_RANK])
 {
     const json_t *k = json_object_get(e, "_key");
     const char *src = get_str(e, "source");
@@ -280,36 +288,42 @@ static void exit_rank(const json_t *e, int64_t r[4])
     r[1] = src && strcmp(src, "squeue") != 0;
     r[2] = get_int(k, "submit");
     r[3] = get_int(k, "at");
+    r[4] = get_int(k, "start");
+    r[5] = get_int(e, "code");
+    r[6] = get_int(e, "signal");
 }
 
 /*
  * The job's exit code or derived exit code (key "exit" / "derived_exit"): how the job
  * ended, so from final records only (a running job's "0" says nothing), the one of the
- * greatest rank (reliable, sacct, submit, at): a reliable code beats an unreliable one
- * (sacct JSON <= v0.0.39 reports SUCCESS/0 for every job), sacct's beats squeue's (a stale
- * snapshot never undoes it), a later incarnation's (a requeue) an earlier one's, a later
- * observation an earlier. "_key" {submit, at} keeps the rank; the same code seen again
- * later keeps the stored one, so a steady poll changes nothing.
+ * greatest rank (exit_rank): a reliable code beats an unreliable one (sacct JSON <=
+ * v0.0.39 reports SUCCESS/0 for every job), sacct's beats squeue's (a stale snapshot
+ * never undoes it), a later incarnation's (a requeue) an earlier one's, a later
+ * observation an earlier. "_key" {submit, at, start} keeps the rank; the same code of
+ * the same incarnation seen again later keeps the stored one, so a steady poll changes
+ * nothing.
  */
 static void merge_job_exit(json_t *doc, const char *key, int rc, int sig, const sa_job_t *rec,
                            const sa_obs_ctx_t *ctx)
 {
     json_t *old = json_object_get(doc, key), *e;
-    int64_t a[4], b[4];
+    int64_t a[EXIT_RANK], b[EXIT_RANK];
     int cmp = 0;
 
     if (!sa_job_state_is_final(rec->state.base) || !(e = exit_json(rc, sig, rec->exit_reliable)))
         return;
     json_object_set_new(e, "source", json_string(sa_source_name(rec->source)));
-    json_object_set_new(e, "_key", json_pack("{s:I, s:I}", "submit", (json_int_t)(rec->submit == SA_UNSET ? 0 : rec->submit),
-                                             "at", (json_int_t)ctx->at));
+    json_object_set_new(e, "_key", json_pack("{s:I, s:I, s:I}", "submit",
+                                             (json_int_t)(rec->submit == SA_UNSET ? 0 : rec->submit), "at",
+                                             (json_int_t)ctx->at, "start",
+                                             (json_int_t)(rec->start == SA_UNSET ? 0 : rec->start)));
     if (old) {
         exit_rank(e, a);
         exit_rank(old, b);
-        for (int i = 0; i < 4 && !cmp; i++)
+        for (int i = 0; i < EXIT_RANK && !cmp; i++)
             cmp = a[i] == b[i] ? 0 : a[i] < b[i] ? -1 : 1;
     }
-    if (old && (cmp <= 0 || (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && same_code(e, old)))) {
+    if (old && (cmp <= 0 || (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[4] == b[4] && same_code(e, old)))) {
         json_decref(e); /* a lower rank, or the same code seen again later */
         return;
     }
@@ -318,9 +332,14 @@ static void merge_job_exit(json_t *doc, const char *key, int rc, int sig, const 
 
 /* ---- merge keys -------------------------------------------------------------------- */
 
-/* The rank of an observation: (submit, final, sacct, at), compared lexicographically. */
+/*
+ * The rank of an observation: (submit, final, sacct, at, start), compared
+ * lexicographically. start (0 when unknown) ranks the runs that one sacct -D
+ * capture gives of a requeued job (same submit, all final, same at): the last run
+ * is the current one, whatever order the records arrive in.
+ */
 typedef struct {
-    int64_t submit, final, sacct, at;
+    int64_t submit, final, sacct, at, start;
 } merge_key_t;
 
 static merge_key_t record_key(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
@@ -333,14 +352,15 @@ static merge_key_t record_key(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
         k.final = 1;
     k.sacct = rec->source == SA_SRC_SQUEUE ? 0 : 1;
     k.at = ctx->at;
+    k.start = rec->start == SA_UNSET ? 0 : rec->start;
     return k;
 }
 
 static int key_cmp(const merge_key_t *a, const merge_key_t *b)
 {
-    const int64_t av[4] = {a->submit, a->final, a->sacct, a->at};
-    const int64_t bv[4] = {b->submit, b->final, b->sacct, b->at};
-    for (int i = 0; i < 4; i++) {
+    const int64_t av[5] = {a->submit, a->final, a->sacct, a->at, a->start};
+    const int64_t bv[5] = {b->submit, b->final, b->sacct, b->at, b->start};
+    for (int i = 0; i < 5; i++) {
         if (av[i] != bv[i])
             return av[i] < bv[i] ? -1 : 1;
     }
@@ -349,18 +369,19 @@ static int key_cmp(const merge_key_t *a, const merge_key_t *b)
 
 static json_t *key_json(const merge_key_t *k)
 {
-    return json_pack("{s:I, s:I, s:I, s:I}", "submit", (json_int_t)k->submit, "final", (json_int_t)k->final,
-                     "sacct", (json_int_t)k->sacct, "at", (json_int_t)k->at);
+    return json_pack("{s:I, s:I, s:I, s:I, s:I}", "submit", (json_int_t)k->submit, "final", (json_int_t)k->final,
+                     "sacct", (json_int_t)k->sacct, "at", (json_int_t)k->at, "start", (json_int_t)k->start);
 }
 
 static merge_key_t key_from_json(const json_t *o)
 {
-    merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
+    merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
     if (json_is_object(o)) {
         k.submit = get_int(o, "submit");
         k.final = get_int(o, "final");
         k.sacct = get_int(o, "sacct");
         k.at = get_int(o, "at");
+        k.start = get_int(o, "start"); /* SA_UNSET (lowest) in documents of 0.1.0 */
     }
     return k;
 }
@@ -427,12 +448,21 @@ static void entry_union_flags(json_t *e, const json_t *flags)
     sa_strv_clear(&u);
 }
 
-/* -1/0/1 ordering of (at, rank). */
-static int obs_cmp(int64_t at_a, int rank_a, int64_t at_b, int rank_b)
+/*
+ * -1/0/1 ordering of observations by (at, rank, state name): states that share a
+ * time and a rank (two final states from contradicting sources) are ordered by
+ * name, so their order does not depend on which arrived first.
+ */
+static int obs_cmp(int64_t at_a, int rank_a, const char *base_a, int64_t at_b, int rank_b, const char *base_b)
 {
+    int c;
+
     if (at_a != at_b)
         return at_a < at_b ? -1 : 1;
-    return rank_a < rank_b ? -1 : rank_a > rank_b;
+    if (rank_a != rank_b)
+        return rank_a < rank_b ? -1 : 1;
+    c = strcmp(base_a ? base_a : "", base_b ? base_b : "");
+    return c < 0 ? -1 : c > 0;
 }
 
 /*
@@ -533,23 +563,29 @@ static void history_add(json_t *history, obs_t *o)
     /* pos = first entry ordered after the observation */
     while (pos < n) {
         const json_t *h = json_array_get(history, pos);
-        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), o->at, rank) > 0)
+        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), get_str(h, "state"), o->at, rank, o->base) >
+            0)
             break;
         pos++;
     }
-    if (pos > 0) {
-        json_t *prev = json_array_get(history, pos - 1);
+    /* already in this state then: the entry just before, or one at the same time and
+     * state (with other transient flags) */
+    for (size_t i = pos; i > 0; i--) {
+        json_t *prev = json_array_get(history, i - 1);
         if (entry_is_state(prev, o->base, o->flags) && obs_continues(prev, o)) {
-            /* already in this state then */
             entry_union_flags(prev, o->flags);
             if (o->exact && get_int(prev, "at") == o->at)
                 entry_set_exact(prev, true);
             entry_absorb(prev, o->reason, o->at, o->source);
             goto done;
         }
-        if (!o->exact && !state_is_terminal(o->base) && state_is_terminal(get_str(prev, "state")))
-            goto done;
+        if (obs_cmp(get_int(prev, "at"), state_rank(get_str(prev, "state")), get_str(prev, "state"), o->at, rank,
+                    o->base) != 0)
+            break;
     }
+    if (pos > 0 && !o->exact && !state_is_terminal(o->base) &&
+        state_is_terminal(get_str(json_array_get(history, pos - 1), "state")))
+        goto done;
     if (pos < n) {
         json_t *next = json_array_get(history, pos);
         if (entry_is_state(next, o->base, o->flags) && (!entry_exact(next) || state_is_terminal(o->base))) {
@@ -595,34 +631,52 @@ static bool record_ran(const sa_job_t *rec)
     return rec->nodes != NULL || strcmp(base, "RUNNING") == 0 || rec->alloc.node > 0;
 }
 
-/* The observations one record makes: submit, start, end, and the state at `at`. */
+/*
+ * Adds a record's observations to the history in time order (then lifecycle rank):
+ * added in another order (a submit or start time after the snapshot, from clock
+ * skew or a damaged record), one could be absorbed by an entry that a later one
+ * replaces, and the record merged again would add it anew.
+ */
+static void history_add_sorted(json_t *history, obs_t *o, size_t n)
+{
+    for (size_t i = 1; i < n; i++) {
+        for (size_t j = i; j > 0 && obs_cmp(o[j].at, state_rank(o[j].base), o[j].base, o[j - 1].at,
+                                            state_rank(o[j - 1].base), o[j - 1].base) < 0; j--) {
+            obs_t t = o[j];
+            o[j] = o[j - 1];
+            o[j - 1] = t;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        history_add(history, &o[i]);
+}
+
+/* The observations one record makes: submit, start, end (exact), and the state at `at` (seen). */
 static void history_add_record(json_t *history, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     const char *src = sa_source_name(rec->source);
     const char *base = rec->state.base;
     bool final = sa_job_state_is_final(base);
+    obs_t o[3];
+    size_t n = 0;
 
-    if (rec->submit != SA_UNSET) {
-        obs_t o = {"PENDING", NULL, NULL, rec->submit, true, src};
-        history_add(history, &o);
-    }
+    if (rec->submit != SA_UNSET)
+        o[n++] = (obs_t){"PENDING", NULL, NULL, rec->submit, true, src};
     if (record_ran(rec)) {
-        obs_t o = {"RUNNING", NULL, NULL, rec->start, true, src};
-        history_add(history, &o);
+        /* a start after the end (clock skew, a damaged record) is taken as the end */
+        int64_t start = final && rec->end != SA_UNSET && rec->start > rec->end ? rec->end : rec->start;
+        o[n++] = (obs_t){"RUNNING", NULL, NULL, start, true, src};
     }
     if (base && !sa_job_base_is_known(base) && strcmp(base, "REQUEUED") != 0) {
         /* a flag printed alone (22.05's "COMPLETING" as a job ends or is requeued) says which
          * phase, not which state: the entry it would decorate (RUNNING, or the end that
-         * follows) depends on which records came first, so it adds nothing */
-        return;
-    }
-    if (final && record_end(rec) != SA_UNSET) {
-        obs_t o = {base, strv_json(&rec->state.flags), rec->reason, record_end(rec), true, src};
-        history_add(history, &o);
+         * follows) depends on which records came first, so it adds nothing more */
+    } else if (final && record_end(rec) != SA_UNSET) {
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, record_end(rec), true, src};
     } else if (!final || rec->source == SA_SRC_SQUEUE) {
-        obs_t o = {base, strv_json(&rec->state.flags), rec->reason, ctx->at, false, src};
-        history_add(history, &o);
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, ctx->at, false, src};
     }
+    history_add_sorted(history, o, n);
 }
 
 /* ---- runs -------------------------------------------------------------------------------- */
@@ -906,6 +960,50 @@ static json_t *new_doc(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     return doc;
 }
 
+/* The current fields of doc as canonical text (sorted keys); caller frees. */
+static char *current_text(const json_t *doc)
+{
+    json_t *o = json_object();
+    char *s;
+
+    for (const char *const *k = current_keys; *k; k++) {
+        json_t *v = json_object_get(doc, *k);
+        if (v)
+            json_object_set(o, *k, v);
+    }
+    s = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+    json_decref(o);
+    return s;
+}
+
+/*
+ * Two observations of equal rank (two records of one capture with the same submit
+ * and start): the one whose current fields, as canonical text, sort last wins, so
+ * that the result does not depend on which arrived first (only those fields are
+ * compared: the rest of the document changes as records arrive). Replaces *merged
+ * and returns true when rec wins.
+ */
+static bool tie_wins(json_t **merged, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
+{
+    json_t *cand = json_deep_copy(*merged);
+    char *a, *b;
+    bool wins;
+
+    set_current_fields(cand, rec, ctx);
+    a = current_text(cand);
+    b = current_text(*merged);
+    wins = a && b && strcmp(a, b) > 0;
+    free(a);
+    free(b);
+    if (wins) {
+        json_decref(*merged);
+        *merged = cand;
+    } else {
+        json_decref(cand);
+    }
+    return wins;
+}
+
 bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx, sa_merge_kind_t *kind,
                      json_t **superseded, sa_error_t *error)
 {
@@ -957,6 +1055,8 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
             json_object_set_new(merged, "_merge", key_json(&key));
             json_decref(before);
         }
+    } else if (key_cmp(&key, &old_key) == 0) {
+        tie_wins(&merged, rec, ctx);
     }
     merge_job_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec, ctx);
     merge_job_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec, ctx);

@@ -13,12 +13,16 @@ const sa_jobfield_t sa_jobfields[] = {
     {"_id", "string", "the document's key, \"<cluster>:<job_id>\" (jobs_superseded: \"<cluster>:<job_id>:<submit epoch>\")"},
     {"_v", "long", "version set by the writer (1 at insert, +1 per write); a replace is conditional on it, so two "
                    "ingests of one cluster never overwrite each other's merge (jobs only)"},
-    {"_merge", "object", "merge rank of the observation behind the current fields: a record replaces them only "
-                         "with a greater rank, so an older snapshot never rolls the document back"},
+    {"_merge", "object", "merge rank (submit, final, sacct, at, start) of the observation behind the current "
+                         "fields: a record replaces them only with a greater rank, so an older snapshot never rolls "
+                         "the document back"},
     {"_merge.submit", "date", "first part of the rank: the record's submit time (a later incarnation wins)"},
     {"_merge.final", "long", "second part of the rank: 1 when the record's state is final, else 0"},
     {"_merge.sacct", "long", "third part of the rank: 1 for an sacct record, 0 for squeue"},
-    {"_merge.at", "date", "last part of the rank: the observation time of the record"},
+    {"_merge.at", "date", "fourth part of the rank: the observation time of the record"},
+    {"_merge.start", "date", "last part of the rank: the start of the run the record describes (epoch 0 when none), "
+                             "so that of one sacct -D capture the last run is the current one; ties left after it go "
+                             "to the record whose current fields sort last"},
     {"cluster", "string", "the --cluster name of the ingest that wrote the document"},
     {"job_id", "long", "raw Slurm job id (JobIDRaw)"},
     {"job_id_display", "string", "the id as Slurm shows it: 123, 123_4 (array task), 123+1 (het component)"},
@@ -95,7 +99,7 @@ const sa_jobfield_t sa_jobfields[] = {
     {"gpu_types", "array", "the GPU types of the current run, as in alloc.gpus_by_type"},
     {"gpu_types[]", "string", "one GPU type; '' = untyped"},
     {"exit", "object", "how the job ended, from its final records: of several, the greatest by (reliable, sacct, "
-                       "submit, at), so a stale snapshot never undoes sacct's"},
+                       "submit, at, start, code), so a stale snapshot never undoes sacct's"},
     {"exit.code", "long", "exit code of the batch script (or the job's first failing task)"},
     {"exit.signal", "long", "signal that ended it (0: none)"},
     {"exit.reliable", "bool", "false when from sacct JSON <= v0.0.39, which reports SUCCESS/0 for every job"},
@@ -104,6 +108,7 @@ const sa_jobfield_t sa_jobfields[] = {
                             "later does not, so a steady poll changes nothing)"},
     {"exit._key.submit", "date", "the submit time of the record that gave it (a requeue's later incarnation wins)"},
     {"exit._key.at", "date", "the observation time of the record that gave it"},
+    {"exit._key.start", "date", "the start of the run the record describes (orders the runs of one sacct -D capture)"},
     {"derived_exit", "object", "the derived exit code (the highest of the job's steps), as exit"},
     {"derived_exit.code", "long", "the highest exit code of any step"},
     {"derived_exit.signal", "long", "the signal of that step (0: none)"},
@@ -112,6 +117,7 @@ const sa_jobfield_t sa_jobfields[] = {
     {"derived_exit._key", "object", "the rest of its rank, as exit._key"},
     {"derived_exit._key.submit", "date", "the submit time of the record that gave it"},
     {"derived_exit._key.at", "date", "the observation time of the record that gave it"},
+    {"derived_exit._key.start", "date", "the start of the run the record describes"},
     {"restart_cnt", "long", "how many times the job was requeued: the largest count any record gave, at least "
                             "the number of runs minus one"},
     {"requeue_allowed", "bool", "true when Slurm may requeue the job"},

@@ -13,6 +13,7 @@
 
 #include "sa_bson.h"
 #include "sa_model.h"
+#include "sa_vec.h"
 
 void sa_jobview_init(sa_jobview_t *v)
 {
@@ -25,21 +26,6 @@ void sa_jobview_clear(sa_jobview_t *v)
     free(v->hist_buf);
     free(v->gpu_buf);
     memset(v, 0, sizeof *v);
-}
-
-/* Makes room for one more element in *buf (of n, capacity *cap); false on out of memory. */
-static bool grow(void **buf, size_t *cap, size_t n, size_t size)
-{
-    void *p;
-    size_t c;
-    if (n < *cap)
-        return true;
-    c = *cap ? *cap * 2 : 8;
-    if (!(p = realloc(*buf, c * size)))
-        return false;
-    *buf = p;
-    *cap = c;
-    return true;
 }
 
 static bool key_is(const char *k, const char *name)
@@ -82,7 +68,7 @@ static bool read_gpu_types(sa_jobview_t *v, const bson_iter_t *it, size_t *ngpu,
             else if (key_is(k, "count"))
                 g.count = sa_bson_iter_int(&e, 0);
         }
-        if (!grow((void **)&v->gpu_buf, &v->gpu_cap, *ngpu, sizeof *v->gpu_buf))
+        if (!SA_VEC_GROW(v->gpu_buf, v->gpu_cap, *ngpu, 1, 8))
             return false;
         v->gpu_buf[(*ngpu)++] = g;
         (*count)++;
@@ -144,7 +130,7 @@ static bool read_runs(sa_jobview_t *v, const bson_iter_t *it)
     while (v->has_runs && bson_iter_next(&a)) {
         if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &r))
             continue;
-        if (!grow((void **)&v->run_buf, &v->run_cap, n, sizeof *v->run_buf) ||
+        if (!SA_VEC_GROW(v->run_buf, v->run_cap, n, 1, 8) ||
             !read_run(v, &r, &v->run_buf[n], &ngpu))
             return false;
         n++;
@@ -174,7 +160,7 @@ static bool read_history(sa_jobview_t *v, const bson_iter_t *it)
             else if (key_is(k, "at"))
                 h.at = sa_bson_iter_time(&e);
         }
-        if (!grow((void **)&v->hist_buf, &v->hist_cap, n, sizeof *v->hist_buf))
+        if (!SA_VEC_GROW(v->hist_buf, v->hist_cap, n, 1, 8))
             return false;
         v->hist_buf[n++] = h;
     }

@@ -1,6 +1,7 @@
 /*
  * sa_model.c - records shared by slurm-ingest and slurm-report (see sa_model.h).
  */
+#include "sa_vec.h"
 #include "sa_model.h"
 
 #include <math.h>
@@ -32,14 +33,8 @@ static bool strv_insert(sa_strv_t *sv, size_t pos, const char *s)
 {
     char *copy;
 
-    if (sv->n == sv->cap) {
-        size_t cap = sv->cap ? sv->cap * 2 : 4;
-        char **v = realloc(sv->v, cap * sizeof *v);
-        if (!v)
-            return false;
-        sv->v = v;
-        sv->cap = cap;
-    }
+    if (!SA_VEC_GROW(sv->v, sv->cap, sv->n, 1, 4))
+        return false;
     copy = strdup(s);
     if (!copy)
         return false;
@@ -221,14 +216,8 @@ static sa_gpu_t *gpus_slot(sa_gpus_t *g, const char *type)
             break;
         pos++;
     }
-    if (g->n == g->cap) {
-        size_t cap = g->cap ? g->cap * 2 : 2;
-        sa_gpu_t *v = realloc(g->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        g->v = v;
-        g->cap = cap;
-    }
+    if (!SA_VEC_GROW(g->v, g->cap, g->n, 1, 2))
+        return NULL;
     char *copy = strdup(type);
     if (!copy)
         return NULL;
@@ -410,14 +399,8 @@ sa_step_t *sa_job_add_step(sa_job_t *job)
 {
     sa_step_t *st;
 
-    if (job->nsteps == job->steps_cap) {
-        size_t cap = job->steps_cap ? job->steps_cap * 2 : 4;
-        sa_step_t *v = realloc(job->steps, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        job->steps = v;
-        job->steps_cap = cap;
-    }
+    if (!SA_VEC_GROW(job->steps, job->steps_cap, job->nsteps, 1, 4))
+        return NULL;
     st = &job->steps[job->nsteps++];
     memset(st, 0, sizeof *st);
     sa_state_init(&st->state);

@@ -17,6 +17,7 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_jobdoc.h"
+#include "sa_mongo.h"
 
 /* Where the samples should be, whether or not they are there. */
 static const char *samples_path(void)
@@ -329,7 +330,7 @@ struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name)
                "MongoDB wire-protocol server\n", test_name);
         return NULL;
     }
-    mongoc_init();
+    sa_mongo_init(); /* quiet: no "endSessions" warning from FerretDB */
     client = mongoc_client_new(uri);
     if (!client)
         fail_msg("cannot parse SLURM_TEST_MONGO_URI");

@@ -30,6 +30,7 @@
 
 #include <mongoc/mongoc.h>
 
+#include "sa_mongo.h"
 #include "sa_report.h"
 #include "sa_rutil.h"
 
@@ -280,7 +281,7 @@ int main(int argc, char **argv)
         fputs("bench-report: give --mongo-uri (or set SLURM_TEST_MONGO_URI), --jobs > 0, --span-days > 0\n", stderr);
         return 2;
     }
-    mongoc_init();
+    sa_mongo_init();
     client = mongoc_client_new(uri);
     if (!client) {
         fputs("bench-report: bad MongoDB URI\n", stderr);

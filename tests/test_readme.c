@@ -1,0 +1,423 @@
+/*
+ * test_readme.c - every MongoDB query the README shows runs against the test server, on
+ * the demo month ingested by the real slurm-ingest, and gives what the same question
+ * computed in C from the documents gives.
+ *
+ * The README's "Queries" block is read as written: each line "db.<coll>.<method>(args)"
+ * (find, findOne, aggregate, countDocuments, with .sort() and .limit()) is run through
+ * libmongoc, its arguments read as JSON with ISODate("...") as a date. The n-th query
+ * is checked by the n-th checker below: a query added to the README without a checker
+ * (or one removed) fails this test, so the README stays true.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include "testutil.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mongoc/mongoc.h>
+
+#include "sa_bson.h"
+#include "sa_model.h"
+#include "sa_strings.h"
+
+#ifndef SA_SOURCE_DIR
+#error SA_SOURCE_DIR
+#endif
+
+static mongoc_client_t *client;
+static char *db_name;
+static json_t *all_docs; /* every job document of cluster demo, read once */
+
+/* ---- the README's queries ----------------------------------------------------------- */
+
+typedef struct {
+    char coll[64], method[32];
+    json_t *args;      /* the arguments as a JSON array */
+    json_t *sort;      /* .sort(...) or NULL */
+    int64_t limit;     /* .limit(n) or 0 */
+    char text[2048];   /* the line, for messages */
+} query_t;
+
+/* ISODate("X") -> {"$date": "X"}, so the arguments read as (extended) JSON. */
+static char *dejs(const char *s)
+{
+    size_t n = strlen(s);
+    char *out = malloc(2 * n + 1), *o = out;
+    while (*s) {
+        if (strncmp(s, "ISODate(", 8) == 0) {
+            const char *q = strchr(s + 8, ')');
+            o += sprintf(o, "{\"$date\": %.*s}", (int)(q - s - 8), s + 8);
+            s = q + 1;
+        } else {
+            *o++ = *s++;
+        }
+    }
+    *o = '\0';
+    return out;
+}
+
+/* The text between the parenthesis at *p and its match; *p moves past it. */
+static char *paren_args(const char **p)
+{
+    const char *s = *p;
+    int depth = 0;
+    bool str = false;
+    assert_true(*s == '(');
+    for (const char *q = s; *q; q++) {
+        if (str) {
+            if (*q == '\\')
+                q++;
+            else if (*q == '"')
+                str = false;
+            continue;
+        }
+        if (*q == '"')
+            str = true;
+        else if (*q == '(')
+            depth++;
+        else if (*q == ')' && --depth == 0) {
+            *p = q + 1;
+            return strndup(s + 1, (size_t)(q - s - 1));
+        }
+    }
+    fail_msg("unbalanced parentheses in a README query: %s", s);
+    return NULL;
+}
+
+static json_t *json_of(const char *text)
+{
+    json_error_t jerr;
+    char *t = dejs(text);
+    json_t *v = json_loads(t, JSON_DECODE_ANY, &jerr);
+    if (!v)
+        fail_msg("README query arguments are not JSON (%s): %s", jerr.text, t);
+    free(t);
+    return v;
+}
+
+static bool parse_query(const char *line, query_t *q)
+{
+    const char *p = line;
+    char *args, *wrapped;
+    memset(q, 0, sizeof *q);
+    snprintf(q->text, sizeof q->text, "%s", line);
+    if (sscanf(p, "db.%63[a-z_].%31[a-zA-Z]", q->coll, q->method) != 2)
+        return false;
+    p = strchr(strchr(p + 3, '.') + 1, '(');
+    args = paren_args(&p);
+    if (asprintf(&wrapped, "[%s]", args) < 0)
+        abort();
+    q->args = json_of(wrapped);
+    free(args);
+    free(wrapped);
+    while (*p == '.') {
+        char name[16];
+        assert_int_equal(sscanf(p, ".%15[a-z]", name), 1);
+        p = strchr(p, '(');
+        args = paren_args(&p);
+        if (strcmp(name, "sort") == 0)
+            q->sort = json_of(args);
+        else if (strcmp(name, "limit") == 0)
+            q->limit = atoll(args);
+        else
+            fail_msg("README query: .%s() is not understood by this test: %s", name, line);
+        free(args);
+    }
+    return true;
+}
+
+/* JSON -> BSON (extended JSON: {"$date": ...} becomes a date). */
+static bson_t *bson_of(const json_t *v)
+{
+    char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    bson_error_t berr;
+    bson_t *b = bson_new_from_json((const uint8_t *)t, -1, &berr);
+    if (!b)
+        fail_msg("cannot make BSON of %s: %s", t, berr.message);
+    free(t);
+    return b;
+}
+
+/* Runs a query; returns its result documents as a JSON array (times as epoch seconds). */
+static json_t *run_query(const query_t *q)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, db_name, q->coll);
+    mongoc_cursor_t *cur;
+    const bson_t *d;
+    bson_error_t berr;
+    json_t *out = json_array();
+    bson_t *filter = NULL, *opts = bson_new();
+
+    if (strcmp(q->method, "aggregate") == 0) {
+        bson_t *pipe;
+        json_t *wrap = json_pack("{s:O}", "pipeline", json_array_get(q->args, 0));
+        pipe = bson_of(wrap);
+        json_decref(wrap);
+        cur = mongoc_collection_aggregate(c, MONGOC_QUERY_NONE, pipe, NULL, NULL);
+        bson_destroy(pipe);
+    } else {
+        assert_true(strcmp(q->method, "find") == 0 || strcmp(q->method, "findOne") == 0);
+        filter = bson_of(json_array_get(q->args, 0));
+        if (json_array_size(q->args) > 1) {
+            bson_t *proj = bson_of(json_array_get(q->args, 1));
+            BSON_APPEND_DOCUMENT(opts, "projection", proj);
+            bson_destroy(proj);
+        }
+        if (q->sort) {
+            bson_t *s = bson_of(q->sort);
+            BSON_APPEND_DOCUMENT(opts, "sort", s);
+            bson_destroy(s);
+        }
+        if (q->limit || strcmp(q->method, "findOne") == 0)
+            BSON_APPEND_INT64(opts, "limit", q->limit ? q->limit : 1);
+        cur = mongoc_collection_find_with_opts(c, filter, opts, NULL);
+    }
+    while (mongoc_cursor_next(cur, &d)) {
+        sa_error_t err;
+        json_t *j = sa_bson_to_json(d, &err);
+        if (!j)
+            fail_msg("%s", err.message);
+        json_array_append_new(out, j);
+    }
+    if (mongoc_cursor_error(cur, &berr))
+        fail_msg("README query failed on the test server: %s\n  %s", berr.message, q->text);
+    mongoc_cursor_destroy(cur);
+    mongoc_collection_destroy(c);
+    if (filter)
+        bson_destroy(filter);
+    bson_destroy(opts);
+    return out;
+}
+
+/* ---- the same questions, answered in C --------------------------------------------- */
+
+static int64_t iso(const char *s)
+{
+    int64_t t;
+    assert_true(sa_time_parse_text(s, &t, NULL));
+    return t;
+}
+
+static const char *str(const json_t *d, const char *k)
+{
+    const json_t *v = json_object_get(d, k);
+    return json_is_string(v) ? json_string_value(v) : "";
+}
+
+static int64_t num(const json_t *d, const char *k)
+{
+    const json_t *v = json_object_get(d, k);
+    return json_is_integer(v) ? (int64_t)json_integer_value(v) : SA_UNSET;
+}
+
+/* Per account of the RUNNING GPU jobs: what (gpus or 1) sums to. */
+static void check_running_gpus(json_t *res, bool count)
+{
+    json_t *want = json_object(), *d;
+    size_t i;
+    json_array_foreach(all_docs, i, d) {
+        if (strcmp(str(d, "state"), "RUNNING") != 0 || num(d, "gpus") <= 0)
+            continue;
+        json_t *old = json_object_get(want, str(d, "account"));
+        json_object_set_new(want, str(d, "account"),
+                            json_integer((old ? json_integer_value(old) : 0) + (count ? 1 : num(d, "gpus"))));
+    }
+    assert_int_equal(json_array_size(res), json_object_size(want));
+    assert_true(json_object_size(want) > 0); /* the demo has running GPU jobs: the check means something */
+    json_array_foreach(res, i, d) {
+        int64_t got = num(d, count ? "jobs" : "gpus");
+        json_t *w = json_object_get(want, str(d, "_id"));
+        assert_non_null(w);
+        if (got != json_integer_value(w))
+            fail_msg("account %s: the README query gives %lld, the documents %lld", str(d, "_id"), (long long)got,
+                     (long long)json_integer_value(w));
+        if (i > 0)
+            assert_true(strcmp(str(json_array_get(res, i - 1), "_id"), str(d, "_id")) < 0);
+    }
+    json_decref(want);
+}
+
+static void check_gpus(json_t *res) { check_running_gpus(res, false); }
+static void check_jobs(json_t *res) { check_running_gpus(res, true); }
+
+static void check_user_week(json_t *res)
+{
+    int64_t from = iso("2026-10-24T00:00:00Z"), to = iso("2026-10-31T00:00:00Z");
+    size_t want = 0, i;
+    json_t *d;
+    json_array_foreach(all_docs, i, d) {
+        want += strcmp(str(d, "user"), "alice") == 0 && num(d, "submit") >= from && num(d, "submit") < to;
+    }
+    assert_true(want > 0);
+    assert_int_equal(json_array_size(res), want);
+    json_array_foreach(res, i, d) {
+        assert_string_equal(str(d, "user"), "alice");
+        if (i > 0)
+            assert_true(num(json_array_get(res, i - 1), "submit") >= num(d, "submit"));
+    }
+}
+
+static void check_one_job(json_t *res)
+{
+    json_t *d = json_array_get(res, 0);
+    assert_int_equal(json_array_size(res), 1);
+    assert_string_equal(str(d, "_id"), "demo:100123");
+    assert_true(json_array_size(json_object_get(d, "history")) >= 2);
+    assert_non_null(json_object_get(d, "runs"));
+    assert_non_null(json_object_get(d, "state"));
+    assert_null(json_object_get(d, "user")); /* the projection holds */
+}
+
+static void check_ended_october(json_t *res)
+{
+    int64_t from = iso("2026-10-01T00:00:00Z"), to = iso("2026-11-01T00:00:00Z");
+    size_t want = 0, i;
+    json_t *d;
+    json_array_foreach(all_docs, i, d) {
+        want += num(d, "gpus") > 0 && num(d, "end") >= from && num(d, "end") < to && num(d, "end") != SA_UNSET;
+    }
+    assert_true(want > 0);
+    assert_int_equal(json_array_size(res), want);
+    /* what the query means: every job it finds has ended */
+    json_array_foreach(res, i, d) {
+        if (!sa_job_state_is_final(str(d, "state")))
+            fail_msg("job %lld in state %s has an end: \"ended in October\" would count it", (long long)num(d, "job_id"),
+                     str(d, "state"));
+    }
+}
+
+static void check_requeued(json_t *res)
+{
+    size_t want = 0, i;
+    json_t *d;
+    json_array_foreach(all_docs, i, d) {
+        want += json_array_size(json_object_get(d, "runs")) > 1;
+    }
+    assert_true(want > 0);
+    assert_int_equal(json_array_size(res), want);
+}
+
+static void check_vanished(json_t *res)
+{
+    size_t want = 0, i;
+    json_t *d;
+    json_array_foreach(all_docs, i, d) {
+        const char *s = str(d, "state");
+        want += json_object_get(d, "vanished_at") &&
+                (!strcmp(s, "RUNNING") || !strcmp(s, "PENDING") || !strcmp(s, "SUSPENDED"));
+    }
+    assert_int_equal(json_array_size(res), want);
+}
+
+static void check_runs(json_t *res)
+{
+    size_t i;
+    json_t *d;
+    assert_true(json_array_size(res) >= 1 && json_array_size(res) <= 5);
+    json_array_foreach(res, i, d) {
+        assert_string_equal(str(d, "cluster"), "demo");
+        if (i > 0)
+            assert_true(num(json_array_get(res, i - 1), "started_at") >= num(d, "started_at"));
+    }
+}
+
+/* The n-th query of the README's block is checked by checkers[n]. */
+static void (*const checkers[])(json_t *) = {check_gpus,     check_jobs,          check_user_week, check_one_job,
+                                             check_ended_october, check_requeued, check_vanished,  check_runs};
+
+/* ---- the test ---------------------------------------------------------------------- */
+
+/* Ingests the demo month as the quickstart does (the real binary). */
+static void ingest_demo(void)
+{
+    char uri_env[1024], dir[] = "/tmp/sa-readme-XXXXXX", lock[128], spool[128], sq[128];
+    char *err = NULL, *out = NULL;
+    assert_non_null(mkdtemp(dir));
+    snprintf(lock, sizeof lock, "--lock-dir=%s", dir);
+    snprintf(spool, sizeof spool, "--spool-dir=%s/spool", dir);
+    snprintf(sq, sizeof sq, "--sqlite=%s/demo.sqlite", dir);
+    snprintf(uri_env, sizeof uri_env, "SLURM_INGEST_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
+    {
+        char dbopt[128];
+        char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--cluster=demo", dbopt, lock, spool, sq,
+                        (char *)"--sinfo=" SA_FIXTURES_DIR "/demo/sinfo-end.json",
+                        (char *)"--squeue=" SA_FIXTURES_DIR "/demo/squeue-end.json",
+                        (char *)"--sacct=" SA_FIXTURES_DIR "/demo/sacct-2026-10.txt",
+                        (char *)"--at=2026-10-31T23:55:00Z", (char *)"-q", NULL};
+        char *env[] = {uri_env, NULL};
+        int rc;
+        snprintf(dbopt, sizeof dbopt, "--db=%s", db_name);
+        rc = tu_run(argv, env, &out, &err);
+        if (rc != 0)
+            fail_msg("slurm-ingest of the demo month: exit %d: %s", rc, err);
+    }
+    free(out);
+    free(err);
+    {
+        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", dir, NULL};
+        tu_run(argv, NULL, &out, &err);
+        free(out);
+        free(err);
+    }
+}
+
+static void read_all_docs(void)
+{
+    query_t q;
+    assert_true(parse_query("db.jobs.find({\"cluster\": \"demo\"})", &q));
+    all_docs = run_query(&q);
+    json_decref(q.args);
+    assert_true(json_array_size(all_docs) > 1000);
+}
+
+static void test_readme_queries(void **state)
+{
+    char *readme = tu_read_file(SA_SOURCE_DIR "/README.md", NULL), *block, *end, *line;
+    size_t n = 0;
+    (void)state;
+
+    ingest_demo();
+    read_all_docs();
+    block = strstr(readme, "### Queries");
+    assert_non_null(block);
+    block = strstr(block, "```js\n");
+    assert_non_null(block);
+    end = strstr(block + 6, "```");
+    assert_non_null(end);
+    *end = '\0';
+    for (line = strtok(block + 6, "\n"); line; line = strtok(NULL, "\n")) {
+        query_t q;
+        json_t *res;
+        if (strncmp(line, "db.", 3) != 0)
+            continue;
+        assert_true(parse_query(line, &q));
+        if (n >= sizeof checkers / sizeof checkers[0])
+            fail_msg("the README has a query this test does not check: %s", line);
+        res = run_query(&q);
+        printf("  query %zu: %zu result(s): %.100s\n", n + 1, json_array_size(res), line);
+        checkers[n](res);
+        json_decref(res);
+        json_decref(q.args);
+        json_decref(q.sort);
+        n++;
+    }
+    assert_int_equal(n, sizeof checkers / sizeof checkers[0]);
+    json_decref(all_docs);
+    free(readme);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_readme_queries)};
+    int rc;
+    client = tu_mongo_client("readme", &db_name);
+    if (!client)
+        return 77;
+    rc = cmocka_run_group_tests_name("readme", tests, NULL, NULL);
+    tu_mongo_drop(client, db_name);
+    mongoc_client_destroy(client);
+    free(db_name);
+    return rc;
+}
