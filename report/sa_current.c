@@ -21,10 +21,16 @@
 enum { K_CLUSTER, K_SECTION, K_BY, K_KEY, K_STATE, K_JOBS, K_N };
 
 static const sa_col_t current_cols[K_N] = {
-    {"cluster", "Cluster", SA_COL_STR, 0}, {"section", "Jobs", SA_COL_STR, 0},
-    {"by", "By", SA_COL_STR, 0},           {"key", "Name", SA_COL_STR, 0},
-    {"state", "State", SA_COL_STR, 0},     {"jobs", "Count", SA_COL_INT, 0},
+    {"cluster", "Cluster", SA_COL_STR, 0, 0}, {"section", "Jobs", SA_COL_STR, 0, 0},
+    {"by", "By", SA_COL_STR, 0, 0},           {"key", "Name", SA_COL_STR, 0, 0},
+    {"state", "State", SA_COL_STR, 0, 0},     {"jobs", "Count", SA_COL_INT, 0, 0},
 };
+
+const sa_col_t *sa_current_cols(size_t *n)
+{
+    *n = K_N;
+    return current_cols;
+}
 
 /* One counted observation: (section, by, key, state) as interned ids. */
 typedef struct {
@@ -318,8 +324,8 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
         json_object_set_new(extra, "clusters", a);
     }
     {
-        sa_rdoc_t doc = {.title = "slurm-report: current jobs", .preamble = &preamble, .table = &t, .json = extra};
-        ok = sa_rdoc_write(&doc, o->format, o->no_header, out, error);
+        sa_rdoc_t doc = {.kind = "current", .title = "slurm-report: current jobs", .preamble = &preamble, .table = &t, .json = extra};
+        ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
     for (size_t ci = 0; per && ci < cl.n; ci++) {

@@ -127,28 +127,6 @@ static void svg_panel(FILE *out, const sa_rchart_t *p, double y0)
 #undef VY
 }
 
-/* Splits a long line at spaces into pieces of at most width characters (appended to out). */
-static void wrap_line(const char *s, size_t width, sa_strv_t *out)
-{
-    while (strlen(s) > width) {
-        size_t cut = width;
-        char *piece;
-        while (cut > 0 && s[cut] != ' ')
-            cut--;
-        if (cut == 0)
-            cut = width;
-        piece = strndup(s, cut);
-        if (piece)
-            sa_strv_push(out, piece);
-        free(piece);
-        s += cut;
-        while (*s == ' ')
-            s++;
-    }
-    if (*s)
-        sa_strv_push(out, s);
-}
-
 void sa_rcharts_svg(FILE *out, const char *title, const char *no_charts, const sa_strv_t *preamble,
                     const sa_rchart_t *p, size_t np, bool standalone)
 {
@@ -157,7 +135,7 @@ void sa_rcharts_svg(FILE *out, const char *title, const char *no_charts, const s
 
     sa_strv_init(&lines);
     for (size_t i = 0; preamble && i < preamble->n; i++)
-        wrap_line(preamble->v[i], 160, &lines);
+        sa_rwrap(preamble->v[i], 160, &lines);
     head = 16.0 * (double)lines.n + 16;
     height = head + (double)(np ? np : 1) * PANEL_H;
     if (standalone)
@@ -185,6 +163,9 @@ void sa_rcharts_free(sa_rchart_t *c, size_t n)
         free(c[i].subtitle);
         free(c[i].m);
         free(c[i].val);
+        for (size_t k = 0; k < c[i].nseries; k++)
+            free(c[i].series[k]);
+        free(c[i].series);
     }
     free(c);
 }

@@ -51,10 +51,21 @@ typedef struct {
 
 /*
  * The clusters to report on: those named (when names->n > 0, in that order) or every
- * cluster document of the archive (sorted by name).
+ * cluster document of the archive (sorted by name). Fails with SA_ERR_USAGE (one line,
+ * naming the clusters the database has) when a named cluster has no document, or the
+ * database has none at all (a misspelt --db).
  */
 bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error);
 void sa_rclusters_clear(sa_rclusters_t *c);
+
+/*
+ * Checks that every name of names (accounts, users: field "account" or "user") has a
+ * job document in the clusters cl (or is in also, which may be NULL: the awards file's
+ * accounts); fails with SA_ERR_USAGE naming the first that has none. One indexed-or-
+ * scanning find with limit 1 per name and collection.
+ */
+bool sa_rdb_check_names(sa_rdb_t *db, const sa_rclusters_t *cl, const char *field, const sa_strv_t *names,
+                        const sa_strv_t *also, sa_error_t *error);
 
 /* The cluster's last observation of its jobs: the later of last_squeue_at and last_sacct_at, else fallback. */
 int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);

@@ -457,10 +457,20 @@ static void test_golden_utilization(void **state)
     assert_non_null(row);
     assert_true(fabs(num(row, "gpu_stranded_hours") - 8) < 1e-9);
     assert_string_equal(json_string_value(json_object_get(row, "class")), "stranded");
+    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "node drained");
     row = find_row(doc, "gpu_type", "a100", "state", "ALLOCATED", NULL);
     assert_true(fabs(num(row, "gpu_stranded_hours") - 4) < 1e-9);
+    /* an ALLOCATED node's GPUs in use are "used"; those its jobs left idle are stranded: no free CPU */
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "used+stranded");
+    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "no free CPU");
+    row = find_row(doc, "gpu_type", "h100", "state", "ALLOCATED", NULL);
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "used");
+    assert_true(json_is_null(json_object_get(row, "stranded_reason")));
+    assert_true(fabs(num(row, "gpu_stranded_hours")) < 1e-9);
     row = find_row(doc, "gpu_type", "h100", "state", "IDLE", NULL);
-    assert_string_equal(json_string_value(json_object_get(row, "class")), "usable");
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "idle");
+    row = find_row(doc, "gpu_type", "(untyped)", "state", "DOWN+NOT_RESPONDING", NULL);
+    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "node down");
     json_decref(doc);
     sa_report_opts_clear(&o);
 }
@@ -588,7 +598,7 @@ static void test_helpers(void **state)
 
     /* CSV quoting and parsable output */
     {
-        static const sa_col_t cols[] = {{"a", "A", SA_COL_STR, 0}, {"n", "N", SA_COL_NUM, 2}};
+        static const sa_col_t cols[] = {{"a", "A", SA_COL_STR, 0, 0}, {"n", "N", SA_COL_NUM, 2, 0}};
         sa_rtable_t tb;
         char *out = NULL;
         size_t len = 0;
@@ -827,6 +837,275 @@ static void test_cli(void **state)
     free(alloc);
 }
 
+/* Runs the CLI on the dataset (--db, --sqlite, --now added) with args; returns the exit code. */
+static int run_ds(const char *const *args, char **out, char **err)
+{
+    const char *a[40] = {"--db", db_name, "--sqlite", sqlite_path, "--now", "2026-10-01T08:30:00Z"};
+    size_t n = 6;
+    for (; *args && n < 39; args++)
+        a[n++] = *args;
+    a[n] = NULL;
+    return run_cli(a, out, err);
+}
+
+/* Fails unless s holds want, showing s. */
+static void expect_in(const char *s, const char *want)
+{
+    if (!strstr(s, want))
+        fail_msg("'%s' not in:\n%s", want, s);
+}
+
+/* The widest line of s (in bytes: the dataset's text is ASCII). */
+static size_t widest(const char *s)
+{
+    size_t w = 0;
+    for (const char *p = s; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > w)
+            w = n;
+        p += n + (p[n] != 0);
+    }
+    return w;
+}
+
+/* Expects exit code rc, empty stdout and exactly one line on stderr containing want. */
+static void expect_one_line_error(const char *const *args, int rc, const char *want)
+{
+    char *out, *err;
+    int got = run_ds(args, &out, &err);
+    if (got != rc || !strstr(err, want) || strchr(err, '\n') != err + strlen(err) - 1 || out[0])
+        fail_msg("%s ...: exit %d (want %d), stdout '%.200s', stderr '%s' (want one line with '%s')", args[0], got,
+                 rc, out, err, want);
+    free(out);
+    free(err);
+}
+
+/* sacct's and sreport's conventions: columns and widths, -p/-P, --delimiter, -n, -t, the kind flags, -e, -l. */
+static void test_cli_conventions(void **state)
+{
+    char *out, *err;
+    (void)state;
+
+    /* -o chooses columns (sacct --format), %N right-justified and cut with a '+', %-N left-justified */
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "beta", "-o", "account%-6,gpu_hours%9,cluster%3", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        expect_in(out, "Accou+  GPU-hours  Cl+\n------  ---------  ---\n");
+        expect_in(out, "\nlab,\"+       3.00  be+\n");
+        expect_in(out, "\nphysi+      24.00  be+\n");
+        free(out);
+        free(err);
+    }
+    /* -p ends lines with the delimiter, -P does not; --delimiter; -n; no total rows in parsable output */
+    {
+        const char *p[] = {"--month", "2026-09", "-M", "beta", "-p", "-n", "-o", "account,gpu_hours", NULL};
+        const char *pp[] = {"--month", "2026-09", "-M", "beta", "--parsable2", "--delimiter=;", "-n", "--format",
+                            "account,gpu_hours", NULL};
+        assert_int_equal(run_ds(p, &out, &err), 0);
+        assert_string_equal(out, "lab,\"q\"<b>&|3.00|\nphysics|24.00|\n");
+        free(out);
+        free(err);
+        assert_int_equal(run_ds(pp, &out, &err), 0);
+        assert_string_equal(out, "lab,\"q\"<b>&;3.00\nphysics;24.00\n");
+        free(out);
+        free(err);
+    }
+    /* -t like sreport: minutes, percent of the cluster (the total row is 100) */
+    {
+        const char *m[] = {"--month", "2026-09", "-M", "beta", "-t", "min", "-n", NULL};
+        const char *pc[] = {"--month", "2026-09", "-M", "beta", "-t", "Percent", "-n", NULL};
+        assert_int_equal(run_ds(m, &out, &err), 0);
+        expect_in(out, "beta  physics      1440.0\n");
+        expect_in(out, "beta  (total)      1620.0\n");
+        free(out);
+        free(err);
+        assert_int_equal(run_ds(pc, &out, &err), 0);
+        expect_in(out, "beta  physics       88.9\n");
+        expect_in(out, "beta  (total)      100.0\n");
+        free(out);
+        free(err);
+    }
+    /* the kind flags; --format KIND and -o FILE of 0.2 still work (no column has such a name) */
+    {
+        const char *j[] = {"--month", "2026-09", "--json", NULL};
+        const char *c[] = {"--month", "2026-09", "--csv", "-n", NULL};
+        const char *f[] = {"--month", "2026-09", "--format", "json", NULL};
+        char *out2, *err2;
+        assert_int_equal(run_ds(j, &out, &err), 0);
+        assert_int_equal(run_ds(f, &out2, &err2), 0);
+        assert_string_equal(out, out2);
+        assert_int_equal(out[0], '{');
+        free(out);
+        free(err);
+        free(out2);
+        free(err2);
+        assert_int_equal(run_ds(c, &out, &err), 0);
+        expect_in(out, "alpha,bio,386.00,0.0441");
+        free(out);
+        free(err);
+    }
+    /* -e lists the columns; -l shows them all */
+    {
+        const char *e[] = {"-e", NULL};
+        const char *l[] = {"--month", "2026-09", "-l", "-M", "beta", NULL};
+        assert_int_equal(run_ds(e, &out, &err), 0);
+        expect_in(out, "projected_percent_of_award");
+        expect_in(out, "gpu_hours                    GPU-hours  (-l)\n");
+        free(out);
+        free(err);
+        assert_int_equal(run_ds(l, &out, &err), 0);
+        expect_in(out, "Cluster  Account      GPU-hours  GPU-years\n");
+        free(out);
+        free(err);
+    }
+    /* dates as sacct takes them: MM/DD/YY and MMDD[YY] give the month's report */
+    {
+        const char *a[] = {"--month", "2026-09", "--json", NULL};
+        const char *b[] = {"-S", "09/01/26", "-E", "100126", "--json", NULL};
+        char *out2, *err2;
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_int_equal(run_ds(b, &out2, &err2), 0);
+        assert_string_equal(out, out2);
+        free(out);
+        free(err);
+        free(out2);
+        free(err2);
+    }
+}
+
+/* Mistakes are one line on stderr and exit 2: options, columns, clusters, databases, accounts, users. */
+static void test_cli_mistakes(void **state)
+{
+    (void)state;
+    {
+        const char *a[] = {"--month", "2026-09", "--bogus", NULL};
+        expect_one_line_error(a, 2, "unknown option '--bogus'");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-x", NULL};
+        expect_one_line_error(a, 2, "unknown option '-x'");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-M", NULL};
+        expect_one_line_error(a, 2, "option '-M' needs a value");
+    }
+    {
+        /* 0.2 wrote a file named 'account,used'; -o is sacct's column list now */
+        const char *a[] = {"--month", "2026-09", "-o", "account,used", NULL};
+        expect_one_line_error(a, 2, "no column 'used' in this report; its columns: cluster,account,");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-o", "account%x", NULL};
+        expect_one_line_error(a, 2, "-o: expected a comma list of columns");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-t", "fortnights", NULL};
+        expect_one_line_error(a, 2, "-t: expected hours, minutes, percent or years");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alhpa", NULL};
+        expect_one_line_error(a, 2, "cluster 'alhpa' is not in database");
+    }
+    {
+        const char *a[] = {"current", "-M", "alpha,gamma", NULL};
+        expect_one_line_error(a, 2, "cluster 'gamma' is not in database");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "--db", "slurm_misspelt_xyz", NULL};
+        expect_one_line_error(a + 0, 2, "database 'slurm_misspelt_xyz'");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-A", "phisics", NULL};
+        expect_one_line_error(a, 2, "account 'phisics' has no job in database");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-u", "nobody", NULL};
+        expect_one_line_error(a, 2, "user 'nobody' has no job in database");
+    }
+    {
+        const char *a[] = {"utilization", "--month", "2026-09", "-M", "gamma", NULL};
+        expect_one_line_error(a, 2, "cluster 'gamma' is not in the time series");
+    }
+    {
+        const char *a[] = {"-S", "2026-13-01", NULL};
+        expect_one_line_error(a, 2, "-S: invalid time '2026-13-01'");
+    }
+}
+
+/* --output FILE is written atomically with the mode the umask gives (not always 0600). */
+static void test_cli_output_mode(void **state)
+{
+    static const mode_t masks[2] = {022, 077};
+    char path[96], *out, *err;
+    struct stat st;
+    (void)state;
+
+    snprintf(path, sizeof path, "/tmp/sa-test-report-mode-%d.txt", (int)getpid());
+    for (int i = 0; i < 2; i++) {
+        const char *a[] = {"--month", "2026-09", "--output", path, NULL};
+        mode_t old = umask(masks[i]);
+        int rc = run_ds(a, &out, &err);
+        umask(old);
+        assert_int_equal(rc, 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0666 & ~masks[i]);
+        free(out);
+        free(err);
+        unlink(path);
+    }
+    /* 0.2's -o FILE: a value with a '.' or '/' is no column list: a file, with a note */
+    {
+        const char *a[] = {"--month", "2026-09", "-o", path, NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_non_null(strstr(err, "-o FILE is read as --output FILE"));
+        assert_int_equal(stat(path, &st), 0);
+        free(out);
+        free(err);
+        unlink(path);
+    }
+}
+
+/* The default tables fit 120 columns, with a total per cluster; status looks at the projection. */
+static void test_tables_fit(void **state)
+{
+    char *alloc = fixture("allocations-example.json"), *out, *err;
+    const char *path;
+    (void)state;
+
+    {
+        const char *a[] = {"--month", "2026-09", "--allocations", alloc, NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_true(widest(out) <= 120);
+        assert_non_null(strstr(out, "\nalpha    (total)      -            0.0606"));
+        assert_non_null(strstr(out, "\nbeta     (total)      -            0.0031"));
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"utilization", "--month", "2026-09", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_true(widest(out) <= 120);
+        free(out);
+        free(err);
+    }
+    /*
+     * bio used 386 h from 09-01 (0.0441 GPU-years); an award of 0.0661 from 06-01 to 12-01 is at 100 % of its
+     * target on 10-01 (122 of 183 days), but the rate of September goes on to 0.134: "over pace", not "on track"
+     */
+    path = temp_file("{\"awards\": [{\"cluster\": \"alpha\", \"account\": \"bio\", \"amount\": 0.0661, "
+                     "\"unit\": \"gpu-years\", \"start\": \"2026-06-01\", \"end\": \"2026-12-01\"}]}");
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alpha", "-A", "bio", "--allocations", path, "-P", "-n",
+                           "-o", "account,percent_of_target,projected_percent_of_award,status", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_string_equal(out, "bio|100.0|202.2|over pace\n");
+        free(out);
+        free(err);
+    }
+    unlink(path);
+    free(alloc);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -840,6 +1119,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_health),
         cmocka_unit_test(test_golden_current),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_cli_conventions),
+        cmocka_unit_test(test_cli_mistakes),
+        cmocka_unit_test(test_cli_output_mode),
+        cmocka_unit_test(test_tables_fit),
     };
     int rc;
 

@@ -52,9 +52,9 @@ static void test_usage_page(void **state)
     char *dom = render("usage-month.html", NULL);
     (void)state;
     /* the figures of the accounting rules (see test_report.c), in numeric cells */
-    expect(dom, "<td class=\"n\">386.00</td>", "usage-month.html");
-    expect(dom, "<td class=\"n\">95.00</td>", "usage-month.html");
-    expect(dom, "<td class=\"n\">0.0441</td>", "usage-month.html");
+    expect(dom, " data-v=\"386\">386.00</td>", "usage-month.html");
+    expect(dom, " data-v=\"95\">95.00</td>", "usage-month.html");
+    expect(dom, ">0.0441</td>", "usage-month.html");
     expect(dom, "1 GPU-year = 8760 GPU-hours", "usage-month.html");
     /* the hostile account name is text, not markup */
     expect(dom, "<td>lab,\"q\"&lt;b&gt;&amp;</td>", "usage-month.html");
@@ -72,9 +72,9 @@ static void test_allocations_page(void **state)
     struct stat st;
     char *dom = render("usage-allocations.html", NULL);
     (void)state;
-    expect(dom, "<td>over</td>", "usage-allocations.html");
-    expect(dom, "<td class=\"n\">1072.2</td>", "usage-allocations.html");
-    expect(dom, "<td>no award</td>", "usage-allocations.html");
+    expect(dom, "<td class=\"b b-over\">over</td>", "usage-allocations.html");
+    expect(dom, ">1072.2</td>", "usage-allocations.html");
+    expect(dom, "<td class=\"b b-no-award\">no award</td>", "usage-allocations.html");
     expect(dom, "RAC 2026 &lt;b&gt;\"physics\" &amp; co&lt;/b&gt;", "usage-allocations.html");
     expect(dom, "stroke-dasharray=\"6 4\"", "usage-allocations.html"); /* the target lines */
     free(dom);
@@ -92,10 +92,11 @@ static void test_other_pages(void **state)
     (void)state;
     dom = render("utilization.html", NULL);
     expect(dom, "<td>IDLE+DRAIN</td>", "utilization.html");
-    expect(dom, "<td>stranded</td>", "utilization.html");
+    expect(dom, "<td class=\"b b-stranded\">stranded</td>", "utilization.html");
     free(dom);
     dom = render("health.html", NULL);
     expect(dom, "<td>vanished-job</td>", "health.html");
+    expect(dom, "<td class=\"b b-error\">error</td>", "health.html");
     expect(dom, "squeue: timed out after 60 s &lt;killed&gt;", "health.html");
     free(dom);
 }
