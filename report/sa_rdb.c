@@ -311,6 +311,13 @@ void sa_rfields_read(const bson_t *doc, sa_rfields_t *f)
             f->vanished_at = sa_rbson_iter_time(&it);
         else if (strcmp(k, "end") == 0)
             f->end = sa_rbson_iter_time(&it);
+        else if (strcmp(k, "gpus") == 0)
+            f->gpus = sa_rbson_iter_int(&it, 0);
+        else if (strcmp(k, "req") == 0 && BSON_ITER_HOLDS_DOCUMENT(&it)) {
+            bson_iter_t r;
+            if (bson_iter_recurse(&it, &r) && bson_iter_find(&r, "gpus"))
+                f->req_gpus = sa_rbson_iter_int(&r, 0);
+        }
         else if (strcmp(k, "state") == 0)
             f->state = sa_rbson_iter_str(&it, NULL);
         else if (strcmp(k, "user") == 0)

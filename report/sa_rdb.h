@@ -101,6 +101,7 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
  */
 typedef struct {
     int64_t job_id, vanished_at, end, seen_last;
+    int64_t gpus, req_gpus; /* GPUs of the current run, GPUs asked for (req.gpus); 0 when absent */
     const char *state, *user, *account, *partition, *error_text;
     bool ok_flag, has_ok;
     int64_t started_at;

@@ -192,11 +192,9 @@ static double scope_units(sa_usage_t *u, const scope_t *sc, const sa_usum_t *s)
     return sc->award ? sa_usage_award_units(u, sc->award, s) : sa_usage_in_unit(u, chart_unit(u->o), s);
 }
 
-/* The month buckets and values of a chart: the use of the scope, per month (and per series). */
+/* The values of a chart whose months are set: the use of the scope, per month (and per series). */
 static bool chart_fill(sa_usage_t *u, sa_rchart_t *c, const scope_t *sc, unsigned series_key)
 {
-    if (!sa_rchart_months(c))
-        return false;
     for (size_t i = 0; i < c->nm; i++) {
         int64_t x = c->m[i], y = c->m[i + 1] < c->data_to ? c->m[i + 1] : c->data_to;
         if (y <= x)
@@ -292,11 +290,11 @@ static bool award_chart(sa_usage_t *u, const sa_award_t *a, const sa_uaward_t *f
 
     c->title = sa_rprintf("%s / %s%s%s", a->cluster, a->account, a->gpu_type ? " / " : "",
                           a->gpu_type ? a->gpu_type : "");
-    snprintf(buf, sizeof buf, "%s", sa_riso(a->start));
-    c->subtitle = sa_rprintf("award %g %s from %s to %s; used %.4g (%.1f%% of the target to date); projected "
-                             "%.4g (%.1f%% of the award); status %s",
+    snprintf(buf, sizeof buf, "%.10s", sa_riso(a->start));
+    c->subtitle = sa_rprintf("award %g %s, %s to %.10s; used %.4g (%.1f%% of the target to date); projected %.4g "
+                             "(%.1f%% of the award)",
                              a->amount, sa_award_unit_name(a->unit), buf, sa_riso(a->end), f->used_since,
-                             f->has_pct ? f->pct : 0.0, f->projected, f->projected_pct, f->status);
+                             f->has_pct ? f->pct : 0.0, f->projected, f->projected_pct);
     c->from = a->start;
     c->axis_to = a->end;
     c->data_to = f->to;
@@ -304,7 +302,7 @@ static bool award_chart(sa_usage_t *u, const sa_award_t *a, const sa_uaward_t *f
     c->projected = f->to > a->start ? f->projected : -1;
     c->status = f->status;
     c->unit = a->unit == SA_AWARD_RGU_YEARS ? "RGU-years" : "GPU-years";
-    return c->title && c->subtitle && chart_fill(u, c, &sc, 0);
+    return c->title && c->subtitle && sa_rchart_months(c) && chart_fill(u, c, &sc, 0);
 }
 
 /* Without awards: one chart per cluster and account over the window (and its breakdowns). */
@@ -328,7 +326,8 @@ static bool account_charts(sa_usage_t *u, unsigned by, sa_rchart_t *charts, size
         c->data_to = o->end;
         c->target = c->projected = -1;
         c->unit = sa_unit_title(chart_unit(o));
-        ok = c->title && c->subtitle && chart_fill(u, c, &sc, 0) && breakdowns(u, by, &sc, charts, ncharts);
+        ok = c->title && c->subtitle && sa_rchart_months(c) && chart_fill(u, c, &sc, 0) &&
+             breakdowns(u, by, &sc, charts, ncharts);
     }
     free(order);
     free(g);

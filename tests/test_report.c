@@ -144,6 +144,8 @@ static int group_teardown(void **state)
     return 0;
 }
 
+static const char *temp_file(const char *text);
+
 /* ---- running reports ------------------------------------------------------------------------ */
 
 typedef enum { R_USAGE, R_UTIL, R_HEALTH, R_CURRENT } rkind_t;
@@ -511,6 +513,34 @@ static void test_golden_health(void **state)
     sa_report_opts_clear(&o);
 }
 
+/*
+ * `promtool check metrics` (Debian's prometheus package; tools/install-deps) accepts
+ * the text: the exposition format and the naming rules. Says so when promtool is missing.
+ */
+static void promtool_check(const char *text)
+{
+    char *argv[] = {(char *)"/bin/sh", (char *)"-c", NULL, NULL};
+    char *out, *err, cmd[256];
+    const char *path = temp_file(text);
+    int rc;
+
+    if (access("/usr/bin/promtool", X_OK) != 0) {
+        printf("note: /usr/bin/promtool is missing (apt-get install prometheus, or tools/install-deps): the metrics "
+               "were not checked by promtool\n");
+        unlink(path);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "/usr/bin/promtool check metrics < '%s'", path);
+    argv[2] = cmd;
+    rc = tu_run(argv, NULL, &out, &err);
+    unlink(path);
+    if (rc != 0)
+        fail_msg("promtool check metrics: exit %d: %s%s", rc, out, err);
+    printf("promtool check metrics: ok\n");
+    free(out);
+    free(err);
+}
+
 static void test_golden_current(void **state)
 {
     static const sa_format_t fmts[] = {SA_FMT_TABLE, SA_FMT_CSV, SA_FMT_JSON, SA_FMT_PROMETHEUS};
@@ -526,6 +556,20 @@ static void test_golden_current(void **state)
     assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"RUNNING\"} 1\n"));
     assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"PENDING\"} 2\n"));
     assert_non_null(strstr(s, "slurm_archive_finished_jobs{cluster=\"alpha\",state=\"COMPLETED\"} 1\n"));
+    /* the GPUs of the running job (104 on 8 h100), nodes by exact state, stranded GPUs, the scheduler, the ingester */
+    assert_non_null(strstr(s, "slurm_archive_job_gpus{cluster=\"alpha\",state=\"RUNNING\"} 8\n"));
+    assert_non_null(strstr(s, "slurm_archive_nodes{cluster=\"alpha\",state=\"IDLE+DRAIN\"} 1\n"));
+    assert_non_null(strstr(s, "slurm_archive_gpus{cluster=\"alpha\",gpu_type=\"h100\",state=\"IDLE+DRAIN\","
+                              "status=\"stranded\"} 4\n"));
+    assert_non_null(strstr(s, "slurm_archive_gpus{cluster=\"alpha\",gpu_type=\"a100\",state=\"ALLOCATED\","
+                              "status=\"stranded\"} 2\n"));
+    assert_non_null(strstr(s, "slurm_archive_cpus{cluster=\"alpha\",state=\"IDLE+DRAIN\",status=\"stranded\"} 64\n"));
+    assert_non_null(strstr(s, "slurm_archive_scheduler_cycle_last_seconds{cluster=\"alpha\"} 0.020411\n"));
+    assert_non_null(strstr(s, "slurm_archive_scheduler_jobs{cluster=\"alpha\",event=\"submitted\"} 8412\n"));
+    assert_non_null(strstr(s, "slurm_archive_ingest_lag_seconds{cluster=\"beta\",source=\"sacct\"} 117000\n"));
+    assert_non_null(strstr(s, "slurm_archive_ingest_last_success_timestamp_seconds{cluster=\"alpha\"} 1790841605\n"));
+    assert_non_null(strstr(s, "slurm_archive_ingest_last_run_success{cluster=\"alpha\"} 1\n"));
+    promtool_check(s);
     free(s);
     sa_report_opts_clear(&o);
 }
