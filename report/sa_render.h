@@ -66,6 +66,19 @@ void sa_rcharts_free(sa_rchart_t *c, size_t n);
 void sa_rcharts_svg(FILE *out, const char *title, const char *no_charts, const sa_strv_t *preamble,
                     const sa_rchart_t *c, size_t n, bool standalone);
 
+/* One line of sa_rplot_lines(): a name and n values. */
+typedef struct {
+    const char *name;
+    const double *v;
+} sa_rseries_t;
+
+/*
+ * Writes an inline SVG line chart over time: ns series of n values at the times t
+ * (ascending), each point with its value in a <title>.
+ */
+void sa_rplot_lines(FILE *out, const char *title, const char *unit, const int64_t *t, size_t n,
+                    const sa_rseries_t *s, size_t ns);
+
 /* A report's document. Everything is borrowed. */
 typedef struct sa_rdoc {
     const char *kind;             /* "usage", "utilization", "health", "current" */
