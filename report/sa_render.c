@@ -74,7 +74,7 @@ static const char page_css[] =
     ".allcols:checked ~ div.wide .l { display: table-cell; }\n"
     "label.allcols-l, p.links { font-size: 0.85em; color: #444; }\n"
     "svg.chart { max-width: 100%; height: auto; display: block; }\n"
-    "td.b-over, td.b-error, td.b-stranded, td.b-used-stranded { background: #f6d5d5; }\n"
+    "td.b-over, td.b-error, td.b-unhealthy, td.b-stranded, td.b-used-stranded { background: #f6d5d5; }\n"
     "td.b-over-pace, td.b-warning { background: #fbe3c6; }\n"
     "td.b-on-track, td.b-ok, td.b-used { background: #d8eed8; }\n"
     "td.b-under, td.b-idle, td.b-used-idle { background: #fdf3c8; }\n"

@@ -413,11 +413,12 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     pg->heading = sec->heading;
     pg->colspec = sec->colspec;
     pg->healthy = true;
+    /* warnings (a GPU type without an RGU weight) are in the pages' preambles: not repeated per section */
     switch (sec->kind) {
-    case S_USAGE: ok = sa_report_usage(&o, NULL, pg->s->warn, error); break;
-    case S_UTIL: ok = sa_report_utilization(&o, NULL, pg->s->warn, error); break;
-    case S_HEALTH: ok = sa_report_health(&o, NULL, pg->s->warn, &pg->healthy, error); break;
-    default: ok = sa_report_current(&o, NULL, pg->s->warn, error); break;
+    case S_USAGE: ok = sa_report_usage(&o, NULL, NULL, error); break;
+    case S_UTIL: ok = sa_report_utilization(&o, NULL, NULL, error); break;
+    case S_HEALTH: ok = sa_report_health(&o, NULL, NULL, &pg->healthy, error); break;
+    default: ok = sa_report_current(&o, NULL, NULL, error); break;
     }
     sa_strv_clear(&one);
     sa_strv_clear(&acc);
@@ -509,22 +510,30 @@ static void cluster_links(page_t *pg, const scluster_t *c)
     fputs(c->accounts.n ? "</p>\n" : " none with use in these months</p>\n", pg->f);
 }
 
-/* CLUSTER/index: health, the current queue, the latest month, the use over the site's months. */
+/*
+ * CLUSTER/index: health, the current queue (by partition and account), the latest
+ * month (the previous one during a month's first week), the use over the site's months.
+ */
 static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
 {
     page_t pg;
     char *rel = sa_rprintf("%s/index", c->file), *title = sa_rprintf("Cluster %s", c->name), range[96];
     const char *last = c->months.n ? c->months.v[c->months.n - 1] : NULL;
+    int64_t cur = sa_rmonth_floor(s->o->now);
     section_t health = {S_HEALTH, "health", "Health of the archive (the last 24 hours)", NULL,
                         SA_UNSET, SA_UNSET, 0, NULL, false, false};
     section_t queue = {S_CURRENT, "queue", "Current queue (the latest squeue snapshot) and jobs finished in the "
-                                           "last 24 hours", NULL, SA_UNSET, SA_UNSET, 0, NULL, false, false};
+                                           "last 24 hours", NULL, SA_UNSET, SA_UNSET, SA_BY_PARTITION | SA_BY_ACCOUNT,
+                       NULL, false, false};
     section_t all = {S_USAGE, "accounts", range, NULL, s->from, s->to, SA_BY_ACCOUNT, NULL, true, false};
     int64_t ms, me;
     bool ok;
 
     snprintf(range, sizeof range, "GPU usage per account, %s to %s", c->months.n ? c->months.v[0] : "?",
              last ? last : "?");
+    /* the latest month shown is the last complete one during the first week of a month */
+    if (c->months.n >= 2 && s->o->now - cur < 7 * 86400)
+        last = c->months.v[c->months.n - 2];
     ok = rel && title && page_open(s, &pg, rel, title, NULL, error);
     if (!rel || !title)
         sa_error_nomem(error);
@@ -819,7 +828,13 @@ static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_erro
     int64_t first, m = sa_rmonth_add(sa_rmonth_floor(s->o->now), 1 - s->so->months);
     char buf[16];
 
-    if (!sa_rtsdbs_get(tsdbs, s->o, c->name, false, &ts, error) || !first_data(s, c->name, ts, &first, error))
+    int64_t last = SA_UNSET;
+
+    if (!sa_rtsdbs_get(tsdbs, s->o, c->name, false, &ts, error) || (ts && !sa_tsdb_last_snapshot(ts, c->name, &last, error)))
+        return false;
+    if (last == SA_UNSET)
+        ts = NULL; /* a --sqlite file without this cluster */
+    if (!first_data(s, c->name, ts, &first, error))
         return false;
     c->has_series = ts != NULL;
     if (first != SA_UNSET && sa_rmonth_floor(first) > m)

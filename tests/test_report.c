@@ -38,85 +38,9 @@ static int64_t now_t;
 static bool update_golden;
 static int golden_written;
 
-/* ---- the dataset ------------------------------------------------------------------------ */
+/* ---- the dataset: tests/report_dataset.h ---- */
 
-static int64_t iso_t(const char *s)
-{
-    int64_t t;
-    if (!sa_rtime_parse(s, &t))
-        fail_msg("bad time %s", s);
-    return t;
-}
-
-static char *fixture(const char *rel)
-{
-    return sa_rprintf("%s/%s", SA_FIXTURES_DIR, rel);
-}
-
-/* Ingests fixtures/report-dataset.json into db_name and sqlite_path. */
-static void load_dataset(void)
-{
-    char *path = fixture("report-dataset.json");
-    json_error_t jerr;
-    json_t *ds = json_load_file(path, 0, &jerr), *s, *r;
-    sa_error_t err;
-    char *note = NULL;
-    sa_archive_t *a;
-    size_t i;
-
-    if (!ds)
-        fail_msg("%s: %s", path, jerr.text);
-    a = sa_archive_open(uri, db_name, &note, &err);
-    if (!a)
-        fail_msg("sa_archive_open: %s", err.message);
-    free(note);
-    now_t = iso_t(json_string_value(json_object_get(ds, "now")));
-    json_array_foreach(json_object_get(ds, "snapshots"), i, s) {
-        static const char *const keys[SA_IN_COUNT] = {"sinfo", "squeue", "sacct", "sdiag"};
-        int64_t at = iso_t(json_string_value(json_object_get(s, "at")));
-        json_int_t count = json_is_integer(json_object_get(s, "count")) ? json_integer_value(json_object_get(s, "count")) : 1;
-        json_int_t every = json_integer_value(json_object_get(s, "every"));
-        char *files[SA_IN_COUNT] = {NULL};
-        for (int k = 0; k < SA_IN_COUNT; k++) {
-            const char *f = json_string_value(json_object_get(s, keys[k]));
-            if (f)
-                files[k] = fixture(f);
-        }
-        for (json_int_t n = 0; n < count; n++) {
-            sa_snapshot_t snap;
-            sa_ingest_env_t env;
-            sa_ingest_outcome_t out;
-            sa_ingest_stats_t st;
-            memset(&snap, 0, sizeof snap);
-            memset(&env, 0, sizeof env);
-            env.archive = a;
-            env.sqlite_path = sqlite_path;
-            snap.cluster = json_string_value(json_object_get(s, "cluster"));
-            snap.at = at + (int64_t)(n * every);
-            for (int k = 0; k < SA_IN_COUNT; k++)
-                snap.files[k] = files[k];
-            sa_ingest_stats_init(&st);
-            if (!sa_ingest_snapshot(&env, &snap, &st, &out, &err))
-                fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, err.message);
-            if (out.rejected)
-                fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, out.why.message);
-            sa_ingest_stats_clear(&st);
-        }
-        for (int k = 0; k < SA_IN_COUNT; k++)
-            free(files[k]);
-    }
-    json_array_foreach(json_object_get(ds, "ingest_runs"), i, r) {
-        json_t *run = json_deep_copy(r);
-        json_object_set_new(run, "started_at", json_integer(iso_t(json_string_value(json_object_get(r, "started_at")))));
-        json_object_set_new(run, "finished_at", json_integer(iso_t(json_string_value(json_object_get(r, "finished_at")))));
-        if (!sa_archive_record_run(a, run, &err))
-            fail_msg("record_run: %s", err.message);
-        json_decref(run);
-    }
-    sa_archive_close(a);
-    json_decref(ds);
-    free(path);
-}
+#include "report_dataset.h"
 
 static int group_setup(void **state)
 {
@@ -128,7 +52,7 @@ static int group_setup(void **state)
         return -1;
     close(fd);
     unlink(sqlite_path); /* sa_tsdb_open creates it */
-    load_dataset();
+    now_t = rd_load_dataset(uri, db_name, sqlite_path);
     return 0;
 }
 
@@ -323,8 +247,8 @@ static void test_usage_numbers(void **state)
     /* a window past the last observation: 104 counts to 10-01T08:00 (56 h x 8), 113 to the PENDING
      * of its history (21 h), 107 12 h x 2 */
     o.by = SA_BY_GPU_TYPE;
-    o.start = iso_t("2026-09-25");
-    o.end = iso_t("2026-10-15");
+    o.start = rd_iso("2026-09-25");
+    o.end = rd_iso("2026-10-15");
     o.unit = SA_UNIT_GPU_HOURS;
     doc = report_json(R_USAGE, &o);
     assert_true(fabs(num(find_row(doc, "gpu_type", "h100", NULL), "gpu_hours") - 450) < 1e-9);
@@ -332,8 +256,8 @@ static void test_usage_numbers(void **state)
     json_decref(doc);
 
     /* RGU: MIG 3g.20gb weighs 2.0, h100 12.2, a100 4.0; unknown has no weight */
-    o.start = iso_t("2026-09-01");
-    o.end = iso_t("2026-10-01");
+    o.start = rd_iso("2026-09-01");
+    o.end = rd_iso("2026-10-01");
     o.unit = SA_UNIT_RGU_YEARS;
     doc = report_json(R_USAGE, &o);
     assert_true(fabs(num(find_row(doc, "gpu_type", "a100_3g.20gb", NULL), "rgu_years") - 24 * 2.0 / 8760) < 1e-12);
@@ -357,7 +281,7 @@ static void test_allocation_numbers(void **state)
 {
     sa_report_opts_t o;
     json_t *doc, *row;
-    char *path = fixture("allocations-example.json");
+    char *path = rd_fixture("allocations-example.json");
     double frac;
     (void)state;
 
@@ -368,7 +292,7 @@ static void test_allocation_numbers(void **state)
     /* physics: 1 GPU-year from 2026-04-01 to 2027-04-01 (365 days), as of the window end 10-01 */
     row = find_row(doc, "cluster", "alpha", "account", "physics", NULL);
     assert_non_null(row);
-    frac = (double)(iso_t("2026-10-01") - iso_t("2026-04-01")) / (365.0 * 86400);
+    frac = (double)(rd_iso("2026-10-01") - rd_iso("2026-04-01")) / (365.0 * 86400);
     assert_true(fabs(num(row, "target_to_date") - frac) < 1e-12);
     /* since the start: 101 in August too (48 more) */
     assert_true(fabs(num(row, "used_since_start") - (95.0 + 48) / 8760) < 1e-12);
@@ -376,7 +300,7 @@ static void test_allocation_numbers(void **state)
     assert_true(fabs(num(row, "percent_of_target") - 100 * (143.0 / 8760) / frac) < 1e-9);
     /* recent rate: the last 30 days (09-01 .. 10-01) = the window's 95 h; 182 days left */
     assert_true(fabs(num(row, "projected_at_end") -
-                     (143.0 / 8760 + 95.0 / 8760 / (30 * 86400.0) * (double)(iso_t("2027-04-01") - iso_t("2026-10-01")))) <
+                     (143.0 / 8760 + 95.0 / 8760 / (30 * 86400.0) * (double)(rd_iso("2027-04-01") - rd_iso("2026-10-01")))) <
                 1e-12);
     assert_string_equal(json_string_value(json_object_get(row, "status")), "under");
     assert_string_equal(json_string_value(json_object_get(row, "note")), "RAC 2026 <b>\"physics\" & co</b>");
@@ -402,7 +326,7 @@ static void test_allocation_numbers(void **state)
 static void test_golden_usage(void **state)
 {
     sa_report_opts_t o;
-    char *alloc = fixture("allocations-example.json");
+    char *alloc = rd_fixture("allocations-example.json");
     (void)state;
 
     opts_init(&o, SA_FMT_TABLE);
@@ -419,8 +343,8 @@ static void test_golden_usage(void **state)
 
     o.by = SA_BY_GPU_TYPE;
     o.unit = SA_UNIT_GPU_HOURS;
-    o.start = iso_t("2026-09-25");
-    o.end = iso_t("2026-10-15");
+    o.start = rd_iso("2026-09-25");
+    o.end = rd_iso("2026-10-15");
     sa_strv_push(&o.clusters, "alpha");
     golden_formats(R_USAGE, "usage-running", &o, ALL_USAGE, 6);
     sa_report_opts_clear(&o);
@@ -494,8 +418,8 @@ static void test_golden_health(void **state)
     free(s);
     /* a cluster with nothing wrong: healthy */
     sa_strv_push(&o.clusters, "alpha");
-    o.now = iso_t("2026-10-01T08:10:00");
-    o.start = iso_t("2026-10-01T07:45:00");
+    o.now = rd_iso("2026-10-01T08:10:00");
+    o.start = rd_iso("2026-10-01T07:45:00");
     o.stale_s = 30 * 86400; /* the vanished job is then young enough to wait for sacct... */
     s = run_report(R_HEALTH, &o, &healthy);
     /* ...but sacct ran after it vanished: still an error */
@@ -504,7 +428,7 @@ static void test_golden_health(void **state)
     sa_strv_clear(&o.clusters);
     sa_strv_init(&o.clusters);
     sa_strv_push(&o.clusters, "beta");
-    o.now = iso_t("2026-09-30T00:30:00");
+    o.now = rd_iso("2026-09-30T00:30:00");
     o.start = SA_UNSET;
     o.stale_s = 3600;
     s = run_report(R_HEALTH, &o, &healthy);
@@ -696,7 +620,7 @@ static void test_allocations_file(void **state)
 {
     sa_awards_t a;
     sa_error_t err;
-    char *path = fixture("allocations-example.json");
+    char *path = rd_fixture("allocations-example.json");
     (void)state;
 
     assert_true(sa_awards_load(path, &a, &err));
@@ -781,7 +705,7 @@ static int run_cli(const char *const *args, char **out, char **err)
 
 static void test_cli(void **state)
 {
-    char *out, *err, *alloc = fixture("allocations-example.json"), outpath[64], *got;
+    char *out, *err, *alloc = rd_fixture("allocations-example.json"), outpath[64], *got;
     const char *bad_alloc;
     int rc;
     (void)state;
@@ -1112,7 +1036,7 @@ static void test_cli_output_mode(void **state)
 /* The default tables fit 120 columns, with a total per cluster; status looks at the projection. */
 static void test_tables_fit(void **state)
 {
-    char *alloc = fixture("allocations-example.json"), *out, *err;
+    char *alloc = rd_fixture("allocations-example.json"), *out, *err;
     const char *path;
     (void)state;
 
