@@ -260,7 +260,8 @@ bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, 
                 c->name = strdup(names->v[i]);
         }
     } else {
-        qsort(found, nfound, sizeof *found, cluster_cmp);
+        if (nfound)
+            qsort(found, nfound, sizeof *found, cluster_cmp);
         out->v = found;
         out->n = nfound;
         found = NULL;

@@ -557,15 +557,21 @@ static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
     return ok;
 }
 
-/* CLUSTER/account-NAME: the account's trend (against its award), its users and GPU types over the site's months. */
+/*
+ * CLUSTER/account-NAME: the account's trend (against its award, month by month, by
+ * user and by GPU type), and its use per user and GPU type over the site's months:
+ * two scans of the archive.
+ */
 static bool account_page(site_t *s, const scluster_t *c, const char *account, sa_error_t *error)
 {
     page_t pg;
     char *f = file_name(account), *rel = f ? sa_rprintf("%s/account-%s", c->file, f) : NULL;
     char *title = sa_rprintf("%s, account %s", c->name, account), range[64];
-    section_t trend = {S_USAGE, "trend", "Trend", NULL, s->from, s->to, SA_BY_ACCOUNT, account, true, false};
-    section_t users = {S_USAGE, "users", "Users", NULL, s->from, s->to, SA_BY_USER, account, false, false};
-    section_t types = {S_USAGE, "gpu-types", "GPU types", NULL, s->from, s->to, SA_BY_GPU_TYPE, account, false, false};
+    /* the trend against the award, its charts broken down by user and GPU type; then one table of both */
+    section_t trend = {S_USAGE, "trend", "Trend", NULL, s->from, s->to,
+                       SA_BY_ACCOUNT | SA_BY_USER | SA_BY_GPU_TYPE, account, true, false};
+    section_t users = {S_USAGE, "users", "Users and GPU types", NULL, s->from, s->to, SA_BY_USER | SA_BY_GPU_TYPE,
+                       account, false, false};
     bool ok = rel && title;
 
     snprintf(range, sizeof range, "%s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
@@ -575,8 +581,7 @@ static bool account_page(site_t *s, const scluster_t *c, const char *account, sa
     if (ok) {
         para(&pg, "meta", range);
         pg.trend = true;
-        ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error) &&
-             section(&pg, c->name, &types, error);
+        ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error);
         ok = page_close(&pg, ok, error) && ok;
     }
     free(f);
