@@ -51,10 +51,21 @@ typedef struct {
 
 /*
  * The clusters to report on: those named (when names->n > 0, in that order) or every
- * cluster document of the archive (sorted by name).
+ * cluster document of the archive (sorted by name). Fails with SA_ERR_USAGE (one line,
+ * naming the clusters the database has) when a named cluster has no document, or the
+ * database has none at all (a misspelt --db).
  */
 bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error);
 void sa_rclusters_clear(sa_rclusters_t *c);
+
+/*
+ * Checks that every name of names (accounts, users: field "account" or "user") has a
+ * job document in the clusters cl (or is in also, which may be NULL: the awards file's
+ * accounts); fails with SA_ERR_USAGE naming the first that has none. One indexed-or-
+ * scanning find with limit 1 per name and collection.
+ */
+bool sa_rdb_check_names(sa_rdb_t *db, const sa_rclusters_t *cl, const char *field, const sa_strv_t *names,
+                        const sa_strv_t *also, sa_error_t *error);
 
 /* The cluster's last observation of its jobs: the later of last_squeue_at and last_sacct_at, else fallback. */
 int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
@@ -90,6 +101,7 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
  */
 typedef struct {
     int64_t job_id, vanished_at, end, seen_last;
+    int64_t gpus, req_gpus; /* GPUs of the current run, GPUs asked for (req.gpus); 0 when absent */
     const char *state, *user, *account, *partition, *error_text;
     bool ok_flag, has_ok;
     int64_t started_at;
