@@ -1,13 +1,23 @@
 /*
  * main.c - slurm-report's command line. The only place that turns errors into exit
  * codes (schema/sa_exit.h); the reports are in sa_usage.c, sa_utilization.c,
- * sa_health.c and sa_current.c.
+ * sa_health.c, sa_current.c and the site in sa_site.c.
+ *
+ * The options follow sacct and sreport where they have one: -M, -S/-E (dates as sacct
+ * reads them, schema/sa_time.h), -A, -u, -o/--format col,col%N, -l, -e, -p/-P,
+ * --delimiter, -n, -t hours|minutes|percent; the output kind is --json, --csv, --svg,
+ * --html (or --format KIND, kept from 0.2 since no column has such a name); the output
+ * file is --output FILE (-o VALUE holding '.' or '/' is still read as a file, with a
+ * note: no column list has those characters).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
@@ -16,6 +26,7 @@
 #include "sa_mongo.h"
 #include "sa_report.h"
 #include "sa_rutil.h"
+#include "sa_site.h"
 #include "sa_time.h"
 
 #ifndef SA_VERSION
@@ -25,48 +36,61 @@
 static void usage(FILE *out)
 {
     fputs("Usage: slurm-report [usage] [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
-          "                    [-A ACCOUNTS] [-u USERS] [--allocations FILE] [--unit UNIT] [--year-days N]\n"
-          "                    [--rgu-weights FILE] [--format FORMAT | -P] [-n] [-o FILE]\n"
-          "                    [--mongo-uri URI] [--db NAME] [--sqlite PATH]\n"
-          "       slurm-report utilization [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--sqlite PATH] ...\n"
+          "                    [-A ACCOUNTS] [-u USERS] [--allocations FILE] [-t UNIT] [OUTPUT OPTIONS]\n"
+          "       slurm-report utilization [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [-t UNIT] ...\n"
           "       slurm-report health [-M CLUSTERS] [--stale DURATION] [-S START] [-E END] ...\n"
-          "       slurm-report current [-M CLUSTERS] [--by KEYS] [--since TIME] [--format prometheus] ...\n"
+          "       slurm-report current [-M CLUSTERS] [--by KEYS] [--since TIME] [--prometheus] ...\n"
+          "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "\n"
           "Reports:\n"
           "  usage (default)      GPU time per cluster, account, user, GPU type; against awards with --allocations\n"
           "  utilization          GPU and CPU time by exact node state and GPU type (time series); stranded GPUs\n"
           "  health               vanished running jobs, reused job ids, stale ingest, failed ingest runs\n"
           "                       (exit status 9 when a check fails)\n"
-          "  current              job counts of the latest snapshot, finished jobs since a time\n"
+          "  current              jobs of the latest snapshot, finished jobs since a time; nodes, CPUs, GPUs and\n"
+          "                       the scheduler with --prometheus\n"
+          "  site                 a static web site of every report in DIR (replaced atomically)\n"
           "\n"
-          "Options:\n"
+          "What:\n"
           "  -M, --cluster LIST       clusters (comma-separated; default: all in the archive)\n"
           "  --month YYYY-MM          the calendar month (UTC)\n"
-          "  -S, --starttime START    window start, UTC: YYYY-MM-DD[Thh:mm[:ss]], MM/DD[/YY], now-7days, ...\n"
+          "  -S, --starttime START    window start, UTC, as sacct reads it: YYYY-MM-DD[THH:MM[:SS]], MMDD[YY],\n"
+          "                           MM/DD[/YY], now[-N{days,hours,minutes}], today, midnight, ...\n"
           "  -E, --endtime END        window end (excluded; default: now)\n"
-          "  --by KEYS                usage: account, user, gpu-type (default account);\n"
-          "                           current: partition, account, user (default all three)\n"
+          "  --by KEYS                usage: account, user, gpu-type (default account; with --allocations,\n"
+          "                           user and gpu-type break down the charts); current: partition, account, user\n"
           "  -A, --accounts LIST      only these accounts\n"
           "  -u, --users LIST         only these users\n"
           "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
-          "  --unit UNIT              gpu-hours, gpu-years (default) or rgu-years\n"
+          "  -t hours|minutes|percent|years   the unit of time figures, like sreport (usage: GPU-years by\n"
+          "                           default; percent: of the cluster's total; utilization: hours by default)\n"
+          "  --unit UNIT              gpu-hours, gpu-years or rgu-years\n"
           "  --year-days N            days in a GPU-year (default 365: 8760 GPU-hours)\n"
           "  --rgu-weights FILE       RGU weights instead of the built-in table (schema/rgu-weights.json)\n"
-          "  --format FORMAT          table (default), parsable, csv, json, svg (usage), html,\n"
-          "                           prometheus (current)\n"
-          "  -P, --parsable           same as --format parsable\n"
-          "  -n, --noheader           no header (and no '#' preamble lines)\n"
-          "  -o, --output FILE        write FILE (atomically: a temporary file renamed) instead of stdout\n"
-          "  --mongo-uri URI          the archive (default: $SLURM_REPORT_MONGO_URI, $SLURM_INGEST_MONGO_URI,\n"
-          "                           mongodb://127.0.0.1:27017); prefer the environment: ps shows arguments\n"
-          "  --db NAME                database (default slurm)\n"
-          "  --sqlite PATH            node state time series (default /var/lib/slurm-ingest/CLUSTER.sqlite)\n"
-          "  --sqlite-dir DIR         directory of the per-cluster default files (default /var/lib/slurm-ingest)\n"
           "  --stale DURATION         health: an ingest older than this is stale (default 1h; s, m, h, d, w)\n"
           "  --since TIME             current: count finished jobs since (default 24 hours before now)\n"
           "  --now TIME               take TIME as now (reproducible reports)\n"
-          "  -h, --help               this help\n"
-          "  --version                print the version\n",
+          "  --months N               site: the last N months (default 12)\n"
+          "\n"
+          "Output:\n"
+          "  --json, --csv, --svg (usage), --html, --prometheus (current)   the output kind (default: a table)\n"
+          "  -o, --format COL,COL     the columns, like sacct: NAME, NAME%N (N wide, right-justified), NAME%-N\n"
+          "  -l, --long               every column (the table shows the main ones; JSON, CSV, -p carry all)\n"
+          "  -e, --helpformat         list the columns of the report and exit\n"
+          "  -p, --parsable           '|'-separated with a '|' at the end; -P, --parsable2: without it\n"
+          "  --delimiter STRING       the separator of -p and -P\n"
+          "  -n, --noheader           no header (and no '#' preamble lines)\n"
+          "  --output FILE            write FILE atomically (mode from the umask) instead of stdout\n"
+          "  --textfile FILE          site: also write the Prometheus metrics to FILE\n"
+          "\n"
+          "Where:\n"
+          "  --mongo-uri URI          the archive (default: $SLURM_REPORT_MONGO_URI, $SLURM_INGEST_MONGO_URI,\n"
+          "                           the systemd credential mongo-uri, mongodb://127.0.0.1:27017); prefer the\n"
+          "                           environment: ps shows arguments\n"
+          "  --db NAME                database (default slurm)\n"
+          "  --sqlite PATH            node state time series (default /var/lib/slurm-ingest/CLUSTER.sqlite)\n"
+          "  --sqlite-dir DIR         directory of the per-cluster default files (default /var/lib/slurm-ingest)\n"
+          "  -h, --help               this help;  -V, --version  the version\n",
           out);
 }
 
@@ -95,6 +119,30 @@ static bool parse_by(const char *s, unsigned *by)
     return ok;
 }
 
+/* -t: hours, minutes, percent or years, case-insensitive, any unambiguous prefix (sreport). */
+static bool parse_time_unit(const char *s, sa_unit_t *unit)
+{
+    static const struct {
+        const char *name;
+        sa_unit_t unit;
+    } units[] = {{"hours", SA_UNIT_GPU_HOURS}, {"minutes", SA_UNIT_GPU_MINUTES}, {"percent", SA_UNIT_PERCENT},
+                 {"years", SA_UNIT_GPU_YEARS}};
+    size_t n = strlen(s);
+    int found = -1;
+
+    for (size_t i = 0; n && i < sizeof units / sizeof units[0]; i++) {
+        if (strncasecmp(s, units[i].name, n) == 0) {
+            if (found >= 0)
+                return false;
+            found = (int)i;
+        }
+    }
+    if (found < 0)
+        return false;
+    *unit = units[found].unit;
+    return true;
+}
+
 static int die_usage(const char *fmt, const char *arg)
 {
     fputs("slurm-report: ", stderr);
@@ -105,11 +153,34 @@ static int die_usage(const char *fmt, const char *arg)
 
 /* What the command line says beside the options: read once every option is known (times depend on --now). */
 typedef struct {
-    const char *cmd, *output, *month, *start, *end, *since, *now;
+    const char *cmd, *output, *month, *start, *end, *since, *now, *site_dir, *textfile;
+    bool helpformat;
+    int months;
 } cli_t;
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
-       O_SINCE, O_NOW, O_VERSION, O_SQLITE_DIR };
+       O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
+       O_TEXTFILE };
+
+/* -o / --format: a column list; an output kind name (0.2's --format json) or a file name (0.2's -o FILE). */
+static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
+{
+    sa_error_t error;
+
+    if (sa_format_parse(arg, &o->format))
+        return -1;
+    if (c == 'o' && strpbrk(arg, "./")) {
+        fprintf(stderr, "slurm-report: note: -o FILE is read as --output FILE ('.' and '/' are in no column "
+                        "list); -o chooses columns, like sacct\n");
+        cli->output = arg;
+        return -1;
+    }
+    if (!sa_colspecs_parse(arg, &o->columns, &o->ncolumns, &error)) {
+        fprintf(stderr, "slurm-report: %s\n", error.message);
+        return SA_EXIT_USAGE;
+    }
+    return -1;
+}
 
 /* Applies an option that sets a value or a flag; -1 to go on, else the exit code. */
 static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
@@ -125,23 +196,37 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case 'E': cli->end = arg; break;
     case O_SINCE: cli->since = arg; break;
     case O_NOW: cli->now = arg; break;
-    case 'o': cli->output = arg; break;
+    case O_OUTPUT: cli->output = arg; break;
+    case O_TEXTFILE: cli->textfile = arg; break;
     case O_ALLOC: o->allocations_path = arg; break;
     case O_RGU: o->rgu_weights_path = arg; break;
     case O_MONGO: o->mongo_uri = arg; break;
     case O_DB: o->db_name = arg; break;
     case O_SQLITE: o->sqlite_path = arg; break;
     case O_SQLITE_DIR: o->sqlite_dir = arg; break;
-    case 'P': o->format = SA_FMT_PARSABLE; break;
+    case O_DELIM: o->delimiter = arg; break;
+    case 'p': o->format = SA_FMT_PARSABLE; o->trailing_delimiter = true; break;
+    case 'P': o->format = SA_FMT_PARSABLE; o->trailing_delimiter = false; break;
+    case O_JSON: o->format = SA_FMT_JSON; break;
+    case O_CSV: o->format = SA_FMT_CSV; break;
+    case O_SVG: o->format = SA_FMT_SVG; break;
+    case O_HTML: o->format = SA_FMT_HTML; break;
+    case O_PROM: o->format = SA_FMT_PROMETHEUS; break;
     case 'n': o->no_header = true; break;
+    case 'l': o->long_format = true; break;
+    case 'e': cli->helpformat = true; break;
     case O_YEARDAYS:
         o->year_days = strtod(arg, &e);
         if (*e || !(o->year_days > 0 && o->year_days <= 366))
             return die_usage("--year-days: expected a number of days in (0, 366], got '%s'", arg);
         break;
+    case O_MONTHS:
+        cli->months = (int)strtol(arg, &e, 10);
+        if (*e || cli->months < 1 || cli->months > 120)
+            return die_usage("--months: expected a number of months from 1 to 120, got '%s'", arg);
+        break;
     default:
-        usage(stderr);
-        return SA_EXIT_USAGE;
+        return die_usage("unexpected option%s", ""); /* cannot happen: every option is handled */
     }
     return -1;
 }
@@ -165,11 +250,16 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
             o->unit = SA_UNIT_RGU_YEARS;
         else
             return die_usage("--unit: expected gpu-hours, gpu-years or rgu-years, got '%s'", arg);
+        o->unit_given = true;
         return -1;
+    case 't':
+        if (!parse_time_unit(arg, &o->unit))
+            return die_usage("-t: expected hours, minutes, percent or years, got '%s'", arg);
+        o->unit_given = true;
+        return -1;
+    case 'o':
     case O_FORMAT:
-        if (!sa_format_parse(arg, &o->format))
-            return die_usage("--format: expected table, parsable, csv, json, svg, html or prometheus, got '%s'", arg);
-        return -1;
+        return columns_option(c, arg, o, cli);
     case O_STALE:
         if (!sa_time_parse_duration(arg, &o->stale_s, &error))
             return die_usage("--stale: %s", error.message);
@@ -179,7 +269,7 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case 'h':
         usage(stdout);
         return SA_EXIT_OK;
-    case O_VERSION:
+    case 'V':
         printf("slurm-report %s\n", SA_VERSION);
         return SA_EXIT_OK;
     default:
@@ -187,40 +277,75 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     }
 }
 
+/* One line for an option getopt refused: unknown, or missing its argument. */
+static int bad_option(int c, char **argv)
+{
+    const char *arg = argv[optind - 1];
+    char shortopt[3] = {'-', (char)optopt, '\0'};
+
+    if (optopt && (strncmp(arg, "--", 2) == 0 || !arg[0]))
+        arg = shortopt;
+    else if (optopt && arg[0] == '-' && arg[1] != '-')
+        arg = shortopt;
+    if (c == ':')
+        fprintf(stderr, "slurm-report: option '%s' needs a value (see --help)\n", arg);
+    else
+        fprintf(stderr, "slurm-report: unknown option '%s' (see --help)\n", arg);
+    return SA_EXIT_USAGE;
+}
+
+static const struct option longopts[] = {
+    {"cluster", required_argument, NULL, 'M'},   {"clusters", required_argument, NULL, 'M'},
+    {"month", required_argument, NULL, O_MONTH}, {"starttime", required_argument, NULL, 'S'},
+    {"endtime", required_argument, NULL, 'E'},   {"by", required_argument, NULL, O_BY},
+    {"accounts", required_argument, NULL, 'A'},  {"account", required_argument, NULL, 'A'},
+    {"users", required_argument, NULL, 'u'},     {"user", required_argument, NULL, 'u'},
+    {"allocations", required_argument, NULL, O_ALLOC},
+    {"unit", required_argument, NULL, O_UNIT},   {"format", required_argument, NULL, O_FORMAT},
+    {"parsable", no_argument, NULL, 'p'},        {"parsable2", no_argument, NULL, 'P'},
+    {"delimiter", required_argument, NULL, O_DELIM},
+    {"noheader", no_argument, NULL, 'n'},        {"long", no_argument, NULL, 'l'},
+    {"helpformat", no_argument, NULL, 'e'},      {"json", no_argument, NULL, O_JSON},
+    {"csv", no_argument, NULL, O_CSV},           {"svg", no_argument, NULL, O_SVG},
+    {"html", no_argument, NULL, O_HTML},         {"prometheus", no_argument, NULL, O_PROM},
+    {"output", required_argument, NULL, O_OUTPUT}, {"textfile", required_argument, NULL, O_TEXTFILE},
+    {"mongo-uri", required_argument, NULL, O_MONGO},
+    {"db", required_argument, NULL, O_DB},       {"sqlite", required_argument, NULL, O_SQLITE},
+    {"sqlite-dir", required_argument, NULL, O_SQLITE_DIR},
+    {"year-days", required_argument, NULL, O_YEARDAYS},
+    {"rgu-weights", required_argument, NULL, O_RGU},
+    {"stale", required_argument, NULL, O_STALE}, {"since", required_argument, NULL, O_SINCE},
+    {"now", required_argument, NULL, O_NOW},     {"months", required_argument, NULL, O_MONTHS},
+    {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
 /* Parses the command line into *o and *cli; -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
 {
-    static const struct option longopts[] = {
-        {"cluster", required_argument, NULL, 'M'},   {"clusters", required_argument, NULL, 'M'},
-        {"month", required_argument, NULL, O_MONTH}, {"starttime", required_argument, NULL, 'S'},
-        {"endtime", required_argument, NULL, 'E'},   {"by", required_argument, NULL, O_BY},
-        {"accounts", required_argument, NULL, 'A'},  {"account", required_argument, NULL, 'A'},
-        {"users", required_argument, NULL, 'u'},     {"user", required_argument, NULL, 'u'},
-        {"allocations", required_argument, NULL, O_ALLOC},
-        {"unit", required_argument, NULL, O_UNIT},   {"format", required_argument, NULL, O_FORMAT},
-        {"parsable", no_argument, NULL, 'P'},        {"noheader", no_argument, NULL, 'n'},
-        {"output", required_argument, NULL, 'o'},    {"mongo-uri", required_argument, NULL, O_MONGO},
-        {"db", required_argument, NULL, O_DB},       {"sqlite", required_argument, NULL, O_SQLITE},
-        {"sqlite-dir", required_argument, NULL, O_SQLITE_DIR},
-        {"year-days", required_argument, NULL, O_YEARDAYS},
-        {"rgu-weights", required_argument, NULL, O_RGU},
-        {"stale", required_argument, NULL, O_STALE}, {"since", required_argument, NULL, O_SINCE},
-        {"now", required_argument, NULL, O_NOW},     {"help", no_argument, NULL, 'h'},
-        {"version", no_argument, NULL, O_VERSION},   {NULL, 0, NULL, 0},
-    };
+    static const char *const cmds[] = {"usage", "utilization", "health", "current", "site"};
     int c, rc;
+    bool known = false;
 
-    while ((c = getopt_long(argc, argv, "M:S:E:A:u:Pno:h", longopts, NULL)) != -1) {
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:ehV", longopts, NULL)) != -1) {
+        if (c == '?' || c == ':')
+            return bad_option(c, argv);
         if ((rc = apply_option(c, optarg, o, cli)) >= 0)
             return rc;
     }
     if (optind < argc)
         cli->cmd = argv[optind++];
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
+        known = known || strcmp(cli->cmd, cmds[i]) == 0;
+    if (!known)
+        return die_usage("unknown report '%s' (usage, utilization, health, current, site)", cli->cmd);
+    if (strcmp(cli->cmd, "site") == 0 && optind < argc)
+        cli->site_dir = argv[optind++];
     if (optind < argc)
         return die_usage("unexpected argument '%s'", argv[optind]);
-    if (strcmp(cli->cmd, "usage") != 0 && strcmp(cli->cmd, "utilization") != 0 && strcmp(cli->cmd, "health") != 0 &&
-        strcmp(cli->cmd, "current") != 0)
-        return die_usage("unknown report '%s' (usage, utilization, health, current)", cli->cmd);
+    if (strcmp(cli->cmd, "site") == 0 && !cli->site_dir)
+        return die_usage("site needs the directory to write: slurm-report site DIR%s", "");
     return -1;
 }
 
@@ -250,6 +375,8 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("--since: %s", error.message);
     if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
+    if (o->delimiter && !*o->delimiter)
+        return die_usage("--delimiter: must not be empty%s", "");
     return -1;
 }
 
@@ -274,38 +401,41 @@ static bool run_report(const cli_t *cli, const sa_report_opts_t *o, FILE *out, b
     return ok;
 }
 
-/* Runs the report into stdout, or into -o FILE atomically (a temporary file renamed); returns the exit code. */
+/* Prints the columns of the report (-e): "key  Title" and "(long)" for those -l or -o shows. */
+static int helpformat(const cli_t *cli)
+{
+    size_t n = 0;
+    const sa_col_t *cols = sa_report_columns(cli->cmd, &n);
+
+    if (!cols)
+        return die_usage("%s has no columns to choose", cli->cmd);
+    for (size_t i = 0; i < n; i++)
+        printf("%-28s %s%s\n", cols[i].key, cols[i].title, cols[i].flags & SA_COL_LONG ? "  (-l)" : "");
+    return SA_EXIT_OK;
+}
+
+/* Runs the report into stdout, or into --output FILE atomically (sa_atomic_file); returns the exit code. */
 static int run(const cli_t *cli, const sa_report_opts_t *o)
 {
     sa_error_t error;
-    char *tmp = NULL;
+    sa_atomic_file_t af;
     FILE *out = stdout;
     bool healthy = true, ok;
-    int fd;
 
     sa_error_clear(&error);
-    if (cli->output) {
-        tmp = sa_rprintf("%s.tmp.XXXXXX", cli->output);
-        if (!tmp || (fd = mkstemp(tmp)) < 0 || !(out = fdopen(fd, "w"))) {
-            fprintf(stderr, "slurm-report: %s: cannot create a temporary file beside it: %s\n", cli->output,
-                    strerror(errno));
-            free(tmp);
-            return SA_EXIT_FAILURE;
+    if (cli->helpformat)
+        return helpformat(cli);
+    if (strcmp(cli->cmd, "site") == 0) {
+        sa_site_opts_t so = {cli->site_dir, cli->textfile, cli->months ? cli->months : 12};
+        ok = sa_site_write(o, &so, stderr, &error);
+    } else {
+        if (cli->output && !(out = sa_atomic_open(&af, cli->output, &error))) {
+            fprintf(stderr, "slurm-report: %s\n", error.message);
+            return sa_exit_code_for(&error, false);
         }
-    }
-    ok = run_report(cli, o, out, &healthy, &error);
-    if (cli->output) {
-        if (fclose(out) != 0 && ok) {
-            sa_error_set(&error, SA_ERR_IO, errno, "writing %s: %s", cli->output, strerror(errno));
-            ok = false;
-        }
-        if (ok && rename(tmp, cli->output) != 0) {
-            sa_error_set(&error, SA_ERR_IO, errno, "renaming the report to %s: %s", cli->output, strerror(errno));
-            ok = false;
-        }
-        if (!ok)
-            unlink(tmp);
-        free(tmp);
+        ok = run_report(cli, o, out, &healthy, &error);
+        if (cli->output)
+            ok = sa_atomic_close(&af, ok, ok ? &error : NULL) && ok;
     }
     if (!ok) {
         fprintf(stderr, "slurm-report: %s\n", error.message);

@@ -17,20 +17,28 @@
 #include <string.h>
 
 #include "sa_jobview.h"
+#include "sa_prom.h"
 #include "sa_rutil.h"
 
-enum { K_CLUSTER, K_SECTION, K_BY, K_KEY, K_STATE, K_JOBS, K_N };
+enum { K_CLUSTER, K_SECTION, K_BY, K_KEY, K_STATE, K_JOBS, K_GPUS, K_N };
 
 static const sa_col_t current_cols[K_N] = {
-    {"cluster", "Cluster", SA_COL_STR, 0}, {"section", "Jobs", SA_COL_STR, 0},
-    {"by", "By", SA_COL_STR, 0},           {"key", "Name", SA_COL_STR, 0},
-    {"state", "State", SA_COL_STR, 0},     {"jobs", "Count", SA_COL_INT, 0},
+    {"cluster", "Cluster", SA_COL_STR, 0, 0}, {"section", "Jobs", SA_COL_STR, 0, 0},
+    {"by", "By", SA_COL_STR, 0, 0},           {"key", "Name", SA_COL_STR, 0, 0},
+    {"state", "State", SA_COL_STR, 0, 0},     {"jobs", "Count", SA_COL_INT, 0, 0},
+    {"gpus", "GPUs", SA_COL_INT, 0, 0},
 };
+
+const sa_col_t *sa_current_cols(size_t *n)
+{
+    *n = K_N;
+    return current_cols;
+}
 
 /* One counted observation: (section, by, key, state) as interned ids. */
 typedef struct {
     uint32_t sect, by, key, state;
-    int64_t count;
+    int64_t count, gpus;
 } tally_t;
 
 typedef struct {
@@ -43,7 +51,8 @@ typedef struct {
 } cur_ctx_t;
 
 /* Records one job of the current section under (by, key, state): merged and counted later. */
-static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char *state, sa_error_t *error)
+static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char *state, int64_t gpus,
+                      sa_error_t *error)
 {
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
@@ -60,6 +69,7 @@ static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char 
     c->v[c->n].key = sa_rintern(&c->names, key ? key : "");
     c->v[c->n].state = sa_rintern(&c->names, state ? state : "?");
     c->v[c->n].count = 1;
+    c->v[c->n].gpus = gpus;
     c->n++;
     return true;
 }
@@ -68,12 +78,15 @@ static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     cur_ctx_t *c = vctx;
     const sa_jobview_t *j = &c->view;
+    int64_t g;
     if (!sa_jobview_read(&c->view, doc, error))
         return false;
-    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", j->partition, j->state, error)) &&
-           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", j->account, j->state, error)) &&
-           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", j->user, j->state, error)) &&
-           tally_add(c, "all", "", j->state, error);
+    /* a pending job's GPUs are those it asks for; the others' those of their (last) run */
+    g = j->state && strcmp(j->state, "PENDING") == 0 ? j->req_gpus : j->gpus;
+    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", j->partition, j->state, g, error)) &&
+           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", j->account, j->state, g, error)) &&
+           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", j->user, j->state, g, error)) &&
+           tally_add(c, "all", "", j->state, g, error);
 }
 
 static cur_ctx_t *cur_sort;
@@ -111,92 +124,76 @@ static void tally_merge(cur_ctx_t *c)
     cur_sort = c;
     qsort(c->v, c->n, sizeof *c->v, tally_cmp);
     for (size_t i = 0; i < c->n; i++) {
-        if (n && tally_cmp(&c->v[n - 1], &c->v[i]) == 0)
+        if (n && tally_cmp(&c->v[n - 1], &c->v[i]) == 0) {
             c->v[n - 1].count += c->v[i].count;
+            c->v[n - 1].gpus += c->v[i].gpus;
+        }
         else
             c->v[n++] = c->v[i];
     }
     c->n = n;
 }
 
-/* Writes a Prometheus label value (backslash, quote and newline escaped). */
-static void prom_label(FILE *out, const char *s)
+/* The job metrics of one cluster's tallies: counts (and GPUs of the current jobs) per grouping. */
+static bool prom_jobs(sa_prom_t *p, const char *cluster, const cur_ctx_t *c)
 {
-    for (; s && *s; s++) {
-        if (*s == '\\' || *s == '"')
-            fputc('\\', out);
-        if (*s == '\n')
-            fputs("\\n", out);
+    for (size_t i = 0; i < c->n; i++) {
+        const tally_t *t = &c->v[i];
+        const char *by = sa_rintern_str(&c->names, t->by), *key = sa_rintern_str(&c->names, t->key);
+        const char *state = sa_rintern_str(&c->names, t->state);
+        bool all = strcmp(by, "all") == 0, ok;
+        char jobs[64], gpus[64];
+        snprintf(jobs, sizeof jobs, "slurm_archive_%s%s%s", all ? "" : by, all ? "" : "_",
+                 t->sect ? "finished_jobs" : "jobs");
+        snprintf(gpus, sizeof gpus, "slurm_archive_%s%sjob_gpus", all ? "" : by, all ? "" : "_");
+        if (all)
+            ok = sa_prom_add(p, jobs, (double)t->count, false, "cluster", cluster, "state", state, NULL) &&
+                 (t->sect || sa_prom_add(p, gpus, (double)t->gpus, false, "cluster", cluster, "state", state, NULL));
         else
-            fputc(*s, out);
+            ok = sa_prom_add(p, jobs, (double)t->count, false, "cluster", cluster, by, key, "state", state, NULL) &&
+                 (t->sect ||
+                  sa_prom_add(p, gpus, (double)t->gpus, false, "cluster", cluster, by, key, "state", state, NULL));
+        if (!ok)
+            return false;
     }
+    return true;
 }
 
-/* The node_exporter textfile: one metric per grouping, HELP/TYPE once each. */
-static bool write_prometheus(FILE *out, const sa_rclusters_t *cl, cur_ctx_t *per, size_t n, const sa_report_opts_t *o,
-                             int64_t since)
+/*
+ * The node_exporter textfile: the jobs of every cluster, its nodes, CPUs, GPUs and
+ * scheduler from its time series (when it has one), its ingester (sa_prom.h).
+ */
+static bool write_prometheus(const sa_report_opts_t *o, sa_rdb_t *db, const sa_rclusters_t *cl, cur_ctx_t *per,
+                             int64_t since, FILE *out, sa_error_t *error)
 {
-    static const struct {
-        const char *sect, *by, *metric, *help;
-    } m[] = {
-        {"current", "all", "slurm_archive_jobs", "Jobs in the cluster's latest squeue snapshot, by state."},
-        {"current", "partition", "slurm_archive_partition_jobs", "Jobs in the latest squeue snapshot, by partition and state."},
-        {"current", "account", "slurm_archive_account_jobs", "Jobs in the latest squeue snapshot, by account and state."},
-        {"current", "user", "slurm_archive_user_jobs", "Jobs in the latest squeue snapshot, by user and state."},
-        {"finished", "all", "slurm_archive_finished_jobs", "Jobs that ended since the --since time, by final state."},
-        {"finished", "partition", "slurm_archive_partition_finished_jobs", "Jobs that ended since the --since time, by partition and final state."},
-        {"finished", "account", "slurm_archive_account_finished_jobs", "Jobs that ended since the --since time, by account and final state."},
-        {"finished", "user", "slurm_archive_user_finished_jobs", "Jobs that ended since the --since time, by user and final state."},
-    };
-    static const char *const src[3] = {"squeue", "sinfo", "sacct"};
+    sa_prom_t *p = sa_prom_new();
+    sa_rtsdbs_t tsdbs;
+    bool ok = p != NULL;
 
-    for (size_t k = 0; k < sizeof m / sizeof m[0]; k++) {
-        bool header = false;
-        for (size_t ci = 0; ci < n; ci++) {
-            cur_ctx_t *c = &per[ci];
-            for (size_t i = 0; i < c->n; i++) {
-                const tally_t *t = &c->v[i];
-                if (strcmp(sa_rintern_str(&c->names, t->by), m[k].by) != 0 ||
-                    (t->sect == 0) != (strcmp(m[k].sect, "current") == 0))
-                    continue;
-                if (!header) {
-                    fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", m[k].metric, m[k].help, m[k].metric);
-                    header = true;
-                }
-                fprintf(out, "%s{cluster=\"", m[k].metric);
-                prom_label(out, cl->v[ci].name);
-                if (strcmp(m[k].by, "all") != 0) {
-                    fprintf(out, "\",%s=\"", m[k].by);
-                    prom_label(out, sa_rintern_str(&c->names, t->key));
-                }
-                fputs("\",state=\"", out);
-                prom_label(out, sa_rintern_str(&c->names, t->state));
-                fprintf(out, "\"} %" PRId64 "\n", t->count);
-            }
+    sa_rtsdbs_init(&tsdbs);
+    for (size_t ci = 0; ok && ci < cl->n; ci++) {
+        sa_tsdb_t *ts;
+        ok = prom_jobs(p, cl->v[ci].name, &per[ci]) &&
+             sa_prom_add(p, "slurm_archive_finished_since_timestamp_seconds", (double)since, false, "cluster",
+                         cl->v[ci].name, NULL);
+        if (!ok) {
+            sa_error_nomem(error);
+            break;
         }
+        ok = sa_rtsdbs_get(&tsdbs, o, cl->v[ci].name, false, &ts, error) && (!ts || sa_prom_nodes(p, ts, cl->v[ci].name, error)) &&
+             sa_prom_ingest(p, db, &cl->v[ci], o->now, error);
     }
-    fputs("# HELP slurm_archive_finished_since_timestamp_seconds Start of the window of the finished-jobs metrics.\n"
-          "# TYPE slurm_archive_finished_since_timestamp_seconds gauge\n",
-          out);
-    fprintf(out, "slurm_archive_finished_since_timestamp_seconds %" PRId64 "\n", since);
-    fputs("# HELP slurm_archive_last_ingest_timestamp_seconds Time of the last successful ingest of each source.\n"
-          "# TYPE slurm_archive_last_ingest_timestamp_seconds gauge\n",
-          out);
-    for (size_t ci = 0; ci < cl->n; ci++) {
-        int64_t times[3] = {cl->v[ci].last_squeue_at, cl->v[ci].last_sinfo_at, cl->v[ci].last_sacct_at};
-        for (int i = 0; i < 3; i++) {
-            if (times[i] == SA_UNSET)
-                continue;
-            fputs("slurm_archive_last_ingest_timestamp_seconds{cluster=\"", out);
-            prom_label(out, cl->v[ci].name);
-            fprintf(out, "\",source=\"%s\"} %" PRId64 "\n", src[i], times[i]);
-        }
+    if (ok && !sa_prom_add(p, "slurm_archive_report_timestamp_seconds", (double)o->now, false, NULL)) {
+        sa_error_nomem(error);
+        ok = false;
     }
-    fputs("# HELP slurm_archive_report_timestamp_seconds When slurm-report wrote this file.\n"
-          "# TYPE slurm_archive_report_timestamp_seconds gauge\n",
-          out);
-    fprintf(out, "slurm_archive_report_timestamp_seconds %" PRId64 "\n", o->now);
-    return !ferror(out);
+    if (ok && !sa_prom_write(p, out)) {
+        sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
+        ok = false;
+    }
+    sa_rtsdbs_clear(&tsdbs);
+    sa_prom_free(p);
+    return ok;
 }
 
 /* Counts the jobs of cluster: those of its latest snapshot (section 0), those finished in [since, now) (1). */
@@ -217,6 +214,8 @@ static bool count_cluster(sa_rdb_t *db, const char *cluster, int64_t since, int6
     BSON_APPEND_INT32(&sub, "partition", 1);
     BSON_APPEND_INT32(&sub, "account", 1);
     BSON_APPEND_INT32(&sub, "user", 1);
+    BSON_APPEND_INT32(&sub, "gpus", 1);
+    BSON_APPEND_INT32(&sub, "req.gpus", 1);
     bson_append_document_end(&opts, &sub);
     c->sect = 0;
     ok = sa_rdb_each(db, "jobs", &f, &opts, on_job, c, error);
@@ -253,6 +252,8 @@ static bool tally_rows(sa_rtable_t *t, const char *cluster, const cur_ctx_t *c, 
         sa_rtable_str(t, r, K_KEY, sa_rintern_str(&c->names, c->v[i].key));
         sa_rtable_str(t, r, K_STATE, sa_rintern_str(&c->names, c->v[i].state));
         sa_rtable_int(t, r, K_JOBS, c->v[i].count);
+        if (!c->v[i].sect)
+            sa_rtable_int(t, r, K_GPUS, c->v[i].gpus);
     }
     return true;
 }
@@ -302,9 +303,7 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
                                "state (reused job ids included).",
                     sa_riso(since), sa_riso(o->now));
     if (o->format == SA_FMT_PROMETHEUS) {
-        ok = write_prometheus(out, &cl, per, cl.n, o, since);
-        if (!ok)
-            sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
+        ok = write_prometheus(o, db, &cl, per, since, out, error);
         goto done;
     }
     extra = json_object();
@@ -322,8 +321,8 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
         json_object_set_new(extra, "clusters", a);
     }
     {
-        sa_rdoc_t doc = {.title = "slurm-report: current jobs", .preamble = &preamble, .table = &t, .json = extra};
-        ok = sa_rdoc_write(&doc, o->format, o->no_header, out, error);
+        sa_rdoc_t doc = {.kind = "current", .title = "slurm-report: current jobs", .preamble = &preamble, .table = &t, .json = extra};
+        ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
     for (size_t ci = 0; per && ci < cl.n; ci++) {

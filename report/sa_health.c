@@ -31,10 +31,16 @@
 enum { H_CLUSTER, H_CHECK, H_SEVERITY, H_SUBJECT, H_AT, H_DETAIL, H_N };
 
 static const sa_col_t health_cols[H_N] = {
-    {"cluster", "Cluster", SA_COL_STR, 0},   {"check", "Check", SA_COL_STR, 0},
-    {"severity", "Severity", SA_COL_STR, 0}, {"subject", "Subject", SA_COL_STR, 0},
-    {"at", "At", SA_COL_STR, 0},             {"detail", "Detail", SA_COL_STR, 0},
+    {"cluster", "Cluster", SA_COL_STR, 0, 0},   {"check", "Check", SA_COL_STR, 0, 0},
+    {"severity", "Severity", SA_COL_STR, 0, SA_COL_BADGE}, {"subject", "Subject", SA_COL_STR, 0, 0},
+    {"at", "At", SA_COL_STR, 0, 0},             {"detail", "Detail", SA_COL_STR, 0, 0},
 };
+
+const sa_col_t *sa_health_cols(size_t *n)
+{
+    *n = H_N;
+    return health_cols;
+}
 
 typedef struct {
     sa_rtable_t *t;
@@ -284,8 +290,8 @@ bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
     json_object_set_new(extra, "period", sa_rjson_period(start, end));
     json_object_set_new(extra, "stale_seconds", json_integer((json_int_t)o->stale_s));
     {
-        sa_rdoc_t doc = {.title = "slurm-report: archive health", .preamble = &preamble, .table = &t, .json = extra};
-        ok = sa_rdoc_write(&doc, o->format, o->no_header, out, error);
+        sa_rdoc_t doc = {.kind = "health", .title = "slurm-report: archive health", .preamble = &preamble, .table = &t, .json = extra};
+        ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
     json_decref(extra);

@@ -1,8 +1,11 @@
 /*
  * sa_rchart.c - the SVG renderer of chart series (see sa_render.h): one panel per
- * chart with monthly bars, the cumulative use as a line, the target as a dashed
- * line, and the preamble wrapped above; standalone (--format svg) or inline in the
- * HTML page.
+ * chart with monthly bars, the cumulative use as a line with a point a month, the
+ * award as a dashed line to its amount, the projection to the award's end in the
+ * colour of the status (with a badge), or the monthly bars stacked by user or GPU
+ * type (a breakdown); every bar, point and line carries its value in a <title> (the
+ * browser shows it on hover, without a script). The preamble is wrapped above;
+ * standalone (--svg) or inline in the HTML page.
  */
 #include "sa_render.h"
 
@@ -40,113 +43,229 @@ static void svg_text(FILE *out, double x, double y, const char *anchor, const ch
     fputs("</text>\n", out);
 }
 
-/* Draws one panel at vertical offset y0. */
-static void svg_panel(FILE *out, const sa_rchart_t *p, double y0)
+/* The colour of an award's status (the same as the HTML table's badges, darker for lines). */
+static const char *status_colour(const char *status)
 {
-    const double x0 = 80, x1 = SVG_W - 30, top = y0 + 58, bot = y0 + PANEL_H - 40;
-    double ymax = p->target > 0 ? p->target : 0, cum = 0, span = (double)(p->axis_to - p->from);
-    char buf[96];
-    size_t step;
+    if (!status)
+        return "#555";
+    if (strcmp(status, "over") == 0)
+        return "#c0392b";
+    if (strcmp(status, "over pace") == 0)
+        return "#d35400";
+    if (strcmp(status, "on track") == 0)
+        return "#1e8449";
+    if (strcmp(status, "under") == 0)
+        return "#b7950b";
+    return "#777";
+}
 
-#define TX(t) (x0 + (double)((t) - p->from) / span * (x1 - x0))
-#define VY(v) (bot - (v) / ymax * (bot - top))
+/* The colours of a breakdown's series (cycled). */
+static const char *const series_colours[10] = {"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2",
+                                               "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"};
+
+/* A panel's geometry: x from time, y from value. */
+typedef struct {
+    const sa_rchart_t *p;
+    double x0, x1, top, bot, ymax, span;
+} geo_t;
+
+static double gx(const geo_t *g, int64_t t)
+{
+    return g->x0 + (double)(t - g->p->from) / g->span * (g->x1 - g->x0);
+}
+
+static double gy(const geo_t *g, double v)
+{
+    return g->bot - v / g->ymax * (g->bot - g->top);
+}
+
+/* The largest value the panel must show: a bar (a stack), the cumulative use, the target, the projection. */
+static double panel_max(const sa_rchart_t *p)
+{
+    double ymax = p->target > 0 ? p->target : 0, cum = 0;
+    size_t ns = p->nseries ? p->nseries : 1;
+
     for (size_t i = 0; i < p->nm; i++) {
-        cum += p->val[i];
-        if (p->val[i] > ymax)
-            ymax = p->val[i];
+        double bar = 0;
+        for (size_t k = 0; k < ns; k++)
+            bar += p->val[i * ns + k];
+        cum += bar;
+        if (bar > ymax)
+            ymax = bar;
     }
-    if (cum > ymax)
+    if (!p->nseries && cum > ymax)
         ymax = cum;
-    ymax = nice_max(ymax * 1.05);
-    fprintf(out, "<g class=\"panel\">\n");
-    svg_text(out, x0, y0 + 20, NULL, " font-size=\"14\" font-weight=\"bold\"", p->title);
-    svg_text(out, x0, y0 + 38, NULL, " font-size=\"11\" fill=\"#444\"", p->subtitle);
-    /* axes and grid */
+    if (p->projected > ymax)
+        ymax = p->projected;
+    return nice_max(ymax * 1.05);
+}
+
+/* Title, subtitle, the status badge, the grid with its labels, the unit. */
+static void panel_frame(FILE *out, const geo_t *g, double y0)
+{
+    const sa_rchart_t *p = g->p;
+    char buf[96];
+
+    svg_text(out, g->x0, y0 + 20, NULL, " font-size=\"14\" font-weight=\"bold\"", p->title);
+    svg_text(out, g->x0, y0 + 38, NULL, " font-size=\"11\" fill=\"#444\"", p->subtitle);
+    if (p->status) {
+        double w = 8.0 + 6.5 * (double)strlen(p->status);
+        fprintf(out, "<rect class=\"status\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"16\" rx=\"3\" fill=\"%s\"/>\n",
+                g->x1 - w, y0 + 8, w, status_colour(p->status));
+        svg_text(out, g->x1 - w / 2, y0 + 20, "middle", " font-size=\"11\" fill=\"#fff\"", p->status);
+    }
     for (int k = 0; k <= 4; k++) {
-        double v = ymax * k / 4, y = VY(v);
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x0, y, x1, y,
+        double v = g->ymax * k / 4, y = gy(g, v);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", g->x0, y, g->x1, y,
                 k ? "#e4e4e4" : "#333");
         snprintf(buf, sizeof buf, "%g", v);
-        svg_text(out, x0 - 6, y + 4, "end", " font-size=\"10\"", buf);
+        svg_text(out, g->x0 - 6, y + 4, "end", " font-size=\"10\"", buf);
     }
-    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", x0, top, x0, bot);
+    fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", g->x0, g->top, g->x0,
+            g->bot);
     fprintf(out, "<text x=\"0\" y=\"0\" transform=\"translate(22,%.1f) rotate(-90)\" text-anchor=\"middle\" "
                  "font-size=\"10\" fill=\"#444\">",
-            (top + bot) / 2);
+            (g->top + g->bot) / 2);
     sa_rxml_escape(out, p->unit);
     fputs("</text>\n", out);
-    /* monthly bars */
-    step = p->nm > 24 ? 3 : p->nm > 12 ? 2 : 1;
-    for (size_t i = 0; i < p->nm; i++) {
-        double bx0 = TX(p->m[i]), bx1 = TX(p->m[i + 1]), y = VY(p->val[i]);
-        if (p->val[i] > 0)
-            fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"#7aa6d8\"><title>%s: %.4g %s</title></rect>\n",
-                    bx0 + 1, y, bx1 - bx0 - 2 > 1 ? bx1 - bx0 - 2 : 1, bot - y, sa_rmonth_label(p->m[i], buf, sizeof buf),
-                    p->val[i], p->unit);
-        if (i % step == 0) {
-            sa_rmonth_label(p->m[i], buf, sizeof buf);
-            svg_text(out, (bx0 + bx1) / 2, bot + 14, "middle", " font-size=\"10\"", buf);
-        }
+}
+
+/* A bar piece with its value as a tooltip (<title>: the browser shows it on hover, no script needed). */
+static void bar(FILE *out, const geo_t *g, size_t i, double base, double v, const char *fill, const char *series)
+{
+    const sa_rchart_t *p = g->p;
+    double bx0 = gx(g, p->m[i]), bx1 = gx(g, p->m[i + 1]), y = gy(g, base + v);
+    char month[16];
+
+    fprintf(out, "<rect class=\"bar\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>",
+            bx0 + 1, y, bx1 - bx0 - 2 > 1 ? bx1 - bx0 - 2 : 1, gy(g, base) - y, fill);
+    sa_rxml_escape(out, sa_rmonth_label(p->m[i], month, sizeof month));
+    if (series) {
+        fputs(" ", out);
+        sa_rxml_escape(out, series);
     }
-    /* target line */
+    fprintf(out, ": %.4g ", v);
+    sa_rxml_escape(out, p->unit);
+    fputs("</title></rect>\n", out);
+}
+
+/* The monthly bars (stacked by series in a breakdown) and the month labels. */
+static void panel_bars(FILE *out, const geo_t *g)
+{
+    const sa_rchart_t *p = g->p;
+    size_t ns = p->nseries ? p->nseries : 1, step = p->nm > 24 ? 3 : p->nm > 12 ? 2 : 1;
+    char buf[16];
+
+    for (size_t i = 0; i < p->nm; i++) {
+        double base = 0;
+        for (size_t k = 0; k < ns; k++) {
+            double v = p->val[i * ns + k];
+            if (v > 0)
+                bar(out, g, i, base, v, p->nseries ? series_colours[k % 10] : "#7aa6d8",
+                    p->nseries ? p->series[k] : NULL);
+            base += v;
+        }
+        if (i % step == 0)
+            svg_text(out, (gx(g, p->m[i]) + gx(g, p->m[i + 1])) / 2, g->bot + 14, "middle", " font-size=\"10\"",
+                     sa_rmonth_label(p->m[i], buf, sizeof buf));
+    }
+}
+
+/* The target line, the cumulative use (a point a month, with its value) and the projection to the end. */
+static void panel_lines(FILE *out, const geo_t *g)
+{
+    const sa_rchart_t *p = g->p;
+    double cum = 0, lx = gx(g, p->from), ly = gy(g, 0);
+    char buf[96];
+
     if (p->target > 0)
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
-                TX(p->from), VY(0), TX(p->axis_to), VY(p->target));
-    /* cumulative use */
-    cum = 0;
-    fprintf(out, "<polyline fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\" points=\"%.1f,%.1f", TX(p->from), VY(0));
+        fprintf(out, "<line class=\"target\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" "
+                     "stroke-width=\"1.5\" stroke-dasharray=\"6 4\"/>\n",
+                gx(g, p->from), gy(g, 0), gx(g, p->axis_to), gy(g, p->target));
+    fprintf(out, "<polyline class=\"cumulative\" fill=\"none\" stroke=\"#1f3f6e\" stroke-width=\"2\" points=\"%.1f,%.1f",
+            lx, ly);
     for (size_t i = 0; i < p->nm && p->m[i] < p->data_to; i++) {
         int64_t e = p->m[i + 1] < p->data_to ? p->m[i + 1] : p->data_to;
         cum += p->val[i];
-        fprintf(out, " %.1f,%.1f", TX(e), VY(cum));
+        fprintf(out, " %.1f,%.1f", gx(g, e), gy(g, cum));
     }
     fputs("\"/>\n", out);
+    cum = 0;
+    for (size_t i = 0; i < p->nm && p->m[i] < p->data_to; i++) {
+        int64_t e = p->m[i + 1] < p->data_to ? p->m[i + 1] : p->data_to;
+        cum += p->val[i];
+        lx = gx(g, e);
+        ly = gy(g, cum);
+        fprintf(out, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"#1f3f6e\"><title>to %s: %.4g ",
+                lx, ly, sa_riso(e), cum);
+        sa_rxml_escape(out, p->unit);
+        fputs(" used</title></circle>\n", out);
+    }
+    if (p->projected >= 0 && p->data_to < p->axis_to) {
+        snprintf(buf, sizeof buf, "projected at %s: %.4g ", sa_riso(p->axis_to), p->projected);
+        fprintf(out, "<line class=\"projection\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                     "stroke-width=\"2\" stroke-dasharray=\"3 3\"><title>",
+                lx, ly, gx(g, p->axis_to), gy(g, p->projected), status_colour(p->status));
+        sa_rxml_escape(out, buf);
+        sa_rxml_escape(out, p->unit);
+        fputs("</title></line>\n", out);
+    }
     if (p->data_to < p->axis_to) {
-        double x = TX(p->data_to);
+        double x = gx(g, p->data_to);
         fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888\" stroke-dasharray=\"2 3\"/>\n",
-                x, top, x, bot);
+                x, g->top, x, g->bot);
         snprintf(buf, sizeof buf, "as of %s", sa_riso(p->data_to));
-        svg_text(out, x + 4, top + 10, NULL, " font-size=\"10\" fill=\"#666\"", buf);
+        svg_text(out, x + 4, g->top + 10, NULL, " font-size=\"10\" fill=\"#666\"", buf);
     }
-    /* legend */
-    {
-        double lx = x1 - 330, ly = y0 + 20;
-        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"#7aa6d8\"/>\n", lx, ly - 9);
-        svg_text(out, lx + 16, ly, NULL, " font-size=\"10\"", "monthly use");
-        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n",
-                lx + 95, ly - 4, lx + 115, ly - 4);
-        svg_text(out, lx + 119, ly, NULL, " font-size=\"10\"", "cumulative use");
-        if (p->target > 0) {
-            fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#555\" stroke-dasharray=\"6 4\"/>\n",
-                    lx + 215, ly - 4, lx + 240, ly - 4);
-            svg_text(out, lx + 244, ly, NULL, " font-size=\"10\"", "award target");
-        }
-    }
-    fputs("</g>\n", out);
-#undef TX
-#undef VY
 }
 
-/* Splits a long line at spaces into pieces of at most width characters (appended to out). */
-static void wrap_line(const char *s, size_t width, sa_strv_t *out)
+/* One legend entry at (x, y): a swatch (a box, or a line, dashed when dash) and its label; returns the next x. */
+static double legend_item(FILE *out, double x, double y, const char *colour, bool line, const char *dash,
+                          const char *label)
 {
-    while (strlen(s) > width) {
-        size_t cut = width;
-        char *piece;
-        while (cut > 0 && s[cut] != ' ')
-            cut--;
-        if (cut == 0)
-            cut = width;
-        piece = strndup(s, cut);
-        if (piece)
-            sa_strv_push(out, piece);
-        free(piece);
-        s += cut;
-        while (*s == ' ')
-            s++;
+    if (line)
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s%s%s/>\n",
+                x, y - 4, x + 18, y - 4, colour, dash ? " stroke-dasharray=\"" : "", dash ? dash : "", dash ? "\"" : "");
+    else
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"10\" fill=\"%s\"/>\n", x, y - 9, colour);
+    svg_text(out, x + 22, y, NULL, " font-size=\"10\"", label);
+    return x + 30 + 5.6 * (double)strlen(label);
+}
+
+/* The legend under the month labels. */
+static void panel_legend(FILE *out, const geo_t *g)
+{
+    const sa_rchart_t *p = g->p;
+    double x = g->x0, y = g->bot + 30;
+
+    if (p->nseries) {
+        for (size_t k = 0; k < p->nseries && x < g->x1 - 80; k++)
+            x = legend_item(out, x, y, series_colours[k % 10], false, NULL, p->series[k]);
+        return;
     }
-    if (*s)
-        sa_strv_push(out, s);
+    x = legend_item(out, x, y, "#7aa6d8", false, NULL, "monthly use");
+    x = legend_item(out, x, y, "#1f3f6e", true, NULL, "cumulative use");
+    if (p->target > 0)
+        x = legend_item(out, x, y, "#555", true, "6 4", "award (target to date)");
+    if (p->projected >= 0 && p->data_to < p->axis_to)
+        legend_item(out, x, y, status_colour(p->status), true, "3 3", "projection at the recent rate");
+}
+
+/* Draws one panel at vertical offset y0. */
+static void svg_panel(FILE *out, const sa_rchart_t *p, double y0)
+{
+    geo_t g = {p, 80, SVG_W - 30, y0 + 58, y0 + PANEL_H - 52, 1, (double)(p->axis_to - p->from)};
+
+    g.ymax = panel_max(p);
+    if (!(g.span > 0))
+        g.span = 1;
+    fprintf(out, "<g class=\"panel\">\n");
+    panel_frame(out, &g, y0);
+    panel_bars(out, &g);
+    if (!p->nseries)
+        panel_lines(out, &g);
+    panel_legend(out, &g);
+    fputs("</g>\n", out);
 }
 
 void sa_rcharts_svg(FILE *out, const char *title, const char *no_charts, const sa_strv_t *preamble,
@@ -157,14 +276,14 @@ void sa_rcharts_svg(FILE *out, const char *title, const char *no_charts, const s
 
     sa_strv_init(&lines);
     for (size_t i = 0; preamble && i < preamble->n; i++)
-        wrap_line(preamble->v[i], 160, &lines);
+        sa_rwrap(preamble->v[i], 160, &lines);
     head = 16.0 * (double)lines.n + 16;
     height = head + (double)(np ? np : 1) * PANEL_H;
     if (standalone)
         fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
     fprintf(out,
-            "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%.0f\" viewBox=\"0 0 %d %.0f\" "
-            "font-family=\"sans-serif\">\n<title>",
+            "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" width=\"%d\" height=\"%.0f\" "
+            "viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\">\n<title>",
             SVG_W, height, SVG_W, height);
     sa_rxml_escape(out, title);
     fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", out);
@@ -185,6 +304,9 @@ void sa_rcharts_free(sa_rchart_t *c, size_t n)
         free(c[i].subtitle);
         free(c[i].m);
         free(c[i].val);
+        for (size_t k = 0; k < c[i].nseries; k++)
+            free(c[i].series[k]);
+        free(c[i].series);
     }
     free(c);
 }

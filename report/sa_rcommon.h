@@ -45,4 +45,10 @@ bool sa_rstate_is_final(const char *s);
 /* Appends {"state": {op: [those states]}} to b; op is "$in" or "$nin". */
 void sa_rbson_append_final_states(bson_t *b, const char *op);
 
+/* The columns of each report (sa_report_columns). */
+const sa_col_t *sa_usage_cols(size_t *n);
+const sa_col_t *sa_utilization_cols(size_t *n);
+const sa_col_t *sa_health_cols(size_t *n);
+const sa_col_t *sa_current_cols(size_t *n);
+
 #endif

@@ -13,6 +13,7 @@ struct sa_rdb {
     mongoc_database_t *db;
     mongoc_collection_t *colls[4];
     char *hosts; /* host:port list for messages, never the URI (it may hold a password) */
+    char *name;  /* the database */
 };
 
 static const char *const coll_names[4] = {"jobs", "jobs_superseded", "clusters", "ingest_runs"};
@@ -36,6 +37,11 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
         return NULL;
     }
     db->db = mongoc_client_get_database(db->client, db_name);
+    if (!(db->name = strdup(db_name))) {
+        sa_rdb_close(db);
+        sa_error_nomem(error);
+        return NULL;
+    }
     for (int i = 0; i < 4; i++)
         db->colls[i] = mongoc_database_get_collection(db->db, coll_names[i]);
     return db;
@@ -50,6 +56,7 @@ void sa_rdb_close(sa_rdb_t *db)
     mongoc_database_destroy(db->db);
     mongoc_client_destroy(db->client);
     free(db->hosts);
+    free(db->name);
     free(db);
 }
 
@@ -111,6 +118,57 @@ static void read_cluster(const bson_t *doc, sa_rcluster_t *c)
         else if (strcmp(k, "last_sinfo_at") == 0)
             c->last_sinfo_at = sa_bson_iter_time(&it);
     }
+}
+
+/*
+ * Refuses (SA_ERR_USAGE, one line) a cluster named with -M that has no clusters
+ * document, and a database without any (a misspelt --db): a report of nothing must
+ * not look like a report of no use.
+ */
+static bool check_clusters(sa_rdb_t *db, const sa_rclusters_t *cl, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    mongoc_cursor_t *cursor;
+    const bson_t *doc;
+    bson_error_t berr;
+    char *known = NULL;
+    size_t len = 0, nknown = 0;
+    FILE *m;
+    bool ok = true;
+
+    if (cl->n) {
+        for (size_t i = 0; i < cl->n && ok; i++)
+            ok = cl->v[i].in_archive;
+        if (ok)
+            return true;
+    }
+    /* the names the archive has, for the message */
+    if (!(m = open_memstream(&known, &len))) {
+        sa_error_nomem(error);
+        return false;
+    }
+    cursor = mongoc_collection_find_with_opts(sa_rdb_collection(db, "clusters"), &filter, NULL, NULL);
+    while (mongoc_cursor_next(cursor, &doc)) {
+        bson_iter_t it;
+        if (bson_iter_init_find(&it, doc, "_id") && BSON_ITER_HOLDS_UTF8(&it))
+            fprintf(m, "%s%s", nknown++ ? ", " : "", bson_iter_utf8(&it, NULL));
+    }
+    (void)mongoc_cursor_error(cursor, &berr);
+    mongoc_cursor_destroy(cursor);
+    fclose(m);
+    if (!cl->n)
+        sa_error_set(error, SA_ERR_USAGE, 0,
+                     "database '%s' at %s holds no slurm-archive data (no clusters documents): a misspelt --db, "
+                     "or nothing ingested yet", db->name, db->hosts);
+    for (size_t i = 0; i < cl->n; i++) {
+        if (!cl->v[i].in_archive) {
+            sa_error_set(error, SA_ERR_USAGE, 0, "cluster '%s' is not in database '%s' at %s (its clusters: %s)",
+                         cl->v[i].name, db->name, db->hosts, nknown ? known : "none");
+            break;
+        }
+    }
+    free(known);
+    return false;
 }
 
 static int cluster_cmp(const void *a, const void *b)
@@ -176,12 +234,14 @@ bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, 
                 c->name = strdup(names->v[i]);
         }
     } else {
-        qsort(found, nfound, sizeof *found, cluster_cmp);
+        if (nfound)
+            qsort(found, nfound, sizeof *found, cluster_cmp);
         out->v = found;
         out->n = nfound;
         found = NULL;
         nfound = 0;
     }
+    ok = check_clusters(db, out, error);
 done:
     for (size_t k = 0; k < nfound; k++)
         free(found[k].name);
@@ -215,13 +275,15 @@ void sa_ringest_run_read(const bson_t *doc, sa_ringest_run_t *f)
 {
     bson_iter_t it;
     memset(f, 0, sizeof *f);
-    f->started_at = SA_UNSET;
+    f->started_at = f->finished_at = SA_UNSET;
     if (!bson_iter_init(&it, doc))
         return;
     while (bson_iter_next(&it)) {
         const char *k = bson_iter_key(&it);
         if (strcmp(k, "error") == 0)
             f->error_text = sa_bson_iter_str(&it, NULL);
+        else if (strcmp(k, "finished_at") == 0)
+            f->finished_at = sa_bson_iter_time(&it);
         else if (strcmp(k, "started_at") == 0)
             f->started_at = sa_bson_iter_time(&it);
         else if (strcmp(k, "ok") == 0 && BSON_ITER_HOLDS_BOOL(&it)) {
@@ -229,4 +291,58 @@ void sa_ringest_run_read(const bson_t *doc, sa_ringest_run_t *f)
             f->has_ok = true;
         }
     }
+}
+
+bool sa_rdb_check_names(sa_rdb_t *db, const sa_rclusters_t *cl, const char *field, const sa_strv_t *names,
+                        const sa_strv_t *also, sa_error_t *error)
+{
+    static const char *const colls[2] = {"jobs", "jobs_superseded"};
+    sa_strv_t cn;
+    bool ok = true;
+
+    sa_strv_init(&cn);
+    for (size_t i = 0; i < cl->n; i++)
+        sa_strv_push(&cn, cl->v[i].name);
+    for (size_t i = 0; ok && i < names->n; i++) {
+        bool found = also && sa_strv_contains(also, names->v[i]);
+        for (int k = 0; !found && k < 2; k++) {
+            bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, proj;
+            mongoc_cursor_t *cursor;
+            const bson_t *doc;
+            bson_error_t berr;
+            sa_rbson_append_in(&filter, "cluster", &cn);
+            BSON_APPEND_UTF8(&filter, field, names->v[i]);
+            BSON_APPEND_INT64(&opts, "limit", 1);
+            BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj);
+            BSON_APPEND_INT32(&proj, "_id", 1);
+            bson_append_document_end(&opts, &proj);
+            cursor = mongoc_collection_find_with_opts(sa_rdb_collection(db, colls[k]), &filter, &opts, NULL);
+            found = mongoc_cursor_next(cursor, &doc);
+            if (!found && mongoc_cursor_error(cursor, &berr)) {
+                sa_rdb_error(error, db, "looking up a name", &berr);
+                ok = false;
+            }
+            mongoc_cursor_destroy(cursor);
+            bson_destroy(&filter);
+            bson_destroy(&opts);
+            if (!ok)
+                break;
+        }
+        if (ok && !found) {
+            sa_error_set(error, SA_ERR_USAGE, 0, "%s '%s' has no job in database '%s' at %s (clusters: %s%s)", field,
+                         names->v[i], db->name, db->hosts, cn.n ? cn.v[0] : "none", cn.n > 1 ? ", ..." : "");
+            ok = false;
+        }
+    }
+    sa_strv_clear(&cn);
+    return ok;
+}
+
+double sa_ringest_run_number(const bson_t *doc, const char *path)
+{
+    bson_iter_t it, v;
+    if (bson_iter_init(&it, doc) && bson_iter_find_descendant(&it, path, &v) &&
+        (BSON_ITER_HOLDS_NUMBER(&v) || BSON_ITER_HOLDS_DOUBLE(&v)))
+        return bson_iter_as_double(&v);
+    return 0;
 }

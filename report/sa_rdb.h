@@ -52,10 +52,21 @@ typedef struct {
 
 /*
  * The clusters to report on: those named (when names->n > 0, in that order) or every
- * cluster document of the archive (sorted by name).
+ * cluster document of the archive (sorted by name). Fails with SA_ERR_USAGE (one line,
+ * naming the clusters the database has) when a named cluster has no document, or the
+ * database has none at all (a misspelt --db).
  */
 bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error);
 void sa_rclusters_clear(sa_rclusters_t *c);
+
+/*
+ * Checks that every name of names (accounts, users: field "account" or "user") has a
+ * job document in the clusters cl (or is in also, which may be NULL: the awards file's
+ * accounts); fails with SA_ERR_USAGE naming the first that has none. One indexed-or-
+ * scanning find with limit 1 per name and collection.
+ */
+bool sa_rdb_check_names(sa_rdb_t *db, const sa_rclusters_t *cl, const char *field, const sa_strv_t *names,
+                        const sa_strv_t *also, sa_error_t *error);
 
 /* The cluster's last observation of its jobs: the later of last_squeue_at and last_sacct_at, else fallback. */
 int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
@@ -78,16 +89,19 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
                  sa_error_t *error);
 
 /*
- * The members of an ingest_runs document that health reads (job documents are read
- * through schema/sa_jobview.h). Times SA_UNSET, strings NULL when absent; strings are
+ * The members of an ingest_runs document that health, the site and the metrics read
+ * (job documents are read through schema/sa_jobview.h). Times SA_UNSET, strings NULL when absent; strings are
  * borrowed from the document.
  */
 typedef struct {
     const char *error_text;
+    int64_t finished_at;
     bool ok_flag, has_ok;
     int64_t started_at;
 } sa_ringest_run_t;
 
 void sa_ringest_run_read(const bson_t *doc, sa_ringest_run_t *f);
+/* A number of an ingest_runs document by its dotted path ("phases_ms.exec", "counts.docs_read"); 0 when absent. */
+double sa_ringest_run_number(const bson_t *doc, const char *path);
 
 #endif

@@ -57,81 +57,177 @@ static bool json_write(const json_t *doc, FILE *out)
     return ok;
 }
 
-/* Starts a self-contained HTML page (no script; inline CSS); title and lines escaped. */
-static void html_begin(FILE *out, const char *title, const sa_strv_t *preamble)
+/* The pages' style: readable at 800 px, wide tables scroll in their own box, charts scale down. */
+static const char page_css[] =
+    "body { font-family: sans-serif; margin: 1em; color: #222; max-width: 1240px; }\n"
+    "h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }\n"
+    "nav { margin-bottom: 0.8em; font-size: 0.95em; } nav a { margin-right: 0.8em; }\n"
+    "table { border-collapse: collapse; margin: 0.4em 0; }\n"
+    "th, td { border: 1px solid #bbb; padding: 0.2em 0.5em; text-align: left; white-space: nowrap; }\n"
+    "th { background: #eee; }\n"
+    "td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }\n"
+    "tr.total td { font-weight: bold; background: #f4f4f4; }\n"
+    "caption { text-align: left; font-weight: bold; margin-bottom: 0.3em; }\n"
+    "p.meta { margin: 0.1em 0; color: #444; font-size: 0.92em; }\n"
+    "div.wide { overflow-x: auto; max-width: 100%; }\n"
+    ".l { display: none; }\n"
+    ".allcols:checked ~ div.wide .l { display: table-cell; }\n"
+    "label.allcols-l, p.links { font-size: 0.85em; color: #444; }\n"
+    "svg.chart { max-width: 100%; height: auto; display: block; }\n"
+    "td.b-over, td.b-error, td.b-unhealthy, td.b-stranded, td.b-used-stranded { background: #f6d5d5; }\n"
+    "td.b-over-pace, td.b-warning { background: #fbe3c6; }\n"
+    "td.b-on-track, td.b-ok, td.b-used { background: #d8eed8; }\n"
+    "td.b-under, td.b-idle, td.b-used-idle { background: #fdf3c8; }\n"
+    "td.b-no-award, td.b-not-started, td.b-info { background: #ececec; }\n";
+
+void sa_rhtml_begin(FILE *out, const char *title, const char *script, const char *nav)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>", out);
-    sa_rxml_escape(out, title);
-    fputs("</title>\n<style>\n"
-          "body { font-family: sans-serif; margin: 1.5em; color: #222; }\n"
-          "table { border-collapse: collapse; margin: 1em 0; }\n"
-          "th, td { border: 1px solid #bbb; padding: 0.2em 0.6em; text-align: left; white-space: nowrap; }\n"
-          "th { background: #eee; }\n"
-          "td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; }\n"
-          "caption { text-align: left; font-weight: bold; margin-bottom: 0.3em; }\n"
-          "p.meta { margin: 0.1em 0; color: #444; }\n"
-          "div.wide { overflow-x: auto; }\n"
-          "</style>\n</head>\n<body>\n<h1>",
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
           out);
     sa_rxml_escape(out, title);
-    fputs("</h1>\n", out);
-    for (size_t i = 0; preamble && i < preamble->n; i++) {
-        fputs("<p class=\"meta\">", out);
-        sa_rxml_escape(out, preamble->v[i]);
-        fputs("</p>\n", out);
+    fprintf(out, "</title>\n<style>\n%s</style>\n", page_css);
+    if (script) {
+        fputs("<script src=\"", out);
+        sa_rxml_escape(out, script);
+        fputs("\" defer></script>\n", out);
     }
+    fputs("</head>\n<body>\n", out);
+    if (nav)
+        fputs(nav, out);
 }
 
-/* The JSON document: the document's members, then "rows". */
-static bool write_json(const sa_rdoc_t *d, FILE *out)
+void sa_rhtml_end(FILE *out)
 {
-    json_t *doc = d->json ? json_deep_copy(d->json) : json_object();
+    fputs("</body>\n</html>\n", out);
+}
+
+/* The view of a document's table for o: -o's columns, every column (-l), or NULL (all, long ones hidden). */
+static bool doc_view(const sa_rdoc_t *d, const sa_report_opts_t *o, bool text, sa_rview_t *v, bool *have,
+                     sa_error_t *error)
+{
+    *have = false;
+    if (o->ncolumns || o->long_format || text) {
+        if (!sa_rview_make(d->table, o->columns, o->ncolumns, o->long_format, v, error))
+            return false;
+        *have = true;
+    }
+    return true;
+}
+
+bool sa_rhtml_doc(FILE *out, const sa_rdoc_t *d, const sa_report_opts_t *o, const char *heading, bool sub,
+                  const char *id, const char *links, sa_error_t *error)
+{
+    sa_rview_t v;
+    bool have;
+
+    if (!doc_view(d, o, false, &v, &have, error))
+        return false;
+    fprintf(out, "<%s>", sub ? "h2" : "h1");
+    sa_rxml_escape(out, heading);
+    fprintf(out, "</%s>\n", sub ? "h2" : "h1");
+    for (size_t i = 0; d->preamble && i < d->preamble->n; i++) {
+        fputs("<p class=\"meta\">", out);
+        sa_rxml_escape(out, d->preamble->v[i]);
+        fputs("</p>\n", out);
+    }
+    fputs("<div class=\"tbl\">\n", out);
+    if (!have) {
+        bool any_long = false;
+        for (size_t c = 0; c < d->table->ncols; c++)
+            any_long = any_long || (d->table->cols[c].flags & SA_COL_LONG);
+        if (any_long) {
+            fprintf(out, "<input type=\"checkbox\" class=\"allcols\" id=\"%s-all\">", id ? id : "t");
+            fprintf(out, "<label class=\"allcols-l\" for=\"%s-all\">all columns</label>\n", id ? id : "t");
+        }
+    }
+    sa_rtable_write_html(d->table, have ? &v : NULL, d->caption, id, out);
+    fputs("</div>\n", out);
+    if (links)
+        fprintf(out, "<p class=\"links\">%s</p>\n", links);
+    if (d->has_charts)
+        sa_rcharts_svg(out, d->charts_title, d->no_charts, NULL, d->charts, d->ncharts, false);
+    if (have)
+        sa_rview_clear(&v);
+    return true;
+}
+
+/* The JSON document: the document's members, then "rows" (and "totals" when the table has total rows). */
+static bool write_json(const sa_rdoc_t *d, const sa_rview_t *v, FILE *out)
+{
+    json_t *doc = d->json ? json_deep_copy(d->json) : json_object(), *totals = sa_rtable_to_json(d->table, v, true);
     bool ok;
 
-    json_object_set_new(doc, "rows", sa_rtable_to_json(d->table));
+    json_object_set_new(doc, "rows", sa_rtable_to_json(d->table, v, false));
+    if (json_array_size(totals))
+        json_object_set_new(doc, "totals", totals);
+    else
+        json_decref(totals);
     ok = json_write(doc, out);
     json_decref(doc);
     return ok;
 }
 
-bool sa_rdoc_write(const sa_rdoc_t *d, sa_format_t fmt, bool no_header, FILE *out, sa_error_t *error)
+/* Writes the table of d as text in format fmt with o's view, header and delimiter. */
+static bool write_text(const sa_rdoc_t *d, const sa_report_opts_t *o, sa_text_format_t fmt, FILE *out,
+                       sa_error_t *error)
 {
+    sa_rview_t v;
+    sa_rtext_opts_t t = {fmt, o->no_header, o->delimiter, o->trailing_delimiter, &v};
+    bool ok;
+
+    /* the table shows the brief columns by default; parsable and CSV every column */
+    if (!sa_rview_make(d->table, o->columns, o->ncolumns, o->long_format || fmt != SA_TEXT_TABLE, &v, error))
+        return false;
+    ok = sa_rtable_write(d->table, &t, d->preamble, out);
+    sa_rview_clear(&v);
+    if (!ok)
+        sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
+    return ok;
+}
+
+bool sa_rdoc_write(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_error_t *error)
+{
+    sa_rview_t v;
     bool ok = true;
 
-    switch (fmt) {
-    case SA_FMT_TABLE:
-        ok = sa_rtable_write_text(d->table, SA_TEXT_TABLE, d->preamble, no_header, out);
-        break;
-    case SA_FMT_PARSABLE:
-        ok = sa_rtable_write_text(d->table, SA_TEXT_PARSABLE, d->preamble, no_header, out);
-        break;
-    case SA_FMT_CSV:
-        ok = sa_rtable_write_text(d->table, SA_TEXT_CSV, d->preamble, no_header, out);
-        break;
+    switch (o->format) {
+    case SA_FMT_TABLE: return write_text(d, o, SA_TEXT_TABLE, out, error);
+    case SA_FMT_PARSABLE: return write_text(d, o, SA_TEXT_PARSABLE, out, error);
+    case SA_FMT_CSV: return write_text(d, o, SA_TEXT_CSV, out, error);
     case SA_FMT_JSON:
-        ok = write_json(d, out);
+        /* every column unless -o chooses */
+        if (!sa_rview_make(d->table, o->columns, o->ncolumns, true, &v, error))
+            return false;
+        ok = write_json(d, &v, out);
+        sa_rview_clear(&v);
         break;
     case SA_FMT_HTML:
-        html_begin(out, d->title, d->preamble);
-        sa_rtable_write_html(d->table, d->caption, out);
-        if (d->has_charts)
-            sa_rcharts_svg(out, d->charts_title, d->no_charts, NULL, d->charts, d->ncharts, false);
-        fputs("</body>\n</html>\n", out);
+        sa_rhtml_begin(out, d->title, NULL, NULL);
+        if (!sa_rhtml_doc(out, d, o, d->title, false, "report", NULL, error))
+            return false;
+        sa_rhtml_end(out);
         ok = !ferror(out);
         break;
     case SA_FMT_SVG:
         if (d->has_charts) {
-            sa_rcharts_svg(out, d->charts_title, d->no_charts, no_header ? NULL : d->preamble, d->charts, d->ncharts,
-                           true);
+            sa_rcharts_svg(out, d->charts_title, d->no_charts, o->no_header ? NULL : d->preamble, d->charts,
+                           d->ncharts, true);
             ok = !ferror(out);
             break;
         }
         /* fall through */
     default:
-        sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for this report", sa_format_name(fmt));
+        sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for this report",
+                     sa_format_name(o->format));
         return false;
     }
     if (!ok)
         sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
     return ok;
+}
+
+bool sa_rdoc_emit(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_error_t *error)
+{
+    return o->doc_cb ? o->doc_cb(d, o->doc_ctx, error) : sa_rdoc_write(d, o, out, error);
 }

@@ -31,7 +31,11 @@
 #include "sa_report.h"
 #include "sa_rtable.h"
 
-/* One chart: monthly bars and their cumulative sum over [from, axis_to), against a target. */
+/*
+ * One chart: monthly bars and their cumulative sum over [from, axis_to), against a
+ * target, with the projection to the end; or, with series, the monthly bars stacked
+ * by series (a breakdown by user or GPU type).
+ */
 typedef struct {
     char *title, *subtitle;         /* owned */
     int64_t from, axis_to, data_to; /* x axis [from, axis_to); values known until data_to */
@@ -39,7 +43,11 @@ typedef struct {
     int64_t *m;                     /* nm + 1 bucket bounds within [from, axis_to] (owned) */
     double *val;                    /* per bucket, in unit (owned) */
     double target;                  /* the award; < 0: none */
+    double projected;               /* projected cumulative use at axis_to; < 0: none */
+    const char *status;             /* static: the award's status ("over pace"); NULL: none */
     const char *unit;               /* static: "GPU-years" */
+    size_t nseries;                 /* > 0: a breakdown; val is then nm x nseries, bucket-major */
+    char **series;                  /* series names (owned) */
 } sa_rchart_t;
 
 /*
@@ -58,8 +66,22 @@ void sa_rcharts_free(sa_rchart_t *c, size_t n);
 void sa_rcharts_svg(FILE *out, const char *title, const char *no_charts, const sa_strv_t *preamble,
                     const sa_rchart_t *c, size_t n, bool standalone);
 
-/* A report's document. Everything is borrowed. */
+/* One line of sa_rplot_lines(): a name and n values. */
 typedef struct {
+    const char *name;
+    const double *v;
+} sa_rseries_t;
+
+/*
+ * Writes an inline SVG line chart over time: ns series of n values at the times t
+ * (ascending), each point with its value in a <title>.
+ */
+void sa_rplot_lines(FILE *out, const char *title, const char *unit, const int64_t *t, size_t n,
+                    const sa_rseries_t *s, size_t ns);
+
+/* A report's document. Everything is borrowed. */
+typedef struct sa_rdoc {
+    const char *kind;             /* "usage", "utilization", "health", "current" */
     const char *title;            /* HTML <title> and heading: "slurm-report: GPU usage" */
     const sa_strv_t *preamble;    /* lines before the table (may be NULL) */
     const sa_rtable_t *table;
@@ -73,12 +95,35 @@ typedef struct {
 } sa_rdoc_t;
 
 /*
- * Writes the document in format fmt (no_header: no preamble and no column header in
- * the text formats, no preamble in SVG). Fails with SA_ERR_USAGE for a format the
- * document cannot be written in (svg without charts, prometheus), SA_ERR_IO when
- * writing fails.
+ * Writes the document in o->format with o's columns (-o, -l), header (-n) and
+ * delimiter (-p, -P, --delimiter): no_header means no preamble and no column header in
+ * the text formats, no preamble in SVG. Fails with SA_ERR_USAGE for a format the
+ * document cannot be written in (svg without charts, prometheus) or a column it does
+ * not have, SA_ERR_IO when writing fails.
  */
-bool sa_rdoc_write(const sa_rdoc_t *d, sa_format_t fmt, bool no_header, FILE *out, sa_error_t *error);
+bool sa_rdoc_write(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_error_t *error);
+
+/* What every report does with its document: o->doc_cb when set (the site), else sa_rdoc_write(). */
+bool sa_rdoc_emit(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_error_t *error);
+
+/* ---- HTML pages (the --html page and the site's pages) ------------------------------- */
+
+/*
+ * Starts a page: the style (inline), the title escaped, and when script is not NULL a
+ * <script src="SCRIPT" defer> (the site's enhanced page; the page reads the same
+ * without it). nav (trusted HTML, may be NULL) is written first in the body.
+ */
+void sa_rhtml_begin(FILE *out, const char *title, const char *script, const char *nav);
+/* Ends a page. */
+void sa_rhtml_end(FILE *out);
+/*
+ * Writes a document as a part of a page: the heading (h2 when sub, else h1), the
+ * preamble, the table (the columns of o's -o/-l, else every column with the long
+ * ones hidden behind an "all columns" switch that needs no script), id for the table,
+ * links (trusted HTML, may be NULL) under the table, then the charts.
+ */
+bool sa_rhtml_doc(FILE *out, const sa_rdoc_t *d, const sa_report_opts_t *o, const char *heading, bool sub,
+                  const char *id, const char *links, sa_error_t *error);
 
 /* ---- pieces the reports use to build their documents ---------------------------------- */
 

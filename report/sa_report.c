@@ -46,6 +46,9 @@ void sa_report_opts_clear(sa_report_opts_t *o)
     sa_strv_clear(&o->clusters);
     sa_strv_clear(&o->accounts);
     sa_strv_clear(&o->users);
+    sa_colspecs_free(o->columns, o->ncolumns);
+    o->columns = NULL;
+    o->ncolumns = 0;
 }
 
 static const char *const format_names[] = {"table", "parsable", "csv", "json", "svg", "html", "prometheus"};
@@ -64,6 +67,20 @@ bool sa_format_parse(const char *s, sa_format_t *f)
 const char *sa_format_name(sa_format_t f)
 {
     return (size_t)f < sizeof format_names / sizeof format_names[0] ? format_names[f] : "?";
+}
+
+const sa_col_t *sa_report_columns(const char *report, size_t *n)
+{
+    *n = 0;
+    if (strcmp(report, "usage") == 0)
+        return sa_usage_cols(n);
+    if (strcmp(report, "utilization") == 0)
+        return sa_utilization_cols(n);
+    if (strcmp(report, "health") == 0)
+        return sa_health_cols(n);
+    if (strcmp(report, "current") == 0)
+        return sa_current_cols(n);
+    return NULL;
 }
 
 /* ---- time series files ------------------------------------------------------------ */
@@ -139,14 +156,50 @@ check:
     return true;
 }
 
+/*
+ * The systemd credential mongo-uri ($CREDENTIALS_DIRECTORY/mongo-uri: LoadCredential=
+ * of the site's unit), its first line; NULL when there is none. Caller frees.
+ */
+static char *credential_uri(void)
+{
+    const char *dir = getenv("CREDENTIALS_DIRECTORY");
+    char *path, *line = NULL;
+    size_t cap = 0;
+    FILE *f;
+
+    if (!dir || !*dir || !(path = sa_rprintf("%s/mongo-uri", dir)))
+        return NULL;
+    f = fopen(path, "r");
+    free(path);
+    if (!f)
+        return NULL;
+    if (getline(&line, &cap, f) < 0) {
+        free(line);
+        line = NULL;
+    } else {
+        line[strcspn(line, "\r\n")] = '\0';
+    }
+    fclose(f);
+    return line;
+}
+
 sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error)
 {
+    char *cred = NULL;
+    sa_rdb_t *db;
     const char *uri = o->mongo_uri;
     if (!uri || !*uri)
         uri = getenv("SLURM_REPORT_MONGO_URI");
     if (!uri || !*uri)
         uri = getenv("SLURM_INGEST_MONGO_URI");
     if (!uri || !*uri)
+        uri = cred = credential_uri();
+    if (!uri || !*uri)
         uri = "mongodb://127.0.0.1:27017";
-    return sa_rdb_open(uri, o->db_name ? o->db_name : "slurm", error);
+    db = sa_rdb_open(uri, o->db_name ? o->db_name : "slurm", error);
+    if (cred) {
+        memset(cred, 0, strlen(cred));
+        free(cred);
+    }
+    return db;
 }

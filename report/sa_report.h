@@ -32,6 +32,7 @@
 
 #include "sa_error.h"
 #include "sa_model.h"
+#include "sa_rtable.h"
 
 #include "sa_exit.h" /* the exit codes of both binaries, SA_EXIT_UNHEALTHY for health */
 
@@ -45,7 +46,18 @@ typedef enum {
     SA_FMT_PROMETHEUS,
 } sa_format_t;
 
-typedef enum { SA_UNIT_GPU_HOURS = 0, SA_UNIT_GPU_YEARS, SA_UNIT_RGU_YEARS } sa_unit_t;
+/* The unit of time figures: -t hours|minutes|percent|years (sreport), --unit. */
+typedef enum {
+    SA_UNIT_GPU_HOURS = 0,
+    SA_UNIT_GPU_YEARS,
+    SA_UNIT_RGU_YEARS,
+    SA_UNIT_GPU_MINUTES,
+    SA_UNIT_PERCENT, /* percent of the cluster's total over the window */
+} sa_unit_t;
+
+struct sa_rdoc; /* a report's document, sa_render.h */
+/* Receives a report's document instead of its being written (the site writes it several ways). */
+typedef bool (*sa_rdoc_cb)(const struct sa_rdoc *doc, void *ctx, sa_error_t *error);
 
 /* --by keys (usage: account user gpu-type; current: partition account user). */
 enum {
@@ -67,6 +79,7 @@ typedef struct {
     int64_t now;                         /* the report's "now" (--now; default: the clock) */
     unsigned by;                         /* SA_BY_* bits; 0 = the report's default */
     sa_unit_t unit;
+    bool unit_given;                     /* -t or --unit was given (utilization: hours by default) */
     double year_days;                    /* 365 */
     const char *allocations_path;        /* NULL: none */
     const char *rgu_weights_path;        /* NULL: built-in table */
@@ -74,7 +87,17 @@ typedef struct {
     int64_t since;                       /* current: finished jobs since (SA_UNSET: now - 24 h) */
     /* how */
     sa_format_t format;
-    bool no_header;
+    bool no_header;                      /* -n */
+    bool long_format;                    /* -l: every column in the table and HTML */
+    bool trailing_delimiter;             /* -p: parsable lines end in the delimiter too */
+    const char *delimiter;               /* --delimiter (parsable); NULL: "|" */
+    sa_colspec_t *columns;               /* -o: the columns and widths (owned; freed by clear) */
+    size_t ncolumns;
+    /* where to (NULL: the report is written to its FILE in format) */
+    sa_rdoc_cb doc_cb;
+    void *doc_ctx;
+    /* internal views of the site (not on the command line) */
+    bool stranded_only;                  /* utilization: the stranded GPU-hours alone, with their reason */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);
@@ -91,6 +114,12 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
 /* *healthy: false when a check failed (the caller exits SA_EXIT_UNHEALTHY). */
 bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error);
 bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+
+/*
+ * Every column a report can have (usage, utilization in hours, health, current), for
+ * -e; NULL for a report without a table (site).
+ */
+const sa_col_t *sa_report_columns(const char *report, size_t *n);
 
 /* "table", "parsable", ... -> format; false when unknown. */
 bool sa_format_parse(const char *s, sa_format_t *f);

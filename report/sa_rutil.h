@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sa_error.h"
 #include "sa_model.h"
@@ -40,6 +41,33 @@ const char *sa_rmonth_label(int64_t t, char *buf, size_t bufsz);
 
 /* Parses a duration > 0 (sa_time_parse_duration(): "90", "90s", "30m", "1h", "2d", "1w"). */
 bool sa_rduration_parse(const char *s, int64_t *secs);
+
+/* Splits s at blanks into lines of at most width characters (a longer word alone), appended to out. */
+void sa_rwrap(const char *s, size_t width, sa_strv_t *out);
+
+/* ---- files written atomically ------------------------------------------------ */
+
+/* A file being written: a temporary file beside it, renamed over it when done. */
+typedef struct {
+    char *path, *tmp;
+    FILE *f;
+} sa_atomic_file_t;
+
+/*
+ * Opens a temporary file beside path (path.tmp.XXXXXX) with the mode a new file gets
+ * from the umask (0666 & ~umask, not mkstemp's 0600) and returns it (owned by af), or
+ * NULL with *error set (SA_ERR_IO).
+ */
+FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error);
+/*
+ * Closes the file; when commit, flushes it to disk and renames it over path, else (or
+ * when that fails) removes it. Returns false with *error set (error may be NULL) when
+ * committing failed. Frees what af holds.
+ */
+bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error);
+
+/* The mode a new file gets: 0666 & ~umask (reads the umask without changing it for good). */
+unsigned sa_umask_file_mode(void);
 
 /* ---- interning: each distinct string gets a small id (0, 1, 2, ...) ---------- */
 

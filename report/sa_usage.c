@@ -23,33 +23,43 @@ static bool oom(sa_error_t *error)
 
 /* ---- columns ------------------------------------------------------------------------------- */
 
-enum { C_CLUSTER, C_ACCOUNT, C_USER, C_TYPE, C_HOURS, C_YEARS, C_RGU, C_UNW, C_AWARD, C_AUNIT, C_ASTART, C_AEND,
-       C_USEDW, C_USEDS, C_TARGET, C_PCT, C_PROJ, C_PROJPCT, C_ELAPSED, C_ASOF, C_STATUS, C_NOTE, C_N };
+enum { C_CLUSTER, C_ACCOUNT, C_USER, C_TYPE, C_HOURS, C_MINUTES, C_YEARS, C_PCTCL, C_RGU, C_UNW, C_AWARD, C_AUNIT,
+       C_ASTART, C_AEND, C_USEDW, C_USEDS, C_TARGET, C_PCT, C_PROJ, C_PROJPCT, C_ELAPSED, C_ASOF, C_STATUS, C_NOTE,
+       C_N };
 
+/* Every column; which are brief (shown by default in the table and HTML) depends on the unit: usage_columns(). */
 static const sa_col_t all_cols[C_N] = {
-    [C_CLUSTER] = {"cluster", "Cluster", SA_COL_STR, 0},
-    [C_ACCOUNT] = {"account", "Account", SA_COL_STR, 0},
-    [C_USER] = {"user", "User", SA_COL_STR, 0},
-    [C_TYPE] = {"gpu_type", "GPU type", SA_COL_STR, 0},
-    [C_HOURS] = {"gpu_hours", "GPU-hours", SA_COL_NUM, 2},
-    [C_YEARS] = {"gpu_years", "GPU-years", SA_COL_NUM, 4},
-    [C_RGU] = {"rgu_years", "RGU-years", SA_COL_NUM, 4},
-    [C_UNW] = {"gpu_hours_unweighted", "Unweighted GPU-h", SA_COL_NUM, 2},
-    [C_AWARD] = {"award", "Award", SA_COL_NUM, 4},
-    [C_AUNIT] = {"award_unit", "Unit", SA_COL_STR, 0},
-    [C_ASTART] = {"award_start", "Award start", SA_COL_STR, 0},
-    [C_AEND] = {"award_end", "Award end", SA_COL_STR, 0},
-    [C_USEDW] = {"used_window", "Used (window)", SA_COL_NUM, 4},
-    [C_USEDS] = {"used_since_start", "Used (award)", SA_COL_NUM, 4},
-    [C_TARGET] = {"target_to_date", "Target", SA_COL_NUM, 4},
-    [C_PCT] = {"percent_of_target", "% target", SA_COL_NUM, 1},
-    [C_PROJ] = {"projected_at_end", "Projected", SA_COL_NUM, 4},
-    [C_PROJPCT] = {"projected_percent_of_award", "% award (proj.)", SA_COL_NUM, 1},
-    [C_ELAPSED] = {"elapsed_percent", "% elapsed", SA_COL_NUM, 1},
-    [C_ASOF] = {"as_of", "As of", SA_COL_STR, 0},
-    [C_STATUS] = {"status", "Status", SA_COL_STR, 0},
-    [C_NOTE] = {"note", "Note", SA_COL_STR, 0},
+    [C_CLUSTER] = {"cluster", "Cluster", SA_COL_STR, 0, 0},
+    [C_ACCOUNT] = {"account", "Account", SA_COL_STR, 0, 0},
+    [C_USER] = {"user", "User", SA_COL_STR, 0, 0},
+    [C_TYPE] = {"gpu_type", "GPU type", SA_COL_STR, 0, 0},
+    [C_HOURS] = {"gpu_hours", "GPU-hours", SA_COL_NUM, 2, SA_COL_LONG},
+    [C_MINUTES] = {"gpu_minutes", "GPU-minutes", SA_COL_NUM, 1, 0},
+    [C_YEARS] = {"gpu_years", "GPU-years", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_PCTCL] = {"percent_of_cluster", "% of cluster", SA_COL_NUM, 1, 0},
+    [C_RGU] = {"rgu_years", "RGU-years", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_UNW] = {"gpu_hours_unweighted", "Unweighted GPU-h", SA_COL_NUM, 2, SA_COL_LONG},
+    [C_AWARD] = {"award", "Award", SA_COL_NUM, 4, 0},
+    [C_AUNIT] = {"award_unit", "Unit", SA_COL_STR, 0, 0},
+    [C_ASTART] = {"award_start", "Award start", SA_COL_STR, 0, SA_COL_LONG},
+    [C_AEND] = {"award_end", "Award end", SA_COL_STR, 0, SA_COL_LONG},
+    [C_USEDW] = {"used_window", "Used (window)", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_USEDS] = {"used_since_start", "Used (award)", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_TARGET] = {"target_to_date", "Target", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_PCT] = {"percent_of_target", "% target", SA_COL_NUM, 1, 0},
+    [C_PROJ] = {"projected_at_end", "Projected", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_PROJPCT] = {"projected_percent_of_award", "% award (proj.)", SA_COL_NUM, 1, 0},
+    [C_ELAPSED] = {"elapsed_percent", "% elapsed", SA_COL_NUM, 1, SA_COL_LONG},
+    [C_ASOF] = {"as_of", "As of", SA_COL_STR, 0, SA_COL_LONG},
+    [C_STATUS] = {"status", "Status", SA_COL_STR, 0, SA_COL_BADGE},
+    [C_NOTE] = {"note", "Note", SA_COL_STR, 0, SA_COL_LONG},
 };
+
+const sa_col_t *sa_usage_cols(size_t *n)
+{
+    *n = C_N;
+    return all_cols;
+}
 
 /* The table of the report: the columns shown, and where each of all_cols is (-1: not shown). */
 typedef struct {
@@ -58,13 +68,21 @@ typedef struct {
     sa_rtable_t t;
 } utable_t;
 
-/* The columns: the grouping keys (--by, a type with awards), the use, RGU columns, award columns. */
+/*
+ * The columns: the grouping keys (--by, a type with awards), the use (GPU-hours and
+ * GPU-years always, GPU-minutes or % of cluster with -t), RGU columns, award columns.
+ * The brief ones: the keys, the use in the report's unit, award, unit, % target,
+ * projection (% of the award) and status.
+ */
 static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
 {
     bool alloc = u->o->allocations_path != NULL;
+    sa_unit_t unit = u->o->unit;
     bool want[C_N] = {
-        [C_CLUSTER] = true, [C_ACCOUNT] = (by & SA_BY_ACCOUNT) != 0, [C_USER] = (by & SA_BY_USER) != 0,
+        /* with awards the rows are the awards: --by user,gpu-type only breaks down the charts */
+        [C_CLUSTER] = true, [C_ACCOUNT] = alloc || (by & SA_BY_ACCOUNT), [C_USER] = !alloc && (by & SA_BY_USER),
         [C_TYPE] = (by & SA_BY_GPU_TYPE) || alloc, [C_HOURS] = true, [C_YEARS] = true,
+        [C_MINUTES] = unit == SA_UNIT_GPU_MINUTES, [C_PCTCL] = unit == SA_UNIT_PERCENT,
         [C_RGU] = u->rgu_cols, [C_UNW] = u->rgu_cols,
     };
     size_t n = 0;
@@ -73,7 +91,11 @@ static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
         ut->col_of[i] = -1;
         if (want[i] || (alloc && i >= C_AWARD)) {
             ut->col_of[i] = (int)n;
-            ut->cols[n++] = all_cols[i];
+            ut->cols[n] = all_cols[i];
+            if ((i == C_HOURS && unit == SA_UNIT_GPU_HOURS) || (i == C_YEARS && unit == SA_UNIT_GPU_YEARS) ||
+                ((i == C_RGU || i == C_UNW) && unit == SA_UNIT_RGU_YEARS))
+                ut->cols[n].flags &= ~(unsigned)SA_COL_LONG;
+            n++;
         }
     }
     sa_rtable_init(&ut->t, ut->cols, n);
@@ -91,13 +113,51 @@ static void set_num(utable_t *ut, size_t r, int id, double v)
         sa_rtable_num(&ut->t, r, (size_t)ut->col_of[id], v);
 }
 
-/* The use columns of a row: GPU-hours, GPU-years, RGU-years, unweighted GPU-hours. */
-static void set_use(const sa_usage_t *u, utable_t *ut, size_t r, const sa_usum_t *s)
+/* The GPU-seconds of every key of cluster c over [x, y). */
+static sa_usum_t cluster_sum(sa_usage_t *u, uint32_t c, int64_t x, int64_t y)
+{
+    sa_usum_t s = {0, 0, 0};
+    for (size_t i = 0; i < u->s.nacc; i++) {
+        if (u->s.acc[i].k.c == c)
+            sa_usage_sum_add(u, &s, &u->s.acc[i], x, y);
+    }
+    return s;
+}
+
+/*
+ * The use columns of a row of cluster c: GPU-hours, GPU-minutes, GPU-years, percent of
+ * the cluster's GPU time in the window, RGU-years, unweighted GPU-hours.
+ */
+static void set_use(sa_usage_t *u, utable_t *ut, size_t r, uint32_t c, const sa_usum_t *s)
 {
     set_num(ut, r, C_HOURS, sa_usage_hours(s->secs));
+    set_num(ut, r, C_MINUTES, (double)s->secs / 60.0);
     set_num(ut, r, C_YEARS, sa_usage_hours(s->secs) / u->hpy);
+    if (ut->col_of[C_PCTCL] >= 0) {
+        sa_usum_t all = cluster_sum(u, c, u->o->start, u->o->end);
+        set_num(ut, r, C_PCTCL, all.secs ? 100.0 * (double)s->secs / (double)all.secs : 0);
+    }
     set_num(ut, r, C_RGU, sa_usage_rgu_years(u, s));
     set_num(ut, r, C_UNW, sa_usage_hours(s->unweighted));
+}
+
+/*
+ * The total row of cluster c: its use in the window (every account and user the
+ * report covers), "(total)" in the first key column after the cluster's.
+ */
+static bool total_row(sa_usage_t *u, utable_t *ut, uint32_t c)
+{
+    sa_usum_t s = cluster_sum(u, c, u->o->start, u->o->end);
+    size_t r = sa_rtable_add_row(&ut->t);
+    int key = ut->col_of[C_ACCOUNT] >= 0 ? C_ACCOUNT : ut->col_of[C_USER] >= 0 ? C_USER : C_TYPE;
+
+    if (r == SIZE_MAX)
+        return false;
+    sa_rtable_mark_total(&ut->t, r);
+    set_str(ut, r, C_CLUSTER, sa_rintern_str(&u->s.names, c));
+    set_str(ut, r, key, "(total)");
+    set_use(u, ut, r, c, &s);
+    return true;
 }
 
 /* ---- charts -------------------------------------------------------------------------------- */
@@ -107,50 +167,146 @@ static bool want_charts(const sa_report_opts_t *o)
     return o->format == SA_FMT_SVG || o->format == SA_FMT_HTML;
 }
 
-/* The month buckets and values of a chart: the use of award a, or of group g (accumulators in order). */
-static bool chart_fill(sa_usage_t *u, sa_rchart_t *c, const sa_award_t *a, const sa_ugroup_t *g,
-                       const size_t *order)
+/* The unit of the charts: the report's, GPU-years for percent (a share per month would not add up). */
+static sa_unit_t chart_unit(const sa_report_opts_t *o)
 {
-    if (!sa_rchart_months(c))
-        return false;
+    return o->unit == SA_UNIT_PERCENT ? SA_UNIT_GPU_YEARS : o->unit;
+}
+
+/* The accumulators a chart adds up: an award's scope, or a cluster and account. */
+typedef struct {
+    const sa_award_t *award; /* NULL: cluster c, account a */
+    uint32_t c, a;
+} scope_t;
+
+static bool in_scope(sa_usage_t *u, const scope_t *sc, const sa_uacc_t *acc)
+{
+    if (sc->award)
+        return sa_usage_award_matches(u, sc->award, acc);
+    return acc->k.c == sc->c && acc->k.a == sc->a;
+}
+
+/* A sum in the chart's unit: the award's (GPU- or RGU-years), else the report's. */
+static double scope_units(sa_usage_t *u, const scope_t *sc, const sa_usum_t *s)
+{
+    return sc->award ? sa_usage_award_units(u, sc->award, s) : sa_usage_in_unit(u, chart_unit(u->o), s);
+}
+
+/* The values of a chart whose months are set: the use of the scope, per month (and per series). */
+static bool chart_fill(sa_usage_t *u, sa_rchart_t *c, const scope_t *sc, unsigned series_key)
+{
     for (size_t i = 0; i < c->nm; i++) {
         int64_t x = c->m[i], y = c->m[i + 1] < c->data_to ? c->m[i + 1] : c->data_to;
-        sa_usum_t s = {0, 0, 0};
         if (y <= x)
             continue;
-        if (a) {
-            s = sa_usage_award_sum(u, a, x, y);
-            c->val[i] = sa_usage_award_units(u, a, &s);
-        } else {
-            for (size_t k = 0; k < g->count; k++)
-                sa_usage_sum_add(u, &s, &u->s.acc[order[g->first + k]], x, y);
-            c->val[i] = sa_usage_in_unit(u, u->o->unit, &s);
+        for (size_t k = 0; k < u->s.nacc; k++) {
+            const sa_uacc_t *acc = &u->s.acc[k];
+            sa_usum_t s = {0, 0, 0};
+            size_t j = 0;
+            if (!in_scope(u, sc, acc))
+                continue;
+            sa_usage_sum_add(u, &s, acc, x, y);
+            if (!s.secs)
+                continue;
+            if (series_key) {
+                const char *name = sa_rintern_str(&u->s.names, series_key == SA_BY_USER ? acc->k.u : acc->k.t);
+                while (j < c->nseries && strcmp(c->series[j], name) != 0)
+                    j++;
+                if (j == c->nseries)
+                    continue; /* not a series of this chart: cannot happen (series_names) */
+                c->val[i * c->nseries + j] += scope_units(u, sc, &s);
+            } else {
+                c->val[i] += scope_units(u, sc, &s);
+            }
         }
     }
     return true;
 }
 
-/* The chart of an award: its period, the use to its as-of time, its amount as the target. */
+/* The series of a breakdown chart: the users (or GPU types) with use in the scope over [x, y), sorted. */
+static bool series_names(sa_usage_t *u, const scope_t *sc, unsigned key, int64_t x, int64_t y, sa_rchart_t *c)
+{
+    sa_strv_t names;
+
+    sa_strv_init(&names);
+    for (size_t k = 0; k < u->s.nacc; k++) {
+        const sa_uacc_t *acc = &u->s.acc[k];
+        if (in_scope(u, sc, acc) && sa_usums_get(&u->s, acc, x, y) > 0 &&
+            !sa_strv_add_sorted_unique(&names, sa_rintern_str(&u->s.names, key == SA_BY_USER ? acc->k.u : acc->k.t))) {
+            sa_strv_clear(&names);
+            return false;
+        }
+    }
+    c->nseries = names.n;
+    c->series = names.v; /* steals the strings */
+    return true;
+}
+
+/*
+ * A breakdown of the chart main (same scope, period and unit): the monthly bars stacked
+ * by user or by GPU type.
+ */
+static bool breakdown_chart(sa_usage_t *u, const sa_rchart_t *main, const scope_t *sc, unsigned key, sa_rchart_t *c)
+{
+    const char *what = key == SA_BY_USER ? "user" : "GPU type";
+
+    c->title = sa_rprintf("%s, by %s", main->title, what);
+    c->subtitle = sa_rprintf("monthly use by %s (%s)", what, main->unit);
+    c->from = main->from;
+    c->axis_to = main->axis_to;
+    c->data_to = main->data_to;
+    c->target = c->projected = -1;
+    c->unit = main->unit;
+    if (!c->title || !c->subtitle || !series_names(u, sc, key, c->from, c->data_to, c) || !sa_rchart_months(c))
+        return false;
+    if (c->nseries > 1) {
+        double *v = calloc(c->nm * c->nseries + 1, sizeof *v);
+        if (!v)
+            return false;
+        free(c->val);
+        c->val = v;
+    }
+    return chart_fill(u, c, sc, key);
+}
+
+/* The breakdowns --by asks for (user, GPU type), after the chart just made (charts[*n - 1]). */
+static bool breakdowns(sa_usage_t *u, unsigned by, const scope_t *sc, sa_rchart_t *charts, size_t *n)
+{
+    static const unsigned keys[2] = {SA_BY_USER, SA_BY_GPU_TYPE};
+    size_t main = *n - 1;
+
+    for (int i = 0; i < 2; i++) {
+        if ((by & keys[i]) && !breakdown_chart(u, &charts[main], sc, keys[i], &charts[(*n)++]))
+            return false;
+    }
+    return true;
+}
+
+/* The chart of an award: its period, the use to its as-of time, its amount as the target, the projection. */
 static bool award_chart(sa_usage_t *u, const sa_award_t *a, const sa_uaward_t *f, sa_rchart_t *c)
 {
     char buf[128];
+    scope_t sc = {a, 0, 0};
 
     c->title = sa_rprintf("%s / %s%s%s", a->cluster, a->account, a->gpu_type ? " / " : "",
                           a->gpu_type ? a->gpu_type : "");
-    snprintf(buf, sizeof buf, "%s", sa_riso(a->start));
-    c->subtitle = sa_rprintf("award %g %s from %s to %s; used %.4g (%.1f%% of the target to date); status %s",
+    snprintf(buf, sizeof buf, "%.10s", sa_riso(a->start));
+    c->subtitle = sa_rprintf("award %g %s, %s to %.10s; used %.4g (%.1f%% of the target to date); projected %.4g "
+                             "(%.1f%% of the award)",
                              a->amount, sa_award_unit_name(a->unit), buf, sa_riso(a->end), f->used_since,
-                             f->has_pct ? f->pct : 0.0, f->status);
+                             f->has_pct ? f->pct : 0.0, f->projected, f->projected_pct);
     c->from = a->start;
     c->axis_to = a->end;
     c->data_to = f->to;
     c->target = a->amount;
+    c->projected = f->to > a->start ? f->projected : -1;
+    c->status = f->status;
     c->unit = a->unit == SA_AWARD_RGU_YEARS ? "RGU-years" : "GPU-years";
-    return c->title && c->subtitle && chart_fill(u, c, a, NULL, NULL);
+    return c->title && c->subtitle && sa_rchart_months(c) && chart_fill(u, c, &sc, 0);
 }
 
-/* Without awards: one chart per cluster and account over the window. */
-static bool account_charts(sa_usage_t *u, sa_rchart_t *charts, size_t *ncharts, sa_error_t *error)
+/* Without awards: one chart per cluster and account over the window (and its breakdowns). */
+static bool account_charts(sa_usage_t *u, unsigned by, sa_rchart_t *charts, size_t *ncharts, sa_error_t *error)
 {
     const sa_report_opts_t *o = u->o;
     size_t *order = NULL, ng = 0;
@@ -161,15 +317,17 @@ static bool account_charts(sa_usage_t *u, sa_rchart_t *charts, size_t *ncharts, 
         return false;
     for (size_t i = 0; ok && i < ng; i++) {
         sa_rchart_t *c = &charts[(*ncharts)++];
+        scope_t sc = {NULL, g[i].k.c, g[i].k.a};
         c->title = sa_rprintf("%s / %s", sa_rintern_str(&u->s.names, g[i].k.c), sa_rintern_str(&u->s.names, g[i].k.a));
-        c->subtitle = sa_rprintf("%.4g %s in the window (no award given)", sa_usage_in_unit(u, o->unit, &g[i].window),
-                                 sa_unit_title(o->unit));
+        c->subtitle = sa_rprintf("%.4g %s in the window (no award given)",
+                                 sa_usage_in_unit(u, chart_unit(o), &g[i].window), sa_unit_title(chart_unit(o)));
         c->from = o->start;
         c->axis_to = o->end;
         c->data_to = o->end;
-        c->target = -1;
-        c->unit = sa_unit_title(o->unit);
-        ok = c->title && c->subtitle && chart_fill(u, c, NULL, &g[i], order);
+        c->target = c->projected = -1;
+        c->unit = sa_unit_title(chart_unit(o));
+        ok = c->title && c->subtitle && sa_rchart_months(c) && chart_fill(u, c, &sc, 0) &&
+             breakdowns(u, by, &sc, charts, ncharts);
     }
     free(order);
     free(g);
@@ -213,61 +371,82 @@ static bool award_order(const sa_usage_t *u, size_t **aord, size_t *na)
     return true;
 }
 
-/* One row per award reported (and its chart), then one per account with use in the window and no award. */
-static bool award_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, size_t ngroups, sa_rchart_t *charts,
-                       size_t *ncharts, sa_error_t *error)
+/* The row of award a (and its charts: the award's, then the breakdowns --by asks for). */
+static bool award_row(sa_usage_t *u, utable_t *ut, unsigned by, const sa_award_t *a, sa_rchart_t *charts,
+                      size_t *ncharts)
 {
     const sa_report_opts_t *o = u->o;
+    sa_uaward_t f;
+    sa_usum_t w;
+    size_t r = sa_rtable_add_row(&ut->t);
+    scope_t sc = {a, 0, 0};
+
+    if (r == SIZE_MAX)
+        return false;
+    sa_usage_award(u, a, &f);
+    w = sa_usage_award_sum(u, a, o->start, o->end);
+    set_str(ut, r, C_CLUSTER, a->cluster);
+    set_str(ut, r, C_ACCOUNT, a->account);
+    set_str(ut, r, C_TYPE, a->gpu_type ? a->gpu_type : "*");
+    set_use(u, ut, r, (uint32_t)sa_usage_cluster(u, a->cluster), &w);
+    set_num(ut, r, C_AWARD, a->amount);
+    set_str(ut, r, C_AUNIT, sa_award_unit_name(a->unit));
+    set_str(ut, r, C_ASTART, sa_riso(a->start));
+    set_str(ut, r, C_AEND, sa_riso(a->end));
+    set_num(ut, r, C_USEDW, f.used_window);
+    set_num(ut, r, C_USEDS, f.used_since);
+    set_num(ut, r, C_TARGET, f.target);
+    if (f.has_pct)
+        set_num(ut, r, C_PCT, f.pct);
+    set_num(ut, r, C_PROJ, f.projected);
+    set_num(ut, r, C_PROJPCT, f.projected_pct);
+    set_num(ut, r, C_ELAPSED, f.elapsed_pct);
+    set_str(ut, r, C_ASOF, sa_riso(f.to));
+    set_str(ut, r, C_STATUS, f.status);
+    set_str(ut, r, C_NOTE, a->note);
+    if (!want_charts(o))
+        return true;
+    return award_chart(u, a, &f, &charts[(*ncharts)++]) && breakdowns(u, by, &sc, charts, ncharts);
+}
+
+/*
+ * Per cluster: one row per award reported (and its charts), then one per account with
+ * use in the window and no award, then the cluster's total.
+ */
+static bool award_rows(sa_usage_t *u, utable_t *ut, unsigned by, const sa_ugroup_t *groups, size_t ngroups,
+                       sa_rchart_t *charts, size_t *ncharts, sa_error_t *error)
+{
     size_t *aord, na;
 
     if (!award_order(u, &aord, &na))
         return oom(error);
-    for (size_t i = 0; i < na; i++) {
-        const sa_award_t *a = &u->awards.v[aord[i]];
-        sa_uaward_t f;
-        sa_usum_t w;
-        size_t r = sa_rtable_add_row(&ut->t);
-        if (r == SIZE_MAX)
+    for (uint32_t c = 0; c < u->s.nclusters; c++) {
+        const char *cl = sa_rintern_str(&u->s.names, c);
+        for (size_t i = 0; i < na; i++) {
+            if (strcmp(u->awards.v[aord[i]].cluster, cl) == 0 &&
+                !award_row(u, ut, by, &u->awards.v[aord[i]], charts, ncharts))
+                goto nomem;
+        }
+        for (size_t g = 0; g < ngroups; g++) {
+            const char *ac = sa_rintern_str(&u->s.names, groups[g].k.a);
+            bool has = false;
+            size_t r;
+            if (groups[g].k.c != c)
+                continue;
+            for (size_t i = 0; i < na && !has; i++)
+                has = strcmp(u->awards.v[aord[i]].cluster, cl) == 0 && strcmp(u->awards.v[aord[i]].account, ac) == 0;
+            if (has)
+                continue;
+            if ((r = sa_rtable_add_row(&ut->t)) == SIZE_MAX)
+                goto nomem;
+            set_str(ut, r, C_CLUSTER, cl);
+            set_str(ut, r, C_ACCOUNT, ac);
+            set_str(ut, r, C_TYPE, "*");
+            set_use(u, ut, r, c, &groups[g].window);
+            set_str(ut, r, C_STATUS, "no award");
+        }
+        if (!total_row(u, ut, c))
             goto nomem;
-        sa_usage_award(u, a, &f);
-        w = sa_usage_award_sum(u, a, o->start, o->end);
-        set_str(ut, r, C_CLUSTER, a->cluster);
-        set_str(ut, r, C_ACCOUNT, a->account);
-        set_str(ut, r, C_TYPE, a->gpu_type ? a->gpu_type : "*");
-        set_use(u, ut, r, &w);
-        set_num(ut, r, C_AWARD, a->amount);
-        set_str(ut, r, C_AUNIT, sa_award_unit_name(a->unit));
-        set_str(ut, r, C_ASTART, sa_riso(a->start));
-        set_str(ut, r, C_AEND, sa_riso(a->end));
-        set_num(ut, r, C_USEDW, f.used_window);
-        set_num(ut, r, C_USEDS, f.used_since);
-        set_num(ut, r, C_TARGET, f.target);
-        if (f.has_pct)
-            set_num(ut, r, C_PCT, f.pct);
-        set_num(ut, r, C_PROJ, f.projected);
-        set_num(ut, r, C_PROJPCT, f.projected_pct);
-        set_num(ut, r, C_ELAPSED, f.elapsed_pct);
-        set_str(ut, r, C_ASOF, sa_riso(f.to));
-        set_str(ut, r, C_STATUS, f.status);
-        set_str(ut, r, C_NOTE, a->note);
-        if (want_charts(o) && !award_chart(u, a, &f, &charts[(*ncharts)++]))
-            goto nomem;
-    }
-    for (size_t g = 0; g < ngroups; g++) {
-        const char *cl = sa_rintern_str(&u->s.names, groups[g].k.c), *ac = sa_rintern_str(&u->s.names, groups[g].k.a);
-        bool has = false;
-        size_t r;
-        for (size_t i = 0; i < na && !has; i++)
-            has = strcmp(u->awards.v[aord[i]].cluster, cl) == 0 && strcmp(u->awards.v[aord[i]].account, ac) == 0;
-        if (has)
-            continue;
-        if ((r = sa_rtable_add_row(&ut->t)) == SIZE_MAX)
-            goto nomem;
-        set_str(ut, r, C_CLUSTER, cl);
-        set_str(ut, r, C_ACCOUNT, ac);
-        set_str(ut, r, C_TYPE, "*");
-        set_use(u, ut, r, &groups[g].window);
-        set_str(ut, r, C_STATUS, "no award");
     }
     free(aord);
     return true;
@@ -276,18 +455,24 @@ nomem:
     return oom(error);
 }
 
-/* Without awards: one row per group of the --by keys. */
+/* Without awards: one row per group of the --by keys, and a total per cluster. */
 static bool group_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, size_t ngroups, sa_error_t *error)
 {
-    for (size_t g = 0; g < ngroups; g++) {
-        size_t r = sa_rtable_add_row(&ut->t);
-        if (r == SIZE_MAX)
+    for (uint32_t c = 0; c < u->s.nclusters; c++) {
+        for (size_t g = 0; g < ngroups; g++) {
+            size_t r;
+            if (groups[g].k.c != c)
+                continue;
+            if ((r = sa_rtable_add_row(&ut->t)) == SIZE_MAX)
+                return oom(error);
+            set_str(ut, r, C_CLUSTER, sa_rintern_str(&u->s.names, groups[g].k.c));
+            set_str(ut, r, C_ACCOUNT, sa_rintern_str(&u->s.names, groups[g].k.a));
+            set_str(ut, r, C_USER, sa_rintern_str(&u->s.names, groups[g].k.u));
+            set_str(ut, r, C_TYPE, sa_rintern_str(&u->s.names, groups[g].k.t));
+            set_use(u, ut, r, c, &groups[g].window);
+        }
+        if (!total_row(u, ut, c))
             return oom(error);
-        set_str(ut, r, C_CLUSTER, sa_rintern_str(&u->s.names, groups[g].k.c));
-        set_str(ut, r, C_ACCOUNT, sa_rintern_str(&u->s.names, groups[g].k.a));
-        set_str(ut, r, C_USER, sa_rintern_str(&u->s.names, groups[g].k.u));
-        set_str(ut, r, C_TYPE, sa_rintern_str(&u->s.names, groups[g].k.t));
-        set_use(u, ut, r, &groups[g].window);
     }
     return true;
 }
@@ -310,8 +495,15 @@ static bool check_opts(const sa_report_opts_t *o, unsigned by, sa_error_t *error
         sa_error_set(error, SA_ERR_USAGE, 0, "--by partition is for `current`; usage groups by account, user, gpu-type");
         return false;
     }
-    if (o->allocations_path && by != SA_BY_ACCOUNT) {
+    if (o->allocations_path && (by & ~(unsigned)(SA_BY_USER | SA_BY_GPU_TYPE)) != SA_BY_ACCOUNT &&
+        (by & ~(unsigned)(SA_BY_USER | SA_BY_GPU_TYPE)) != 0) {
         sa_error_set(error, SA_ERR_USAGE, 0, "with --allocations the rows are the awards: use --by account (the default)");
+        return false;
+    }
+    if (o->allocations_path && (by & (SA_BY_USER | SA_BY_GPU_TYPE)) && o->format != SA_FMT_SVG &&
+        o->format != SA_FMT_HTML) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "with --allocations the rows are the awards: --by user,gpu-type breaks "
+                                             "down their charts (--svg, --html); use --by account (the default)");
         return false;
     }
     if (o->format == SA_FMT_PROMETHEUS) {
@@ -390,8 +582,8 @@ static void usage_preamble(const sa_usage_t *u, sa_strv_t *p, const sa_strv_t *u
         sa_rpreamble_add(p, "Awards: target to date = award x elapsed fraction of the award period (to the as-of "
                            "time: the earliest of the window end, the award end, the cluster's last observation); "
                            "projection = use since the award start + the rate of the last %g days x the time left; "
-                           "status: under below the award's under_pct of the target, over above its over_pct, else "
-                           "on track.",
+                           "status: over above the award's over_pct of the target, else over pace when the projection "
+                           "passes the award, else under below its under_pct, else on track.",
                         u->awards.recent_days);
 }
 
@@ -433,10 +625,10 @@ static bool usage_rows(sa_usage_t *u, unsigned by, utable_t *ut, sa_rchart_t *ch
     if (!sa_usage_groups(u, alloc ? SA_BY_ACCOUNT : by, &order, &groups, &ngroups, error))
         return false;
     if (alloc)
-        ok = award_rows(u, ut, groups, ngroups, charts, ncharts, error);
+        ok = award_rows(u, ut, by, groups, ngroups, charts, ncharts, error);
     else
         ok = group_rows(u, ut, groups, ngroups, error) &&
-             (!want_charts(u->o) || account_charts(u, charts, ncharts, error));
+             (!want_charts(u->o) || account_charts(u, by, charts, ncharts, error));
     free(order);
     free(groups);
     return ok;
@@ -470,7 +662,8 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
                           "(add it with --rgu-weights)\n", unweighted.v[i]);
     }
     usage_columns(&u, by, &ut);
-    if (!(charts = calloc(u.awards.n + u.s.nacc + 1, sizeof *charts))) {
+    /* a chart per award or account, and up to two breakdowns of each */
+    if (!(charts = calloc(3 * (u.awards.n + u.s.nacc) + 1, sizeof *charts))) {
         oom(error);
         goto done;
     }
@@ -480,6 +673,7 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     extra = usage_json(&u, &preamble, &unweighted);
     {
         sa_rdoc_t doc = {
+            .kind = "usage",
             .title = "slurm-report: GPU usage",
             .preamble = &preamble,
             .table = &ut.t,
@@ -491,7 +685,7 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
             .charts = charts,
             .ncharts = ncharts,
         };
-        ok = sa_rdoc_write(&doc, o->format, o->no_header, out, error);
+        ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
     json_decref(extra);

@@ -141,6 +141,8 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order, sa_ugroup_t **g
 
 /* ---- awards ---- */
 
+/* True if the accumulator falls in the award's scope (cluster, account, type glob, case-insensitive). */
+bool sa_usage_award_matches(sa_usage_t *u, const sa_award_t *a, const sa_uacc_t *acc);
 /* The use of the accumulators an award covers (cluster, account, type glob) over [x, y). */
 sa_usum_t sa_usage_award_sum(sa_usage_t *u, const sa_award_t *a, int64_t x, int64_t y);
 /* A sum in the award's unit (GPU-years or RGU-years). */
@@ -152,7 +154,8 @@ typedef struct {
     sa_usum_t window;         /* use in the window (within the award) */
     double used_window, used_since, target, pct, projected, projected_pct, elapsed_pct;
     bool has_pct;
-    const char *status;       /* "under", "on track", "over", "not started" */
+    const char *status;       /* "not started"; "over" above over_pct of the target; "over pace" when the
+                                 projection passes the award; "under" below under_pct; "on track" */
 } sa_uaward_t;
 
 void sa_usage_award(sa_usage_t *u, const sa_award_t *a, sa_uaward_t *f);

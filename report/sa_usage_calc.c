@@ -295,11 +295,27 @@ bool sa_usage_load(sa_usage_t *u, const sa_report_opts_t *o, sa_error_t *error)
     return true;
 }
 
+/* -A and -u name accounts and users the archive has (or, for accounts, the awards file). */
+static bool check_names(sa_usage_t *u, sa_rdb_t *db, sa_error_t *error)
+{
+    sa_strv_t awarded;
+    bool ok;
+
+    sa_strv_init(&awarded);
+    for (size_t i = 0; i < u->awards.n; i++)
+        sa_strv_push(&awarded, u->awards.v[i].account);
+    ok = sa_rdb_check_names(db, &u->clusters, "account", &u->o->accounts, &awarded, error) &&
+         sa_rdb_check_names(db, &u->clusters, "user", &u->o->users, NULL, error);
+    sa_strv_clear(&awarded);
+    return ok;
+}
+
 bool sa_usage_prepare(sa_usage_t *u, sa_rdb_t *db, FILE *warn, sa_error_t *error)
 {
     const sa_report_opts_t *o = u->o;
 
-    if (!sa_rdb_clusters(db, &o->clusters, &u->clusters, error) || !intern_clusters(u, warn, error))
+    if (!sa_rdb_clusters(db, &o->clusters, &u->clusters, error) || !intern_clusters(u, warn, error) ||
+        !check_names(u, db, error))
         return false;
     if (!(u->award_in = calloc(u->awards.n + 1, sizeof *u->award_in)))
         return oom(error);
@@ -368,19 +384,32 @@ double sa_usage_in_unit(const sa_usage_t *u, sa_unit_t unit, const sa_usum_t *s)
 {
     switch (unit) {
     case SA_UNIT_GPU_HOURS: return sa_usage_hours(s->secs);
+    case SA_UNIT_GPU_MINUTES: return (double)s->secs / 60.0;
     case SA_UNIT_RGU_YEARS: return sa_usage_rgu_years(u, s);
-    default: return sa_usage_hours(s->secs) / u->hpy;
+    default: return sa_usage_hours(s->secs) / u->hpy; /* GPU-years (percent needs a whole: the caller's) */
     }
 }
 
 const char *sa_unit_title(sa_unit_t unit)
 {
-    return unit == SA_UNIT_GPU_HOURS ? "GPU-hours" : unit == SA_UNIT_RGU_YEARS ? "RGU-years" : "GPU-years";
+    switch (unit) {
+    case SA_UNIT_GPU_HOURS: return "GPU-hours";
+    case SA_UNIT_GPU_MINUTES: return "GPU-minutes";
+    case SA_UNIT_RGU_YEARS: return "RGU-years";
+    case SA_UNIT_PERCENT: return "percent of the cluster's GPU time in the window";
+    default: return "GPU-years";
+    }
 }
 
 const char *sa_unit_key(sa_unit_t unit)
 {
-    return unit == SA_UNIT_GPU_HOURS ? "gpu-hours" : unit == SA_UNIT_RGU_YEARS ? "rgu-years" : "gpu-years";
+    switch (unit) {
+    case SA_UNIT_GPU_HOURS: return "gpu-hours";
+    case SA_UNIT_GPU_MINUTES: return "gpu-minutes";
+    case SA_UNIT_RGU_YEARS: return "rgu-years";
+    case SA_UNIT_PERCENT: return "percent";
+    default: return "gpu-years";
+    }
 }
 
 void sa_usage_unweighted(sa_usage_t *u, sa_strv_t *out)
@@ -471,8 +500,7 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t
 
 /* ---- awards -------------------------------------------------------------------------------- */
 
-/* True if the accumulator falls in the award's scope (cluster, account, type glob, case-insensitive). */
-static bool award_matches(sa_usage_t *u, const sa_award_t *a, const sa_uacc_t *acc)
+bool sa_usage_award_matches(sa_usage_t *u, const sa_award_t *a, const sa_uacc_t *acc)
 {
     char low[256], pat[256];
     const char *t;
@@ -496,7 +524,7 @@ sa_usum_t sa_usage_award_sum(sa_usage_t *u, const sa_award_t *a, int64_t x, int6
 {
     sa_usum_t s = {0, 0, 0};
     for (size_t i = 0; i < u->s.nacc; i++) {
-        if (award_matches(u, a, &u->s.acc[i]))
+        if (sa_usage_award_matches(u, a, &u->s.acc[i]))
             sa_usage_sum_add(u, &s, &u->s.acc[i], x, y);
     }
     return s;
@@ -531,12 +559,15 @@ void sa_usage_award(sa_usage_t *u, const sa_award_t *a, sa_uaward_t *f)
         f->pct = 100.0 * f->used_since / f->target;
         f->has_pct = true;
     }
+    /* ahead of the band; else bound to pass the award at the recent rate; else behind the band */
     if (f->to <= a->start)
         f->status = "not started";
-    else if (f->pct < a->under_pct)
-        f->status = "under";
     else if (f->pct > a->over_pct)
         f->status = "over";
+    else if (f->projected_pct > 100)
+        f->status = "over pace";
+    else if (f->pct < a->under_pct)
+        f->status = "under";
     else
         f->status = "on track";
 }

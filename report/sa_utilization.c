@@ -25,23 +25,52 @@
 #include "sa_rutil.h"
 
 enum { U_CLUSTER, U_TYPE, U_STATE, U_CLASS, U_NODE_H, U_CPU_H, U_CPU_ALLOC, U_CPU_IDLE, U_CPU_OTHER, U_GPU_H,
-       U_GPU_USED, U_GPU_IDLE, U_GPU_STRANDED, U_N };
+       U_GPU_USED, U_GPU_IDLE, U_GPU_STRANDED, U_REASON, U_N };
 
-static const sa_col_t util_cols[U_N] = {
-    {"cluster", "Cluster", SA_COL_STR, 0},
-    {"gpu_type", "GPU type", SA_COL_STR, 0},
-    {"state", "Node state", SA_COL_STR, 0},
-    {"class", "Class", SA_COL_STR, 0},
-    {"node_hours", "Node-h", SA_COL_NUM, 2},
-    {"cpu_hours", "CPU-h", SA_COL_NUM, 2},
-    {"cpu_alloc_hours", "CPU-h alloc", SA_COL_NUM, 2},
-    {"cpu_idle_hours", "CPU-h idle", SA_COL_NUM, 2},
-    {"cpu_other_hours", "CPU-h other", SA_COL_NUM, 2},
-    {"gpu_hours", "GPU-h", SA_COL_NUM, 2},
-    {"gpu_used_hours", "GPU-h used", SA_COL_NUM, 2},
-    {"gpu_idle_hours", "GPU-h idle", SA_COL_NUM, 2},
-    {"gpu_stranded_hours", "GPU-h stranded", SA_COL_NUM, 2},
+/* Per unit (-t hours, minutes, percent): the keys and titles of the time columns U_NODE_H .. U_GPU_STRANDED. */
+static const char *const time_keys[3][9] = {
+    {"node_hours", "cpu_hours", "cpu_alloc_hours", "cpu_idle_hours", "cpu_other_hours", "gpu_hours", "gpu_used_hours",
+     "gpu_idle_hours", "gpu_stranded_hours"},
+    {"node_minutes", "cpu_minutes", "cpu_alloc_minutes", "cpu_idle_minutes", "cpu_other_minutes", "gpu_minutes",
+     "gpu_used_minutes", "gpu_idle_minutes", "gpu_stranded_minutes"},
+    {"node_percent", "cpu_percent", "cpu_alloc_percent", "cpu_idle_percent", "cpu_other_percent", "gpu_percent",
+     "gpu_used_percent", "gpu_idle_percent", "gpu_stranded_percent"},
 };
+static const char *const time_titles[3][9] = {
+    {"Node-h", "CPU-h", "CPU-h alloc", "CPU-h idle", "CPU-h other", "GPU-h", "GPU-h used", "GPU-h idle",
+     "GPU-h stranded"},
+    {"Node-min", "CPU-min", "CPU-min alloc", "CPU-min idle", "CPU-min other", "GPU-min", "GPU-min used",
+     "GPU-min idle", "GPU-min stranded"},
+    {"Node %", "CPU %", "CPU % alloc", "CPU % idle", "CPU % other", "GPU %", "GPU % used", "GPU % idle",
+     "GPU % stranded"},
+};
+
+/* The columns for a unit (0 hours, 1 minutes, 2 percent): the CPU detail and the reason are long. */
+static void util_columns(int unit, sa_col_t *cols)
+{
+    static const sa_col_t keys[4] = {
+        {"cluster", "Cluster", SA_COL_STR, 0, 0},
+        {"gpu_type", "GPU type", SA_COL_STR, 0, 0},
+        {"state", "Node state", SA_COL_STR, 0, 0},
+        {"class", "Class", SA_COL_STR, 0, SA_COL_BADGE},
+    };
+    for (int i = 0; i < 4; i++)
+        cols[i] = keys[i];
+    for (int i = 0; i < 9; i++) {
+        sa_col_t c = {time_keys[unit][i], time_titles[unit][i], SA_COL_NUM, unit == 2 ? 1 : 2,
+                      U_NODE_H + i >= U_CPU_H && U_NODE_H + i <= U_CPU_OTHER ? SA_COL_LONG : 0};
+        cols[U_NODE_H + i] = c;
+    }
+    cols[U_REASON] = (sa_col_t){"stranded_reason", "Why stranded", SA_COL_STR, 0, SA_COL_LONG};
+}
+
+const sa_col_t *sa_utilization_cols(size_t *n)
+{
+    static sa_col_t cols[U_N];
+    util_columns(0, cols);
+    *n = U_N;
+    return cols;
+}
 
 /* Per-type totals while the rows of one cluster are read. */
 typedef struct {
@@ -50,6 +79,7 @@ typedef struct {
 } type_sum_t;
 
 typedef struct {
+    const sa_report_opts_t *o;
     sa_rtable_t *t;
     const char *cluster;
     bool per_type;
@@ -80,14 +110,37 @@ static bool sum_type(rows_ctx_t *c, const sa_tsdb_hours_t *h)
     return true;
 }
 
+/*
+ * The class of a row's GPU-hours: what they were, "used", "idle" (usable), "stranded"
+ * (idle, nobody could use them), joined with '+' ("used+stranded": an ALLOCATED node
+ * whose jobs left GPUs idle); NULL without GPU time.
+ */
+static const char *gpu_class(double used, double idle_usable, double stranded, char *buf, size_t sz)
+{
+    buf[0] = '\0';
+    if (used > 0)
+        snprintf(buf, sz, "used");
+    if (idle_usable > 0)
+        snprintf(buf + strlen(buf), sz - strlen(buf), "%sidle", buf[0] ? "+" : "");
+    if (stranded > 0)
+        snprintf(buf + strlen(buf), sz - strlen(buf), "%sstranded", buf[0] ? "+" : "");
+    return buf[0] ? buf : NULL;
+}
+
 /* sa_tsdb_state_hours callback: one row per (group, state). */
 static bool add_row(const sa_tsdb_hours_t *h, void *vctx, sa_error_t *error)
 {
     rows_ctx_t *c = vctx;
+    const char *reason = sa_tsdb_strand_reason(h->state, h->cpu_hours_total, h->cpu_hours_idle);
+    char cls[32];
     size_t r;
 
     if (c->per_type && !h->group)
         return true; /* nodes without GPUs: in the "*" rows */
+    if (c->per_type && !sum_type(c, h))
+        goto nomem;
+    if (c->o->stranded_only && (!c->per_type || !(h->gpu_hours_stranded > 0)))
+        return true;
     if ((r = sa_rtable_add_row(c->t)) == SIZE_MAX)
         goto nomem;
     sa_rtable_str(c->t, r, U_CLUSTER, c->cluster);
@@ -102,32 +155,67 @@ static bool add_row(const sa_tsdb_hours_t *h, void *vctx, sa_error_t *error)
     sa_rtable_num(c->t, r, U_GPU_USED, h->gpu_hours_used);
     sa_rtable_num(c->t, r, U_GPU_IDLE, h->gpu_hours_idle);
     if (c->per_type || h->gpu_hours_total > 0) {
-        sa_rtable_str(c->t, r, U_CLASS, h->stranded ? "stranded" : "usable");
+        sa_rtable_str(c->t, r, U_CLASS, gpu_class(h->gpu_hours_used, h->stranded ? 0 : h->gpu_hours_idle,
+                                                  h->gpu_hours_stranded, cls, sizeof cls));
         sa_rtable_num(c->t, r, U_GPU_STRANDED, h->gpu_hours_stranded);
+        if (h->gpu_hours_stranded > 0)
+            sa_rtable_str(c->t, r, U_REASON, reason);
     }
-    if (c->per_type && !sum_type(c, h))
-        goto nomem;
     return true;
 nomem:
     sa_error_nomem(error);
     return false;
 }
 
+/*
+ * Converts the time cells of rows [first, t->nrows) (one cluster) from hours to the
+ * unit: minutes, or percent of the cluster's node-, CPU- and GPU-hours in the window
+ * (the sums of its "*" rows).
+ */
+static void convert_rows(sa_rtable_t *t, size_t first, int unit)
+{
+    double tot[3] = {0, 0, 0}; /* node, CPU, GPU hours of the cluster */
+
+    if (unit == 0)
+        return;
+    for (size_t r = first; r < t->nrows; r++) {
+        const sa_cell_t *ty = sa_rtable_cell(t, r, U_TYPE);
+        if (ty->kind == SA_CELL_STR && strcmp(ty->s, "*") == 0) {
+            tot[0] += sa_rtable_cell(t, r, U_NODE_H)->d;
+            tot[1] += sa_rtable_cell(t, r, U_CPU_H)->d;
+            tot[2] += sa_rtable_cell(t, r, U_GPU_H)->d;
+        }
+    }
+    for (size_t r = first; r < t->nrows; r++) {
+        for (int c = U_NODE_H; c <= U_GPU_STRANDED; c++) {
+            const sa_cell_t *cell = sa_rtable_cell(t, r, (size_t)c);
+            double base = tot[c == U_NODE_H ? 0 : c <= U_CPU_OTHER ? 1 : 2];
+            if (cell->kind != SA_CELL_NUM)
+                continue;
+            sa_rtable_num(t, r, (size_t)c, unit == 1 ? cell->d * 60 : base > 0 ? 100 * cell->d / base : 0);
+        }
+    }
+}
+
 /* The rows of one cluster: all nodes by state, each GPU type by state, each GPU type's "(all)". */
-static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *cluster, sa_rtable_t *t,
+static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *cluster, int unit, sa_rtable_t *t,
                          sa_error_t *error)
 {
-    rows_ctx_t c = {t, cluster, false, NULL, 0};
+    rows_ctx_t c = {o, t, cluster, false, NULL, 0};
+    size_t first = t->nrows;
     bool ok = sa_tsdb_state_hours(db, cluster, o->start, o->end, SA_TSDB_BY_STATE, add_row, &c, error);
 
     c.per_type = true;
     ok = ok && sa_tsdb_state_hours(db, cluster, o->start, o->end, SA_TSDB_BY_GPU_TYPE, add_row, &c, error);
     for (size_t k = 0; k < c.nsums; k++) {
-        size_t r = ok ? sa_rtable_add_row(t) : SIZE_MAX;
+        size_t r = ok && !o->stranded_only ? sa_rtable_add_row(t) : SIZE_MAX;
+        char cls[32];
         if (r != SIZE_MAX) {
             sa_rtable_str(t, r, U_CLUSTER, cluster);
             sa_rtable_str(t, r, U_TYPE, c.sums[k].type[0] ? c.sums[k].type : "(untyped)");
             sa_rtable_str(t, r, U_STATE, "(all)");
+            sa_rtable_str(t, r, U_CLASS, gpu_class(c.sums[k].used, c.sums[k].idle - c.sums[k].stranded,
+                                                   c.sums[k].stranded, cls, sizeof cls));
             sa_rtable_num(t, r, U_GPU_H, c.sums[k].total);
             sa_rtable_num(t, r, U_GPU_USED, c.sums[k].used);
             sa_rtable_num(t, r, U_GPU_IDLE, c.sums[k].idle);
@@ -136,6 +224,8 @@ static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *c
         free(c.sums[k].type);
     }
     free(c.sums);
+    if (ok)
+        convert_rows(t, first, unit);
     return ok;
 }
 
@@ -175,11 +265,25 @@ static bool util_clusters(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv
 
     for (size_t i = 0; i < o->clusters.n; i++)
         sa_strv_push(clusters, o->clusters.v[i]);
-    if (clusters->n)
+    if (clusters->n && !o->sqlite_path)
         return true;
     if (o->sqlite_path) {
         sa_tsdb_t *ts;
-        return sa_rtsdbs_get(tsdbs, o, "", true, &ts, error) && sa_tsdb_clusters(ts, clusters, error);
+        sa_strv_t have;
+        bool named = clusters->n > 0;
+        sa_strv_init(&have);
+        ok = sa_rtsdbs_get(tsdbs, o, "", true, &ts, error) && sa_tsdb_clusters(ts, &have, error);
+        for (size_t i = 0; ok && i < clusters->n; i++) {
+            if (!sa_strv_contains(&have, clusters->v[i])) {
+                sa_error_set(error, SA_ERR_USAGE, 0, "cluster '%s' is not in the time series %s (%zu cluster(s))",
+                             clusters->v[i], o->sqlite_path, have.n);
+                ok = false;
+            }
+        }
+        for (size_t i = 0; ok && !named && i < have.n; i++)
+            sa_strv_push(clusters, have.v[i]);
+        sa_strv_clear(&have);
+        return ok;
     }
     if (!(db = sa_report_connect(o, error)))
         return false;
@@ -199,18 +303,25 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
     sa_rtable_t t;
     json_t *extra = NULL, *jcl = json_array();
     bool ok = false;
+    sa_col_t cols[U_N];
+    int unit = !o->unit_given || o->unit == SA_UNIT_GPU_HOURS ? 0 : o->unit == SA_UNIT_GPU_MINUTES ? 1 : 2;
 
     (void)warn;
     sa_rtsdbs_init(&tsdbs);
     sa_strv_init(&clusters);
     sa_strv_init(&preamble);
-    sa_rtable_init(&t, util_cols, U_N);
+    util_columns(unit, cols);
+    sa_rtable_init(&t, cols, U_N);
     if (o->start == SA_UNSET || o->end == SA_UNSET || o->end <= o->start) {
         sa_error_set(error, SA_ERR_USAGE, 0, "utilization needs a non-empty window: --month YYYY-MM, or -S START [-E END]");
         goto done;
     }
     if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for utilization", sa_format_name(o->format));
+        goto done;
+    }
+    if (o->unit_given && o->unit != SA_UNIT_GPU_HOURS && o->unit != SA_UNIT_GPU_MINUTES && o->unit != SA_UNIT_PERCENT) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "utilization counts time in hours, minutes or percent (-t)");
         goto done;
     }
     if (!util_clusters(o, &tsdbs, &clusters, error))
@@ -220,14 +331,19 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
     for (size_t i = 0; i < clusters.n; i++) {
         sa_tsdb_t *db;
         if (!sa_rtsdbs_get(&tsdbs, o, clusters.v[i], true, &db, error) ||
-            !cluster_rows(o, db, clusters.v[i], &t, error) ||
+            !cluster_rows(o, db, clusters.v[i], unit, &t, error) ||
             !cluster_coverage(o, db, clusters.v[i], &preamble, jcl, error))
             goto done;
     }
     sa_rpreamble_add(&preamble, "Rows with GPU type * are all nodes; a GPU type's rows count the nodes having that "
                                 "type (a node with two types counts in both); state (all) sums a type's states.");
-    sa_rpreamble_add(&preamble, "Stranded: idle GPUs on nodes DOWN, drained or failing (DRAIN, FAIL), reserved "
-                                "(RESERVED, MAINTENANCE), or with no free CPU (ALLOCATED; MIXED with no idle CPU).");
+    sa_rpreamble_add(&preamble, "Class: what the row's GPU time was: used (allocated to jobs), idle (free and usable), "
+                                "stranded (idle where nobody could use it: the node DOWN, drained or failing, "
+                                "reserved, or with no free CPU: ALLOCATED, or MIXED with no idle CPU).");
+    if (unit)
+        sa_rpreamble_add(&preamble, "%s", unit == 1 ? "Time in minutes."
+                                                    : "Time in percent of the cluster's node-, CPU- and GPU-hours "
+                                                      "in the window (its rows with GPU type *).");
     sa_rpreamble_add(&preamble, "Time between snapshots further apart than the ingester's gap limit is unknown and "
                                 "counted nowhere.");
     extra = json_object();
@@ -236,8 +352,8 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
     jcl = NULL;
     json_object_set_new(extra, "notes", sa_rjson_strv(&preamble));
     {
-        sa_rdoc_t doc = {.title = "slurm-report: utilization", .preamble = &preamble, .table = &t, .json = extra};
-        ok = sa_rdoc_write(&doc, o->format, o->no_header, out, error);
+        sa_rdoc_t doc = {.kind = "utilization", .title = "slurm-report: utilization", .preamble = &preamble, .table = &t, .json = extra};
+        ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
     json_decref(jcl);

@@ -184,6 +184,18 @@ static void read_seen(sa_jobview_t *v, const bson_iter_t *it)
     }
 }
 
+/* Reads req {gpus}. */
+static void read_req(sa_jobview_t *v, const bson_iter_t *it)
+{
+    bson_iter_t r;
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &r))
+        return;
+    while (bson_iter_next(&r)) {
+        if (key_is(bson_iter_key(&r), "gpus"))
+            v->req_gpus = sa_bson_iter_int(&r, 0);
+    }
+}
+
 /* Resets everything a read sets (the buffers stay). */
 static void reset(sa_jobview_t *v)
 {
@@ -191,6 +203,7 @@ static void reset(sa_jobview_t *v)
     v->has_id = v->has_runs = v->has_history = v->final = false;
     v->cluster = v->user = v->account = v->partition = v->qos = v->state = NULL;
     v->job_id = SA_UNSET;
+    v->gpus = v->req_gpus = 0;
     v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
     v->runs = NULL;
     v->history = NULL;
@@ -214,6 +227,10 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->end = sa_bson_iter_time(it);
         else if (key_is(k, "expected_end"))
             v->expected_end = sa_bson_iter_time(it);
+        break;
+    case 'g':
+        if (key_is(k, "gpus"))
+            v->gpus = sa_bson_iter_int(it, 0);
         break;
     case 'h':
         if (key_is(k, "history"))
@@ -250,6 +267,8 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
     case 'r':
         if (key_is(k, "runs"))
             return read_runs(v, it);
+        if (key_is(k, "req"))
+            read_req(v, it);
         break;
     case 's':
         if (key_is(k, "state"))

@@ -1,7 +1,7 @@
 /*
  * sa_jobview.h - a typed read view of a stored job document (BSON, as MongoDB returns
- * it): what the reports use - identity, state, times, the runs with their GPUs by type,
- * the state history - so that nothing else walks a job document by member name. The
+ * it): what the reports use - identity, state, GPUs, times, the runs with their GPUs by
+ * type, the state history - so that nothing else walks a job document by member name. The
  * members are those of schema/sa_jobfields.c; a member the document lacks (or a query
  * did not project) reads as absent.
  *
@@ -62,6 +62,8 @@ typedef struct {
     int64_t job_id;
     const char *state;      /* base state, NULL when absent */
     bool final;             /* state is one of sa_job_final_states */
+    int64_t gpus;           /* GPUs of the current run (0 when absent) */
+    int64_t req_gpus;       /* GPUs asked for: req.gpus (0 when absent) */
     /* times */
     int64_t submit, start, end, expected_end, vanished_at, seen_first, seen_last;
     /* runs and history, in the document's order */

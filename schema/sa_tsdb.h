@@ -197,6 +197,12 @@ typedef struct {
  * aggregation, so a MIXED state that had idle CPUs part of the time counts as usable.
  */
 bool sa_tsdb_state_strands(const char *state, double cpu_hours_total, double cpu_hours_idle);
+/*
+ * Why idle GPUs in that state are stranded, as a short phrase ("node down", "node
+ * failing", "node drained", "node reserved", "no free CPU", in that order of
+ * precedence); NULL when they are not (sa_tsdb_state_strands is false).
+ */
+const char *sa_tsdb_strand_reason(const char *state, double cpu_hours_total, double cpu_hours_idle);
 
 typedef bool (*sa_tsdb_hours_cb)(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *error);
 

@@ -183,15 +183,26 @@ static bool base_is(const char *state, const char *base)
     return strncmp(state, base, bl) == 0 && (state[bl] == '\0' || state[bl] == '+');
 }
 
-bool sa_tsdb_state_strands(const char *state, double cpu_hours_total, double cpu_hours_idle)
+const char *sa_tsdb_strand_reason(const char *state, double cpu_hours_total, double cpu_hours_idle)
 {
     if (!state)
-        return false;
-    if (base_is(state, "DOWN") || base_is(state, "ALLOCATED") || has_flag(state, "DRAIN") ||
-        has_flag(state, "FAIL") || has_flag(state, "RESERVED") || has_flag(state, "MAINTENANCE") ||
-        has_flag(state, "MAINT"))
-        return true;
-    return base_is(state, "MIXED") && cpu_hours_total > 0 && cpu_hours_idle <= 0;
+        return NULL;
+    if (base_is(state, "DOWN"))
+        return "node down";
+    if (has_flag(state, "FAIL"))
+        return "node failing";
+    if (has_flag(state, "DRAIN"))
+        return "node drained";
+    if (has_flag(state, "RESERVED") || has_flag(state, "MAINTENANCE") || has_flag(state, "MAINT"))
+        return "node reserved";
+    if (base_is(state, "ALLOCATED") || (base_is(state, "MIXED") && cpu_hours_total > 0 && cpu_hours_idle <= 0))
+        return "no free CPU";
+    return NULL;
+}
+
+bool sa_tsdb_state_strands(const char *state, double cpu_hours_total, double cpu_hours_idle)
+{
+    return sa_tsdb_strand_reason(state, cpu_hours_total, cpu_hours_idle) != NULL;
 }
 
 /* Accumulated seconds of one (group, state). */

@@ -41,7 +41,8 @@ static void script(const char *name, const char *body)
 static void fake_slurm(void)
 {
     char body[2048];
-    snprintf(body, sizeof body, "cat '%s'", tu_sample("sinfo/local-cli-v0038_22.05.8_allocated-drain-gres-used-idx.json"));
+    snprintf(body, sizeof body, "echo sinfo >> '%s/calls'\ncat '%s'", tmp,
+             tu_sample("sinfo/local-cli-v0038_22.05.8_allocated-drain-gres-used-idx.json"));
     script("sinfo", body);
     snprintf(body, sizeof body, "cat '%s'",
              tu_sample("squeue/local-cli-v0038_22.05.8_A-pending-reasons-array-het-exitcode-raw.json"));
@@ -211,6 +212,41 @@ static void test_backfill_windows(void **state)
     unlink(path);
 }
 
+/*
+ * --since takes sacct's dates (MM/DD/YY here) and is checked before any Slurm command
+ * runs: a bad one is one line and exit 2, with no command run and nothing spooled.
+ */
+static void test_since_forms(void **state)
+{
+    const char *good[] = {"--at=2026-11-25T21:45:00Z", "--since=11/24/26", "--backfill-window=1d", NULL};
+    const char *bad[] = {"--at=2026-11-25T21:45:00Z", "--since=2025-13-01", NULL};
+    char db[96], path[400], *args, *err, *p;
+    int windows = 0;
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_since", db_name);
+    snprintf(path, sizeof path, "%s/calls", tmp);
+    unlink(path);
+    assert_int_equal(ingest(db, uri, bad, &err), SA_EXIT_USAGE);
+    assert_non_null(strstr(err, "--since: invalid time '2025-13-01'"));
+    assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1);
+    free(err);
+    assert_int_equal(access(path, F_OK), -1); /* sinfo never ran */
+    snprintf(path, sizeof path, "%s/sacct.args", tmp);
+    assert_int_equal(access(path, F_OK), -1);
+
+    assert_int_equal(ingest(db, uri, good, NULL), SA_EXIT_OK);
+    args = tu_read_file(path, NULL);
+    for (p = args; (p = strstr(p, "--starttime")); p++)
+        windows++;
+    assert_int_equal(windows, 2); /* from 11-24 00:00: a day, then to --at */
+    assert_non_null(strstr(args, "--starttime=2026-11-24T00:00:00 --endtime=2026-11-25T00:00:00"));
+    free(args);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/lock/demo.sacct-watermark", tmp);
+    unlink(path);
+}
+
 static void test_spool_and_replay(void **state)
 {
     const char *squeue_file[] = {"--at=2026-11-25T21:50:00Z", "--squeue", NULL, NULL};
@@ -367,6 +403,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_mode_and_watermark),
         cmocka_unit_test(test_backfill_windows),
+        cmocka_unit_test(test_since_forms),
         cmocka_unit_test(test_spool_and_replay),
         cmocka_unit_test(test_lock_contention),
         cmocka_unit_test(test_hung_command),

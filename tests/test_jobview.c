@@ -93,6 +93,8 @@ static void check_doc(const json_t *doc, const char *where, void *vctx)
     str_eq("qos", v->qos, jstr(doc, "qos"), id);
     str_eq("state", v->state, jstr(doc, "state"), id);
     int_eq("job_id", v->job_id, id, id);
+    int_eq("gpus", v->gpus, jint(doc, "gpus", 0), id);
+    int_eq("req.gpus", v->req_gpus, jint(json_object_get(doc, "req"), "gpus", 0), id);
     int_eq("final", v->final, sa_job_state_is_final(jstr(doc, "state")), id);
     int_eq("submit", v->submit, jint(doc, "submit", SA_UNSET), id);
     int_eq("start", v->start, jint(doc, "start", SA_UNSET), id);

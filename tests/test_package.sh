@@ -100,6 +100,8 @@ expect usr/share/man/man8/slurm-ingest.8
 expect usr/share/man/man1/slurm-report.1
 expect usr/lib/systemd/system/slurm-ingest@.service
 expect usr/lib/systemd/system/slurm-ingest@.timer
+expect usr/lib/systemd/system/slurm-report-site.service
+expect usr/lib/systemd/system/slurm-report-site.timer
 expect usr/share/doc/slurm-archive/examples/slurm-ingest.conf
 for f in "$src"/schema/*.json "$src"/schema/*.sql; do
     [ -e "$f" ] || continue

@@ -38,85 +38,9 @@ static int64_t now_t;
 static bool update_golden;
 static int golden_written;
 
-/* ---- the dataset ------------------------------------------------------------------------ */
+/* ---- the dataset: tests/report_dataset.h ---- */
 
-static int64_t iso_t(const char *s)
-{
-    int64_t t;
-    if (!sa_rtime_parse(s, &t))
-        fail_msg("bad time %s", s);
-    return t;
-}
-
-static char *fixture(const char *rel)
-{
-    return sa_rprintf("%s/%s", SA_FIXTURES_DIR, rel);
-}
-
-/* Ingests fixtures/report-dataset.json into db_name and sqlite_path. */
-static void load_dataset(void)
-{
-    char *path = fixture("report-dataset.json");
-    json_error_t jerr;
-    json_t *ds = json_load_file(path, 0, &jerr), *s, *r;
-    sa_error_t err;
-    char *note = NULL;
-    sa_archive_t *a;
-    size_t i;
-
-    if (!ds)
-        fail_msg("%s: %s", path, jerr.text);
-    a = sa_archive_open(uri, db_name, &note, &err);
-    if (!a)
-        fail_msg("sa_archive_open: %s", err.message);
-    free(note);
-    now_t = iso_t(json_string_value(json_object_get(ds, "now")));
-    json_array_foreach(json_object_get(ds, "snapshots"), i, s) {
-        static const char *const keys[SA_IN_COUNT] = {"sinfo", "squeue", "sacct", "sdiag"};
-        int64_t at = iso_t(json_string_value(json_object_get(s, "at")));
-        json_int_t count = json_is_integer(json_object_get(s, "count")) ? json_integer_value(json_object_get(s, "count")) : 1;
-        json_int_t every = json_integer_value(json_object_get(s, "every"));
-        char *files[SA_IN_COUNT] = {NULL};
-        for (int k = 0; k < SA_IN_COUNT; k++) {
-            const char *f = json_string_value(json_object_get(s, keys[k]));
-            if (f)
-                files[k] = fixture(f);
-        }
-        for (json_int_t n = 0; n < count; n++) {
-            sa_snapshot_t snap;
-            sa_ingest_env_t env;
-            sa_ingest_outcome_t out;
-            sa_ingest_stats_t st;
-            memset(&snap, 0, sizeof snap);
-            memset(&env, 0, sizeof env);
-            env.archive = a;
-            env.sqlite_path = sqlite_path;
-            snap.cluster = json_string_value(json_object_get(s, "cluster"));
-            snap.at = at + (int64_t)(n * every);
-            for (int k = 0; k < SA_IN_COUNT; k++)
-                snap.files[k] = files[k];
-            sa_ingest_stats_init(&st);
-            if (!sa_ingest_snapshot(&env, &snap, &st, &out, &err))
-                fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, err.message);
-            if (out.rejected)
-                fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, out.why.message);
-            sa_ingest_stats_clear(&st);
-        }
-        for (int k = 0; k < SA_IN_COUNT; k++)
-            free(files[k]);
-    }
-    json_array_foreach(json_object_get(ds, "ingest_runs"), i, r) {
-        json_t *run = json_deep_copy(r);
-        json_object_set_new(run, "started_at", json_integer(iso_t(json_string_value(json_object_get(r, "started_at")))));
-        json_object_set_new(run, "finished_at", json_integer(iso_t(json_string_value(json_object_get(r, "finished_at")))));
-        if (!sa_archive_record_run(a, run, &err))
-            fail_msg("record_run: %s", err.message);
-        json_decref(run);
-    }
-    sa_archive_close(a);
-    json_decref(ds);
-    free(path);
-}
+#include "report_dataset.h"
 
 static int group_setup(void **state)
 {
@@ -128,7 +52,7 @@ static int group_setup(void **state)
         return -1;
     close(fd);
     unlink(sqlite_path); /* sa_tsdb_open creates it */
-    load_dataset();
+    now_t = rd_load_dataset(uri, db_name, sqlite_path);
     return 0;
 }
 
@@ -143,6 +67,8 @@ static int group_teardown(void **state)
     unlink(side);
     return 0;
 }
+
+static const char *temp_file(const char *text);
 
 /* ---- running reports ------------------------------------------------------------------------ */
 
@@ -321,8 +247,8 @@ static void test_usage_numbers(void **state)
     /* a window past the last observation: 104 counts to 10-01T08:00 (56 h x 8), 113 to the PENDING
      * of its history (21 h), 107 12 h x 2 */
     o.by = SA_BY_GPU_TYPE;
-    o.start = iso_t("2026-09-25");
-    o.end = iso_t("2026-10-15");
+    o.start = rd_iso("2026-09-25");
+    o.end = rd_iso("2026-10-15");
     o.unit = SA_UNIT_GPU_HOURS;
     doc = report_json(R_USAGE, &o);
     assert_true(fabs(num(find_row(doc, "gpu_type", "h100", NULL), "gpu_hours") - 450) < 1e-9);
@@ -330,8 +256,8 @@ static void test_usage_numbers(void **state)
     json_decref(doc);
 
     /* RGU: MIG 3g.20gb weighs 2.0, h100 12.2, a100 4.0; unknown has no weight */
-    o.start = iso_t("2026-09-01");
-    o.end = iso_t("2026-10-01");
+    o.start = rd_iso("2026-09-01");
+    o.end = rd_iso("2026-10-01");
     o.unit = SA_UNIT_RGU_YEARS;
     doc = report_json(R_USAGE, &o);
     assert_true(fabs(num(find_row(doc, "gpu_type", "a100_3g.20gb", NULL), "rgu_years") - 24 * 2.0 / 8760) < 1e-12);
@@ -397,8 +323,8 @@ static void test_usage_pending_again(void **state)
 
     opts_init(&o, SA_FMT_JSON);
     o.db_name = db;
-    o.start = iso_t("2026-10-01");
-    o.end = iso_t("2026-10-02");
+    o.start = rd_iso("2026-10-01");
+    o.end = rd_iso("2026-10-02");
     o.unit = SA_UNIT_GPU_HOURS;
     doc = report_json(R_USAGE, &o);
     /* 10:00 -> 12:00 on one GPU; to the last snapshot (15:00) it would be 5 */
@@ -413,7 +339,7 @@ static void test_allocation_numbers(void **state)
 {
     sa_report_opts_t o;
     json_t *doc, *row;
-    char *path = fixture("allocations-example.json");
+    char *path = rd_fixture("allocations-example.json");
     double frac;
     (void)state;
 
@@ -424,7 +350,7 @@ static void test_allocation_numbers(void **state)
     /* physics: 1 GPU-year from 2026-04-01 to 2027-04-01 (365 days), as of the window end 10-01 */
     row = find_row(doc, "cluster", "alpha", "account", "physics", NULL);
     assert_non_null(row);
-    frac = (double)(iso_t("2026-10-01") - iso_t("2026-04-01")) / (365.0 * 86400);
+    frac = (double)(rd_iso("2026-10-01") - rd_iso("2026-04-01")) / (365.0 * 86400);
     assert_true(fabs(num(row, "target_to_date") - frac) < 1e-12);
     /* since the start: 101 in August too (48 more) */
     assert_true(fabs(num(row, "used_since_start") - (95.0 + 48) / 8760) < 1e-12);
@@ -432,7 +358,7 @@ static void test_allocation_numbers(void **state)
     assert_true(fabs(num(row, "percent_of_target") - 100 * (143.0 / 8760) / frac) < 1e-9);
     /* recent rate: the last 30 days (09-01 .. 10-01) = the window's 95 h; 182 days left */
     assert_true(fabs(num(row, "projected_at_end") -
-                     (143.0 / 8760 + 95.0 / 8760 / (30 * 86400.0) * (double)(iso_t("2027-04-01") - iso_t("2026-10-01")))) <
+                     (143.0 / 8760 + 95.0 / 8760 / (30 * 86400.0) * (double)(rd_iso("2027-04-01") - rd_iso("2026-10-01")))) <
                 1e-12);
     assert_string_equal(json_string_value(json_object_get(row, "status")), "under");
     assert_string_equal(json_string_value(json_object_get(row, "note")), "RAC 2026 <b>\"physics\" & co</b>");
@@ -458,7 +384,7 @@ static void test_allocation_numbers(void **state)
 static void test_golden_usage(void **state)
 {
     sa_report_opts_t o;
-    char *alloc = fixture("allocations-example.json");
+    char *alloc = rd_fixture("allocations-example.json");
     (void)state;
 
     opts_init(&o, SA_FMT_TABLE);
@@ -475,8 +401,8 @@ static void test_golden_usage(void **state)
 
     o.by = SA_BY_GPU_TYPE;
     o.unit = SA_UNIT_GPU_HOURS;
-    o.start = iso_t("2026-09-25");
-    o.end = iso_t("2026-10-15");
+    o.start = rd_iso("2026-09-25");
+    o.end = rd_iso("2026-10-15");
     sa_strv_push(&o.clusters, "alpha");
     golden_formats(R_USAGE, "usage-running", &o, ALL_USAGE, 6);
     sa_report_opts_clear(&o);
@@ -515,10 +441,20 @@ static void test_golden_utilization(void **state)
     assert_non_null(row);
     assert_true(fabs(num(row, "gpu_stranded_hours") - 8) < 1e-9);
     assert_string_equal(json_string_value(json_object_get(row, "class")), "stranded");
+    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "node drained");
     row = find_row(doc, "gpu_type", "a100", "state", "ALLOCATED", NULL);
     assert_true(fabs(num(row, "gpu_stranded_hours") - 4) < 1e-9);
+    /* an ALLOCATED node's GPUs in use are "used"; those its jobs left idle are stranded: no free CPU */
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "used+stranded");
+    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "no free CPU");
+    row = find_row(doc, "gpu_type", "h100", "state", "ALLOCATED", NULL);
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "used");
+    assert_true(json_is_null(json_object_get(row, "stranded_reason")));
+    assert_true(fabs(num(row, "gpu_stranded_hours")) < 1e-9);
     row = find_row(doc, "gpu_type", "h100", "state", "IDLE", NULL);
-    assert_string_equal(json_string_value(json_object_get(row, "class")), "usable");
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "idle");
+    row = find_row(doc, "gpu_type", "(untyped)", "state", "DOWN+NOT_RESPONDING", NULL);
+    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "node down");
     json_decref(doc);
     sa_report_opts_clear(&o);
 }
@@ -540,8 +476,8 @@ static void test_golden_health(void **state)
     free(s);
     /* a cluster with nothing wrong: healthy */
     sa_strv_push(&o.clusters, "alpha");
-    o.now = iso_t("2026-10-01T08:10:00");
-    o.start = iso_t("2026-10-01T07:45:00");
+    o.now = rd_iso("2026-10-01T08:10:00");
+    o.start = rd_iso("2026-10-01T07:45:00");
     o.stale_s = 30 * 86400; /* the vanished job is then young enough to wait for sacct... */
     s = run_report(R_HEALTH, &o, &healthy);
     /* ...but sacct ran after it vanished: still an error */
@@ -550,13 +486,41 @@ static void test_golden_health(void **state)
     sa_strv_clear(&o.clusters);
     sa_strv_init(&o.clusters);
     sa_strv_push(&o.clusters, "beta");
-    o.now = iso_t("2026-09-30T00:30:00");
+    o.now = rd_iso("2026-09-30T00:30:00");
     o.start = SA_UNSET;
     o.stale_s = 3600;
     s = run_report(R_HEALTH, &o, &healthy);
     assert_true(healthy);
     free(s);
     sa_report_opts_clear(&o);
+}
+
+/*
+ * `promtool check metrics` (Debian's prometheus package; tools/install-deps) accepts
+ * the text: the exposition format and the naming rules. Says so when promtool is missing.
+ */
+static void promtool_check(const char *text)
+{
+    char *argv[] = {(char *)"/bin/sh", (char *)"-c", NULL, NULL};
+    char *out, *err, cmd[256];
+    const char *path = temp_file(text);
+    int rc;
+
+    if (access("/usr/bin/promtool", X_OK) != 0) {
+        printf("note: /usr/bin/promtool is missing (apt-get install prometheus, or tools/install-deps): the metrics "
+               "were not checked by promtool\n");
+        unlink(path);
+        return;
+    }
+    snprintf(cmd, sizeof cmd, "/usr/bin/promtool check metrics < '%s'", path);
+    argv[2] = cmd;
+    rc = tu_run(argv, NULL, &out, &err);
+    unlink(path);
+    if (rc != 0)
+        fail_msg("promtool check metrics: exit %d: %s%s", rc, out, err);
+    printf("promtool check metrics: ok\n");
+    free(out);
+    free(err);
 }
 
 static void test_golden_current(void **state)
@@ -574,6 +538,20 @@ static void test_golden_current(void **state)
     assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"RUNNING\"} 1\n"));
     assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"PENDING\"} 2\n"));
     assert_non_null(strstr(s, "slurm_archive_finished_jobs{cluster=\"alpha\",state=\"COMPLETED\"} 1\n"));
+    /* the GPUs of the running job (104 on 8 h100), nodes by exact state, stranded GPUs, the scheduler, the ingester */
+    assert_non_null(strstr(s, "slurm_archive_job_gpus{cluster=\"alpha\",state=\"RUNNING\"} 8\n"));
+    assert_non_null(strstr(s, "slurm_archive_nodes{cluster=\"alpha\",state=\"IDLE+DRAIN\"} 1\n"));
+    assert_non_null(strstr(s, "slurm_archive_gpus{cluster=\"alpha\",gpu_type=\"h100\",state=\"IDLE+DRAIN\","
+                              "status=\"stranded\"} 4\n"));
+    assert_non_null(strstr(s, "slurm_archive_gpus{cluster=\"alpha\",gpu_type=\"a100\",state=\"ALLOCATED\","
+                              "status=\"stranded\"} 2\n"));
+    assert_non_null(strstr(s, "slurm_archive_cpus{cluster=\"alpha\",state=\"IDLE+DRAIN\",status=\"stranded\"} 64\n"));
+    assert_non_null(strstr(s, "slurm_archive_scheduler_cycle_last_seconds{cluster=\"alpha\"} 0.020411\n"));
+    assert_non_null(strstr(s, "slurm_archive_scheduler_jobs{cluster=\"alpha\",event=\"submitted\"} 8412\n"));
+    assert_non_null(strstr(s, "slurm_archive_ingest_lag_seconds{cluster=\"beta\",source=\"sacct\"} 117000\n"));
+    assert_non_null(strstr(s, "slurm_archive_ingest_last_success_timestamp_seconds{cluster=\"alpha\"} 1790841605\n"));
+    assert_non_null(strstr(s, "slurm_archive_ingest_last_run_success{cluster=\"alpha\"} 1\n"));
+    promtool_check(s);
     free(s);
     sa_report_opts_clear(&o);
 }
@@ -646,7 +624,7 @@ static void test_helpers(void **state)
 
     /* CSV quoting and parsable output */
     {
-        static const sa_col_t cols[] = {{"a", "A", SA_COL_STR, 0}, {"n", "N", SA_COL_NUM, 2}};
+        static const sa_col_t cols[] = {{"a", "A", SA_COL_STR, 0, 0}, {"n", "N", SA_COL_NUM, 2, 0}};
         sa_rtable_t tb;
         char *out = NULL;
         size_t len = 0;
@@ -700,7 +678,7 @@ static void test_allocations_file(void **state)
 {
     sa_awards_t a;
     sa_error_t err;
-    char *path = fixture("allocations-example.json");
+    char *path = rd_fixture("allocations-example.json");
     (void)state;
 
     assert_true(sa_awards_load(path, &a, &err));
@@ -785,7 +763,7 @@ static int run_cli(const char *const *args, char **out, char **err)
 
 static void test_cli(void **state)
 {
-    char *out, *err, *alloc = fixture("allocations-example.json"), outpath[64], *got;
+    char *out, *err, *alloc = rd_fixture("allocations-example.json"), outpath[64], *got;
     const char *bad_alloc;
     int rc;
     (void)state;
@@ -885,6 +863,275 @@ static void test_cli(void **state)
     free(alloc);
 }
 
+/* Runs the CLI on the dataset (--db, --sqlite, --now added) with args; returns the exit code. */
+static int run_ds(const char *const *args, char **out, char **err)
+{
+    const char *a[40] = {"--db", db_name, "--sqlite", sqlite_path, "--now", "2026-10-01T08:30:00Z"};
+    size_t n = 6;
+    for (; *args && n < 39; args++)
+        a[n++] = *args;
+    a[n] = NULL;
+    return run_cli(a, out, err);
+}
+
+/* Fails unless s holds want, showing s. */
+static void expect_in(const char *s, const char *want)
+{
+    if (!strstr(s, want))
+        fail_msg("'%s' not in:\n%s", want, s);
+}
+
+/* The widest line of s (in bytes: the dataset's text is ASCII). */
+static size_t widest(const char *s)
+{
+    size_t w = 0;
+    for (const char *p = s; *p;) {
+        size_t n = strcspn(p, "\n");
+        if (n > w)
+            w = n;
+        p += n + (p[n] != 0);
+    }
+    return w;
+}
+
+/* Expects exit code rc, empty stdout and exactly one line on stderr containing want. */
+static void expect_one_line_error(const char *const *args, int rc, const char *want)
+{
+    char *out, *err;
+    int got = run_ds(args, &out, &err);
+    if (got != rc || !strstr(err, want) || strchr(err, '\n') != err + strlen(err) - 1 || out[0])
+        fail_msg("%s ...: exit %d (want %d), stdout '%.200s', stderr '%s' (want one line with '%s')", args[0], got,
+                 rc, out, err, want);
+    free(out);
+    free(err);
+}
+
+/* sacct's and sreport's conventions: columns and widths, -p/-P, --delimiter, -n, -t, the kind flags, -e, -l. */
+static void test_cli_conventions(void **state)
+{
+    char *out, *err;
+    (void)state;
+
+    /* -o chooses columns (sacct --format), %N right-justified and cut with a '+', %-N left-justified */
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "beta", "-o", "account%-6,gpu_hours%9,cluster%3", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        expect_in(out, "Accou+  GPU-hours  Cl+\n------  ---------  ---\n");
+        expect_in(out, "\nlab,\"+       3.00  be+\n");
+        expect_in(out, "\nphysi+      24.00  be+\n");
+        free(out);
+        free(err);
+    }
+    /* -p ends lines with the delimiter, -P does not; --delimiter; -n; no total rows in parsable output */
+    {
+        const char *p[] = {"--month", "2026-09", "-M", "beta", "-p", "-n", "-o", "account,gpu_hours", NULL};
+        const char *pp[] = {"--month", "2026-09", "-M", "beta", "--parsable2", "--delimiter=;", "-n", "--format",
+                            "account,gpu_hours", NULL};
+        assert_int_equal(run_ds(p, &out, &err), 0);
+        assert_string_equal(out, "lab,\"q\"<b>&|3.00|\nphysics|24.00|\n");
+        free(out);
+        free(err);
+        assert_int_equal(run_ds(pp, &out, &err), 0);
+        assert_string_equal(out, "lab,\"q\"<b>&;3.00\nphysics;24.00\n");
+        free(out);
+        free(err);
+    }
+    /* -t like sreport: minutes, percent of the cluster (the total row is 100) */
+    {
+        const char *m[] = {"--month", "2026-09", "-M", "beta", "-t", "min", "-n", NULL};
+        const char *pc[] = {"--month", "2026-09", "-M", "beta", "-t", "Percent", "-n", NULL};
+        assert_int_equal(run_ds(m, &out, &err), 0);
+        expect_in(out, "beta  physics      1440.0\n");
+        expect_in(out, "beta  (total)      1620.0\n");
+        free(out);
+        free(err);
+        assert_int_equal(run_ds(pc, &out, &err), 0);
+        expect_in(out, "beta  physics       88.9\n");
+        expect_in(out, "beta  (total)      100.0\n");
+        free(out);
+        free(err);
+    }
+    /* the kind flags; --format KIND and -o FILE of 0.2 still work (no column has such a name) */
+    {
+        const char *j[] = {"--month", "2026-09", "--json", NULL};
+        const char *c[] = {"--month", "2026-09", "--csv", "-n", NULL};
+        const char *f[] = {"--month", "2026-09", "--format", "json", NULL};
+        char *out2, *err2;
+        assert_int_equal(run_ds(j, &out, &err), 0);
+        assert_int_equal(run_ds(f, &out2, &err2), 0);
+        assert_string_equal(out, out2);
+        assert_int_equal(out[0], '{');
+        free(out);
+        free(err);
+        free(out2);
+        free(err2);
+        assert_int_equal(run_ds(c, &out, &err), 0);
+        expect_in(out, "alpha,bio,386.00,0.0441");
+        free(out);
+        free(err);
+    }
+    /* -e lists the columns; -l shows them all */
+    {
+        const char *e[] = {"-e", NULL};
+        const char *l[] = {"--month", "2026-09", "-l", "-M", "beta", NULL};
+        assert_int_equal(run_ds(e, &out, &err), 0);
+        expect_in(out, "projected_percent_of_award");
+        expect_in(out, "gpu_hours                    GPU-hours  (-l)\n");
+        free(out);
+        free(err);
+        assert_int_equal(run_ds(l, &out, &err), 0);
+        expect_in(out, "Cluster  Account      GPU-hours  GPU-years\n");
+        free(out);
+        free(err);
+    }
+    /* dates as sacct takes them: MM/DD/YY and MMDD[YY] give the month's report */
+    {
+        const char *a[] = {"--month", "2026-09", "--json", NULL};
+        const char *b[] = {"-S", "09/01/26", "-E", "100126", "--json", NULL};
+        char *out2, *err2;
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_int_equal(run_ds(b, &out2, &err2), 0);
+        assert_string_equal(out, out2);
+        free(out);
+        free(err);
+        free(out2);
+        free(err2);
+    }
+}
+
+/* Mistakes are one line on stderr and exit 2: options, columns, clusters, databases, accounts, users. */
+static void test_cli_mistakes(void **state)
+{
+    (void)state;
+    {
+        const char *a[] = {"--month", "2026-09", "--bogus", NULL};
+        expect_one_line_error(a, 2, "unknown option '--bogus'");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-x", NULL};
+        expect_one_line_error(a, 2, "unknown option '-x'");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-M", NULL};
+        expect_one_line_error(a, 2, "option '-M' needs a value");
+    }
+    {
+        /* 0.2 wrote a file named 'account,used'; -o is sacct's column list now */
+        const char *a[] = {"--month", "2026-09", "-o", "account,used", NULL};
+        expect_one_line_error(a, 2, "no column 'used' in this report; its columns: cluster,account,");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-o", "account%x", NULL};
+        expect_one_line_error(a, 2, "-o: expected a comma list of columns");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-t", "fortnights", NULL};
+        expect_one_line_error(a, 2, "-t: expected hours, minutes, percent or years");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alhpa", NULL};
+        expect_one_line_error(a, 2, "cluster 'alhpa' is not in database");
+    }
+    {
+        const char *a[] = {"current", "-M", "alpha,gamma", NULL};
+        expect_one_line_error(a, 2, "cluster 'gamma' is not in database");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "--db", "slurm_misspelt_xyz", NULL};
+        expect_one_line_error(a + 0, 2, "database 'slurm_misspelt_xyz'");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-A", "phisics", NULL};
+        expect_one_line_error(a, 2, "account 'phisics' has no job in database");
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-u", "nobody", NULL};
+        expect_one_line_error(a, 2, "user 'nobody' has no job in database");
+    }
+    {
+        const char *a[] = {"utilization", "--month", "2026-09", "-M", "gamma", NULL};
+        expect_one_line_error(a, 2, "cluster 'gamma' is not in the time series");
+    }
+    {
+        const char *a[] = {"-S", "2026-13-01", NULL};
+        expect_one_line_error(a, 2, "-S: invalid time '2026-13-01'");
+    }
+}
+
+/* --output FILE is written atomically with the mode the umask gives (not always 0600). */
+static void test_cli_output_mode(void **state)
+{
+    static const mode_t masks[2] = {022, 077};
+    char path[96], *out, *err;
+    struct stat st;
+    (void)state;
+
+    snprintf(path, sizeof path, "/tmp/sa-test-report-mode-%d.txt", (int)getpid());
+    for (int i = 0; i < 2; i++) {
+        const char *a[] = {"--month", "2026-09", "--output", path, NULL};
+        mode_t old = umask(masks[i]);
+        int rc = run_ds(a, &out, &err);
+        umask(old);
+        assert_int_equal(rc, 0);
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_mode & 0777, 0666 & ~masks[i]);
+        free(out);
+        free(err);
+        unlink(path);
+    }
+    /* 0.2's -o FILE: a value with a '.' or '/' is no column list: a file, with a note */
+    {
+        const char *a[] = {"--month", "2026-09", "-o", path, NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_non_null(strstr(err, "-o FILE is read as --output FILE"));
+        assert_int_equal(stat(path, &st), 0);
+        free(out);
+        free(err);
+        unlink(path);
+    }
+}
+
+/* The default tables fit 120 columns, with a total per cluster; status looks at the projection. */
+static void test_tables_fit(void **state)
+{
+    char *alloc = rd_fixture("allocations-example.json"), *out, *err;
+    const char *path;
+    (void)state;
+
+    {
+        const char *a[] = {"--month", "2026-09", "--allocations", alloc, NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_true(widest(out) <= 120);
+        assert_non_null(strstr(out, "\nalpha    (total)      -            0.0606"));
+        assert_non_null(strstr(out, "\nbeta     (total)      -            0.0031"));
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"utilization", "--month", "2026-09", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_true(widest(out) <= 120);
+        free(out);
+        free(err);
+    }
+    /*
+     * bio used 386 h from 09-01 (0.0441 GPU-years); an award of 0.0661 from 06-01 to 12-01 is at 100 % of its
+     * target on 10-01 (122 of 183 days), but the rate of September goes on to 0.134: "over pace", not "on track"
+     */
+    path = temp_file("{\"awards\": [{\"cluster\": \"alpha\", \"account\": \"bio\", \"amount\": 0.0661, "
+                     "\"unit\": \"gpu-years\", \"start\": \"2026-06-01\", \"end\": \"2026-12-01\"}]}");
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alpha", "-A", "bio", "--allocations", path, "-P", "-n",
+                           "-o", "account,percent_of_target,projected_percent_of_award,status", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        assert_string_equal(out, "bio|100.0|202.2|over pace\n");
+        free(out);
+        free(err);
+    }
+    unlink(path);
+    free(alloc);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -899,6 +1146,10 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_health),
         cmocka_unit_test(test_golden_current),
         cmocka_unit_test(test_cli),
+        cmocka_unit_test(test_cli_conventions),
+        cmocka_unit_test(test_cli_mistakes),
+        cmocka_unit_test(test_cli_output_mode),
+        cmocka_unit_test(test_tables_fit),
     };
     int rc;
 

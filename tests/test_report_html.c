@@ -1,23 +1,38 @@
 /*
- * test_report_html.c - slurm-report's HTML page renders in a real browser and shows
- * the numbers: headless Chromium (JavaScript off) loads the golden pages that
- * test_report checks byte for byte against the tool's output, dumps the DOM it
- * built, and takes a screenshot, JavaScript off. The DOM must hold the figures in table cells, the
- * charts, and the hostile names as text (no element injected).
+ * test_report_html.c - slurm-report's HTML renders in a real browser and shows the
+ * numbers: headless Chromium (JavaScript off) loads the golden pages that test_report
+ * checks byte for byte against the tool's output, dumps the DOM it built, and takes a
+ * screenshot. The DOM must hold the figures in table cells, the charts, and the
+ * hostile names as text (no element injected).
+ *
+ * The site (`slurm-report site`, on the dataset of test_report, ingested here): every
+ * page and table file is there; the plain pages have no script at all and nothing is
+ * fetched from outside; in Chromium, the default pages do not overflow horizontally
+ * at 1280 and 800 px (a probe script, added to a copy of the page, measures), the
+ * enhanced page's tables sort and filter and its charts show values on hover, with no
+ * error in the console; screenshots at both widths (kept in $SA_SITE_SHOTS or
+ * /tmp/sa-site-shots to look at).
  *
  * Skipped (77, saying why) when Chromium is not installed: `apt-get install chromium`
  * or tools/install-deps. $CHROMIUM names another binary.
  */
 #include "testutil.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <mongoc/mongoc.h>
+
+#include "report_dataset.h"
+
 static const char *chromium;
 static char profile[64];
+static char site[96];        /* the site written by the test */
+static bool have_site;       /* MongoDB was there to write it */
 
 /* Runs headless Chromium on a page; returns the DOM it dumped (caller frees). */
 static char *render(const char *page, const char *screenshot)
@@ -52,9 +67,9 @@ static void test_usage_page(void **state)
     char *dom = render("usage-month.html", NULL);
     (void)state;
     /* the figures of the accounting rules (see test_report.c), in numeric cells */
-    expect(dom, "<td class=\"n\">386.00</td>", "usage-month.html");
-    expect(dom, "<td class=\"n\">95.00</td>", "usage-month.html");
-    expect(dom, "<td class=\"n\">0.0441</td>", "usage-month.html");
+    expect(dom, " data-v=\"386\">386.00</td>", "usage-month.html");
+    expect(dom, " data-v=\"95\">95.00</td>", "usage-month.html");
+    expect(dom, ">0.0441</td>", "usage-month.html");
     expect(dom, "1 GPU-year = 8760 GPU-hours", "usage-month.html");
     /* the hostile account name is text, not markup */
     expect(dom, "<td>lab,\"q\"&lt;b&gt;&amp;</td>", "usage-month.html");
@@ -72,9 +87,9 @@ static void test_allocations_page(void **state)
     struct stat st;
     char *dom = render("usage-allocations.html", NULL);
     (void)state;
-    expect(dom, "<td>over</td>", "usage-allocations.html");
-    expect(dom, "<td class=\"n\">1072.2</td>", "usage-allocations.html");
-    expect(dom, "<td>no award</td>", "usage-allocations.html");
+    expect(dom, "<td class=\"b b-over\">over</td>", "usage-allocations.html");
+    expect(dom, ">1072.2</td>", "usage-allocations.html");
+    expect(dom, "<td class=\"b b-no-award\">no award</td>", "usage-allocations.html");
     expect(dom, "RAC 2026 &lt;b&gt;\"physics\" &amp; co&lt;/b&gt;", "usage-allocations.html");
     expect(dom, "stroke-dasharray=\"6 4\"", "usage-allocations.html"); /* the target lines */
     free(dom);
@@ -92,12 +107,368 @@ static void test_other_pages(void **state)
     (void)state;
     dom = render("utilization.html", NULL);
     expect(dom, "<td>IDLE+DRAIN</td>", "utilization.html");
-    expect(dom, "<td>stranded</td>", "utilization.html");
+    expect(dom, "<td class=\"b b-stranded\">stranded</td>", "utilization.html");
     free(dom);
     dom = render("health.html", NULL);
     expect(dom, "<td>vanished-job</td>", "health.html");
+    expect(dom, "<td class=\"b b-error\">error</td>", "health.html");
     expect(dom, "squeue: timed out after 60 s &lt;killed&gt;", "health.html");
     free(dom);
+}
+
+/* ---- the site ---------------------------------------------------------------------------- */
+
+/*
+ * Runs headless Chromium on url at width x height: its DOM (JavaScript on when js) or,
+ * with shot, a screenshot. Caller frees the DOM.
+ */
+static char *browse(const char *url, int width, int height, bool js, const char *shot)
+{
+    char size[48], prof[128], shotopt[600];
+    char *out = NULL, *err = NULL;
+    char *argv[16];
+    int n = 0, rc;
+
+    snprintf(size, sizeof size, "--window-size=%d,%d", width, height);
+    snprintf(prof, sizeof prof, "--user-data-dir=%s", profile);
+    snprintf(shotopt, sizeof shotopt, "--screenshot=%s", shot ? shot : "");
+    argv[n++] = (char *)"/usr/bin/timeout";
+    argv[n++] = (char *)"120";
+    argv[n++] = (char *)chromium;
+    argv[n++] = (char *)"--headless";
+    argv[n++] = (char *)"--no-sandbox";
+    argv[n++] = (char *)"--disable-gpu";
+    argv[n++] = (char *)"--no-first-run";
+    argv[n++] = (char *)"--disable-background-networking";
+    argv[n++] = (char *)"--hide-scrollbars";
+    if (!js)
+        argv[n++] = (char *)"--disable-javascript";
+    argv[n++] = prof;
+    argv[n++] = size;
+    argv[n++] = shot ? shotopt : (char *)"--dump-dom";
+    argv[n++] = (char *)url;
+    argv[n] = NULL;
+    rc = tu_run(argv, NULL, &out, &err);
+    if (rc != 0)
+        fail_msg("chromium exited %d on %s: %.2000s", rc, url, err);
+    free(err);
+    return out;
+}
+
+/* The text of site/rel (caller frees); fails when it is missing. */
+static char *site_file(const char *rel)
+{
+    char path[512];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", site, rel);
+    if (stat(path, &st) != 0)
+        fail_msg("the site lacks %s", rel);
+    return tu_read_file(path, NULL);
+}
+
+/* The probes: early (before site.js: records errors), late (after it: measures and drives the page). */
+static const char probe_early[] =
+    "window.__errors = [];\n"
+    "window.addEventListener('error', function (e) { window.__errors.push(String(e.message)); });\n"
+    "(function () { var ce = console.error; console.error = function () {\n"
+    "  window.__errors.push(Array.prototype.join.call(arguments, ' ')); ce.apply(console, arguments); }; }());\n";
+static const char probe_late[] =
+    "(function () {\n"
+    "  var r = {errors: window.__errors || [], enhanced: document.documentElement.classList.contains('enhanced')};\n"
+    "  var de = document.documentElement;\n"
+    "  r.scrollWidth = de.scrollWidth; r.clientWidth = de.clientWidth;\n"
+    "  var th = document.querySelector('table#t-accounts th[data-key=\"gpu_years\"]');\n"
+    "  function col(t, key) { var ths = t.tHead.rows[0].cells, i;\n"
+    "    for (i = 0; i < ths.length; i++) if (ths[i].getAttribute('data-key') === key) break;\n"
+    "    return Array.prototype.filter.call(t.tBodies[0].rows, function (x) { return !x.classList.contains('total'); })\n"
+    "      .map(function (x) { return x.cells[i].getAttribute('data-v') || x.cells[i].textContent; }); }\n"
+    "  if (th) { var t = th.closest('table'); r.before = col(t, 'account');\n"
+    "    th.click(); r.desc = col(t, 'gpu_years'); r.descSort = th.getAttribute('aria-sort');\n"
+    "    th.click(); r.asc = col(t, 'gpu_years'); r.ascSort = th.getAttribute('aria-sort');\n"
+    "    r.lastRowTotal = t.tBodies[0].rows[t.tBodies[0].rows.length - 1].classList.contains('total'); }\n"
+    "  var f = document.querySelector('input.filter');\n"
+    "  if (f) { var ft = f.nextElementSibling.querySelector('table'); f.value = 'RUNNING';\n"
+    "    f.dispatchEvent(new Event('input'));\n"
+    "    r.filterShown = Array.prototype.filter.call(ft.tBodies[0].rows, function (x) { return !x.hidden; }).length;\n"
+    "    r.filterAll = ft.tBodies[0].rows.length; }\n"
+    "  var bar = document.querySelector('svg.chart rect.bar');\n"
+    "  if (bar) { bar.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));\n"
+    "    var tip = document.getElementById('sa-tip');\n"
+    "    r.tip = tip && tip.style.display === 'block' ? tip.textContent : null; }\n"
+    "  var pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(r);\n"
+    "  document.body.appendChild(pre);\n"
+    "}());\n";
+
+/* Writes text to site/name. */
+static void put_site(const char *name, const char *text)
+{
+    char path[512];
+    FILE *f;
+    snprintf(path, sizeof path, "%s/%s", site, name);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/*
+ * Loads a copy of page rel with the probes (early in the head, late after every other
+ * script) at the width, JavaScript on, and returns what the late probe measured.
+ */
+static json_t *probe(const char *rel, int width)
+{
+    char *html = site_file(rel), *copy, *head, *dom, *p, *q, url[600], name[300];
+    const char *dir_end = strrchr(rel, '/');
+    json_error_t jerr;
+    json_t *r;
+
+    head = strstr(html, "</head>");
+    assert_non_null(head);
+    copy = sa_rprintf("%.*s<script src=\"%sprobe-early.js\"></script>\n</head>%s"
+                      "<script src=\"%sprobe-late.js\" defer></script>\n",
+                      (int)(head - html), html, dir_end ? "../" : "", head + 7, dir_end ? "../" : "");
+    /* the late probe runs after the page's own deferred script: it is the last in the document */
+    p = strstr(copy, "</body>");
+    assert_non_null(p);
+    snprintf(name, sizeof name, "%.*sprobe-%s", dir_end ? (int)(dir_end - rel + 1) : 0, rel,
+             dir_end ? dir_end + 1 : rel);
+    put_site(name, copy);
+    snprintf(url, sizeof url, "file://%s/%s", site, name);
+    dom = browse(url, width, 1200, true, NULL);
+    p = strstr(dom, "<pre id=\"probe\">");
+    if (!p)
+        fail_msg("%s at %d px: the probe did not run: %.500s", rel, width, dom);
+    p += strlen("<pre id=\"probe\">");
+    q = strstr(p, "</pre>");
+    *q = '\0';
+    /* the DOM escapes &, < and > in text: undo for JSON */
+    for (char *s = p, *d = p;; s++, d++) {
+        if (strncmp(s, "&amp;", 5) == 0) { *d = '&'; s += 4; }
+        else if (strncmp(s, "&lt;", 4) == 0) { *d = '<'; s += 3; }
+        else if (strncmp(s, "&gt;", 4) == 0) { *d = '>'; s += 3; }
+        else if (strncmp(s, "&quot;", 6) == 0) { *d = '"'; s += 5; }
+        else *d = *s;
+        if (!*s)
+            break;
+    }
+    r = json_loads(p, 0, &jerr);
+    if (!r)
+        fail_msg("%s: probe output is not JSON (%s): %s", rel, jerr.text, p);
+    snprintf(url, sizeof url, "%s/%s", site, name);
+    unlink(url);
+    free(dom);
+    free(copy);
+    free(html);
+    return r;
+}
+
+/* Writes the site of the dataset with slurm-report (the command line a timer runs). */
+static int site_setup(void **state)
+{
+    mongoc_client_t *client;
+    char *db, sqlite[64] = "/tmp/sa-test-site-XXXXXX", *out = NULL, *err = NULL, *alloc, env_uri[600], side[96];
+    char *envp[] = {env_uri, NULL};
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    int fd, rc;
+    (void)state;
+
+    client = tu_mongo_client("report_html", &db);
+    if (!client || !uri)
+        return 0; /* the site cases say why they skip */
+    fd = mkstemp(sqlite);
+    close(fd);
+    unlink(sqlite);
+    rd_load_dataset(uri, db, sqlite);
+    snprintf(site, sizeof site, "%s/site", profile);
+    alloc = rd_fixture("allocations-example.json");
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    {
+        char *argv[] = {(char *)SA_REPORT_BIN, (char *)"site", site, (char *)"--db", db, (char *)"--sqlite", sqlite,
+                        (char *)"--now", (char *)"2026-10-01T08:30:00Z", (char *)"--months", (char *)"2",
+                        (char *)"--allocations", alloc, NULL};
+        rc = tu_run(argv, envp, &out, &err);
+    }
+    if (rc != 0)
+        fprintf(stderr, "slurm-report site exited %d: %s\n", rc, err);
+    have_site = rc == 0;
+    put_site("probe-early.js", probe_early);
+    put_site("probe-late.js", probe_late);
+    free(out);
+    free(err);
+    free(alloc);
+    unlink(sqlite);
+    snprintf(side, sizeof side, "%s-wal", sqlite);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", sqlite);
+    unlink(side);
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+    return have_site ? 0 : -1;
+}
+
+static void need_site(void)
+{
+    if (!have_site) {
+        printf("SKIP: no MongoDB test server (SLURM_TEST_MONGO_URI): the site was not written\n");
+        skip();
+    }
+}
+
+/* Every page in two versions, every table as CSV and JSON; no script in the plain pages, nothing from outside. */
+static void test_site_files(void **state)
+{
+    static const char *const pages[] = {"index", "ingest", "alpha/index", "alpha/2026-09", "alpha/2026-10",
+                                        "alpha/account-physics", "beta/index", "beta/account-lab%2C%22q%22%3Cb%3E%26"};
+    static const char *const data[] = {"index.clusters", "ingest.runs-alpha", "alpha/index.usage", "alpha/index.health",
+                                       "alpha/index.queue", "alpha/index.utilization", "alpha/index.stranded",
+                                       "alpha/2026-09.usage", "alpha/account-physics.trend",
+                                       "alpha/account-physics.months", "alpha/account-physics.users"};
+    char rel[256];
+    (void)state;
+
+    need_site();
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        char *plain, *enh;
+        snprintf(rel, sizeof rel, "%s.html", pages[i]);
+        plain = site_file(rel);
+        snprintf(rel, sizeof rel, "%s.js.html", pages[i]);
+        enh = site_file(rel);
+        if (strstr(plain, "<script"))
+            fail_msg("%s.html has a script", pages[i]);
+        assert_non_null(strstr(enh, "site.js\" defer></script>"));
+        assert_null(strstr(strstr(enh, "<script") + 1, "<script")); /* one script */
+        /* nothing fetched from outside: no src or href with a scheme */
+        assert_null(strstr(plain, "src=\"http"));
+        assert_null(strstr(plain, "href=\"http"));
+        assert_null(strstr(enh, "src=\"http"));
+        assert_null(strstr(enh, "href=\"http"));
+        free(plain);
+        free(enh);
+    }
+    for (size_t i = 0; i < sizeof data / sizeof data[0]; i++) {
+        json_t *j;
+        char *t;
+        snprintf(rel, sizeof rel, "%s.csv", data[i]);
+        free(site_file(rel));
+        snprintf(rel, sizeof rel, "%s.json", data[i]);
+        t = site_file(rel);
+        j = json_loads(t, 0, NULL);
+        if (!json_is_array(json_object_get(j, "rows")))
+            fail_msg("%s has no rows", rel);
+        json_decref(j);
+        free(t);
+    }
+    {
+        char *js = site_file("site.js"), *prom = site_file("metrics.prom");
+        assert_null(strstr(js, "http"));
+        assert_null(strstr(js, "fetch("));
+        assert_null(strstr(js, "XMLHttpRequest"));
+        assert_non_null(strstr(prom, "slurm_archive_nodes{cluster=\"alpha\""));
+        free(js);
+        free(prom);
+    }
+}
+
+/* The plain pages, JavaScript off: the figures, the hostile name as text, the awards and stranded GPUs. */
+static void test_site_plain(void **state)
+{
+    char url[600], *dom;
+    (void)state;
+
+    need_site();
+    snprintf(url, sizeof url, "file://%s/alpha/2026-09.html", site);
+    dom = browse(url, 1280, 2000, false, NULL);
+    expect(dom, "<td class=\"b b-over\">over</td>", "alpha/2026-09.html");
+    expect(dom, ">0.0441</td>", "alpha/2026-09.html");
+    expect(dom, "<td>node drained</td>", "alpha/2026-09.html"); /* stranded GPUs, and why */
+    expect(dom, "<td class=\"b b-used\">used</td>", "alpha/2026-09.html");
+    free(dom);
+    snprintf(url, sizeof url, "file://%s/beta/index.html", site);
+    dom = browse(url, 1280, 2000, false, NULL);
+    expect(dom, "lab,\"q\"&lt;b&gt;&amp;", "beta/index.html");
+    assert_null(strstr(dom, "<b>&amp;"));
+    free(dom);
+}
+
+/* No horizontal overflow at 1280 and 800 px on the default (plain) pages; screenshots to look at. */
+static void test_site_fits(void **state)
+{
+    static const char *const pages[] = {"index.html", "alpha/index.html", "alpha/2026-09.html", "ingest.html",
+                                        "alpha/account-physics.html"};
+    static const int widths[2] = {1280, 800};
+    const char *shots = getenv("SA_SITE_SHOTS") ? getenv("SA_SITE_SHOTS") : "/tmp/sa-site-shots";
+    (void)state;
+
+    need_site();
+    for (size_t i = 0; i < sizeof pages / sizeof pages[0]; i++) {
+        for (int w = 0; w < 2; w++) {
+            json_t *r = probe(pages[i], widths[w]);
+            json_int_t sw = json_integer_value(json_object_get(r, "scrollWidth"));
+            json_int_t cw = json_integer_value(json_object_get(r, "clientWidth"));
+            printf("%s at %d px: page %lld px wide in a %lld px window\n", pages[i], widths[w], (long long)sw,
+                   (long long)cw);
+            if (sw > cw)
+                fail_msg("%s overflows at %d px: %lld > %lld", pages[i], widths[w], (long long)sw, (long long)cw);
+            assert_int_equal(json_array_size(json_object_get(r, "errors")), 0);
+            json_decref(r);
+        }
+    }
+    if (mkdir(shots, 0755) != 0 && errno != EEXIST)
+        fail_msg("%s: %s", shots, strerror(errno));
+    for (int w = 0; w < 2; w++) {
+        for (int js = 0; js < 2; js++) {
+            char url[600], shot[600];
+            struct stat st;
+            snprintf(url, sizeof url, "file://%s/alpha/index%s.html", site, js ? ".js" : "");
+            snprintf(shot, sizeof shot, "%s/alpha-index%s-%d.png", shots, js ? "-js" : "", widths[w]);
+            free(browse(url, widths[w], 2400, js, shot));
+            assert_int_equal(stat(shot, &st), 0);
+            assert_true(st.st_size > 20000);
+            printf("screenshot %s: %lld bytes\n", shot, (long long)st.st_size);
+        }
+    }
+}
+
+/* The enhanced page: its script runs without an error, sorts, filters and shows chart values on hover. */
+static void test_site_enhanced(void **state)
+{
+    json_t *r, *desc, *asc;
+    double prev;
+    size_t i;
+    (void)state;
+
+    need_site();
+    r = probe("alpha/index.js.html", 1280);
+    {
+        char *text = json_dumps(r, JSON_COMPACT);
+        printf("probe: %s\n", text);
+        free(text);
+    }
+    assert_int_equal(json_array_size(json_object_get(r, "errors")), 0);
+    assert_true(json_is_true(json_object_get(r, "enhanced")));
+    assert_true(json_integer_value(json_object_get(r, "scrollWidth")) <=
+                json_integer_value(json_object_get(r, "clientWidth")));
+    desc = json_object_get(r, "desc");
+    asc = json_object_get(r, "asc");
+    assert_true(json_array_size(desc) >= 3);
+    assert_string_equal(json_string_value(json_object_get(r, "descSort")), "descending");
+    assert_string_equal(json_string_value(json_object_get(r, "ascSort")), "ascending");
+    prev = 1e300;
+    for (i = 0; i < json_array_size(desc); i++) {
+        double v = strtod(json_string_value(json_array_get(desc, i)), NULL);
+        assert_true(v <= prev);
+        prev = v;
+    }
+    for (i = 0; i < json_array_size(asc); i++)
+        assert_string_equal(json_string_value(json_array_get(asc, i)),
+                            json_string_value(json_array_get(desc, json_array_size(desc) - 1 - i)));
+    assert_true(json_is_true(json_object_get(r, "lastRowTotal")));
+    assert_true(json_integer_value(json_object_get(r, "filterShown")) <
+                json_integer_value(json_object_get(r, "filterAll")));
+    assert_non_null(json_string_value(json_object_get(r, "tip")));
+    assert_non_null(strstr(json_string_value(json_object_get(r, "tip")), "GPU-years"));
+    json_decref(r);
 }
 
 int main(void)
@@ -106,6 +477,10 @@ int main(void)
         cmocka_unit_test(test_usage_page),
         cmocka_unit_test(test_allocations_page),
         cmocka_unit_test(test_other_pages),
+        cmocka_unit_test(test_site_files),
+        cmocka_unit_test(test_site_plain),
+        cmocka_unit_test(test_site_fits),
+        cmocka_unit_test(test_site_enhanced),
     };
     char cmd[128];
     int rc;
@@ -125,7 +500,7 @@ int main(void)
     strcpy(profile, "/tmp/sa-test-chromium-XXXXXX");
     if (!mkdtemp(profile))
         return 1;
-    rc = cmocka_run_group_tests_name("report_html", tests, NULL, NULL);
+    rc = cmocka_run_group_tests_name("report_html", tests, site_setup, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", profile);
     if (system(cmd) != 0)
         printf("note: could not remove %s\n", profile);

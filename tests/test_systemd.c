@@ -1,6 +1,7 @@
 /*
- * test_systemd.c - tools/systemd/slurm-ingest@.service and slurm-ingest@.timer pass
- * `systemd-analyze verify` (offline: PID 1 need not be systemd).
+ * test_systemd.c - tools/systemd/slurm-ingest@.service and slurm-ingest@.timer, and
+ * slurm-report-site.service and .timer, pass `systemd-analyze verify` (offline: PID 1
+ * need not be systemd).
  *
  * The units name /usr/bin/slurm-ingest, which a build tree does not have, so a copy
  * whose ExecStart points at the built binary (SA_INGEST_BIN) is verified: the
@@ -179,8 +180,22 @@ static int setup(void **state)
     }
     put("slurm-ingest@.service", svc2);
     put("slurm-ingest@.timer", timer);
+    free(svc);
+    free(timer);
+    free(svc2);
+    /* the site's units: the same check with the built slurm-report */
+    svc = tu_read_file(UNIT_DIR "/slurm-report-site.service", NULL);
+    timer = tu_read_file(UNIT_DIR "/slurm-report-site.timer", NULL);
+    svc2 = replace_all(svc, "ExecStart=/usr/bin/slurm-report ", "ExecStart=" SA_REPORT_BIN " ");
+    if (strcmp(svc, svc2) == 0) {
+        fprintf(stderr, "the site service has no 'ExecStart=/usr/bin/slurm-report ' line to redirect\n");
+        return -1;
+    }
+    put("slurm-report-site.service", svc2);
+    put("slurm-report-site.timer", timer);
     snprintf(path, sizeof path, "%s/man/man8", work);
-    if (snprintf(cmd, sizeof cmd, "mkdir -p '%s' && cp '%s' '%s/'", path, MAN_PAGE, path) >= (int)sizeof cmd)
+    if (snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s/man/man1' && cp '%s' '%s/' && cp '%s' '%s/man/man1/'", path,
+                 work, MAN_PAGE, path, MAN_REPORT, work) >= (int)sizeof cmd)
         return -1;
     r = run(cmd);
     free(r.out);
@@ -200,6 +215,44 @@ static void test_verify_units(void **state)
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "");
     free(r.out);
+    r = verify("slurm-report-site.service slurm-report-site.timer");
+    printf("systemd-analyze verify (site): exit %d, output: %s\n", r.status, r.out[0] ? r.out : "(none)");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    free(r.out);
+}
+
+static run_t security(const char *unit, bool json);
+
+/* The site's units: what they run, as whom, every 15 minutes, the URI as a credential, a readable site. */
+static void test_site_units(void **state)
+{
+    char *svc = tu_read_file(UNIT_DIR "/slurm-report-site.service", NULL);
+    char *timer = tu_read_file(UNIT_DIR "/slurm-report-site.timer", NULL);
+    run_t r;
+    (void)state;
+
+    assert_non_null(strstr(svc, "\nType=oneshot\n"));
+    assert_non_null(strstr(svc, "\nExecStart=/usr/bin/slurm-report site /var/lib/slurm-report/site --textfile "
+                                "/var/lib/slurm-report/metrics/slurm_archive.prom $SLURM_REPORT_SITE_ARGS\n"));
+    assert_non_null(strstr(svc, "\nLoadCredential=mongo-uri:/etc/slurm-ingest/report.mongo-uri\n"));
+    assert_null(strstr(svc, "--mongo-uri"));
+    assert_non_null(strstr(svc, "\nUser=" SERVICE_USER "\n"));
+    assert_non_null(strstr(svc, "\nUMask=0022\n"));
+    assert_non_null(strstr(svc, "\nProtectSystem=strict\n"));
+    assert_non_null(strstr(svc, "\nStateDirectory=slurm-report slurm-report/metrics\n"));
+    assert_non_null(strstr(timer, "\nOnCalendar=*:0/15\n"));
+    assert_non_null(strstr(timer, "\nPersistent=true\n"));
+    assert_non_null(strstr(timer, "\nWantedBy=timers.target\n"));
+    r = security("slurm-report-site.service", false);
+    if (r.out) {
+        const char *level = strstr(r.out, "Overall exposure level");
+        printf("systemd-analyze security (site): %s", level ? level : r.out);
+        assert_int_equal(r.status, 0); /* at most EXPOSURE_MAX, like the ingester */
+        free(r.out);
+    }
+    free(svc);
+    free(timer);
 }
 
 /* The check is not vacuous: what is wrong in a copy is reported. */
@@ -506,6 +559,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unit_contents),
         cmocka_unit_test(test_verify_units),
+        cmocka_unit_test(test_site_units),
         cmocka_unit_test(test_verify_catches_mistakes),
         cmocka_unit_test(test_security),
         cmocka_unit_test(test_security_catches_root),

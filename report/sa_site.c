@@ -1,0 +1,972 @@
+/*
+ * sa_site.c - the static web site (see sa_site.h).
+ *
+ * Every section of a page is a report run with doc_cb set: the report hands its
+ * document here, and on_doc() writes it as HTML into the page and as CSV and JSON
+ * beside it. A page is written once into memory; page_close() writes it twice: as is
+ * (NAME.html, no script) and with the script tag and every link to a page of the site
+ * pointing at the enhanced version (NAME.js.html).
+ */
+#define _GNU_SOURCE /* renameat2 */
+#include "sa_site.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sa_jobview.h"
+#include "sa_rcommon.h"
+#include "sa_rutil.h"
+#include "sa_site_js.h" /* sa_site_js[]: report/site.js, embedded at build time */
+#include "sa_time.h"
+
+/* The placeholder of the link to the page's other version (control characters never come from data). */
+#define OTHER_VERSION "\001V\001"
+
+/* ---- names --------------------------------------------------------------------------- */
+
+/* A name as a file name: [A-Za-z0-9_-] kept, every other byte as %XX. Caller frees. */
+static char *file_name(const char *s)
+{
+    char *out = malloc(3 * strlen(s) + 1), *o = out;
+
+    if (!out)
+        return NULL;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-')
+            *o++ = (char)c;
+        else
+            o += sprintf(o, "%%%02X", c);
+    }
+    *o = '\0';
+    return out;
+}
+
+/* Writes a relative file name as a URL path: '%' as %25 (the other characters of file_name are safe). */
+static void put_href(FILE *out, const char *file)
+{
+    for (; *file; file++) {
+        if (*file == '%')
+            fputs("%25", out);
+        else
+            fputc(*file, out);
+    }
+}
+
+/* ---- the site being built ------------------------------------------------------------------ */
+
+typedef struct {
+    char *name, *file;    /* the cluster, its directory name */
+    sa_strv_t months;     /* "YYYY-MM", oldest first */
+    sa_strv_t accounts;   /* accounts with use or an award in the site's range */
+    const char *health;   /* "OK", "UNHEALTHY" (static) */
+    bool has_series;      /* a time series exists */
+} scluster_t;
+
+typedef struct {
+    const sa_report_opts_t *o;
+    const sa_site_opts_t *so;
+    FILE *warn;
+    char *tmp;            /* the new site, beside so->dir */
+    sa_rdb_t *db;
+    sa_rclusters_t cl;
+    scluster_t *c;        /* per cluster of cl */
+    int64_t from, to;     /* the site's range: the first month's start to now */
+} site_t;
+
+/* A page being written: its text in memory, its name relative to the site. */
+typedef struct {
+    site_t *s;
+    char *rel;            /* "alpha/2026-10" (without .html) */
+    const char *up;       /* "" or "../": from the page to the site's root */
+    char *buf;
+    size_t len;
+    FILE *f;              /* writes buf */
+    /* the section being written */
+    const char *table;    /* file name part: rel.table.csv */
+    const char *heading;
+    const char *colspec;  /* the HTML table's columns (NULL: the brief ones, the rest behind a switch) */
+    sa_strv_t *accounts;  /* when not NULL: collect the accounts of the document's rows */
+    bool trend;           /* also the first chart's months as a table ("months") */
+    bool healthy;
+} page_t;
+
+/* mkdir -p of the directory holding site-relative path rel. */
+static bool make_parent(const site_t *s, const char *rel, sa_error_t *error)
+{
+    const char *slash = strrchr(rel, '/');
+    char *dir;
+    bool ok;
+
+    if (!slash)
+        return true;
+    dir = sa_rprintf("%s/%.*s", s->tmp, (int)(slash - rel), rel);
+    ok = dir && (mkdir(dir, 0777) == 0 || errno == EEXIST);
+    if (!ok)
+        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot create the directory: %s", dir ? dir : rel, strerror(errno));
+    free(dir);
+    return ok;
+}
+
+/* Writes len bytes to the site-relative file rel (mode from the umask: readable by a web server). */
+static bool write_file(const site_t *s, const char *rel, const char *data, size_t len, sa_error_t *error)
+{
+    char *path = sa_rprintf("%s/%s", s->tmp, rel);
+    FILE *f;
+    bool ok;
+
+    if (!path) {
+        sa_error_nomem(error);
+        return false;
+    }
+    f = fopen(path, "w");
+    ok = f && fwrite(data, 1, len, f) == len;
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok)
+        sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", path, strerror(errno));
+    free(path);
+    return ok;
+}
+
+/* The navigation bar of a page: the index, the ingester, the other version. */
+static void page_nav(FILE *f, const char *up, const char *crumb)
+{
+    fprintf(f, "<nav><a href=\"%sindex.html\">All clusters</a><a href=\"%singest.html\">Ingester</a>", up, up);
+    if (crumb)
+        fputs(crumb, f);
+    fputs("<a class=\"version\" href=\"" OTHER_VERSION "\">" OTHER_VERSION "</a></nav>\n", f);
+}
+
+/* Starts a page rel (rel.html and rel.js.html) with its title and navigation. */
+static bool page_open(site_t *s, page_t *pg, const char *rel, const char *title, const char *crumb, sa_error_t *error)
+{
+    memset(pg, 0, sizeof *pg);
+    pg->s = s;
+    pg->up = strchr(rel, '/') ? "../" : "";
+    if (!(pg->rel = strdup(rel)) || !(pg->f = open_memstream(&pg->buf, &pg->len))) {
+        free(pg->rel);
+        sa_error_nomem(error);
+        return false;
+    }
+    sa_rhtml_begin(pg->f, title, NULL, NULL);
+    page_nav(pg->f, pg->up, crumb);
+    fputs("<h1>", pg->f);
+    sa_rxml_escape(pg->f, title);
+    fputs("</h1>\n", pg->f);
+    if (!make_parent(s, rel, error)) {
+        fclose(pg->f);
+        free(pg->buf);
+        free(pg->rel);
+        return false;
+    }
+    return true;
+}
+
+/*
+ * The enhanced version of a page's text: the script, links to pages as NAME.js.html
+ * (but the link to the other version, class "version"). Caller frees.
+ */
+static char *enhance(const char *html, const char *up)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    const char *p = html, *q;
+
+    if (!m)
+        return NULL;
+    while ((q = strstr(p, "href=\""))) {
+        const char *v = q + 6, *e = strchr(v, '"');
+        if (!e)
+            break;
+        bool version = q - html >= 16 && strncmp(q - 16, "class=\"version\" ", 16) == 0;
+        fwrite(p, 1, (size_t)(v - p), m);
+        if (!version && e - v > 5 && strncmp(e - 5, ".html", 5) == 0 && !memchr(v, ':', (size_t)(e - v)))
+            fprintf(m, "%.*s.js.html", (int)(e - v - 5), v);
+        else
+            fwrite(v, 1, (size_t)(e - v), m);
+        p = e;
+    }
+    fputs(p, m);
+    fclose(m);
+    /* the script, last in the head */
+    if (out && (q = strstr(out, "</head>"))) {
+        char *with = sa_rprintf("%.*s<script src=\"%ssite.js\" defer></script>\n%s", (int)(q - out), out, up, q);
+        free(out);
+        out = with;
+    }
+    return out;
+}
+
+/* Replaces the other-version placeholders of text (in place is not possible: a new string). */
+static char *fill_version(const char *text, const char *href, const char *label)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    const char *p = text, *q;
+    int k = 0;
+
+    if (!m)
+        return NULL;
+    while ((q = strstr(p, OTHER_VERSION))) {
+        fwrite(p, 1, (size_t)(q - p), m);
+        fputs(k++ % 2 == 0 ? href : label, m);
+        p = q + strlen(OTHER_VERSION);
+    }
+    fputs(p, m);
+    fclose(m);
+    return out;
+}
+
+/* Ends a page and writes both versions. */
+static bool page_close(page_t *pg, bool ok, sa_error_t *error)
+{
+    const char *base = strrchr(pg->rel, '/') ? strrchr(pg->rel, '/') + 1 : pg->rel;
+    char *plain = NULL, *enh = NULL, *e1 = NULL, *href = NULL, *name = NULL;
+
+    sa_rhtml_end(pg->f);
+    fclose(pg->f);
+    if (ok) {
+        href = sa_rprintf("%s.js.html", base);
+        plain = href ? fill_version(pg->buf, href, "interactive version") : NULL;
+        free(href);
+        href = sa_rprintf("%s.html", base);
+        e1 = href ? fill_version(pg->buf, href, "plain version (no script)") : NULL;
+        enh = e1 ? enhance(e1, pg->up) : NULL; /* the version link (class version) keeps its .html */
+        ok = plain && enh;
+        if (!ok)
+            sa_error_nomem(error);
+        name = sa_rprintf("%s.html", pg->rel);
+        ok = ok && name && write_file(pg->s, name, plain, strlen(plain), error);
+        free(name);
+        name = sa_rprintf("%s.js.html", pg->rel);
+        ok = ok && name && write_file(pg->s, name, enh, strlen(enh), error);
+        free(name);
+    }
+    free(plain);
+    free(e1);
+    free(enh);
+    free(href);
+    free(pg->buf);
+    free(pg->rel);
+    return ok;
+}
+
+/* ---- sections ----------------------------------------------------------------------------------- */
+
+/* Collects the accounts of a document's rows (not totals) into pg->accounts. */
+static void collect_accounts(page_t *pg, const sa_rtable_t *t)
+{
+    size_t c = sa_rtable_col(t, "account");
+
+    for (size_t r = 0; c != SIZE_MAX && r < t->nrows; r++) {
+        const sa_cell_t *cell = sa_rtable_cell(t, r, c);
+        if (!sa_rtable_is_total(t, r) && cell->kind == SA_CELL_STR && !sa_strv_contains(pg->accounts, cell->s))
+            sa_strv_add_sorted_unique(pg->accounts, cell->s);
+    }
+}
+
+/* Writes the document d as rel.table.csv and rel.table.json (every column, as --csv and --json do). */
+static bool write_data(page_t *pg, const sa_rdoc_t *d, sa_error_t *error)
+{
+    static const sa_format_t fmts[2] = {SA_FMT_CSV, SA_FMT_JSON};
+    static const char *const ext[2] = {"csv", "json"};
+    sa_report_opts_t o;
+    bool ok = true;
+
+    sa_report_opts_init(&o);
+    for (int i = 0; ok && i < 2; i++) {
+        char *buf = NULL, *name = sa_rprintf("%s.%s.%s", pg->rel, pg->table, ext[i]);
+        size_t len = 0;
+        FILE *m = open_memstream(&buf, &len);
+        o.format = fmts[i];
+        ok = name && m && sa_rdoc_write(d, &o, m, error);
+        if (m)
+            fclose(m);
+        ok = ok && write_file(pg->s, name, buf, len, error);
+        free(buf);
+        free(name);
+    }
+    sa_report_opts_clear(&o);
+    return ok;
+}
+
+static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error);
+
+/* The months of a chart as a table (month, use, cumulative use), written like a section's. */
+static bool trend_table(page_t *pg, const sa_rchart_t *c, sa_error_t *error)
+{
+    static const sa_col_t cols[4] = {
+        {"month", "Month", SA_COL_STR, 0, 0},
+        {"used", "Used", SA_COL_NUM, 4, 0},
+        {"cumulative", "Cumulative", SA_COL_NUM, 4, 0},
+        {"unit", "Unit", SA_COL_STR, 0, 0},
+    };
+    sa_rtable_t t;
+    sa_rdoc_t d = {.kind = "trend", .title = "month by month", .table = &t};
+    double cum = 0;
+    char buf[16];
+    bool ok = true;
+
+    sa_rtable_init(&t, cols, 4);
+    for (size_t i = 0; ok && i < c->nm && c->m[i] < c->data_to; i++) {
+        size_t r = sa_rtable_add_row(&t);
+        if ((ok = r != SIZE_MAX)) {
+            cum += c->val[i];
+            sa_rtable_str(&t, r, 0, sa_rmonth_label(c->m[i], buf, sizeof buf));
+            sa_rtable_num(&t, r, 1, c->val[i]);
+            sa_rtable_num(&t, r, 2, cum);
+            sa_rtable_str(&t, r, 3, c->unit);
+        }
+    }
+    pg->trend = false;
+    pg->table = "months";
+    pg->heading = "Month by month";
+    ok = ok ? on_doc(&d, pg, error) : (sa_error_nomem(error), false);
+    sa_rtable_clear(&t);
+    return ok;
+}
+
+/* doc_cb of every section: the document as HTML in the page, and as CSV and JSON beside it. */
+static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
+{
+    page_t *pg = ctx;
+    const char *base = strrchr(pg->rel, '/') ? strrchr(pg->rel, '/') + 1 : pg->rel;
+    sa_report_opts_t vo;
+    char *links = NULL, *id = NULL;
+    size_t len = 0;
+    FILE *m;
+    bool ok;
+
+    if (pg->accounts)
+        collect_accounts(pg, d->table);
+    if (!write_data(pg, d, error))
+        return false;
+    sa_report_opts_init(&vo);
+    if ((m = open_memstream(&links, &len))) {
+        fputs("this table as <a href=\"", m);
+        put_href(m, base);
+        fprintf(m, ".%s.csv\">CSV</a> and <a href=\"", pg->table);
+        put_href(m, base);
+        fprintf(m, ".%s.json\">JSON</a> (every column)", pg->table);
+        fclose(m);
+    }
+    id = sa_rprintf("t-%s", pg->table);
+    ok = links && id && (!pg->colspec || sa_colspecs_parse(pg->colspec, &vo.columns, &vo.ncolumns, error)) &&
+         sa_rhtml_doc(pg->f, d, &vo, pg->heading, true, id, links, error);
+    sa_report_opts_clear(&vo);
+    free(links);
+    free(id);
+    if (ok && pg->trend && d->has_charts && d->ncharts)
+        ok = trend_table(pg, &d->charts[0], error);
+    return ok;
+}
+
+enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT };
+
+/* What one section runs. */
+typedef struct {
+    int kind;
+    const char *table, *heading, *colspec;
+    int64_t start, end;
+    unsigned by;
+    const char *account;  /* -A; NULL: every account */
+    bool awards;          /* with the site's --allocations */
+    bool stranded;        /* utilization: the stranded GPUs alone */
+} section_t;
+
+/* Runs a section's report for cluster into the page. */
+static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_error_t *error)
+{
+    sa_report_opts_t o = *pg->s->o; /* a shallow copy: its lists are replaced below, never cleared */
+    sa_strv_t one, acc, none;
+    bool ok;
+
+    sa_strv_init(&one);
+    sa_strv_init(&acc);
+    sa_strv_init(&none);
+    sa_strv_push(&one, cluster);
+    if (sec->account)
+        sa_strv_push(&acc, sec->account);
+    o.clusters = one;
+    o.accounts = acc;
+    o.users = none;
+    o.start = sec->start;
+    o.end = sec->end;
+    o.by = sec->by;
+    o.allocations_path = sec->awards ? pg->s->o->allocations_path : NULL;
+    o.format = SA_FMT_HTML;
+    o.no_header = o.long_format = false;
+    o.columns = NULL;
+    o.ncolumns = 0;
+    o.doc_cb = on_doc;
+    o.doc_ctx = pg;
+    o.stranded_only = sec->stranded;
+    pg->table = sec->table;
+    pg->heading = sec->heading;
+    pg->colspec = sec->colspec;
+    pg->healthy = true;
+    /* warnings (a GPU type without an RGU weight) are in the pages' preambles: not repeated per section */
+    switch (sec->kind) {
+    case S_USAGE: ok = sa_report_usage(&o, NULL, NULL, error); break;
+    case S_UTIL: ok = sa_report_utilization(&o, NULL, NULL, error); break;
+    case S_HEALTH: ok = sa_report_health(&o, NULL, NULL, &pg->healthy, error); break;
+    default: ok = sa_report_current(&o, NULL, NULL, error); break;
+    }
+    sa_strv_clear(&one);
+    sa_strv_clear(&acc);
+    pg->colspec = NULL;
+    return ok;
+}
+
+/* A paragraph of text (escaped) in the page. */
+static void para(page_t *pg, const char *cls, const char *text)
+{
+    fprintf(pg->f, "<p class=\"%s\">", cls);
+    sa_rxml_escape(pg->f, text);
+    fputs("</p>\n", pg->f);
+}
+
+/* ---- the pages ------------------------------------------------------------------------------------ */
+
+/* The end of the month starting at m, or now when the month is the current one. */
+static int64_t month_end(int64_t m, int64_t now)
+{
+    int64_t e = sa_rmonth_add(m, 1);
+    return now > m && now < e ? now : e;
+}
+
+/* The stranded GPUs' columns on the pages. */
+#define STRANDED_COLS "cluster,gpu_type,state,stranded_reason,gpu_stranded_hours,gpu_hours,class"
+
+/* Usage against awards, utilization by exact state and stranded GPUs of [start, end) for cluster c. */
+static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, const char *when,
+                           sa_error_t *error)
+{
+    char h1[160], h2[160], h3[160];
+    section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false};
+    section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false};
+    section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true};
+
+    snprintf(h1, sizeof h1, "GPU usage%s, %s", pg->s->o->allocations_path ? " against the awards" : " by account", when);
+    snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
+    snprintf(h3, sizeof h3, "Stranded GPUs, %s", when);
+    if (!section(pg, c->name, &use, error))
+        return false;
+    if (!c->has_series) {
+        para(pg, "meta", "No time series for this cluster: no utilization and no stranded GPUs.");
+        return true;
+    }
+    return section(pg, c->name, &util, error) && section(pg, c->name, &str, error);
+}
+
+/* CLUSTER/YYYY-MM: the month's usage, utilization and stranded GPUs. */
+static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_error_t *error)
+{
+    page_t pg;
+    char *rel = sa_rprintf("%s/%s", c->file, month), *title = sa_rprintf("%s, %s", c->name, month);
+    int64_t start, end;
+    bool ok;
+
+    if (!rel || !title || !sa_rmonth_parse(month, &start, &end)) {
+        free(rel);
+        free(title);
+        sa_error_nomem(error);
+        return false;
+    }
+    ok = page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);
+    if (ok)
+        ok = month_sections(&pg, c, start, month_end(start, s->o->now), month, error);
+    ok = page_close(&pg, ok, error) && ok;
+    free(rel);
+    free(title);
+    return ok;
+}
+
+/* The links of a cluster page: its months and its accounts. */
+static void cluster_links(page_t *pg, const scluster_t *c)
+{
+    fputs("<h2 id=\"pages\">Months and accounts</h2>\n<p class=\"links\">Months:", pg->f);
+    for (size_t i = c->months.n; i-- > 0;)
+        fprintf(pg->f, " <a href=\"%s.html\">%s</a>", c->months.v[i], c->months.v[i]);
+    fputs("</p>\n<p class=\"links\">Accounts:", pg->f);
+    for (size_t i = 0; i < c->accounts.n; i++) {
+        char *f = file_name(c->accounts.v[i]);
+        fputs(" <a href=\"account-", pg->f);
+        if (f)
+            put_href(pg->f, f);
+        fputs(".html\">", pg->f);
+        sa_rxml_escape(pg->f, c->accounts.v[i]);
+        fputs("</a>", pg->f);
+        free(f);
+    }
+    fputs(c->accounts.n ? "</p>\n" : " none with use in these months</p>\n", pg->f);
+}
+
+/*
+ * CLUSTER/index: health, the current queue (by partition and account), the latest
+ * month (the previous one during a month's first week), the use over the site's months.
+ */
+static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
+{
+    page_t pg;
+    char *rel = sa_rprintf("%s/index", c->file), *title = sa_rprintf("Cluster %s", c->name), range[96];
+    const char *last = c->months.n ? c->months.v[c->months.n - 1] : NULL;
+    int64_t cur = sa_rmonth_floor(s->o->now);
+    section_t health = {S_HEALTH, "health", "Health of the archive (the last 24 hours)", NULL,
+                        SA_UNSET, SA_UNSET, 0, NULL, false, false};
+    section_t queue = {S_CURRENT, "queue", "Current queue (the latest squeue snapshot) and jobs finished in the "
+                                           "last 24 hours", NULL, SA_UNSET, SA_UNSET, SA_BY_PARTITION | SA_BY_ACCOUNT,
+                       NULL, false, false};
+    section_t all = {S_USAGE, "accounts", range, NULL, s->from, s->to, SA_BY_ACCOUNT, NULL, true, false};
+    int64_t ms, me;
+    bool ok;
+
+    snprintf(range, sizeof range, "GPU usage per account, %s to %s", c->months.n ? c->months.v[0] : "?",
+             last ? last : "?");
+    /* the latest month shown is the last complete one during the first week of a month */
+    if (c->months.n >= 2 && s->o->now - cur < 7 * 86400)
+        last = c->months.v[c->months.n - 2];
+    ok = rel && title && page_open(s, &pg, rel, title, NULL, error);
+    if (!rel || !title)
+        sa_error_nomem(error);
+    if (ok) {
+        fputs("<p class=\"links\"><a href=\"#pages\">Months and accounts</a></p>\n", pg.f);
+        ok = section(&pg, c->name, &health, error);
+        c->health = pg.healthy ? "OK" : "UNHEALTHY";
+    }
+    ok = ok && section(&pg, c->name, &queue, error);
+    if (ok && last && sa_rmonth_parse(last, &ms, &me))
+        ok = month_sections(&pg, c, ms, month_end(ms, s->o->now), last, error);
+    pg.accounts = &c->accounts;
+    ok = ok && section(&pg, c->name, &all, error);
+    pg.accounts = NULL;
+    if (ok)
+        cluster_links(&pg, c);
+    if (rel && title)
+        ok = page_close(&pg, ok, error) && ok;
+    free(rel);
+    free(title);
+    return ok;
+}
+
+/*
+ * CLUSTER/account-NAME: the account's trend (against its award, month by month, by
+ * user and by GPU type), and its use per user and GPU type over the site's months:
+ * two scans of the archive.
+ */
+static bool account_page(site_t *s, const scluster_t *c, const char *account, sa_error_t *error)
+{
+    page_t pg;
+    char *f = file_name(account), *rel = f ? sa_rprintf("%s/account-%s", c->file, f) : NULL;
+    char *title = sa_rprintf("%s, account %s", c->name, account), range[64];
+    /* the trend against the award, its charts broken down by user and GPU type; then one table of both */
+    section_t trend = {S_USAGE, "trend", "Trend", NULL, s->from, s->to,
+                       SA_BY_ACCOUNT | SA_BY_USER | SA_BY_GPU_TYPE, account, true, false};
+    section_t users = {S_USAGE, "users", "Users and GPU types", NULL, s->from, s->to, SA_BY_USER | SA_BY_GPU_TYPE,
+                       account, false, false};
+    bool ok = rel && title;
+
+    snprintf(range, sizeof range, "%s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
+    if (!ok)
+        sa_error_nomem(error);
+    ok = ok && page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);
+    if (ok) {
+        para(&pg, "meta", range);
+        pg.trend = true;
+        ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error);
+        ok = page_close(&pg, ok, error) && ok;
+    }
+    free(f);
+    free(rel);
+    free(title);
+    return ok;
+}
+
+/* ---- the ingester's profile ----------------------------------------------------------------------- */
+
+enum { RUN_START, RUN_SECS, RUN_OK, RUN_EXEC, RUN_PARSE, RUN_SQLITE, RUN_MONGO, RUN_SQUEUE, RUN_SACCT, RUN_WRITTEN, RUN_STMTS, RUN_READ,
+       RUN_ASIDE, RUN_REJECTED, RUN_ERROR, RUN_N };
+
+static const sa_col_t run_cols[RUN_N] = {
+    {"started_at", "Started", SA_COL_STR, 0, 0},
+    {"seconds", "Seconds", SA_COL_NUM, 1, 0},
+    {"ok", "OK", SA_COL_STR, 0, SA_COL_BADGE},
+    {"exec_ms", "Capture ms", SA_COL_NUM, 0, 0},
+    {"parse_ms", "Parse ms", SA_COL_NUM, 0, 0},
+    {"sqlite_ms", "SQLite ms", SA_COL_NUM, 0, 0},
+    {"mongo_ms", "MongoDB ms", SA_COL_NUM, 0, 0},
+    {"squeue_records", "squeue records", SA_COL_INT, 0, 0},
+    {"sacct_records", "sacct records", SA_COL_INT, 0, SA_COL_LONG},
+    {"jobs_written", "Jobs written", SA_COL_INT, 0, 0},
+    {"write_statements", "Writes", SA_COL_INT, 0, SA_COL_LONG},
+    {"docs_read", "Docs read", SA_COL_INT, 0, SA_COL_LONG},
+    {"records_set_aside", "Set aside", SA_COL_INT, 0, SA_COL_LONG},
+    {"inputs_rejected", "Rejected", SA_COL_INT, 0, SA_COL_LONG},
+    {"error", "Error", SA_COL_STR, 0, SA_COL_LONG},
+};
+
+/* One ingest run as a row (newest first: the query sorts). */
+static bool on_run_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    sa_rtable_t *t = ctx;
+    sa_ringest_run_t f;
+    int64_t start, end;
+    size_t r = sa_rtable_add_row(t);
+
+    if (r == SIZE_MAX) {
+        sa_error_nomem(error);
+        return false;
+    }
+    sa_ringest_run_read(doc, &f);
+    start = f.started_at;
+    end = f.finished_at;
+    sa_rtable_str(t, r, RUN_START, sa_riso(start));
+    if (start != SA_UNSET && end != SA_UNSET)
+        sa_rtable_num(t, r, RUN_SECS, (double)(end - start));
+    sa_rtable_str(t, r, RUN_OK, f.has_ok && f.ok_flag ? "ok" : "error");
+    sa_rtable_num(t, r, RUN_EXEC, sa_ringest_run_number(doc, "phases_ms.exec"));
+    sa_rtable_num(t, r, RUN_PARSE, sa_ringest_run_number(doc, "phases_ms.parse"));
+    sa_rtable_num(t, r, RUN_SQLITE, sa_ringest_run_number(doc, "phases_ms.sqlite"));
+    sa_rtable_num(t, r, RUN_MONGO, sa_ringest_run_number(doc, "phases_ms.mongo"));
+    sa_rtable_int(t, r, RUN_SQUEUE, (int64_t)sa_ringest_run_number(doc, "counts.squeue_records"));
+    sa_rtable_int(t, r, RUN_SACCT, (int64_t)sa_ringest_run_number(doc, "counts.sacct_records"));
+    sa_rtable_int(t, r, RUN_WRITTEN, (int64_t)(sa_ringest_run_number(doc, "counts.jobs_inserted") + sa_ringest_run_number(doc, "counts.jobs_changed")));
+    sa_rtable_int(t, r, RUN_STMTS, (int64_t)sa_ringest_run_number(doc, "counts.write_statements"));
+    sa_rtable_int(t, r, RUN_READ, (int64_t)sa_ringest_run_number(doc, "counts.docs_read"));
+    sa_rtable_int(t, r, RUN_ASIDE, (int64_t)sa_ringest_run_number(doc, "counts.records_set_aside"));
+    sa_rtable_int(t, r, RUN_REJECTED, (int64_t)sa_ringest_run_number(doc, "counts.inputs_rejected"));
+    if (f.error_text)
+        sa_rtable_str(t, r, RUN_ERROR, f.error_text);
+    return true;
+}
+
+/* The runs' figures over time, oldest first, as line charts: phase times, then records and writes. */
+static bool run_plots(page_t *pg, const sa_rtable_t *t, sa_error_t *error)
+{
+    size_t n = t->nrows;
+    int64_t *at = calloc(n + 1, sizeof *at);
+    double *v = calloc(7 * (n + 1), sizeof *v);
+    static const int cols[7] = {RUN_EXEC, RUN_PARSE, RUN_SQLITE, RUN_MONGO, RUN_SQUEUE, RUN_SACCT, RUN_WRITTEN};
+    static const char *const names[7] = {"capture", "parse", "SQLite", "MongoDB", "squeue records", "sacct records",
+                                         "jobs written"};
+    sa_rseries_t s[7];
+
+    if (!at || !v) {
+        free(at);
+        free(v);
+        sa_error_nomem(error);
+        return false;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t r = n - 1 - i; /* the table is newest first */
+        const sa_cell_t *st = sa_rtable_cell(t, r, RUN_START);
+        if (st->kind != SA_CELL_STR || !sa_time_parse_iso(st->s, &at[i]))
+            at[i] = i ? at[i - 1] : 0;
+        for (int k = 0; k < 7; k++) {
+            const sa_cell_t *c = sa_rtable_cell(t, r, (size_t)cols[k]);
+            v[k * (n + 1) + i] = c->kind == SA_CELL_NUM ? c->d : c->kind == SA_CELL_INT ? (double)c->i : 0;
+        }
+    }
+    for (int k = 0; k < 7; k++)
+        s[k] = (sa_rseries_t){names[k], &v[k * (n + 1)]};
+    sa_rplot_lines(pg->f, "Phase times per run", "milliseconds", at, n, s, 4);
+    sa_rplot_lines(pg->f, "Records read and job documents written per run", "records", at, n, s + 4, 3);
+    free(at);
+    free(v);
+    return true;
+}
+
+/* ingest.html: per cluster, its last 300 runs from ingest_runs, as a table and over time. */
+static bool ingest_page(site_t *s, sa_error_t *error)
+{
+    page_t pg;
+    bool ok = true;
+
+    if (!page_open(s, &pg, "ingest", "The ingester: runs, phase times, records and writes", NULL, error))
+        return false;
+    for (size_t i = 0; ok && i < s->cl.n; i++) {
+        sa_rtable_t t;
+        char heading[160], table[160];
+        bson_t *f = BCON_NEW("cluster", BCON_UTF8(s->c[i].name));
+        bson_t *opts = BCON_NEW("sort", "{", "started_at", BCON_INT32(-1), "}", "limit", BCON_INT64(300));
+        sa_rdoc_t d = {.kind = "ingest", .title = "ingest runs", .table = &t};
+
+        sa_rtable_init(&t, run_cols, RUN_N);
+        ok = sa_rdb_each(s->db, "ingest_runs", f, opts, on_run_doc, &t, error);
+        snprintf(heading, sizeof heading, "%s: the last %zu runs, newest first", s->c[i].name, t.nrows);
+        snprintf(table, sizeof table, "runs-%s", s->c[i].file);
+        pg.table = table;
+        pg.heading = heading;
+        ok = ok && on_doc(&d, &pg, error) && run_plots(&pg, &t, error);
+        sa_rtable_clear(&t);
+        bson_destroy(f);
+        bson_destroy(opts);
+    }
+    if (ok)
+        para(&pg, "meta", "Phases: capture (the Slurm commands), parse, SQLite (the time series), MongoDB (the job "
+                          "archive). Jobs written: inserted and changed documents (an unchanged poll writes none).");
+    return page_close(&pg, ok, error) && ok;
+}
+
+/* ---- the index ------------------------------------------------------------------------------------- */
+
+enum { I_CLUSTER, I_HEALTH, I_SQUEUE, I_SINFO, I_SACCT, I_FIRST, I_LAST, I_ACCOUNTS, I_N };
+
+static const sa_col_t index_cols[I_N] = {
+    {"cluster", "Cluster", SA_COL_STR, 0, 0},
+    {"health", "Health", SA_COL_STR, 0, SA_COL_BADGE},
+    {"last_squeue_at", "Last squeue", SA_COL_STR, 0, 0},
+    {"last_sinfo_at", "Last sinfo", SA_COL_STR, 0, SA_COL_LONG},
+    {"last_sacct_at", "Last sacct", SA_COL_STR, 0, SA_COL_LONG},
+    {"first_month", "From", SA_COL_STR, 0, 0},
+    {"last_month", "To", SA_COL_STR, 0, 0},
+    {"accounts", "Accounts", SA_COL_INT, 0, 0},
+};
+
+/* index.html: the clusters, their health and ingest times, links to their pages and months. */
+static bool index_page(site_t *s, sa_error_t *error)
+{
+    page_t pg;
+    sa_rtable_t t;
+    sa_rdoc_t d = {.kind = "index", .title = "clusters", .table = &t};
+    char line[200];
+    bool ok = true;
+
+    if (!page_open(s, &pg, "index", "slurm-report: GPU use, utilization and health", NULL, error))
+        return false;
+    snprintf(line, sizeof line, "Written %s; months %s (UTC). Every table is also a CSV and a JSON file.",
+             sa_riso(s->o->now), s->c && s->cl.n && s->c[0].months.n ? "shown per cluster" : "none");
+    para(&pg, "meta", line);
+    sa_rtable_init(&t, index_cols, I_N);
+    for (size_t i = 0; ok && i < s->cl.n; i++) {
+        const scluster_t *c = &s->c[i];
+        const sa_rcluster_t *rc = &s->cl.v[i];
+        size_t r = sa_rtable_add_row(&t);
+        if (!(ok = r != SIZE_MAX))
+            break;
+        sa_rtable_str(&t, r, I_CLUSTER, c->name);
+        sa_rtable_str(&t, r, I_HEALTH, c->health);
+        sa_rtable_str(&t, r, I_SQUEUE, rc->last_squeue_at == SA_UNSET ? NULL : sa_riso(rc->last_squeue_at));
+        sa_rtable_str(&t, r, I_SINFO, rc->last_sinfo_at == SA_UNSET ? NULL : sa_riso(rc->last_sinfo_at));
+        sa_rtable_str(&t, r, I_SACCT, rc->last_sacct_at == SA_UNSET ? NULL : sa_riso(rc->last_sacct_at));
+        sa_rtable_str(&t, r, I_FIRST, c->months.n ? c->months.v[0] : NULL);
+        sa_rtable_str(&t, r, I_LAST, c->months.n ? c->months.v[c->months.n - 1] : NULL);
+        sa_rtable_int(&t, r, I_ACCOUNTS, (int64_t)c->accounts.n);
+    }
+    pg.table = "clusters";
+    pg.heading = "Clusters";
+    if (!ok)
+        sa_error_nomem(error);
+    ok = ok && on_doc(&d, &pg, error);
+    for (size_t i = 0; ok && i < s->cl.n; i++) {
+        const scluster_t *c = &s->c[i];
+        fputs("<h2>", pg.f);
+        sa_rxml_escape(pg.f, c->name);
+        fputs("</h2>\n<p class=\"links\"><a href=\"", pg.f);
+        put_href(pg.f, c->file);
+        fputs("/index.html\">overview</a> (health, queue, the latest month, accounts); months:", pg.f);
+        for (size_t k = c->months.n; k-- > 0;) {
+            fputs(" <a href=\"", pg.f);
+            put_href(pg.f, c->file);
+            fprintf(pg.f, "/%s.html\">%s</a>", c->months.v[k], c->months.v[k]);
+        }
+        fputs("</p>\n", pg.f);
+    }
+    fputs("<p class=\"links\"><a href=\"ingest.html\">The ingester's runs</a>: phase times, records and writes "
+          "over time. <a href=\"metrics.prom\">metrics.prom</a>: the Prometheus metrics.</p>\n", pg.f);
+    sa_rtable_clear(&t);
+    return page_close(&pg, ok, error) && ok;
+}
+
+/* ---- the whole site ---------------------------------------------------------------------------------- */
+
+/* The time of the cluster's first data: its first node snapshot, or its lowest job id's submit time. */
+static bool first_data(site_t *s, const char *cluster, sa_tsdb_t *ts, int64_t *first, sa_error_t *error)
+{
+    bson_t *f = BCON_NEW("cluster", BCON_UTF8(cluster));
+    bson_t *opts = BCON_NEW("sort", "{", "job_id", BCON_INT32(1), "}", "limit", BCON_INT64(1), "projection", "{",
+                            "submit", BCON_INT32(1), "}");
+    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(sa_rdb_collection(s->db, "jobs"), f, opts, NULL);
+    const bson_t *doc;
+    sa_tsdb_coverage_t cov;
+    bool ok = true;
+
+    *first = SA_UNSET;
+    if (mongoc_cursor_next(cur, &doc)) {
+        sa_jobview_t v;
+        sa_jobview_init(&v);
+        ok = sa_jobview_read(&v, doc, error);
+        *first = v.submit;
+        sa_jobview_clear(&v);
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(f);
+    bson_destroy(opts);
+    if (!ok)
+        return false;
+    if (ts && (ok = sa_tsdb_coverage(ts, cluster, s->o->now - 1, s->o->now, &cov, error)) && cov.first != SA_UNSET &&
+        (*first == SA_UNSET || cov.first < *first))
+        *first = cov.first;
+    return ok;
+}
+
+/* A cluster's months: the last so->months up to now's, from its first data on. */
+static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_error_t *error)
+{
+    sa_tsdb_t *ts = NULL;
+    int64_t first, m = sa_rmonth_add(sa_rmonth_floor(s->o->now), 1 - s->so->months);
+    char buf[16];
+
+    int64_t last = SA_UNSET;
+
+    if (!sa_rtsdbs_get(tsdbs, s->o, c->name, false, &ts, error) || (ts && !sa_tsdb_last_snapshot(ts, c->name, &last, error)))
+        return false;
+    if (last == SA_UNSET)
+        ts = NULL; /* a --sqlite file without this cluster */
+    if (!first_data(s, c->name, ts, &first, error))
+        return false;
+    c->has_series = ts != NULL;
+    if (first != SA_UNSET && sa_rmonth_floor(first) > m)
+        m = sa_rmonth_floor(first);
+    for (; m <= s->o->now; m = sa_rmonth_add(m, 1))
+        sa_strv_push(&c->months, sa_rmonth_label(m, buf, sizeof buf));
+    if (!c->months.n)
+        sa_strv_push(&c->months, sa_rmonth_label(s->o->now, buf, sizeof buf));
+    return true;
+}
+
+/* Removes a tree (nftw callback). */
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)flag;
+    (void)ftw;
+    return remove(path);
+}
+
+/* Replaces dir by the new site tmp: one rename (an exchange when dir exists), then the old site is removed. */
+static bool swap_in(const char *tmp, const char *dir, sa_error_t *error)
+{
+    struct stat st;
+
+    if (lstat(dir, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) != 0) {
+            sa_error_set(error, SA_ERR_IO, errno, "%s: cannot swap the new site in: %s", dir, strerror(errno));
+            return false;
+        }
+        nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS); /* the old site, now at tmp */
+        return true;
+    }
+    if (rename(tmp, dir) != 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot move the new site in: %s", dir, strerror(errno));
+        return false;
+    }
+    return true;
+}
+
+/* metrics.prom in the site, and the --textfile (atomically). */
+static bool write_metrics(site_t *s, sa_error_t *error)
+{
+    sa_report_opts_t o = *s->o;
+    sa_atomic_file_t af;
+    char *path = sa_rprintf("%s/metrics.prom", s->tmp);
+    FILE *f;
+    bool ok;
+
+    o.format = SA_FMT_PROMETHEUS;
+    o.doc_cb = NULL;
+    if (!path || !(f = fopen(path, "w"))) {
+        sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", path ? path : "metrics.prom", strerror(errno));
+        free(path);
+        return false;
+    }
+    ok = sa_report_current(&o, f, s->warn, error);
+    ok = fclose(f) == 0 && ok;
+    free(path);
+    if (ok && s->so->textfile) {
+        if (!(f = sa_atomic_open(&af, s->so->textfile, error)))
+            return false;
+        ok = sa_report_current(&o, f, s->warn, error);
+        ok = sa_atomic_close(&af, ok, ok ? error : NULL) && ok;
+    }
+    return ok;
+}
+
+/* Every page of every cluster, the profile, the index, the metrics, into s->tmp. */
+static bool build(site_t *s, sa_error_t *error)
+{
+    sa_rtsdbs_t tsdbs;
+    bool ok = write_file(s, "site.js", sa_site_js, strlen(sa_site_js), error);
+
+    sa_rtsdbs_init(&tsdbs);
+    s->from = sa_rmonth_add(sa_rmonth_floor(s->o->now), 1 - s->so->months);
+    s->to = s->o->now;
+    for (size_t i = 0; ok && i < s->cl.n; i++) {
+        scluster_t *c = &s->c[i];
+        ok = cluster_months(s, c, &tsdbs, error) && cluster_page(s, c, error);
+        for (size_t k = 0; ok && k < c->months.n; k++)
+            ok = month_page(s, c, c->months.v[k], error);
+        for (size_t k = 0; ok && k < c->accounts.n; k++)
+            ok = account_page(s, c, c->accounts.v[k], error);
+    }
+    sa_rtsdbs_clear(&tsdbs);
+    return ok && ingest_page(s, error) && index_page(s, error) && write_metrics(s, error);
+}
+
+bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so, FILE *warn, sa_error_t *error)
+{
+    site_t s;
+    char *tmpl = sa_rprintf("%s.new-XXXXXX", so->dir);
+    bool ok = false;
+
+    memset(&s, 0, sizeof s);
+    s.o = o;
+    s.so = so;
+    s.warn = warn;
+    if (!tmpl) {
+        sa_error_nomem(error);
+        return false;
+    }
+    if (!(s.db = sa_report_connect(o, error)) || !sa_rdb_clusters(s.db, &o->clusters, &s.cl, error))
+        goto done;
+    if (!(s.c = calloc(s.cl.n + 1, sizeof *s.c))) {
+        sa_error_nomem(error);
+        goto done;
+    }
+    for (size_t i = 0; i < s.cl.n; i++) {
+        s.c[i].name = s.cl.v[i].name;
+        s.c[i].file = file_name(s.cl.v[i].name);
+        s.c[i].health = "?";
+        sa_strv_init(&s.c[i].months);
+        sa_strv_init(&s.c[i].accounts);
+    }
+    if (!mkdtemp(tmpl) || chmod(tmpl, (mode_t)(sa_umask_file_mode() | 0111)) != 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot create the new site beside it: %s", so->dir,
+                     strerror(errno));
+        goto done;
+    }
+    s.tmp = tmpl;
+    ok = build(&s, error) && swap_in(s.tmp, so->dir, error);
+    if (!ok)
+        nftw(s.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+done:
+    for (size_t i = 0; s.c && i < s.cl.n; i++) {
+        free(s.c[i].file);
+        sa_strv_clear(&s.c[i].months);
+        sa_strv_clear(&s.c[i].accounts);
+    }
+    free(s.c);
+    free(tmpl);
+    sa_rclusters_clear(&s.cl);
+    sa_rdb_close(s.db);
+    return ok;
+}
