@@ -224,7 +224,8 @@ static void story_identity(jr_t *jr)
     sa_rpreamble_add(&jr->pre, "Requested: %s CPUs, %s memory, %" PRId64 " GPUs; time limit %s",
                      j->req_cpus != SA_UNSET ? a : "?",
                      j->req_mem_mb != SA_UNSET ? size_str(j->req_mem_mb * 1048576, b, sizeof b) : "?", j->req_gpus,
-                     j->time_limit_min == SA_UNSET ? "?" : hms((double)j->time_limit_min * 60, c, sizeof c));
+                     j->time_limit_unlimited ? "UNLIMITED"
+                     : j->time_limit_min == SA_UNSET ? "?" : hms((double)j->time_limit_min * 60, c, sizeof c));
     for (size_t i = 0; i < j->nhistory; i++) {
         const sa_jobview_hist_t *h = &j->history[i];
         bool why = h->reason && strcmp(h->reason, "None") != 0;

@@ -343,6 +343,7 @@ static void reset(sa_jobview_t *v)
     v->req_mem_mb = v->req_cpus = v->cpus = v->restart_cnt = v->time_limit_min = v->elapsed_s = SA_UNSET;
     v->name = v->job_id_display = v->nodes = NULL;
     v->exit_code = v->exit_signal = -1;
+    v->time_limit_unlimited = false;
     v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
     v->runs = NULL;
     v->history = NULL;
@@ -428,6 +429,8 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
     case 't':
         if (key_is(k, "time_limit_min"))
             v->time_limit_min = sa_bson_iter_int(it, SA_UNSET);
+        else if (key_is(k, "time_limit_unlimited"))
+            v->time_limit_unlimited = BSON_ITER_HOLDS_BOOL(it) && bson_iter_bool(it);
         break;
     case 's':
         if (key_is(k, "state"))

@@ -86,6 +86,7 @@ typedef struct {
     int64_t req_cpus;       /* req.cpus (SA_UNSET when absent) */
     const char *name, *job_id_display, *nodes; /* NULL when absent */
     int64_t cpus, restart_cnt, time_limit_min, elapsed_s; /* SA_UNSET when absent */
+    bool time_limit_unlimited; /* time_limit_unlimited: true */
     int exit_code, exit_signal; /* exit {code, signal}, -1 when absent */
     /* times */
     int64_t submit, start, end, expected_end, vanished_at, seen_first, seen_last;
