@@ -695,8 +695,7 @@ static const char *const sacct_het_known[] = {"job_id", "job_offset", NULL};
 static const char *const sacct_resv_known[] = {"name", NULL};
 static const char *const sacct_wckey_known[] = {"wckey", NULL};
 static const char *const sacct_state_known[] = {"current", "reason", NULL};
-static const char *const sacct_time_known[] = {"submission", "eligible", "start", "end", "elapsed", "limit",
-                                               "total", "user", "system", NULL};
+static const char *const sacct_time_known[] = {"submission", "eligible", "start", "end", "elapsed", "limit", NULL};
 static const char *const sacct_required_known[] = {"CPUs", NULL};
 static const char *const sacct_tres_known[] = {"allocated", "requested", NULL};
 static const char *const step_known[] = {"step", "state", "time", "nodes", "tres", "exit_code", NULL};
@@ -944,8 +943,8 @@ static bool sacct_time(const json_t *e, sa_job_t *job, sa_error_t *error)
         return err_in(error, "time");
     if (job->start == SA_UNSET)
         job->elapsed = SA_UNSET;
-    if (t && !get_cputimes(t, &job->stats, error))
-        return err_in(error, "time");
+    /* time.total/user/system of the job are 0 in 22.05's JSON even when its steps used CPU: the job
+       document sums the steps' instead (sa_jobdoc.c), and these stay in extra as Slurm printed them */
     return extra_sub(&job->extra, "time", t, sacct_time_known, error);
 }
 

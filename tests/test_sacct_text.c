@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1355,6 +1356,51 @@ static void test_fixture_2205_sacct_text(void **state)
     tu_parsed_clear(&p);
 }
 
+/*
+ * Usage from the real 22.05 cluster (fixtures/efficiency, jobacct_gather/linux): the
+ * ingest's sacct text and sacct --json of the same jobs give the same TotalCPU (text
+ * in milliseconds, JSON in microseconds) and MaxRSS (text in KiB, JSON in bytes).
+ */
+static void test_fixture_2205_usage_text_json(void **state)
+{
+    sa_sacct_text_opts_t topts = {.delimiter = "\x1f"};
+    tu_parsed_t t, js;
+    sa_error_t err;
+    (void)state;
+
+    if (!tu_parse_file(tu_fixture("efficiency/sacct-ingest-22.05.txt"), &topts, &t, &err))
+        fail_msg("%s", err.message);
+    tu_parse_fixture("efficiency/sacct-22.05.json", &js);
+    assert_int_equal(t.njobs, 3);
+    assert_int_equal(js.njobs, 3);
+    for (size_t i = 0; i < t.njobs; i++) {
+        sa_job_t *a = t.jobs[i], *b = must_job(&js, a->job_id, 0);
+        double steps = 0;
+        assert_true(a->stats.cpu_s >= 0);
+        assert_true(b->stats.cpu_s < 0); /* the job's own time.total is 0 in 22.05's JSON: not read */
+        for (size_t k = 0; k < b->nsteps; k++)
+            steps += b->steps[k].stats.cpu_s;
+        if (fabs(a->stats.cpu_s - steps) > 0.0015 * (double)b->nsteps)
+            fail_msg("job %lld: TotalCPU text %.6f, JSON steps %.6f", (long long)a->job_id, a->stats.cpu_s, steps);
+        assert_int_equal(a->nsteps, b->nsteps);
+        for (size_t k = 0; k < a->nsteps; k++) {
+            sa_step_t *x = &a->steps[k], *y = must_step(b, x->id);
+            if (fabs(x->stats.cpu_s - y->stats.cpu_s) > 0.0015)
+                fail_msg("step %lld.%s: TotalCPU text %.6f, JSON %.6f", (long long)a->job_id, x->id, x->stats.cpu_s,
+                         y->stats.cpu_s);
+            if (llabs(x->stats.max_rss_bytes - y->stats.max_rss_bytes) >= 1024)
+                fail_msg("step %lld.%s: MaxRSS text %lld, JSON %lld", (long long)a->job_id, x->id,
+                         (long long)x->stats.max_rss_bytes, (long long)y->stats.max_rss_bytes);
+            assert_true(x->stats.gpu_util_pct < 0 && y->stats.gpu_util_pct < 0); /* no acct_gather_gpu here */
+        }
+    }
+    /* the burning job: 178596K resident, 7.790 s of CPU */
+    assert_int_equal(must_step(must_job(&t, 1, 0), "batch")->stats.max_rss_bytes, INT64_C(178596) * 1024);
+    assert_true(fabs(must_job(&t, 1, 0)->stats.cpu_s - 7.790) < 1e-9);
+    tu_parsed_clear(&t);
+    tu_parsed_clear(&js);
+}
+
 /* scontrol show nodes -o of every version and of the real 22.05 cluster. */
 static void test_fixture_scontrol_text(void **state)
 {
@@ -1455,6 +1501,7 @@ int main(void)
         cmocka_unit_test(test_fixture_noheader_and_wide),
         cmocka_unit_test(test_fixture_one_byte_reads),
         cmocka_unit_test(test_fixture_2205_sacct_text),
+        cmocka_unit_test(test_fixture_2205_usage_text_json),
         cmocka_unit_test(test_fixture_scontrol_text),
     };
     return cmocka_run_group_tests_name("sacct_text", tests, NULL, NULL);
