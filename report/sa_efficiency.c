@@ -280,7 +280,9 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 /* Scans jobs and jobs_superseded of one cluster: documents with a run that ended in the window. */
 static bool scan_cluster(sa_rdb_t *db, eff_t *e, const char *cluster, sa_error_t *error)
 {
-    static const char *const fields[] = {"account", "user", "req.mem_mb", "runs", NULL};
+    static const char *const fields[] = {"account",  "user",         "req.mem_mb",        "runs.start", "runs.end",
+                                         "runs.gpus", "runs.gpus_by_type", "runs.cpus", "runs.mem_mb",
+                                         "runs.elapsed_s", "runs.usage", NULL};
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     bool ok;
 

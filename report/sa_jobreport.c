@@ -336,8 +336,8 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
     return true;
 }
 
-/* The filter: the raw id (digits) or the id as shown, in the clusters named (-M). */
-static bool job_filter(const sa_report_opts_t *o, bson_t *f, sa_error_t *error)
+/* The filter: the raw id (digits) or the id as shown, in the clusters (-M, else every cluster). */
+static bool job_filter(const sa_report_opts_t *o, const sa_strv_t *clusters, bson_t *f, sa_error_t *error)
 {
     const char *s = o->job_arg;
     bool digits = s && *s;
@@ -355,14 +355,15 @@ static bool job_filter(const sa_report_opts_t *o, bson_t *f, sa_error_t *error)
         BSON_APPEND_INT64(f, "job_id", id);
     else
         BSON_APPEND_UTF8(f, "job_id_display", s);
-    if (o->clusters.n)
-        sa_rbson_append_in(f, "cluster", &o->clusters);
+    sa_rbson_append_in(f, "cluster", clusters); /* the index {cluster, job_id} serves the lookup */
     return true;
 }
 
 bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)
 {
     sa_rdb_t *db = NULL;
+    sa_rclusters_t cl = {0};
+    sa_strv_t names;
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     jr_t jr;
     json_t *extra = NULL;
@@ -374,11 +375,16 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     sa_strv_init(&jr.pre);
     sa_jobview_init(&jr.view);
     jr.jobs = json_array();
+    sa_strv_init(&names);
     if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for job", sa_format_name(o->format));
         goto done;
     }
-    if (!job_filter(o, &f, error) || !(db = sa_report_connect(o, error)))
+    if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error))
+        goto done;
+    for (size_t i = 0; i < cl.n; i++)
+        sa_strv_push(&names, cl.v[i].name);
+    if (!job_filter(o, &names, &f, error))
         goto done;
     BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
     BSON_APPEND_INT32(&sub, "cluster", 1);
@@ -412,6 +418,8 @@ done:
     sa_rtable_clear(&jr.t);
     sa_strv_clear(&jr.pre);
     sa_jobview_clear(&jr.view);
+    sa_strv_clear(&names);
+    sa_rclusters_clear(&cl);
     sa_rdb_close(db);
     return ok;
 }
