@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -190,6 +191,8 @@ int main(int argc, char **argv)
     sa_config_init(&cfg);
     sa_error_clear(&error);
     signal(SIGPIPE, SIG_IGN);
+    /* captures, spool, cache and time series are never readable by every user, whatever the caller's umask */
+    umask(umask(0) | S_IRWXO);
     sa_error_install_allocators("slurm-ingest");
     sa_log_set_program("slurm-ingest");
     if (nfixed + sa_ingest_noptions + 1 > sizeof longopts / sizeof longopts[0] ||
