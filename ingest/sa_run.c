@@ -423,6 +423,13 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
     }
     if (!from_spool)
         return true;
+    {
+        unsigned present = 0;
+        for (int k = 0; k < SA_IN_COUNT; k++)
+            present |= sd->files[k] ? 1u << k : 0;
+        if (out.rejected && (present & ~out.rejected) == 0)
+            return true; /* every input moved to rejected/: the snapshot is gone, the next one lands */
+    }
     if (out.tsdb_done && !snap.tsdb_done && !sa_snapdir_set_mark(sd, MARK_TSDB, error))
         return false;
     if (!out.jobs_done && !r->o->no_mongo) {
