@@ -196,6 +196,21 @@ static uint64_t capture_cap(run_t *r)
 }
 
 /*
+ * A capture cut at cap because the spool is near spool-max (not at max-output) is a
+ * capture that cannot be kept (exit 10), not bad input or a failed Slurm command.
+ */
+static void spool_refusal(const run_t *r, uint64_t cap, sa_error_t *error)
+{
+    char what[sizeof error->message];
+    if (error->code != EFBIG || cap >= (uint64_t)r->c->max_output)
+        return;
+    snprintf(what, sizeof what, "%s", error->message);
+    sa_error_set(error, SA_ERR_SPOOL, ENOSPC, "%s/%s: spool-max (%lld bytes) leaves room for %llu bytes only (%.400s): "
+                 "this run's capture is refused, nothing else is lost", r->c->spool_dir, r->c->cluster,
+                 (long long)r->c->spool_max, (unsigned long long)cap, what);
+}
+
+/*
  * The sacct window [start, end) this run reads next: from the watermark minus the
  * overlap, or from --since when that backfill has not started yet (*new_since then
  * receives the date, else SA_UNSET). At most backfill-window long.
@@ -346,6 +361,8 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
     ok = keep(r, t, meta, error);
     t = NULL;
 done:
+    if (!ok)
+        spool_refusal(r, cap, error);
     sa_snapshot_abort(t);
     json_decref(meta);
     return ok;
@@ -476,6 +493,7 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
 
     while (r->archive && last_end != SA_UNSET && last_end < r->o->at) {
         int64_t start, end, since;
+        uint64_t cap;
         sa_snapshot_txn_t *t;
         json_t *meta;
         bool ok;
@@ -486,10 +504,15 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
         since = SA_UNSET;
         meta = json_pack("{s:s, s:I, s:s, s:s}", "cluster", r->c->cluster, "at", (json_int_t)r->o->at, "source",
                          "slurm", "version", SA_VERSION);
+        cap = capture_cap(r);
         t = sa_snapshot_begin(r->c->spool_dir, r->c->cluster, r->o->at, error);
-        ok = t && capture_sacct(r, t, start, end, since, capture_cap(r), meta, error) && keep(r, t, meta, error);
-        if (!ok)
+        ok = t && capture_sacct(r, t, start, end, since, cap, meta, error);
+        if (ok)
+            ok = keep(r, t, meta, error); /* frees t, whatever happens */
+        else
             sa_snapshot_abort(t);
+        if (!ok)
+            spool_refusal(r, cap, error);
         json_decref(meta);
         if (!ok || !land_all(r, r->c->spool_dir, true, error))
             return false;
