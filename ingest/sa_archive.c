@@ -488,6 +488,22 @@ fail:
     return false;
 }
 
+/*
+ * Upserts the cluster's document. Two writers creating it at once: one insert wins, the
+ * other fails with a duplicate key (MongoDB before 4.2 and FerretDB do not retry it
+ * themselves); the document exists then, and the update applies on a second try.
+ */
+static bool cluster_upsert(sa_archive_t *a, const bson_t *filter, const bson_t *upd, const bson_t *opts,
+                           bson_error_t *berr)
+{
+    for (int attempt = 0;; attempt++) {
+        if (mongoc_collection_update_one(a->clusters, filter, upd, opts, NULL, berr))
+            return true;
+        if (berr->code != 11000 || attempt == 2)
+            return false;
+    }
+}
+
 bool sa_archive_bump_seq(sa_archive_t *a, const char *cluster, sa_jobcache_t *cache, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER, upd = BSON_INITIALIZER, opts = BSON_INITIALIZER, part;
@@ -506,7 +522,7 @@ bool sa_archive_bump_seq(sa_archive_t *a, const char *cluster, sa_jobcache_t *ca
         bson_append_document_end(&upd, &part);
     }
     BSON_APPEND_BOOL(&opts, "upsert", true);
-    ok = mongoc_collection_update_one(a->clusters, &filter, &upd, &opts, NULL, &berr);
+    ok = cluster_upsert(a, &filter, &upd, &opts, &berr);
     if (!ok)
         sa_mongo_error(error, a->hosts, "updating clusters", &berr);
     bson_destroy(&filter);
@@ -1203,7 +1219,7 @@ bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_
         bson_append_document_end(&upd, &part);
     }
     BSON_APPEND_BOOL(&opts, "upsert", true);
-    if (ok && !bson_empty(&upd) && !mongoc_collection_update_one(a->clusters, &filter, &upd, &opts, NULL, &berr)) {
+    if (ok && !bson_empty(&upd) && !cluster_upsert(a, &filter, &upd, &opts, &berr)) {
         sa_mongo_error(error, a->hosts, "updating clusters", &berr);
         ok = false;
     }
