@@ -122,26 +122,43 @@ static bool ensure_jobs_collection(sa_archive_t *a, char **note, sa_error_t *err
  * (listIndexes first: FerretDB 1.24 drops the connection when asked to create an index
  * that exists).
  */
+/* The names of the indexes coll has now, into *have. */
+static void list_indexes(sa_archive_t *a, const char *coll, sa_strv_t *have)
+{
+    mongoc_collection_t *c = mongoc_database_get_collection(a->db, coll);
+    mongoc_cursor_t *cursor = mongoc_collection_find_indexes_with_opts(c, NULL);
+    const bson_t *found;
+
+    while (mongoc_cursor_next(cursor, &found)) {
+        bson_iter_t it;
+        if (bson_iter_init_find(&it, found, "name") && BSON_ITER_HOLDS_UTF8(&it))
+            sa_strv_push(have, bson_iter_utf8(&it, NULL));
+    }
+    mongoc_cursor_destroy(cursor);
+    mongoc_collection_destroy(c);
+}
+
+/* True if every index of specs is in have. */
+static bool indexes_there(const sa_strv_t *have, const char *const specs[][3], size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!sa_strv_contains(have, specs[i][0]))
+            return false;
+    }
+    return true;
+}
+
 static bool ensure_indexes(sa_archive_t *a, const char *coll, const char *const specs[][3], size_t n,
                            sa_error_t *error)
 {
     bson_t cmd = BSON_INITIALIZER, arr;
     bson_error_t berr;
-    mongoc_collection_t *c = mongoc_database_get_collection(a->db, coll);
-    mongoc_cursor_t *cursor = mongoc_collection_find_indexes_with_opts(c, NULL);
-    const bson_t *found;
     sa_strv_t have;
     size_t queued = 0;
     bool ok;
 
     sa_strv_init(&have);
-    while (mongoc_cursor_next(cursor, &found)) {
-        bson_iter_t it;
-        if (bson_iter_init_find(&it, found, "name") && BSON_ITER_HOLDS_UTF8(&it))
-            sa_strv_push(&have, bson_iter_utf8(&it, NULL));
-    }
-    mongoc_cursor_destroy(cursor);
-    mongoc_collection_destroy(c);
+    list_indexes(a, coll, &have);
 
     BSON_APPEND_UTF8(&cmd, "createIndexes", coll);
     BSON_APPEND_ARRAY_BEGIN(&cmd, "indexes", &arr);
@@ -168,6 +185,13 @@ static bool ensure_indexes(sa_archive_t *a, const char *coll, const char *const 
     }
     bson_append_array_end(&cmd, &arr);
     ok = queued == 0 || mongoc_database_command_simple(a->db, &cmd, NULL, NULL, &berr);
+    if (!ok) {
+        /* another slurm-ingest created them meanwhile (FerretDB then drops the connection) */
+        sa_strv_clear(&have);
+        sa_strv_init(&have);
+        list_indexes(a, coll, &have);
+        ok = indexes_there(&have, specs, n);
+    }
     if (!ok)
         sa_mongo_error(error, a->hosts, "createIndexes", &berr);
     bson_destroy(&cmd);
