@@ -16,6 +16,7 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_bson.h"
+#include "sa_fault.h"
 #include "sa_job_schema_json.h"
 #include "sa_mongo.h"
 
@@ -738,6 +739,7 @@ static bool write_inserts(sa_archive_t *a, slot_t **ins, size_t n, sa_archive_st
             bson_destroy(&b);
         }
         ok = ok && bulk_exec(a, bulk, "writing jobs", NULL, dup, end - off, error);
+        SA_FAULT_POINT("mongo-write");
         for (size_t i = off; ok && i < end; i++) {
             if (dup[i - off]) {
                 ins[i]->conflict = true;
@@ -783,6 +785,7 @@ static bool write_replaces(sa_archive_t *a, slot_t **rep, size_t n, sa_archive_s
             bson_destroy(&filter);
         }
         ok = ok && bulk_exec(a, bulk, "writing jobs", &matched, NULL, end - off, error);
+        SA_FAULT_POINT("mongo-write");
         mongoc_bulk_operation_destroy(bulk);
         if (!ok)
             break;
@@ -888,6 +891,7 @@ static bool write_round(sa_archive_t *a, slot_t *slots, size_t nslots, sa_job_t 
     }
     if (!write_superseded(a, slots, nslots, stats, error))
         goto done;
+    SA_FAULT_POINT("superseded-written");
     for (size_t i = 0; i < nslots; i++) { /* inserts first, then replaces (want[] reused) */
         if (!slots[i].done && !slots[i].stored)
             want[nins++] = &slots[i];

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sa_exec.h"
+#include "sa_fault.h"
 #include "sa_fsutil.h"
 #include "sa_jobcache.h"
 #include "sa_lock.h"
@@ -360,6 +361,8 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
     }
     ok = keep(r, t, meta, error);
     t = NULL;
+    if (ok)
+        SA_FAULT_POINT("kept");
 done:
     if (!ok)
         spool_refusal(r, cap, error);
@@ -454,6 +457,7 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
         return true;
     }
     /* landed: the sacct window it held is done, then the snapshot goes */
+    SA_FAULT_POINT("before-watermark");
     {
         const json_t *w = json_object_get(sd->meta, "sacct");
         const json_t *since = json_object_get(w, "since");
@@ -463,6 +467,7 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
                                json_is_integer(since) ? (int64_t)json_integer_value(since) : SA_UNSET, error))
             return false;
     }
+    SA_FAULT_POINT("before-drop");
     if (!sa_snapdir_drop(sd, error))
         return false;
     r->landed++;
