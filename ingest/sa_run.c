@@ -545,7 +545,7 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
 static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err, bool cache_rebuilt)
 {
     const sa_ingest_stats_t *st = &r->st;
-    json_t *d = json_object(), *counts;
+    json_t *d = json_object(), *counts, *more;
     char host[256] = "";
 
     gethostname(host, sizeof host - 1);
@@ -568,17 +568,15 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
                        (json_int_t)st->jobs.changed, "jobs_unchanged", (json_int_t)st->jobs.unchanged,
                        "jobs_reused", (json_int_t)st->jobs.reused, "jobs_vanished", (json_int_t)st->jobs.vanished,
                        "write_statements", (json_int_t)st->jobs.write_statements, "nodes", (json_int_t)st->nodes);
-    json_object_update(counts, json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-                                         "docs_read", (json_int_t)st->jobs.docs_read, "read_queries",
-                                         (json_int_t)st->jobs.read_queries, "conflicts",
-                                         (json_int_t)st->jobs.conflicts, "cache_skipped",
-                                         (json_int_t)st->jobs.cache_skipped, "stale", (json_int_t)st->jobs.stale,
-                                         "records_set_aside", (json_int_t)st->setaside, "records_repaired",
-                                         (json_int_t)st->repaired, "inputs_rejected", (json_int_t)r->rejected,
-                                         "snapshots_landed", (json_int_t)r->landed, "snapshots_spooled",
-                                         (json_int_t)r->spooled_left, "second_passes",
-                                         (json_int_t)st->second_passes, "cache_mismatches",
-                                         (json_int_t)st->cache_mismatches));
+    more = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "docs_read",
+                     (json_int_t)st->jobs.docs_read, "read_queries", (json_int_t)st->jobs.read_queries, "conflicts",
+                     (json_int_t)st->jobs.conflicts, "cache_skipped", (json_int_t)st->jobs.cache_skipped, "stale",
+                     (json_int_t)st->jobs.stale, "records_set_aside", (json_int_t)st->setaside, "records_repaired",
+                     (json_int_t)st->repaired, "inputs_rejected", (json_int_t)r->rejected, "snapshots_landed",
+                     (json_int_t)r->landed, "snapshots_spooled", (json_int_t)r->spooled_left, "second_passes",
+                     (json_int_t)st->second_passes, "cache_mismatches", (json_int_t)st->cache_mismatches);
+    json_object_update(counts, more); /* copies: more is still ours */
+    json_decref(more);
     json_object_set_new(d, "counts", counts);
     if (st->slurm_release)
         json_object_set_new(d, "slurm_release", json_string(st->slurm_release));
