@@ -215,7 +215,7 @@ static void test_watermark_after_landing(void **state)
         free(args);
     }
     /* a corrupt time series stops the landing: the window is not done, the watermark stays */
-    tu_write_file(tu_box_path(&b, "ts.db"), "this is not an SQLite database, not at all, no", 46);
+    tu_write_text(tu_box_path(&b, "ts.db"), "this is not an SQLite database, not at all, no");
     unlink(tu_box_path(&b, "ts.db-wal"));
     unlink(tu_box_path(&b, "ts.db-shm"));
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:50:00Z", NULL, env_a, &err), SA_EXIT_SQLITE, err);
@@ -302,10 +302,10 @@ static void test_superseded_once(void **state)
     snprintf(text, sizeof text, "%s500|500|gpu|physics|alice|2026-11-01T00:00:00|2026-11-01T00:00:00|"
              "2026-11-01T00:10:00|2026-11-01T01:00:00|COMPLETED|0:0|1|4|billing=4,cpu=4,gres/gpu:a100=2,mem=8G,"
              "node=1|vm|first\n", reuse_header);
-    tu_write_file(f1, text, strlen(text));
+    tu_write_text(f1, text);
     snprintf(text, sizeof text, "%s500|500|gpu|bio|bob|2026-11-20T00:00:00|2026-11-20T00:00:00|"
              "2026-11-20T00:05:00|Unknown|RUNNING|0:0|1|2|billing=2,cpu=2,mem=4G,node=1|vm|second\n", reuse_header);
-    tu_write_file(f2, text, strlen(text));
+    tu_write_text(f2, text);
     EXPECT_EXIT(run_at(&b, "2026-11-02T00:00:00Z", a1, NULL, &err), SA_EXIT_OK, err);
     free(err);
     if (SA_FAULTS_BIN[0]) {
@@ -367,7 +367,7 @@ static void test_revoked_is_final(void **state)
     /* job 12 (pending in squeue-A) was revoked (a federated sibling started it) */
     snprintf(text, sizeof text, "%s12|12|compute|physics|root|2026-11-26T06:27:55|Unknown|None|"
              "2026-11-26T06:29:00|REVOKED|0:0|1|1||None assigned|dep\n", reuse_header);
-    tu_write_file(sacct, text, strlen(text));
+    tu_write_text(sacct, text);
     tu_copy_without_job(F22 "squeue-A.json", squeue, 12);
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:28:00Z", a1, NULL, &err), SA_EXIT_OK, err);
     free(err);
@@ -423,6 +423,42 @@ static void test_spool_max(void **state)
     free(err);
     assert_int_equal(spooled(&b), 0);
     assert_int_equal(tu_count(client, b.db, "jobs", NULL), 16);
+    box_done(&b);
+}
+
+/* A backfill whose --archive-dir fills up: exit 10, not a crash (the snapshot was freed twice). */
+static void test_backfill_archive_full(void **state)
+{
+    tu_box_t b;
+    char *err = NULL, archive[400], opt[500], empty[400], env_sq[500];
+    const char *more[] = {opt, "--since=2026-11-16T00:00:00", "--backfill-window=1d", NULL};
+    const char *env[] = {env_a[0], env_sq, env_a[2], NULL};
+    int rc;
+    (void)state;
+
+    if (geteuid() != 0) {
+        printf("SKIP: a small full file system for --archive-dir needs a tmpfs mount (root); CI runs as root\n");
+        skip();
+    }
+    box_new(&b, "backfillfull");
+    snprintf(archive, sizeof archive, "%s/archive", b.dir);
+    snprintf(opt, sizeof opt, "--archive-dir=%s", archive);
+    snprintf(empty, sizeof empty, "%s/empty.json", b.dir);
+    snprintf(env_sq, sizeof env_sq, "TU_SQUEUE=%s", empty);
+    tu_write_text(empty, "{\"meta\": {}, \"errors\": [], \"jobs\": []}");
+    mkdir(archive, 0750);
+    if (mount("tmpfs", archive, "tmpfs", 0, "size=40k,mode=0750") != 0) {
+        printf("SKIP: cannot mount a tmpfs (%s)\n", strerror(errno));
+        box_done(&b);
+        skip();
+    }
+    /* the first window and two more fit; the next copy does not */
+    rc = run_at(&b, "2026-11-26T07:00:00Z", more, env, &err);
+    umount(archive);
+    if (rc != SA_EXIT_SPOOL || !strstr(err, "archive-dir"))
+        fail_msg("a backfill with a full archive-dir: exit %d, expected 10 naming archive-dir: %s", rc, err);
+    free(err);
+    assert_true(spooled(&b) >= 1); /* the window that could not be archived waits in the spool */
     box_done(&b);
 }
 
@@ -780,7 +816,7 @@ static void test_planted_symlink(void **state)
 
     box_new(&b, "symlink");
     snprintf(victim, sizeof victim, "%s/victim", b.dir);
-    tu_write_file(victim, "precious\n", 9);
+    tu_write_text(victim, "precious\n");
     mkdir(tu_box_path(&b, "lock"), 0750);
     assert_int_equal(symlink(victim, tu_box_path(&b, "lock/demo.sacct-watermark")), 0);
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:30:00Z", NULL, env_a, &err), SA_EXIT_OK, err);
@@ -796,7 +832,7 @@ static void test_planted_symlink(void **state)
         char forged[400];
         snprintf(forged, sizeof forged, "%s/forged", b.dir);
         mkdir(forged, 0750);
-        tu_write_file(tu_box_path(&b, "forged/squeue.json"), "{\"jobs\": null}", 14);
+        tu_write_text(tu_box_path(&b, "forged/squeue.json"), "{\"jobs\": null}");
         assert_int_equal(symlink(forged, tu_box_path(&b, "spool/demo/20261126T060000Z")), 0);
     }
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:35:00Z", NULL, env_a, &err), SA_EXIT_OK, err);
@@ -826,7 +862,7 @@ static void test_other_users_files(void **state)
         for (int i = 0; i < 2; i++) {
             mkdir(tu_box_path(&b, dirs[i]), 0750);
             snprintf(file[i], sizeof file[i], "%s/%s/sacct.txt", b.dir, dirs[i]);
-            tu_write_file(file[i], forged, strlen(forged));
+            tu_write_text(file[i], forged);
             assert_int_equal(chown(file[i], OTHER_UID, OTHER_UID), 0);
         }
         /* the first: a snapshot directory of another user; the second: ours, holding another user's file */
@@ -858,7 +894,7 @@ static void test_sqlite_corrupt(void **state)
     (void)state;
 
     box_new(&b, "corrupt");
-    tu_write_file(tu_box_path(&b, "ts.db"), "garbage garbage garbage garbage garbage garbage garbage", 55);
+    tu_write_text(tu_box_path(&b, "ts.db"), "garbage garbage garbage garbage garbage garbage garbage");
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:30:00Z", NULL, env_a, &err), SA_EXIT_SQLITE, err);
     assert_non_null(strstr(err, "not an SQLite database"));
     free(err);
@@ -935,7 +971,7 @@ static void test_jobs_null_refused(void **state)
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:28:00Z", NULL, env_a, &err), SA_EXIT_OK, err);
     free(err);
     snprintf(path, sizeof path, "%s/null.json", b.dir);
-    tu_write_file(path, "{\"meta\": {}, \"errors\": [], \"jobs\": null}", 40);
+    tu_write_text(path, "{\"meta\": {}, \"errors\": [], \"jobs\": null}");
     snprintf(env_sq, sizeof env_sq, "TU_SQUEUE=%s", path);
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:33:00Z", NULL, env, &err), SA_EXIT_INPUT, err);
     assert_non_null(strstr(err, "expected an array"));
@@ -1125,6 +1161,7 @@ int main(void)
         cmocka_unit_test(test_superseded_once),
         cmocka_unit_test(test_revoked_is_final),
         cmocka_unit_test(test_spool_max),
+        cmocka_unit_test(test_backfill_archive_full),
         cmocka_unit_test(test_bad_records_set_aside),
         cmocka_unit_test(test_mongo_errors),
         cmocka_unit_test(test_two_writers_named),

@@ -808,7 +808,7 @@ static void test_sqlite_faults(void **state)
     box_new(&b, "corrupt", false);
     step_expect(&b, 0, NULL, NULL, SA_EXIT_OK, "corrupt");
     step_expect(&b, 1, NULL, NULL, SA_EXIT_OK, "corrupt");
-    tu_write_file(tu_box_path(&b, "ts.db"), "this is not a database, this is garbage, garbage", 48);
+    tu_write_text(tu_box_path(&b, "ts.db"), "this is not a database, this is garbage, garbage");
     unlink(tu_box_path(&b, "ts.db-wal"));
     unlink(tu_box_path(&b, "ts.db-shm"));
     step_expect(&b, 2, NULL, NULL, SA_EXIT_SQLITE, "corrupt");

@@ -37,6 +37,11 @@ void tu_write_file(const char *path, const void *data, size_t len)
     }
 }
 
+void tu_write_text(const char *path, const char *text)
+{
+    tu_write_file(path, text, strlen(text));
+}
+
 void tu_write_script(const char *path, const char *body)
 {
     char *text = NULL;

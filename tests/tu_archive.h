@@ -151,6 +151,8 @@ void tu_copy_without_job(const char *src, const char *dst, long long job_id);
 
 /* Writes data to path (created 0644, replaced). */
 void tu_write_file(const char *path, const void *data, size_t len);
+/* Writes a string to path (tu_write_file with its length). */
+void tu_write_text(const char *path, const char *text);
 /* Makes a shell script at path (0755) with the body after "#!/bin/sh". */
 void tu_write_script(const char *path, const char *body);
 /* rm -rf path, without following symbolic links. */
