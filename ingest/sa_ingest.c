@@ -423,8 +423,12 @@ static bool write_tsdb(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pa
 
     if (!env->sqlite_path || (!sinfo->nnodes && !sd))
         return true;
-    if (!(db = sa_tsdb_open(env->sqlite_path, false, 10000, error)))
+    if (!(db = sa_tsdb_open(env->sqlite_path, false, 10000, error))) {
+        /* a path that cannot be opened (a directory, a missing parent) fails the time series: exit 6 */
+        if (error->domain == SA_ERR_IO || error->domain == SA_ERR_USAGE)
+            error->domain = SA_ERR_SQLITE;
         return false;
+    }
     sa_tsdb_opts_init(&topts);
     if (env->max_gap_s > 0)
         topts.max_gap_s = env->max_gap_s;
