@@ -162,6 +162,72 @@ static int usage_exit(const sa_error_t *error)
     return error->domain == SA_ERR_NOMEM ? SA_EXIT_FAILURE : SA_EXIT_USAGE;
 }
 
+/*
+ * The run's configuration: the file, the command line on top of it, the log level, the
+ * typed configuration, --at and the MongoDB URI (then removed from the environment, so the
+ * Slurm commands the run starts never see it). SA_EXIT_OK, or the exit code of what is wrong
+ * (said on stderr).
+ */
+static int configure(const char *config_path, const char *const table_values[], int nv, int nq, const char *at_text,
+                     sa_config_t *cfg, sa_ingest_config_t *ic, sa_run_opts_t *ro)
+{
+    sa_error_t error;
+
+    sa_error_clear(&error);
+    /* the configuration file first, then the command line on top of it */
+    if (config_path && !sa_config_load(config_path, cfg, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
+        return usage_exit(&error);
+    }
+    for (size_t i = 0; i < sa_ingest_noptions; i++) {
+        if (table_values[i] && !sa_config_set(cfg, sa_ingest_options[i].name, table_values[i], "command line", &error)) {
+            fprintf(stderr, "slurm-ingest: %s\n", error.message);
+            return usage_exit(&error);
+        }
+    }
+    {
+        sa_log_level_t level = SA_LOG_INFO;
+        const char *lv = sa_config_get_or_default(cfg, "log-level");
+        if (lv)
+            sa_log_level_parse(lv, &level);
+        sa_log_set_level(sa_log_level_adjust(level, nv, nq));
+    }
+    if (!sa_ingest_config_fill(cfg, ic, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
+        return usage_exit(&error);
+    }
+    sa_log_set_cluster(ic->cluster);
+    if (cfg->mongo_uri_exposed)
+        sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
+               cfg->path);
+    ro->cfg = ic;
+    ro->at = time(NULL);
+    if (at_text && !sa_time_parse(at_text, ro->at, &ro->at, &error)) {
+        fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
+        return usage_exit(&error);
+    }
+    if (!ro->no_mongo) {
+        /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
+        const char *cli_uri = NULL;
+        for (size_t i = 0; i < sa_ingest_noptions; i++) {
+            if (strcmp(sa_ingest_options[i].name, "mongo-uri") == 0)
+                cli_uri = table_values[i];
+        }
+        if (cli_uri) {
+            if (!(ro->mongo_uri = strdup(cli_uri))) {
+                fputs("slurm-ingest: out of memory\n", stderr);
+                return SA_EXIT_FAILURE;
+            }
+        } else if (!sa_config_resolve_mongo_uri(cfg, &ro->mongo_uri, &error)) {
+            fprintf(stderr, "slurm-ingest: %s\n", error.message);
+            return usage_exit(&error);
+        }
+    }
+    /* the URI is ours now: the Slurm commands this run starts never see it */
+    unsetenv(SA_MONGO_URI_ENV);
+    return SA_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option fixed[] = {
@@ -250,57 +316,9 @@ int main(int argc, char **argv)
         return rc;
     }
 
-    /* the configuration file first, then the command line on top of it */
-    if (config_path && !sa_config_load(config_path, &cfg, &error)) {
-        fprintf(stderr, "slurm-ingest: %s\n", error.message);
-        { rc = usage_exit(&error); goto done; }
-    }
-    for (size_t i = 0; i < sa_ingest_noptions; i++) {
-        if (table_values[i] && !sa_config_set(&cfg, sa_ingest_options[i].name, table_values[i], "command line", &error)) {
-            fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            { rc = usage_exit(&error); goto done; }
-        }
-    }
-    {
-        sa_log_level_t level = SA_LOG_INFO;
-        const char *lv = sa_config_get_or_default(&cfg, "log-level");
-        if (lv)
-            sa_log_level_parse(lv, &level);
-        sa_log_set_level(sa_log_level_adjust(level, nv, nq));
-    }
-    if (!sa_ingest_config_fill(&cfg, &ic, &error)) {
-        fprintf(stderr, "slurm-ingest: %s\n", error.message);
-        { rc = usage_exit(&error); goto done; }
-    }
-    sa_log_set_cluster(ic.cluster);
-    if (cfg.mongo_uri_exposed)
-        sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
-               cfg.path);
-    ro.cfg = &ic;
-    ro.at = time(NULL);
-    if (at_text && !sa_time_parse(at_text, ro.at, &ro.at, &error)) {
-        fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
-        { rc = usage_exit(&error); goto done; }
-    }
-    if (!ro.no_mongo) {
-        /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
-        const char *cli_uri = NULL;
-        for (size_t i = 0; i < sa_ingest_noptions; i++) {
-            if (strcmp(sa_ingest_options[i].name, "mongo-uri") == 0)
-                cli_uri = table_values[i];
-        }
-        if (cli_uri) {
-            if (!(ro.mongo_uri = strdup(cli_uri))) {
-                fputs("slurm-ingest: out of memory\n", stderr);
-                { rc = SA_EXIT_FAILURE; goto done; }
-            }
-        } else if (!sa_config_resolve_mongo_uri(&cfg, &ro.mongo_uri, &error)) {
-            fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            { rc = usage_exit(&error); goto done; }
-        }
-    }
-    /* the URI is ours now: the Slurm commands this run starts never see it */
-    unsetenv(SA_MONGO_URI_ENV);
+    rc = configure(config_path, table_values, nv, nq, at_text, &cfg, &ic, &ro);
+    if (rc != SA_EXIT_OK)
+        goto done;
 
     if (optind < argc && strcmp(argv[optind], "replay") == 0) {
         if (optind + 2 != argc) {
