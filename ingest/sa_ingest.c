@@ -429,9 +429,17 @@ static bool write_tsdb(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pa
     if (env->max_gap_s > 0)
         topts.max_gap_s = env->max_gap_s;
     topts.sdiag = sd;
-    if (sinfo->nnodes)
-        ok = sa_tsdb_write_snapshot(db, snap->cluster, snap->at, sinfo->nodes, sinfo->nnodes, &topts, error);
-    else
+    if (sinfo->nnodes) {
+        size_t unknown = 0, grouped = 0;
+        for (size_t i = 0; i < sinfo->nnodes; i++)
+            grouped += sinfo->nodes[i]->gpu_config == SA_NODE_GPUS_UNKNOWN;
+        ok = sa_tsdb_carry_gpu_config(db, snap->cluster, snap->at, sinfo->nodes, sinfo->nnodes, &unknown, error) &&
+             sa_tsdb_write_snapshot(db, snap->cluster, snap->at, sinfo->nodes, sinfo->nnodes, &topts, error);
+        if (ok && grouped - unknown > stats->nodes_gpu_carried)
+            stats->nodes_gpu_carried = grouped - unknown;
+        if (ok && unknown > stats->nodes_gpu_unknown)
+            stats->nodes_gpu_unknown = unknown;
+    } else
         ok = sa_tsdb_write_sdiag(db, snap->cluster, snap->at, sd, error);
     sa_tsdb_close(db);
     stats->ms_sqlite += now_ms() - t0;

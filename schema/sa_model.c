@@ -422,6 +422,13 @@ static void node_init(sa_node_t *node)
     sa_gpus_init(&node->gpus_total);
     sa_gpus_init(&node->gpus_used);
     sa_strv_init(&node->partitions);
+    node->gpu_config = SA_NODE_GPUS_OBSERVED;
+    node->gpu_config_at = SA_UNSET;
+}
+
+const char *sa_node_gpu_config_name(int c)
+{
+    return c == SA_NODE_GPUS_CARRIED ? "carried" : c == SA_NODE_GPUS_UNKNOWN ? "unknown" : "observed";
 }
 
 sa_node_t *sa_node_new(void)
@@ -683,6 +690,9 @@ json_t *sa_node_to_json(const sa_node_t *node)
     put_strv(o, "partitions", &node->partitions);
     put_str(o, "gres", node->gres);
     put_str(o, "gres_used", node->gres_used);
+    if (node->gpu_config != SA_NODE_GPUS_OBSERVED)
+        json_object_set_new(o, "gpu_config", json_string(sa_node_gpu_config_name(node->gpu_config)));
+    put_time(o, "gpu_config_at", node->gpu_config_at);
     if (node->extra && json_object_size(node->extra))
         json_object_set(o, "extra", node->extra);
     return o;

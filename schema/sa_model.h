@@ -238,8 +238,30 @@ typedef struct {
     sa_gpus_t gpus_used;    /* from gres_used */
     sa_strv_t partitions;   /* sorted unique */
     char *gres, *gres_used; /* raw strings as Slurm printed them */
+    /* where gpus_total comes from (sa_node_gpu_config_t); SA_NODE_GPUS_OBSERVED unless said */
+    int gpu_config;
+    int64_t gpu_config_at;  /* CARRIED: when the carried configuration was observed; else SA_UNSET */
     json_t *extra;
 } sa_node_t;
+
+/*
+ * Where a node record's configured GPUs (gpus_total) come from:
+ * - OBSERVED: Slurm printed this node's gres (scontrol, sinfo -N, a one-node sinfo group);
+ * - CARRIED: Slurm did not say them per node (a grouped `sinfo --json`), and they were
+ *   carried from the node's last per-node observation (a node's configured GPUs change
+ *   only when an admin reconfigures it); gpus_used is then unknown, except on IDLE and
+ *   DOWN nodes (no job: none in use);
+ * - UNKNOWN: Slurm did not say them per node and nothing earlier did: gpus_total is empty
+ *   but the node may have GPUs (its sinfo group's gres names some).
+ */
+typedef enum {
+    SA_NODE_GPUS_OBSERVED = 0,
+    SA_NODE_GPUS_CARRIED = 1,
+    SA_NODE_GPUS_UNKNOWN = 2,
+} sa_node_gpu_config_t;
+
+/* "observed", "carried", "unknown". */
+const char *sa_node_gpu_config_name(int c);
 
 sa_node_t *sa_node_new(void);
 void sa_node_destroy(sa_node_t *node);

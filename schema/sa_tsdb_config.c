@@ -1,0 +1,242 @@
+/*
+ * sa_tsdb_config.c - nodes' configured GPUs observed per node, and carrying them to
+ * snapshots that do not say them (a grouped `sinfo --json`): see sa_tsdb.h, "node
+ * configurations", and attr.gpu_config / node_config_gpu in schema/timeseries.sql.
+ */
+#include "sa_tsdb_private.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* The id of node name of cluster cid (0 when absent and !create). */
+static bool node_id(sa_tsdb_t *db, int64_t cid, const char *name, bool create, int64_t *id, sa_error_t *error)
+{
+    sqlite3_stmt *s = tsdb_stmt(db, S_NODE_GET, error);
+    bool found;
+
+    *id = 0;
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, cid);
+    sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+    if (!tsdb_step_int(db, s, id, &found, "reading nodes", error))
+        return false;
+    if (found || !create)
+        return true;
+    if (!(s = tsdb_stmt(db, S_NODE_INS, error)))
+        return false;
+    sqlite3_bind_int64(s, 1, cid);
+    sqlite3_bind_text(s, 2, name, -1, SQLITE_STATIC);
+    if (!tsdb_step_done(db, s, "adding a node", error))
+        return false;
+    *id = sqlite3_last_insert_rowid(db->conn);
+    return true;
+}
+
+/* Adds one node_config_gpu row. */
+static bool put_config_row(sa_tsdb_t *db, int64_t nid, int64_t at, const char *type, int64_t total,
+                           sa_error_t *error)
+{
+    sqlite3_stmt *s;
+    int64_t tid;
+
+    if (!tsdb_dict_id(db, K_GPU_TYPE, type, true, NULL, &tid, NULL, error) || !(s = tsdb_stmt(db, S_CFG_INS, error)))
+        return false;
+    sqlite3_bind_int64(s, 1, nid);
+    sqlite3_bind_int64(s, 2, at);
+    sqlite3_bind_int64(s, 3, tid);
+    sqlite3_bind_int64(s, 4, total);
+    return tsdb_step_done(db, s, "recording a node configuration", error);
+}
+
+/* Replaces node's configuration record at `at`. */
+static bool put_config(sa_tsdb_t *db, int64_t cid, int64_t at, const sa_node_t *node, sa_error_t *error)
+{
+    sqlite3_stmt *s;
+    int64_t nid;
+    bool any = false;
+
+    if (!node_id(db, cid, node->name, true, &nid, error) || !(s = tsdb_stmt(db, S_CFG_DEL, error)))
+        return false;
+    sqlite3_bind_int64(s, 1, nid);
+    sqlite3_bind_int64(s, 2, at);
+    if (!tsdb_step_done(db, s, "recording a node configuration", error))
+        return false;
+    for (size_t i = 0; i < node->gpus_total.n; i++) {
+        if (node->gpus_total.v[i].count <= 0)
+            continue;
+        if (!put_config_row(db, nid, at, node->gpus_total.v[i].type ? node->gpus_total.v[i].type : "",
+                            node->gpus_total.v[i].count, error))
+            return false;
+        any = true;
+    }
+    return any || put_config_row(db, nid, at, "", 0, error); /* no GPUs */
+}
+
+bool sa_tsdb_write_node_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
+                               sa_error_t *error)
+{
+    char q[80], tbuf[32];
+    int64_t cid;
+    bool ok = false;
+
+    snprintf(db->ctx, sizeof db->ctx, "node configuration of %s at %s",
+             sa_error_quote(cluster ? cluster : "", 64, q, sizeof q), sa_time_format(at, tbuf, sizeof tbuf));
+    if (db->readonly) {
+        tsdb_err(db, error, SA_ERR_USAGE, 0, "opened read-only");
+        goto done;
+    }
+    if (!tsdb_exec(db, "BEGIN IMMEDIATE", "starting a write", error))
+        goto done;
+    if (!tsdb_cluster_id(db, cluster, true, &cid, error))
+        goto fail;
+    for (size_t i = 0; i < n; i++) {
+        if (nodes[i]->name && nodes[i]->gpu_config == SA_NODE_GPUS_OBSERVED && !put_config(db, cid, at, nodes[i], error))
+            goto fail;
+    }
+    if (!tsdb_exec(db, "COMMIT", "committing", error))
+        goto fail;
+    ok = true;
+    goto done;
+fail:
+    tsdb_rollback(db);
+done:
+    db->ctx[0] = '\0';
+    return ok;
+}
+
+/* A candidate observation: when, and the interval's attribute set (0: a node_config_gpu record). */
+typedef struct {
+    int64_t at, attr_id;
+    bool found;
+} cand_t;
+
+/* The node's observation from the intervals (iv) or the records, before (after false) or after `at`. */
+static bool find_cand(sa_tsdb_t *db, int64_t nid, int64_t at, bool after, bool iv, cand_t *c, sa_error_t *error)
+{
+    sqlite3_stmt *s = tsdb_stmt(db, iv ? (after ? S_CFG_IV_AFTER : S_CFG_IV_BEFORE) : (after ? S_CFG_AFTER : S_CFG_BEFORE),
+                                error);
+    int rc;
+
+    c->found = false;
+    c->attr_id = 0;
+    if (!s)
+        return false;
+    sqlite3_bind_int64(s, 1, nid);
+    sqlite3_bind_int64(s, 2, at);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW && sqlite3_column_type(s, 0) != SQLITE_NULL) {
+        c->found = true;
+        c->at = sqlite3_column_int64(s, 0);
+        if (iv)
+            c->attr_id = sqlite3_column_int64(s, 1);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+        tsdb_sql_err(db, rc, "reading node configurations", error);
+        return false;
+    }
+    return true;
+}
+
+/* Sets node's carried GPUs from candidate c. */
+static bool carry_from(sa_tsdb_t *db, int64_t nid, const cand_t *c, sa_node_t *node, sa_error_t *error)
+{
+    sa_gpus_clear(&node->gpus_total);
+    sa_gpus_init(&node->gpus_total);
+    if (c->attr_id) {
+        const attr_t *a = tsdb_attr_get(db, c->attr_id, error);
+        if (!a)
+            return false;
+        for (size_t g = 0; g < a->ngpus; g++) {
+            const char *type = tsdb_dict_name(db, K_GPU_TYPE, a->gpus[g].type_id, error);
+            if (!type)
+                return false;
+            if (a->gpus[g].total > 0 && !sa_gpus_set(&node->gpus_total, type, a->gpus[g].total))
+                goto nomem;
+        }
+    } else {
+        sqlite3_stmt *s = tsdb_stmt(db, S_CFG_GPUS, error);
+        int rc;
+        if (!s)
+            return false;
+        sqlite3_bind_int64(s, 1, nid);
+        sqlite3_bind_int64(s, 2, c->at);
+        while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+            int64_t tid = sqlite3_column_int64(s, 0), total = sqlite3_column_int64(s, 1);
+            const char *type = tsdb_dict_name(db, K_GPU_TYPE, tid, error);
+            if (!type || !sa_gpus_set(&node->gpus_total, type, total)) {
+                sqlite3_reset(s);
+                if (type)
+                    goto nomem;
+                return false;
+            }
+        }
+        sqlite3_reset(s);
+        if (rc != SQLITE_DONE) {
+            tsdb_sql_err(db, rc, "reading node configurations", error);
+            return false;
+        }
+    }
+    node->gpu_config = SA_NODE_GPUS_CARRIED;
+    node->gpu_config_at = c->at;
+    return true;
+nomem:
+    tsdb_oom(db, error);
+    return false;
+}
+
+/* Carries one node's configuration, when one was observed. */
+static bool carry_node(sa_tsdb_t *db, int64_t cid, int64_t at, sa_node_t *node, sa_error_t *error)
+{
+    cand_t iv, rec, *best = NULL;
+    int64_t nid;
+
+    if (!node_id(db, cid, node->name, false, &nid, error))
+        return false;
+    if (!nid)
+        return true;
+    for (int after = 0; after < 2 && !best; after++) {
+        if (!find_cand(db, nid, at, after, true, &iv, error) || !find_cand(db, nid, at, after, false, &rec, error))
+            return false;
+        if (iv.found && rec.found) /* the nearer one: later before `at`, earlier after it */
+            best = (after ? iv.at <= rec.at : iv.at >= rec.at) ? &iv : &rec;
+        else
+            best = iv.found ? &iv : rec.found ? &rec : NULL;
+    }
+    return !best || carry_from(db, nid, best, node, error);
+}
+
+bool sa_tsdb_carry_gpu_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
+                              size_t *unknown, sa_error_t *error)
+{
+    int64_t cid;
+    size_t left = 0;
+    bool ok = false;
+
+    if (unknown)
+        *unknown = 0;
+    for (size_t i = 0; i < n; i++)
+        left += nodes[i]->gpu_config == SA_NODE_GPUS_UNKNOWN;
+    if (!left) {
+        ok = true;
+        goto done;
+    }
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    for (size_t i = 0; cid && i < n; i++) {
+        if (nodes[i]->gpu_config == SA_NODE_GPUS_UNKNOWN && nodes[i]->name &&
+            !carry_node(db, cid, at, nodes[i], error))
+            goto end;
+    }
+    left = 0;
+    for (size_t i = 0; i < n; i++)
+        left += nodes[i]->gpu_config == SA_NODE_GPUS_UNKNOWN;
+    ok = true;
+end:
+    tsdb_end_read(db);
+done:
+    if (unknown)
+        *unknown = left;
+    return ok;
+}
