@@ -363,6 +363,7 @@ static void job_clear(sa_job_t *job)
     sa_tres_clear(&job->req);
     sa_tres_clear(&job->alloc);
     sa_gpus_clear(&job->gres_gpus);
+    free(job->run_gpu_type);
     for (size_t i = 0; i < job->nsteps; i++)
         step_clear(&job->steps[i]);
     free(job->steps);
@@ -424,6 +425,21 @@ static void node_init(sa_node_t *node)
     sa_strv_init(&node->partitions);
     node->gpu_config = SA_NODE_GPUS_OBSERVED;
     node->gpu_config_at = SA_UNSET;
+}
+
+const char *sa_run_gpu_type_source_name(int source)
+{
+    static const char *const names[] = {NULL, "tres", "node", "carried", "unknown"};
+    return source > 0 && source <= SA_RUN_GPU_TYPE_UNKNOWN ? names[source] : NULL;
+}
+
+int sa_run_gpu_type_source_parse(const char *name)
+{
+    for (int s = SA_RUN_GPU_TYPE_TRES; name && s <= SA_RUN_GPU_TYPE_UNKNOWN; s++) {
+        if (strcmp(name, sa_run_gpu_type_source_name(s)) == 0)
+            return s;
+    }
+    return SA_RUN_GPU_TYPE_NONE;
 }
 
 const char *sa_node_gpu_config_name(int c)

@@ -156,6 +156,17 @@ bool sa_tsdb_write_node_config(sa_tsdb_t *db, const char *cluster, int64_t at, s
 bool sa_tsdb_carry_gpu_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
                               size_t *unknown, sa_error_t *error);
 
+/*
+ * The single GPU type of the nodes of hostlist at a run's start, for runs whose GPUs are
+ * untyped: from the snapshot at or before start (or, when the series starts later, the
+ * first snapshot before end). *type (caller frees) is NULL and *source
+ * SA_RUN_GPU_TYPE_UNKNOWN when the nodes have no type, several, differ, are absent or of
+ * unknown GPU configuration; else *source is NODE, or CARRIED when any node's GPUs were
+ * carried. Reads only; a cluster without snapshots gives UNKNOWN.
+ */
+bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
+                          char **type, int *source, sa_error_t *error);
+
 /* ---- reading ---------------------------------------------------------------------- */
 /*
  * Every read is one read transaction (a consistent view while a writer commits). A

@@ -6,7 +6,10 @@
 #include "sa_tsdb_private.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "sa_hostlist.h"
 
 /* The id of node name of cluster cid (0 when absent and !create). */
 static bool node_id(sa_tsdb_t *db, int64_t cid, const char *name, bool create, int64_t *id, sa_error_t *error)
@@ -238,5 +241,135 @@ end:
 done:
     if (unknown)
         *unknown = left;
+    return ok;
+}
+
+/* ---- a run's GPU type from its nodes ------------------------------------------------------- */
+
+/* The snapshot for a run [start, end): the last at or before start, else the first before end; SA_UNSET. */
+static bool run_snapshot(sa_tsdb_t *db, int64_t cid, int64_t start, int64_t end, int64_t *at, sa_error_t *error)
+{
+    sqlite3_stmt *s;
+    bool found;
+
+    *at = SA_UNSET;
+    for (int k = 0; k < 2; k++) {
+        if (!(s = tsdb_stmt(db, k ? S_SNAP_NEXT : S_SNAP_PREV, error)))
+            return false;
+        sqlite3_bind_int64(s, 1, cid);
+        sqlite3_bind_int64(s, 2, k ? start : start == INT64_MAX ? start : start + 1); /* PREV: at < start + 1 */
+        if (!tsdb_step_int(db, s, at, &found, "reading snapshots", error))
+            return false;
+        if (found && (k == 0 || end == SA_UNSET || *at < end))
+            return true;
+        *at = SA_UNSET;
+    }
+    return true;
+}
+
+/* The single GPU type of the nodes ids[0..n) at snapshot at: *type_id 0 when none; *carried when any was. */
+static bool nodes_type(sa_tsdb_t *db, int64_t cid, const int64_t *ids, size_t n, int64_t at, int64_t *type_id,
+                       bool *carried, sa_error_t *error)
+{
+    int64_t *vals = calloc(n ? n : 1, sizeof *vals);
+    bool ok = false;
+
+    *type_id = 0;
+    *carried = false;
+    if (!vals) {
+        tsdb_oom(db, error);
+        return false;
+    }
+    if (!tsdb_decode_at(db, cid, ids, n, at, vals, NULL, NULL, error))
+        goto done;
+    ok = true;
+    for (size_t i = 0; i < n; i++) {
+        const attr_t *a;
+        int64_t t = 0;
+        if (!vals[i] || !(a = tsdb_attr_get(db, vals[i], error))) {
+            ok = vals[i] == 0; /* absent: no type; else a database error */
+            *type_id = 0;
+            goto done;
+        }
+        for (size_t g = 0; g < a->ngpus; g++) {
+            const char *name = tsdb_dict_name(db, K_GPU_TYPE, a->gpus[g].type_id, error);
+            if (!name) {
+                ok = false;
+                goto done;
+            }
+            if (!*name || a->gpus[g].total <= 0)
+                continue; /* untyped GPUs say nothing about the type */
+            t = t == 0 || t == a->gpus[g].type_id ? a->gpus[g].type_id : -1;
+        }
+        if (t <= 0 || (*type_id && *type_id != t)) { /* none, several, or differing between nodes */
+            *type_id = 0;
+            goto done;
+        }
+        *type_id = t;
+        *carried = *carried || a->gpu_config == SA_NODE_GPUS_CARRIED;
+    }
+done:
+    free(vals);
+    return ok;
+}
+
+bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
+                          char **type, int *source, sa_error_t *error)
+{
+    sa_strv_t names;
+    int64_t cid, at, *ids = NULL, tid = 0;
+    bool carried = false, ok = false;
+
+    *type = NULL;
+    *source = SA_RUN_GPU_TYPE_UNKNOWN;
+    if (!hostlist || !*hostlist || start == SA_UNSET)
+        return true;
+    sa_strv_init(&names);
+    if (!sa_hostlist_expand(hostlist, 100000, &names, NULL) || names.n == 0) {
+        sa_strv_clear(&names);
+        return true; /* a list we cannot read: no type */
+    }
+    if (!tsdb_begin_read(db, cluster, &cid, error)) {
+        sa_strv_clear(&names);
+        return false;
+    }
+    if (!cid) {
+        ok = true;
+        goto done;
+    }
+    if (!run_snapshot(db, cid, start, end, &at, error))
+        goto done;
+    if (at == SA_UNSET) {
+        ok = true;
+        goto done;
+    }
+    if (!(ids = calloc(names.n, sizeof *ids))) {
+        tsdb_oom(db, error);
+        goto done;
+    }
+    for (size_t i = 0; i < names.n; i++) {
+        if (!node_id(db, cid, names.v[i], false, &ids[i], error))
+            goto done;
+        if (!ids[i]) { /* a node the series never saw */
+            ok = true;
+            goto done;
+        }
+    }
+    if (!nodes_type(db, cid, ids, names.n, at, &tid, &carried, error))
+        goto done;
+    if (tid > 0) {
+        const char *name = tsdb_dict_name(db, K_GPU_TYPE, tid, error);
+        if (!name || !(*type = strdup(name))) {
+            if (name)
+                tsdb_oom(db, error);
+            goto done;
+        }
+        *source = carried ? SA_RUN_GPU_TYPE_CARRIED : SA_RUN_GPU_TYPE_NODE;
+    }
+    ok = true;
+done:
+    tsdb_end_read(db);
+    free(ids);
+    sa_strv_clear(&names);
     return ok;
 }
