@@ -18,6 +18,9 @@
  *   window on nodes whose GPUs no snapshot said (grouped sinfo --json, nothing carried):
  *   warning (utilization counts their GPU time nowhere); info for GPU-hours carried from
  *   an earlier per-node observation whose use is unknown.
+ * - gpu-type-unknown (warning): GPU-hours in the window of runs whose GPUs neither the
+ *   TRES nor their nodes type (usage --by gpu-type counts them as "unknown"): untyped
+ *   AccountingStorageTRES on nodes whose GPU type the time series does not know.
  * The window defaults to the 24 hours before now.
  */
 #include "sa_rcommon.h"
@@ -29,6 +32,7 @@
 
 #include "sa_jobview.h"
 #include "sa_rutil.h"
+#include "sa_usage.h"
 
 /* ---- health ------------------------------------------------------------------------- */
 
@@ -196,6 +200,46 @@ static bool check_gpu_config(sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, cons
     return true;
 }
 
+/*
+ * gpu-type-unknown: the usage computation over the window for this cluster alone, and
+ * the GPU-hours it could not give a type ("unknown").
+ */
+static bool check_gpu_type(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster,
+                           int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
+{
+    sa_report_opts_t uo = *o; /* shallow: the strings stay o's; clusters, window and awards are this check's */
+    sa_usage_t u;
+    int64_t secs = 0, all = 0;
+    char detail[512];
+    bool ok;
+
+    memset(&u, 0, sizeof u);
+    sa_strv_init(&uo.clusters);
+    sa_strv_init(&uo.accounts);
+    sa_strv_init(&uo.users);
+    uo.start = start;
+    uo.end = end;
+    uo.allocations_path = NULL;
+    ok = sa_strv_push(&uo.clusters, cluster) && sa_usage_load(&u, &uo, error) &&
+         sa_usage_prepare(&u, db, NULL, error) && sa_usage_scan(db, &uo, u.as_of, tsdbs, &u.s, error);
+    for (size_t i = 0; ok && i < u.s.nacc; i++) {
+        int64_t v = sa_usums_get(&u.s, &u.s.acc[i], start, end);
+        all += v;
+        if (u.s.acc[i].k.t == u.s.unknown_id)
+            secs += v;
+    }
+    sa_usage_clear(&u);
+    sa_strv_clear(&uo.clusters);
+    if (!ok || secs == 0)
+        return ok;
+    snprintf(detail, sizeof detail,
+             "%.2f of %.2f GPU-hours in the window are of runs whose GPU type neither the TRES nor their nodes "
+             "say (usage counts them as unknown): type the GPUs in AccountingStorageTRES, or capture the "
+             "nodes per node (sinfo -N --json, slurm-ingest --node-config)",
+             sa_usage_hours(secs), sa_usage_hours(all));
+    return hrow(h, cluster, "gpu-type-unknown", "warning", "jobs", SA_UNSET, detail, error);
+}
+
 static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const sa_rcluster_t *cl,
                           int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
 {
@@ -278,7 +322,8 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
     bson_append_document_end(&opts, &sub);
     if (!sa_rdb_each(db, "ingest_runs", &f, &opts, on_failed_run, &c, error))
         goto done;
-    if (!check_gpu_config(tsdbs, o, cl->name, start, end, h, error))
+    if (!check_gpu_config(tsdbs, o, cl->name, start, end, h, error) ||
+        (cl->in_archive && !check_gpu_type(db, tsdbs, o, cl->name, start, end, h, error)))
         goto done;
     /* the cluster's summary */
     snprintf(detail, sizeof detail, "%zu error(s), %zu warning(s)", h->errors - e0, h->warnings - w0);

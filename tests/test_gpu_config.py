@@ -175,6 +175,10 @@ def main(argv):
         flags = [r for r in h["rows"] if r["check"] == "gpu-config-unknown" and r["severity"] == "warning"]
         if not flags:
             raise Failure("health does not flag gpu-config-unknown: %r" % h["rows"])
+        g_unknown_type = [r for r in h["rows"] if r["check"] == "gpu-type-unknown"]
+        if not g_unknown_type:
+            raise Failure("health does not count GPU-hours of unknown type: %r" % h["rows"])
+        print("health: %s" % g_unknown_type[0]["detail"])
         print("grouped: %.2f of %.2f GPU-hours counted; %.2f node-hours of unknown GPU configuration"
               % (sum(g_state.values()), sum(ref_state.values()), g_cl["gpu_unknown_config_node_hours"]))
 
@@ -192,6 +196,9 @@ def main(argv):
         if c_cl["gpu_carried_hours"] <= 0:
             raise Failure("no GPU-hours said carried")
         print("carried: %.2f GPU-hours, %.2f of them carried" % (sum(c_state.values()), c_cl["gpu_carried_hours"]))
+        h = carried.report("health", "-M", "synth", "-S", start, "-E", end)
+        if any(r["check"] == "gpu-config-unknown" and r["severity"] == "warning" for r in h["rows"]):
+            raise Failure("health flags unknown GPU configurations although --node-config gave them")
 
         # the same jobs with typed TRES: the same GPU-hours per GPU type
         typed_site = site("typed")
