@@ -210,6 +210,27 @@ def main(argv):
         same("usage GPU-hours per GPU type, untyped vs typed TRES", u_untyped, u_typed)
         print("usage by GPU type (untyped TRES = typed): %s" % json.dumps(u_untyped, sort_keys=True))
 
+        # RGU weights by a guess are flagged; a cluster's table maps a type to its parent and weight
+        mig = "nvidia_a100_80gb_pcie_1g.10gb"
+        wfile = os.path.join(tmp, "guess.json")
+        with open(wfile, "w") as f:
+            json.dump({"include_defaults": True,
+                       "weights": [{"name": "test: parent not said", "rgu": 1.74, "match": ["*1g.10gb"], "guess": True}]},
+                      f)
+        d = carried.report("usage", "-M", "synth", "-S", start, "-E", end, "--unit", "rgu-years", "--rgu-weights", wfile)
+        if d.get("rgu_guessed_gpu_types") != [mig] or abs(d.get("rgu_guessed_gpu_hours", 0) - u_untyped[mig]) > 1e-6:
+            raise Failure("usage does not flag the GPU-hours weighted by a guess: %r" % {
+                k: d.get(k) for k in ("rgu_guessed_gpu_types", "rgu_guessed_gpu_hours", "header")})
+        if not any("guessed" in line for line in d["header"]):
+            raise Failure("no note about guessed RGU weights: %r" % d["header"])
+        with open(wfile, "w") as f:
+            json.dump({"include_defaults": True, "weights": [{"name": "test: parent not said", "rgu": 1.74,
+                                                               "match": ["*1g.10gb"], "guess": True}],
+                       "clusters": {"synth": [{"gpu_type": "*1g.10gb", "parent": "A100-80gb", "rgu": 0.69}]}}, f)
+        d = carried.report("usage", "-M", "synth", "-S", start, "-E", end, "--unit", "rgu-years", "--rgu-weights", wfile)
+        if "rgu_guessed_gpu_types" in d:
+            raise Failure("a cluster's table still counted as a guess")
+
         src_counts = run_sources(uri, carried.db)
         if src_counts is not None:
             if not any(k[0] == "a100" and k[1] in ("node", "carried") for k in src_counts):
