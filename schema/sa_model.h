@@ -260,7 +260,8 @@ typedef struct {
     char *gres, *gres_used; /* raw strings as Slurm printed them */
     /* where gpus_total comes from (sa_node_gpu_config_t); SA_NODE_GPUS_OBSERVED unless said */
     int gpu_config;
-    int64_t gpu_config_at;  /* CARRIED: when the carried configuration was observed; else SA_UNSET */
+    int64_t gpu_config_at;  /* CARRIED: the time of what it was carried from (a per-node observation, a
+                             * --node-config record, or the start of an interval carried before); else SA_UNSET */
     json_t *extra;
 } sa_node_t;
 

@@ -142,7 +142,10 @@ static bool find_cand(sa_tsdb_t *db, int64_t nid, int64_t at, bool after, bool i
     return true;
 }
 
-/* Sets node's carried GPUs from candidate c. */
+/*
+ * Sets node's carried GPUs from candidate c: an interval observed per node, or one
+ * carried before (the same totals), or a record of sa_tsdb_write_node_config.
+ */
 static bool carry_from(sa_tsdb_t *db, int64_t nid, const cand_t *c, sa_node_t *node, sa_error_t *error)
 {
     sa_gpus_clear(&node->gpus_total);

@@ -1502,7 +1502,7 @@ static void test_gpu_config_carry(void **state)
         assert_int_equal(grp[0]->gpu_config, SA_NODE_GPUS_CARRIED);
         assert_int_equal(sa_gpus_total(&grp[0]->gpus_total), 0); /* carried: no GPUs */
         assert_int_equal(grp[1]->gpu_config, SA_NODE_GPUS_CARRIED);
-        assert_true(grp[1]->gpu_config_at == T0);
+        assert_true(grp[1]->gpu_config_at == (k == 1 ? T0 : T0 + 300)); /* then from the interval carried at +300 */
         assert_true(sa_gpus_get(&grp[1]->gpus_total, "a100") == 4);
         assert_int_equal(grp[2]->gpu_config, SA_NODE_GPUS_UNKNOWN);
         write_ok(db, "k", T0 + 300 * k, grp, 3, NULL);
