@@ -670,58 +670,83 @@ static void check_gpu_job(long gpu)
     bson_destroy(d);
 }
 
+/*
+ * Runs slurm-report REPORT over the test's window (-M, -S an hour before t_begin, -E an hour from now, the
+ * test's time series and database); with by, also --by=BY --json --unit=gpu-hours. Returns the exit code;
+ * *out and *err (caller frees) get its output.
+ */
+static int run_report(const char *report, const char *by, time_t t_begin, char **out, char **err)
+{
+    char *argv[16], start[64], end[64], sqlite[300], db[128], env_uri[600], byopt[64];
+    char *env[] = {env_uri, NULL};
+    int argc = 0;
+
+    sa_time_format(t_begin - 3600, start, sizeof start);
+    sa_time_format(time(NULL) + 3600, end, sizeof end);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    argv[argc++] = (char *)SA_REPORT_BIN;
+    argv[argc++] = (char *)report;
+    argv[argc++] = (char *)"-M";
+    argv[argc++] = (char *)cluster;
+    argv[argc++] = (char *)"-S";
+    argv[argc++] = start;
+    argv[argc++] = (char *)"-E";
+    argv[argc++] = end;
+    if (by) {
+        snprintf(byopt, sizeof byopt, "--by=%s", by);
+        argv[argc++] = byopt;
+        argv[argc++] = (char *)"--json";
+        argv[argc++] = (char *)"--unit=gpu-hours";
+    }
+    argv[argc++] = sqlite;
+    argv[argc++] = db;
+    argv[argc] = NULL;
+    return tu_run(argv, env, out, err);
+}
+
+/* usage --by BY over the test's window: returns the GPU-hours of all rows; their types, comma-joined, into types. */
+static double report_gpu_hours(const char *by, time_t t_begin, char *types, size_t size)
+{
+    char *o, *e;
+    json_t *j, *row;
+    size_t i;
+    double hours = 0;
+
+    if (run_report("usage", by, t_begin, &o, &e) != 0)
+        fail_msg("slurm-report usage failed: %s", e);
+    j = json_loads(o, 0, NULL);
+    assert_non_null(j);
+    types[0] = '\0';
+    json_array_foreach(json_object_get(j, "rows"), i, row) {
+        const char *t = json_string_value(json_object_get(row, "gpu_type"));
+        hours += json_real_value(json_object_get(row, "gpu_hours"));
+        if (!strstr(types, t ? t : "?"))
+            snprintf(types + strlen(types), size - strlen(types), "%s%s", types[0] ? "," : "", t ? t : "?");
+    }
+    json_decref(j);
+    free(o);
+    free(e);
+    return hours;
+}
+
 /* slurm-report: the window's GPU-hours are the GPU job's 2 GPUs x its elapsed time; health is quiet. */
 static void check_report(long gpu, time_t t_begin)
 {
-    {
-        char *argv[16], *o, *e, start[64], end[64], sqlite[300], db[128], env_uri[600];
-        char *env[] = {env_uri, NULL};
-        long elapsed = elapsed_of(gpu);
-        json_t *j, *row;
-        size_t i;
-        double gpu_hours = 0;
-        sa_time_format(t_begin - 3600, start, sizeof start);
-        sa_time_format(time(NULL) + 3600, end, sizeof end);
-        snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
-        snprintf(db, sizeof db, "--db=%s", db_name);
-        snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
-        argv[0] = (char *)SA_REPORT_BIN;
-        argv[1] = (char *)"usage";
-        argv[2] = (char *)"-M";
-        argv[3] = (char *)cluster;
-        argv[4] = (char *)"-S";
-        argv[5] = start;
-        argv[6] = (char *)"-E";
-        argv[7] = end;
-        argv[8] = (char *)"--by=account,gpu-type";
-        argv[9] = (char *)"--format=json";
-        argv[10] = sqlite;
-        argv[11] = db;
-        argv[12] = NULL;
-        if (tu_run(argv, env, &o, &e) != 0)
-            fail_msg("slurm-report usage failed: %s", e);
-        j = json_loads(o, 0, NULL);
-        assert_non_null(j);
-        json_array_foreach(json_object_get(j, "rows"), i, row) {
-            gpu_hours += json_real_value(json_object_get(row, "gpu_hours"));
-            assert_string_equal(json_string_value(json_object_get(row, "gpu_type")), "a100");
-        }
-        printf("  slurm-report: %.6f GPU-hours; sacct: 2 x %ld s = %.6f\n", gpu_hours, elapsed,
-               2.0 * (double)elapsed / 3600);
-        assert_true(fabs(gpu_hours - 2.0 * (double)elapsed / 3600) < 1e-6);
-        json_decref(j);
-        free(o);
-        free(e);
-        /* and the archive is healthy: nothing left running, ingest fresh, no failed run */
-        argv[1] = (char *)"health";
-        argv[8] = sqlite;
-        argv[9] = db;
-        argv[10] = NULL;
-        if (tu_run(argv, env, &o, &e) != 0)
-            fail_msg("slurm-report health is not quiet:\n%s%s", o, e);
-        free(o);
-        free(e);
-    }
+    char *o, *e, types[256];
+    long elapsed = elapsed_of(gpu);
+    double gpu_hours = report_gpu_hours("account,gpu-type", t_begin, types, sizeof types);
+
+    printf("  slurm-report: %.6f GPU-hours; sacct: 2 x %ld s = %.6f\n", gpu_hours, elapsed,
+           2.0 * (double)elapsed / 3600);
+    assert_string_equal(types, "a100");
+    assert_true(fabs(gpu_hours - 2.0 * (double)elapsed / 3600) < 1e-6);
+    /* and the archive is healthy: nothing left running, ingest fresh, no failed run */
+    if (run_report("health", NULL, t_begin, &o, &e) != 0)
+        fail_msg("slurm-report health is not quiet:\n%s%s", o, e);
+    free(o);
+    free(e);
 }
 
 /* No unfinished job left: nothing RUNNING or PENDING in the archive. */
@@ -782,50 +807,6 @@ static void test_scenario(void **state)
 
 /* ---- the untyped variant (issue 15) ---------------------------------------------------------- */
 
-/* usage --by gpu-type over the test's window: returns the GPU-hours of all rows; their types, comma-joined, into types. */
-static double report_by_type(time_t t_begin, char *types, size_t size)
-{
-    char *argv[16], *o, *e, start[64], end[64], sqlite[300], db[128], env_uri[600];
-    char *env[] = {env_uri, NULL};
-    json_t *j, *row;
-    size_t i;
-    double hours = 0;
-
-    sa_time_format(t_begin - 3600, start, sizeof start);
-    sa_time_format(time(NULL) + 3600, end, sizeof end);
-    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
-    snprintf(db, sizeof db, "--db=%s", db_name);
-    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
-    argv[0] = (char *)SA_REPORT_BIN;
-    argv[1] = (char *)"usage";
-    argv[2] = (char *)"-M";
-    argv[3] = (char *)cluster;
-    argv[4] = (char *)"-S";
-    argv[5] = start;
-    argv[6] = (char *)"-E";
-    argv[7] = end;
-    argv[8] = (char *)"--by=gpu-type";
-    argv[9] = (char *)"--json";
-    argv[10] = (char *)"--unit=gpu-hours";
-    argv[11] = sqlite;
-    argv[12] = db;
-    argv[13] = NULL;
-    if (tu_run(argv, env, &o, &e) != 0)
-        fail_msg("slurm-report usage failed: %s", e);
-    j = json_loads(o, 0, NULL);
-    assert_non_null(j);
-    types[0] = '\0';
-    json_array_foreach(json_object_get(j, "rows"), i, row) {
-        hours += json_real_value(json_object_get(row, "gpu_hours"));
-        snprintf(types + strlen(types), size - strlen(types), "%s%s", types[0] ? "," : "",
-                 json_string_value(json_object_get(row, "gpu_type")));
-    }
-    json_decref(j);
-    free(o);
-    free(e);
-    return hours;
-}
-
 /*
  * AccountingStorageTRES=gres/gpu (no gres/gpu:a100): the jobs' TRES say gres/gpu=1 only,
  * whatever they asked. slurm-ingest types each run from its node's gres at its start
@@ -862,7 +843,7 @@ static void test_untyped(void **state)
         want += (double)elapsed / 3600;
         bson_destroy(d);
     }
-    got = report_by_type(t_begin, types, sizeof types);
+    got = report_gpu_hours("gpu-type", t_begin, types, sizeof types);
     printf("  usage --by gpu-type: %s %.6f GPU-hours; GPUs x elapsed (the typed figure): %.6f\n", types, got, want);
     assert_string_equal(types, "a100");
     assert_true(fabs(got - want) < 1e-6);
