@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -141,7 +142,7 @@ static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
     sa_reader_init_fd(&r, fd);
     if (!sa_parse_any(&r, topts, &sink, &meta, &kind, &error)) {
         fprintf(stderr, "slurm-ingest: %s: %s\n", strcmp(path, "-") ? path : "(stdin)", error.message);
-        rc = SA_EXIT_INPUT;
+        rc = error.domain == SA_ERR_NOMEM ? SA_EXIT_FAILURE : SA_EXIT_INPUT;
     } else {
         for (size_t i = 0; i < meta.warnings.n; i++)
             fprintf(stderr, "slurm-ingest: %s: Slurm warning: %s\n", path, meta.warnings.v[i]);
@@ -157,6 +158,12 @@ static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
 }
 
 /* ---- the run ------------------------------------------------------------------------- */
+
+/* The exit code for a refused command line or configuration: 2, or 1 when memory ran out. */
+static int usage_exit(const sa_error_t *error)
+{
+    return error->domain == SA_ERR_NOMEM ? SA_EXIT_FAILURE : SA_EXIT_USAGE;
+}
 
 int main(int argc, char **argv)
 {
@@ -188,6 +195,8 @@ int main(int argc, char **argv)
     sa_config_init(&cfg);
     sa_error_clear(&error);
     signal(SIGPIPE, SIG_IGN);
+    /* captures, spool, cache and time series are never readable by every user, whatever the caller's umask */
+    umask(umask(0) | S_IRWXO);
     sa_error_install_allocators("slurm-ingest");
     sa_log_set_program("slurm-ingest");
     if (nfixed + sa_ingest_noptions + 1 > sizeof longopts / sizeof longopts[0] ||
@@ -249,12 +258,12 @@ int main(int argc, char **argv)
     /* the configuration file first, then the command line on top of it */
     if (config_path && !sa_config_load(config_path, &cfg, &error)) {
         fprintf(stderr, "slurm-ingest: %s\n", error.message);
-        { rc = SA_EXIT_USAGE; goto done; }
+        { rc = usage_exit(&error); goto done; }
     }
     for (size_t i = 0; i < sa_ingest_noptions; i++) {
         if (table_values[i] && !sa_config_set(&cfg, sa_ingest_options[i].name, table_values[i], "command line", &error)) {
             fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            { rc = SA_EXIT_USAGE; goto done; }
+            { rc = usage_exit(&error); goto done; }
         }
     }
     {
@@ -266,7 +275,7 @@ int main(int argc, char **argv)
     }
     if (!sa_ingest_config_fill(&cfg, &ic, &error)) {
         fprintf(stderr, "slurm-ingest: %s\n", error.message);
-        { rc = SA_EXIT_USAGE; goto done; }
+        { rc = usage_exit(&error); goto done; }
     }
     sa_log_set_cluster(ic.cluster);
     if (cfg.mongo_uri_exposed)
@@ -276,7 +285,7 @@ int main(int argc, char **argv)
     ro.at = time(NULL);
     if (at_text && !sa_time_parse(at_text, ro.at, &ro.at, &error)) {
         fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
-        { rc = SA_EXIT_USAGE; goto done; }
+        { rc = usage_exit(&error); goto done; }
     }
     if (!ro.no_mongo) {
         /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
@@ -285,11 +294,14 @@ int main(int argc, char **argv)
             if (strcmp(sa_ingest_options[i].name, "mongo-uri") == 0)
                 cli_uri = table_values[i];
         }
-        if (cli_uri)
-            ro.mongo_uri = strdup(cli_uri);
-        else if (!sa_config_resolve_mongo_uri(&cfg, &ro.mongo_uri, &error)) {
+        if (cli_uri) {
+            if (!(ro.mongo_uri = strdup(cli_uri))) {
+                fputs("slurm-ingest: out of memory\n", stderr);
+                { rc = SA_EXIT_FAILURE; goto done; }
+            }
+        } else if (!sa_config_resolve_mongo_uri(&cfg, &ro.mongo_uri, &error)) {
             fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            { rc = SA_EXIT_USAGE; goto done; }
+            { rc = usage_exit(&error); goto done; }
         }
     }
     /* the URI is ours now: the Slurm commands this run starts never see it */

@@ -228,6 +228,19 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
     p->records++;
     if (p->kind == SA_IN_SQUEUE && !ids_push(&p->listed, job->job_id))
         goto oom;
+    if (p->env->cache && p->env->archive) {
+        int source;
+        int64_t submit, start;
+        uint64_t d;
+        sa_jobcache_key(job, &source, &submit, &start);
+        hit = sa_jobcache_get_record(p->env->cache, job->job_id, source, submit, start, &d) &&
+              d == sa_job_digest(job, NULL);
+    }
+    if (hit && !p->env->verify) {
+        /* merged before as it is now (so it made a storable document then): nothing to build */
+        p->stats->jobs.cache_skipped++;
+        return true;
+    }
     if (!record_storable(job, &p->ctx, &why)) {
         json_t *j;
         char *raw;
@@ -244,18 +257,6 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
         ok = aside_add(&p->aside, raw, strlen(raw), why.message, false, error);
         free(raw);
         return ok;
-    }
-    if (p->env->cache && p->env->archive) {
-        int source;
-        int64_t submit, start;
-        uint64_t d;
-        sa_jobcache_key(job, &source, &submit, &start);
-        hit = sa_jobcache_get_record(p->env->cache, job->job_id, source, submit, start, &d) &&
-              d == sa_job_digest(job, NULL);
-    }
-    if (hit && !p->env->verify) {
-        p->stats->jobs.cache_skipped++;
-        return true;
     }
     if (!ids_push(&p->changed, job->job_id))
         goto oom;
@@ -423,8 +424,12 @@ static bool write_tsdb(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pa
 
     if (!env->sqlite_path || (!sinfo->nnodes && !sd))
         return true;
-    if (!(db = sa_tsdb_open(env->sqlite_path, false, 10000, error)))
+    if (!(db = sa_tsdb_open(env->sqlite_path, false, 10000, error))) {
+        /* a path that cannot be opened (a directory, a missing parent) fails the time series: exit 6 */
+        if (error->domain == SA_ERR_IO || error->domain == SA_ERR_USAGE)
+            error->domain = SA_ERR_SQLITE;
         return false;
+    }
     sa_tsdb_opts_init(&topts);
     if (env->max_gap_s > 0)
         topts.max_gap_s = env->max_gap_s;

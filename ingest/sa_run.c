@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sa_exec.h"
+#include "sa_fault.h"
 #include "sa_fsutil.h"
 #include "sa_jobcache.h"
 #include "sa_lock.h"
@@ -198,6 +199,21 @@ static uint64_t capture_cap(run_t *r)
 }
 
 /*
+ * A capture cut at cap because the spool is near spool-max (not at max-output) is a
+ * capture that cannot be kept (exit 10), not bad input or a failed Slurm command.
+ */
+static void spool_refusal(const run_t *r, uint64_t cap, sa_error_t *error)
+{
+    char what[sizeof error->message];
+    if (error->code != EFBIG || cap >= (uint64_t)r->c->max_output)
+        return;
+    snprintf(what, sizeof what, "%s", error->message);
+    sa_error_set(error, SA_ERR_SPOOL, ENOSPC, "%s/%s: spool-max (%lld bytes) leaves room for %llu bytes only (%.400s): "
+                 "this run's capture is refused, nothing else is lost", r->c->spool_dir, r->c->cluster,
+                 (long long)r->c->spool_max, (unsigned long long)cap, what);
+}
+
+/*
  * The sacct window [start, end) this run reads next: from the watermark minus the
  * overlap, or from --since when that backfill has not started yet (*new_since then
  * receives the date, else SA_UNSET). At most backfill-window long.
@@ -347,7 +363,11 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
     }
     ok = keep(r, t, meta, error);
     t = NULL;
+    if (ok)
+        SA_FAULT_POINT("kept");
 done:
+    if (!ok)
+        spool_refusal(r, cap, error);
     sa_snapshot_abort(t);
     json_decref(meta);
     return ok;
@@ -425,6 +445,13 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
     }
     if (!from_spool)
         return true;
+    {
+        unsigned present = 0;
+        for (int k = 0; k < SA_IN_COUNT; k++)
+            present |= sd->files[k] ? 1u << k : 0;
+        if (out.rejected && (present & ~out.rejected) == 0)
+            return true; /* every input moved to rejected/: the snapshot is gone, the next one lands */
+    }
     if (out.tsdb_done && !snap.tsdb_done && !sa_snapdir_set_mark(sd, MARK_TSDB, error))
         return false;
     if (!out.jobs_done && !r->o->no_mongo) {
@@ -432,6 +459,7 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
         return true;
     }
     /* landed: the sacct window it held is done, then the snapshot goes */
+    SA_FAULT_POINT("before-watermark");
     {
         const json_t *w = json_object_get(sd->meta, "sacct");
         const json_t *since = json_object_get(w, "since");
@@ -441,6 +469,7 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
                                json_is_integer(since) ? (int64_t)json_integer_value(since) : SA_UNSET, error))
             return false;
     }
+    SA_FAULT_POINT("before-drop");
     if (!sa_snapdir_drop(sd, error))
         return false;
     r->landed++;
@@ -471,6 +500,7 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
 
     while (r->archive && last_end != SA_UNSET && last_end < r->o->at) {
         int64_t start, end, since;
+        uint64_t cap;
         sa_snapshot_txn_t *t;
         json_t *meta;
         bool ok;
@@ -481,10 +511,15 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
         since = SA_UNSET;
         meta = json_pack("{s:s, s:I, s:s, s:s}", "cluster", r->c->cluster, "at", (json_int_t)r->o->at, "source",
                          "slurm", "version", SA_VERSION);
+        cap = capture_cap(r);
         t = sa_snapshot_begin(r->c->spool_dir, r->c->cluster, r->o->at, error);
-        ok = t && capture_sacct(r, t, start, end, since, capture_cap(r), meta, error) && keep(r, t, meta, error);
-        if (!ok)
+        ok = t && capture_sacct(r, t, start, end, since, cap, meta, error);
+        if (ok)
+            ok = keep(r, t, meta, error); /* frees t, whatever happens */
+        else
             sa_snapshot_abort(t);
+        if (!ok)
+            spool_refusal(r, cap, error);
         json_decref(meta);
         if (!ok || !land_all(r, r->c->spool_dir, true, error))
             return false;
@@ -535,18 +570,14 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
                        (json_int_t)st->jobs.changed, "jobs_unchanged", (json_int_t)st->jobs.unchanged,
                        "jobs_reused", (json_int_t)st->jobs.reused, "jobs_vanished", (json_int_t)st->jobs.vanished,
                        "write_statements", (json_int_t)st->jobs.write_statements, "nodes", (json_int_t)st->nodes);
-    more = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}",
-                                         "docs_read", (json_int_t)st->jobs.docs_read, "read_queries",
-                                         (json_int_t)st->jobs.read_queries, "conflicts",
-                                         (json_int_t)st->jobs.conflicts, "cache_skipped",
-                                         (json_int_t)st->jobs.cache_skipped, "stale", (json_int_t)st->jobs.stale,
-                                         "records_set_aside", (json_int_t)st->setaside, "records_repaired",
-                                         (json_int_t)st->repaired, "inputs_rejected", (json_int_t)r->rejected,
-                                         "snapshots_landed", (json_int_t)r->landed, "snapshots_spooled",
-                                         (json_int_t)r->spooled_left, "second_passes",
-                                         (json_int_t)st->second_passes, "cache_mismatches",
-                                         (json_int_t)st->cache_mismatches);
-    json_object_update(counts, more);
+    more = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "docs_read",
+                     (json_int_t)st->jobs.docs_read, "read_queries", (json_int_t)st->jobs.read_queries, "conflicts",
+                     (json_int_t)st->jobs.conflicts, "cache_skipped", (json_int_t)st->jobs.cache_skipped, "stale",
+                     (json_int_t)st->jobs.stale, "records_set_aside", (json_int_t)st->setaside, "records_repaired",
+                     (json_int_t)st->repaired, "inputs_rejected", (json_int_t)r->rejected, "snapshots_landed",
+                     (json_int_t)r->landed, "snapshots_spooled", (json_int_t)r->spooled_left, "second_passes",
+                     (json_int_t)st->second_passes, "cache_mismatches", (json_int_t)st->cache_mismatches);
+    json_object_update(counts, more); /* copies: more is still ours */
     json_decref(more);
     json_object_set_new(counts, "nodes_gpu_carried", json_integer((json_int_t)st->nodes_gpu_carried));
     json_object_set_new(counts, "nodes_gpu_unknown", json_integer((json_int_t)st->nodes_gpu_unknown));

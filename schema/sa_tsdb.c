@@ -269,6 +269,7 @@ static const char *rc_words(sa_tsdb_t *db, int rc, sa_err_domain_t *domain, char
     case SQLITE_READONLY:
         return "database is read-only";
     case SQLITE_NOMEM:
+        *domain = SA_ERR_NOMEM; /* exit 1, wherever memory runs out */
         return "out of memory";
     case SQLITE_IOERR:
         snprintf(buf, bufsz, "I/O error (%s)", sqlite3_errstr(rc));
@@ -291,7 +292,7 @@ void tsdb_sql_err(sa_tsdb_t *db, int rc, const char *what, sa_error_t *error)
 
 void tsdb_oom(sa_tsdb_t *db, sa_error_t *error)
 {
-    tsdb_err(db, error, SA_ERR_SQLITE, SQLITE_NOMEM, "out of memory");
+    tsdb_err(db, error, SA_ERR_NOMEM, SQLITE_NOMEM, "out of memory");
 }
 
 /* ---- statements ------------------------------------------------------------------------ */

@@ -5,6 +5,7 @@
  * snapshot before, so a late snapshot rewrites the rows at its time and at the next).
  */
 #include "sa_tsdb_private.h"
+#include "sa_fault.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -704,6 +705,7 @@ bool sa_tsdb_write_snapshot(sa_tsdb_t *db, const char *cluster, int64_t at, sa_n
         goto done;
     if (opts->sdiag && !put_sdiag(db, w.cid, at, opts->sdiag, error))
         goto done;
+    SA_FAULT_POINT("tsdb-commit");
     if (!tsdb_exec(db, "COMMIT", "committing", error))
         goto done;
     in_txn = false;
