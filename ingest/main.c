@@ -33,7 +33,7 @@
 /* Options that exist only on the command line (the others come from sa_ingest_options). */
 enum {
     OPT_CONFIG = 1000, OPT_SQUEUE, OPT_SINFO, OPT_SACCT, OPT_SDIAG, OPT_AT, OPT_STATS, OPT_NO_MONGO, OPT_DUMP,
-    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_TABLE = 2000 /* + index in sa_ingest_options */
+    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_NODE_CONFIG, OPT_TABLE = 2000 /* + index in sa_ingest_options */
 };
 
 static void usage(FILE *out)
@@ -52,6 +52,9 @@ static void usage(FILE *out)
           "  --sinfo FILE          sinfo --json, sinfo -N --json, scontrol show nodes --json or -o\n"
           "  --sacct FILE          sacct --json or sacct -P/-p text (detected)\n"
           "  --sdiag FILE          sdiag --json\n"
+          "  --node-config FILE    scontrol show nodes --json: the nodes' configured GPUs as of\n"
+          "                        --at, carried to snapshots that do not say them (grouped\n"
+          "                        sinfo --json); recorded first, alone when no other input\n"
           "  --at TIME             observation time of the files (ISO-8601 UTC; default: now)\n"
           "  --delimiter STR       delimiter of sacct text (default: detected)\n"
           "  --sacct-fields LIST   field list of sacct text captured with -n (no header)\n"
@@ -240,6 +243,7 @@ int main(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},             {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
         {"verify", no_argument, NULL, OPT_VERIFY},
+        {"node-config", required_argument, NULL, OPT_NODE_CONFIG},
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     static struct option longopts[96];
@@ -282,6 +286,7 @@ int main(int argc, char **argv)
         case OPT_STATS: ro.print_stats = true; break;
         case OPT_NO_MONGO: ro.no_mongo = true; break;
         case OPT_VERIFY: ro.verify = true; break;
+        case OPT_NODE_CONFIG: ro.node_config = optarg; break;
         case OPT_DUMP: dump = true; break;
         case OPT_DELIM: ro.topts.delimiter = optarg; break;
         case OPT_FIELDS: ro.topts.fields = optarg; break;

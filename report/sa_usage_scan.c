@@ -65,10 +65,20 @@ static bool oom(sa_error_t *error)
 
 /* ---- GPU types ----------------------------------------------------------------------------- */
 
-/* The type id of untyped GPUs of run r of cluster c: the single GPU type of its nodes, else "unknown". */
+/*
+ * The type id of untyped GPUs of run r of cluster c: the type slurm-ingest found on its
+ * nodes (runs[].gpu_type, source node or carried), else the single GPU type of its nodes
+ * in the time series now, else "unknown".
+ */
 static bool untyped(scan_t *sc, uint32_t c, const run_t *r, uint32_t *t, sa_error_t *error)
 {
     const char *nt = NULL;
+
+    if (r->v->gpu_type && *r->v->gpu_type &&
+        (r->v->gpu_type_source == SA_RUN_GPU_TYPE_NODE || r->v->gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)) {
+        *t = sa_rintern(&sc->s->names, r->v->gpu_type);
+        return *t != UINT32_MAX || oom(error);
+    }
 
     if (!sc->ng_tried[c]) {
         sa_tsdb_t *db = NULL;
@@ -243,7 +253,8 @@ static void append_projection(bson_t *opts, bool history)
     bson_t proj;
     static const char *const fields[] = {"cluster",   "account",  "user",      "state",           "end",
                                          "vanished_at", "runs.start", "runs.end", "runs.gpus",
-                                         "runs.gpus_by_type", "runs.nodes", NULL};
+                                         "runs.gpus_by_type", "runs.nodes", "runs.gpu_type",
+                                         "runs.gpu_type_source", NULL};
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);
     for (const char *const *f = fields; *f; f++)
         BSON_APPEND_INT32(&proj, *f, 1);
