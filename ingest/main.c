@@ -33,7 +33,7 @@
 /* Options that exist only on the command line (the others come from sa_ingest_options). */
 enum {
     OPT_CONFIG = 1000, OPT_SQUEUE, OPT_SINFO, OPT_SACCT, OPT_SDIAG, OPT_AT, OPT_STATS, OPT_NO_MONGO, OPT_DUMP,
-    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_TABLE = 2000 /* + index in sa_ingest_options */
+    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_NODE_CONFIG, OPT_TABLE = 2000 /* + index in sa_ingest_options */
 };
 
 static void usage(FILE *out)
@@ -52,6 +52,9 @@ static void usage(FILE *out)
           "  --sinfo FILE          sinfo --json, sinfo -N --json, scontrol show nodes --json or -o\n"
           "  --sacct FILE          sacct --json or sacct -P/-p text (detected)\n"
           "  --sdiag FILE          sdiag --json\n"
+          "  --node-config FILE    scontrol show nodes --json: the nodes' configured GPUs as of\n"
+          "                        --at, carried to snapshots that do not say them (grouped\n"
+          "                        sinfo --json); recorded first, alone when no other input\n"
           "  --at TIME             observation time of the files (ISO-8601 UTC; default: now)\n"
           "  --delimiter STR       delimiter of sacct text (default: detected)\n"
           "  --sacct-fields LIST   field list of sacct text captured with -n (no header)\n"
@@ -162,6 +165,72 @@ static int usage_exit(const sa_error_t *error)
     return error->domain == SA_ERR_NOMEM ? SA_EXIT_FAILURE : SA_EXIT_USAGE;
 }
 
+/*
+ * The run's configuration: the file, the command line on top of it, the log level, the
+ * typed configuration, --at and the MongoDB URI (then removed from the environment, so the
+ * Slurm commands the run starts never see it). SA_EXIT_OK, or the exit code of what is wrong
+ * (said on stderr).
+ */
+static int configure(const char *config_path, const char *const table_values[], int nv, int nq, const char *at_text,
+                     sa_config_t *cfg, sa_ingest_config_t *ic, sa_run_opts_t *ro)
+{
+    sa_error_t error;
+
+    sa_error_clear(&error);
+    /* the configuration file first, then the command line on top of it */
+    if (config_path && !sa_config_load(config_path, cfg, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
+        return usage_exit(&error);
+    }
+    for (size_t i = 0; i < sa_ingest_noptions; i++) {
+        if (table_values[i] && !sa_config_set(cfg, sa_ingest_options[i].name, table_values[i], "command line", &error)) {
+            fprintf(stderr, "slurm-ingest: %s\n", error.message);
+            return usage_exit(&error);
+        }
+    }
+    {
+        sa_log_level_t level = SA_LOG_INFO;
+        const char *lv = sa_config_get_or_default(cfg, "log-level");
+        if (lv)
+            sa_log_level_parse(lv, &level);
+        sa_log_set_level(sa_log_level_adjust(level, nv, nq));
+    }
+    if (!sa_ingest_config_fill(cfg, ic, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
+        return usage_exit(&error);
+    }
+    sa_log_set_cluster(ic->cluster);
+    if (cfg->mongo_uri_exposed)
+        sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
+               cfg->path);
+    ro->cfg = ic;
+    ro->at = time(NULL);
+    if (at_text && !sa_time_parse(at_text, ro->at, &ro->at, &error)) {
+        fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
+        return usage_exit(&error);
+    }
+    if (!ro->no_mongo) {
+        /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
+        const char *cli_uri = NULL;
+        for (size_t i = 0; i < sa_ingest_noptions; i++) {
+            if (strcmp(sa_ingest_options[i].name, "mongo-uri") == 0)
+                cli_uri = table_values[i];
+        }
+        if (cli_uri) {
+            if (!(ro->mongo_uri = strdup(cli_uri))) {
+                fputs("slurm-ingest: out of memory\n", stderr);
+                return SA_EXIT_FAILURE;
+            }
+        } else if (!sa_config_resolve_mongo_uri(cfg, &ro->mongo_uri, &error)) {
+            fprintf(stderr, "slurm-ingest: %s\n", error.message);
+            return usage_exit(&error);
+        }
+    }
+    /* the URI is ours now: the Slurm commands this run starts never see it */
+    unsetenv(SA_MONGO_URI_ENV);
+    return SA_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option fixed[] = {
@@ -174,6 +243,7 @@ int main(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},             {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
         {"verify", no_argument, NULL, OPT_VERIFY},
+        {"node-config", required_argument, NULL, OPT_NODE_CONFIG},
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     static struct option longopts[96];
@@ -216,6 +286,7 @@ int main(int argc, char **argv)
         case OPT_STATS: ro.print_stats = true; break;
         case OPT_NO_MONGO: ro.no_mongo = true; break;
         case OPT_VERIFY: ro.verify = true; break;
+        case OPT_NODE_CONFIG: ro.node_config = optarg; break;
         case OPT_DUMP: dump = true; break;
         case OPT_DELIM: ro.topts.delimiter = optarg; break;
         case OPT_FIELDS: ro.topts.fields = optarg; break;
@@ -250,57 +321,9 @@ int main(int argc, char **argv)
         return rc;
     }
 
-    /* the configuration file first, then the command line on top of it */
-    if (config_path && !sa_config_load(config_path, &cfg, &error)) {
-        fprintf(stderr, "slurm-ingest: %s\n", error.message);
-        { rc = usage_exit(&error); goto done; }
-    }
-    for (size_t i = 0; i < sa_ingest_noptions; i++) {
-        if (table_values[i] && !sa_config_set(&cfg, sa_ingest_options[i].name, table_values[i], "command line", &error)) {
-            fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            { rc = usage_exit(&error); goto done; }
-        }
-    }
-    {
-        sa_log_level_t level = SA_LOG_INFO;
-        const char *lv = sa_config_get_or_default(&cfg, "log-level");
-        if (lv)
-            sa_log_level_parse(lv, &level);
-        sa_log_set_level(sa_log_level_adjust(level, nv, nq));
-    }
-    if (!sa_ingest_config_fill(&cfg, &ic, &error)) {
-        fprintf(stderr, "slurm-ingest: %s\n", error.message);
-        { rc = usage_exit(&error); goto done; }
-    }
-    sa_log_set_cluster(ic.cluster);
-    if (cfg.mongo_uri_exposed)
-        sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
-               cfg.path);
-    ro.cfg = &ic;
-    ro.at = time(NULL);
-    if (at_text && !sa_time_parse(at_text, ro.at, &ro.at, &error)) {
-        fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
-        { rc = usage_exit(&error); goto done; }
-    }
-    if (!ro.no_mongo) {
-        /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
-        const char *cli_uri = NULL;
-        for (size_t i = 0; i < sa_ingest_noptions; i++) {
-            if (strcmp(sa_ingest_options[i].name, "mongo-uri") == 0)
-                cli_uri = table_values[i];
-        }
-        if (cli_uri) {
-            if (!(ro.mongo_uri = strdup(cli_uri))) {
-                fputs("slurm-ingest: out of memory\n", stderr);
-                { rc = SA_EXIT_FAILURE; goto done; }
-            }
-        } else if (!sa_config_resolve_mongo_uri(&cfg, &ro.mongo_uri, &error)) {
-            fprintf(stderr, "slurm-ingest: %s\n", error.message);
-            { rc = usage_exit(&error); goto done; }
-        }
-    }
-    /* the URI is ours now: the Slurm commands this run starts never see it */
-    unsetenv(SA_MONGO_URI_ENV);
+    rc = configure(config_path, table_values, nv, nq, at_text, &cfg, &ic, &ro);
+    if (rc != SA_EXIT_OK)
+        goto done;
 
     if (optind < argc && strcmp(argv[optind], "replay") == 0) {
         if (optind + 2 != argc) {

@@ -281,7 +281,9 @@ bool sa_node_from_json(const json_t *elem, sa_node_t *node, sa_error_t *error)
  *     from memory.minimum/maximum, mem_free_mb from memory.free.minimum/maximum;
  *   - cpus_alloc/idle/other, mem_alloc_mb: SA_UNSET (group sums, not per node);
  *   - gpus_total/gpus_used, gres, gres_used, reason*: unset/empty (the first node's
- *     values, not this node's);
+ *     values, not this node's); when the group's gres names a GPU, gpu_config is
+ *     SA_NODE_GPUS_UNKNOWN (the node may have GPUs nobody said; slurm-ingest carries
+ *     them from the node's last per-node observation, or says they are unknown);
  *   - the group itself (without the partition object and the node name lists) is
  *     kept in ->extra "sinfo_groups" (an array: one entry per multi-node group the
  *     node was in), so nothing the group said is lost.
@@ -458,6 +460,25 @@ fail:
 }
 
 /*
+ * True when a sinfo group's gres {total, used} names a GPU: its nodes may have GPUs,
+ * which the group does not say per node. `sinfo --json` groups by gres used
+ * (MATCH_FLAG_GRES_USED, slurm-24.05 src/sinfo/opts.c), and a GPU node prints its GPUs
+ * in gres_used even when none is in use ("gpu:a100:0(IDX:N/A)"), so a group naming no
+ * GPU in either string has none.
+ */
+static bool group_names_gpus(const json_t *gres)
+{
+    const char *keys[] = {"total", "used"};
+
+    for (int i = 0; i < 2; i++) {
+        const char *v = json_string_value(json_object_get(gres, keys[i]));
+        if (v && strstr(v, "gpu"))
+            return true;
+    }
+    return false;
+}
+
+/*
  * Reads one sinfo group into *proto (a node record without a name, holding what the
  * group says about each member; see the comment above struct sa_sinfo_acc) and its
  * expanded member names into *names.
@@ -517,7 +538,10 @@ static bool group_to_proto(const json_t *group, const char *partition, sa_node_t
 
     if (!single) {
         /* group sums and first-node values: kept as the group said them, not per node */
-        json_t *arr = json_array();
+        json_t *arr;
+        if (group_names_gpus(gres))
+            proto->gpu_config = SA_NODE_GPUS_UNKNOWN;
+        arr = json_array();
         if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
             json_decref(arr);
             return sa_json_oom(error);
@@ -707,6 +731,10 @@ static bool merge_node(sa_node_t *dst, const sa_node_t *src)
     fill_int(&dst->mem_total_mb, src->mem_total_mb);
     fill_int(&dst->mem_alloc_mb, src->mem_alloc_mb);
     fill_int(&dst->mem_free_mb, src->mem_free_mb);
+    if (src->gpu_config == SA_NODE_GPUS_UNKNOWN && !dst->gpus_total.n && !src->gpus_total.n)
+        dst->gpu_config = SA_NODE_GPUS_UNKNOWN;
+    else if (src->gpus_total.n)
+        dst->gpu_config = SA_NODE_GPUS_OBSERVED; /* one group said this node's own GPUs */
     if (!fill_gpus(&dst->gpus_total, &src->gpus_total) || !fill_gpus(&dst->gpus_used, &src->gpus_used))
         return false;
     return merge_extra(dst, src->extra);

@@ -412,6 +412,146 @@ done:
     return rc;
 }
 
+/* One running command: its pid and our read ends of its pipes (-1 once closed). */
+typedef struct {
+    pid_t pid;
+    int out_fd, err_fd;
+    capbuf_t *out, *err;
+    const char *label;
+    bool exited;
+} child_t;
+
+/*
+ * Reads both pipes until the child is gone and they are at end of file (a leftover
+ * process holding them gets grace_ms more), or the deadline passes (res->timed_out), or
+ * the output is too large (res->output_exceeded). False with *error set when reading or
+ * keeping the output fails.
+ */
+static bool pump(child_t *c, int64_t deadline, int64_t grace_ms, sa_exec_result_t *res, sa_error_t *error)
+{
+    int64_t drain_deadline = 0;
+    int saved;
+
+    for (;;) {
+        struct pollfd pfd[2];
+        nfds_t nfd = 0;
+        int64_t now, wait;
+
+        if (!c->exited)
+            c->exited = child_has_exited(c->pid);
+        if (c->exited && c->out_fd < 0 && c->err_fd < 0)
+            return true;
+        now = now_ms();
+        if (c->exited) {
+            /* a leftover process still holds the pipes: read a little longer, then stop */
+            if (drain_deadline == 0)
+                drain_deadline = now + grace_ms;
+            else if (now >= drain_deadline)
+                return true;
+        } else if (now >= deadline) {
+            res->timed_out = true;
+            return true;
+        }
+        wait = (c->exited ? drain_deadline : deadline) - now;
+        if (wait > POLL_SLICE_MS)
+            wait = POLL_SLICE_MS;
+        if (c->out_fd >= 0)
+            pfd[nfd++] = (struct pollfd){.fd = c->out_fd, .events = POLLIN};
+        if (c->err_fd >= 0)
+            pfd[nfd++] = (struct pollfd){.fd = c->err_fd, .events = POLLIN};
+        if (nfd == 0) {
+            nap_ms(wait < 10 ? wait : 10); /* output closed, process still running */
+            continue;
+        }
+        if (poll(pfd, nfd, (int)wait) < 0) {
+            if (errno == EINTR)
+                continue;
+            saved = errno;
+            sa_error_set(error, SA_ERR_IO, saved, "%s: poll: %s", c->label, strerror(saved));
+            return false;
+        }
+        if (!drain_fd(&c->out_fd, c->out)) {
+            if (errno == EFBIG) {
+                res->output_exceeded = true;
+                return true;
+            }
+            saved = errno;
+            if (saved != ENOMEM)
+                sa_error_set(error, saved == ENOSPC || saved == EDQUOT ? SA_ERR_SPOOL : SA_ERR_IO, saved,
+                             "%s: cannot keep its output: %s", c->label, strerror(saved));
+            else
+                sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory reading its output", c->label);
+            return false;
+        }
+        if (!drain_fd(&c->err_fd, c->err)) {
+            sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory reading its output", c->label);
+            return false;
+        }
+    }
+}
+
+/*
+ * Ends the command: if it has not exited (timeout, overflow, poll or memory failure), asks
+ * its whole group to stop, closing our ends so a writer gets EPIPE rather than blocking,
+ * and gives it the grace period. The group always gets SIGKILL at the end: nothing the
+ * command started outlives it. The leader is still unreaped here, so its pid and group id
+ * cannot have been reused. Then collects its status; false with *error set if it cannot.
+ */
+static bool stop_and_reap(child_t *c, int64_t grace_ms, int *status, sa_error_t *error)
+{
+    int saved;
+
+    if (!c->exited) {
+        int64_t until;
+        close_fd(&c->out_fd);
+        close_fd(&c->err_fd);
+        kill(-c->pid, SIGTERM);
+        until = now_ms() + grace_ms;
+        while (!(c->exited = child_has_exited(c->pid)) && now_ms() < until)
+            nap_ms(10);
+    }
+    kill(-c->pid, SIGKILL);
+    while (waitpid(c->pid, status, 0) < 0) {
+        if (errno == EINTR)
+            continue;
+        saved = errno;
+        sa_error_set(error, SA_ERR_IO, saved, "%s: cannot collect its exit status: %s", c->label, strerror(saved));
+        return false;
+    }
+    return true;
+}
+
+/* What the command's end means: true for exit status 0, else *error says why not. */
+static bool judge(const sa_exec_result_t *res, int status, const capbuf_t *err, const char *label,
+                  int64_t timeout_ms, size_t max_output, sa_error_t *error)
+{
+    char what[64], line[256];
+
+    if (res->timed_out) {
+        format_duration(timeout_ms, what, sizeof what);
+        sa_error_set(error, SA_ERR_IO, ETIMEDOUT, "%s timed out after %s and was killed", label, what);
+    } else if (res->output_exceeded) {
+        format_size(max_output, what, sizeof what);
+        sa_error_set(error, SA_ERR_IO, EFBIG, "output of %s exceeded %s", label, what);
+    } else if (res->term_signal) {
+        sa_error_set(error, SA_ERR_IO, res->term_signal, "%s was killed by signal %d (%s)", label,
+                     res->term_signal, strsignal(res->term_signal));
+    } else if (!res->exited) {
+        sa_error_set(error, SA_ERR_IO, 0, "%s ended with an unknown status %d", label, status);
+    } else if (res->exit_status != 0) {
+        first_line(err->data, line, sizeof line, 200);
+        if (line[0])
+            sa_error_set(error, SA_ERR_IO, res->exit_status, "%s exited with status %d: \"%s\"", label,
+                         res->exit_status, line);
+        else
+            sa_error_set(error, SA_ERR_IO, res->exit_status, "%s exited with status %d (nothing on stderr)",
+                         label, res->exit_status);
+    } else {
+        return true;
+    }
+    return false;
+}
+
 bool sa_exec_run(const char *const argv[], const sa_exec_opts_t *opts, sa_exec_result_t *res,
                  sa_error_t *error)
 {
@@ -420,14 +560,17 @@ bool sa_exec_run(const char *const argv[], const sa_exec_opts_t *opts, sa_exec_r
     capbuf_t out = {0}, err = {0};
     int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
     char **env = NULL;
-    char label[200], what[64], line[256];
-    pid_t pid = -1;
-    int64_t start = now_ms(), deadline, drain_deadline = 0;
-    bool exited = false, ok = false, failed = false;
+    char label[200];
+    child_t c;
+    int64_t start = now_ms();
+    bool ok = false, failed;
     int status = 0, rc, saved;
 
     memset(res, 0, sizeof *res); /* an output parameter: its old contents are not freed */
     res->exit_status = -1;
+    memset(&c, 0, sizeof c);
+    c.pid = -1;
+    c.out_fd = c.err_fd = -1;
     if (opts && opts->timeout_ms > 0)
         timeout_ms = opts->timeout_ms;
     if (opts && opts->kill_grace_ms > 0)
@@ -462,109 +605,29 @@ bool sa_exec_run(const char *const argv[], const sa_exec_opts_t *opts, sa_exec_r
     }
 
     start = now_ms();
-    rc = spawn_child(argv, env, out_p[1], err_p[1], &pid);
+    rc = spawn_child(argv, env, out_p[1], err_p[1], &c.pid);
     close_fd(&out_p[1]);
     close_fd(&err_p[1]);
     if (rc != 0) {
-        pid = -1;
+        c.pid = -1;
         set_spawn_error(argv[0], rc, error);
         goto done;
     }
     res->started = true;
-    deadline = start + timeout_ms;
+    c.out_fd = out_p[0];
+    c.err_fd = err_p[0];
+    out_p[0] = err_p[0] = -1; /* c owns them now */
+    c.out = &out;
+    c.err = &err;
+    c.label = label;
 
-    /* Read both pipes until the child is gone and they are at end of file. */
-    for (;;) {
-        struct pollfd pfd[2];
-        nfds_t nfd = 0;
-        int64_t now, wait;
-
-        if (!exited)
-            exited = child_has_exited(pid);
-        if (exited && out_p[0] < 0 && err_p[0] < 0)
-            break;
-        now = now_ms();
-        if (exited) {
-            /* a leftover process still holds the pipes: read a little longer, then stop */
-            if (drain_deadline == 0)
-                drain_deadline = now + grace_ms;
-            else if (now >= drain_deadline)
-                break;
-        } else if (now >= deadline) {
-            res->timed_out = true;
-            break;
-        }
-        wait = (exited ? drain_deadline : deadline) - now;
-        if (wait > POLL_SLICE_MS)
-            wait = POLL_SLICE_MS;
-        if (out_p[0] >= 0)
-            pfd[nfd++] = (struct pollfd){.fd = out_p[0], .events = POLLIN};
-        if (err_p[0] >= 0)
-            pfd[nfd++] = (struct pollfd){.fd = err_p[0], .events = POLLIN};
-        if (nfd == 0) {
-            nap_ms(wait < 10 ? wait : 10); /* output closed, process still running */
-            continue;
-        }
-        if (poll(pfd, nfd, (int)wait) < 0) {
-            if (errno == EINTR)
-                continue;
-            saved = errno;
-            sa_error_set(error, SA_ERR_IO, saved, "%s: poll: %s", label, strerror(saved));
-            failed = true;
-            break;
-        }
-        if (!drain_fd(&out_p[0], &out)) {
-            if (errno == EFBIG) {
-                res->output_exceeded = true;
-                break;
-            }
-            if (errno != ENOMEM) {
-                saved = errno;
-                sa_error_set(error, saved == ENOSPC || saved == EDQUOT ? SA_ERR_SPOOL : SA_ERR_IO, saved,
-                             "%s: cannot keep its output: %s", label, strerror(saved));
-                failed = true;
-                break;
-            }
-            sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory reading its output", label);
-            failed = true;
-            break;
-        }
-        if (!drain_fd(&err_p[0], &err)) {
-            sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "%s: out of memory reading its output", label);
-            failed = true;
-            break;
-        }
-    }
-
-    /*
-     * Something went wrong (timeout, overflow, poll or memory failure): ask the
-     * whole group to stop, closing our ends so a writer gets EPIPE rather than
-     * blocking, and give it the grace period. The group always gets SIGKILL at the end: nothing the
-     * command started outlives it. The leader is still unreaped here, so its pid
-     * and group id cannot have been reused.
-     */
-    if (!exited) {
-        int64_t until;
-
-        close_fd(&out_p[0]);
-        close_fd(&err_p[0]);
-        kill(-pid, SIGTERM);
-        until = now_ms() + grace_ms;
-        while (!(exited = child_has_exited(pid)) && now_ms() < until)
-            nap_ms(10);
-    }
-    kill(-pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0) {
-        if (errno == EINTR)
-            continue;
-        saved = errno;
+    failed = !pump(&c, start + timeout_ms, grace_ms, res, error);
+    if (!stop_and_reap(&c, grace_ms, &status, failed ? NULL : error)) {
+        c.pid = -1;
         res->elapsed_ms = now_ms() - start;
-        sa_error_set(error, SA_ERR_IO, saved, "%s: cannot collect its exit status: %s", label,
-                     strerror(saved));
-        pid = -1;
         goto done;
     }
-    pid = -1;
+    c.pid = -1;
     res->elapsed_ms = now_ms() - start;
     if (WIFEXITED(status)) {
         res->exited = true;
@@ -572,38 +635,17 @@ bool sa_exec_run(const char *const argv[], const sa_exec_opts_t *opts, sa_exec_r
     } else if (WIFSIGNALED(status)) {
         res->term_signal = WTERMSIG(status);
     }
-    if (failed)
-        goto done; /* a poll or memory error, set above */
-
-    if (res->timed_out) {
-        format_duration(timeout_ms, what, sizeof what);
-        sa_error_set(error, SA_ERR_IO, ETIMEDOUT, "%s timed out after %s and was killed", label, what);
-    } else if (res->output_exceeded) {
-        format_size(max_output, what, sizeof what);
-        sa_error_set(error, SA_ERR_IO, EFBIG, "output of %s exceeded %s", label, what);
-    } else if (res->term_signal) {
-        sa_error_set(error, SA_ERR_IO, res->term_signal, "%s was killed by signal %d (%s)", label,
-                     res->term_signal, strsignal(res->term_signal));
-    } else if (!res->exited) {
-        sa_error_set(error, SA_ERR_IO, 0, "%s ended with an unknown status %d", label, status);
-    } else if (res->exit_status != 0) {
-        first_line(err.data, line, sizeof line, 200);
-        if (line[0])
-            sa_error_set(error, SA_ERR_IO, res->exit_status, "%s exited with status %d: \"%s\"", label,
-                         res->exit_status, line);
-        else
-            sa_error_set(error, SA_ERR_IO, res->exit_status,
-                         "%s exited with status %d (nothing on stderr)", label, res->exit_status);
-    } else {
-        ok = true;
-    }
+    if (!failed) /* else a poll or memory error, set above */
+        ok = judge(res, status, &err, label, timeout_ms, max_output, error);
 
 done:
-    if (pid > 0) { /* only reached on an internal error after the start */
-        kill(-pid, SIGKILL);
-        while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+    if (c.pid > 0) { /* only reached on an internal error after the start */
+        kill(-c.pid, SIGKILL);
+        while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR)
             ;
     }
+    close_fd(&c.out_fd);
+    close_fd(&c.err_fd);
     close_fd(&out_p[0]);
     close_fd(&out_p[1]);
     close_fd(&err_p[0]);

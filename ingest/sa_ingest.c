@@ -434,9 +434,17 @@ static bool write_tsdb(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pa
     if (env->max_gap_s > 0)
         topts.max_gap_s = env->max_gap_s;
     topts.sdiag = sd;
-    if (sinfo->nnodes)
-        ok = sa_tsdb_write_snapshot(db, snap->cluster, snap->at, sinfo->nodes, sinfo->nnodes, &topts, error);
-    else
+    if (sinfo->nnodes) {
+        size_t unknown = 0, grouped = 0;
+        for (size_t i = 0; i < sinfo->nnodes; i++)
+            grouped += sinfo->nodes[i]->gpu_config == SA_NODE_GPUS_UNKNOWN;
+        ok = sa_tsdb_carry_gpu_config(db, snap->cluster, snap->at, sinfo->nodes, sinfo->nnodes, &unknown, error) &&
+             sa_tsdb_write_snapshot(db, snap->cluster, snap->at, sinfo->nodes, sinfo->nnodes, &topts, error);
+        if (ok && grouped - unknown > stats->nodes_gpu_carried)
+            stats->nodes_gpu_carried = grouped - unknown;
+        if (ok && unknown > stats->nodes_gpu_unknown)
+            stats->nodes_gpu_unknown = unknown;
+    } else
         ok = sa_tsdb_write_sdiag(db, snap->cluster, snap->at, sd, error);
     sa_tsdb_close(db);
     stats->ms_sqlite += now_ms() - t0;
@@ -454,10 +462,46 @@ typedef struct {
     sa_ingest_stats_t *stats;
 } writer_t;
 
+/* GPUs of a record's run without a type (those of gres_detail when the TRES have none). */
+static int64_t untyped_gpus(const sa_job_t *job)
+{
+    const sa_gpus_t *g = job->alloc.gpu_total == 0 && sa_gpus_total(&job->gres_gpus) > 0 ? &job->gres_gpus
+                                                                                        : &job->alloc.gpus;
+    return sa_gpus_get(g, "");
+}
+
+/*
+ * The GPU type of each run whose GPUs are untyped ("gres/gpu=2" in AccountingStorageTRES
+ * without the typed entry), from its nodes' snapshot at the run's start in the time
+ * series (sa_tsdb_run_gpu_type): stored in the run with where it came from, so that ad
+ * hoc queries of the archive and the reports agree. No time series: nothing looked up.
+ */
+static bool resolve_run_gpu_types(const sa_ingest_env_t *env, const char *cluster, jobvec_t *jobs, sa_error_t *error)
+{
+    sa_tsdb_t *db = NULL;
+    bool ok = true;
+
+    for (size_t i = 0; ok && i < jobs->n; i++) {
+        sa_job_t *j = jobs->v[i];
+        if (j->run_gpu_type_source || j->start == SA_UNSET || !j->nodes || untyped_gpus(j) <= 0)
+            continue;
+        if (!db && (!env->sqlite_path || access(env->sqlite_path, F_OK) != 0 ||
+                    !(db = sa_tsdb_open(env->sqlite_path, true, 10000, error))))
+            return !env->sqlite_path || access(env->sqlite_path, F_OK) != 0;
+        ok = sa_tsdb_run_gpu_type(db, cluster, j->nodes, j->start,
+                                  sa_job_state_is_final(j->state.base) ? j->end : SA_UNSET, &j->run_gpu_type,
+                                  &j->run_gpu_type_source, error);
+    }
+    sa_tsdb_close(db);
+    return ok;
+}
+
 static bool writer_flush(writer_t *w, sa_error_t *error)
 {
     bool ok = true;
-    if (w->batch.n)
+    if (w->batch.n && !resolve_run_gpu_types(w->env, w->ctx->cluster, &w->batch, error))
+        ok = false;
+    else if (w->batch.n)
         ok = sa_archive_write_jobs(w->env->archive, w->env->cache, w->ctx, w->batch.v, w->batch.n, &w->stats->jobs,
                                    error);
     jobs_clear(&w->batch);

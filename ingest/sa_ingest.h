@@ -60,6 +60,9 @@ typedef struct {
     double ms_parse, ms_mongo, ms_sqlite;
     char *slurm_release, *data_parser;
     sa_strv_t warnings;   /* Slurm's warnings[] */
+    /* nodes of a snapshot whose GPUs Slurm did not say per node (grouped sinfo --json):
+     * the most in one snapshot, carried from an earlier per-node observation or left unknown */
+    size_t nodes_gpu_carried, nodes_gpu_unknown;
 } sa_ingest_stats_t;
 
 void sa_ingest_stats_init(sa_ingest_stats_t *st);

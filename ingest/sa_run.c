@@ -23,6 +23,8 @@
 #include "sa_snapshot.h"
 #include "sa_strings.h"
 #include "sa_time.h"
+#include "sa_tsdb.h"
+#include "sa_vec.h"
 
 /*
  * The columns slurm-ingest asks sacct for; free text (JobName) last. The usage columns
@@ -582,6 +584,8 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
                      (json_int_t)st->second_passes, "cache_mismatches", (json_int_t)st->cache_mismatches);
     json_object_update(counts, more); /* copies: more is still ours */
     json_decref(more);
+    json_object_set_new(counts, "nodes_gpu_carried", json_integer((json_int_t)st->nodes_gpu_carried));
+    json_object_set_new(counts, "nodes_gpu_unknown", json_integer((json_int_t)st->nodes_gpu_unknown));
     json_object_set_new(d, "counts", counts);
     if (st->slurm_release)
         json_object_set_new(d, "slurm_release", json_string(st->slurm_release));
@@ -701,6 +705,13 @@ static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_e
     json_t *doc = run_doc(r, started, ok && !r->unreachable, ok ? NULL : r->failure.message, cache_rebuilt);
     sa_error_t err;
 
+    if (r->st.nodes_gpu_unknown)
+        sa_log(SA_LOG_WARN,
+               "the GPUs of %zu node(s) are unknown: sinfo --json without -N groups nodes and does not say "
+               "each node's GPUs; capture `sinfo -N --json` (as the live mode does), or give --node-config "
+               "with `scontrol show nodes --json` once; slurm-report utilization shows their time apart",
+               r->st.nodes_gpu_unknown);
+
     if (r->archive && !sa_archive_record_run(r->archive, doc, &err))
         sa_log(SA_LOG_WARN, "could not record the run: %s", err.message);
     if (r->o->print_stats) {
@@ -758,6 +769,85 @@ static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_err
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+/* ---- --node-config ------------------------------------------------------------------------ */
+
+typedef struct {
+    sa_node_t **v;
+    size_t n, cap;
+} nodevec_t;
+
+/* Sink: keeps every node record. */
+static bool keep_node(sa_node_t *node, void *ctx, sa_error_t *error)
+{
+    nodevec_t *nv = ctx;
+    sa_node_t *kept;
+
+    if (!SA_VEC_GROW(nv->v, nv->cap, nv->n, 1, 64) || !(kept = sa_node_steal(node))) {
+        sa_error_nomem(error);
+        return false;
+    }
+    nv->v[nv->n++] = kept;
+    return true;
+}
+
+/*
+ * Records the configured GPUs of the nodes of --node-config (scontrol show nodes --json,
+ * sinfo -N --json, scontrol show nodes -o) in the time series, as of --at: the source of
+ * the GPUs of nodes that a grouped `sinfo --json` does not say.
+ */
+static bool record_node_config(run_t *r, sa_error_t *error)
+{
+    const char *path = r->o->node_config;
+    nodevec_t nv = {NULL, 0, 0};
+    sa_sink_t sink = {NULL, keep_node, &nv, NULL};
+    sa_meta_t meta;
+    sa_reader_t rd;
+    sa_kind_t kind;
+    sa_tsdb_t *db = NULL;
+    size_t own = 0;
+    char tbuf[32];
+    int fd;
+    bool ok = false;
+
+    sa_meta_init(&meta);
+    if (!r->c->sqlite) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "--node-config %s: no time series to record it in (sqlite)", path);
+        goto done;
+    }
+    if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "--node-config %s: %s", path, strerror(errno));
+        goto done;
+    }
+    sa_reader_init_fd(&rd, fd);
+    ok = sa_parse_any(&rd, NULL, &sink, &meta, &kind, error);
+    close(fd);
+    if (!ok) {
+        sa_error_prefix(error, "--node-config %s", path);
+        goto done;
+    }
+    ok = false;
+    for (size_t i = 0; i < nv.n; i++)
+        own += nv.v[i]->gpu_config == SA_NODE_GPUS_OBSERVED;
+    if (!own) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "--node-config %s: no node record says its own GPUs (%zu node(s); "
+                     "a grouped sinfo --json? use scontrol show nodes --json)", path, nv.n);
+        goto done;
+    }
+    if (!(db = sa_tsdb_open(r->c->sqlite, false, 10000, error)) ||
+        !sa_tsdb_write_node_config(db, r->c->cluster, r->o->at, nv.v, nv.n, error))
+        goto done;
+    sa_log(SA_LOG_INFO, "recorded the GPU configuration of %zu node(s) from %s as of %s", own, path,
+           sa_time_format(r->o->at, tbuf, sizeof tbuf));
+    ok = true;
+done:
+    sa_tsdb_close(db);
+    for (size_t i = 0; i < nv.n; i++)
+        sa_node_destroy(nv.v[i]);
+    free(nv.v);
+    sa_meta_clear(&meta);
+    return ok;
+}
+
 sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
 {
     run_t r;
@@ -773,8 +863,11 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
     if (!(lock = run_begin(&r, o, true, error)))
         return SA_RUN_FAILED;
     open_stores(&r, &cache_rebuilt);
+    /* the nodes' configuration first: the snapshots below carry it */
+    if (o->node_config && !record_node_config(&r, &err))
+        note_failure(&r, &err);
     /* capture and keep; a failure here still lands what the spool holds */
-    if (!take_snapshot(&r, files_mode, &sacct_end, &err))
+    else if ((files_mode || !o->node_config) && !take_snapshot(&r, files_mode, &sacct_end, &err))
         note_failure(&r, &err);
     if (!land_all(&r, r.c->spool_dir, true, &err))
         note_failure(&r, &err);
@@ -800,7 +893,9 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
     free(r.setaside_dir);
     r.setaside_dir = NULL; /* a replay keeps nothing new: what it would set aside, the archive has */
     open_stores(&r, &cache_rebuilt);
-    if (!o->no_mongo && !r.archive && r.failure.domain == SA_ERR_NONE)
+    if (o->node_config && !record_node_config(&r, &err))
+        note_failure(&r, &err);
+    else if (!o->no_mongo && !r.archive && r.failure.domain == SA_ERR_NONE)
         sa_error_set(&r.failure, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing replayed");
     else if (!land_all(&r, dir, false, &err))
         note_failure(&r, &err);

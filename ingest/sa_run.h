@@ -40,6 +40,7 @@ typedef struct {
     bool print_stats;            /* --stats */
     bool no_mongo;               /* --no-mongo: time series only */
     bool verify;                 /* --verify: check the job cache against the archive */
+    const char *node_config;     /* --node-config FILE: nodes' configured GPUs (scontrol show nodes --json), as of at */
 } sa_run_opts_t;
 
 /* The outcome, for the exit code and the log. */

@@ -14,6 +14,13 @@
  *   warning when some were last seen in the window, info otherwise. Normal after
  *   MaxJobId wraps; frequent reuse means slurmctld lost its state.
  * - failed-ingest (error): ingest_runs with ok false that started in the window.
+ * - gpu-config-unknown: in the time series (when the cluster has one), node-hours in the
+ *   window on nodes whose GPUs no snapshot said (grouped sinfo --json, nothing carried):
+ *   warning (utilization counts their GPU time nowhere); info for GPU-hours carried from
+ *   an earlier per-node observation whose use is unknown.
+ * - gpu-type-unknown (warning): GPU-hours in the window of runs whose GPUs neither the
+ *   TRES nor their nodes type (usage --by gpu-type counts them as "unknown"): untyped
+ *   AccountingStorageTRES on nodes whose GPU type the time series does not know.
  * The window defaults to the 24 hours before now.
  */
 #include "sa_rcommon.h"
@@ -25,6 +32,7 @@
 
 #include "sa_jobview.h"
 #include "sa_rutil.h"
+#include "sa_usage.h"
 
 /* ---- health ------------------------------------------------------------------------- */
 
@@ -147,8 +155,93 @@ static bool on_failed_run(const bson_t *doc, void *vctx, sa_error_t *error)
 }
 
 /* The checks of one cluster. */
-static bool check_cluster(sa_rdb_t *db, const sa_report_opts_t *o, const sa_rcluster_t *cl, int64_t start,
-                          int64_t end, hctx_t *h, sa_error_t *error)
+/* Sums of the "*" rows: node-hours of unknown GPU configuration, GPU-hours carried and of unknown use. */
+typedef struct {
+    double unknown_node_h, carried_h, use_unknown_h;
+} gpucfg_sum_t;
+
+static bool sum_gpu_config(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *error)
+{
+    gpucfg_sum_t *g = ctx;
+    (void)error;
+    g->unknown_node_h += row->node_hours_gpu_unknown;
+    g->carried_h += row->gpu_hours_carried;
+    g->use_unknown_h += row->gpu_hours_use_unknown;
+    return true;
+}
+
+/* gpu-config-unknown: nodes whose GPUs the time series does not know, in the window. */
+static bool check_gpu_config(sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster, int64_t start,
+                             int64_t end, hctx_t *h, sa_error_t *error)
+{
+    gpucfg_sum_t g = {0, 0, 0};
+    sa_tsdb_t *ts;
+    char detail[512];
+
+    if (!sa_rtsdbs_get(tsdbs, o, cluster, false, &ts, error))
+        return false;
+    if (!ts || !sa_tsdb_state_hours(ts, cluster, start, end, SA_TSDB_BY_STATE, sum_gpu_config, &g, error))
+        return ts == NULL;
+    if (g.unknown_node_h > 0) {
+        snprintf(detail, sizeof detail,
+                 "%.2f node-hours on nodes whose GPUs no snapshot said (grouped sinfo --json): their GPU time is "
+                 "counted nowhere; capture sinfo -N --json, or give slurm-ingest --node-config",
+                 g.unknown_node_h);
+        if (!hrow(h, cluster, "gpu-config-unknown", "warning", "time series", SA_UNSET, detail, error))
+            return false;
+    }
+    if (g.carried_h > 0) {
+        snprintf(detail, sizeof detail,
+                 "%.2f GPU-hours of GPUs carried from the nodes' last per-node observation; %.2f of them of "
+                 "unknown use", g.carried_h, g.use_unknown_h);
+        if (!hrow(h, cluster, "gpu-config-unknown", "info", "time series", SA_UNSET, detail, error))
+            return false;
+    }
+    return true;
+}
+
+/*
+ * gpu-type-unknown: the usage computation over the window for this cluster alone, and
+ * the GPU-hours it could not give a type ("unknown").
+ */
+static bool check_gpu_type(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster,
+                           int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
+{
+    sa_report_opts_t uo = *o; /* shallow: the strings stay o's; clusters, window and awards are this check's */
+    sa_usage_t u;
+    int64_t secs = 0, all = 0;
+    char detail[512];
+    bool ok;
+
+    memset(&u, 0, sizeof u);
+    sa_strv_init(&uo.clusters);
+    sa_strv_init(&uo.accounts);
+    sa_strv_init(&uo.users);
+    uo.start = start;
+    uo.end = end;
+    uo.allocations_path = NULL;
+    ok = sa_strv_push(&uo.clusters, cluster) && sa_usage_load(&u, &uo, error) &&
+         sa_usage_prepare(&u, db, NULL, error) && sa_usage_scan(db, &uo, u.as_of, tsdbs, &u.s, error);
+    for (size_t i = 0; ok && i < u.s.nacc; i++) {
+        int64_t v = sa_usums_get(&u.s, &u.s.acc[i], start, end);
+        all += v;
+        if (u.s.acc[i].k.t == u.s.unknown_id)
+            secs += v;
+    }
+    sa_usage_clear(&u);
+    sa_strv_clear(&uo.clusters);
+    if (!ok || secs == 0)
+        return ok;
+    snprintf(detail, sizeof detail,
+             "%.2f of %.2f GPU-hours in the window are of runs whose GPU type neither the TRES nor their nodes "
+             "say (usage counts them as unknown): type the GPUs in AccountingStorageTRES, or capture the "
+             "nodes per node (sinfo -N --json, slurm-ingest --node-config)",
+             sa_usage_hours(secs), sa_usage_hours(all));
+    return hrow(h, cluster, "gpu-type-unknown", "warning", "jobs", SA_UNSET, detail, error);
+}
+
+static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const sa_rcluster_t *cl,
+                          int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
 {
     static const char *const sources[3] = {"squeue", "sinfo", "sacct"};
     int64_t times[3] = {cl->last_squeue_at, cl->last_sinfo_at, cl->last_sacct_at};
@@ -229,6 +322,9 @@ static bool check_cluster(sa_rdb_t *db, const sa_report_opts_t *o, const sa_rclu
     bson_append_document_end(&opts, &sub);
     if (!sa_rdb_each(db, "ingest_runs", &f, &opts, on_failed_run, &c, error))
         goto done;
+    if (!check_gpu_config(tsdbs, o, cl->name, start, end, h, error) ||
+        (cl->in_archive && !check_gpu_type(db, tsdbs, o, cl->name, start, end, h, error)))
+        goto done;
     /* the cluster's summary */
     snprintf(detail, sizeof detail, "%zu error(s), %zu warning(s)", h->errors - e0, h->warnings - w0);
     ok = hrow(h, cl->name, "summary", h->errors > e0 ? "error" : h->warnings > w0 ? "warning" : "ok", "cluster",
@@ -245,6 +341,7 @@ bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
 {
     sa_rdb_t *db = NULL;
     sa_rclusters_t cl = {0};
+    sa_rtsdbs_t tsdbs;
     sa_rtable_t t;
     hctx_t h;
     sa_strv_t preamble;
@@ -255,6 +352,7 @@ bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
 
     (void)warn;
     *healthy = false;
+    sa_rtsdbs_init(&tsdbs);
     sa_rtable_init(&t, health_cols, H_N);
     sa_strv_init(&preamble);
     h.t = &t;
@@ -270,7 +368,7 @@ bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
     if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error))
         goto done;
     for (size_t i = 0; i < cl.n; i++) {
-        if (!check_cluster(db, o, &cl.v[i], start, end, &h, error))
+        if (!check_cluster(db, &tsdbs, o, &cl.v[i], start, end, &h, error))
             goto done;
     }
     if (!cl.n && !hrow(&h, "-", "stale-ingest", "error", "archive", SA_UNSET,
@@ -298,6 +396,7 @@ done:
     sa_rtable_clear(&t);
     sa_strv_clear(&preamble);
     sa_rclusters_clear(&cl);
+    sa_rtsdbs_clear(&tsdbs);
     sa_rdb_close(db);
     return ok;
 }

@@ -39,8 +39,12 @@ static const struct {
                            "(idle on a node down, drained, failing or reserved), other."},
     {"slurm_archive_cluster_cpus", "CPUs of the latest node snapshot."},
     {"slurm_archive_gpus", "GPUs of the latest node snapshot by type, node state and status: allocated, idle, "
-                           "stranded (idle where no job can use them)."},
+                           "stranded (idle where no job can use them), unknown (carried GPUs of a node that may "
+                           "run jobs: in use or not, nobody said)."},
     {"slurm_archive_cluster_gpus", "GPUs of the latest node snapshot, by type."},
+    {"slurm_archive_nodes_gpu_config", "Nodes of the latest node snapshot whose GPUs Slurm did not say per node "
+                                       "(grouped sinfo --json), by config: carried (from an earlier per-node "
+                                       "observation) or unknown (their GPUs are in no GPU metric)."},
     {"slurm_archive_nodes_snapshot_timestamp_seconds", "Time of the latest node snapshot."},
     {"slurm_archive_scheduler_threads", "sdiag: server threads of slurmctld."},
     {"slurm_archive_scheduler_agent_queue_size", "sdiag: RPCs queued for agents."},
@@ -225,15 +229,22 @@ static bool on_node(const sa_tsdb_node_t *n, void *vctx, sa_error_t *error)
             ok = sa_prom_add(p, "slurm_archive_cpus", (double)n->cpus_other, true, "cluster", c->cluster, "state", st,
                              "status", "other", NULL);
     }
+    if (ok && n->gpu_config != SA_NODE_GPUS_OBSERVED)
+        ok = sa_prom_add(p, "slurm_archive_nodes_gpu_config", 1, true, "cluster", c->cluster, "config",
+                         sa_node_gpu_config_name(n->gpu_config), NULL);
     for (size_t i = 0; ok && i < n->ngpus; i++) {
         const char *type = n->gpus[i].type && n->gpus[i].type[0] ? n->gpus[i].type : "(untyped)";
         int64_t used = n->gpus[i].used > 0 ? n->gpus[i].used : 0, idle = n->gpus[i].total - used;
+        /* carried GPUs: none in use on an IDLE or DOWN node, else unknown */
+        bool use_unknown = n->gpu_config == SA_NODE_GPUS_CARRIED && n->base && strcmp(n->base, "IDLE") != 0 &&
+                           strcmp(n->base, "DOWN") != 0;
         ok = sa_prom_add(p, "slurm_archive_cluster_gpus", (double)n->gpus[i].total, true, "cluster", c->cluster,
                          "gpu_type", type, NULL) &&
              sa_prom_add(p, "slurm_archive_gpus", (double)used, true, "cluster", c->cluster, "gpu_type", type,
                          "state", st, "status", "allocated", NULL) &&
              sa_prom_add(p, "slurm_archive_gpus", (double)(idle > 0 ? idle : 0), true, "cluster", c->cluster,
-                         "gpu_type", type, "state", st, "status", why ? "stranded" : "idle", NULL);
+                         "gpu_type", type, "state", st, "status", use_unknown ? "unknown" : why ? "stranded" : "idle",
+                         NULL);
     }
     if (!ok)
         sa_error_nomem(error);

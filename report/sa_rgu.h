@@ -26,6 +26,20 @@ void sa_rgu_free(sa_rgu_t *r);
  */
 bool sa_rgu_weight(const sa_rgu_t *r, const char *gpu_type, double *w, const char **name);
 
+/*
+ * The weight of a GPU type on a cluster (NULL: no cluster): the cluster's own table
+ * first ("clusters": {"NAME": [{"gpu_type", "parent", "rgu"}]} in the weights file: a
+ * type mapped to its parent model and weight, never a guess), then the general entries.
+ * *guess (may be NULL) is true when the entry matched is marked "guess": the type alone
+ * does not say its parent GPU (a bare MIG profile such as 1g.10gb exists on H100 and
+ * A100-80GB). *name gets the entry's name, or "PARENT TYPE" from a cluster table.
+ */
+bool sa_rgu_weight_on(const sa_rgu_t *r, const char *cluster, const char *gpu_type, double *w, const char **name,
+                      bool *guess);
+
+/* True when the table has per-cluster entries (weights then depend on the cluster). */
+bool sa_rgu_has_clusters(const sa_rgu_t *r);
+
 /* The table's "source" text (borrowed), "" when none. */
 const char *sa_rgu_source(const sa_rgu_t *r);
 

@@ -116,7 +116,7 @@ static void set_num(utable_t *ut, size_t r, int id, double v)
 /* The GPU-seconds of every key of cluster c over [x, y). */
 static sa_usum_t cluster_sum(sa_usage_t *u, uint32_t c, int64_t x, int64_t y)
 {
-    sa_usum_t s = {0, 0, 0};
+    sa_usum_t s = {0, 0, 0, 0};
     for (size_t i = 0; i < u->s.nacc; i++) {
         if (u->s.acc[i].k.c == c)
             sa_usage_sum_add(u, &s, &u->s.acc[i], x, y);
@@ -201,7 +201,7 @@ static bool chart_fill(sa_usage_t *u, sa_rchart_t *c, const scope_t *sc, unsigne
             continue;
         for (size_t k = 0; k < u->s.nacc; k++) {
             const sa_uacc_t *acc = &u->s.acc[k];
-            sa_usum_t s = {0, 0, 0};
+            sa_usum_t s = {0, 0, 0, 0};
             size_t j = 0;
             if (!in_scope(u, sc, acc))
                 continue;
@@ -577,6 +577,21 @@ static void usage_preamble(const sa_usage_t *u, sa_strv_t *p, const sa_strv_t *u
                                "(column gpu_hours_unweighted).", list ? list : "?");
             free(list);
         }
+        if (u->guessed_secs > 0) {
+            char *list = NULL;
+            size_t l = 0;
+            FILE *mm = open_memstream(&list, &l);
+            for (size_t i = 0; mm && i < u->guessed.n; i++)
+                fprintf(mm, "%s%s", i ? ", " : "", u->guessed.v[i]);
+            if (mm)
+                fclose(mm);
+            sa_rpreamble_add(p, "RGU weights guessed for %.2f GPU-hours of GPU type(s) %s: a bare MIG profile does "
+                               "not say its parent GPU (1g.10gb is an H100-80gb slice, 1.74 RGU, or an A100-80gb "
+                               "slice, 0.69) and is weighted as H100; give the cluster's table in --rgu-weights "
+                               "(\"clusters\": {CLUSTER: [{gpu_type, parent, rgu}]}).",
+                            sa_usage_hours(u->guessed_secs), list ? list : "?");
+            free(list);
+        }
     }
     if (o->allocations_path)
         sa_rpreamble_add(p, "Awards: target to date = award x elapsed fraction of the award period (to the as-of "
@@ -611,6 +626,10 @@ static json_t *usage_json(const sa_usage_t *u, const sa_strv_t *preamble, const 
         json_object_set_new(extra, "recent_days", json_real(u->awards.recent_days));
     if (u->rgu_cols)
         json_object_set_new(extra, "unweighted_gpu_types", sa_rjson_strv(unweighted));
+    if (u->rgu_cols && u->guessed_secs > 0) {
+        json_object_set_new(extra, "rgu_guessed_gpu_types", sa_rjson_strv(&u->guessed));
+        json_object_set_new(extra, "rgu_guessed_gpu_hours", json_real(sa_usage_hours(u->guessed_secs)));
+    }
     return extra;
 }
 
@@ -657,6 +676,7 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
         goto done;
     if (u.rgu_cols) {
         sa_usage_unweighted(&u, &unweighted);
+        sa_usage_guesses(&u);
         for (size_t i = 0; warn && i < unweighted.n; i++)
             fprintf(warn, "slurm-report: GPU type %s has no RGU weight: its GPU-hours are not in RGU-years "
                           "(add it with --rgu-weights)\n", unweighted.v[i]);

@@ -86,6 +86,8 @@ typedef struct {
     bool rgu_cols;            /* RGU-years are shown (--unit rgu-years or an award in RGU-years) */
     int64_t *wcache;          /* name id -> RGU weight in thousandths (-2: not looked up, -1: none) */
     size_t nwcache;
+    sa_strv_t guessed;        /* GPU types weighted by a guess (sa_rgu_weight_on), sorted */
+    int64_t guessed_secs;     /* their GPU-seconds in the range (sa_usage_guesses) */
 } sa_usage_t;
 
 /*
@@ -107,12 +109,18 @@ size_t sa_usage_cluster(const sa_usage_t *u, const char *name);
 /* GPU-seconds, RGU-weighted GPU-seconds in thousandths, and GPU-seconds of types without a weight. */
 typedef struct {
     int64_t secs, rgu_msecs, unweighted;
+    int64_t guessed;          /* of secs: weighted by a guess (a bare MIG profile: the parent GPU not said) */
 } sa_usum_t;
 
 /* Adds the use of accumulator a over [x, y) to *s. */
 void sa_usage_sum_add(sa_usage_t *u, sa_usum_t *s, const sa_uacc_t *a, int64_t x, int64_t y);
 /* RGU weight of an interned type in thousandths; false when the type has none. */
 bool sa_usage_type_weight(sa_usage_t *u, uint32_t t, int64_t *milli);
+/*
+ * The RGU weight of type t on cluster c (interned ids) in thousandths: the cluster's
+ * table of the weights file first; *guess when the weight is a guess. False: no weight.
+ */
+bool sa_usage_weight_on(sa_usage_t *u, uint32_t c, uint32_t t, int64_t *milli, bool *guess);
 
 double sa_usage_hours(int64_t secs);
 double sa_usage_rgu_years(const sa_usage_t *u, const sa_usum_t *s);
@@ -123,6 +131,8 @@ const char *sa_unit_key(sa_unit_t unit);   /* "gpu-years" */
 
 /* The types without an RGU weight that have use in the range, sorted (appended to out). */
 void sa_usage_unweighted(sa_usage_t *u, sa_strv_t *out);
+/* Sets u->guessed and u->guessed_secs: the GPU types over the whole range weighted by a guess. */
+void sa_usage_guesses(sa_usage_t *u);
 
 /* A row of grouped use: the accumulators order[first .. first + count) share the grouping keys. */
 typedef struct {

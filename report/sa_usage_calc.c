@@ -162,6 +162,7 @@ void sa_usage_clear(sa_usage_t *u)
     sa_awards_clear(&u->awards);
     free(u->award_in);
     free(u->wcache);
+    sa_strv_clear(&u->guessed);
     memset(u, 0, sizeof *u);
 }
 
@@ -358,16 +359,42 @@ bool sa_usage_type_weight(sa_usage_t *u, uint32_t t, int64_t *milli)
     return *milli >= 0;
 }
 
+bool sa_usage_weight_on(sa_usage_t *u, uint32_t c, uint32_t t, int64_t *milli, bool *guess)
+{
+    const char *type = sa_rintern_str(&u->s.names, t);
+    double w;
+    bool ok;
+
+    *guess = false;
+    if (!sa_rgu_has_clusters(u->rgu)) {
+        if (!sa_usage_type_weight(u, t, milli))
+            return false;
+        sa_rgu_weight_on(u->rgu, NULL, type, &w, NULL, guess);
+    } else {
+        ok = sa_rgu_weight_on(u->rgu, sa_rintern_str(&u->s.names, c), type, &w, NULL, guess);
+        *milli = ok ? llround(w * 1000) : -1;
+        if (!ok)
+            return false;
+    }
+    if (*guess && !sa_strv_contains(&u->guessed, type))
+        sa_strv_add_sorted_unique(&u->guessed, type);
+    return true;
+}
+
 void sa_usage_sum_add(sa_usage_t *u, sa_usum_t *s, const sa_uacc_t *a, int64_t x, int64_t y)
 {
     int64_t v = sa_usums_get(&u->s, a, x, y), w;
+    bool guess;
     if (!v)
         return;
     s->secs += v;
-    if (sa_usage_type_weight(u, a->k.t, &w))
+    if (sa_usage_weight_on(u, a->k.c, a->k.t, &w, &guess)) {
         s->rgu_msecs += v * w;
-    else
+        if (guess)
+            s->guessed += v;
+    } else {
         s->unweighted += v;
+    }
 }
 
 double sa_usage_rgu_years(const sa_usage_t *u, const sa_usum_t *s)
@@ -420,6 +447,17 @@ void sa_usage_unweighted(sa_usage_t *u, sa_strv_t *out)
         if (!sa_usage_type_weight(u, u->s.acc[i].k.t, &w) &&
             sa_usums_get(&u->s, &u->s.acc[i], u->s.b[0], u->s.b[u->s.nb - 1]) > 0 && !sa_strv_contains(out, t))
             sa_strv_add_sorted_unique(out, t);
+    }
+}
+
+void sa_usage_guesses(sa_usage_t *u)
+{
+    u->guessed_secs = 0;
+    for (size_t i = 0; i < u->s.nacc; i++) {
+        int64_t w, v = sa_usums_get(&u->s, &u->s.acc[i], u->s.b[0], u->s.b[u->s.nb - 1]);
+        bool guess;
+        if (v > 0 && sa_usage_weight_on(u, u->s.acc[i].k.c, u->s.acc[i].k.t, &w, &guess) && guess)
+            u->guessed_secs += v;
     }
 }
 
@@ -522,7 +560,7 @@ bool sa_usage_award_matches(sa_usage_t *u, const sa_award_t *a, const sa_uacc_t 
 
 sa_usum_t sa_usage_award_sum(sa_usage_t *u, const sa_award_t *a, int64_t x, int64_t y)
 {
-    sa_usum_t s = {0, 0, 0};
+    sa_usum_t s = {0, 0, 0, 0};
     for (size_t i = 0; i < u->s.nacc; i++) {
         if (sa_usage_award_matches(u, a, &u->s.acc[i]))
             sa_usage_sum_add(u, &s, &u->s.acc[i], x, y);

@@ -11,7 +11,9 @@
  * Filter (a superset of the documents needed; C decides exactly): cluster in the
  * clusters reported, account/user when filtered, runs.start < END, runs.gpus > 0,
  * and (runs.end >= START or the job is not final or the job's end >= START). The
- * last two catch runs without an end (still running, vanished, requeued).
+ * last two catch runs without an end (still running, vanished, requeued). The scope
+ * is repeated in each clause of the $or so that each clause is an index range on
+ * MongoDB (README, "What a report reads").
  * $elemMatch would be tighter but FerretDB 1.24 does not support field conditions
  * in it.
  *
@@ -63,10 +65,20 @@ static bool oom(sa_error_t *error)
 
 /* ---- GPU types ----------------------------------------------------------------------------- */
 
-/* The type id of untyped GPUs of run r of cluster c: the single GPU type of its nodes, else "unknown". */
+/*
+ * The type id of untyped GPUs of run r of cluster c: the type slurm-ingest found on its
+ * nodes (runs[].gpu_type, source node or carried), else the single GPU type of its nodes
+ * in the time series now, else "unknown".
+ */
 static bool untyped(scan_t *sc, uint32_t c, const run_t *r, uint32_t *t, sa_error_t *error)
 {
     const char *nt = NULL;
+
+    if (r->v->gpu_type && *r->v->gpu_type &&
+        (r->v->gpu_type_source == SA_RUN_GPU_TYPE_NODE || r->v->gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)) {
+        *t = sa_rintern(&sc->s->names, r->v->gpu_type);
+        return *t != UINT32_MAX || oom(error);
+    }
 
     if (!sc->ng_tried[c]) {
         sa_tsdb_t *db = NULL;
@@ -241,7 +253,8 @@ static void append_projection(bson_t *opts, bool history)
     bson_t proj;
     static const char *const fields[] = {"cluster",   "account",  "user",      "state",           "end",
                                          "vanished_at", "runs.start", "runs.end", "runs.gpus",
-                                         "runs.gpus_by_type", "runs.nodes", NULL};
+                                         "runs.gpus_by_type", "runs.nodes", "runs.gpu_type",
+                                         "runs.gpu_type_source", NULL};
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);
     for (const char *const *f = fields; *f; f++)
         BSON_APPEND_INT32(&proj, *f, 1);
@@ -286,35 +299,50 @@ static void append_date_cond(bson_t *b, const char *key, const char *op, int64_t
     bson_append_document_end(b, &cond);
 }
 
-/* The first-pass filter (see the comment at the top). */
-static void build_filter(const scan_t *sc, bson_t *f)
+/* The clusters, accounts and users reported, as conditions of f. */
+static void append_scope(const scan_t *sc, bson_t *f)
 {
-    const sa_report_opts_t *o = sc->o;
     const sa_usums_t *s = sc->s;
     sa_strv_t names;
-    bson_t cond, or, alt;
 
     sa_strv_init(&names);
     for (uint32_t i = 0; i < s->nclusters; i++)
         sa_strv_push(&names, sa_rintern_str(&s->names, i));
     sa_rbson_append_in(f, "cluster", &names);
     sa_strv_clear(&names);
-    if (o->accounts.n)
-        sa_rbson_append_in(f, "account", &o->accounts);
-    if (o->users.n)
-        sa_rbson_append_in(f, "user", &o->users);
+    if (sc->o->accounts.n)
+        sa_rbson_append_in(f, "account", &sc->o->accounts);
+    if (sc->o->users.n)
+        sa_rbson_append_in(f, "user", &sc->o->users);
+}
+
+/*
+ * The first-pass filter (see the comment at the top): an $or of three clauses, each
+ * with the scope and one condition an index of schema/ answers on MongoDB, bounded by
+ * the window's start whatever the archive's age: runs.end >= START (cluster_runs_end),
+ * state not final (cluster_state: the few live states) and end >= START (cluster_end);
+ * runs.start < END and runs.gpus > 0 are checked on the documents those return.
+ */
+static void build_filter(const scan_t *sc, bson_t *f)
+{
+    const sa_usums_t *s = sc->s;
+    bson_t cond, or, alt;
+
     append_date_cond(f, "runs.start", "$lt", s->b[s->nb - 1]);
     BSON_APPEND_DOCUMENT_BEGIN(f, "runs.gpus", &cond);
     BSON_APPEND_INT32(&cond, "$gt", 0);
     bson_append_document_end(f, &cond);
     BSON_APPEND_ARRAY_BEGIN(f, "$or", &or);
     BSON_APPEND_DOCUMENT_BEGIN(&or, "0", &alt);
+    append_scope(sc, &alt);
     append_date_cond(&alt, "runs.end", "$gte", s->b[0]);
     bson_append_document_end(&or, &alt);
     BSON_APPEND_DOCUMENT_BEGIN(&or, "1", &alt);
+    append_scope(sc, &alt);
     sa_rbson_append_final_states(&alt, "$nin");
     bson_append_document_end(&or, &alt);
     BSON_APPEND_DOCUMENT_BEGIN(&or, "2", &alt);
+    append_scope(sc, &alt);
     append_date_cond(&alt, "end", "$gte", s->b[0]);
     bson_append_document_end(&or, &alt);
     bson_append_array_end(f, &or);

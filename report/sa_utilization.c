@@ -75,7 +75,7 @@ const sa_col_t *sa_utilization_cols(size_t *n)
 /* Per-type totals while the rows of one cluster are read. */
 typedef struct {
     char *type;
-    double total, used, idle, stranded;
+    double total, used, idle, stranded, use_unknown;
 } type_sum_t;
 
 typedef struct {
@@ -85,7 +85,37 @@ typedef struct {
     bool per_type;
     type_sum_t *sums;
     size_t nsums;
+    /* nodes whose GPUs a grouped sinfo did not say, from the "*" rows */
+    double unknown_node_h, carried_gpu_h, use_unknown_gpu_h;
 } rows_ctx_t;
+
+/* The GPU type shown for nodes of unknown GPU configuration (sa_tsdb_hours_t.gpu_config_unknown). */
+#define UNKNOWN_CONFIG "(unknown GPU configuration)"
+
+/*
+ * The row of nodes whose GPU configuration is unknown (a grouped sinfo --json said no
+ * node's own GPUs, nothing earlier did): their node and CPU time, class "unknown", and
+ * no GPU figure (not 0: nobody knows).
+ */
+static bool add_unknown_row(rows_ctx_t *c, const sa_tsdb_hours_t *h)
+{
+    size_t r;
+
+    if (c->o->stranded_only)
+        return true;
+    if ((r = sa_rtable_add_row(c->t)) == SIZE_MAX)
+        return false;
+    sa_rtable_str(c->t, r, U_CLUSTER, c->cluster);
+    sa_rtable_str(c->t, r, U_TYPE, UNKNOWN_CONFIG);
+    sa_rtable_str(c->t, r, U_STATE, h->state);
+    sa_rtable_str(c->t, r, U_CLASS, "unknown");
+    sa_rtable_num(c->t, r, U_NODE_H, h->node_hours);
+    sa_rtable_num(c->t, r, U_CPU_H, h->cpu_hours_total);
+    sa_rtable_num(c->t, r, U_CPU_ALLOC, h->cpu_hours_alloc);
+    sa_rtable_num(c->t, r, U_CPU_IDLE, h->cpu_hours_idle);
+    sa_rtable_num(c->t, r, U_CPU_OTHER, h->cpu_hours_other);
+    return true;
+}
 
 /* Adds h's GPU hours to the totals of its type (rows come sorted by group). */
 static bool sum_type(rows_ctx_t *c, const sa_tsdb_hours_t *h)
@@ -105,6 +135,7 @@ static bool sum_type(rows_ctx_t *c, const sa_tsdb_hours_t *h)
     s->total += h->gpu_hours_total;
     s->used += h->gpu_hours_used;
     s->idle += h->gpu_hours_idle;
+    s->use_unknown += h->gpu_hours_use_unknown;
     if (h->stranded)
         s->stranded += h->gpu_hours_idle;
     return true;
@@ -115,11 +146,14 @@ static bool sum_type(rows_ctx_t *c, const sa_tsdb_hours_t *h)
  * (idle, nobody could use them), joined with '+' ("used+stranded": an ALLOCATED node
  * whose jobs left GPUs idle); NULL without GPU time.
  */
-static const char *gpu_class(double used, double idle_usable, double stranded, char *buf, size_t sz)
+static const char *gpu_class(double used, double idle_usable, double stranded, double use_unknown, char *buf,
+                             size_t sz)
 {
     buf[0] = '\0';
     if (used > 0)
         snprintf(buf, sz, "used");
+    if (use_unknown > 0) /* carried GPUs on a node that may run jobs: used or idle, nobody said */
+        snprintf(buf + strlen(buf), sz - strlen(buf), "%sunknown", buf[0] ? "+" : "");
     if (idle_usable > 0)
         snprintf(buf + strlen(buf), sz - strlen(buf), "%sidle", buf[0] ? "+" : "");
     if (stranded > 0)
@@ -135,8 +169,13 @@ static bool add_row(const sa_tsdb_hours_t *h, void *vctx, sa_error_t *error)
     char cls[32];
     size_t r;
 
-    if (c->per_type && !h->group)
-        return true; /* nodes without GPUs: in the "*" rows */
+    if (c->per_type && !h->group) /* nodes without GPUs: in the "*" rows; unknown GPUs: a row apart */
+        return !h->gpu_config_unknown || add_unknown_row(c, h) || (sa_error_nomem(error), false);
+    if (!c->per_type) {
+        c->unknown_node_h += h->node_hours_gpu_unknown;
+        c->carried_gpu_h += h->gpu_hours_carried;
+        c->use_unknown_gpu_h += h->gpu_hours_use_unknown;
+    }
     if (c->per_type && !sum_type(c, h))
         goto nomem;
     if (c->o->stranded_only && (!c->per_type || !(h->gpu_hours_stranded > 0)))
@@ -156,7 +195,7 @@ static bool add_row(const sa_tsdb_hours_t *h, void *vctx, sa_error_t *error)
     sa_rtable_num(c->t, r, U_GPU_IDLE, h->gpu_hours_idle);
     if (c->per_type || h->gpu_hours_total > 0) {
         sa_rtable_str(c->t, r, U_CLASS, gpu_class(h->gpu_hours_used, h->stranded ? 0 : h->gpu_hours_idle,
-                                                  h->gpu_hours_stranded, cls, sizeof cls));
+                                                  h->gpu_hours_stranded, h->gpu_hours_use_unknown, cls, sizeof cls));
         sa_rtable_num(c->t, r, U_GPU_STRANDED, h->gpu_hours_stranded);
         if (h->gpu_hours_stranded > 0)
             sa_rtable_str(c->t, r, U_REASON, reason);
@@ -197,11 +236,36 @@ static void convert_rows(sa_rtable_t *t, size_t first, int unit)
     }
 }
 
+/*
+ * Says how much of cluster's GPU time the series could not count or split (nodes whose
+ * GPUs a grouped sinfo --json did not say): a preamble line and members of jcl (the
+ * cluster's JSON object).
+ */
+static void gpu_config_notes(const rows_ctx_t *c, sa_strv_t *preamble, json_t *jcl)
+{
+    json_object_set_new(jcl, "gpu_unknown_config_node_hours", json_real(c->unknown_node_h));
+    json_object_set_new(jcl, "gpu_carried_hours", json_real(c->carried_gpu_h));
+    json_object_set_new(jcl, "gpu_use_unknown_hours", json_real(c->use_unknown_gpu_h));
+    if (c->unknown_node_h > 0)
+        sa_rpreamble_add(preamble,
+                         "%s: %.2f node-hours on nodes of unknown GPU configuration (rows " UNKNOWN_CONFIG
+                         "): snapshots from a grouped sinfo --json did not say these nodes' GPUs and no "
+                         "per-node observation did; their GPU time is counted nowhere. Capture sinfo -N --json, "
+                         "or give slurm-ingest --node-config (scontrol show nodes --json) before the snapshots.",
+                         c->cluster, c->unknown_node_h);
+    if (c->carried_gpu_h > 0)
+        sa_rpreamble_add(preamble,
+                         "%s: %.2f GPU-hours are of GPUs carried from the nodes' last per-node observation "
+                         "(grouped sinfo --json); %.2f GPU-hours of them, on nodes that could run jobs, are "
+                         "neither used nor idle: their use is unknown (class unknown).",
+                         c->cluster, c->carried_gpu_h, c->use_unknown_gpu_h);
+}
+
 /* The rows of one cluster: all nodes by state, each GPU type by state, each GPU type's "(all)". */
 static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *cluster, int unit, sa_rtable_t *t,
-                         sa_error_t *error)
+                         sa_strv_t *preamble, json_t *jgpu, sa_error_t *error)
 {
-    rows_ctx_t c = {o, t, cluster, false, NULL, 0};
+    rows_ctx_t c = {o, t, cluster, false, NULL, 0, 0, 0, 0};
     size_t first = t->nrows;
     bool ok = sa_tsdb_state_hours(db, cluster, o->start, o->end, SA_TSDB_BY_STATE, add_row, &c, error);
 
@@ -215,7 +279,7 @@ static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *c
             sa_rtable_str(t, r, U_TYPE, c.sums[k].type[0] ? c.sums[k].type : "(untyped)");
             sa_rtable_str(t, r, U_STATE, "(all)");
             sa_rtable_str(t, r, U_CLASS, gpu_class(c.sums[k].used, c.sums[k].idle - c.sums[k].stranded,
-                                                   c.sums[k].stranded, cls, sizeof cls));
+                                                   c.sums[k].stranded, c.sums[k].use_unknown, cls, sizeof cls));
             sa_rtable_num(t, r, U_GPU_H, c.sums[k].total);
             sa_rtable_num(t, r, U_GPU_USED, c.sums[k].used);
             sa_rtable_num(t, r, U_GPU_IDLE, c.sums[k].idle);
@@ -224,8 +288,10 @@ static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *c
         free(c.sums[k].type);
     }
     free(c.sums);
-    if (ok)
+    if (ok) {
         convert_rows(t, first, unit);
+        gpu_config_notes(&c, preamble, jgpu);
+    }
     return ok;
 }
 
@@ -330,9 +396,14 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
                      sa_riso(o->start), sa_riso(o->end));
     for (size_t i = 0; i < clusters.n; i++) {
         sa_tsdb_t *db;
-        if (!sa_rtsdbs_get(&tsdbs, o, clusters.v[i], true, &db, error) ||
-            !cluster_rows(o, db, clusters.v[i], unit, &t, error) ||
-            !cluster_coverage(o, db, clusters.v[i], &preamble, jcl, error))
+        json_t *jgpu = json_object();
+        bool cok = sa_rtsdbs_get(&tsdbs, o, clusters.v[i], true, &db, error) &&
+                   cluster_rows(o, db, clusters.v[i], unit, &t, &preamble, jgpu, error) &&
+                   cluster_coverage(o, db, clusters.v[i], &preamble, jcl, error);
+        if (cok)
+            json_object_update(json_array_get(jcl, json_array_size(jcl) - 1), jgpu);
+        json_decref(jgpu);
+        if (!cok)
             goto done;
     }
     sa_rpreamble_add(&preamble, "Rows with GPU type * are all nodes; a GPU type's rows count the nodes having that "

@@ -750,6 +750,44 @@ static void run_stats(const sa_job_t *rec, sa_stats_t *u)
         u->disk_write_bytes = sum.disk_write_bytes;
 }
 
+/*
+ * Sets a run's gpu_type and gpu_type_source from its GPUs by type (the run's alloc JSON)
+ * and what slurm-ingest found on its nodes: untyped GPUs take the nodes' type ("node",
+ * "carried") or none ("unknown"); else a single typed type is the run's ("tres"), and
+ * several leave gpu_type out ("tres": see gpus_by_type).
+ */
+static void set_run_gpu_type(json_t *r, const json_t *alloc, const sa_job_t *rec)
+{
+    const json_t *byt = json_object_get(alloc, "gpus_by_type"), *e;
+    const char *single = NULL;
+    int64_t untyped = 0;
+    size_t i, ntyped = 0;
+    int src;
+
+    if (get_int(alloc, "gpus") <= 0)
+        return;
+    json_array_foreach(byt, i, e) {
+        const char *t = get_str(e, "type");
+        if (!t || !*t)
+            untyped += get_int(e, "count") > 0 ? get_int(e, "count") : 0;
+        else if (get_int(e, "count") > 0 && ++ntyped == 1)
+            single = t;
+    }
+    if (untyped > 0 || ntyped == 0) {
+        src = rec->run_gpu_type && (rec->run_gpu_type_source == SA_RUN_GPU_TYPE_NODE ||
+                                    rec->run_gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)
+                  ? rec->run_gpu_type_source
+                  : SA_RUN_GPU_TYPE_UNKNOWN;
+        if (src != SA_RUN_GPU_TYPE_UNKNOWN)
+            set_str(r, "gpu_type", rec->run_gpu_type);
+    } else {
+        src = SA_RUN_GPU_TYPE_TRES;
+        if (ntyped == 1)
+            set_str(r, "gpu_type", single);
+    }
+    json_object_set_new(r, "gpu_type_source", json_string(sa_run_gpu_type_source_name(src)));
+}
+
 static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     json_t *r = json_object(), *alloc = tres_json(&rec->alloc, &rec->gres_gpus);
@@ -769,6 +807,7 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     json_object_set(r, "gpus", json_object_get(alloc, "gpus"));
     if (json_object_get(alloc, "gpus_by_type"))
         json_object_set(r, "gpus_by_type", json_object_get(alloc, "gpus_by_type"));
+    set_run_gpu_type(r, alloc, rec);
     if (sa_job_state_is_final(rec->state.base)) {
         set_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
         set_int(r, "elapsed_s", rec->elapsed);
@@ -830,6 +869,14 @@ static int run_key_cmp(const json_t *a, const json_t *b)
  */
 static void run_fill(json_t *better, const json_t *other)
 {
+    const char *bs = get_str(better, "gpu_type_source"), *os = get_str(other, "gpu_type_source");
+
+    /* the nodes' type of untyped GPUs, when one observation found it and the other not */
+    if (bs && os && strcmp(bs, "unknown") == 0 && (strcmp(os, "node") == 0 || strcmp(os, "carried") == 0) &&
+        json_object_get(other, "gpu_type")) {
+        json_object_set(better, "gpu_type", json_object_get(other, "gpu_type"));
+        json_object_set(better, "gpu_type_source", json_object_get(other, "gpu_type_source"));
+    }
     if (!json_object_get(better, "steps") && json_object_get(other, "steps"))
         json_object_set(better, "steps", json_object_get(other, "steps"));
     if (!json_object_get(better, "usage") && json_object_get(other, "usage"))

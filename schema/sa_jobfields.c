@@ -153,6 +153,10 @@ const sa_jobfield_t sa_jobfields[] = {
     {"runs[].gpus_by_type[]", "object", "one GPU type and its count"},
     {"runs[].gpus_by_type[].type", "string", "GPU type; '' = untyped (the report then asks the node time series)"},
     {"runs[].gpus_by_type[].count", "long", "GPUs of that type"},
+    {"runs[].gpu_type", "string", "the type of the run's GPUs: the one typed TRES entry, or for untyped GPUs the "
+                                  "single GPU type of its nodes at its start (absent when several or unknown)"},
+    {"runs[].gpu_type_source", "string", "where gpu_type comes from: tres, node (the nodes' gres), carried (the "
+                                         "nodes' GPUs carried from an earlier per-node observation), unknown"},
     {"runs[].exit", "object", "how the run ended"},
     {"runs[].exit.code", "long", "its exit code"},
     {"runs[].exit.signal", "long", "its signal (0: none)"},

@@ -227,6 +227,10 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
                 r->gpus = sa_bson_iter_int(it, 0);
             else if (key_is(k, "gpus_by_type") && !read_gpu_types(v, it, ngpu, &r->ngpu_types))
                 return false;
+            else if (key_is(k, "gpu_type"))
+                r->gpu_type = sa_bson_iter_str(it, NULL);
+            else if (key_is(k, "gpu_type_source"))
+                r->gpu_type_source = sa_run_gpu_type_source_parse(sa_bson_iter_str(it, NULL));
             break;
         case 'n':
             if (key_is(k, "nodes"))

@@ -56,6 +56,8 @@ typedef struct {
     int64_t gpus;           /* 0 when absent */
     const sa_jobview_gpu_t *gpu_types; /* runs[].gpus_by_type, in the document's order */
     size_t ngpu_types;
+    const char *gpu_type;   /* runs[].gpu_type, NULL when absent */
+    int gpu_type_source;    /* runs[].gpu_type_source: sa_run_gpu_type_source_t, 0 when absent */
     int exit_code, exit_signal; /* -1 when absent */
     int64_t elapsed_s;      /* SA_UNSET when absent (still running) */
     int64_t mem_mb;         /* allocated memory, SA_UNSET when absent */

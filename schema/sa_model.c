@@ -412,6 +412,7 @@ static void job_clear(sa_job_t *job)
     sa_tres_clear(&job->req);
     sa_tres_clear(&job->alloc);
     sa_gpus_clear(&job->gres_gpus);
+    free(job->run_gpu_type);
     for (size_t i = 0; i < job->nsteps; i++)
         step_clear(&job->steps[i]);
     free(job->steps);
@@ -472,6 +473,28 @@ static void node_init(sa_node_t *node)
     sa_gpus_init(&node->gpus_total);
     sa_gpus_init(&node->gpus_used);
     sa_strv_init(&node->partitions);
+    node->gpu_config = SA_NODE_GPUS_OBSERVED;
+    node->gpu_config_at = SA_UNSET;
+}
+
+const char *sa_run_gpu_type_source_name(int source)
+{
+    static const char *const names[] = {NULL, "tres", "node", "carried", "unknown"};
+    return source > 0 && source <= SA_RUN_GPU_TYPE_UNKNOWN ? names[source] : NULL;
+}
+
+int sa_run_gpu_type_source_parse(const char *name)
+{
+    for (int s = SA_RUN_GPU_TYPE_TRES; name && s <= SA_RUN_GPU_TYPE_UNKNOWN; s++) {
+        if (strcmp(name, sa_run_gpu_type_source_name(s)) == 0)
+            return s;
+    }
+    return SA_RUN_GPU_TYPE_NONE;
+}
+
+const char *sa_node_gpu_config_name(int c)
+{
+    return c == SA_NODE_GPUS_CARRIED ? "carried" : c == SA_NODE_GPUS_UNKNOWN ? "unknown" : "observed";
 }
 
 sa_node_t *sa_node_new(void)
@@ -737,6 +760,9 @@ json_t *sa_node_to_json(const sa_node_t *node)
     put_strv(o, "partitions", &node->partitions);
     put_str(o, "gres", node->gres);
     put_str(o, "gres_used", node->gres_used);
+    if (node->gpu_config != SA_NODE_GPUS_OBSERVED)
+        json_object_set_new(o, "gpu_config", json_string(sa_node_gpu_config_name(node->gpu_config)));
+    put_time(o, "gpu_config_at", node->gpu_config_at);
     if (node->extra && json_object_size(node->extra))
         json_object_set(o, "extra", node->extra);
     return o;

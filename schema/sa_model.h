@@ -176,6 +176,21 @@ typedef struct {
 void sa_stats_init(sa_stats_t *s);
 bool sa_stats_is_empty(const sa_stats_t *s);
 
+/* Where a run's GPU type comes from (runs[].gpu_type_source in the job documents;
+ * sa_job_t.run_gpu_type_source). */
+typedef enum {
+    SA_RUN_GPU_TYPE_NONE = 0, /* not resolved (no GPUs, or not looked up) */
+    SA_RUN_GPU_TYPE_TRES,     /* the run's TRES named it (gres/gpu:a100=2) */
+    SA_RUN_GPU_TYPE_NODE,     /* its nodes' gres at the run's start, as Slurm printed them */
+    SA_RUN_GPU_TYPE_CARRIED,  /* its nodes' GPUs carried from an earlier per-node observation */
+    SA_RUN_GPU_TYPE_UNKNOWN,  /* untyped, and the nodes did not tell */
+} sa_run_gpu_type_source_t;
+
+/* "tres", "node", "carried", "unknown"; NULL for SA_RUN_GPU_TYPE_NONE. */
+const char *sa_run_gpu_type_source_name(int source);
+/* The source of a name of sa_run_gpu_type_source_name(), SA_RUN_GPU_TYPE_NONE for any other. */
+int sa_run_gpu_type_source_parse(const char *name);
+
 /* ---- jobs ------------------------------------------------------------------ */
 
 typedef enum {
@@ -231,6 +246,11 @@ typedef struct {
     sa_tres_t req;                        /* requested TRES */
     sa_tres_t alloc;                      /* allocated TRES */
     sa_gpus_t gres_gpus;                  /* GPUs from gres_detail / tres_per_* (by type), when TRES lack them */
+    /* the type of the run's untyped GPUs from its nodes (set by slurm-ingest from the time
+     * series, not by parsers): owned, NULL when not found; source: sa_run_gpu_type_source_t
+     * (0: not looked up) */
+    char *run_gpu_type;
+    int run_gpu_type_source;
 
     int exit_code;          /* -1 when unknown */
     int exit_signal;        /* -1 when unknown; 0 = none */
@@ -268,8 +288,31 @@ typedef struct {
     sa_gpus_t gpus_used;    /* from gres_used */
     sa_strv_t partitions;   /* sorted unique */
     char *gres, *gres_used; /* raw strings as Slurm printed them */
+    /* where gpus_total comes from (sa_node_gpu_config_t); SA_NODE_GPUS_OBSERVED unless said */
+    int gpu_config;
+    int64_t gpu_config_at;  /* CARRIED: the time of what it was carried from (a per-node observation, a
+                             * --node-config record, or the start of an interval carried before); else SA_UNSET */
     json_t *extra;
 } sa_node_t;
+
+/*
+ * Where a node record's configured GPUs (gpus_total) come from:
+ * - OBSERVED: Slurm printed this node's gres (scontrol, sinfo -N, a one-node sinfo group);
+ * - CARRIED: Slurm did not say them per node (a grouped `sinfo --json`), and they were
+ *   carried from the node's last per-node observation (a node's configured GPUs change
+ *   only when an admin reconfigures it); gpus_used is then unknown, except on IDLE and
+ *   DOWN nodes (no job: none in use);
+ * - UNKNOWN: Slurm did not say them per node and nothing earlier did: gpus_total is empty
+ *   but the node may have GPUs (its sinfo group's gres names some).
+ */
+typedef enum {
+    SA_NODE_GPUS_OBSERVED = 0,
+    SA_NODE_GPUS_CARRIED = 1,
+    SA_NODE_GPUS_UNKNOWN = 2,
+} sa_node_gpu_config_t;
+
+/* "observed", "carried", "unknown". */
+const char *sa_node_gpu_config_name(int c);
 
 sa_node_t *sa_node_new(void);
 void sa_node_destroy(sa_node_t *node);

@@ -73,7 +73,8 @@ static bool is_unreachable(const bson_error_t *berr)
     static const char *const words[] = {"connection refused", "failed to resolve", "connection timeout",
                                         "no route to host", "network is unreachable", "host is unreachable",
                                         "failed to connect", "connection reset", "connection closed",
-                                        "socket error", "stream is closed", NULL};
+                                        "socket error", "stream is closed", "broken pipe",
+                                        "failure during socket delivery", NULL};
     if (berr->domain != MONGOC_ERROR_STREAM && berr->domain != MONGOC_ERROR_SERVER_SELECTION)
         return false;
     for (const char *const *w = words; *w; w++) {

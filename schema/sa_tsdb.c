@@ -175,10 +175,11 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_NAME_GPUTYPE] = "SELECT name FROM gpu_type WHERE id = ?1",
     [S_ATTR_BY_HASH] = "SELECT id FROM attr WHERE hash = ?1",
     [S_ATTR_GET] = "SELECT state_id, reason_id, partset_id, cpus_total, cpus_alloc, cpus_idle, cpus_other,"
-                   " mem_total_mb, mem_alloc_mb FROM attr WHERE id = ?1",
+                   " mem_total_mb, mem_alloc_mb, gpu_config FROM attr WHERE id = ?1",
     [S_ATTR_GPUS] = "SELECT gpu_type_id, total, used FROM attr_gpu WHERE attr_id = ?1 ORDER BY gpu_type_id",
     [S_ATTR_INS] = "INSERT INTO attr (hash, state_id, reason_id, partset_id, cpus_total, cpus_alloc, cpus_idle,"
-                   " cpus_other, mem_total_mb, mem_alloc_mb) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                   " cpus_other, mem_total_mb, mem_alloc_mb, gpu_config)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
     [S_ATTR_GPU_INS] = "INSERT INTO attr_gpu (attr_id, gpu_type_id, total, used) VALUES (?1, ?2, ?3, ?4)",
     [S_NODES] = "SELECT id, name, cur_attr_id FROM node WHERE cluster_id = ?1 ORDER BY name",
     [S_NODE_INS] = "INSERT INTO node (cluster_id, name) VALUES (?1, ?2)",
@@ -220,6 +221,19 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_CLUSTERS] = "SELECT name FROM cluster ORDER BY name",
     [S_SNAP_FIRST] = "SELECT min(at) FROM snapshot WHERE cluster_id = ?1",
     [S_SNAPS_RANGE] = "SELECT at FROM snapshot WHERE cluster_id = ?1 AND at >= ?2 AND at < ?3 ORDER BY at",
+    /* a node's configured GPUs observed per node: in its intervals, or alone (node_config_gpu) */
+    [S_NODE_GET] = "SELECT id FROM node WHERE cluster_id = ?1 AND name = ?2",
+    /* before: an interval carried earlier holds the same totals, and ends the walk back at once */
+    [S_CFG_IV_BEFORE] = "SELECT i.start, i.attr_id FROM node_interval i JOIN attr a ON a.id = i.attr_id"
+                        " WHERE i.node_id = ?1 AND i.start <= ?2 AND (a.gpu_config IS NULL OR a.gpu_config = 1)"
+                        " ORDER BY i.start DESC LIMIT 1",
+    [S_CFG_IV_AFTER] = "SELECT i.start, i.attr_id FROM node_interval i JOIN attr a ON a.id = i.attr_id"
+                       " WHERE i.node_id = ?1 AND i.start > ?2 AND a.gpu_config IS NULL ORDER BY i.start LIMIT 1",
+    [S_CFG_BEFORE] = "SELECT max(at) FROM node_config_gpu WHERE node_id = ?1 AND at <= ?2",
+    [S_CFG_AFTER] = "SELECT min(at) FROM node_config_gpu WHERE node_id = ?1 AND at > ?2",
+    [S_CFG_GPUS] = "SELECT gpu_type_id, total FROM node_config_gpu WHERE node_id = ?1 AND at = ?2 AND total > 0",
+    [S_CFG_DEL] = "DELETE FROM node_config_gpu WHERE node_id = ?1 AND at = ?2",
+    [S_CFG_INS] = "INSERT INTO node_config_gpu (node_id, at, gpu_type_id, total) VALUES (?1, ?2, ?3, ?4)",
 };
 
 /* ---- errors ---------------------------------------------------------------------------- */
@@ -617,6 +631,7 @@ const attr_t *tsdb_attr_get(sa_tsdb_t *db, int64_t id, sa_error_t *error)
     a->cpus_other = tsdb_col_opt(s, 6);
     a->mem_total_mb = tsdb_col_opt(s, 7);
     a->mem_alloc_mb = tsdb_col_opt(s, 8);
+    a->gpu_config = sqlite3_column_int64(s, 9); /* NULL reads as 0: observed */
     sqlite3_reset(s);
 
     if (!(s = tsdb_stmt(db, S_ATTR_GPUS, error)))

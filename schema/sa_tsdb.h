@@ -35,7 +35,7 @@
 #include "sa_model.h"
 
 /* PRAGMA user_version of the schema this code writes (schema/timeseries.sql). */
-#define SA_TSDB_SCHEMA_VERSION 1
+#define SA_TSDB_SCHEMA_VERSION 2
 /* PRAGMA application_id marking our databases: 'SATS'. */
 #define SA_TSDB_APPLICATION_ID 0x53415453
 /* Snapshots further apart than this leave a gap (unknown time) between them. */
@@ -133,6 +133,40 @@ bool sa_tsdb_write_snapshot(sa_tsdb_t *db, const char *cluster, int64_t at, sa_n
 /* Stores (replaces) the scheduler statistics of cluster at `at` alone, one transaction. */
 bool sa_tsdb_write_sdiag(sa_tsdb_t *db, const char *cluster, int64_t at, const sa_sdiag_t *sd, sa_error_t *error);
 
+/* ---- node configurations (GPUs a grouped sinfo does not say per node) ------------- */
+
+/*
+ * Records the configured GPUs (gpus_total) of nodes[0..n) as observed at `at`, without
+ * their state: `scontrol show nodes --json` given to slurm-ingest --node-config. Only
+ * nodes whose gpu_config is SA_NODE_GPUS_OBSERVED are recorded (a node without GPUs as
+ * having none); an observation at the same `at` is replaced. One transaction.
+ */
+bool sa_tsdb_write_node_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
+                               sa_error_t *error);
+
+/*
+ * Fills in the configured GPUs of every node of nodes[0..n) whose gpu_config is
+ * SA_NODE_GPUS_UNKNOWN from the node's nearest per-node observation of cluster: the
+ * latest at or before `at` (in the intervals written from snapshots that said the node's
+ * own GPUs, or in sa_tsdb_write_node_config's records), else the earliest after it. A
+ * node found gets gpus_total, gpu_config SA_NODE_GPUS_CARRIED and gpu_config_at; its
+ * gpus_used stays as it was (empty: unknown, except on IDLE and DOWN nodes). *unknown
+ * (may be NULL) gets the number of nodes left SA_NODE_GPUS_UNKNOWN. Reads only.
+ */
+bool sa_tsdb_carry_gpu_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
+                              size_t *unknown, sa_error_t *error);
+
+/*
+ * The single GPU type of the nodes of hostlist at a run's start, for runs whose GPUs are
+ * untyped: from the snapshot at or before start (or, when the series starts later, the
+ * first snapshot before end). *type (caller frees) is NULL and *source
+ * SA_RUN_GPU_TYPE_UNKNOWN when the nodes have no type, several, differ, are absent or of
+ * unknown GPU configuration; else *source is NODE, or CARRIED when any node's GPUs were
+ * carried. Reads only; a cluster without snapshots gives UNKNOWN.
+ */
+bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
+                          char **type, int *source, sa_error_t *error);
+
 /* ---- reading ---------------------------------------------------------------------- */
 /*
  * Every read is one read transaction (a consistent view while a writer commits). A
@@ -175,7 +209,9 @@ typedef enum {
     SA_TSDB_BY_NODE,       /* per node and state */
     SA_TSDB_BY_PARTITION,  /* per partition and state (a node in two partitions counts in both) */
     SA_TSDB_BY_GPU_TYPE,   /* per GPU type and state: node/CPU hours of nodes having that type,
-                              GPU hours of that type; nodes without GPUs under group NULL */
+                              GPU hours of that type; nodes without GPUs under group NULL, and
+                              nodes whose GPU configuration is unknown under group NULL with
+                              gpu_config_unknown set (a row of their own) */
 } sa_tsdb_group_t;
 
 /* One row of sa_tsdb_state_hours(). Strings are borrowed for the callback only. */
@@ -187,6 +223,12 @@ typedef struct {
     double gpu_hours_total, gpu_hours_used, gpu_hours_idle; /* idle = total - used */
     bool stranded;             /* sa_tsdb_state_strands(state, cpu_hours_total, cpu_hours_idle) */
     double gpu_hours_stranded; /* gpu_hours_idle when stranded, else 0 */
+    /* Nodes whose GPUs a grouped sinfo did not say (attr.gpu_config): */
+    bool gpu_config_unknown;      /* BY_GPU_TYPE: the row of nodes of unknown GPU configuration */
+    double node_hours_gpu_unknown; /* of node_hours: nodes of unknown GPU configuration (GPU time not counted) */
+    double gpu_hours_carried;     /* of gpu_hours_total: GPUs carried from an earlier per-node observation */
+    double gpu_hours_use_unknown; /* of those: in use or not, unknown (node not IDLE or DOWN); in
+                                     neither gpu_hours_used nor gpu_hours_idle */
 } sa_tsdb_hours_t;
 
 /*
@@ -226,6 +268,7 @@ typedef struct {
     const char *partitions; /* sorted, ','-joined, "" when none */
     int64_t cpus_total, cpus_alloc, cpus_idle, cpus_other, mem_total_mb, mem_alloc_mb; /* SA_UNSET */
     int64_t start;          /* start of the interval the node is in */
+    int gpu_config;         /* sa_node_gpu_config_t: where gpus come from */
     size_t ngpus;
     const struct sa_tsdb_gpu {
         const char *type;

@@ -120,8 +120,15 @@ static bool check_probe(sa_tsdb_t *db, const probe_t *p, bool *fresh, sa_error_t
     return true;
 }
 
-/* Migrations from version v to v+1, in order; index v-1. None yet. */
-static const char *const migrations[] = {NULL};
+/* Migrations from version v to v+1, in order; index v-1 (timeseries.sql is the latest). */
+static const char *const migrations[] = {
+    /* 1 -> 2: where a node's GPUs come from (grouped sinfo), configurations observed alone */
+    "ALTER TABLE attr ADD COLUMN gpu_config INTEGER;"
+    "CREATE TABLE node_config_gpu (node_id INTEGER NOT NULL REFERENCES node (id), at INTEGER NOT NULL,"
+    " gpu_type_id INTEGER NOT NULL REFERENCES gpu_type (id), total INTEGER NOT NULL,"
+    " PRIMARY KEY (node_id, at, gpu_type_id)) WITHOUT ROWID;",
+    NULL,
+};
 
 /* Creates the schema in an empty database, or migrates an older one, in one transaction. */
 static bool init_schema(sa_tsdb_t *db, bool fresh, int64_t version, sa_error_t *error)
@@ -147,7 +154,7 @@ static bool init_schema(sa_tsdb_t *db, bool fresh, int64_t version, sa_error_t *
         snprintf(sql, sizeof sql, "PRAGMA application_id = %d", SA_TSDB_APPLICATION_ID);
         if (!tsdb_exec(db, sql, "creating the schema", error))
             goto fail;
-        version = 1;
+        version = SA_TSDB_SCHEMA_VERSION;
     }
     for (int64_t v = version; v < SA_TSDB_SCHEMA_VERSION; v++) {
         if (!migrations[v - 1] || !tsdb_exec(db, migrations[v - 1], "migrating the schema", error))

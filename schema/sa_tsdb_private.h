@@ -65,6 +65,7 @@ typedef struct {
 typedef struct {
     int64_t state_id, reason_id, partset_id; /* reason_id 0: none */
     int64_t cpus_total, cpus_alloc, cpus_idle, cpus_other, mem_total_mb, mem_alloc_mb; /* SA_UNSET: NULL */
+    int64_t gpu_config; /* attr.gpu_config: 0 (NULL) observed, SA_NODE_GPUS_CARRIED, SA_NODE_GPUS_UNKNOWN */
     size_t ngpus;
     agpu_t *gpus;       /* sorted by type_id */
     /* derived on load: the partition ids of partset_id (borrowed from the partset cache) */
@@ -91,6 +92,7 @@ enum {
     S_TKEY_GET, S_TKEY_INS, S_TOT_DEL, S_TOT_INS, S_GTOT_DEL, S_GTOT_INS, S_TOT_ALL, S_GTOT_ALL,
     S_SCHED_PUT, S_SCHED_RANGE,
     S_CLUSTERS, S_SNAP_FIRST, S_SNAPS_RANGE,
+    S_NODE_GET, S_CFG_IV_BEFORE, S_CFG_IV_AFTER, S_CFG_BEFORE, S_CFG_AFTER, S_CFG_GPUS, S_CFG_DEL, S_CFG_INS,
     S_COUNT
 };
 

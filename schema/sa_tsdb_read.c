@@ -211,6 +211,7 @@ typedef struct {
     bool has_group;
     int64_t state_id;
     int64_t node_s, cpu_s[4], gpu_total_s, gpu_used_s;
+    int64_t unknown_s, carried_s, use_unknown_s; /* gpu_config: node seconds unknown; GPU seconds carried */
     const char *gname, *sname;
 } hacc_t;
 
@@ -254,9 +255,11 @@ static hacc_t *hacc_get(hacc_list_t *l, int64_t group, bool has_group, int64_t s
 }
 
 /* Adds d seconds of attribute set a to accumulator h (gpu: only that type, or all when NULL). */
-static void hacc_add(hacc_t *h, const attr_t *a, int64_t d, const agpu_t *gpu)
+static void hacc_add(hacc_t *h, const attr_t *a, int64_t d, const agpu_t *gpu, bool use_unknown)
 {
     h->node_s += d;
+    if (a->gpu_config == SA_NODE_GPUS_UNKNOWN)
+        h->unknown_s += d;
     h->cpu_s[0] += tsdb_known(a->cpus_total) * d;
     h->cpu_s[1] += tsdb_known(a->cpus_alloc) * d;
     h->cpu_s[2] += tsdb_known(a->cpus_idle) * d;
@@ -266,7 +269,29 @@ static void hacc_add(hacc_t *h, const attr_t *a, int64_t d, const agpu_t *gpu)
             continue;
         h->gpu_total_s += a->gpus[g].total * d;
         h->gpu_used_s += a->gpus[g].used * d;
+        if (a->gpu_config == SA_NODE_GPUS_CARRIED) {
+            h->carried_s += a->gpus[g].total * d;
+            if (use_unknown)
+                h->use_unknown_s += (a->gpus[g].total - a->gpus[g].used) * d;
+        }
     }
+}
+
+/*
+ * True when the GPUs in use of attribute set a are unknown: carried GPUs (no per-node
+ * gres_used) on a node that may run jobs (neither IDLE nor DOWN).
+ */
+static bool use_unknown(sa_tsdb_t *db, const attr_t *a, sa_error_t *error, bool *out)
+{
+    const char *st;
+
+    *out = false;
+    if (a->gpu_config != SA_NODE_GPUS_CARRIED || a->ngpus == 0)
+        return true;
+    if (!(st = tsdb_dict_name(db, K_STATE, a->state_id, error)))
+        return false;
+    *out = !base_is(st, "IDLE") && !base_is(st, "DOWN");
+    return true;
 }
 
 static int hacc_cmp(const void *x, const void *y)
@@ -277,6 +302,8 @@ static int hacc_cmp(const void *x, const void *y)
         return a->gname ? 1 : -1;
     if (a->gname && (c = strcmp(a->gname, b->gname)) != 0)
         return c;
+    if (!a->gname && a->group != b->group) /* no GPUs (0) before unknown GPUs (-1) */
+        return a->group == 0 ? -1 : b->group == 0 ? 1 : 0;
     return strcmp(a->sname, b->sname);
 }
 
@@ -358,7 +385,7 @@ static bool window_rows(sa_tsdb_t *db, hours_t *h, int64_t node_id, sa_error_t *
 }
 
 /* Adds d seconds of node i in attribute set a to the accumulators of its group(s). */
-static bool hours_add(hours_t *h, size_t i, const attr_t *a, int64_t d)
+static bool hours_add(hours_t *h, size_t i, const attr_t *a, int64_t d, bool uu)
 {
     hacc_t *x;
 
@@ -368,25 +395,25 @@ static bool hours_add(hours_t *h, size_t i, const attr_t *a, int64_t d)
         if (!(x = hacc_get(&h->acc, h->group_by == SA_TSDB_BY_NODE ? (int64_t)i : 0, h->group_by == SA_TSDB_BY_NODE,
                            a->state_id)))
             return false;
-        hacc_add(x, a, d, NULL);
+        hacc_add(x, a, d, NULL, uu);
         return true;
     case SA_TSDB_BY_PARTITION:
         for (size_t p = 0; p < a->nparts; p++) {
             if (!(x = hacc_get(&h->acc, a->parts[p], true, a->state_id)))
                 return false;
-            hacc_add(x, a, d, NULL);
+            hacc_add(x, a, d, NULL, uu);
         }
         return true;
-    default: /* by GPU type: nodes without GPUs under no group */
+    default: /* by GPU type: nodes without GPUs under no group, those of unknown GPUs apart (-1) */
         if (a->ngpus == 0) {
-            if (!(x = hacc_get(&h->acc, 0, false, a->state_id)))
+            if (!(x = hacc_get(&h->acc, a->gpu_config == SA_NODE_GPUS_UNKNOWN ? -1 : 0, false, a->state_id)))
                 return false;
-            hacc_add(x, a, d, NULL);
+            hacc_add(x, a, d, NULL, uu);
         }
         for (size_t g = 0; g < a->ngpus; g++) {
             if (!(x = hacc_get(&h->acc, a->gpus[g].type_id, true, a->state_id)))
                 return false;
-            hacc_add(x, a, d, &a->gpus[g]);
+            hacc_add(x, a, d, &a->gpus[g], uu);
         }
         return true;
     }
@@ -403,6 +430,7 @@ static bool hours_node(sa_tsdb_t *db, hours_t *h, size_t i, sa_error_t *error)
     for (size_t r = 0; r < h->nr; r++) {
         const attr_t *a;
         int64_t end, b, e;
+        bool uu;
         if (!h->ra[r])
             continue;
         end = r + 1 < h->nr ? h->rs[r + 1] : INT64_MAX;
@@ -415,9 +443,9 @@ static bool hours_node(sa_tsdb_t *db, hours_t *h, size_t i, sa_error_t *error)
         e = end < h->to ? end : h->to;
         if (e - b <= 0)
             continue;
-        if (!(a = tsdb_attr_get(db, h->ra[r], error)))
+        if (!(a = tsdb_attr_get(db, h->ra[r], error)) || !use_unknown(db, a, error, &uu))
             return false;
-        if (!hours_add(h, i, a, e - b)) {
+        if (!hours_add(h, i, a, e - b, uu)) {
             tsdb_oom(db, error);
             return false;
         }
@@ -455,7 +483,11 @@ static bool hours_emit(sa_tsdb_t *db, hours_t *h, sa_tsdb_hours_cb cb, void *ctx
             .cpu_hours_other = x->cpu_s[3] / 3600.0,
             .gpu_hours_total = x->gpu_total_s / 3600.0,
             .gpu_hours_used = x->gpu_used_s / 3600.0,
-            .gpu_hours_idle = (x->gpu_total_s - x->gpu_used_s) / 3600.0,
+            .gpu_hours_idle = (x->gpu_total_s - x->gpu_used_s - x->use_unknown_s) / 3600.0,
+            .gpu_config_unknown = h->group_by == SA_TSDB_BY_GPU_TYPE && !x->has_group && x->group == -1,
+            .node_hours_gpu_unknown = x->unknown_s / 3600.0,
+            .gpu_hours_carried = x->carried_s / 3600.0,
+            .gpu_hours_use_unknown = x->use_unknown_s / 3600.0,
         };
         row.stranded = sa_tsdb_state_strands(row.state, row.cpu_hours_total, row.cpu_hours_idle);
         row.gpu_hours_stranded = row.stranded ? row.gpu_hours_idle : 0;
@@ -586,6 +618,7 @@ static bool fill_node(sa_tsdb_t *db, const attr_t *a, sa_tsdb_node_t *node, node
         }
     }
     node->ngpus = a->ngpus;
+    node->gpu_config = (int)a->gpu_config;
     node->gpus = nb->gpus;
     return true;
 }

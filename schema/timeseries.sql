@@ -1,10 +1,12 @@
--- timeseries.sql - the SQLite time series of node, CPU and GPU states (schema version 1).
+-- timeseries.sql - the SQLite time series of node, CPU and GPU states (schema version 2).
 --
 -- This file is the source of truth: the build embeds it into sa_tsdb.c (see the end of
 -- the top-level CMakeLists.txt), which runs it on an empty database and then sets
--- PRAGMA application_id = 0x53415453 ('SATS') and PRAGMA user_version = 1.
--- A later schema change adds a migration step in sa_tsdb.c (version N -> N+1) and bumps
+-- PRAGMA application_id = 0x53415453 ('SATS') and PRAGMA user_version = 2.
+-- A schema change edits this file, adds a migration step in sa_tsdb_migrate.c (version
+-- N -> N+1, giving an older database the same tables and columns) and bumps
 -- SA_TSDB_SCHEMA_VERSION; a database newer than the program is refused, untouched.
+-- Version 2 added attr.gpu_config and the table node_config_gpu.
 --
 -- What Slurm said is stored exactly, never collapsed: a node state is its base plus
 -- every flag ("IDLE+DRAIN" stays "IDLE+DRAIN", not "drained"). Times are seconds since
@@ -117,7 +119,12 @@ CREATE TABLE attr (
     cpus_idle    INTEGER,           -- idle
     cpus_other   INTEGER,           -- neither (down, drained...): total - alloc - idle
     mem_total_mb INTEGER,           -- real memory (MiB)
-    mem_alloc_mb INTEGER            -- allocated to jobs (MiB)
+    mem_alloc_mb INTEGER,           -- allocated to jobs (MiB)
+    gpu_config   INTEGER            -- where the GPU rows come from (version 2):
+    -- NULL: as Slurm printed them for this node; 1: carried from the node's last per-node
+    -- observation (a grouped sinfo --json does not say a node's GPUs): totals exact, GPUs
+    -- in use unknown unless the node is IDLE or DOWN (then 0); 2: unknown, the node may
+    -- have GPUs nobody said (no GPU rows)
 );
 CREATE INDEX attr_by_hash ON attr (hash);
 
@@ -129,6 +136,18 @@ CREATE TABLE attr_gpu (
     total       INTEGER NOT NULL,   -- configured (gres)
     used        INTEGER NOT NULL,   -- in use (gres_used); idle = total - used
     PRIMARY KEY (attr_id, gpu_type_id)
+) WITHOUT ROWID;
+
+-- A node's configured GPUs as observed on their own, without its state (slurm-ingest
+-- --node-config: `scontrol show nodes --json`): one row per GPU type; a row of type ''
+-- with total 0 says the node had no GPUs. With the nodes' per-node observations in the
+-- intervals, the source of carried configurations (attr.gpu_config = 1).
+CREATE TABLE node_config_gpu (
+    node_id     INTEGER NOT NULL REFERENCES node (id),
+    at          INTEGER NOT NULL,   -- observation time
+    gpu_type_id INTEGER NOT NULL REFERENCES gpu_type (id),
+    total       INTEGER NOT NULL,   -- configured (gres)
+    PRIMARY KEY (node_id, at, gpu_type_id)
 ) WITHOUT ROWID;
 
 -- The intervals: one row where a node's interval starts, and one (attr_id NULL) where

@@ -92,10 +92,11 @@ static long submit(const char *what, const char *a1, const char *a2, const char 
     return id;
 }
 
-/* One slurm-ingest run in its default mode. */
-static void ingest(void)
+/* One slurm-ingest run: its default mode, or with the extra options (NULL-terminated; may be NULL); *err_out
+ * (may be NULL) gets its standard error. */
+static void ingest_with(const char *const *extra, char **err_out)
 {
-    char *argv[16], *o, *e, db[128], lock[300], spool[300], sqlite[300], env_uri[600];
+    char *argv[24], *o, *e, db[128], lock[300], spool[300], sqlite[300], env_uri[600];
     char *env[] = {env_uri, NULL};
     int rc;
 
@@ -111,13 +112,25 @@ static void ingest(void)
     argv[4] = spool;
     argv[5] = sqlite;
     argv[6] = (char *)"--max-gap=10m";
-    argv[7] = (char *)"-q";
+    argv[7] = (char *)(err_out ? "-v" : "-q");
     argv[8] = NULL;
+    for (int i = 0; extra && extra[i] && i < 14; i++) {
+        argv[8 + i] = (char *)extra[i];
+        argv[9 + i] = NULL;
+    }
     rc = tu_run(argv, env, &o, &e);
     if (rc != 0)
         fail_msg("slurm-ingest exited %d: %s", rc, e);
     free(o);
-    free(e);
+    if (err_out)
+        *err_out = e;
+    else
+        free(e);
+}
+
+static void ingest(void)
+{
+    ingest_with(NULL, NULL);
 }
 
 /* squeue's state of a job ("" when squeue no longer lists it); static buffer. */
@@ -664,58 +677,83 @@ static void check_gpu_job(long gpu)
     bson_destroy(d);
 }
 
+/*
+ * Runs slurm-report REPORT over the test's window (-M, -S an hour before t_begin, -E an hour from now, the
+ * test's time series and database); with by, also --by=BY --json --unit=gpu-hours. Returns the exit code;
+ * *out and *err (caller frees) get its output.
+ */
+static int run_report(const char *report, const char *by, time_t t_begin, char **out, char **err)
+{
+    char *argv[16], start[64], end[64], sqlite[300], db[128], env_uri[600], byopt[64];
+    char *env[] = {env_uri, NULL};
+    int argc = 0;
+
+    sa_time_format(t_begin - 3600, start, sizeof start);
+    sa_time_format(time(NULL) + 3600, end, sizeof end);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    argv[argc++] = (char *)SA_REPORT_BIN;
+    argv[argc++] = (char *)report;
+    argv[argc++] = (char *)"-M";
+    argv[argc++] = (char *)cluster;
+    argv[argc++] = (char *)"-S";
+    argv[argc++] = start;
+    argv[argc++] = (char *)"-E";
+    argv[argc++] = end;
+    if (by) {
+        snprintf(byopt, sizeof byopt, "--by=%s", by);
+        argv[argc++] = byopt;
+        argv[argc++] = (char *)"--json";
+        argv[argc++] = (char *)"--unit=gpu-hours";
+    }
+    argv[argc++] = sqlite;
+    argv[argc++] = db;
+    argv[argc] = NULL;
+    return tu_run(argv, env, out, err);
+}
+
+/* usage --by BY over the test's window: returns the GPU-hours of all rows; their types, comma-joined, into types. */
+static double report_gpu_hours(const char *by, time_t t_begin, char *types, size_t size)
+{
+    char *o, *e;
+    json_t *j, *row;
+    size_t i;
+    double hours = 0;
+
+    if (run_report("usage", by, t_begin, &o, &e) != 0)
+        fail_msg("slurm-report usage failed: %s", e);
+    j = json_loads(o, 0, NULL);
+    assert_non_null(j);
+    types[0] = '\0';
+    json_array_foreach(json_object_get(j, "rows"), i, row) {
+        const char *t = json_string_value(json_object_get(row, "gpu_type"));
+        hours += json_real_value(json_object_get(row, "gpu_hours"));
+        if (!strstr(types, t ? t : "?"))
+            snprintf(types + strlen(types), size - strlen(types), "%s%s", types[0] ? "," : "", t ? t : "?");
+    }
+    json_decref(j);
+    free(o);
+    free(e);
+    return hours;
+}
+
 /* slurm-report: the window's GPU-hours are the GPU job's 2 GPUs x its elapsed time; health is quiet. */
 static void check_report(long gpu, time_t t_begin)
 {
-    {
-        char *argv[16], *o, *e, start[64], end[64], sqlite[300], db[128], env_uri[600];
-        char *env[] = {env_uri, NULL};
-        long elapsed = elapsed_of(gpu);
-        json_t *j, *row;
-        size_t i;
-        double gpu_hours = 0;
-        sa_time_format(t_begin - 3600, start, sizeof start);
-        sa_time_format(time(NULL) + 3600, end, sizeof end);
-        snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
-        snprintf(db, sizeof db, "--db=%s", db_name);
-        snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
-        argv[0] = (char *)SA_REPORT_BIN;
-        argv[1] = (char *)"usage";
-        argv[2] = (char *)"-M";
-        argv[3] = (char *)cluster;
-        argv[4] = (char *)"-S";
-        argv[5] = start;
-        argv[6] = (char *)"-E";
-        argv[7] = end;
-        argv[8] = (char *)"--by=account,gpu-type";
-        argv[9] = (char *)"--format=json";
-        argv[10] = sqlite;
-        argv[11] = db;
-        argv[12] = NULL;
-        if (tu_run(argv, env, &o, &e) != 0)
-            fail_msg("slurm-report usage failed: %s", e);
-        j = json_loads(o, 0, NULL);
-        assert_non_null(j);
-        json_array_foreach(json_object_get(j, "rows"), i, row) {
-            gpu_hours += json_real_value(json_object_get(row, "gpu_hours"));
-            assert_string_equal(json_string_value(json_object_get(row, "gpu_type")), "a100");
-        }
-        printf("  slurm-report: %.6f GPU-hours; sacct: 2 x %ld s = %.6f\n", gpu_hours, elapsed,
-               2.0 * (double)elapsed / 3600);
-        assert_true(fabs(gpu_hours - 2.0 * (double)elapsed / 3600) < 1e-6);
-        json_decref(j);
-        free(o);
-        free(e);
-        /* and the archive is healthy: nothing left running, ingest fresh, no failed run */
-        argv[1] = (char *)"health";
-        argv[8] = sqlite;
-        argv[9] = db;
-        argv[10] = NULL;
-        if (tu_run(argv, env, &o, &e) != 0)
-            fail_msg("slurm-report health is not quiet:\n%s%s", o, e);
-        free(o);
-        free(e);
-    }
+    char *o, *e, types[256];
+    long elapsed = elapsed_of(gpu);
+    double gpu_hours = report_gpu_hours("account,gpu-type", t_begin, types, sizeof types);
+
+    printf("  slurm-report: %.6f GPU-hours; sacct: 2 x %ld s = %.6f\n", gpu_hours, elapsed,
+           2.0 * (double)elapsed / 3600);
+    assert_string_equal(types, "a100");
+    assert_true(fabs(gpu_hours - 2.0 * (double)elapsed / 3600) < 1e-6);
+    /* and the archive is healthy: nothing left running, ingest fresh, no failed run */
+    if (run_report("health", NULL, t_begin, &o, &e) != 0)
+        fail_msg("slurm-report health is not quiet:\n%s%s", o, e);
+    free(o);
+    free(e);
 }
 
 /*
@@ -859,9 +897,75 @@ static void test_scenario(void **state)
     check_drain();
 }
 
-int main(void)
+/* ---- the untyped variant (issue 15) ---------------------------------------------------------- */
+
+/*
+ * AccountingStorageTRES=gres/gpu (no gres/gpu:a100): the jobs' TRES say gres/gpu=1 only,
+ * whatever they asked. slurm-ingest types each run from its node's gres at its start
+ * (runs[].gpu_type a100, source node), and usage --by gpu-type names a100 with the
+ * GPU-hours a typed configuration gives (GPUs x elapsed, from sacct; test_scenario
+ * checks the typed figure the same way). Then `sinfo --json` (22.05: a node list, not
+ * sinfo groups) is ingested as a snapshot: every node says its own GPUs, no warning.
+ */
+static void test_untyped(void **state)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_scenario)};
+    long ids[2];
+    double want = 0, got;
+    char types[256], *err = NULL, *out = NULL, path[320], at[64], sinfo[340];
+    time_t t_begin = time(NULL);
+    FILE *f;
+    (void)state;
+
+    ids[0] = submit("untyped GPU request", "--gres=gpu:1", "--wrap=sleep 20", NULL, NULL);
+    ids[1] = submit("typed GPU request", "--gres=gpu:a100:1", "--wrap=sleep 25", NULL, NULL);
+    assert_true(ingest_until(is_running, &ids[1], 90));
+    assert_true(ingest_until(queue_empty, NULL, 180));
+    ingest();
+    for (int i = 0; i < 2; i++) {
+        bson_t *d = get_doc(ids[i]);
+        long elapsed = elapsed_of(ids[i]);
+        assert_non_null(d);
+        printf("  job %ld: TRES type '%s', run gpu_type '%s' from %s, %ld s\n", ids[i],
+               doc_str(d, "runs.0.gpus_by_type.0.type"), doc_str(d, "runs.0.gpu_type"),
+               doc_str(d, "runs.0.gpu_type_source"), elapsed);
+        assert_int_equal(doc_int(d, "runs.0.gpus"), 1);
+        assert_string_equal(doc_str(d, "runs.0.gpus_by_type.0.type"), ""); /* untyped in the TRES */
+        assert_string_equal(doc_str(d, "runs.0.gpu_type"), "a100");
+        assert_string_equal(doc_str(d, "runs.0.gpu_type_source"), "node");
+        want += (double)elapsed / 3600;
+        bson_destroy(d);
+    }
+    got = report_gpu_hours("gpu-type", t_begin, types, sizeof types);
+    printf("  usage --by gpu-type: %s %.6f GPU-hours; GPUs x elapsed (the typed figure): %.6f\n", types, got, want);
+    assert_string_equal(types, "a100");
+    assert_true(fabs(got - want) < 1e-6);
+
+    /* sinfo --json of 22.05, ingested as a snapshot */
+    assert_int_equal(cmd(&out, "sinfo", "--json", NULL), 0);
+    snprintf(path, sizeof path, "%s/sinfo.json", tmp);
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(out, f);
+    fclose(f);
+    printf("  sinfo --json of 22.05: %s\n", strstr(out, "\"sinfo\"") ? "sinfo groups" : "a node list (no groups)");
+    free(out);
+    sa_time_format(time(NULL), at, sizeof at);
+    snprintf(sinfo, sizeof sinfo, "--sinfo=%s", path);
+    {
+        char atopt[80];
+        const char *extra[] = {sinfo, atopt, "--no-mongo", NULL};
+        snprintf(atopt, sizeof atopt, "--at=%s", at);
+        ingest_with(extra, &err);
+    }
+    assert_null(strstr(err, "are unknown"));
+    free(err);
+}
+
+int main(int argc, char **argv)
+{
+    bool untyped = argc > 1 && strcmp(argv[1], "untyped") == 0;
+    const struct CMUnitTest scenario[] = {cmocka_unit_test(test_scenario)};
+    const struct CMUnitTest variant[] = {cmocka_unit_test(test_untyped)};
     char *out = NULL, *err = NULL, tool[512];
     char *check[] = {tool, (char *)"check", NULL}, *up[] = {tool, (char *)"up", NULL}, *down[] = {tool, (char *)"down", NULL};
     int rc;
@@ -873,6 +977,11 @@ int main(void)
         return 77;
     }
 #endif
+    if (untyped) {
+        /* its own cluster (never the typed one another test may have up), untyped GPU TRES */
+        setenv("SLURM_TEST_CLUSTER_TRES", "gres/gpu", 1);
+        setenv("SLURM_TEST_CLUSTER_POINTER", "/tmp/slurm-test-cluster.untyped.current", 1);
+    }
     /* sacct's times in UTC, ISO-8601, as slurm-ingest runs it */
     setenv("TZ", "UTC", 1);
     setenv("SLURM_TIME_FORMAT", "standard", 1);
@@ -916,7 +1025,8 @@ int main(void)
         cluster = getenv("SLURM_TEST_CLUSTER_NAME");
     snprintf(tmp, sizeof tmp, "/tmp/sa-e2e-XXXXXX");
     assert_non_null(mkdtemp(tmp));
-    rc = cmocka_run_group_tests_name("e2e_slurm", tests, NULL, NULL);
+    rc = untyped ? cmocka_run_group_tests_name("e2e_slurm_untyped", variant, NULL, NULL)
+                 : cmocka_run_group_tests_name("e2e_slurm", scenario, NULL, NULL);
     tu_run(down, NULL, &out, &err);
     free(out);
     free(err);

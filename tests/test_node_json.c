@@ -593,8 +593,10 @@ static void test_sinfo_merge_partitions(void **state)
     assert_true(sa_gpus_get(&n->gpus_used, "a100") == 1);
     assert_null(n->reason);
     assert_true(n->extra == NULL || json_object_get(n->extra, "state_conflict") == NULL);
+    assert_int_equal(n->gpu_config, SA_NODE_GPUS_OBSERVED); /* a group of one says the node's GPUs */
 
     n = must_find(&p, "a10");
+    assert_int_equal(n->gpu_config, SA_NODE_GPUS_OBSERVED); /* its group names no GPU: none */
     assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
     assert_string_equal(parts(n), "p1");
     assert_cpus(n, 4, SA_UNSET, SA_UNSET, SA_UNSET);
@@ -609,6 +611,40 @@ static void test_sinfo_merge_partitions(void **state)
     assert_true(json_is_array(conflict));
     assert_string_equal(json_string_value(json_array_get(conflict, 0)), "DOWN");
     assert_int_equal(json_array_size(json_object_get(n->extra, "sinfo_groups")), 2);
+    tu_parsed_clear(&p);
+}
+
+/* A group of several nodes whose gres names GPUs: each node's GPUs are unknown, not the first node's. */
+static void test_sinfo_group_gpus_unknown(void **state)
+{
+    static const char doc[] =
+        "{\"sinfo\": ["
+        " {\"node\": {\"state\": [\"MIXED\"]}, \"nodes\": {\"total\": 3, \"nodes\": \"g[1-3]\"},"
+        "  \"cpus\": {\"allocated\": 6, \"idle\": 18, \"other\": 0, \"total\": 24, \"minimum\": 8, \"maximum\": 8},"
+        "  \"gres\": {\"total\": \"gpu:a100:4\", \"used\": \"gpu:a100:2(IDX:0-1)\"},"
+        "  \"partition\": {\"name\": \"gpu\"}},"
+        " {\"node\": {\"state\": [\"IDLE\"]}, \"nodes\": {\"total\": 1, \"nodes\": [\"g3\"]},"
+        "  \"gres\": {\"total\": \"gpu:a100:4\", \"used\": \"gpu:a100:0(IDX:N/A)\"},"
+        "  \"partition\": {\"name\": \"debug\"}}"
+        "]}";
+    tu_parsed_t p;
+    sa_error_t err;
+    sa_node_t *n;
+    json_t *o;
+
+    (void)state;
+    if (!parse_text(doc, &p, &err))
+        fail_msg("%s", err.message);
+    n = must_find(&p, "g1");
+    assert_int_equal(n->gpu_config, SA_NODE_GPUS_UNKNOWN);
+    assert_int_equal(n->gpus_total.n, 0);
+    o = sa_node_to_json(n);
+    assert_string_equal(json_string_value(json_object_get(o, "gpu_config")), "unknown");
+    json_decref(o);
+    /* g3 is also alone in another partition's group: that one says its own GPUs */
+    n = must_find(&p, "g3");
+    assert_int_equal(n->gpu_config, SA_NODE_GPUS_OBSERVED);
+    assert_true(sa_gpus_get(&n->gpus_total, "a100") == 4);
     tu_parsed_clear(&p);
 }
 
@@ -1027,6 +1063,7 @@ int main(void)
         cmocka_unit_test(test_v0043_planned),
         cmocka_unit_test(test_v0044_untyped_and_dynamic),
         cmocka_unit_test(test_sinfo_merge_partitions),
+        cmocka_unit_test(test_sinfo_group_gpus_unknown),
         cmocka_unit_test(test_node_list_shapes),
         cmocka_unit_test(test_bad_elements),
         cmocka_unit_test(test_fixture_node_lists),

@@ -620,7 +620,40 @@ static void test_helpers(void **state)
     assert_false(sa_rgu_weight(r, "unknown", &w, NULL));
     assert_false(sa_rgu_weight(r, "rtx8000", &w, NULL));
     assert_false(sa_rgu_weight(r, "", &w, NULL));
+    {
+        /* a bare MIG profile does not say its parent GPU: weighted as H100, flagged a guess */
+        bool guess = false;
+        assert_true(sa_rgu_weight_on(r, "c", "1g.10gb", &w, NULL, &guess) && w == 1.74 && guess);
+        assert_true(sa_rgu_weight_on(r, "c", "nvidia_a100_80gb_pcie_1g.10gb", &w, NULL, &guess) && w == 0.69);
+        assert_false(guess);
+        assert_true(sa_rgu_weight_on(r, "c", "nvidia_h100_80gb_hbm3_3g.40gb", &w, NULL, &guess) && w == 6.1);
+        assert_false(guess);
+        assert_false(sa_rgu_has_clusters(r));
+    }
     sa_rgu_free(r);
+    {
+        /* a cluster's table: a GPU type to its parent model and weight, that cluster only, never a guess */
+        const char *path = temp_file("{\"include_defaults\": true, \"clusters\": {\"mig80\": ["
+                                     "{\"gpu_type\": \"1g.10gb\", \"parent\": \"A100-80gb\", \"rgu\": 0.69},"
+                                     "{\"gpu_type\": \"*3g.40gb\", \"parent\": \"A100-80gb\", \"rgu\": 2.4}]}}");
+        bool guess = true;
+        r = sa_rgu_load(path, &err);
+        if (!r)
+            fail_msg("%s", err.message);
+        assert_true(sa_rgu_has_clusters(r));
+        assert_true(sa_rgu_weight_on(r, "mig80", "1g.10gb", &w, &name, &guess) && w == 0.69 && !guess);
+        assert_string_equal(name, "A100-80gb 1g.10gb");
+        assert_true(sa_rgu_weight_on(r, "mig80", "3G.40GB", &w, NULL, &guess) && w == 2.4 && !guess);
+        assert_true(sa_rgu_weight_on(r, "other", "1g.10gb", &w, NULL, &guess) && w == 1.74 && guess);
+        assert_true(sa_rgu_weight_on(r, "mig80", "a100", &w, NULL, &guess) && w == 4.0); /* the general entries */
+        sa_rgu_free(r);
+        unlink(path);
+        path = temp_file("{\"clusters\": {\"x\": [{\"gpu_type\": \"1g.10gb\", \"rgu\": 0.69}]}}");
+        assert_null(sa_rgu_load(path, &err));
+        assert_non_null(strstr(err.message, "clusters: x[0]: expected"));
+        assert_non_null(strstr(err.message, path));
+        unlink(path);
+    }
 
     /* CSV quoting and parsable output */
     {

@@ -1324,12 +1324,12 @@ static void test_error_newer(void **state)
     free_nodes(n, 1);
     sa_tsdb_close(db);
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(c);
 
     assert_non_null(strstr(open_error(path, false, NULL),
-                           "schema version 2 is newer than this program knows (1); upgrade slurm-archive"));
-    assert_non_null(strstr(open_error(path, true, NULL), "schema version 2 is newer"));
+                           "schema version 3 is newer than this program knows (2); upgrade slurm-archive"));
+    assert_non_null(strstr(open_error(path, true, NULL), "schema version 3 is newer"));
     /* nothing touched */
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
     {
@@ -1339,7 +1339,7 @@ static void test_error_newer(void **state)
                                             -1, &s, NULL),
                          SQLITE_OK);
         assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-        assert_int_equal(sqlite3_column_int(s, 0), 2);
+        assert_int_equal(sqlite3_column_int(s, 0), 3);
         assert_int_equal(sqlite3_column_int(s, 1), 1);
         sqlite3_finalize(s);
     }
@@ -1457,6 +1457,153 @@ static void test_error_disk_full(void **state)
     sa_tsdb_close(db);
 }
 
+/* ---- GPUs a grouped sinfo does not say: unknown, carried, recorded alone ------------------- */
+
+/* A node of a multi-node sinfo group: its GPUs unknown (gpus_total empty). */
+static sa_node_t *mk_grouped(const char *name, const char *state)
+{
+    sa_node_t *n = mk(name, state, 64, 0, "gpu", NULL, 0, 0, NULL);
+    n->cpus_alloc = n->cpus_idle = n->cpus_other = SA_UNSET; /* group sums, not the node's */
+    n->gpu_config = SA_NODE_GPUS_UNKNOWN;
+    return n;
+}
+
+/* The row of nodes of unknown GPU configuration in state, BY_GPU_TYPE; fails when absent. */
+static const sa_tsdb_hours_t *hunknown(const hrows_t *r, const char *state)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->v[i].h.gpu_config_unknown && strcmp(r->v[i].state, state) == 0)
+            return &r->v[i].h;
+    }
+    fail_msg("no unknown-GPU row for state %s", state);
+    return NULL;
+}
+
+static void test_gpu_config_carry(void **state)
+{
+    sa_tsdb_t *db = open_ok(dbpath("gpucfg"));
+    sa_node_t *obs[2], *grp[3], *cfg[1];
+    sa_error_t err;
+    size_t unknown = 99;
+    hrows_t h;
+    (void)state;
+
+    /* T0: one per-node observation (sinfo -N): g1 has 4 A100s, c1 none */
+    obs[0] = mk("c1", "IDLE", 64, 0, "gpu", NULL, 0, 0, NULL);
+    obs[1] = mk("g1", "IDLE", 64, 0, "gpu", "a100", 4, 0, NULL);
+    write_ok(db, "k", T0, obs, 2, NULL);
+    /* T0+300, T0+600: grouped sinfo: nobody's GPUs; g2 never observed per node */
+    for (int k = 1; k <= 2; k++) {
+        grp[0] = mk_grouped("c1", "IDLE");
+        grp[1] = mk_grouped("g1", "MIXED");
+        grp[2] = mk_grouped("g2", "IDLE");
+        assert_true(sa_tsdb_carry_gpu_config(db, "k", T0 + 300 * k, grp, 3, &unknown, &err));
+        assert_int_equal(unknown, 1);
+        assert_int_equal(grp[0]->gpu_config, SA_NODE_GPUS_CARRIED);
+        assert_int_equal(sa_gpus_total(&grp[0]->gpus_total), 0); /* carried: no GPUs */
+        assert_int_equal(grp[1]->gpu_config, SA_NODE_GPUS_CARRIED);
+        assert_true(grp[1]->gpu_config_at == (k == 1 ? T0 : T0 + 300)); /* then from the interval carried at +300 */
+        assert_true(sa_gpus_get(&grp[1]->gpus_total, "a100") == 4);
+        assert_int_equal(grp[2]->gpu_config, SA_NODE_GPUS_UNKNOWN);
+        write_ok(db, "k", T0 + 300 * k, grp, 3, NULL);
+        free_nodes(grp, 3);
+    }
+    verify_ok(db, "k", 3);
+    assert_int_equal(sql_int(db, "SELECT count(DISTINCT gpu_config) FROM attr WHERE gpu_config IS NOT NULL"), 2);
+
+    /* [T0+300, T0+600): g1's carried GPUs on a MIXED node: use unknown; g2 apart */
+    hours(db, "k", T0 + 300, T0 + 600, SA_TSDB_BY_GPU_TYPE, &h);
+    assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_total, 4 * 300 / 3600.0);
+    assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_carried, 4 * 300 / 3600.0);
+    assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_use_unknown, 4 * 300 / 3600.0);
+    assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_used, 0);
+    assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_idle, 0);
+    assert_near(hunknown(&h, "IDLE")->node_hours, 300 / 3600.0);
+    assert_near(hunknown(&h, "IDLE")->node_hours_gpu_unknown, 300 / 3600.0);
+    assert_near(hunknown(&h, "IDLE")->gpu_hours_total, 0);
+    /* c1 (no GPUs, carried) stays with the nodes without GPUs, not with the unknown ones */
+    {
+        int plain = 0;
+        for (size_t i = 0; i < h.n; i++)
+            plain += !h.v[i].h.gpu_config_unknown && strcmp(h.v[i].group, "(null)") == 0;
+        assert_int_equal(plain, 1);
+    }
+    hours(db, "k", T0, T0 + 600, SA_TSDB_BY_STATE, &h);
+    assert_near(hfind(&h, "(null)", "IDLE")->node_hours_gpu_unknown, 300 / 3600.0);
+    assert_near(hfind(&h, "(null)", "IDLE")->gpu_hours_carried, 0);
+    /* the g1 row at T0 (observed, IDLE) is not carried */
+    assert_near(hfind(&h, "(null)", "IDLE")->gpu_hours_total, 4 * 300 / 3600.0);
+
+    /* a configuration observed alone, later (scontrol show nodes --json): carried backwards to g2 */
+    cfg[0] = mk("g2", "IDLE", 64, 0, "gpu", "h100", 8, 0, NULL);
+    assert_true(sa_tsdb_write_node_config(db, "k", T0 + 3600, cfg, 1, &err));
+    assert_true(sa_tsdb_write_node_config(db, "k", T0 + 3600, cfg, 1, &err)); /* replaced, not doubled */
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM node_config_gpu"), 1);
+    free_nodes(cfg, 1);
+    grp[0] = mk_grouped("g2", "IDLE");
+    assert_true(sa_tsdb_carry_gpu_config(db, "k", T0 + 900, grp, 1, &unknown, &err));
+    assert_int_equal(unknown, 0);
+    assert_true(sa_gpus_get(&grp[0]->gpus_total, "h100") == 8);
+    assert_true(grp[0]->gpu_config_at == T0 + 3600);
+    write_ok(db, "k", T0 + 900, grp, 1, NULL);
+    free_nodes(grp, 1);
+    verify_ok(db, "k", 4);
+    /* IDLE: carried GPUs are idle, not of unknown use */
+    hours(db, "k", T0 + 900, T0 + 1200, SA_TSDB_BY_GPU_TYPE, &h);
+    assert_int_equal(h.n, 0); /* the latest snapshot: no time after it */
+    free_nodes(obs, 2);
+    sa_tsdb_close(db);
+}
+
+/* A version 1 database (no attr.gpu_config, no node_config_gpu) is migrated on a read-write open. */
+static void test_migrate_v1(void **state)
+{
+    const char *p = dbpath("v1");
+    char path[512];
+    sa_tsdb_t *db;
+    sa_node_t *n[2];
+    sqlite3 *c;
+    hrows_t h;
+    sa_error_t err;
+    size_t unknown;
+    (void)state;
+
+    snprintf(path, sizeof path, "%s", p);
+    db = open_ok(path);
+    n[0] = mk("g1", "IDLE", 64, 0, "gpu", "a100", 4, 0, NULL);
+    n[1] = mk("g2", "MIXED", 64, 8, "gpu", "a100", 4, 2, NULL);
+    write_ok(db, "m", T0, n, 2, NULL);
+    write_ok(db, "m", T0 + 300, n, 2, NULL);
+    free_nodes(n, 2);
+    sa_tsdb_close(db);
+    /* make it what version 1 wrote */
+    assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(c, "ALTER TABLE attr DROP COLUMN gpu_config; DROP TABLE node_config_gpu;"
+                                     " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(c);
+    /* read-only: refused, untouched */
+    assert_non_null(strstr(open_error(path, true, NULL), "schema version 1 is older"));
+    db = open_ok(path);
+    assert_int_equal(sql_int(db, "PRAGMA user_version"), SA_TSDB_SCHEMA_VERSION);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM pragma_table_info('attr') WHERE name = 'gpu_config'"), 1);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM node_config_gpu"), 0);
+    verify_ok(db, "m", 2);
+    hours(db, "m", T0, T0 + 300, SA_TSDB_BY_GPU_TYPE, &h);
+    assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_used, 2 * 300 / 3600.0);
+    /* the old rows are per-node observations: carried from */
+    n[0] = mk_grouped("g1", "MIXED");
+    assert_true(sa_tsdb_carry_gpu_config(db, "m", T0 + 600, n, 1, &unknown, &err));
+    assert_int_equal(unknown, 0);
+    assert_true(sa_gpus_get(&n[0]->gpus_total, "a100") == 4);
+    n[1] = mk("g2", "MIXED", 64, 8, "gpu", "a100", 4, 2, NULL);
+    write_ok(db, "m", T0 + 600, n, 2, NULL);
+    free_nodes(n, 2);
+    verify_ok(db, "m", 3);
+    /* an unchanged observed node keeps its version 1 attribute set (the hash did not change) */
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM attr"), 3);
+    sa_tsdb_close(db);
+}
+
 static void test_error_input(void **state)
 {
     const char *p = dbpath("input");
@@ -1517,6 +1664,8 @@ int main(void)
         cmocka_unit_test(test_error_locked),
         cmocka_unit_test(test_error_disk_full),
         cmocka_unit_test(test_error_input),
+        cmocka_unit_test(test_gpu_config_carry),
+        cmocka_unit_test(test_migrate_v1),
     };
     return cmocka_run_group_tests_name("tsdb", tests, group_setup, group_teardown);
 }

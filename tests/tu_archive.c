@@ -510,6 +510,7 @@ static void drop_metadata(json_t *doc)
     json_object_del(json_object_get(doc, "seen"), "last");
     json_object_del(json_object_get(doc, "_merge"), "at");
     json_object_del(json_object_get(json_object_get(doc, "exit"), "_key"), "at");
+    json_object_del(json_object_get(json_object_get(doc, "derived_exit"), "_key"), "at");
     json_array_foreach(json_object_get(doc, "runs"), i, run) {
         json_object_del(json_object_get(run, "_key"), "at");
     }

@@ -93,7 +93,7 @@ void tu_server_destroy(tu_server_t *s);
  *   _merge.at   the observation time of the record that last changed the current fields
  *               (same reason);
  *   runs[]._key.at  the same for each run;
- *   exit._key.at    the same for the exit code's final record (a run that skipped sacct
+ *   exit._key.at, derived_exit._key.at  the same for the exit codes' final record (a run that skipped sacct
  *               while MongoDB was down sees the final record at a later poll).
  * Everything else (_id, current fields, history, runs, seen.first, vanished_at, extra) is
  * compared. New reference.
