@@ -17,7 +17,8 @@
  * - CPU efficiency = sum TotalCPU / sum (elapsed x CPUs), memory efficiency = sum
  *   MaxRSS / sum requested memory, each over the runs that have both figures (seff's
  *   per-job figures, weighted by what was allocated).
- * - GPU type: the run's typed GPUs; untyped GPUs "unknown"; CPU-only runs "none". A
+ * - GPU type: the run's typed GPUs; untyped GPUs the type slurm-ingest found on the run's
+ *   nodes (runs[].gpu_type), else "unknown"; CPU-only runs "none". A
  *   run of several types adds to each type its share (GPUs of the type / GPUs).
  * Sums are integers (GPU-seconds, CPU milliseconds, KiB, thousandths of a percent x
  * GPU-seconds), so results do not depend on the order documents arrive in.
@@ -217,10 +218,15 @@ static void acc_add(const eff_t *e, eacc_t *x, const sa_eff_run_t *f, int64_t gp
     }
 }
 
-/* The GPU type key of a run's GPUs of type (NULL or "": untyped). */
-static uint32_t type_id(eff_t *e, const char *type)
+/*
+ * The GPU type key of run r's GPUs of type (NULL or "": untyped, which take the run's
+ * gpu_type that slurm-ingest found on its nodes, else "unknown").
+ */
+static uint32_t type_id(eff_t *e, const sa_jobview_run_t *r, const char *type)
 {
-    return type && type[0] ? sa_rintern(&e->names, type) : e->unknown_id;
+    if (type && type[0])
+        return sa_rintern(&e->names, type);
+    return r->gpu_type && r->gpu_type[0] ? sa_rintern(&e->names, r->gpu_type) : e->unknown_id;
 }
 
 /* Adds one ended run of the job at hand to its keys. */
@@ -239,7 +245,7 @@ static bool add_run(eff_t *e, const sa_jobview_run_t *r)
             const sa_jobview_gpu_t *g = &r->gpu_types[k];
             if (g->count <= 0)
                 continue;
-            if (!(x = acc_get(e, a, u, type_id(e, g->type))))
+            if (!(x = acc_get(e, a, u, type_id(e, r, g->type))))
                 return false;
             acc_add(e, x, &f, g->count * f.elapsed_s, g->count, r->gpus, first);
             first = false;
@@ -250,7 +256,7 @@ static bool add_run(eff_t *e, const sa_jobview_run_t *r)
     {
         uint32_t t = e->empty_id;
         if (e->by & SA_BY_GPU_TYPE)
-            t = r->gpus <= 0 ? e->none_id : type_id(e, r->ngpu_types ? r->gpu_types[0].type : NULL);
+            t = r->gpus <= 0 ? e->none_id : type_id(e, r, r->ngpu_types ? r->gpu_types[0].type : NULL);
         if (!(x = acc_get(e, a, u, t)))
             return false;
         acc_add(e, x, &f, f.gpu_s, 1, 1, true);
@@ -282,7 +288,7 @@ static bool scan_cluster(sa_rdb_t *db, eff_t *e, const char *cluster, sa_error_t
 {
     static const char *const fields[] = {"account",  "user",         "req.mem_mb",        "runs.start", "runs.end",
                                          "runs.gpus", "runs.gpus_by_type", "runs.cpus", "runs.mem_mb",
-                                         "runs.elapsed_s", "runs.usage", NULL};
+                                         "runs.elapsed_s", "runs.usage", "runs.gpu_type", NULL};
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     bool ok;
 
