@@ -356,12 +356,53 @@ static void test_no_usage_columns(void **state)
     sa_report_opts_clear(&o);
 }
 
+/*
+ * Untyped GPUs take the type slurm-ingest found on the run's nodes (runs[].gpu_type):
+ * a document as the merge writes it, inserted directly (cluster "untyped").
+ */
+static void test_untyped_gpu_type(void **state)
+{
+    mongoc_collection_t *jobs = mongoc_client_get_collection(client, db_name, "jobs");
+    mongoc_collection_t *cl = mongoc_client_get_collection(client, db_name, "clusters");
+    bson_t *c = BCON_NEW("_id", BCON_UTF8("untyped"), "last_sacct_at", BCON_DATE_TIME(iso("2026-10-31T00:00:00") * 1000));
+    /* 2 untyped GPUs found to be h100 on the node, 4 h x 2 = 8 GPU-hours at 40 % */
+    bson_t *d = BCON_NEW("_id", BCON_UTF8("untyped:1"), "cluster", BCON_UTF8("untyped"), "job_id", BCON_INT64(1),
+                         "account", BCON_UTF8("a"), "user", BCON_UTF8("u"), "state", BCON_UTF8("COMPLETED"),
+                         "runs", "[", "{", "start", BCON_DATE_TIME(iso("2026-10-02T00:00:00") * 1000), "end",
+                         BCON_DATE_TIME(iso("2026-10-02T04:00:00") * 1000), "state", BCON_UTF8("COMPLETED"), "cpus",
+                         BCON_INT64(4), "gpus", BCON_INT64(2), "gpus_by_type", "[", "{", "type", BCON_UTF8(""), "count",
+                         BCON_INT64(2), "}", "]", "gpu_type", BCON_UTF8("h100"), "gpu_type_source", BCON_UTF8("node"),
+                         "elapsed_s", BCON_INT64(14400), "usage", "{", "gpu_util_pct", BCON_DOUBLE(40.0), "}", "}",
+                         "]");
+    bson_error_t berr;
+    sa_report_opts_t o;
+    json_t *doc, *r;
+    (void)state;
+    assert_true(mongoc_collection_insert_one(cl, c, NULL, NULL, &berr));
+    assert_true(mongoc_collection_insert_one(jobs, d, NULL, NULL, &berr));
+    bson_destroy(c);
+    bson_destroy(d);
+    mongoc_collection_destroy(jobs);
+    mongoc_collection_destroy(cl);
+    opts(&o, "untyped");
+    o.start = iso("2026-10-01T00:00:00");
+    o.end = iso("2026-11-01T00:00:00");
+    o.by = SA_BY_GPU_TYPE;
+    doc = run_json(false, &o);
+    r = row(doc, "rows", "gpu_type", "h100");
+    near(r, "gpu_hours", 8.0);
+    near(r, "gpu_util_percent", 40.0);
+    json_decref(doc);
+    sa_report_opts_clear(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_account),       cmocka_unit_test(test_by_type_and_user),
         cmocka_unit_test(test_formats),          cmocka_unit_test(test_job_story),
         cmocka_unit_test(test_habrok_gpu_job),   cmocka_unit_test(test_no_usage_columns),
+        cmocka_unit_test(test_untyped_gpu_type),
     };
     int rc;
 
