@@ -659,8 +659,8 @@ static bool read_docs(sa_archive_t *a, slot_t **want, size_t n, sa_archive_stats
 }
 
 /* Merges a slot's records into its stored document (or none). */
-static bool merge_slot(slot_t *s, sa_job_t *const *sorted, const sa_obs_ctx_t *ctx, sa_archive_stats_t *stats,
-                       sa_error_t *error)
+static bool merge_slot(slot_t *s, sa_job_t *const *sorted, const sa_obs_ctx_t *ctx, const sa_obs_ctx_t *sacct_ctx,
+                       sa_archive_stats_t *stats, sa_error_t *error)
 {
     s->doc = s->stored ? json_deep_copy(s->stored) : NULL;
     if (s->stored && !s->doc) {
@@ -670,7 +670,8 @@ static bool merge_slot(slot_t *s, sa_job_t *const *sorted, const sa_obs_ctx_t *c
     for (size_t i = s->first; i < s->first + s->count; i++) {
         json_t *superseded = NULL;
         sa_merge_kind_t kind;
-        if (!sa_jobdoc_merge(&s->doc, sorted[i], ctx, &kind, &superseded, error)) {
+        const sa_obs_ctx_t *rc = sacct_ctx && sorted[i]->source != SA_SRC_SQUEUE ? sacct_ctx : ctx;
+        if (!sa_jobdoc_merge(&s->doc, sorted[i], rc, &kind, &superseded, error)) {
             sa_error_prefix(error, "job %lld", (long long)s->job_id);
             return false;
         }
@@ -869,7 +870,8 @@ fail:
 
 /* One round: read what must be read, merge, write; slots end done or in conflict. */
 static bool write_round(sa_archive_t *a, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
-                        const sa_obs_ctx_t *ctx, sa_archive_stats_t *stats, sa_error_t *error)
+                        const sa_obs_ctx_t *ctx, const sa_obs_ctx_t *sacct_ctx, sa_archive_stats_t *stats,
+                        sa_error_t *error)
 {
     slot_t **want = malloc((nslots ? nslots : 1) * sizeof *want);
     size_t nwant = 0, nins = 0, nrep = 0;
@@ -888,7 +890,7 @@ static bool write_round(sa_archive_t *a, slot_t *slots, size_t nslots, sa_job_t 
     for (size_t i = 0; i < nslots; i++) {
         if (slots[i].done)
             continue;
-        if (!merge_slot(&slots[i], sorted, ctx, stats, error))
+        if (!merge_slot(&slots[i], sorted, ctx, sacct_ctx, stats, error))
             goto done;
         if (!slots[i].touched) {
             slots[i].done = true;
@@ -916,6 +918,13 @@ done:
 
 bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
                            size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    return sa_archive_write_jobs2(a, cache, ctx, NULL, jobs, n, stats, error);
+}
+
+bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
+                            const sa_obs_ctx_t *sacct_ctx, sa_job_t *const *jobs, size_t n, sa_archive_stats_t *stats,
+                            sa_error_t *error)
 {
     sa_job_t **sorted = malloc((n ? n : 1) * sizeof *sorted);
     slot_t *slots = calloc(n ? n : 1, sizeof *slots);
@@ -948,7 +957,7 @@ bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_c
     stats->jobs += nslots;
     for (int round = 0;; round++) {
         bool pending = false;
-        if (!write_round(a, slots, nslots, sorted, ctx, stats, error))
+        if (!write_round(a, slots, nslots, sorted, ctx, sacct_ctx, stats, error))
             goto done;
         for (size_t i = 0; i < nslots; i++) {
             if (slots[i].conflict) {

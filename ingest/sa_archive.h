@@ -85,6 +85,15 @@ bool sa_archive_bump_seq(sa_archive_t *a, const char *cluster, sa_jobcache_t *ca
  */
 bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
                            size_t n, sa_archive_stats_t *stats, sa_error_t *error);
+/*
+ * The same for the records of two inputs of one snapshot at once (squeue's and sacct's):
+ * a job both changed is merged and written once. Records from sacct are merged with
+ * sacct_ctx (its release and data_parser), the others with ctx; both have the same
+ * cluster and observation time. sacct_ctx may be NULL (all records use ctx).
+ */
+bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
+                            const sa_obs_ctx_t *sacct_ctx, sa_job_t *const *jobs, size_t n, sa_archive_stats_t *stats,
+                            sa_error_t *error);
 
 /*
  * After a complete squeue listing taken at ctx->at with job ids listed[0..n) (sorted):

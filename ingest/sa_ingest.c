@@ -460,6 +460,7 @@ typedef struct {
     const idvec_t *changed;
     jobvec_t batch;
     sa_ingest_stats_t *stats;
+    const sa_obs_ctx_t *sacct_ctx; /* when the batch also holds sacct's records (join_kept) */
 } writer_t;
 
 /* GPUs of a record's run without a type (those of gres_detail when the TRES have none). */
@@ -502,8 +503,8 @@ static bool writer_flush(writer_t *w, sa_error_t *error)
     if (w->batch.n && !resolve_run_gpu_types(w->env, w->ctx->cluster, &w->batch, error))
         ok = false;
     else if (w->batch.n)
-        ok = sa_archive_write_jobs(w->env->archive, w->env->cache, w->ctx, w->batch.v, w->batch.n, &w->stats->jobs,
-                                   error);
+        ok = sa_archive_write_jobs2(w->env->archive, w->env->cache, w->ctx, w->sacct_ctx, w->batch.v, w->batch.n,
+                                    &w->stats->jobs, error);
     jobs_clear(&w->batch);
     return ok;
 }
@@ -566,11 +567,14 @@ static bool verify_hits(writer_t *w, jobvec_t *hits, sa_error_t *error)
     return ok;
 }
 
-/* Writes one input's changed jobs (and, for squeue, marks the vanished). */
+/*
+ * Writes one input's changed jobs; with sacct_ctx, p's kept records include sacct's
+ * (join_kept), merged with that context.
+ */
 static bool write_input(const sa_ingest_env_t *env, const sa_snapshot_t *snap, sa_input_kind_t k, pass_t *p,
-                        sa_ingest_stats_t *stats, sa_error_t *error)
+                        const sa_obs_ctx_t *sacct_ctx, sa_ingest_stats_t *stats, sa_error_t *error)
 {
-    writer_t w = {env, &p->ctx, &p->changed, {0}, stats};
+    writer_t w = {env, &p->ctx, &p->changed, {0}, stats, sacct_ctx};
     bool ok = true;
 
     ids_sort_unique(&p->changed);
@@ -591,16 +595,43 @@ static bool write_input(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         sa_meta_clear(&meta);
         jobs_clear(&w.batch);
     }
-    if (ok && k == SA_IN_SQUEUE && p->aside.count > 0) {
-        /* a record set aside is a job the listing cannot vouch for: no vanish check this time */
-        sa_log(SA_LOG_WARN, "%s: %zu record(s) set aside: jobs squeue stopped listing are not marked this time",
-               snap->files[k], p->aside.count);
-    } else if (ok && k == SA_IN_SQUEUE) {
-        ids_sort_unique(&p->listed);
-        ok = sa_archive_mark_vanished(env->archive, env->cache, &p->ctx, p->listed.v, p->listed.n, &stats->jobs,
-                                      error);
-    }
     return ok;
+}
+
+/*
+ * When squeue's and sacct's changed records are both held in memory (no second pass,
+ * not --verify), moves sacct's into squeue's, so that a job both changed (a state change
+ * squeue and the sacct window both show) is merged and written once, not twice. False
+ * (nothing moved) otherwise.
+ */
+static bool join_kept(const sa_ingest_env_t *env, pass_t *sq, pass_t *sa)
+{
+    if (env->verify || sq->overflow || sa->overflow || sa->kept.n == 0)
+        return false;
+    if (!SA_VEC_GROW(sq->kept.v, sq->kept.cap, sq->kept.n, sa->kept.n, 256))
+        return false; /* out of memory here: written one input at a time */
+    memcpy(sq->kept.v + sq->kept.n, sa->kept.v, sa->kept.n * sizeof *sa->kept.v);
+    sq->kept.n += sa->kept.n;
+    sa->kept.n = 0;
+    return true;
+}
+
+/*
+ * The jobs squeue stopped listing that are still live once the snapshot's sacct records
+ * are merged (a job that ended between two polls is final by then: no vanished_at written
+ * and taken back). Not when a squeue record was set aside: the listing cannot vouch for
+ * that job.
+ */
+static bool mark_vanished(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pass_t *p, sa_ingest_stats_t *stats,
+                          sa_error_t *error)
+{
+    if (p->aside.count > 0) {
+        sa_log(SA_LOG_WARN, "%s: %zu record(s) set aside: jobs squeue stopped listing are not marked this time",
+               snap->files[SA_IN_SQUEUE], p->aside.count);
+        return true;
+    }
+    ids_sort_unique(&p->listed);
+    return sa_archive_mark_vanished(env->archive, env->cache, &p->ctx, p->listed.v, p->listed.n, &stats->jobs, error);
 }
 
 /* Records the snapshot's times in the cluster's document; names this cache as the writer. */
@@ -682,13 +713,20 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         goto done;
     out->tsdb_done = true;
 
-    /* 3. jobs: squeue (a complete listing: then the vanished), then sacct */
+    /* 3. jobs: squeue, sacct, then the jobs the (complete) squeue listing no longer has */
     if (env->archive) {
         t0 = now_ms();
+        bool joined = (parsed & (1u << SA_IN_SQUEUE)) && (parsed & (1u << SA_IN_SACCT)) &&
+                      join_kept(env, &p[SA_IN_SQUEUE], &p[SA_IN_SACCT]);
         for (int k = SA_IN_SQUEUE; k <= SA_IN_SACCT; k++) {
-            if ((parsed & (1u << k)) && !write_input(env, snap, (sa_input_kind_t)k, &p[k], stats, error))
+            const sa_obs_ctx_t *sacct_ctx = joined ? &p[SA_IN_SACCT].ctx : NULL;
+            if (joined && k == SA_IN_SACCT)
+                break; /* written with squeue's */
+            if ((parsed & (1u << k)) && !write_input(env, snap, (sa_input_kind_t)k, &p[k], sacct_ctx, stats, error))
                 goto done;
         }
+        if ((parsed & (1u << SA_IN_SQUEUE)) && !mark_vanished(env, snap, &p[SA_IN_SQUEUE], stats, error))
+            goto done;
         if (!finish_cluster(env, snap, parsed, statements_before, stats, error))
             goto done;
         stats->ms_mongo += now_ms() - t0;
