@@ -700,9 +700,9 @@ static const char *const sacct_required_known[] = {"CPUs", NULL};
 static const char *const sacct_tres_known[] = {"allocated", "requested", NULL};
 static const char *const step_known[] = {"step", "state", "time", "nodes", "tres", "exit_code", NULL};
 static const char *const step_step_known[] = {"id", "name", "job_id", "het", NULL};
-static const char *const step_time_known[] = {"start", "end", "elapsed", NULL};
+static const char *const step_time_known[] = {"start", "end", "elapsed", "total", "user", "system", NULL};
 static const char *const step_nodes_known[] = {"range", NULL};
-static const char *const step_tres_known[] = {"allocated", NULL};
+static const char *const step_tres_known[] = {"allocated", "requested", "consumed", NULL};
 
 /* Value of a hex digit, -1 when c is not one. */
 static int hexval(char c)
@@ -861,6 +861,73 @@ static bool sacct_names_state(const json_t *e, sa_job_t *job, sa_error_t *error)
     return extra_sub(&job->extra, "state", state, sacct_state_known, error);
 }
 
+/*
+ * A CPU time {seconds, microseconds} (time.total, .user, .system of a job or step) ->
+ * seconds; left absent when the member is.
+ */
+static bool get_cputime(const json_t *t, const char *key, double *out, sa_error_t *error)
+{
+    const json_t *o = json_object_get(t, key);
+    int64_t sec, usec;
+
+    if (!o || json_is_null(o))
+        return true;
+    if (!get_count(o, "seconds", false, &sec, error) || !get_count(o, "microseconds", false, &usec, error))
+        return err_in(error, key);
+    if (sec != SA_UNSET)
+        *out = (double)sec + (usec != SA_UNSET ? (double)usec / 1e6 : 0);
+    return true;
+}
+
+static bool get_cputimes(const json_t *t, sa_stats_t *u, sa_error_t *error)
+{
+    return get_cputime(t, "total", &u->cpu_s, error) && get_cputime(t, "user", &u->user_cpu_s, error) &&
+           get_cputime(t, "system", &u->system_cpu_s, error);
+}
+
+/*
+ * The count of the TRES {type, name} in a usage list (a step's tres.requested.max ...),
+ * into *out when *out is not known yet. Slurm's unset counts (-2, NO_VAL64) stay absent.
+ */
+static void usage_get(const json_t *parent, const char *list, const char *type, const char *name, int64_t *out)
+{
+    const json_t *arr = json_object_get(parent, list), *item;
+    size_t i;
+
+    if (*out != SA_UNSET || !json_is_array(arr))
+        return;
+    json_array_foreach(arr, i, item) {
+        const json_t *c = json_object_get(item, "count");
+        const char *ty = json_string_value(json_object_get(item, "type"));
+        const char *nm = json_string_value(json_object_get(item, "name"));
+        if (ty && strcmp(ty, type) == 0 && (name ? nm && strcmp(nm, name) == 0 : !nm || !*nm) && json_is_integer(c) &&
+            json_integer_value(c) >= 0 && json_integer_value(c) <= SA_MAX_SAFE_INT) {
+            *out = json_integer_value(c);
+            return;
+        }
+    }
+}
+
+/* A step's usage from tres.requested (usage in) and tres.consumed (usage out), as sa_model.h says. */
+static void step_usage(const json_t *tres, sa_stats_t *u)
+{
+    const json_t *in = json_object_get(tres, "requested"), *out = json_object_get(tres, "consumed");
+    int64_t util = SA_UNSET, energy = SA_UNSET;
+
+    usage_get(in, "max", "mem", NULL, &u->max_rss_bytes);
+    usage_get(in, "average", "mem", NULL, &u->ave_rss_bytes);
+    usage_get(in, "total", "gres", "gpuutil", &util);
+    usage_get(in, "average", "gres", "gpuutil", &util);
+    usage_get(in, "max", "gres", "gpumem", &u->gpu_mem_bytes);
+    usage_get(in, "total", "fs", "disk", &u->disk_read_bytes);
+    usage_get(out, "total", "fs", "disk", &u->disk_write_bytes);
+    usage_get(out, "total", "energy", NULL, &energy);
+    if (util != SA_UNSET)
+        u->gpu_util_pct = (double)util;
+    if (energy > 0)
+        u->energy_j = energy;
+}
+
 /* sacct time{submission, eligible, start, end, elapsed, limit}. */
 static bool sacct_time(const json_t *e, sa_job_t *job, sa_error_t *error)
 {
@@ -876,6 +943,8 @@ static bool sacct_time(const json_t *e, sa_job_t *job, sa_error_t *error)
         return err_in(error, "time");
     if (job->start == SA_UNSET)
         job->elapsed = SA_UNSET;
+    /* time.total/user/system of the job are 0 in 22.05's JSON even when its steps used CPU: the job
+       document sums the steps' instead (sa_jobdoc.c), and these stay in extra as Slurm printed them */
     return extra_sub(&job->extra, "time", t, sacct_time_known, error);
 }
 
@@ -1009,6 +1078,8 @@ static bool sacct_step(const json_t *so, sa_job_t *job, sa_error_t *error)
         return err_in(error, "time");
     if (st->start == SA_UNSET)
         st->elapsed = SA_UNSET;
+    if (t && !get_cputimes(t, &st->stats, error))
+        return err_in(error, "time");
     if (!extra_sub(&st->extra, "time", t, step_time_known, error))
         return false;
 
@@ -1030,6 +1101,7 @@ static bool sacct_step(const json_t *so, sa_job_t *job, sa_error_t *error)
     if (tres) {
         if (!tres_from_list(json_object_get(tres, "allocated"), "allocated", &st->alloc, error))
             return err_in(error, "tres");
+        step_usage(tres, &st->stats);
         if (!extra_sub(&st->extra, "tres", tres, step_tres_known, error))
             return false;
     }

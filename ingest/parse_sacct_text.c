@@ -85,6 +85,16 @@ typedef enum {
     F_NODELIST,
     F_REASON,
     F_RESTARTS,
+    F_TOTALCPU,
+    F_USERCPU,
+    F_SYSTEMCPU,
+    F_MAXRSS,
+    F_AVERSS,
+    F_TRESUSAGEINTOT,
+    F_TRESUSAGEINAVE,
+    F_TRESUSAGEINMAX,
+    F_TRESUSAGEOUTTOT,
+    F_CONSUMEDENERGYRAW,
     F_COUNT
 } field_t;
 
@@ -125,6 +135,16 @@ static const struct {
     {"NodeList", F_NODELIST},
     {"Reason", F_REASON},
     {"Restarts", F_RESTARTS},
+    {"TotalCPU", F_TOTALCPU},
+    {"UserCPU", F_USERCPU},
+    {"SystemCPU", F_SYSTEMCPU},
+    {"MaxRSS", F_MAXRSS},
+    {"AveRSS", F_AVERSS},
+    {"TRESUsageInTot", F_TRESUSAGEINTOT},
+    {"TRESUsageInAve", F_TRESUSAGEINAVE},
+    {"TRESUsageInMax", F_TRESUSAGEINMAX},
+    {"TRESUsageOutTot", F_TRESUSAGEOUTTOT},
+    {"ConsumedEnergyRaw", F_CONSUMEDENERGYRAW},
     {NULL, F_EXTRA},
 };
 
@@ -143,6 +163,16 @@ static bool step_models(field_t f)
     case F_ELAPSEDRAW:
     case F_NODELIST:
     case F_ALLOCTRES:
+    case F_TOTALCPU:
+    case F_USERCPU:
+    case F_SYSTEMCPU:
+    case F_MAXRSS:
+    case F_AVERSS:
+    case F_TRESUSAGEINTOT:
+    case F_TRESUSAGEINAVE:
+    case F_TRESUSAGEINMAX:
+    case F_TRESUSAGEOUTTOT:
+    case F_CONSUMEDENERGYRAW:
         return true;
     default:
         return false;
@@ -512,6 +542,72 @@ static bool get_tres(const sacct_t *st, const char *who, field_t f, sa_tres_t *o
     return true;
 }
 
+static bool get_cputime(const sacct_t *st, const char *who, field_t f, double *out, sa_error_t *error)
+{
+    if (!sa_cputime_parse(val(st, f), out, error)) {
+        err_field(st, who, f, error);
+        return false;
+    }
+    return true;
+}
+
+static bool get_size(const sacct_t *st, const char *who, field_t f, int64_t *out, sa_error_t *error)
+{
+    if (!sa_size_bytes_parse(val(st, f), out, error)) {
+        err_field(st, who, f, error);
+        return false;
+    }
+    return true;
+}
+
+/* The entry name of a TRESUsage* column into *out, when *out is not known yet. */
+static bool get_usage(const sacct_t *st, const char *who, field_t f, const char *name, int64_t *out,
+                      sa_error_t *error)
+{
+    int64_t v;
+    if (*out != SA_UNSET || !val(st, f))
+        return true;
+    if (!sa_tres_usage_get(val(st, f), name, &v, error)) {
+        err_field(st, who, f, error);
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/*
+ * The usage columns of a line -> *u (sa_model.h says which column gives which member).
+ * ConsumedEnergyRaw 0 (no energy plugin) and NO_VAL64 stay absent.
+ */
+static bool get_stats(const sacct_t *st, const char *who, sa_stats_t *u, sa_error_t *error)
+{
+    int64_t util = SA_UNSET, energy = SA_UNSET;
+    const char *v;
+
+    if (!get_cputime(st, who, F_TOTALCPU, &u->cpu_s, error) ||
+        !get_cputime(st, who, F_USERCPU, &u->user_cpu_s, error) ||
+        !get_cputime(st, who, F_SYSTEMCPU, &u->system_cpu_s, error) ||
+        !get_size(st, who, F_MAXRSS, &u->max_rss_bytes, error) ||
+        !get_size(st, who, F_AVERSS, &u->ave_rss_bytes, error) ||
+        !get_usage(st, who, F_TRESUSAGEINMAX, "mem", &u->max_rss_bytes, error) ||
+        !get_usage(st, who, F_TRESUSAGEINAVE, "mem", &u->ave_rss_bytes, error) ||
+        !get_usage(st, who, F_TRESUSAGEINTOT, "gres/gpuutil", &util, error) ||
+        !get_usage(st, who, F_TRESUSAGEINAVE, "gres/gpuutil", &util, error) ||
+        !get_usage(st, who, F_TRESUSAGEINMAX, "gres/gpumem", &u->gpu_mem_bytes, error) ||
+        !get_usage(st, who, F_TRESUSAGEINTOT, "fs/disk", &u->disk_read_bytes, error) ||
+        !get_usage(st, who, F_TRESUSAGEOUTTOT, "fs/disk", &u->disk_write_bytes, error))
+        return false;
+    if (util != SA_UNSET)
+        u->gpu_util_pct = (double)util;
+    if ((v = val(st, F_CONSUMEDENERGYRAW)) && sa_parse_int64(v, &energy) && energy > 0 && energy < (INT64_C(1) << 53))
+        u->energy_j = energy;
+    else if (!get_usage(st, who, F_TRESUSAGEOUTTOT, "energy", &energy, error))
+        return false;
+    else if (u->energy_j == SA_UNSET && energy > 0)
+        u->energy_j = energy;
+    return true;
+}
+
 /* Elapsed seconds: ElapsedRaw, else Elapsed. */
 static bool get_elapsed(const sacct_t *st, const char *who, int64_t *out, sa_error_t *error)
 {
@@ -615,6 +711,30 @@ oom:
     return false;
 }
 
+/*
+ * ReqMem of Slurm <= 20.11, "100Gn" (per node) / "512Mc" (per CPU): the job's total
+ * (x NNodes, x CPUs) into job->req.mem_mb; unknown while either count is. False on a
+ * size that cannot be read.
+ */
+static bool reqmem_total(const char *v, size_t len, sa_job_t *job)
+{
+    char buf[80];
+    int64_t mib, times = v[len - 1] == 'n' ? job->node_count : job->cpus;
+    sa_tres_t t;
+    bool ok;
+
+    if (len >= 60)
+        return false;
+    snprintf(buf, sizeof buf, "mem=%.*s", (int)(len - 1), v);
+    sa_tres_init(&t);
+    ok = sa_tres_parse(buf, false, &t, NULL) && t.mem_mb != SA_UNSET && !t.other;
+    mib = t.mem_mb;
+    sa_tres_clear(&t);
+    if (ok && mib > 0 && times != SA_UNSET && times >= 0 && (times == 0 || mib <= INT64_MAX / times))
+        job->req.mem_mb = mib * times;
+    return ok;
+}
+
 /* Fills the job-level members of an allocation line. */
 static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error_t *error)
 {
@@ -636,7 +756,8 @@ static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error
         !get_time(st, who, F_START, &job->start, error) || !get_time(st, who, F_END, &job->end, error) ||
         !get_elapsed(st, who, &job->elapsed, error) || !get_int(st, who, F_NNODES, &job->node_count, error) ||
         !get_int(st, who, F_RESTARTS, &job->restart_cnt, error) ||
-        !get_tres(st, who, F_REQTRES, &job->req, error) || !get_tres(st, who, F_ALLOCTRES, &job->alloc, error))
+        !get_tres(st, who, F_REQTRES, &job->req, error) || !get_tres(st, who, F_ALLOCTRES, &job->alloc, error) ||
+        !get_stats(st, who, &job->stats, error))
         return false;
     job->exit_reliable = true;
 
@@ -672,6 +793,11 @@ static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error
         if (len >= 2 && (v[len - 1] == 'n' || v[len - 1] == 'c') && isalnum((unsigned char)v[len - 2])) {
             if (!extra_set(&job->extra, st->names[st->col[F_REQMEM]], v))
                 goto oom;
+            if (job->req.mem_mb == SA_UNSET && !reqmem_total(v, len, job)) {
+                sa_error_set(error, SA_ERR_INPUT, 0, "expected a size like 100Gn or 512Mc, got '%s'", Q(v, q));
+                err_field(st, who, F_REQMEM, error);
+                return false;
+            }
         } else {
             char buf[80];
             bool parsed = false;
@@ -712,7 +838,8 @@ static bool fill_step(const sacct_t *st, sa_step_t *step, const char *step_id, c
         goto oom;
     if (!get_exit(st, who, F_EXITCODE, &step->exit_code, &step->exit_signal, error) ||
         !get_time(st, who, F_START, &step->start, error) || !get_time(st, who, F_END, &step->end, error) ||
-        !get_elapsed(st, who, &step->elapsed, error) || !get_tres(st, who, F_ALLOCTRES, &step->alloc, error))
+        !get_elapsed(st, who, &step->elapsed, error) || !get_tres(st, who, F_ALLOCTRES, &step->alloc, error) ||
+        !get_stats(st, who, &step->stats, error))
         return false;
     for (size_t c = 0; c < st->nfields; c++) {
         if (!step_models(st->kinds[c]) && st->vals[c][0] && !extra_set(&step->extra, st->names[c], st->vals[c]))

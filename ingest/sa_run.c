@@ -26,11 +26,16 @@
 #include "sa_tsdb.h"
 #include "sa_vec.h"
 
-/* The columns slurm-ingest asks sacct for; free text (JobName) last. */
+/*
+ * The columns slurm-ingest asks sacct for; free text (JobName) last. The usage columns
+ * (TotalCPU ... ConsumedEnergyRaw) are in every release since 17.11 (TRESUsage* came
+ * then); 22.05 is the oldest the project runs against.
+ */
 #define SACCT_FIELDS                                                                                          \
     "JobID,JobIDRaw,Partition,QOS,Account,User,UID,Group,GID,Submit,Eligible,Start,End,Elapsed,ElapsedRaw,"   \
     "Timelimit,State,ExitCode,DerivedExitCode,NNodes,NCPUS,ReqCPUS,ReqMem,ReqTRES,AllocTRES,NodeList,"       \
-    "Reservation,WCKey,Reason,JobName"
+    "Reservation,WCKey,Reason,TotalCPU,UserCPU,SystemCPU,MaxRSS,AveRSS,TRESUsageInTot,TRESUsageInAve,"       \
+    "TRESUsageInMax,TRESUsageOutTot,ConsumedEnergyRaw,JobName"
 #define SACCT_DELIM "\x1f" /* ASCII unit separator: cannot occur in a job name typed in a shell */
 
 #define MARK_TSDB "tsdb.done"

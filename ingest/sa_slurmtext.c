@@ -157,6 +157,34 @@ bad:
     return false;
 }
 
+bool sa_cputime_parse(const char *s, double *out, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+    const char *dot;
+    int64_t whole;
+    double frac = 0;
+
+    *out = -1;
+    if (!s || !*s)
+        return true;
+    if (!isdigit((unsigned char)s[0]) || !strchr(s, ':') || !sa_duration_parse(s, &whole, NULL) ||
+        whole == SA_UNSET || whole == SA_INFINITE)
+        goto bad;
+    if ((dot = strchr(s, '.'))) {
+        char buf[16] = "0";
+        size_t n = strlen(dot);
+        if (n < 2 || n > 10)
+            goto bad;
+        memcpy(buf + 1, dot, n + 1);
+        frac = strtod(buf, NULL);
+    }
+    *out = (double)whole + frac;
+    return true;
+bad:
+    sa_error_set(error, SA_ERR_INPUT, 0, "expected a CPU time [D-]HH:MM:SS or MM:SS.mmm, got '%s'", Q(s, q));
+    return false;
+}
+
 /* ---- node states ------------------------------------------------------------- */
 
 /* Words sinfo/scontrol print (compact and long forms, lower case) -> base + flag. */

@@ -65,6 +65,26 @@ bool sa_duration_parse(const char *s, int64_t *out, sa_error_t *error);
  */
 bool sa_node_state_parse_text(const char *s, sa_state_t *out, sa_error_t *error);
 
+/*
+ * CPU time as sacct prints TotalCPU, UserCPU, SystemCPU: "MM:SS.mmm", "[D-]HH:MM:SS"
+ * -> seconds with the milliseconds kept. "" -> -1 (absent), returns true.
+ */
+bool sa_cputime_parse(const char *s, double *out, sa_error_t *error);
+
+/*
+ * A size as sacct prints MaxRSS, AveRSS and the sizes in TRESUsage* strings:
+ * "1294440K", "0.31M", "85399.46K", "0" (K M G T P powers of 1024; a bare number is
+ * bytes) -> bytes, rounded to the nearest. "" -> SA_UNSET, returns true.
+ */
+bool sa_size_bytes_parse(const char *s, int64_t *out, sa_error_t *error);
+
+/*
+ * The value of the entry name in a TRESUsage* string ("cpu=15:33:58,gres/gpuutil=90,
+ * mem=1294440K"), read as a size (sa_size_bytes_parse: a percentage or a count has no
+ * unit and reads as itself) into *out; SA_UNSET when the string has no such entry.
+ */
+bool sa_tres_usage_get(const char *s, const char *name, int64_t *out, sa_error_t *error);
+
 /* Parses a decimal int64 with nothing after it; fails on overflow or junk. */
 bool sa_parse_int64(const char *s, int64_t *out);
 

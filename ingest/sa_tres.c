@@ -87,6 +87,84 @@ static bool parse_mem_mib(const char *s, int64_t *out)
     return true;
 }
 
+/*
+ * "1294440K", "0.31M", "20500736K", "934556828" -> bytes, rounded to the nearest (a
+ * bare number is bytes). Digits with an optional fraction and one unit letter.
+ */
+static bool parse_bytes(const char *s, int64_t *out)
+{
+    int64_t mib;
+    double v;
+    char *end;
+
+    if (!*s)
+        return false;
+    if (isdigit((unsigned char)s[strlen(s) - 1])) { /* bare: bytes */
+        errno = 0;
+        v = strtod(s, &end);
+        if (errno || *end || !isdigit((unsigned char)s[0]) || !isfinite(v) || v < 0 || v > (double)MAX_COUNT)
+            return false;
+        *out = (int64_t)(v + 0.5);
+        return true;
+    }
+    if (!parse_mem_mib(s, &mib)) /* checks the syntax; the value is taken again unrounded */
+        return false;
+    v = strtod(s, &end);
+    switch (toupper((unsigned char)*end)) {
+    case 'K': v *= 1024.0; break;
+    case 'M': v *= 1024.0 * 1024; break;
+    case 'G': v *= 1024.0 * 1024 * 1024; break;
+    case 'T': v *= 1024.0 * 1024 * 1024 * 1024; break;
+    default: v *= 1024.0 * 1024 * 1024 * 1024 * 1024; break; /* 'P' */
+    }
+    if (!isfinite(v) || v > (double)INT64_MAX / 2)
+        return false;
+    *out = (int64_t)(v + 0.5);
+    return true;
+}
+
+bool sa_size_bytes_parse(const char *s, int64_t *out, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+
+    *out = SA_UNSET;
+    if (!s || !*s)
+        return true;
+    if (!parse_bytes(s, out)) {
+        *out = SA_UNSET;
+        sa_error_set(error, SA_ERR_INPUT, 0, "expected a size like 1294440K, got '%s'", Q(s, q));
+        return false;
+    }
+    return true;
+}
+
+bool sa_tres_usage_get(const char *s, const char *name, int64_t *out, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8], q2[QUOTE_MAX + 8];
+    size_t n = strlen(name);
+    const char *p = s;
+
+    *out = SA_UNSET;
+    while (p && *p) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len > n && strncmp(p, name, n) == 0 && p[n] == '=') {
+            char val[64];
+            size_t vlen = len - n - 1;
+            snprintf(val, sizeof val, "%.*s", (int)(vlen < sizeof val ? vlen : sizeof val - 1), p + n + 1);
+            if (vlen >= sizeof val || !parse_bytes(val, out)) {
+                *out = SA_UNSET;
+                sa_error_set(error, SA_ERR_INPUT, 0, "TRES '%s': %s: expected a number or a size, got '%s'",
+                             Q(s, q), name, Q(val, q2));
+                return false;
+            }
+            return true;
+        }
+        p = comma ? comma + 1 : NULL;
+    }
+    return true;
+}
+
 /* A billing value: digits with an optional fraction. */
 static bool parse_billing(const char *s, double *out)
 {

@@ -40,6 +40,9 @@ static void usage(FILE *out)
           "       slurm-report utilization [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [-t UNIT] ...\n"
           "       slurm-report health [-M CLUSTERS] [--stale DURATION] [-S START] [-E END] ...\n"
           "       slurm-report current [-M CLUSTERS] [--by KEYS] [--since TIME] [--prometheus] ...\n"
+          "       slurm-report efficiency [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
+          "                    [--idle-threshold PCT] ...\n"
+          "       slurm-report job [-M CLUSTERS] JOBID [--json] ...\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "\n"
           "Reports:\n"
@@ -49,6 +52,9 @@ static void usage(FILE *out)
           "                       (exit status 9 when a check fails)\n"
           "  current              jobs of the latest snapshot, finished jobs since a time; nodes, CPUs, GPUs and\n"
           "                       the scheduler with --prometheus\n"
+          "  efficiency           what the allocated GPUs and CPUs did: GPU-hours, idle GPU-hours, mean GPU\n"
+          "                       utilisation, CPU and memory efficiency (seff), GPU-hours without usage data\n"
+          "  job                  one job's whole story: identity, history, runs, steps, seff's efficiency lines\n"
           "  site                 a static web site of every report in DIR (replaced atomically)\n"
           "\n"
           "What:\n"
@@ -71,6 +77,7 @@ static void usage(FILE *out)
           "  --since TIME             current: count finished jobs since (default 24 hours before now)\n"
           "  --now TIME               take TIME as now (reproducible reports)\n"
           "  --months N               site: the last N months (default 12)\n"
+          "  --idle-threshold PCT     efficiency: a run under this GPU utilisation is idle (default 5)\n"
           "\n"
           "Output:\n"
           "  --json, --csv, --svg (usage), --html, --prometheus (current)   the output kind (default: a table)\n"
@@ -160,7 +167,7 @@ typedef struct {
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
-       O_TEXTFILE };
+       O_TEXTFILE, O_IDLE };
 
 /* -o / --format: a column list; an output kind name (0.2's --format json) or a file name (0.2's -o FILE). */
 static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
@@ -219,6 +226,11 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
         o->year_days = strtod(arg, &e);
         if (*e || !(o->year_days > 0 && o->year_days <= 366))
             return die_usage("--year-days: expected a number of days in (0, 366], got '%s'", arg);
+        break;
+    case O_IDLE:
+        o->idle_threshold = strtod(arg, &e);
+        if (*e || !(o->idle_threshold >= 0 && o->idle_threshold <= 100))
+            return die_usage("--idle-threshold: expected a percentage from 0 to 100, got '%s'", arg);
         break;
     case O_MONTHS:
         cli->months = (int)strtol(arg, &e, 10);
@@ -316,6 +328,7 @@ static const struct option longopts[] = {
     {"rgu-weights", required_argument, NULL, O_RGU},
     {"stale", required_argument, NULL, O_STALE}, {"since", required_argument, NULL, O_SINCE},
     {"now", required_argument, NULL, O_NOW},     {"months", required_argument, NULL, O_MONTHS},
+    {"idle-threshold", required_argument, NULL, O_IDLE},
     {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -323,7 +336,7 @@ static const struct option longopts[] = {
 /* Parses the command line into *o and *cli; -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
 {
-    static const char *const cmds[] = {"usage", "utilization", "health", "current", "site"};
+    static const char *const cmds[] = {"usage", "utilization", "health", "current", "site", "efficiency", "job"};
     int c, rc;
     bool known = false;
 
@@ -339,13 +352,17 @@ static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
         known = known || strcmp(cli->cmd, cmds[i]) == 0;
     if (!known)
-        return die_usage("unknown report '%s' (usage, utilization, health, current, site)", cli->cmd);
+        return die_usage("unknown report '%s' (usage, utilization, health, current, efficiency, job, site)", cli->cmd);
     if (strcmp(cli->cmd, "site") == 0 && optind < argc)
         cli->site_dir = argv[optind++];
+    if (strcmp(cli->cmd, "job") == 0 && optind < argc)
+        o->job_arg = argv[optind++];
     if (optind < argc)
         return die_usage("unexpected argument '%s'", argv[optind]);
     if (strcmp(cli->cmd, "site") == 0 && !cli->site_dir)
         return die_usage("site needs the directory to write: slurm-report site DIR%s", "");
+    if (strcmp(cli->cmd, "job") == 0 && !o->job_arg && !cli->helpformat)
+        return die_usage("job needs a job id: slurm-report job [-M CLUSTER] JOBID%s", "");
     return -1;
 }
 
@@ -392,6 +409,10 @@ static bool run_report(const cli_t *cli, const sa_report_opts_t *o, FILE *out, b
         ok = sa_report_utilization(o, out, stderr, error);
     else if (strcmp(cli->cmd, "health") == 0)
         ok = sa_report_health(o, out, stderr, healthy, error);
+    else if (strcmp(cli->cmd, "efficiency") == 0)
+        ok = sa_report_efficiency(o, out, stderr, error);
+    else if (strcmp(cli->cmd, "job") == 0)
+        ok = sa_report_job(o, out, stderr, error);
     else
         ok = sa_report_current(o, out, stderr, error);
     if (ok && fflush(out) != 0) {

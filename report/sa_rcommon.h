@@ -50,5 +50,7 @@ const sa_col_t *sa_usage_cols(size_t *n);
 const sa_col_t *sa_utilization_cols(size_t *n);
 const sa_col_t *sa_health_cols(size_t *n);
 const sa_col_t *sa_current_cols(size_t *n);
+const sa_col_t *sa_efficiency_cols(size_t *n);
+const sa_col_t *sa_job_cols(size_t *n);
 
 #endif

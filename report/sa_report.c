@@ -39,6 +39,7 @@ void sa_report_opts_init(sa_report_opts_t *o)
     o->stale_s = 3600;
     o->since = SA_UNSET;
     o->format = SA_FMT_TABLE;
+    o->idle_threshold = 5;
 }
 
 void sa_report_opts_clear(sa_report_opts_t *o)
@@ -80,6 +81,10 @@ const sa_col_t *sa_report_columns(const char *report, size_t *n)
         return sa_health_cols(n);
     if (strcmp(report, "current") == 0)
         return sa_current_cols(n);
+    if (strcmp(report, "efficiency") == 0)
+        return sa_efficiency_cols(n);
+    if (strcmp(report, "job") == 0)
+        return sa_job_cols(n);
     return NULL;
 }
 

@@ -98,6 +98,9 @@ typedef struct {
     void *doc_ctx;
     /* internal views of the site (not on the command line) */
     bool stranded_only;                  /* utilization: the stranded GPU-hours alone, with their reason */
+    /* efficiency and job */
+    double idle_threshold;               /* efficiency: a run under this GPU utilisation % is idle (5) */
+    const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);
@@ -114,9 +117,13 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
 /* *healthy: false when a check failed (the caller exits SA_EXIT_UNHEALTHY). */
 bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error);
 bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* What the allocated GPUs and CPUs did over the window (sa_efficiency.c). */
+bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* One job's whole story from the archive (sa_jobreport.c); SA_ERR_USAGE when the archive has no such job. */
+bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /*
- * Every column a report can have (usage, utilization in hours, health, current), for
+ * Every column a report can have (usage, utilization in hours, health, current, efficiency, job), for
  * -e; NULL for a report without a table (site).
  */
 const sa_col_t *sa_report_columns(const char *report, size_t *n);

@@ -370,7 +370,7 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
     return ok;
 }
 
-enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT };
+enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT, S_EFF };
 
 /* What one section runs. */
 typedef struct {
@@ -419,6 +419,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     case S_USAGE: ok = sa_report_usage(&o, NULL, NULL, error); break;
     case S_UTIL: ok = sa_report_utilization(&o, NULL, NULL, error); break;
     case S_HEALTH: ok = sa_report_health(&o, NULL, NULL, &pg->healthy, error); break;
+    case S_EFF: ok = sa_report_efficiency(&o, NULL, NULL, error); break;
     default: ok = sa_report_current(&o, NULL, NULL, error); break;
     }
     sa_strv_clear(&one);
@@ -447,19 +448,21 @@ static int64_t month_end(int64_t m, int64_t now)
 /* The stranded GPUs' columns on the pages. */
 #define STRANDED_COLS "cluster,gpu_type,state,stranded_reason,gpu_stranded_hours,gpu_hours,class"
 
-/* Usage against awards, utilization by exact state and stranded GPUs of [start, end) for cluster c. */
+/* Usage against awards, efficiency, utilization by exact state and stranded GPUs of [start, end) for cluster c. */
 static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, const char *when,
                            sa_error_t *error)
 {
-    char h1[160], h2[160], h3[160];
+    char h1[160], h2[160], h3[160], h4[160];
     section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false};
+    section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false};
     section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false};
     section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true};
 
     snprintf(h1, sizeof h1, "GPU usage%s, %s", pg->s->o->allocations_path ? " against the awards" : " by account", when);
     snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
     snprintf(h3, sizeof h3, "Stranded GPUs, %s", when);
-    if (!section(pg, c->name, &use, error))
+    snprintf(h4, sizeof h4, "What the allocated GPUs and CPUs did (runs that ended), %s", when);
+    if (!section(pg, c->name, &use, error) || !section(pg, c->name, &eff, error))
         return false;
     if (!c->has_series) {
         para(pg, "meta", "No time series for this cluster: no utilization and no stranded GPUs.");
@@ -468,7 +471,7 @@ static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64
     return section(pg, c->name, &util, error) && section(pg, c->name, &str, error);
 }
 
-/* CLUSTER/YYYY-MM: the month's usage, utilization and stranded GPUs. */
+/* CLUSTER/YYYY-MM: the month's usage, efficiency, utilization and stranded GPUs. */
 static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_error_t *error)
 {
     page_t pg;

@@ -151,6 +151,20 @@ static void feed_tres(hasher_t *hs, const sa_tres_t *t)
         feed_tag(hs, '-');
 }
 
+/* The usage fields (sa_stats_t): a record whose usage changed is a change (TotalCPU of a finished step). */
+static void feed_stats(hasher_t *hs, const sa_stats_t *u)
+{
+    const double d[4] = {u->cpu_s, u->user_cpu_s, u->system_cpu_s, u->gpu_util_pct};
+    feed_tag(hs, 'u');
+    feed(hs, d, sizeof d);
+    feed_int(hs, 'r', u->max_rss_bytes);
+    feed_int(hs, 'v', u->ave_rss_bytes);
+    feed_int(hs, 'm', u->gpu_mem_bytes);
+    feed_int(hs, 'i', u->disk_read_bytes);
+    feed_int(hs, 'o', u->disk_write_bytes);
+    feed_int(hs, 'E', u->energy_j);
+}
+
 static void feed_step(hasher_t *hs, const sa_step_t *st)
 {
     feed_str(hs, 'I', st->id);
@@ -163,6 +177,7 @@ static void feed_step(hasher_t *hs, const sa_step_t *st)
     feed_int(hs, 'y', st->exit_signal);
     feed_str(hs, 'N', st->nodes);
     feed_tres(hs, &st->alloc);
+    feed_stats(hs, &st->stats);
     if (st->extra)
         feed_json(hs, st->extra, false);
     else
@@ -217,6 +232,7 @@ uint64_t sa_job_digest(const sa_job_t *rec, const char *salt)
     feed_int(&hs, 'Y', rec->derived_exit_signal);
     feed_int(&hs, 'Q', rec->restart_cnt);
     feed_int(&hs, 'q', rec->requeue_allowed);
+    feed_stats(&hs, &rec->stats);
     feed_int(&hs, 'T', (int64_t)rec->nsteps);
     for (size_t i = 0; i < rec->nsteps; i++)
         feed_step(&hs, &rec->steps[i]);

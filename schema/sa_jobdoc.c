@@ -681,6 +681,75 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
 
 /* ---- runs -------------------------------------------------------------------------------- */
 
+/* a = the larger of a and b (absent: SA_UNSET / < 0). */
+static void max_int(int64_t *a, int64_t b)
+{
+    if (b != SA_UNSET && (*a == SA_UNSET || b > *a))
+        *a = b;
+}
+
+/* a += b when b is present (a absent becomes b). */
+static void add_int(int64_t *a, int64_t b)
+{
+    if (b != SA_UNSET)
+        *a = *a == SA_UNSET ? b : *a + b;
+}
+
+static void add_real(double *a, double b)
+{
+    if (b >= 0)
+        *a = *a < 0 ? b : *a + b;
+}
+
+/*
+ * The usage of a run from its record: the allocation line's CPU times and energy when
+ * it has them, else the sums over the steps; MaxRSS, AveRSS and GPU memory the largest
+ * of any step (seff's memory figure); disk the sums. GPU utilisation per allocated GPU:
+ * of every step that has one, its gres/gpuutil (summed over its tasks) divided by the
+ * step's GPUs (the run's when the step's TRES lack them), capped at 100; the highest of
+ * those, so a run is idle only when no step used its GPUs. Absent stays absent.
+ */
+static void run_stats(const sa_job_t *rec, sa_stats_t *u)
+{
+    sa_stats_t sum;
+    int64_t run_gpus = rec->alloc.gpu_total > 0 ? rec->alloc.gpu_total : sa_gpus_total(&rec->gres_gpus);
+
+    *u = rec->stats;
+    sa_stats_init(&sum);
+    for (size_t i = 0; i < rec->nsteps; i++) {
+        const sa_stats_t *st = &rec->steps[i].stats;
+        int64_t g = rec->steps[i].alloc.gpu_total > 0 ? rec->steps[i].alloc.gpu_total : run_gpus;
+        add_real(&sum.cpu_s, st->cpu_s);
+        add_real(&sum.user_cpu_s, st->user_cpu_s);
+        add_real(&sum.system_cpu_s, st->system_cpu_s);
+        add_int(&sum.energy_j, st->energy_j);
+        max_int(&u->max_rss_bytes, st->max_rss_bytes);
+        max_int(&u->ave_rss_bytes, st->ave_rss_bytes);
+        max_int(&u->gpu_mem_bytes, st->gpu_mem_bytes);
+        add_int(&sum.disk_read_bytes, st->disk_read_bytes);
+        add_int(&sum.disk_write_bytes, st->disk_write_bytes);
+        if (st->gpu_util_pct >= 0) {
+            double per = st->gpu_util_pct / (double)(g > 0 ? g : 1);
+            if (per > 100)
+                per = 100;
+            if (per > u->gpu_util_pct)
+                u->gpu_util_pct = per;
+        }
+    }
+    if (u->cpu_s < 0)
+        u->cpu_s = sum.cpu_s;
+    if (u->user_cpu_s < 0)
+        u->user_cpu_s = sum.user_cpu_s;
+    if (u->system_cpu_s < 0)
+        u->system_cpu_s = sum.system_cpu_s;
+    if (u->energy_j == SA_UNSET)
+        u->energy_j = sum.energy_j;
+    if (u->disk_read_bytes == SA_UNSET)
+        u->disk_read_bytes = sum.disk_read_bytes;
+    if (u->disk_write_bytes == SA_UNSET)
+        u->disk_write_bytes = sum.disk_write_bytes;
+}
+
 /*
  * Sets a run's gpu_type and gpu_type_source from its GPUs by type (the run's alloc JSON)
  * and what slurm-ingest found on its nodes: untyped GPUs take the nodes' type ("node",
@@ -743,6 +812,13 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
         set_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
         set_int(r, "elapsed_s", rec->elapsed);
     }
+    {
+        sa_stats_t u;
+        json_t *uj;
+        run_stats(rec, &u);
+        if ((uj = sa_stats_to_json(&u)))
+            json_object_set_new(r, "usage", uj);
+    }
     json_object_set_new(r, "source", json_string(sa_source_name(rec->source)));
     json_object_set_new(r, "_key", json_pack("{s:I, s:I, s:I}", "final", (json_int_t)k.final, "sacct",
                                              (json_int_t)k.sacct, "at", (json_int_t)k.at));
@@ -764,6 +840,8 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
             set_str(s, "nodes", st->nodes);
             if (!sa_tres_is_empty(&st->alloc))
                 json_object_set_new(s, "alloc", tres_json(&st->alloc, NULL));
+            if (!sa_stats_is_empty(&st->stats))
+                json_object_set_new(s, "usage", sa_stats_to_json(&st->stats));
             json_array_append_new(steps, s);
         }
         json_object_set_new(r, "steps", steps);
@@ -785,7 +863,7 @@ static int run_key_cmp(const json_t *a, const json_t *b)
 }
 
 /*
- * Fills in what the better observation of a run lacks from the other one: steps, and a
+ * Fills in what the better observation of a run lacks from the other one: steps, usage, and a
  * reliable exit code (either may be the stored one, so that the result does not depend
  * on which arrived first).
  */
@@ -801,6 +879,8 @@ static void run_fill(json_t *better, const json_t *other)
     }
     if (!json_object_get(better, "steps") && json_object_get(other, "steps"))
         json_object_set(better, "steps", json_object_get(other, "steps"));
+    if (!json_object_get(better, "usage") && json_object_get(other, "usage"))
+        json_object_set(better, "usage", json_object_get(other, "usage"));
     if (json_is_true(json_object_get(json_object_get(other, "exit"), "reliable")) &&
         !json_is_true(json_object_get(json_object_get(better, "exit"), "reliable")))
         json_object_set(better, "exit", json_object_get(other, "exit"));

@@ -25,6 +25,7 @@ void sa_jobview_clear(sa_jobview_t *v)
     free(v->run_buf);
     free(v->hist_buf);
     free(v->gpu_buf);
+    free(v->step_buf);
     memset(v, 0, sizeof *v);
 }
 
@@ -76,12 +77,124 @@ static bool read_gpu_types(sa_jobview_t *v, const bson_iter_t *it, size_t *ngpu,
     return true;
 }
 
+/* A number of any BSON numeric type, or def. */
+static double iter_num(const bson_iter_t *it, double def)
+{
+    if (BSON_ITER_HOLDS_DOUBLE(it))
+        return bson_iter_double(it);
+    if (BSON_ITER_HOLDS_INT32(it) || BSON_ITER_HOLDS_INT64(it))
+        return (double)sa_bson_iter_int(it, 0);
+    return def;
+}
+
+/* Reads a usage document (runs[].usage, runs[].steps[].usage) into *u (sa_stats_init()ed first). */
+static void read_usage(const bson_iter_t *it, sa_stats_t *u)
+{
+    bson_iter_t e;
+
+    sa_stats_init(u);
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &e))
+        return;
+    while (bson_iter_next(&e)) {
+        const char *k = bson_iter_key(&e);
+        if (key_is(k, "cpu_s"))
+            u->cpu_s = iter_num(&e, -1);
+        else if (key_is(k, "user_cpu_s"))
+            u->user_cpu_s = iter_num(&e, -1);
+        else if (key_is(k, "system_cpu_s"))
+            u->system_cpu_s = iter_num(&e, -1);
+        else if (key_is(k, "max_rss_bytes"))
+            u->max_rss_bytes = sa_bson_iter_int(&e, SA_UNSET);
+        else if (key_is(k, "ave_rss_bytes"))
+            u->ave_rss_bytes = sa_bson_iter_int(&e, SA_UNSET);
+        else if (key_is(k, "gpu_util_pct"))
+            u->gpu_util_pct = iter_num(&e, -1);
+        else if (key_is(k, "gpu_mem_bytes"))
+            u->gpu_mem_bytes = sa_bson_iter_int(&e, SA_UNSET);
+        else if (key_is(k, "disk_read_bytes"))
+            u->disk_read_bytes = sa_bson_iter_int(&e, SA_UNSET);
+        else if (key_is(k, "disk_write_bytes"))
+            u->disk_write_bytes = sa_bson_iter_int(&e, SA_UNSET);
+        else if (key_is(k, "energy_j"))
+            u->energy_j = sa_bson_iter_int(&e, SA_UNSET);
+    }
+}
+
+/* Reads alloc {cpus, gpus} of a step. */
+static void read_step_alloc(const bson_iter_t *it, sa_jobview_step_t *s)
+{
+    bson_iter_t e;
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &e))
+        return;
+    while (bson_iter_next(&e)) {
+        const char *k = bson_iter_key(&e);
+        if (key_is(k, "cpus"))
+            s->cpus = sa_bson_iter_int(&e, SA_UNSET);
+        else if (key_is(k, "gpus"))
+            s->gpus = sa_bson_iter_int(&e, 0);
+    }
+}
+
+/* Reads one runs[].steps[] document into s. */
+static void read_step(bson_iter_t *e, sa_jobview_step_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s->start = s->end = s->elapsed_s = s->cpus = SA_UNSET;
+    s->exit_code = s->exit_signal = -1;
+    sa_stats_init(&s->usage);
+    while (bson_iter_next(e)) {
+        const char *k = bson_iter_key(e);
+        if (key_is(k, "id"))
+            s->id = sa_bson_iter_str(e, NULL);
+        else if (key_is(k, "name"))
+            s->name = sa_bson_iter_str(e, NULL);
+        else if (key_is(k, "state"))
+            s->state = sa_bson_iter_str(e, NULL);
+        else if (key_is(k, "nodes"))
+            s->nodes = sa_bson_iter_str(e, NULL);
+        else if (key_is(k, "start"))
+            s->start = sa_bson_iter_time(e);
+        else if (key_is(k, "end"))
+            s->end = sa_bson_iter_time(e);
+        else if (key_is(k, "elapsed_s"))
+            s->elapsed_s = sa_bson_iter_int(e, SA_UNSET);
+        else if (key_is(k, "exit"))
+            read_exit(e, &s->exit_code, &s->exit_signal);
+        else if (key_is(k, "alloc"))
+            read_step_alloc(e, s);
+        else if (key_is(k, "usage"))
+            read_usage(e, &s->usage);
+    }
+}
+
+/*
+ * Appends runs[].steps to the view's step buffer (*nstep entries so far), counting them
+ * in *count; the run's pointer is set once every run is read (the buffer may move).
+ */
+static bool read_steps(sa_jobview_t *v, const bson_iter_t *it, size_t *nstep, size_t *count)
+{
+    bson_iter_t a, e;
+    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &a))
+        return true;
+    while (bson_iter_next(&a)) {
+        if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &e))
+            continue;
+        if (!SA_VEC_GROW(v->step_buf, v->step_cap, *nstep, 1, 8))
+            return false;
+        read_step(&e, &v->step_buf[(*nstep)++]);
+        (*count)++;
+    }
+    return true;
+}
+
 /* Reads one runs[] document into r (its GPU types into the view's GPU buffer). */
-static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size_t *ngpu)
+static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size_t *ngpu, size_t *nstep)
 {
     memset(r, 0, sizeof *r);
     r->start = r->end = r->node_count = r->cpus = SA_UNSET;
+    r->elapsed_s = r->mem_mb = SA_UNSET;
     r->exit_code = r->exit_signal = -1;
+    sa_stats_init(&r->usage);
     while (bson_iter_next(it)) {
         const char *k = bson_iter_key(it);
         switch (k[0]) {
@@ -90,12 +203,24 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
                 r->start = sa_bson_iter_time(it);
             else if (key_is(k, "state"))
                 r->state = sa_bson_iter_str(it, NULL);
+            else if (key_is(k, "steps") && !read_steps(v, it, nstep, &r->nsteps))
+                return false;
             break;
         case 'e':
             if (key_is(k, "end"))
                 r->end = sa_bson_iter_time(it);
             else if (key_is(k, "exit"))
                 read_exit(it, &r->exit_code, &r->exit_signal);
+            else if (key_is(k, "elapsed_s"))
+                r->elapsed_s = sa_bson_iter_int(it, SA_UNSET);
+            break;
+        case 'm':
+            if (key_is(k, "mem_mb"))
+                r->mem_mb = sa_bson_iter_int(it, SA_UNSET);
+            break;
+        case 'u':
+            if (key_is(k, "usage"))
+                read_usage(it, &r->usage);
             break;
         case 'g':
             if (key_is(k, "gpus"))
@@ -128,19 +253,21 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
 static bool read_runs(sa_jobview_t *v, const bson_iter_t *it)
 {
     bson_iter_t a, r;
-    size_t ngpu = 0, n = 0, off = 0;
+    size_t ngpu = 0, nstep = 0, n = 0, off = 0, soff = 0;
 
     v->has_runs = BSON_ITER_HOLDS_ARRAY(it) && bson_iter_recurse(it, &a);
     while (v->has_runs && bson_iter_next(&a)) {
         if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &r))
             continue;
         if (!SA_VEC_GROW(v->run_buf, v->run_cap, n, 1, 8) ||
-            !read_run(v, &r, &v->run_buf[n], &ngpu))
+            !read_run(v, &r, &v->run_buf[n], &ngpu, &nstep))
             return false;
         n++;
     }
     for (size_t i = 0; i < n; off += v->run_buf[i].ngpu_types, i++)
         v->run_buf[i].gpu_types = v->run_buf[i].ngpu_types ? v->gpu_buf + off : NULL;
+    for (size_t i = 0; i < n; soff += v->run_buf[i].nsteps, i++)
+        v->run_buf[i].steps = v->run_buf[i].nsteps ? v->step_buf + soff : NULL;
     v->runs = v->run_buf;
     v->nruns = n;
     return true;
@@ -154,7 +281,7 @@ static bool read_history(sa_jobview_t *v, const bson_iter_t *it)
 
     v->has_history = BSON_ITER_HOLDS_ARRAY(it) && bson_iter_recurse(it, &a);
     while (v->has_history && bson_iter_next(&a)) {
-        sa_jobview_hist_t h = {NULL, SA_UNSET};
+        sa_jobview_hist_t h = {NULL, SA_UNSET, NULL, false};
         if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &e))
             continue;
         while (bson_iter_next(&e)) {
@@ -163,6 +290,10 @@ static bool read_history(sa_jobview_t *v, const bson_iter_t *it)
                 h.state = sa_bson_iter_str(&e, NULL);
             else if (key_is(k, "at"))
                 h.at = sa_bson_iter_time(&e);
+            else if (key_is(k, "reason"))
+                h.reason = sa_bson_iter_str(&e, NULL);
+            else if (key_is(k, "_observed"))
+                h.observed = BSON_ITER_HOLDS_BOOL(&e) && bson_iter_bool(&e);
         }
         if (!SA_VEC_GROW(v->hist_buf, v->hist_cap, n, 1, 8))
             return false;
@@ -188,15 +319,20 @@ static void read_seen(sa_jobview_t *v, const bson_iter_t *it)
     }
 }
 
-/* Reads req {gpus}. */
+/* Reads req {gpus, mem_mb, cpus}. */
 static void read_req(sa_jobview_t *v, const bson_iter_t *it)
 {
     bson_iter_t r;
     if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &r))
         return;
     while (bson_iter_next(&r)) {
-        if (key_is(bson_iter_key(&r), "gpus"))
+        const char *k = bson_iter_key(&r);
+        if (key_is(k, "gpus"))
             v->req_gpus = sa_bson_iter_int(&r, 0);
+        else if (key_is(k, "mem_mb"))
+            v->req_mem_mb = sa_bson_iter_int(&r, SA_UNSET);
+        else if (key_is(k, "cpus"))
+            v->req_cpus = sa_bson_iter_int(&r, SA_UNSET);
     }
 }
 
@@ -208,6 +344,10 @@ static void reset(sa_jobview_t *v)
     v->cluster = v->user = v->account = v->partition = v->qos = v->state = NULL;
     v->job_id = SA_UNSET;
     v->gpus = v->req_gpus = 0;
+    v->req_mem_mb = v->req_cpus = v->cpus = v->restart_cnt = v->time_limit_min = v->elapsed_s = SA_UNSET;
+    v->name = v->job_id_display = v->nodes = NULL;
+    v->exit_code = v->exit_signal = -1;
+    v->time_limit_unlimited = false;
     v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
     v->runs = NULL;
     v->history = NULL;
@@ -225,12 +365,18 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
     case 'c':
         if (key_is(k, "cluster"))
             v->cluster = sa_bson_iter_str(it, NULL);
+        else if (key_is(k, "cpus"))
+            v->cpus = sa_bson_iter_int(it, SA_UNSET);
         break;
     case 'e':
         if (key_is(k, "end"))
             v->end = sa_bson_iter_time(it);
         else if (key_is(k, "expected_end"))
             v->expected_end = sa_bson_iter_time(it);
+        else if (key_is(k, "exit"))
+            read_exit(it, &v->exit_code, &v->exit_signal);
+        else if (key_is(k, "elapsed_s"))
+            v->elapsed_s = sa_bson_iter_int(it, SA_UNSET);
         break;
     case 'g':
         if (key_is(k, "gpus"))
@@ -243,6 +389,14 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
     case 'j':
         if (key_is(k, "job_id"))
             v->job_id = sa_bson_iter_int(it, SA_UNSET);
+        else if (key_is(k, "job_id_display"))
+            v->job_id_display = sa_bson_iter_str(it, NULL);
+        break;
+    case 'n':
+        if (key_is(k, "name"))
+            v->name = sa_bson_iter_str(it, NULL);
+        else if (key_is(k, "nodes"))
+            v->nodes = sa_bson_iter_str(it, NULL);
         break;
     case 'p':
         if (key_is(k, "partition"))
@@ -273,6 +427,14 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
             return read_runs(v, it);
         if (key_is(k, "req"))
             read_req(v, it);
+        else if (key_is(k, "restart_cnt"))
+            v->restart_cnt = sa_bson_iter_int(it, SA_UNSET);
+        break;
+    case 't':
+        if (key_is(k, "time_limit_min"))
+            v->time_limit_min = sa_bson_iter_int(it, SA_UNSET);
+        else if (key_is(k, "time_limit_unlimited"))
+            v->time_limit_unlimited = BSON_ITER_HOLDS_BOOL(it) && bson_iter_bool(it);
         break;
     case 's':
         if (key_is(k, "state"))

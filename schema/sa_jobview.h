@@ -28,12 +28,23 @@
 #include <bson/bson.h>
 
 #include "sa_error.h"
+#include "sa_model.h" /* sa_stats_t: runs[].usage, runs[].steps[].usage */
 
 /* GPUs of one type in a run. */
 typedef struct {
     const char *type; /* "" = untyped; NULL when the document has no type */
     int64_t count;
 } sa_jobview_gpu_t;
+
+/* One step of a run (runs[].steps[]). */
+typedef struct {
+    const char *id, *name, *state, *nodes; /* NULL when absent */
+    int64_t start, end, elapsed_s;         /* SA_UNSET when absent */
+    int64_t cpus;                          /* alloc.cpus, SA_UNSET when absent */
+    int64_t gpus;                          /* alloc.gpus, 0 when absent */
+    int exit_code, exit_signal;            /* -1 when absent */
+    sa_stats_t usage;                      /* runs[].steps[].usage (absent members: sa_model.h) */
+} sa_jobview_step_t;
 
 /* One run of a job (runs[]). */
 typedef struct {
@@ -48,12 +59,19 @@ typedef struct {
     const char *gpu_type;   /* runs[].gpu_type, NULL when absent */
     int gpu_type_source;    /* runs[].gpu_type_source: sa_run_gpu_type_source_t, 0 when absent */
     int exit_code, exit_signal; /* -1 when absent */
+    int64_t elapsed_s;      /* SA_UNSET when absent (still running) */
+    int64_t mem_mb;         /* allocated memory, SA_UNSET when absent */
+    sa_stats_t usage;       /* runs[].usage (absent members: sa_model.h) */
+    const sa_jobview_step_t *steps; /* runs[].steps, in the document's order */
+    size_t nsteps;
 } sa_jobview_run_t;
 
 /* One state transition (history[]). */
 typedef struct {
     const char *state; /* NULL when absent */
     int64_t at;
+    const char *reason; /* NULL when absent */
+    bool observed;      /* at is when a snapshot first saw the state (_observed) */
 } sa_jobview_hist_t;
 
 typedef struct {
@@ -66,6 +84,12 @@ typedef struct {
     bool final;             /* state is one of sa_job_final_states */
     int64_t gpus;           /* GPUs of the current run (0 when absent) */
     int64_t req_gpus;       /* GPUs asked for: req.gpus (0 when absent) */
+    int64_t req_mem_mb;     /* memory asked for, the job's total: req.mem_mb (SA_UNSET when absent) */
+    int64_t req_cpus;       /* req.cpus (SA_UNSET when absent) */
+    const char *name, *job_id_display, *nodes; /* NULL when absent */
+    int64_t cpus, restart_cnt, time_limit_min, elapsed_s; /* SA_UNSET when absent */
+    bool time_limit_unlimited; /* time_limit_unlimited: true */
+    int exit_code, exit_signal; /* exit {code, signal}, -1 when absent */
     /* times */
     int64_t submit, start, end, expected_end, vanished_at, seen_first, seen_last;
     /* runs and history, in the document's order */
@@ -80,6 +104,8 @@ typedef struct {
     sa_jobview_hist_t *hist_buf;
     sa_jobview_gpu_t *gpu_buf;
     size_t run_cap, hist_cap, gpu_cap;
+    sa_jobview_step_t *step_buf;
+    size_t step_cap;
 } sa_jobview_t;
 
 void sa_jobview_init(sa_jobview_t *v);

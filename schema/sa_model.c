@@ -303,6 +303,54 @@ const char *sa_source_name(sa_source_t s)
 }
 
 /* Sets every member of a job to its "unset" value. */
+/* ---- usage ------------------------------------------------------------------------ */
+
+void sa_stats_init(sa_stats_t *s)
+{
+    s->cpu_s = s->user_cpu_s = s->system_cpu_s = s->gpu_util_pct = -1;
+    s->max_rss_bytes = s->ave_rss_bytes = s->gpu_mem_bytes = SA_UNSET;
+    s->disk_read_bytes = s->disk_write_bytes = s->energy_j = SA_UNSET;
+}
+
+bool sa_stats_is_empty(const sa_stats_t *s)
+{
+    return s->cpu_s < 0 && s->user_cpu_s < 0 && s->system_cpu_s < 0 && s->gpu_util_pct < 0 &&
+           s->max_rss_bytes == SA_UNSET && s->ave_rss_bytes == SA_UNSET && s->gpu_mem_bytes == SA_UNSET &&
+           s->disk_read_bytes == SA_UNSET && s->disk_write_bytes == SA_UNSET && s->energy_j == SA_UNSET;
+}
+
+/* Sets o[key] = v when v >= 0 (a real, so that the stored type never depends on the value). */
+static void put_real(json_t *o, const char *key, double v)
+{
+    if (v >= 0 && isfinite(v))
+        json_object_set_new(o, key, json_real(v));
+}
+
+static void put_count(json_t *o, const char *key, int64_t v)
+{
+    if (v != SA_UNSET)
+        json_object_set_new(o, key, json_integer(v));
+}
+
+json_t *sa_stats_to_json(const sa_stats_t *s)
+{
+    json_t *o;
+
+    if (sa_stats_is_empty(s) || !(o = json_object()))
+        return NULL;
+    put_real(o, "cpu_s", s->cpu_s);
+    put_real(o, "user_cpu_s", s->user_cpu_s);
+    put_real(o, "system_cpu_s", s->system_cpu_s);
+    put_count(o, "max_rss_bytes", s->max_rss_bytes);
+    put_count(o, "ave_rss_bytes", s->ave_rss_bytes);
+    put_real(o, "gpu_util_pct", s->gpu_util_pct);
+    put_count(o, "gpu_mem_bytes", s->gpu_mem_bytes);
+    put_count(o, "disk_read_bytes", s->disk_read_bytes);
+    put_count(o, "disk_write_bytes", s->disk_write_bytes);
+    put_count(o, "energy_j", s->energy_j);
+    return o;
+}
+
 static void job_init(sa_job_t *job, sa_source_t source)
 {
     memset(job, 0, sizeof *job);
@@ -322,6 +370,7 @@ static void job_init(sa_job_t *job, sa_source_t source)
     job->derived_exit_code = job->derived_exit_signal = -1;
     job->exit_reliable = true;
     job->restart_cnt = SA_UNSET;
+    sa_stats_init(&job->stats);
 }
 
 sa_job_t *sa_job_new(sa_source_t source)
@@ -408,6 +457,7 @@ sa_step_t *sa_job_add_step(sa_job_t *job)
     st->start = st->end = st->elapsed = SA_UNSET;
     st->exit_code = st->exit_signal = -1;
     sa_tres_init(&st->alloc);
+    sa_stats_init(&st->stats);
     return st;
 }
 
@@ -656,6 +706,8 @@ json_t *sa_job_to_json(const sa_job_t *job)
     put_int(o, "restart_cnt", job->restart_cnt);
     if (job->requeue_allowed)
         json_object_set_new(o, "requeue_allowed", json_true());
+    if (!sa_stats_is_empty(&job->stats))
+        json_object_set_new(o, "stats", sa_stats_to_json(&job->stats));
     if (job->nsteps) {
         json_t *steps = json_array();
         for (size_t i = 0; i < job->nsteps; i++) {
@@ -670,6 +722,8 @@ json_t *sa_job_to_json(const sa_job_t *job)
             put_exit(s, "exit", st->exit_code, st->exit_signal);
             put_str(s, "nodes", st->nodes);
             put_tres(s, "alloc", &st->alloc);
+            if (!sa_stats_is_empty(&st->stats))
+                json_object_set_new(s, "stats", sa_stats_to_json(&st->stats));
             if (st->extra && json_object_size(st->extra))
                 json_object_set(s, "extra", st->extra);
             json_array_append_new(steps, s);

@@ -148,6 +148,34 @@ void sa_tres_init(sa_tres_t *t);
 void sa_tres_clear(sa_tres_t *t);
 bool sa_tres_is_empty(const sa_tres_t *t);
 
+/* ---- usage: what Slurm measured of a step or a job ---------------------------- */
+
+/*
+ * sacct's usage fields of one step (or of an allocation line), typed. Absent (Slurm did
+ * not gather it, or the column was not asked for): doubles < 0, integers SA_UNSET -
+ * never 0. Sizes in bytes (K M G T P are powers of 1024; a bare number is bytes).
+ *   cpu_s, user_cpu_s, system_cpu_s  TotalCPU, UserCPU, SystemCPU (seconds, ms kept)
+ *   max_rss_bytes    MaxRSS, else mem of TRESUsageInMax (the largest RSS of one task)
+ *   ave_rss_bytes    AveRSS, else mem of TRESUsageInAve
+ *   gpu_util_pct     gres/gpuutil of TRESUsageInTot (else InAve): the step's GPU
+ *                    utilisation summed over its tasks, as acct_gather_gpu reports it
+ *   gpu_mem_bytes    gres/gpumem of TRESUsageInMax (the largest of one task)
+ *   disk_read_bytes  fs/disk of TRESUsageInTot; disk_write_bytes: of TRESUsageOutTot
+ *   energy_j         ConsumedEnergyRaw (else energy of TRESUsageOutTot); 0 is what Slurm
+ *                    prints without an energy plugin, so 0 is absent
+ */
+typedef struct {
+    double cpu_s, user_cpu_s, system_cpu_s;
+    int64_t max_rss_bytes, ave_rss_bytes;
+    double gpu_util_pct;
+    int64_t gpu_mem_bytes;
+    int64_t disk_read_bytes, disk_write_bytes;
+    int64_t energy_j;
+} sa_stats_t;
+
+void sa_stats_init(sa_stats_t *s);
+bool sa_stats_is_empty(const sa_stats_t *s);
+
 /* Where a run's GPU type comes from (runs[].gpu_type_source in the job documents;
  * sa_job_t.run_gpu_type_source). */
 typedef enum {
@@ -184,6 +212,7 @@ typedef struct {
     int exit_signal;     /* -1 when unknown */
     char *nodes;         /* hostlist expression */
     sa_tres_t alloc;
+    sa_stats_t stats;    /* what Slurm measured of the step */
     json_t *extra;
 } sa_step_t;
 
@@ -231,6 +260,7 @@ typedef struct {
     int64_t restart_cnt;    /* SA_UNSET when unknown */
     bool requeue_allowed;
 
+    sa_stats_t stats;       /* the allocation line's usage fields (sacct: TotalCPU...) */
     sa_step_t *steps;       /* sacct only */
     size_t nsteps, steps_cap;
 
@@ -309,6 +339,8 @@ json_t *sa_job_to_json(const sa_job_t *job);
 json_t *sa_node_to_json(const sa_node_t *node);
 json_t *sa_tres_to_json(const sa_tres_t *t);
 json_t *sa_gpus_to_json(const sa_gpus_t *g);
+/* The members of s that are present; NULL when none is. */
+json_t *sa_stats_to_json(const sa_stats_t *s);
 
 /* Formats epoch t as "2026-10-05T12:00:00Z" into buf (>= 21 bytes). */
 const char *sa_time_format(int64_t t, char *buf, size_t bufsz);

@@ -12,7 +12,9 @@
  * the jobs themselves decide (exit 3, kill -9, a time limit, cancelled while
  * pending), that the requeued job ran twice with a REQUEUED first run and has its
  * whole history, the node's DRAIN interval with its reason, the GPU job's GPU-hours
- * = 2 GPUs x its real elapsed time, and that no unfinished job is left behind.
+ * = 2 GPUs x its real elapsed time, and that no unfinished job is left behind. A job that
+ * burns CPU and holds memory (issue 13) has its TotalCPU and MaxRSS in the archive and in
+ * `slurm-report job` as sacct prints them (jobacct_gather/linux gathers them here).
  *
  * The requeue is timed around a Slurm 22.05 race: slurmd refuses to launch a batch
  * job whose credential is not newer, in whole seconds, than the kill of its previous
@@ -442,7 +444,7 @@ static void check_planned(long id, const char *what, const char *state, long cod
 
 /* The jobs of the scenario (raw ids). */
 typedef struct {
-    long ok, fail, killed, timeout, array, het, gpu, requeue, held, cancelled;
+    long ok, fail, killed, timeout, array, het, gpu, requeue, held, cancelled, burn;
 } scenario_t;
 
 /* Runs `scontrol|scancel ... <verb> <id-arg>` for job id; fails the test if it fails. */
@@ -462,6 +464,10 @@ static void submit_all(scenario_t *sc)
     sc->timeout = submit("timeout (-t 1)", "-t", "1", "--wrap", "sleep 300");
     sc->gpu = submit("GPU job (2 x a100)", "-p", "gpu", "--gres=gpu:a100:2", "--wrap=sleep 20");
     sc->ok = submit("normal", "--wrap", "sleep 2", NULL, NULL);
+    /* ~12 s of CPU and ~160 MiB written (resident), sampled every 5 s (JobAcctGatherFrequency) */
+    sc->burn = submit("burns CPU, holds memory", "--mem=400M", "--wrap",
+                      "python3 -c 'import time; b = b\"x\" * (160 << 20); t = time.time()\n"
+                      "while time.time() - t < 12: pass'", NULL);
     sc->fail = submit("fails with exit 3", "--wrap", "exit 3", NULL, NULL);
     sc->killed = submit("killed by signal 9", "--wrap", "kill -9 $$", NULL, NULL);
     sc->array = submit("array 1-4%2", "--array=1-4%2", "--wrap", "sleep 3", NULL);
@@ -572,7 +578,7 @@ static void check_jobs(const scenario_t *sc)
 
     printf("  checking the archive against sacct\n");
     const long all[] = {sc->ok, sc->fail, sc->killed, sc->timeout, sc->gpu, sc->held, sc->cancelled, sc->het,
-                        sc->het + 1 /* the second component */, sc->requeue};
+                        sc->het + 1 /* the second component */, sc->requeue, sc->burn};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         check_against_sacct(all[i], recs, &n);
     /* the array: four tasks, each its own job */
@@ -595,6 +601,7 @@ static void check_jobs(const scenario_t *sc)
     check_planned(sc->timeout, "-t 1, sleep 300", "TIMEOUT", -1, -1);
     check_planned(sc->gpu, "sleep 20", "COMPLETED", 0, 0);
     check_planned(sc->held, "sleep 1", "COMPLETED", 0, 0);
+    check_planned(sc->burn, "burns CPU, holds memory", "COMPLETED", 0, 0);
     check_planned(sc->cancelled, "scancel while pending", "CANCELLED", -1, -1);
     check_planned(sc->het, "scancel while pending", "CANCELLED", -1, -1);
     check_planned(sc->het + 1, "scancel while pending", "CANCELLED", -1, -1);
@@ -749,6 +756,90 @@ static void check_report(long gpu, time_t t_begin)
     free(e);
 }
 
+/*
+ * sacct's usage of a job (the oracle): the allocation line's TotalCPU, the largest
+ * MaxRSS of its steps.
+ */
+static void sacct_usage(long id, double *cpu_s, int64_t *max_rss)
+{
+    char arg[32], *out, *save = NULL;
+    sa_error_t error;
+
+    snprintf(arg, sizeof arg, "%ld", id);
+    if (cmd(&out, "sacct", "-n", "-P", "-j", arg, "-o", "JobIDRaw,TotalCPU,MaxRSS", NULL) != 0)
+        fail_msg("sacct -j %ld failed", id);
+    *cpu_s = -1;
+    *max_rss = SA_UNSET;
+    printf("  sacct -o JobIDRaw,TotalCPU,MaxRSS -j %ld:\n", id);
+    for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *cpu = strchr(line, '|'), *rss = NULL;
+        int64_t v;
+        printf("    %s\n", line);
+        if (!cpu || !(rss = strchr(cpu + 1, '|')))
+            fail_msg("sacct -j %ld: unexpected line '%s'", id, line);
+        *cpu++ = '\0';
+        *rss++ = '\0';
+        if (strcmp(line, arg) == 0 && !sa_cputime_parse(cpu, cpu_s, &error))
+            fail_msg("sacct TotalCPU: %s", error.message);
+        if (!sa_size_bytes_parse(rss, &v, &error))
+            fail_msg("sacct MaxRSS: %s", error.message);
+        if (v != SA_UNSET && (*max_rss == SA_UNSET || v > *max_rss))
+            *max_rss = v;
+    }
+    free(out);
+}
+
+/*
+ * The burning job: its TotalCPU and MaxRSS from the real cluster, in the archive
+ * (runs[].usage) and in `slurm-report job` (text and --json), equal to sacct's.
+ */
+static void check_usage(long burn)
+{
+    char *argv[12], *o, *e, db[128], id[32], env_uri[600];
+    char *env[] = {env_uri, NULL};
+    double cpu_s;
+    int64_t rss;
+    json_t *j, *u;
+
+    sacct_usage(burn, &cpu_s, &rss);
+    assert_true(cpu_s >= 5);             /* it burnt ~12 s */
+    assert_true(rss >= INT64_C(100) << 20); /* and held ~160 MiB */
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(id, sizeof id, "%ld", burn);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    argv[0] = (char *)SA_REPORT_BIN;
+    argv[1] = (char *)"job";
+    argv[2] = (char *)"-M";
+    argv[3] = (char *)cluster;
+    argv[4] = id;
+    argv[5] = db;
+    argv[6] = (char *)"--json";
+    argv[7] = NULL;
+    if (tu_run(argv, env, &o, &e) != 0)
+        fail_msg("slurm-report job %ld failed: %s", burn, e);
+    j = json_loads(o, 0, NULL);
+    assert_non_null(j);
+    u = json_object_get(json_array_get(json_object_get(json_array_get(json_object_get(j, "jobs"), 0), "runs"), 0),
+                        "usage");
+    printf("  slurm-report job %ld: TotalCPU %.3f s, MaxRSS %lld bytes; sacct: %.3f s, %lld bytes\n", burn,
+           json_number_value(json_object_get(u, "cpu_s")), (long long)json_integer_value(json_object_get(u, "max_rss_bytes")),
+           cpu_s, (long long)rss);
+    assert_true(fabs(json_number_value(json_object_get(u, "cpu_s")) - cpu_s) < 0.0005);
+    assert_int_equal(json_integer_value(json_object_get(u, "max_rss_bytes")), rss);
+    json_decref(j);
+    free(o);
+    free(e);
+    argv[6] = NULL; /* the text: seff's lines */
+    if (tu_run(argv, env, &o, &e) != 0)
+        fail_msg("slurm-report job %ld failed: %s", burn, e);
+    if (!strstr(o, "CPU Utilized: ") || !strstr(o, "CPU Efficiency: ") || !strstr(o, "Memory Utilized: ") ||
+        !strstr(o, "Memory Efficiency: "))
+        fail_msg("slurm-report job %ld lacks seff's lines:\n%s", burn, o);
+    printf("%s", o);
+    free(o);
+    free(e);
+}
+
 /* No unfinished job left: nothing RUNNING or PENDING in the archive. */
 static void check_nothing_unfinished(void)
 {
@@ -801,6 +892,7 @@ static void test_scenario(void **state)
     check_requeued(sc.requeue);
     check_gpu_job(sc.gpu);
     check_report(sc.gpu, t_begin);
+    check_usage(sc.burn);
     check_nothing_unfinished();
     check_drain();
 }

@@ -11,6 +11,7 @@
 #include "testutil.h"
 
 #include <dirent.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -261,7 +262,8 @@ static void test_local_D_requeued(void **state)
     assert_int_equal(a->steps[0].exit_code, 0);
     assert_int_equal(a->steps[0].exit_signal, 15);
     assert_int_equal(b->nsteps, 1);
-    assert_string_equal(extra(b->steps[0].extra, "MaxRSS"), "3088K");
+    assert_int_equal(b->steps[0].stats.max_rss_bytes, 3088 * 1024);
+    assert_null(extra(b->steps[0].extra, "MaxRSS")); /* typed, not kept as text */
     assert_int_equal(a->elapsed, 8);
     assert_int_equal(b->elapsed, 45);
     assert_int_equal(b->time_limit, 5);
@@ -323,7 +325,7 @@ static void test_local_D_gpu(void **state)
     assert_int_equal(s->alloc.gpu_total, 2);
     assert_string_equal(s->nodes, "vm");
     s = must_step(j, "batch");
-    assert_string_equal(extra(s->extra, "MaxRSS"), "12248K");
+    assert_int_equal(s->stats.max_rss_bytes, 12248 * 1024);
     tu_parsed_clear(&p);
 }
 
@@ -362,9 +364,11 @@ static void test_local_D_array_and_plain(void **state)
     assert_string_equal(j->nodes, "vm");
     assert_string_equal(j->reason, "None");
     assert_null(j->reservation);
-    assert_string_equal(extra(j->extra, "TotalCPU"), "00:00.032");
+    assert_true(j->stats.cpu_s > 0.0315 && j->stats.cpu_s < 0.0325); /* TotalCPU 00:00.032 */
+    assert_null(extra(j->extra, "TotalCPU"));
     assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
-    assert_null(extra(j->extra, "MaxRSS")); /* empty values are left out */
+    assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty: not gathered, never 0 */
+    assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: no energy plugin */
     assert_int_equal(j->nsteps, 3);
     assert_string_equal(j->steps[0].id, "batch");
     assert_string_equal(j->steps[1].id, "0");
@@ -399,7 +403,7 @@ static void test_local_noheader(void **state)
     tu_parsed_clear(&p);
 }
 
-/* -p with usage fields: TRESUsage* strings kept whole in extra. */
+/* -p with usage fields: TotalCPU, MaxRSS and the TRESUsage* entries typed. */
 static void test_local_usage_trailing(void **state)
 {
     tu_parsed_t p;
@@ -410,11 +414,17 @@ static void test_local_usage_trailing(void **state)
     j = must_job(&p, 7, 0);
     assert_int_equal(j->alloc.gpu_total, 2);
     assert_string_equal(extra(j->extra, "CPUTimeRAW"), "40");
-    assert_string_equal(extra(j->extra, "TotalCPU"), "00:00.042");
+    assert_true(j->stats.cpu_s > 0.0415 && j->stats.cpu_s < 0.0425); /* 00:00.042 */
+    assert_true(j->stats.user_cpu_s > 0.0055 && j->stats.user_cpu_s < 0.0065);
     s = must_step(j, "batch");
-    assert_string_equal(extra(s->extra, "TRESUsageInMax"),
-                        "cpu=00:00:00,energy=0,fs/disk=53765,mem=12248K,pages=2,vmem=221228K");
-    assert_string_equal(extra(s->extra, "MaxRSS"), "12248K");
+    assert_null(extra(s->extra, "TRESUsageInMax"));
+    assert_int_equal(s->stats.max_rss_bytes, 12248 * 1024);
+    assert_int_equal(s->stats.disk_read_bytes, 53765);
+    assert_true(s->stats.gpu_util_pct < 0); /* no gres/gpuutil: not gathered */
+    assert_int_equal(s->stats.gpu_mem_bytes, SA_UNSET);
+    assert_int_equal(s->stats.energy_j, SA_UNSET); /* energy=0 */
+    s = must_step(j, "0");
+    assert_int_equal(s->stats.max_rss_bytes, SA_UNSET); /* TRESUsageInMax empty */
     j = must_job(&p, 5, 0);
     assert_string_equal(extra(j->extra, "cancelled_by"), "0");
     tu_parsed_clear(&p);
@@ -441,7 +451,7 @@ static void test_aalto_51_fields(void **state)
     assert_string_equal(extra(j->extra, "Priority"), "14586720");
     s = must_step(j, "batch");
     assert_int_equal(s->exit_signal, 9);
-    assert_string_equal(extra(s->extra, "MaxRSS"), "231092K");
+    assert_int_equal(s->stats.max_rss_bytes, 231092 * 1024);
     assert_string_equal(extra(s->extra, "AveDiskWrite"), "0.31M");
     j = must_job(&p, 43977780, 0);
     assert_int_equal(j->end, SA_UNSET);
@@ -469,7 +479,7 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_string_equal(tu_state(&j->state), "TIMEOUT");
     assert_int_equal(j->exit_code, 1);
     assert_string_equal(extra(j->extra, "reqmem"), "3000Mc");
-    assert_int_equal(j->req.mem_mb, SA_UNSET); /* per-CPU: not a total */
+    assert_int_equal(j->req.mem_mb, 3000 * 256); /* per CPU (c) x 256 CPUs: the total, for memory efficiency */
     assert_int_equal(j->alloc.cpu, 256);
     assert_int_equal(j->alloc.node, 32);
     assert_int_equal(j->node_count, 32);
@@ -569,7 +579,7 @@ static void test_torchx_cancelled(void **state)
     tu_parsed_clear(&p);
 }
 
-/* habrok (-p -n, '☃'): Start=None, None assigned, typed + untyped GPUs, usage in extra. */
+/* habrok (-p -n, '☃'): Start=None, None assigned, typed + untyped GPUs, GPU usage typed. */
 static void test_habrok_snowman(void **state)
 {
     tu_parsed_t p;
@@ -591,12 +601,19 @@ static void test_habrok_snowman(void **state)
     assert_string_equal(extra(j->extra, "cancelled_by"), "10314909");
     assert_int_equal(j->time_limit, 23 * 60 + 59 + 24 * 60);
     s = must_step(j, "batch");
-    assert_string_equal(extra(s->extra, "TRESUsageInMax"),
-                        "cpu=15:33:58,energy=0,fs/disk=934556828,gres/gpumem=20500736K,gres/gpuutil=90,mem=1294440K,"
-                        "pages=3310,vmem=10379460K");
-    assert_string_equal(extra(s->extra, "SystemCPU"), "23:08.357");
+    /* TRESUsageInMax cpu=15:33:58,energy=0,fs/disk=934556828,gres/gpumem=20500736K,gres/gpuutil=90,
+       mem=1294440K,...; TRESUsageOutTot energy=0,fs/disk=230856782740 */
+    assert_true(s->stats.gpu_util_pct == 90.0);
+    assert_int_equal(s->stats.gpu_mem_bytes, INT64_C(20500736) * 1024);
+    assert_int_equal(s->stats.max_rss_bytes, INT64_C(1294440) * 1024);
+    assert_int_equal(s->stats.disk_write_bytes, INT64_C(230856782740));
+    assert_int_equal(s->stats.energy_j, SA_UNSET);
+    assert_true(s->stats.system_cpu_s > 1388.3565 && s->stats.system_cpu_s < 1388.3575); /* 23:08.357 */
+    assert_true(s->stats.cpu_s == 15 * 3600 + 33 * 60 + 59);                            /* 15:33:59 */
+    s = must_step(j, "extern");
+    assert_true(s->stats.gpu_util_pct == 0.0); /* gathered, and 0: kept */
     j = must_job(&p, 7818766, 0);
-    assert_string_equal(extra(j->extra, "TotalCPU"), "163-00:18:41");
+    assert_true(j->stats.cpu_s == 163.0 * 86400 + 18 * 60 + 41); /* TotalCPU 163-00:18:41 */
     assert_string_equal(extra(j->extra, "CPUTime"), "164-03:37:36");
     assert_string_equal(j->nodes, "omni[2-3]");
     assert_int_equal(j->node_count, 2);
@@ -616,13 +633,14 @@ static void test_peregrine_snowman(void **state)
     parse_sacct("sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt", &p);
     j = must_job(&p, 20872560, 0);
     assert_string_equal(extra(j->extra, "ReqMem"), "100Gn");
-    assert_int_equal(j->req.mem_mb, SA_UNSET);
+    assert_int_equal(j->req.mem_mb, 100 * 1024 * j->node_count); /* per node (n) x NNodes */
+    assert_true(j->node_count >= 1);
     assert_int_equal(j->time_limit, 8 * 24 * 60);
-    assert_string_equal(extra(j->extra, "TotalCPU"), "7-17:10:15");
+    assert_true(j->stats.cpu_s == 7.0 * 86400 + 17 * 3600 + 10 * 60 + 15); /* TotalCPU 7-17:10:15 */
     s = must_step(j, "0");
     assert_string_equal(s->name, "RC6A5");
-    assert_string_equal(extra(s->extra, "TRESUsageInTot"),
-                        "cpu=7-17:04:32,energy=0,fs/disk=651343,mem=12653376K,pages=2432,vmem=432568K");
+    /* TRESUsageInTot cpu=7-17:04:32,energy=0,fs/disk=651343,mem=12653376K,pages=2432,vmem=432568K */
+    assert_int_equal(s->stats.disk_read_bytes, 651343);
     assert_string_equal(extra(s->extra, "NTasks"), "1");
     j = must_job(&p, 20940996, 0);
     assert_string_equal(tu_state(&j->state), "FAILED");
@@ -1209,11 +1227,11 @@ static void test_fixture_noheader_and_wide(void **state)
 
         tu_parse_gen(*v, "sacct-P.txt", &p);
         j = must_job(&p, TU_J_COMPLETED, 0);
-        assert_non_null(extra(j->extra, "TotalCPU"));
+        assert_true(j->stats.cpu_s >= 0); /* TotalCPU, typed */
         assert_string_equal(extra(j->extra, "ReqCPUS"), "4");
-        assert_string_equal(extra(j->extra, "ConsumedEnergyRaw"), "0");
-        assert_null(extra(j->extra, "MaxRSS")); /* empty values are left out */
-        assert_non_null(extra(must_step(j, "batch")->extra, "MaxRSS"));
+        assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: not gathered */
+        assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty on the allocation line */
+        assert_true(must_step(j, "batch")->stats.max_rss_bytes > 0);
         tu_parsed_clear(&p);
     }
 }
@@ -1310,7 +1328,7 @@ static void test_fixture_2205_sacct_text(void **state)
     assert_string_equal(tu_state(&s->state), "FAILED");
     assert_int_equal(s->exit_code, 2);
     assert_int_equal(s->alloc.gpu_total, 2);
-    assert_string_equal(extra(must_step(j, "batch")->extra, "MaxRSS"), "10772K");
+    assert_int_equal(must_step(j, "batch")->stats.max_rss_bytes, 10772 * 1024); /* MaxRSS 10772K */
     j = must_job(&p, 4, 0);
     assert_string_equal(j->job_id_display, "4_5");
     assert_string_equal(must_job(&p, 17, 0)->job_id_display, "4_1");
@@ -1319,7 +1337,7 @@ static void test_fixture_2205_sacct_text(void **state)
     assert_string_equal(j->name, "ok");
     assert_int_equal(j->start, when("2026-11-26T06:27:56"));
     assert_int_equal(j->elapsed, 3);
-    assert_string_equal(extra(j->extra, "TotalCPU"), "00:00.029");
+    assert_true(j->stats.cpu_s > 0.0285 && j->stats.cpu_s < 0.0295); /* TotalCPU 00:00.029 */
     assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
     assert_string_equal(j->steps[2].name, "sleep");
     j = must_job(&p, 15, 0);
@@ -1328,12 +1346,59 @@ static void test_fixture_2205_sacct_text(void **state)
     assert_int_equal(j->req.node, 3);
     tu_parsed_clear(&p);
 
-    tu_parse_fixture("slurm-22.05/sacct-p-usage.txt", &p); /* -p: TRESUsage strings kept whole */
+    tu_parse_fixture("slurm-22.05/sacct-p-usage.txt", &p); /* -p: TRESUsage entries typed */
     j = must_job(&p, 7, 0);
     assert_string_equal(extra(j->extra, "CPUTimeRAW"), "41");
-    assert_string_equal(extra(must_step(j, "batch")->extra, "TRESUsageInMax"),
-                        "cpu=00:00:00,energy=0,fs/disk=54235,mem=10772K,pages=0,vmem=219600K");
+    /* TRESUsageInMax cpu=00:00:00,energy=0,fs/disk=54235,mem=10772K,pages=0,vmem=219600K */
+    assert_int_equal(must_step(j, "batch")->stats.max_rss_bytes, 10772 * 1024);
+    assert_int_equal(must_step(j, "batch")->stats.disk_read_bytes, 54235);
+    assert_null(extra(must_step(j, "batch")->extra, "TRESUsageInMax"));
     tu_parsed_clear(&p);
+}
+
+/*
+ * Usage from the real 22.05 cluster (fixtures/efficiency, jobacct_gather/linux): the
+ * ingest's sacct text and sacct --json of the same jobs give the same TotalCPU (text
+ * in milliseconds, JSON in microseconds) and MaxRSS (text in KiB, JSON in bytes).
+ */
+static void test_fixture_2205_usage_text_json(void **state)
+{
+    sa_sacct_text_opts_t topts = {.delimiter = "\x1f"};
+    tu_parsed_t t, js;
+    sa_error_t err;
+    (void)state;
+
+    if (!tu_parse_file(tu_fixture("efficiency/sacct-ingest-22.05.txt"), &topts, &t, &err))
+        fail_msg("%s", err.message);
+    tu_parse_fixture("efficiency/sacct-22.05.json", &js);
+    assert_int_equal(t.njobs, 3);
+    assert_int_equal(js.njobs, 3);
+    for (size_t i = 0; i < t.njobs; i++) {
+        sa_job_t *a = t.jobs[i], *b = must_job(&js, a->job_id, 0);
+        double steps = 0;
+        assert_true(a->stats.cpu_s >= 0);
+        assert_true(b->stats.cpu_s < 0); /* the job's own time.total is 0 in 22.05's JSON: not read */
+        for (size_t k = 0; k < b->nsteps; k++)
+            steps += b->steps[k].stats.cpu_s;
+        if (fabs(a->stats.cpu_s - steps) > 0.0015 * (double)b->nsteps)
+            fail_msg("job %lld: TotalCPU text %.6f, JSON steps %.6f", (long long)a->job_id, a->stats.cpu_s, steps);
+        assert_int_equal(a->nsteps, b->nsteps);
+        for (size_t k = 0; k < a->nsteps; k++) {
+            sa_step_t *x = &a->steps[k], *y = must_step(b, x->id);
+            if (fabs(x->stats.cpu_s - y->stats.cpu_s) > 0.0015)
+                fail_msg("step %lld.%s: TotalCPU text %.6f, JSON %.6f", (long long)a->job_id, x->id, x->stats.cpu_s,
+                         y->stats.cpu_s);
+            if (llabs(x->stats.max_rss_bytes - y->stats.max_rss_bytes) >= 1024)
+                fail_msg("step %lld.%s: MaxRSS text %lld, JSON %lld", (long long)a->job_id, x->id,
+                         (long long)x->stats.max_rss_bytes, (long long)y->stats.max_rss_bytes);
+            assert_true(x->stats.gpu_util_pct < 0 && y->stats.gpu_util_pct < 0); /* no acct_gather_gpu here */
+        }
+    }
+    /* the burning job: 178596K resident, 7.790 s of CPU */
+    assert_int_equal(must_step(must_job(&t, 1, 0), "batch")->stats.max_rss_bytes, INT64_C(178596) * 1024);
+    assert_true(fabs(must_job(&t, 1, 0)->stats.cpu_s - 7.790) < 1e-9);
+    tu_parsed_clear(&t);
+    tu_parsed_clear(&js);
 }
 
 /* scontrol show nodes -o of every version and of the real 22.05 cluster. */
@@ -1436,6 +1501,7 @@ int main(void)
         cmocka_unit_test(test_fixture_noheader_and_wide),
         cmocka_unit_test(test_fixture_one_byte_reads),
         cmocka_unit_test(test_fixture_2205_sacct_text),
+        cmocka_unit_test(test_fixture_2205_usage_text_json),
         cmocka_unit_test(test_fixture_scontrol_text),
     };
     return cmocka_run_group_tests_name("sacct_text", tests, NULL, NULL);

@@ -3,6 +3,7 @@
  * documents (default 1,000,000) for one month.
  *
  *   bench-report [--mongo-uri URI] [--db NAME] [--jobs N] [--span-days D] [--skip-insert] [--repeat R]
+ *                [--report usage|efficiency]
  *
  * 1. Unless --skip-insert: drops the database NAME (default bench_report) and inserts
  *    N documents in the shape of schema/job.schema.json (what slurm-ingest writes:
@@ -12,7 +13,8 @@
  *    falls in the month reported - the worst case) before 2026-10-01; 70% use GPUs
  *    (a100, h100, MIG, 5% untyped), 5% were requeued (two runs), 3% still run, 2%
  *    pend, 1% have a reused id (a copy in jobs_superseded).
- * 2. Runs the usage report for 2026-09 (JSON to /dev/null) R times (default 3) and
+ *    Ended runs carry a usage object (TotalCPU, MaxRSS; 80% of GPU runs a GPU utilisation).
+ * 2. Runs the usage report (or --report efficiency) for 2026-09 (JSON to /dev/null) R times (default 3) and
  *    prints the report's own CPU time (getrusage: user + system of this process,
  *    which includes libmongoc reading and decoding the replies but not the server),
  *    and the wall time (which includes the server's time); the best of R.
@@ -105,8 +107,17 @@ static void append_run(bson_t *runs, const char *key, int64_t start, int64_t end
         bson_append_document_end(&arr, &g);
         bson_append_array_end(&r, &arr);
     }
-    if (end)
+    if (end) {
+        bson_t u;
+        uint64_t x = ((uint64_t)start * 0x9E3779B97F4A7C15ULL) ^ ((uint64_t)cpus << 17); /* not rnd(): the documents stay those of before */
         BSON_APPEND_INT64(&r, "elapsed_s", end - start);
+        BSON_APPEND_DOCUMENT_BEGIN(&r, "usage", &u); /* what sacct's usage fields give (issue 13) */
+        BSON_APPEND_DOUBLE(&u, "cpu_s", (double)((end - start) * cpus) * (double)(x % 1000) / 1000.0);
+        BSON_APPEND_INT64(&u, "max_rss_bytes", (int64_t)((x >> 10) % 4096) * cpus * 1048576);
+        if (gpus && (x >> 30) % 10 < 8)
+            BSON_APPEND_DOUBLE(&u, "gpu_util_pct", (double)((x >> 34) % 101));
+        bson_append_document_end(&r, &u);
+    }
     BSON_APPEND_UTF8(&r, "source", "sacct-json");
     bson_append_document_end(runs, &r);
 }
@@ -250,12 +261,13 @@ int main(int argc, char **argv)
         {"mongo-uri", required_argument, NULL, 'U'}, {"db", required_argument, NULL, 'd'},
         {"jobs", required_argument, NULL, 'j'},      {"span-days", required_argument, NULL, 's'},
         {"skip-insert", no_argument, NULL, 'k'},     {"repeat", required_argument, NULL, 'r'},
-        {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+        {"report", required_argument, NULL, 'R'},    {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
     };
     const char *uri = getenv("SLURM_TEST_MONGO_URI"), *dbname = "bench_report";
     int64_t n = 1000000, span_days = 30;
     int repeat = 3, c;
-    bool skip = false;
+    bool skip = false, eff = false;
     mongoc_client_t *client;
     mongoc_database_t *db;
     double best_cpu = 1e9, best_wall = 1e9;
@@ -270,9 +282,10 @@ int main(int argc, char **argv)
         case 's': span_days = strtoll(optarg, NULL, 10); break;
         case 'k': skip = true; break;
         case 'r': repeat = atoi(optarg); break;
+        case 'R': eff = strcmp(optarg, "efficiency") == 0; break;
         default:
             fputs("usage: bench-report [--mongo-uri URI] [--db NAME] [--jobs N] [--span-days D] [--skip-insert] "
-                  "[--repeat R]\n",
+                  "[--repeat R] [--report usage|efficiency]\n",
                   c == 'h' ? stdout : stderr);
             return c == 'h' ? 0 : 2;
         }
@@ -311,7 +324,7 @@ int main(int argc, char **argv)
         sa_rmonth_parse("2026-09", &o.start, &o.end);
         c0 = cpu_now();
         w0 = wall_now();
-        ok = sa_report_usage(&o, devnull, stderr, &err);
+        ok = eff ? sa_report_efficiency(&o, devnull, stderr, &err) : sa_report_usage(&o, devnull, stderr, &err);
         cpu = cpu_now() - c0;
         wall = wall_now() - w0;
         fclose(devnull);
@@ -320,8 +333,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "bench-report: report failed: %s\n", err.message);
             return 1;
         }
-        printf("run %d: usage report for 2026-09 over %lld job documents: CPU %.3f s, wall %.3f s\n", i + 1,
-               (long long)n, cpu, wall);
+        printf("run %d: %s report for 2026-09 over %lld job documents: CPU %.3f s, wall %.3f s\n", i + 1,
+               eff ? "efficiency" : "usage", (long long)n, cpu, wall);
         if (cpu < best_cpu)
             best_cpu = cpu;
         if (wall < best_wall)

@@ -1,0 +1,425 @@
+/*
+ * sa_jobreport.c - `slurm-report job [-M CLUSTER] JOBID`: one job's whole story from the
+ * archive. Its identity, every history entry, every run with its nodes, GPUs by type,
+ * its steps and what Slurm measured of them, the efficiency lines seff prints, and
+ * notes on requeues and on the job id's reuse (documents in jobs_superseded).
+ *
+ * The story is the preamble (text formats, HTML) and the "jobs" member (JSON); the
+ * table has one row per run and per step, so every format carries the same figures.
+ * JOBID is the raw id (JobIDRaw) or the id as Slurm shows it (123_4, 123+1). The
+ * documents of jobs_superseded come first, by submit time (the earlier jobs that had the
+ * id), then the current one.
+ */
+#include "sa_rcommon.h"
+#include "sa_efficiency.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_rutil.h"
+
+enum { J_COLL, J_CLUSTER, J_JOBID, J_RUN, J_STEP, J_NAME, J_STATE, J_START, J_END, J_ELAPSED, J_NODES, J_CPUS,
+       J_GPUS, J_GPU_TYPES, J_CPU_S, J_CPU_EFF, J_MAXRSS, J_MEM_EFF, J_GPU_UTIL, J_GPU_MEM, J_ENERGY, J_EXIT, J_N };
+
+static const sa_col_t job_cols[J_N] = {
+    [J_COLL] = {"document", "Doc", SA_COL_STR, 0, SA_COL_LONG},
+    [J_CLUSTER] = {"cluster", "Cluster", SA_COL_STR, 0, 0},
+    [J_JOBID] = {"job_id", "JobID", SA_COL_STR, 0, 0},
+    [J_RUN] = {"run", "Run", SA_COL_INT, 0, 0},
+    [J_STEP] = {"step", "Step", SA_COL_STR, 0, 0},
+    [J_NAME] = {"name", "Name", SA_COL_STR, 0, SA_COL_LONG},
+    [J_STATE] = {"state", "State", SA_COL_STR, 0, 0},
+    [J_START] = {"start", "Start", SA_COL_STR, 0, 0},
+    [J_END] = {"end", "End", SA_COL_STR, 0, SA_COL_LONG},
+    [J_ELAPSED] = {"elapsed_s", "Elapsed s", SA_COL_INT, 0, 0},
+    [J_NODES] = {"nodes", "Nodes", SA_COL_STR, 0, 0},
+    [J_CPUS] = {"cpus", "CPUs", SA_COL_INT, 0, 0},
+    [J_GPUS] = {"gpus", "GPUs", SA_COL_INT, 0, 0},
+    [J_GPU_TYPES] = {"gpu_types", "GPU types", SA_COL_STR, 0, SA_COL_LONG},
+    [J_CPU_S] = {"total_cpu_s", "TotalCPU s", SA_COL_NUM, 3, 0},
+    [J_CPU_EFF] = {"cpu_efficiency_percent", "CPU eff %", SA_COL_NUM, 2, 0},
+    [J_MAXRSS] = {"max_rss_bytes", "MaxRSS", SA_COL_INT, 0, 0},
+    [J_MEM_EFF] = {"mem_efficiency_percent", "Mem eff %", SA_COL_NUM, 2, 0},
+    [J_GPU_UTIL] = {"gpu_util_percent", "GPU util %", SA_COL_NUM, 1, 0},
+    [J_GPU_MEM] = {"gpu_mem_bytes", "GPU mem", SA_COL_INT, 0, SA_COL_LONG},
+    [J_ENERGY] = {"energy_j", "Energy J", SA_COL_INT, 0, SA_COL_LONG},
+    [J_EXIT] = {"exit", "Exit", SA_COL_STR, 0, SA_COL_LONG},
+};
+
+const sa_col_t *sa_job_cols(size_t *n)
+{
+    *n = J_N;
+    return job_cols;
+}
+
+typedef struct {
+    const char *coll;   /* the collection being read */
+    sa_rtable_t t;
+    sa_strv_t pre;
+    json_t *jobs;       /* the stories, for JSON */
+    size_t ndocs, nsuperseded;
+    sa_jobview_t view;
+} jr_t;
+
+/* ---- formatting ------------------------------------------------------------------------- */
+
+/* seconds -> "[D-]HH:MM:SS" (seff's and sacct's form) into buf. */
+static const char *hms(double secs, char *buf, size_t n)
+{
+    int64_t s = (int64_t)(secs + 0.5), d = s / 86400;
+    if (d > 0)
+        snprintf(buf, n, "%" PRId64 "-%02d:%02d:%02d", d, (int)(s % 86400 / 3600), (int)(s % 3600 / 60),
+                 (int)(s % 60));
+    else
+        snprintf(buf, n, "%02d:%02d:%02d", (int)(s / 3600), (int)(s % 3600 / 60), (int)(s % 60));
+    return buf;
+}
+
+/* bytes -> "1.23 GB" with seff's 1024-based units into buf. */
+static const char *size_str(int64_t bytes, char *buf, size_t n)
+{
+    static const char *const units[] = {"B", "KB", "MB", "GB", "TB", "PB"};
+    double v = (double)bytes;
+    int u = 0;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, n, "%.2f %s", v, units[u]);
+    return buf;
+}
+
+/* "a100:2,h100:1" (untyped: "gpu:N") into buf. */
+static const char *types_str(const sa_jobview_run_t *r, char *buf, size_t n)
+{
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < r->ngpu_types && len < n; k++) {
+        const char *t = r->gpu_types[k].type && r->gpu_types[k].type[0] ? r->gpu_types[k].type : "gpu";
+        int w = snprintf(buf + len, n - len, "%s%s:%" PRId64, k ? "," : "", t, r->gpu_types[k].count);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    return buf;
+}
+
+/* ---- rows ------------------------------------------------------------------------------- */
+
+static size_t new_row(jr_t *jr, size_t run, sa_error_t *error)
+{
+    const sa_jobview_t *j = &jr->view;
+    size_t r = sa_rtable_add_row(&jr->t);
+    char id[32];
+    if (r == SIZE_MAX) {
+        sa_error_nomem(error);
+        return r;
+    }
+    snprintf(id, sizeof id, "%" PRId64, j->job_id);
+    sa_rtable_str(&jr->t, r, J_COLL, jr->coll);
+    sa_rtable_str(&jr->t, r, J_CLUSTER, j->cluster);
+    sa_rtable_str(&jr->t, r, J_JOBID, j->job_id_display ? j->job_id_display : id);
+    sa_rtable_int(&jr->t, r, J_RUN, (int64_t)run + 1);
+    return r;
+}
+
+/* The usage cells both a run row and a step row have. */
+static void usage_cells(jr_t *jr, size_t r, const sa_stats_t *u)
+{
+    if (u->cpu_s >= 0)
+        sa_rtable_num(&jr->t, r, J_CPU_S, u->cpu_s);
+    if (u->max_rss_bytes != SA_UNSET)
+        sa_rtable_int(&jr->t, r, J_MAXRSS, u->max_rss_bytes);
+    if (u->gpu_mem_bytes != SA_UNSET)
+        sa_rtable_int(&jr->t, r, J_GPU_MEM, u->gpu_mem_bytes);
+    if (u->energy_j != SA_UNSET)
+        sa_rtable_int(&jr->t, r, J_ENERGY, u->energy_j);
+}
+
+static void exit_cell(jr_t *jr, size_t r, int code, int sig)
+{
+    char buf[32];
+    if (code < 0)
+        return;
+    snprintf(buf, sizeof buf, "%d:%d", code, sig < 0 ? 0 : sig);
+    sa_rtable_str(&jr->t, r, J_EXIT, buf);
+}
+
+/* One row for run i and one per step. */
+static bool run_rows(jr_t *jr, size_t i, const sa_eff_run_t *f, sa_error_t *error)
+{
+    const sa_jobview_run_t *run = &jr->view.runs[i];
+    char buf[256];
+    size_t r = new_row(jr, i, error);
+
+    if (r == SIZE_MAX)
+        return false;
+    sa_rtable_str(&jr->t, r, J_NAME, jr->view.name);
+    sa_rtable_str(&jr->t, r, J_STATE, run->state);
+    sa_rtable_str(&jr->t, r, J_START, run->start != SA_UNSET ? sa_riso(run->start) : NULL);
+    sa_rtable_str(&jr->t, r, J_END, run->end != SA_UNSET ? sa_riso(run->end) : NULL);
+    if (f->elapsed_s != SA_UNSET)
+        sa_rtable_int(&jr->t, r, J_ELAPSED, f->elapsed_s);
+    sa_rtable_str(&jr->t, r, J_NODES, run->nodes);
+    if (run->cpus != SA_UNSET)
+        sa_rtable_int(&jr->t, r, J_CPUS, run->cpus);
+    sa_rtable_int(&jr->t, r, J_GPUS, run->gpus);
+    if (run->ngpu_types)
+        sa_rtable_str(&jr->t, r, J_GPU_TYPES, types_str(run, buf, sizeof buf));
+    usage_cells(jr, r, &run->usage);
+    if (f->has_cpu)
+        sa_rtable_num(&jr->t, r, J_CPU_EFF, 100.0 * f->cpu_used_s / f->cpu_alloc_s);
+    if (f->has_mem)
+        sa_rtable_num(&jr->t, r, J_MEM_EFF, 100.0 * (double)f->mem_used_bytes / (double)f->mem_req_bytes);
+    if (f->has_util)
+        sa_rtable_num(&jr->t, r, J_GPU_UTIL, f->gpu_util_pct);
+    exit_cell(jr, r, run->exit_code, run->exit_signal);
+    for (size_t k = 0; k < run->nsteps; k++) {
+        const sa_jobview_step_t *s = &run->steps[k];
+        if ((r = new_row(jr, i, error)) == SIZE_MAX)
+            return false;
+        sa_rtable_str(&jr->t, r, J_STEP, s->id ? s->id : "?");
+        sa_rtable_str(&jr->t, r, J_NAME, s->name);
+        sa_rtable_str(&jr->t, r, J_STATE, s->state);
+        sa_rtable_str(&jr->t, r, J_START, s->start != SA_UNSET ? sa_riso(s->start) : NULL);
+        sa_rtable_str(&jr->t, r, J_END, s->end != SA_UNSET ? sa_riso(s->end) : NULL);
+        if (s->elapsed_s != SA_UNSET)
+            sa_rtable_int(&jr->t, r, J_ELAPSED, s->elapsed_s);
+        sa_rtable_str(&jr->t, r, J_NODES, s->nodes);
+        if (s->cpus != SA_UNSET)
+            sa_rtable_int(&jr->t, r, J_CPUS, s->cpus);
+        sa_rtable_int(&jr->t, r, J_GPUS, s->gpus);
+        usage_cells(jr, r, &s->usage);
+        if (s->usage.gpu_util_pct >= 0)
+            sa_rtable_num(&jr->t, r, J_GPU_UTIL, s->usage.gpu_util_pct); /* Slurm's figure, over the tasks */
+        exit_cell(jr, r, s->exit_code, s->exit_signal);
+    }
+    return true;
+}
+
+/* ---- the story -------------------------------------------------------------------------- */
+
+/* The identity lines of the job at hand. */
+static void story_identity(jr_t *jr)
+{
+    const sa_jobview_t *j = &jr->view;
+    char a[32], b[32], c[32];
+
+    sa_rpreamble_add(&jr->pre, "Job ID: %s (raw %" PRId64 ")%s", j->job_id_display ? j->job_id_display : "?",
+                     j->job_id, strcmp(jr->coll, "jobs") == 0 ? "" : " - an earlier job that had this id (jobs_superseded)");
+    sa_rpreamble_add(&jr->pre, "Cluster: %s  Name: %s", j->cluster ? j->cluster : "?", j->name ? j->name : "");
+    sa_rpreamble_add(&jr->pre, "User/Account: %s/%s  Partition: %s  QOS: %s", j->user ? j->user : "?",
+                     j->account ? j->account : "?", j->partition ? j->partition : "?", j->qos ? j->qos : "?");
+    if (j->exit_code >= 0)
+        sa_rpreamble_add(&jr->pre, "State: %s (exit code %d, signal %d)", j->state ? j->state : "?", j->exit_code,
+                         j->exit_signal < 0 ? 0 : j->exit_signal);
+    else
+        sa_rpreamble_add(&jr->pre, "State: %s", j->state ? j->state : "?");
+    sa_rpreamble_add(&jr->pre, "Submit: %s  Start: %s  End: %s", sa_riso(j->submit), sa_riso(j->start),
+                     sa_riso(j->end));
+    snprintf(a, sizeof a, "%" PRId64, j->req_cpus);
+    sa_rpreamble_add(&jr->pre, "Requested: %s CPUs, %s memory, %" PRId64 " GPUs; time limit %s",
+                     j->req_cpus != SA_UNSET ? a : "?",
+                     j->req_mem_mb != SA_UNSET ? size_str(j->req_mem_mb * 1048576, b, sizeof b) : "?", j->req_gpus,
+                     j->time_limit_unlimited ? "UNLIMITED"
+                     : j->time_limit_min == SA_UNSET ? "?" : hms((double)j->time_limit_min * 60, c, sizeof c));
+    for (size_t i = 0; i < j->nhistory; i++) {
+        const sa_jobview_hist_t *h = &j->history[i];
+        bool why = h->reason && strcmp(h->reason, "None") != 0;
+        sa_rpreamble_add(&jr->pre, "History: %s %s%s%s%s", h->at != SA_UNSET ? sa_riso(h->at) : "?",
+                         h->state ? h->state : "?", h->observed ? " (first seen then)" : "",
+                         why ? " reason " : "", why ? h->reason : "");
+    }
+    if (j->nruns > 1 || (j->restart_cnt != SA_UNSET && j->restart_cnt > 0))
+        sa_rpreamble_add(&jr->pre, "Requeued: %zu runs, restart count %" PRId64, j->nruns,
+                         j->restart_cnt == SA_UNSET ? (int64_t)j->nruns - 1 : j->restart_cnt);
+}
+
+/* seff's lines for run i (figures f). */
+static void story_run(jr_t *jr, size_t i, const sa_eff_run_t *f)
+{
+    const sa_jobview_run_t *r = &jr->view.runs[i];
+    const sa_stats_t *u = &r->usage;
+    char a[64], b[64], t[256];
+
+    sa_rpreamble_add(&jr->pre, "Run %zu: %s to %s, %s, on %s (%" PRId64 " nodes), %" PRId64 " CPUs, %" PRId64
+                     " GPUs%s%s%s", i + 1, sa_riso(r->start), r->end != SA_UNSET ? sa_riso(r->end) : "(running)",
+                     r->state ? r->state : "?", r->nodes ? r->nodes : "?", r->node_count == SA_UNSET ? 0 : r->node_count,
+                     r->cpus == SA_UNSET ? 0 : r->cpus, r->gpus, r->ngpu_types ? " (" : "",
+                     r->ngpu_types ? types_str(r, t, sizeof t) : "", r->ngpu_types ? ")" : "");
+    if (f->elapsed_s != SA_UNSET)
+        sa_rpreamble_add(&jr->pre, "  Job Wall-clock time: %s", hms((double)f->elapsed_s, a, sizeof a));
+    if (u->cpu_s >= 0)
+        sa_rpreamble_add(&jr->pre, "  CPU Utilized: %s", hms(u->cpu_s, a, sizeof a));
+    if (f->has_cpu)
+        sa_rpreamble_add(&jr->pre, "  CPU Efficiency: %.2f%% of %s core-walltime", 100.0 * f->cpu_used_s / f->cpu_alloc_s,
+                         hms(f->cpu_alloc_s, b, sizeof b));
+    else
+        sa_rpreamble_add(&jr->pre, "  CPU Efficiency: unknown (Slurm gathered no TotalCPU for this run)");
+    if (u->max_rss_bytes != SA_UNSET)
+        sa_rpreamble_add(&jr->pre, "  Memory Utilized: %s", size_str(u->max_rss_bytes, a, sizeof a));
+    if (f->has_mem)
+        sa_rpreamble_add(&jr->pre, "  Memory Efficiency: %.2f%% of %s", 100.0 * (double)f->mem_used_bytes /
+                         (double)f->mem_req_bytes, size_str(f->mem_req_bytes, b, sizeof b));
+    else
+        sa_rpreamble_add(&jr->pre, "  Memory Efficiency: unknown (no MaxRSS or no requested memory)");
+    if (r->gpus > 0 && f->has_util)
+        sa_rpreamble_add(&jr->pre, "  GPU Utilization: %.1f%% per allocated GPU%s%s", f->gpu_util_pct,
+                         u->gpu_mem_bytes != SA_UNSET ? ", GPU memory " : "",
+                         u->gpu_mem_bytes != SA_UNSET ? size_str(u->gpu_mem_bytes, a, sizeof a) : "");
+    else if (r->gpus > 0)
+        sa_rpreamble_add(&jr->pre, "  GPU Utilization: no usage data (Slurm gathered no gres/gpuutil)");
+}
+
+/* The JSON story of the job at hand. */
+static json_t *story_json(jr_t *jr)
+{
+    const sa_jobview_t *j = &jr->view;
+    json_t *o = json_pack("{s:s, s:s?, s:I, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?, s:s?}", "document", jr->coll,
+                          "cluster", j->cluster, "job_id", (json_int_t)j->job_id, "job_id_display", j->job_id_display,
+                          "name", j->name, "user", j->user, "account", j->account, "partition", j->partition, "qos",
+                          j->qos, "state", j->state);
+    json_t *hist = json_array(), *runs = json_array();
+
+    json_object_set_new(o, "submit", j->submit != SA_UNSET ? json_string(sa_riso(j->submit)) : json_null());
+    json_object_set_new(o, "req_mem_mb", j->req_mem_mb != SA_UNSET ? json_integer(j->req_mem_mb) : json_null());
+    json_object_set_new(o, "restart_cnt", j->restart_cnt != SA_UNSET ? json_integer(j->restart_cnt) : json_null());
+    for (size_t i = 0; i < j->nhistory; i++)
+        json_array_append_new(hist, json_pack("{s:s?, s:s?, s:s?, s:b}", "state", j->history[i].state, "at",
+                                              j->history[i].at != SA_UNSET ? sa_riso(j->history[i].at) : NULL,
+                                              "reason", j->history[i].reason, "observed", j->history[i].observed));
+    for (size_t i = 0; i < j->nruns; i++) {
+        const sa_jobview_run_t *r = &j->runs[i];
+        sa_eff_run_t f;
+        json_t *u = sa_stats_to_json(&r->usage);
+        sa_eff_run(j, r, &f);
+        json_array_append_new(runs, json_pack("{s:I, s:s?, s:s?, s:s?, s:o, s:o, s:o, s:o}", "run", (json_int_t)i + 1,
+                                              "start", r->start != SA_UNSET ? sa_riso(r->start) : NULL, "end",
+                                              r->end != SA_UNSET ? sa_riso(r->end) : NULL, "nodes", r->nodes, "usage",
+                                              u ? u : json_object(), "cpu_efficiency_percent",
+                                              f.has_cpu ? json_real(100.0 * f.cpu_used_s / f.cpu_alloc_s) : json_null(),
+                                              "mem_efficiency_percent",
+                                              f.has_mem ? json_real(100.0 * (double)f.mem_used_bytes /
+                                                                    (double)f.mem_req_bytes)
+                                                        : json_null(),
+                                              "gpu_util_percent", f.has_util ? json_real(f.gpu_util_pct) : json_null()));
+    }
+    json_object_set_new(o, "history", hist);
+    json_object_set_new(o, "runs", runs);
+    return o;
+}
+
+/* One document of the job: its story, its rows. */
+static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    jr_t *jr = ctx;
+
+    if (!sa_jobview_read(&jr->view, doc, error))
+        return false;
+    jr->ndocs++;
+    if (strcmp(jr->coll, "jobs") != 0)
+        jr->nsuperseded++;
+    if (jr->ndocs > 1)
+        sa_rpreamble_add(&jr->pre, "%s", "");
+    story_identity(jr);
+    for (size_t i = 0; i < jr->view.nruns; i++) {
+        sa_eff_run_t f;
+        sa_eff_run(&jr->view, &jr->view.runs[i], &f);
+        story_run(jr, i, &f);
+        if (!run_rows(jr, i, &f, error))
+            return false;
+    }
+    json_array_append_new(jr->jobs, story_json(jr));
+    return true;
+}
+
+/* The filter: the raw id (digits) or the id as shown, in the clusters (-M, else every cluster). */
+static bool job_filter(const sa_report_opts_t *o, const sa_strv_t *clusters, bson_t *f, sa_error_t *error)
+{
+    const char *s = o->job_arg;
+    bool digits = s && *s;
+    int64_t id;
+
+    for (const char *p = s; digits && *p; p++)
+        digits = isdigit((unsigned char)*p) != 0;
+    if (!s || !*s || strlen(s) > 64) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "job needs a job id: slurm-report job [-M CLUSTER] JOBID");
+        return false;
+    }
+    errno = 0;
+    id = digits ? strtoll(s, NULL, 10) : 0;
+    if (digits && errno == 0)
+        BSON_APPEND_INT64(f, "job_id", id);
+    else
+        BSON_APPEND_UTF8(f, "job_id_display", s);
+    sa_rbson_append_in(f, "cluster", clusters); /* the index {cluster, job_id} serves the lookup */
+    return true;
+}
+
+bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)
+{
+    sa_rdb_t *db = NULL;
+    sa_rclusters_t cl = {0};
+    sa_strv_t names;
+    bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
+    jr_t jr;
+    json_t *extra = NULL;
+    bool ok = false;
+
+    (void)warn;
+    memset(&jr, 0, sizeof jr);
+    sa_rtable_init(&jr.t, job_cols, J_N);
+    sa_strv_init(&jr.pre);
+    sa_jobview_init(&jr.view);
+    jr.jobs = json_array();
+    sa_strv_init(&names);
+    if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for job", sa_format_name(o->format));
+        goto done;
+    }
+    if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error))
+        goto done;
+    for (size_t i = 0; i < cl.n; i++)
+        sa_strv_push(&names, cl.v[i].name);
+    if (!job_filter(o, &names, &f, error))
+        goto done;
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
+    BSON_APPEND_INT32(&sub, "cluster", 1);
+    BSON_APPEND_INT32(&sub, "submit", 1);
+    bson_append_document_end(&opts, &sub);
+    jr.coll = "jobs_superseded";
+    if (!sa_rdb_each(db, jr.coll, &f, &opts, on_doc, &jr, error))
+        goto done;
+    jr.coll = "jobs";
+    if (!sa_rdb_each(db, jr.coll, &f, &opts, on_doc, &jr, error))
+        goto done;
+    if (jr.ndocs == 0) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "no job %s in the archive%s", o->job_arg,
+                     o->clusters.n ? " on the clusters named by -M" : "");
+        goto done;
+    }
+    if (jr.nsuperseded)
+        sa_rpreamble_add(&jr.pre, "Reused id: %zu earlier job%s had this id (jobs_superseded), shown first",
+                         jr.nsuperseded, jr.nsuperseded == 1 ? "" : "s");
+    extra = json_pack("{s:s, s:O}", "job", o->job_arg, "jobs", jr.jobs);
+    {
+        sa_rdoc_t doc = {.kind = "job", .title = "slurm-report: job", .preamble = &jr.pre, .table = &jr.t,
+                         .json = extra};
+        ok = sa_rdoc_emit(&doc, o, out, error);
+    }
+done:
+    json_decref(extra);
+    json_decref(jr.jobs);
+    bson_destroy(&f);
+    bson_destroy(&opts);
+    sa_rtable_clear(&jr.t);
+    sa_strv_clear(&jr.pre);
+    sa_jobview_clear(&jr.view);
+    sa_strv_clear(&names);
+    sa_rclusters_clear(&cl);
+    sa_rdb_close(db);
+    return ok;
+}
