@@ -67,20 +67,11 @@ static sa_archive_stats_t ingest_text(sa_archive_t *a, const char *cluster, int6
     return st;
 }
 
-/*
- * Ingests a capture: the shared sample rel when ../shared is there, else fixture (under
- * fixtures/, our own capture of the same scenario on the project's Slurm 22.05 test cluster).
- */
+/* Ingests a capture: the shared sample rel, else our own capture of it (tu_sample_or_fixture). */
 static sa_archive_stats_t ingest_file(sa_archive_t *a, const char *cluster, int64_t at, const char *rel,
                                       const char *fixture)
 {
-    char path[512];
-    char *text;
-    if (tu_samples_present() || !fixture)
-        snprintf(path, sizeof path, "%s", tu_sample(rel));
-    else
-        snprintf(path, sizeof path, "%s/%s", SA_FIXTURES_DIR, fixture);
-    text = tu_read_file(path, NULL);
+    char *text = tu_read_file(tu_sample_or_fixture(rel, fixture), NULL);
     sa_archive_stats_t st = ingest_text(a, cluster, at, text, false);
     free(text);
     return st;

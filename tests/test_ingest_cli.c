@@ -38,33 +38,28 @@ static void script(const char *name, const char *body)
 }
 
 /*
- * A real 22.05 capture: the shared sample rel when ../shared is there, else our own capture
- * of the same scenario on the project's Slurm 22.05 test cluster (fixtures/slurm-22.05).
- * A static buffer, like tu_sample's (four in turn).
+ * A real 22.05 capture: the shared sample rel, else our own capture of the same scenario
+ * on the project's Slurm 22.05 test cluster (fixtures/slurm-22.05); a static buffer.
  */
 static const char *capture(const char *rel)
 {
     static const char *const own[][2] = {
-        {"sinfo/local-cli-v0038_22.05.8_allocated-drain-gres-used-idx.json", "sinfo-B.json"},
-        {"squeue/local-cli-v0038_22.05.8_A-pending-reasons-array-het-exitcode-raw.json", "squeue-A.json"},
-        {"squeue/local-cli-v0038_22.05.8_B-gpu-running-gres-detail.json", "squeue-B.json"},
-        {"squeue/local-cli-v0038_22.05.8_C-requeued-timeout-cancelled-depneversatisfied.json", "squeue-C.json"},
-        {"squeue/local-cli-v0038_22.05.8_E-array-meta-record-1-10pct3-held_filter-j-ignored.json", "squeue-E.json"},
-        {"sacct-parsable/local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt", "sacct-P-D.txt"},
+        {"sinfo/local-cli-v0038_22.05.8_allocated-drain-gres-used-idx.json", "slurm-22.05/sinfo-B.json"},
+        {"squeue/local-cli-v0038_22.05.8_A-pending-reasons-array-het-exitcode-raw.json", "slurm-22.05/squeue-A.json"},
+        {"squeue/local-cli-v0038_22.05.8_B-gpu-running-gres-detail.json", "slurm-22.05/squeue-B.json"},
+        {"squeue/local-cli-v0038_22.05.8_C-requeued-timeout-cancelled-depneversatisfied.json",
+         "slurm-22.05/squeue-C.json"},
+        {"squeue/local-cli-v0038_22.05.8_E-array-meta-record-1-10pct3-held_filter-j-ignored.json",
+         "slurm-22.05/squeue-E.json"},
+        {"sacct-parsable/local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt", "slurm-22.05/sacct-P-D.txt"},
     };
-    static char buf[4][512];
-    static int turn;
-    char *b = buf[turn++ % 4];
+    const char *fixture = NULL; /* not mapped: without ../shared the program skips, saying why */
 
-    if (tu_samples_present())
-        return tu_sample(rel);
     for (size_t i = 0; i < sizeof own / sizeof own[0]; i++) {
-        if (strcmp(own[i][0], rel) == 0) {
-            snprintf(b, sizeof buf[0], "%s/slurm-22.05/%s", SA_FIXTURES_DIR, own[i][1]);
-            return b;
-        }
+        if (strcmp(own[i][0], rel) == 0)
+            fixture = own[i][1];
     }
-    return tu_sample(rel); /* not mapped: skips the program, saying why */
+    return tu_sample_or_fixture(rel, fixture);
 }
 
 /* Fake Slurm: prints real 22.05 captures; sacct logs its arguments. */

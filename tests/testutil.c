@@ -101,6 +101,11 @@ const char *tu_sample(const char *rel)
     return path;
 }
 
+const char *tu_sample_or_fixture(const char *rel, const char *fixture)
+{
+    return tu_samples_present() || !fixture ? tu_sample(rel) : tu_fixture(fixture);
+}
+
 const char *tu_fixture(const char *rel)
 {
     static char path[4096];

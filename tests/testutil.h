@@ -35,6 +35,14 @@ char *tu_read_file(const char *path, size_t *len);
 /* Path of a sample: tu_sample("squeue/x.json") -> static buffer (valid until next call). */
 const char *tu_sample(const char *rel);
 
+/*
+ * A capture that is in the shared samples and, of the same scenario, in fixtures/ (our
+ * own capture, e.g. "slurm-22.05/squeue-A.json"): the sample when ../shared is there,
+ * else the fixture (tu_sample's or tu_fixture's static buffer). Without a fixture, as
+ * tu_sample.
+ */
+const char *tu_sample_or_fixture(const char *rel, const char *fixture);
+
 
 /*
  * Collected records of one parse: every job and node the parser emitted, stolen.
