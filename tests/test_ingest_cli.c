@@ -168,36 +168,31 @@ static char *all_jobs(const char *db)
 
 /*
  * The jobs a default-mode run over the fake Slurm archives: the distinct job ids of the
- * squeue capture and of the sacct capture's JobIDRaw column (the second).
+ * squeue capture's and the sacct capture's records, as the parsers read them.
  */
 static size_t expected_jobs(void)
 {
-    json_error_t jerr;
-    json_t *sq = json_load_file(capture("squeue/local-cli-v0038_22.05.8_A-pending-reasons-array-het-exitcode-raw.json"),
-                                0, &jerr),
-           *job;
-    char *text = tu_read_file(capture("sacct-parsable/local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt"),
-                              NULL);
-    long long ids[4096];
-    size_t n = 0, i, out = 0;
+    static const char *const rel[] = {
+        "squeue/local-cli-v0038_22.05.8_A-pending-reasons-array-het-exitcode-raw.json",
+        "sacct-parsable/local-sacct-P-D_22.05.8_30fields-requeued-het-array-gpu.txt",
+    };
+    int64_t ids[4096];
+    size_t n = 0, out = 0;
 
-    assert_non_null(sq);
-    json_array_foreach(json_object_get(sq, "jobs"), i, job) {
-        if (n < 4096)
-            ids[n++] = (long long)json_integer_value(json_object_get(job, "job_id"));
+    for (int f = 0; f < 2; f++) {
+        tu_parsed_t p;
+        sa_error_t err;
+        if (!tu_parse_file(capture(rel[f]), NULL, &p, &err))
+            fail_msg("%s: %s", rel[f], err.message);
+        for (size_t i = 0; i < p.njobs && n < 4096; i++)
+            ids[n++] = p.jobs[i]->job_id;
+        tu_parsed_clear(&p);
     }
-    json_decref(sq);
-    for (char *line = strchr(text, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
-        const char *f2 = strchr(line + 1, '|');
-        if (f2 && f2[1] >= '0' && f2[1] <= '9' && n < 4096)
-            ids[n++] = strtoll(f2 + 1, NULL, 10);
-    }
-    free(text);
-    for (i = 0; i < n; i++) {
-        size_t j;
-        for (j = 0; j < i && ids[j] != ids[i]; j++)
+    for (size_t i = 0; i < n; i++) {
+        size_t k;
+        for (k = 0; k < i && ids[k] != ids[i]; k++)
             ;
-        out += j == i;
+        out += k == i;
     }
     return out;
 }
