@@ -230,36 +230,34 @@ static void step_expect(const tu_box_t *b, int k, const char *const more[], cons
     free(err);
 }
 
-/* Step k of a files-mode reference without squeue: sinfo and every sacct window so far. */
-static void step_no_squeue(const tu_box_t *b, int k)
-{
-    char at_opt[64], si[400], sa[400];
-    const char *args[] = {at_opt, "--sinfo", si, "--sacct", sa, NULL};
-    char *err = NULL;
-    snprintf(at_opt, sizeof at_opt, "--at=%.31s", at[k]);
-    snprintf(si, sizeof si, "%s/evolve/sinfo-N-%03d.json", data, k);
-    snprintf(sa, sizeof sa, "%s/cum-%d.txt", data, k);
-    if (tu_box_run(b, k ? args : (const char *const[]){at_opt, "--sinfo", si, NULL}, NULL, &err) != 0)
-        fail_msg("reference step %d without squeue: %s", k, err);
-    free(err);
-}
-
 /*
- * Step k of a files-mode reference without sacct: squeue and sinfo, as a run makes them
- * while MongoDB cannot be reached (sacct waits for the next run, which reads it from the
- * watermark: what only this step's sacct window showed, a pending job's flags changing,
- * is never seen).
+ * Step k of a files-mode reference with part of a timer run's inputs: sinfo always, the
+ * squeue snapshot when with_squeue, every sacct window so far when with_sacct (step 0 has
+ * none). Without squeue: its capture was refused. Without sacct: the run met an
+ * unreachable MongoDB, and sacct waits for the next run, which reads it from the
+ * watermark (what only this step's window showed, a pending job's flags changing, is
+ * never seen).
  */
-static void step_no_sacct(const tu_box_t *b, int k)
+static void step_part(const tu_box_t *b, int k, bool with_squeue, bool with_sacct)
 {
-    char at_opt[64], si[400], sq[400];
-    const char *args[] = {at_opt, "--sinfo", si, "--squeue", sq, NULL};
-    char *err = NULL;
+    char at_opt[64], si[400], sq[400], sa[400], *err = NULL;
+    const char *args[8] = {at_opt, "--sinfo", si};
+    int n = 3;
     snprintf(at_opt, sizeof at_opt, "--at=%.31s", at[k]);
     snprintf(si, sizeof si, "%s/evolve/sinfo-N-%03d.json", data, k);
-    snprintf(sq, sizeof sq, "%s/evolve/squeue-%03d.json", data, k);
+    if (with_squeue) {
+        snprintf(sq, sizeof sq, "%s/evolve/squeue-%03d.json", data, k);
+        args[n++] = "--squeue";
+        args[n++] = sq;
+    }
+    if (with_sacct && k > 0) {
+        snprintf(sa, sizeof sa, "%s/cum-%d.txt", data, k);
+        args[n++] = "--sacct";
+        args[n++] = sa;
+    }
+    args[n] = NULL;
     if (tu_box_run(b, args, NULL, &err) != 0)
-        fail_msg("reference step %d without sacct: %s", k, err);
+        fail_msg("reference step %d without %s: %s", k, with_squeue ? "sacct" : "squeue", err);
     free(err);
 }
 
@@ -297,9 +295,9 @@ static const ref_t *reference(const char *plan)
         if (plan[k] == 'n')
             step_expect(&b, k, NULL, NULL, SA_EXIT_OK, "reference");
         else if (plan[k] == 'q')
-            step_no_squeue(&b, k);
+            step_part(&b, k, false, true);
         else if (plan[k] == 's')
-            step_no_sacct(&b, k);
+            step_part(&b, k, true, false);
     }
     snprintf(r->plan, sizeof r->plan, "%s", plan);
     r->docs = tu_archive_docs(client, b.db, "jobs");
