@@ -390,13 +390,14 @@ static merge_key_t key_from_json(const json_t *o)
 
 /*
  * Flags that mark a passing phase of the state they decorate (a job COMPLETED is
- * COMPLETING for a while; RUNNING is CONFIGURING first). They do not make a new
+ * COMPLETING for a while; RUNNING is CONFIGURING first; a requeued job is PENDING with
+ * REQUEUED until its old run has finished completing). They do not make a new
  * history entry; the entry keeps the union of the flags seen with it.
  */
 static bool flag_is_transient(const char *f)
 {
     static const char *const transient[] = {"COMPLETING", "CONFIGURING", "SIGNALING", "STAGE_OUT", "RESIZING",
-                                            "POWER_UP_NODE", "UPDATE_DB", "EXPEDITING", NULL};
+                                            "POWER_UP_NODE", "UPDATE_DB", "EXPEDITING", "REQUEUED", NULL};
     for (const char *const *t = transient; *t; t++) {
         if (strcmp(f, *t) == 0)
             return true;

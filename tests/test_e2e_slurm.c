@@ -647,6 +647,12 @@ static void check_requeued(long id)
     }
     snprintf(want, sizeof want, "PENDING RUNNING REQUEUED PENDING RUNNING %s ", recs[1].state);
     printf("  requeued job history: %s\n", seq);
+    if (strcmp(seq, want) != 0) {
+        char *j = bson_as_relaxed_extended_json(d, NULL);
+        printf("  archive: %s\n", j);
+        bson_free(j);
+        print_slurm_log(id);
+    }
     assert_string_equal(seq, want);
     bson_destroy(d);
 }
