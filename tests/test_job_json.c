@@ -1202,8 +1202,8 @@ static void test_fixture_squeue_versions(void **state)
         assert_int_equal(j->alloc.cpu, 16);
         assert_int_equal(j->alloc.mem_mb, 131072);
         assert_int_equal(j->start, AT - 3600);
-        assert_int_equal(j->end, AT - 3600 + 1440 * 60);
-        assert_int_equal(j->time_limit, 1440);
+        assert_int_equal(j->end, AT - 3600 + 120 * 60);
+        assert_int_equal(j->time_limit, 120);
         assert_string_equal(j->user, "alice");
         assert_int_equal(j->user_id, 10001);
         assert_string_equal(j->account, "physics");

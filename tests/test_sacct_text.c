@@ -1188,7 +1188,7 @@ static void test_fixture_gpu_array_plain(void **state)
         assert_int_equal(j->start, AT - 3600);
         assert_int_equal(j->end, SA_UNSET); /* running */
         assert_int_equal(j->elapsed, 3600);
-        assert_int_equal(j->time_limit, 1440);
+        assert_int_equal(j->time_limit, 120);
         assert_int_equal(j->node_count, 2);
         assert_int_equal(j->cpus, 16);
         assert_int_equal(j->req.mem_mb, 131072);
