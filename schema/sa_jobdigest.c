@@ -5,8 +5,11 @@
  * Every member of the record is fed to FNV-1a in a fixed order, each prefixed by a tag
  * and its length so that adjacent members cannot run into each other. Left out: what
  * Slurm rewrites without the job changing (sa_jobdoc_volatile_extra, an unfinished
- * job's end forecast in squeue, the elapsed time of a job or step still running); the
- * observation time is not part of a record at all.
+ * job's end forecast in squeue, the elapsed time and the usage so far (CPU time, memory,
+ * I/O, energy) of a job or step still running: they grow every poll, and the final
+ * values come with the record that ends it); the observation time is not part of a
+ * record at all. A record whose only change is one of these is skipped by the job cache;
+ * the document takes the new values with the next real change.
  */
 #include "sa_jobdoc.h"
 
@@ -172,12 +175,16 @@ static void feed_step(hasher_t *hs, const sa_step_t *st)
     feed_state(hs, &st->state);
     feed_int(hs, 's', st->start);
     feed_int(hs, 'e', st->end);
-    feed_int(hs, 'l', st->end != SA_UNSET || sa_job_state_is_final(st->state.base) ? st->elapsed : SA_UNSET);
+    bool ended = st->end != SA_UNSET || sa_job_state_is_final(st->state.base);
+    feed_int(hs, 'l', ended ? st->elapsed : SA_UNSET);
     feed_int(hs, 'x', st->exit_code);
     feed_int(hs, 'y', st->exit_signal);
     feed_str(hs, 'N', st->nodes);
     feed_tres(hs, &st->alloc);
-    feed_stats(hs, &st->stats);
+    if (ended)
+        feed_stats(hs, &st->stats); /* grows while the step runs */
+    else
+        feed_tag(hs, '-');
     if (st->extra)
         feed_json(hs, st->extra, false);
     else
@@ -232,7 +239,10 @@ uint64_t sa_job_digest(const sa_job_t *rec, const char *salt)
     feed_int(&hs, 'Y', rec->derived_exit_signal);
     feed_int(&hs, 'Q', rec->restart_cnt);
     feed_int(&hs, 'q', rec->requeue_allowed);
-    feed_stats(&hs, &rec->stats);
+    if (sa_job_state_is_final(rec->state.base))
+        feed_stats(&hs, &rec->stats); /* grows while the job runs */
+    else
+        feed_tag(&hs, '-');
     feed_int(&hs, 'T', (int64_t)rec->nsteps);
     for (size_t i = 0; i < rec->nsteps; i++)
         feed_step(&hs, &rec->steps[i]);

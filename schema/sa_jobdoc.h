@@ -91,8 +91,9 @@ extern const char *const sa_jobdoc_volatile_extra[];
 
 /*
  * A 64-bit digest of everything in a record that the merge uses, except the volatile
- * members above: two records with the same digest (and the same salt, e.g. the Slurm
- * release of the snapshot) merge to the same document. For change detection
+ * members above and what grows while a job or step runs (its elapsed time and usage so
+ * far): two records with the same digest (and the same salt, e.g. the Slurm release of
+ * the snapshot) merge to the same document but for those. For change detection
  * (ingest/sa_jobcache.h): a record whose digest was merged before is skipped.
  */
 uint64_t sa_job_digest(const sa_job_t *rec, const char *salt);

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_jobdoc.h"
 #include "sa_strings.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
@@ -1460,6 +1461,46 @@ static void test_fixture_scontrol_text(void **state)
     tu_parsed_clear(&p);
 }
 
+/*
+ * The change test (sa_job_digest) ignores what grows while a job or step runs (elapsed
+ * time, CPU time, memory, I/O), so a poll does not rewrite every running job; a new
+ * step, a step's end and any usage of an ended job or step are changes.
+ */
+static uint64_t digest_of(const char *text)
+{
+    tu_parsed_t p;
+    uint64_t d;
+    text_ok(text, NULL, NULL, &p);
+    assert_int_equal(p.njobs, 1);
+    d = sa_job_digest(p.jobs[0], NULL);
+    tu_parsed_clear(&p);
+    return d;
+}
+
+static void test_digest_running_usage(void **state)
+{
+#define H "JobID|JobIDRaw|State|Submit|Start|End|ElapsedRaw|TotalCPU|MaxRSS|ExitCode|AllocTRES\n"
+#define JOB(state, end, el, cpu) "7|7|" state "|2026-10-01T10:00:00|2026-10-01T10:01:00|" end "|" el "|" cpu "||0:0|cpu=4,node=1\n"
+#define STEP(id, state, end, el, cpu, rss) "7." id "|7." id "|" state "|2026-10-01T10:01:00|2026-10-01T10:01:00|" end "|" el "|" cpu "|" rss "|0:0|cpu=4,node=1\n"
+    (void)state;
+    uint64_t run1 = digest_of(H JOB("RUNNING", "Unknown", "60", "00:01:00") STEP("batch", "RUNNING", "Unknown", "60", "00:01:00", "100K"));
+    uint64_t run2 = digest_of(H JOB("RUNNING", "Unknown", "360", "00:09:00") STEP("batch", "RUNNING", "Unknown", "360", "00:09:00", "900K"));
+    uint64_t step = digest_of(H JOB("RUNNING", "Unknown", "360", "00:09:00") STEP("batch", "RUNNING", "Unknown", "360", "00:09:00", "900K")
+                                  STEP("0", "COMPLETED", "2026-10-01T10:03:00", "120", "00:08:00", "800K"));
+    uint64_t step2 = digest_of(H JOB("RUNNING", "Unknown", "420", "00:09:00") STEP("batch", "RUNNING", "Unknown", "420", "00:09:00", "900K")
+                                   STEP("0", "COMPLETED", "2026-10-01T10:03:00", "120", "00:08:30", "800K"));
+    uint64_t done1 = digest_of(H JOB("COMPLETED", "2026-10-01T10:10:00", "540", "00:20:00") STEP("batch", "COMPLETED", "2026-10-01T10:10:00", "540", "00:20:00", "900K"));
+    uint64_t done2 = digest_of(H JOB("COMPLETED", "2026-10-01T10:10:00", "540", "00:21:00") STEP("batch", "COMPLETED", "2026-10-01T10:10:00", "540", "00:21:00", "900K"));
+    assert_true(run1 == run2);   /* only elapsed and usage so far moved */
+    assert_true(step != run2);   /* a step that ran and ended is a change */
+    assert_true(step2 != step);  /* an ended step's usage is a change */
+    assert_true(done1 != run2);
+    assert_true(done1 != done2); /* an ended job's usage is a change */
+#undef H
+#undef JOB
+#undef STEP
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1503,6 +1544,7 @@ int main(void)
         cmocka_unit_test(test_fixture_2205_sacct_text),
         cmocka_unit_test(test_fixture_2205_usage_text_json),
         cmocka_unit_test(test_fixture_scontrol_text),
+        cmocka_unit_test(test_digest_running_usage),
     };
     return cmocka_run_group_tests_name("sacct_text", tests, NULL, NULL);
 }
