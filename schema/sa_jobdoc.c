@@ -813,7 +813,10 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
         set_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
         set_int(r, "elapsed_s", rec->elapsed);
     }
-    {
+    /* like the elapsed time, the usage so far of a run or step that has not ended grows
+     * with every poll (the job cache does not count it as a change): kept once it ended,
+     * so the document does not depend on which poll's record was merged last */
+    if (sa_job_state_is_final(rec->state.base)) {
         sa_stats_t u;
         json_t *uj;
         run_stats(rec, &u);
@@ -835,13 +838,14 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
                 json_object_set_new(s, "flags", strv_json(&st->state.flags));
             set_int(s, "start", st->start);
             set_int(s, "end", st->end);
-            if (st->end != SA_UNSET || sa_job_state_is_final(st->state.base))
+            bool ended = st->end != SA_UNSET || sa_job_state_is_final(st->state.base);
+            if (ended)
                 set_int(s, "elapsed_s", st->elapsed);
             set_exit(s, "exit", st->exit_code, st->exit_signal, rec->exit_reliable);
             set_str(s, "nodes", st->nodes);
             if (!sa_tres_is_empty(&st->alloc))
                 json_object_set_new(s, "alloc", tres_json(&st->alloc, NULL));
-            if (!sa_stats_is_empty(&st->stats))
+            if (ended && !sa_stats_is_empty(&st->stats))
                 json_object_set_new(s, "usage", sa_stats_to_json(&st->stats));
             json_array_append_new(steps, s);
         }
