@@ -27,10 +27,12 @@
 #include "sa_efficiency.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_usage.h"
 
 /* ---- one run ------------------------------------------------------------------------------ */
 
@@ -96,13 +98,14 @@ const sa_col_t *sa_efficiency_cols(size_t *n)
 
 /* The sums of one key (cluster, account, user, GPU type as interned ids). */
 typedef struct {
-    uint32_t c, a, u, t;
+    sa_ukey_t k; /* first: sa_ukeyidx_t finds it there */
     int64_t runs, gpu_runs, mem_runs;
     int64_t gpu_s, idle_gpu_s, nodata_gpu_s, util_gpu_s;
     int64_t util_mpct_s;              /* sum of round(util x 1000) x GPU-seconds */
     int64_t cpu_used_ms, cpu_alloc_s; /* runs with has_cpu */
     int64_t mem_used_kib, mem_req_kib; /* runs with has_mem */
 } eacc_t;
+_Static_assert(offsetof(eacc_t, k) == 0, "sa_ukeyidx_t finds a record's key at its start");
 
 typedef struct {
     const sa_report_opts_t *o;
@@ -111,55 +114,22 @@ typedef struct {
     sa_rintern_t names;
     eacc_t *v;
     size_t n, cap;
-    uint32_t *slots; /* open addressing over v: index + 1 */
-    size_t nslots;
+    sa_ukeyidx_t idx; /* v by key */
     uint32_t cluster, none_id, unknown_id, empty_id;
     sa_jobview_t view;
 } eff_t;
 
-static uint64_t key_hash(uint32_t c, uint32_t a, uint32_t u, uint32_t t)
-{
-    uint64_t h = 1469598103934665603ULL;
-    uint32_t k[4] = {c, a, u, t};
-    for (int i = 0; i < 4; i++)
-        h = (h ^ k[i]) * 1099511628211ULL;
-    return h;
-}
-
-/* Rebuilds the slots for twice the entries. */
-static bool rehash(eff_t *e)
-{
-    size_t ns = e->nslots ? e->nslots * 2 : 256;
-    uint32_t *s = calloc(ns, sizeof *s);
-    if (!s)
-        return false;
-    for (size_t i = 0; i < e->n; i++) {
-        size_t p = (size_t)(key_hash(e->v[i].c, e->v[i].a, e->v[i].u, e->v[i].t) & (ns - 1));
-        while (s[p])
-            p = (p + 1) & (ns - 1);
-        s[p] = (uint32_t)i + 1;
-    }
-    free(e->slots);
-    e->slots = s;
-    e->nslots = ns;
-    return true;
-}
-
 /* The accumulator of a key (created zero), or NULL on out of memory. */
 static eacc_t *acc_get(eff_t *e, uint32_t a, uint32_t u, uint32_t t)
 {
-    size_t p;
+    sa_ukey_t k = {e->cluster, a, u, t};
+    uint32_t *slot = sa_ukeyidx_slot(&e->idx, &k, e->v, e->n, sizeof *e->v);
     eacc_t *x;
 
-    if ((e->n + 1) * 2 > e->nslots && !rehash(e))
+    if (!slot)
         return NULL;
-    p = (size_t)(key_hash(e->cluster, a, u, t) & (e->nslots - 1));
-    while (e->slots[p]) {
-        x = &e->v[e->slots[p] - 1];
-        if (x->c == e->cluster && x->a == a && x->u == u && x->t == t)
-            return x;
-        p = (p + 1) & (e->nslots - 1);
-    }
+    if (*slot)
+        return &e->v[*slot - 1];
     if (e->n == e->cap) {
         size_t cap = e->cap ? e->cap * 2 : 64;
         eacc_t *v = realloc(e->v, cap * sizeof *v);
@@ -170,11 +140,8 @@ static eacc_t *acc_get(eff_t *e, uint32_t a, uint32_t u, uint32_t t)
     }
     x = &e->v[e->n];
     memset(x, 0, sizeof *x);
-    x->c = e->cluster;
-    x->a = a;
-    x->u = u;
-    x->t = t;
-    e->slots[p] = (uint32_t)++e->n;
+    x->k = k;
+    *slot = (uint32_t)++e->n;
     return x;
 }
 
@@ -324,13 +291,13 @@ static int acc_cmp(const void *x, const void *y)
     const eacc_t *a = x, *b = y;
     const sa_rintern_t *n = &sort_ctx->names;
     int r;
-    if (a->c != b->c)
-        return a->c < b->c ? -1 : 1;
-    if ((r = strcmp(sa_rintern_str(n, a->a), sa_rintern_str(n, b->a))))
+    if (a->k.c != b->k.c)
+        return a->k.c < b->k.c ? -1 : 1;
+    if ((r = strcmp(sa_rintern_str(n, a->k.a), sa_rintern_str(n, b->k.a))))
         return r;
-    if ((r = strcmp(sa_rintern_str(n, a->u), sa_rintern_str(n, b->u))))
+    if ((r = strcmp(sa_rintern_str(n, a->k.u), sa_rintern_str(n, b->k.u))))
         return r;
-    return strcmp(sa_rintern_str(n, a->t), sa_rintern_str(n, b->t));
+    return strcmp(sa_rintern_str(n, a->k.t), sa_rintern_str(n, b->k.t));
 }
 
 static void acc_sum(eacc_t *s, const eacc_t *x)
@@ -430,20 +397,20 @@ static bool build_rows(eff_t *e, etable_t *et, sa_error_t *error)
         size_t first = i, r;
         eacc_t tot;
         memset(&tot, 0, sizeof tot);
-        for (; i < e->n && e->v[i].c == e->v[first].c; i++) {
+        for (; i < e->n && e->v[i].k.c == e->v[first].k.c; i++) {
             if ((r = sa_rtable_add_row(&et->t)) == SIZE_MAX)
                 goto oom;
-            cell_str(et, r, E_CLUSTER, sa_rintern_str(&e->names, e->v[i].c));
-            cell_str(et, r, E_ACCOUNT, sa_rintern_str(&e->names, e->v[i].a));
-            cell_str(et, r, E_USER, sa_rintern_str(&e->names, e->v[i].u));
-            cell_str(et, r, E_TYPE, sa_rintern_str(&e->names, e->v[i].t));
+            cell_str(et, r, E_CLUSTER, sa_rintern_str(&e->names, e->v[i].k.c));
+            cell_str(et, r, E_ACCOUNT, sa_rintern_str(&e->names, e->v[i].k.a));
+            cell_str(et, r, E_USER, sa_rintern_str(&e->names, e->v[i].k.u));
+            cell_str(et, r, E_TYPE, sa_rintern_str(&e->names, e->v[i].k.t));
             set_figures(et, r, &e->v[i]);
             acc_sum(&tot, &e->v[i]);
         }
         if (i - first > 1 && e->by) {
             if ((r = sa_rtable_add_row(&et->t)) == SIZE_MAX)
                 goto oom;
-            cell_str(et, r, E_CLUSTER, sa_rintern_str(&e->names, e->v[first].c));
+            cell_str(et, r, E_CLUSTER, sa_rintern_str(&e->names, e->v[first].k.c));
             cell_str(et, r, (e->by & SA_BY_ACCOUNT) ? E_ACCOUNT : (e->by & SA_BY_USER) ? E_USER : E_TYPE, "TOTAL");
             set_figures(et, r, &tot);
             sa_rtable_mark_total(&et->t, r);
@@ -528,7 +495,7 @@ done:
     sa_jobview_clear(&e.view);
     sa_rintern_clear(&e.names);
     free(e.v);
-    free(e.slots);
+    sa_ukeyidx_clear(&e.idx);
     sa_rclusters_clear(&cl);
     sa_rdb_close(db);
     return ok;

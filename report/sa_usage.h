@@ -37,11 +37,30 @@ typedef struct {
     uint32_t c, a, u, t;
 } sa_ukey_t;
 
+/*
+ * Open-addressing slots over a caller's array of records that each begin with their
+ * sa_ukey_t (the usage sums, the efficiency sums): load factor at most 1/2.
+ */
+typedef struct {
+    uint32_t *slots; /* a record's index + 1; 0: empty */
+    size_t nslots;
+} sa_ukeyidx_t;
+
+/*
+ * The slot of key k among the n records of arr (each stride bytes, beginning with its
+ * key): *slot is the record's index + 1, or 0 when k is new; the caller then makes it
+ * record n and sets *slot = n + 1. Grows the slots first when one more record would fill
+ * more than half; NULL on out of memory.
+ */
+uint32_t *sa_ukeyidx_slot(sa_ukeyidx_t *ix, const sa_ukey_t *k, const void *arr, size_t n, size_t stride);
+void sa_ukeyidx_clear(sa_ukeyidx_t *ix);
+
 /* The GPU-seconds of one key, per segment. */
 typedef struct {
     sa_ukey_t k;
     int64_t *secs; /* nb - 1 segments */
 } sa_uacc_t;
+_Static_assert(offsetof(sa_uacc_t, k) == 0, "sa_ukeyidx_t finds a record's key at its start");
 
 typedef struct {
     sa_rintern_t names;  /* every name of a key; clusters first: a cluster's id is its index */
@@ -51,8 +70,7 @@ typedef struct {
     size_t nb;
     sa_uacc_t *acc;
     size_t nacc, acccap;
-    uint32_t *slots;     /* open addressing over acc: index + 1 */
-    size_t nslots;
+    sa_ukeyidx_t idx;    /* acc by key */
 } sa_usums_t;
 
 /* Adds count GPUs over [start, end) (clipped to the range) to key k; false on out of memory. */

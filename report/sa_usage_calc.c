@@ -36,40 +36,54 @@ static bool key_eq(const sa_ukey_t *x, const sa_ukey_t *y)
     return x->c == y->c && x->a == y->a && x->u == y->u && x->t == y->t;
 }
 
-/* Doubles the slot table (load factor <= 1/2). */
-static bool acc_rehash(sa_usums_t *s)
+/* The record of arr (each stride bytes, beginning with its key) at index i. */
+static const sa_ukey_t *key_at(const void *arr, size_t i, size_t stride)
 {
-    size_t nslots = s->nslots ? s->nslots * 2 : 1024;
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < s->nacc; i++) {
-        size_t h = key_hash(&s->acc[i].k) & (nslots - 1);
-        while (slots[h])
-            h = (h + 1) & (nslots - 1);
-        slots[h] = (uint32_t)i + 1;
+    return (const sa_ukey_t *)(const void *)((const char *)arr + i * stride);
+}
+
+uint32_t *sa_ukeyidx_slot(sa_ukeyidx_t *ix, const sa_ukey_t *k, const void *arr, size_t n, size_t stride)
+{
+    size_t h;
+
+    if ((n + 1) * 2 > ix->nslots) { /* double the slots */
+        size_t nslots = ix->nslots ? ix->nslots * 2 : 1024;
+        uint32_t *slots = calloc(nslots, sizeof *slots);
+        if (!slots)
+            return NULL;
+        for (size_t i = 0; i < n; i++) {
+            h = key_hash(key_at(arr, i, stride)) & (nslots - 1);
+            while (slots[h])
+                h = (h + 1) & (nslots - 1);
+            slots[h] = (uint32_t)i + 1;
+        }
+        free(ix->slots);
+        ix->slots = slots;
+        ix->nslots = nslots;
     }
-    free(s->slots);
-    s->slots = slots;
-    s->nslots = nslots;
-    return true;
+    h = key_hash(k) & (ix->nslots - 1);
+    while (ix->slots[h] && !key_eq(key_at(arr, ix->slots[h] - 1, stride), k))
+        h = (h + 1) & (ix->nslots - 1);
+    return &ix->slots[h];
+}
+
+void sa_ukeyidx_clear(sa_ukeyidx_t *ix)
+{
+    free(ix->slots);
+    ix->slots = NULL;
+    ix->nslots = 0;
 }
 
 /* The accumulator of key k, created (zero) when new; NULL on out of memory. */
 static sa_uacc_t *acc_get(sa_usums_t *s, const sa_ukey_t *k)
 {
-    size_t h;
+    uint32_t *slot = sa_ukeyidx_slot(&s->idx, k, s->acc, s->nacc, sizeof *s->acc);
     sa_uacc_t *a;
 
-    if ((s->nacc + 1) * 2 > s->nslots && !acc_rehash(s))
+    if (!slot)
         return NULL;
-    h = key_hash(k) & (s->nslots - 1);
-    while (s->slots[h]) {
-        a = &s->acc[s->slots[h] - 1];
-        if (key_eq(&a->k, k))
-            return a;
-        h = (h + 1) & (s->nslots - 1);
-    }
+    if (*slot)
+        return &s->acc[*slot - 1];
     if (s->nacc == s->acccap) {
         size_t cap = s->acccap ? s->acccap * 2 : 256;
         sa_uacc_t *v = realloc(s->acc, cap * sizeof *v);
@@ -83,7 +97,7 @@ static sa_uacc_t *acc_get(sa_usums_t *s, const sa_ukey_t *k)
     a->secs = calloc(s->nb - 1, sizeof *a->secs);
     if (!a->secs)
         return NULL;
-    s->slots[h] = (uint32_t)++s->nacc;
+    *slot = (uint32_t)++s->nacc;
     return a;
 }
 
@@ -147,7 +161,7 @@ static void usums_clear(sa_usums_t *s)
     for (size_t i = 0; i < s->nacc; i++)
         free(s->acc[i].secs);
     free(s->acc);
-    free(s->slots);
+    sa_ukeyidx_clear(&s->idx);
     free(s->b);
 }
 
