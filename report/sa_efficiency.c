@@ -32,36 +32,8 @@
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_rollup.h"
 #include "sa_usage.h"
-
-/* ---- one run ------------------------------------------------------------------------------ */
-
-void sa_eff_run(const sa_jobview_t *j, const sa_jobview_run_t *r, sa_eff_run_t *e)
-{
-    const sa_stats_t *u = &r->usage;
-    int64_t req_mb = j->req_mem_mb > 0 ? j->req_mem_mb : r->mem_mb;
-
-    memset(e, 0, sizeof *e);
-    e->elapsed_s = r->elapsed_s;
-    if (e->elapsed_s == SA_UNSET && r->start != SA_UNSET && r->end != SA_UNSET && r->end >= r->start)
-        e->elapsed_s = r->end - r->start;
-    if (e->elapsed_s != SA_UNSET && r->gpus > 0)
-        e->gpu_s = r->gpus * e->elapsed_s;
-    if (u->cpu_s >= 0 && r->cpus != SA_UNSET && r->cpus > 0 && e->elapsed_s != SA_UNSET && e->elapsed_s > 0) {
-        e->has_cpu = true;
-        e->cpu_used_s = u->cpu_s;
-        e->cpu_alloc_s = (double)e->elapsed_s * (double)r->cpus;
-    }
-    if (u->max_rss_bytes != SA_UNSET && req_mb != SA_UNSET && req_mb > 0) {
-        e->has_mem = true;
-        e->mem_used_bytes = u->max_rss_bytes;
-        e->mem_req_bytes = req_mb * 1048576;
-    }
-    if (r->gpus > 0 && u->gpu_util_pct >= 0) {
-        e->has_util = true;
-        e->gpu_util_pct = u->gpu_util_pct;
-    }
-}
 
 /* ---- columns ------------------------------------------------------------------------------ */
 
@@ -117,6 +89,7 @@ typedef struct {
     sa_ukeyidx_t idx; /* v by key */
     uint32_t cluster, none_id, unknown_id, empty_id;
     sa_jobview_t view;
+    sa_rcontrib_t contrib; /* the current document's runs, by day */
 } eff_t;
 
 /* The accumulator of a key (created zero), or NULL on out of memory. */
@@ -145,106 +118,53 @@ static eacc_t *acc_get(eff_t *e, uint32_t a, uint32_t u, uint32_t t)
     return x;
 }
 
-/* part of v: v x num / den (den > 0), rounded to the nearest. */
-static int64_t share(int64_t v, int64_t num, int64_t den)
+/* Adds an ended run's efficiency figures of one record (sa_rollup.h) to x. */
+static void acc_add(eacc_t *x, const int64_t *r)
 {
-    if (num == den)
-        return v;
-    return (int64_t)llround((double)v * (double)num / (double)den);
+    x->runs += r[SA_RR_E_RUNS];
+    x->gpu_runs += r[SA_RR_E_GPU_RUNS];
+    x->mem_runs += r[SA_RR_E_MEM_RUNS];
+    x->gpu_s += r[SA_RR_E_GPU_S];
+    x->idle_gpu_s += r[SA_RR_E_IDLE_S];
+    x->nodata_gpu_s += r[SA_RR_E_NODATA_S];
+    x->util_gpu_s += r[SA_RR_E_UTIL_S];
+    x->util_mpct_s += r[SA_RR_E_UTIL_MPCT_S];
+    x->cpu_used_ms += r[SA_RR_E_CPU_USED_MS];
+    x->cpu_alloc_s += r[SA_RR_E_CPU_ALLOC_S];
+    x->mem_used_kib += r[SA_RR_E_MEM_USED_KIB];
+    x->mem_req_kib += r[SA_RR_E_MEM_REQ_KIB];
 }
 
 /*
- * Adds run figures f to x: GPU-seconds gpu_s (of the key's GPU type), the share num/den
- * of its CPU and memory figures; count: the run is counted here (a run of several GPU
- * types counts once, under its first type).
+ * Every run of a document that ended in the window, from its contribution (the one run
+ * source, schema/sa_rollup.h): the records that carry a run's end.
  */
-static void acc_add(const eff_t *e, eacc_t *x, const sa_eff_run_t *f, int64_t gpu_s, int64_t num, int64_t den,
-                    bool count)
-{
-    x->runs += count;
-    if (gpu_s > 0) {
-        x->gpu_runs += count;
-        x->gpu_s += gpu_s;
-        if (!f->has_util) {
-            x->nodata_gpu_s += gpu_s;
-        } else {
-            x->util_gpu_s += gpu_s;
-            x->util_mpct_s += llround(f->gpu_util_pct * 1000.0) * gpu_s;
-            if (f->gpu_util_pct < e->threshold)
-                x->idle_gpu_s += gpu_s;
-        }
-    }
-    if (f->has_cpu) {
-        x->cpu_used_ms += share(llround(f->cpu_used_s * 1000.0), num, den);
-        x->cpu_alloc_s += share(llround(f->cpu_alloc_s), num, den);
-    }
-    if (f->has_mem) {
-        x->mem_runs += count;
-        x->mem_used_kib += share(f->mem_used_bytes / 1024, num, den);
-        x->mem_req_kib += share(f->mem_req_bytes / 1024, num, den);
-    }
-}
-
-/*
- * The GPU type key of run r's GPUs of type (NULL or "": untyped, which take the run's
- * gpu_type that slurm-ingest found on its nodes, else "unknown").
- */
-static uint32_t type_id(eff_t *e, const sa_jobview_run_t *r, const char *type)
-{
-    if (type && type[0])
-        return sa_rintern(&e->names, type);
-    return r->gpu_type && r->gpu_type[0] ? sa_rintern(&e->names, r->gpu_type) : e->unknown_id;
-}
-
-/* Adds one ended run of the job at hand to its keys. */
-static bool add_run(eff_t *e, const sa_jobview_run_t *r)
-{
-    const sa_jobview_t *j = &e->view;
-    uint32_t a = (e->by & SA_BY_ACCOUNT) ? sa_rintern(&e->names, j->account ? j->account : "") : e->empty_id;
-    uint32_t u = (e->by & SA_BY_USER) ? sa_rintern(&e->names, j->user ? j->user : "") : e->empty_id;
-    bool first = true;
-    sa_eff_run_t f;
-    eacc_t *x;
-
-    sa_eff_run(j, r, &f);
-    if ((e->by & SA_BY_GPU_TYPE) && r->gpus > 0 && r->ngpu_types > 1 && f.elapsed_s != SA_UNSET) {
-        for (size_t k = 0; k < r->ngpu_types; k++) {
-            const sa_jobview_gpu_t *g = &r->gpu_types[k];
-            if (g->count <= 0)
-                continue;
-            if (!(x = acc_get(e, a, u, type_id(e, r, g->type))))
-                return false;
-            acc_add(e, x, &f, g->count * f.elapsed_s, g->count, r->gpus, first);
-            first = false;
-        }
-        if (!first)
-            return true;
-    }
-    {
-        uint32_t t = e->empty_id;
-        if (e->by & SA_BY_GPU_TYPE)
-            t = r->gpus <= 0 ? e->none_id : type_id(e, r, r->ngpu_types ? r->gpu_types[0].type : NULL);
-        if (!(x = acc_get(e, a, u, t)))
-            return false;
-        acc_add(e, x, &f, f.gpu_s, 1, 1, true);
-    }
-    return true;
-}
-
-/* Every run of a document that ended in the window. */
 static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 {
     eff_t *e = ctx;
+    const sa_rcontrib_t *c = &e->contrib;
 
-    if (!sa_jobview_read(&e->view, doc, error))
+    if (!sa_jobview_read(&e->view, doc, error) || !sa_rcontrib_of(&e->contrib, &e->view, error))
         return false;
-    for (size_t i = 0; i < e->view.nruns; i++) {
-        const sa_jobview_run_t *r = &e->view.runs[i];
-        if (r->end == SA_UNSET || r->end < e->o->start || r->end >= e->o->end)
-            continue;
-        if (!add_run(e, r)) {
-            sa_error_nomem(error);
-            return false;
+    for (size_t d = 0; d < c->ndays; d++) {
+        for (size_t i = 0; i < c->days[d].nrec; i++) {
+            const int64_t *r = &c->days[d].rec[i * SA_RR_NF];
+            const sa_rkey_t *k = &c->keys[r[SA_RR_KEY]];
+            uint32_t a = e->empty_id, u = e->empty_id, t = e->empty_id;
+            eacc_t *x;
+            if (r[SA_RR_ENDED_AT] < 0 || r[SA_RR_ENDED_AT] < e->o->start || r[SA_RR_ENDED_AT] >= e->o->end)
+                continue;
+            if (e->by & SA_BY_ACCOUNT)
+                a = sa_rintern(&e->names, k->s[0]);
+            if (e->by & SA_BY_USER)
+                u = sa_rintern(&e->names, k->s[1]);
+            if (e->by & SA_BY_GPU_TYPE)
+                t = k->s[4][0] ? sa_rintern(&e->names, k->s[4]) : e->none_id;
+            if (a == UINT32_MAX || u == UINT32_MAX || t == UINT32_MAX || !(x = acc_get(e, a, u, t))) {
+                sa_error_nomem(error);
+                return false;
+            }
+            acc_add(x, r);
         }
     }
     return true;
@@ -253,9 +173,6 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 /* Scans jobs and jobs_superseded of one cluster: documents with a run that ended in the window. */
 static bool scan_cluster(sa_rdb_t *db, eff_t *e, const char *cluster, sa_error_t *error)
 {
-    static const char *const fields[] = {"account",  "user",         "req.mem_mb",        "runs.start", "runs.end",
-                                         "runs.gpus", "runs.gpus_by_type", "runs.cpus", "runs.mem_mb",
-                                         "runs.elapsed_s", "runs.usage", "runs.gpu_type", NULL};
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     bool ok;
 
@@ -268,10 +185,7 @@ static bool scan_cluster(sa_rdb_t *db, eff_t *e, const char *cluster, sa_error_t
         sa_rbson_append_in(&f, "account", &e->o->accounts);
     if (e->o->users.n)
         sa_rbson_append_in(&f, "user", &e->o->users);
-    BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &sub);
-    for (const char *const *k = fields; *k; k++)
-        BSON_APPEND_INT32(&sub, *k, 1);
-    bson_append_document_end(&opts, &sub);
+    sa_rollup_projection(&opts);
     BSON_APPEND_INT32(&opts, "batchSize", 1000);
     e->cluster = sa_rintern(&e->names, cluster);
     ok = sa_rdb_each(db, "jobs", &f, &opts, on_doc, e, error) &&
@@ -452,6 +366,8 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
     e.threshold = o->idle_threshold;
     sa_rintern_init(&e.names);
     sa_jobview_init(&e.view);
+    sa_rcontrib_init(&e.contrib);
+    e.contrib.idle_pct = o->idle_threshold;
     sa_strv_init(&pre);
     etable_init(&et, e.by);
     if (o->start == SA_UNSET || o->end == SA_UNSET) {
@@ -493,6 +409,7 @@ done:
     sa_rtable_clear(&et.t);
     sa_strv_clear(&pre);
     sa_jobview_clear(&e.view);
+    sa_rcontrib_clear(&e.contrib);
     sa_rintern_clear(&e.names);
     free(e.v);
     sa_ukeyidx_clear(&e.idx);

@@ -17,21 +17,8 @@
 #include <stdint.h>
 
 #include "sa_jobview.h"
+#include "sa_runsrc.h"
 
-typedef struct {
-    int64_t elapsed_s;      /* the run's elapsed_s, else end - start; SA_UNSET while it runs */
-    int64_t gpu_s;          /* allocated GPUs x elapsed (0: CPU-only or still running) */
-    bool has_cpu;           /* TotalCPU, CPUs and elapsed known, elapsed x CPUs > 0 */
-    double cpu_used_s;      /* TotalCPU */
-    double cpu_alloc_s;     /* elapsed x CPUs */
-    bool has_mem;           /* MaxRSS and a requested memory > 0 known */
-    int64_t mem_used_bytes; /* MaxRSS */
-    int64_t mem_req_bytes;  /* the requested memory */
-    bool has_util;          /* the run's GPU utilisation is known (and it has GPUs) */
-    double gpu_util_pct;
-} sa_eff_run_t;
-
-/* The figures of run r of job j. */
-void sa_eff_run(const sa_jobview_t *j, const sa_jobview_run_t *r, sa_eff_run_t *e);
+/* sa_eff_run_t and sa_eff_run(): the one run source, schema/sa_runsrc.h. */
 
 #endif

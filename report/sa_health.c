@@ -204,7 +204,7 @@ static bool check_gpu_config(sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, cons
  * gpu-type-unknown: the usage computation over the window for this cluster alone, and
  * the GPU-hours it could not give a type ("unknown").
  */
-static bool check_gpu_type(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster,
+static bool check_gpu_type(sa_rdb_t *db, const sa_report_opts_t *o, const char *cluster,
                            int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
 {
     sa_report_opts_t uo = *o; /* shallow: the strings stay o's; clusters, window and awards are this check's */
@@ -221,7 +221,7 @@ static bool check_gpu_type(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opt
     uo.end = end;
     uo.allocations_path = NULL;
     ok = sa_strv_push(&uo.clusters, cluster) && sa_usage_load(&u, &uo, error) &&
-         sa_usage_prepare(&u, db, NULL, error) && sa_usage_scan(db, &uo, u.as_of, tsdbs, &u.s, error);
+         sa_usage_prepare(&u, db, NULL, error) && sa_usage_scan(db, &uo, u.as_of, &u.s, error);
     for (size_t i = 0; ok && i < u.s.nacc; i++) {
         int64_t v = sa_usums_get(&u.s, &u.s.acc[i], start, end);
         all += v;
@@ -323,7 +323,7 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
     if (!sa_rdb_each(db, "ingest_runs", &f, &opts, on_failed_run, &c, error))
         goto done;
     if (!check_gpu_config(tsdbs, o, cl->name, start, end, h, error) ||
-        (cl->in_archive && !check_gpu_type(db, tsdbs, o, cl->name, start, end, h, error)))
+        (cl->in_archive && !check_gpu_type(db, o, cl->name, start, end, h, error)))
         goto done;
     /* the cluster's summary */
     snprintf(detail, sizeof detail, "%zu error(s), %zu warning(s)", h->errors - e0, h->warnings - w0);

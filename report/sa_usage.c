@@ -657,7 +657,6 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
 {
     sa_usage_t u;
     sa_rdb_t *db = NULL;
-    sa_rtsdbs_t tsdbs;
     utable_t ut;
     sa_rchart_t *charts = NULL;
     size_t ncharts = 0;
@@ -667,12 +666,11 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     bool ok = false;
 
     memset(&u, 0, sizeof u);
-    sa_rtsdbs_init(&tsdbs);
     sa_strv_init(&preamble);
     sa_strv_init(&unweighted);
     sa_rtable_init(&ut.t, ut.cols, 0);
     if (!check_opts(o, by, error) || !sa_usage_load(&u, o, error) || !(db = sa_report_connect(o, error)) ||
-        !sa_usage_prepare(&u, db, warn, error) || !sa_usage_scan(db, o, u.as_of, &tsdbs, &u.s, error))
+        !sa_usage_prepare(&u, db, warn, error) || !sa_usage_scan(db, o, u.as_of, &u.s, error))
         goto done;
     if (u.rgu_cols) {
         sa_usage_unweighted(&u, &unweighted);
@@ -713,7 +711,6 @@ done:
     sa_rtable_clear(&ut.t);
     sa_strv_clear(&preamble);
     sa_strv_clear(&unweighted);
-    sa_rtsdbs_clear(&tsdbs);
     sa_usage_clear(&u);
     sa_rdb_close(db);
     return ok;

@@ -84,11 +84,9 @@ int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t
  * Adds the GPU runs of the job documents of the s->nclusters clusters (names interned
  * first in s->names) that overlap [s->b[0], s->b[nb - 1]) to s, keeping to the
  * accounts and users of o when given. as_of[i]: how far a still running run of
- * cluster i counts. Untyped GPUs take the single GPU type of the run's nodes in the
- * cluster's time series (tsdbs; none: "unknown").
+ * cluster i counts. GPU types by the one rule of schema/sa_runsrc.h.
  */
-bool sa_usage_scan(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of, sa_rtsdbs_t *tsdbs, sa_usums_t *s,
-                   sa_error_t *error);
+bool sa_usage_scan(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of, sa_usums_t *s, sa_error_t *error);
 
 /* ---- the computation (sa_usage_calc.c) --------------------------------------------------- */
 

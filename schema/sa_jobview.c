@@ -336,6 +336,18 @@ static void read_req(sa_jobview_t *v, const bson_iter_t *it)
     }
 }
 
+/* Reads alloc {billing}. */
+static void read_alloc(sa_jobview_t *v, const bson_iter_t *it)
+{
+    bson_iter_t r;
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &r))
+        return;
+    while (bson_iter_next(&r)) {
+        if (key_is(bson_iter_key(&r), "billing") && (BSON_ITER_HOLDS_DOUBLE(&r) || BSON_ITER_HOLDS_INT(&r)))
+            v->alloc_billing = BSON_ITER_HOLDS_DOUBLE(&r) ? bson_iter_double(&r) : (double)sa_bson_iter_int(&r, 0);
+    }
+}
+
 /* Resets everything a read sets (the buffers stay). */
 static void reset(sa_jobview_t *v)
 {
@@ -344,6 +356,7 @@ static void reset(sa_jobview_t *v)
     v->cluster = v->user = v->account = v->partition = v->qos = v->state = NULL;
     v->job_id = SA_UNSET;
     v->gpus = v->req_gpus = 0;
+    v->alloc_billing = -1;
     v->req_mem_mb = v->req_cpus = v->cpus = v->restart_cnt = v->time_limit_min = v->elapsed_s = SA_UNSET;
     v->name = v->job_id_display = v->nodes = NULL;
     v->exit_code = v->exit_signal = -1;
@@ -361,6 +374,8 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
     case 'a':
         if (key_is(k, "account"))
             v->account = sa_bson_iter_str(it, NULL);
+        else if (key_is(k, "alloc"))
+            read_alloc(v, it);
         break;
     case 'c':
         if (key_is(k, "cluster"))

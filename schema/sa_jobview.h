@@ -86,6 +86,7 @@ typedef struct {
     int64_t req_gpus;       /* GPUs asked for: req.gpus (0 when absent) */
     int64_t req_mem_mb;     /* memory asked for, the job's total: req.mem_mb (SA_UNSET when absent) */
     int64_t req_cpus;       /* req.cpus (SA_UNSET when absent) */
+    double alloc_billing;   /* alloc.billing, the billing weight allocated (-1 when absent) */
     const char *name, *job_id_display, *nodes; /* NULL when absent */
     int64_t cpus, restart_cnt, time_limit_min, elapsed_s; /* SA_UNSET when absent */
     bool time_limit_unlimited; /* time_limit_unlimited: true */

@@ -1,0 +1,875 @@
+/*
+ * sa_rollup.c - usage rollups (sa_rollup.h): a job document's contribution to the days
+ * of its cluster, and the rollup documents that hold them.
+ */
+#include "sa_rollup.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sa_model.h"
+#include "sa_vec.h"
+
+static bool oom(sa_error_t *error)
+{
+    sa_error_nomem(error);
+    return false;
+}
+
+int64_t sa_rollup_day(int64_t t)
+{
+    int64_t d = t / SA_DAY;
+    if (t % SA_DAY < 0)
+        d--;
+    return d * SA_DAY;
+}
+
+char *sa_rollup_id(const char *cluster, int64_t day)
+{
+    size_t n = strlen(cluster) + 16;
+    char *s = malloc(n);
+    if (!s)
+        return NULL;
+    if (day == SA_UNSET) {
+        snprintf(s, n, "%s:open", cluster);
+    } else {
+        time_t tt = (time_t)day;
+        struct tm tm;
+        if (!gmtime_r(&tt, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0) {
+            free(s);
+            return NULL;
+        }
+        snprintf(s, n, "%s:%04d-%02d-%02d", cluster, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+    }
+    return s;
+}
+
+/* ---- a job document's contribution ----------------------------------------------------- */
+
+void sa_rcontrib_init(sa_rcontrib_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->idle_pct = SA_ROLLUP_IDLE_PCT;
+    sa_runsrc_init(&c->rs);
+}
+
+void sa_rcontrib_clear(sa_rcontrib_t *c)
+{
+    sa_runsrc_clear(&c->rs);
+    free(c->keys);
+    free(c->states);
+    for (size_t i = 0; i < c->dayinit; i++)
+        free(c->days[i].rec);
+    free(c->days);
+    sa_rcontrib_init(c);
+}
+
+static const char *nz(const char *s)
+{
+    return s ? s : "";
+}
+
+/* The index of a key in c (added when new); -1 on out of memory. */
+static int64_t contrib_key(sa_rcontrib_t *c, const sa_jobview_t *j, const char *type)
+{
+    const char *s[SA_RK_N] = {nz(j->account), nz(j->user), nz(j->partition), nz(j->qos), type};
+    for (size_t i = 0; i < c->nkeys; i++) {
+        size_t k = 0;
+        while (k < SA_RK_N && strcmp(c->keys[i].s[k], s[k]) == 0)
+            k++;
+        if (k == SA_RK_N)
+            return (int64_t)i;
+    }
+    if (!SA_VEC_GROW(c->keys, c->keycap, c->nkeys, 1, 4))
+        return -1;
+    for (size_t k = 0; k < SA_RK_N; k++)
+        c->keys[c->nkeys].s[k] = (char *)s[k];
+    return (int64_t)c->nkeys++;
+}
+
+static int64_t contrib_state(sa_rcontrib_t *c, const char *state)
+{
+    for (size_t i = 0; i < c->nstates; i++) {
+        if (strcmp(c->states[i], state) == 0)
+            return (int64_t)i;
+    }
+    if (!SA_VEC_GROW(c->states, c->statecap, c->nstates, 1, 4))
+        return -1;
+    c->states[c->nstates] = state;
+    return (int64_t)c->nstates++;
+}
+
+/* The records of a day (SA_UNSET: open) in c, created empty; NULL on out of memory. */
+static sa_rcday_t *contrib_day(sa_rcontrib_t *c, int64_t day)
+{
+    for (size_t i = 0; i < c->ndays; i++) {
+        if (c->days[i].day == day)
+            return &c->days[i];
+    }
+    if (c->ndays == c->dayinit) { /* slots up to dayinit keep their buffers from job to job */
+        if (!SA_VEC_GROW(c->days, c->daycap, c->ndays, 1, 4))
+            return NULL;
+        memset(&c->days[c->ndays], 0, sizeof *c->days);
+        c->dayinit++;
+    }
+    c->days[c->ndays].day = day;
+    c->days[c->ndays].nrec = 0;
+    return &c->days[c->ndays++];
+}
+
+/* Appends a zeroed record to day d; NULL on out of memory. */
+static int64_t *day_rec(sa_rcday_t *d)
+{
+    int64_t *r;
+    if (!SA_VEC_GROW(d->rec, d->cap, d->nrec * SA_RR_NF, SA_RR_NF, 4 * SA_RR_NF))
+        return NULL;
+    r = &d->rec[d->nrec++ * SA_RR_NF];
+    memset(r, 0, SA_RR_NF * sizeof *r);
+    r[SA_RR_ENDED_AT] = -1;
+    r[SA_RR_STATE] = -1;
+    return r;
+}
+
+/* Adds the efficiency figures f of an ended run's share num/den with gpu_s GPU-seconds (count: the run counts here). */
+static void add_eff(int64_t *r, double idle_pct, const sa_eff_run_t *f, int64_t gpu_s, int64_t num, int64_t den, bool count)
+{
+    r[SA_RR_E_RUNS] += count;
+    if (gpu_s > 0) {
+        r[SA_RR_E_GPU_RUNS] += count;
+        r[SA_RR_E_GPU_S] += gpu_s;
+        if (!f->has_util) {
+            r[SA_RR_E_NODATA_S] += gpu_s;
+        } else {
+            r[SA_RR_E_UTIL_S] += gpu_s;
+            r[SA_RR_E_UTIL_MPCT_S] += llround(f->gpu_util_pct * 1000.0) * gpu_s;
+            if (f->gpu_util_pct < idle_pct)
+                r[SA_RR_E_IDLE_S] += gpu_s;
+        }
+    }
+    if (f->has_cpu) {
+        r[SA_RR_E_CPU_USED_MS] += sa_runsrc_share(llround(f->cpu_used_s * 1000.0), num, den);
+        r[SA_RR_E_CPU_ALLOC_S] += sa_runsrc_share(llround(f->cpu_alloc_s), num, den);
+    }
+    if (f->has_mem) {
+        r[SA_RR_E_MEM_RUNS] += count;
+        r[SA_RR_E_MEM_USED_KIB] += sa_runsrc_share(f->mem_used_bytes / 1024, num, den);
+        r[SA_RR_E_MEM_REQ_KIB] += sa_runsrc_share(f->mem_req_bytes / 1024, num, den);
+    }
+}
+
+/* The records of typed run r for day (SA_UNSET: open), one per GPU type (one for a CPU-only run). */
+static bool run_day(sa_rcontrib_t *c, const sa_jobview_t *j, const sa_typed_run_t *r, int64_t day)
+{
+    sa_rcday_t *d = contrib_day(c, day);
+    size_t ntypes = r->ngpus ? r->ngpus : 1;
+    int64_t own_end = r->v->end;
+    bool ends_here = day != SA_UNSET && own_end != SA_UNSET && sa_rollup_day(own_end) == day;
+    sa_eff_run_t f;
+    bool split;
+
+    if (!d)
+        return false;
+    sa_eff_run(j, r->v, &f);
+    split = r->ngpus > 1 && f.elapsed_s != SA_UNSET;
+    for (size_t k = 0; k < ntypes; k++) {
+        int64_t *x = day_rec(d), key = contrib_key(c, j, r->ngpus ? r->gpus[k].type : "");
+        if (!x || key < 0)
+            return false;
+        x[SA_RR_KEY] = key;
+        x[SA_RR_GPUS] = r->ngpus ? r->gpus[k].count : 0;
+        if (day == SA_UNSET) {
+            x[SA_RR_START] = r->start;
+            x[SA_RR_END] = 0;
+        } else {
+            x[SA_RR_START] = r->start > day ? r->start : day;
+            x[SA_RR_END] = r->end < day + SA_DAY ? r->end : day + SA_DAY;
+            if (x[SA_RR_END] < x[SA_RR_START])
+                x[SA_RR_END] = x[SA_RR_START];
+        }
+        if (k == 0) {
+            x[SA_RR_CPUS] = r->cpus;
+            x[SA_RR_MEM] = r->mem_mb;
+            x[SA_RR_BILL] = r->billing_milli;
+            x[SA_RR_STARTED] = day == SA_UNSET || sa_rollup_day(r->start) == day;
+        }
+        if (!ends_here)
+            continue;
+        x[SA_RR_ENDED_AT] = own_end;
+        if (k == 0 && r->v->state && (x[SA_RR_STATE] = contrib_state(c, r->v->state)) < 0)
+            return false;
+        if (split)
+            add_eff(x, c->idle_pct, &f, r->gpus[k].count * f.elapsed_s, r->gpus[k].count, r->gpu_total, k == 0);
+        else if (k == 0)
+            add_eff(x, c->idle_pct, &f, f.gpu_s, 1, 1, true);
+    }
+    return true;
+}
+
+bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error)
+{
+    c->nkeys = c->nstates = c->ndays = 0;
+    if (!sa_runsrc_read(&c->rs, j, true, NULL, error))
+        return false;
+    for (size_t i = 0; i < c->rs.n; i++) {
+        const sa_typed_run_t *r = &c->rs.runs[i];
+        int64_t first, last;
+        if (r->start < 0 || r->start > SA_ROLLUP_LAST_DAY)
+            continue; /* not a time of this world: counted nowhere (and no rollup _id can name its day) */
+        if (r->end == SA_UNSET) {
+            if (!run_day(c, j, r, SA_UNSET))
+                return oom(error);
+            continue;
+        }
+        first = sa_rollup_day(r->start);
+        last = sa_rollup_day(r->end > r->start ? r->end - 1 : r->start);
+        if (r->v->end != SA_UNSET && sa_rollup_day(r->v->end) > last)
+            last = sa_rollup_day(r->v->end); /* ended at midnight: its end counts the next day */
+        if (last - first > SA_ROLLUP_MAX_DAYS * (int64_t)SA_DAY)
+            last = first + SA_ROLLUP_MAX_DAYS * (int64_t)SA_DAY; /* an end years away: counted for that long */
+        for (int64_t d = first; d <= last; d += SA_DAY) {
+            if (!run_day(c, j, r, d))
+                return oom(error);
+        }
+    }
+    return true;
+}
+
+void sa_rollup_projection(bson_t *opts)
+{
+    static const char *const fields[] = {
+        "_v",        "cluster",       "account",        "user",       "partition",    "qos",
+        "state",     "end",           "vanished_at",    "alloc.billing", "req.mem_mb", "runs.start",
+        "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
+        "runs.gpu_type_source", "runs.cpus", "runs.mem_mb", "runs.elapsed_s", "runs.usage",
+        "history.state", "history.at", NULL};
+    bson_t proj;
+    BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);
+    for (const char *const *f = fields; *f; f++)
+        BSON_APPEND_INT32(&proj, *f, 1);
+    bson_append_document_end(opts, &proj);
+}
+
+/* ---- rollup documents -------------------------------------------------------------------- */
+
+void sa_rolldoc_init(sa_rolldoc_t *d)
+{
+    memset(d, 0, sizeof *d);
+    d->day = SA_UNSET;
+}
+
+static void key_free(sa_rkey_t *k)
+{
+    for (int i = 0; i < SA_RK_N; i++)
+        free(k->s[i]);
+}
+
+void sa_rolldoc_clear(sa_rolldoc_t *d)
+{
+    free(d->id);
+    free(d->cluster);
+    for (size_t i = 0; i < d->nkeys; i++)
+        key_free(&d->keys[i]);
+    free(d->keys);
+    for (size_t i = 0; i < d->nstates; i++)
+        free(d->states[i]);
+    free(d->states);
+    for (size_t i = 0; i < d->nm; i++) {
+        free(d->m[i].id);
+        free(d->m[i].rec);
+    }
+    free(d->m);
+    sa_rolldoc_init(d);
+}
+
+bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_t *error)
+{
+    sa_rolldoc_init(d);
+    d->day = day;
+    if (!(d->cluster = strdup(cluster)) || !(d->id = sa_rollup_id(cluster, day))) {
+        sa_rolldoc_clear(d);
+        return oom(error);
+    }
+    return true;
+}
+
+/* The index of key s in d (added when new), or -1 on out of memory. */
+static int64_t doc_key(sa_rolldoc_t *d, char *const *s)
+{
+    for (size_t i = 0; i < d->nkeys; i++) {
+        size_t k = 0;
+        while (k < SA_RK_N && strcmp(d->keys[i].s[k], s[k]) == 0)
+            k++;
+        if (k == SA_RK_N)
+            return (int64_t)i;
+    }
+    if (!SA_VEC_GROW(d->keys, d->keycap, d->nkeys, 1, 16))
+        return -1;
+    for (size_t k = 0; k < SA_RK_N; k++) {
+        if (!(d->keys[d->nkeys].s[k] = strdup(s[k]))) {
+            while (k-- > 0)
+                free(d->keys[d->nkeys].s[k]);
+            return -1;
+        }
+    }
+    return (int64_t)d->nkeys++;
+}
+
+static int64_t doc_state(sa_rolldoc_t *d, const char *s)
+{
+    for (size_t i = 0; i < d->nstates; i++) {
+        if (strcmp(d->states[i], s) == 0)
+            return (int64_t)i;
+    }
+    if (!SA_VEC_GROW(d->states, d->statecap, d->nstates, 1, 8) || !(d->states[d->nstates] = strdup(s)))
+        return -1;
+    return (int64_t)d->nstates++;
+}
+
+/* The position of member id in d (or where it would go); *found says whether it is there. */
+static size_t member_pos(const sa_rolldoc_t *d, const char *id, bool *found)
+{
+    size_t lo = 0, hi = d->nm;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int r = strcmp(d->m[mid].id, id);
+        if (r == 0) {
+            *found = true;
+            return mid;
+        }
+        if (r < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *found = false;
+    return lo;
+}
+
+const sa_rmember_t *sa_rolldoc_member(const sa_rolldoc_t *d, const char *id)
+{
+    bool found;
+    size_t i = member_pos(d, id, &found);
+    return found ? &d->m[i] : NULL;
+}
+
+/* The records of c for day, translated to d's tables (*out malloc'ed, *n records). */
+static bool translate(sa_rolldoc_t *d, const sa_rcontrib_t *c, int64_t day, int64_t **out, size_t *n)
+{
+    const sa_rcday_t *cd = NULL;
+    *out = NULL;
+    *n = 0;
+    for (size_t i = 0; i < c->ndays; i++) {
+        if (c->days[i].day == day)
+            cd = &c->days[i];
+    }
+    if (!cd || !cd->nrec)
+        return true;
+    if (!(*out = malloc(cd->nrec * SA_RR_NF * sizeof **out)))
+        return false;
+    memcpy(*out, cd->rec, cd->nrec * SA_RR_NF * sizeof **out);
+    for (size_t r = 0; r < cd->nrec; r++) {
+        int64_t *x = &(*out)[r * SA_RR_NF];
+        if ((x[SA_RR_KEY] = doc_key(d, c->keys[x[SA_RR_KEY]].s)) < 0 ||
+            (x[SA_RR_STATE] >= 0 && (x[SA_RR_STATE] = doc_state(d, c->states[x[SA_RR_STATE]])) < 0)) {
+            free(*out);
+            *out = NULL;
+            return false;
+        }
+    }
+    *n = cd->nrec;
+    return true;
+}
+
+bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontrib_t *c, sa_error_t *error)
+{
+    bool found;
+    size_t pos = member_pos(d, id, &found);
+    int64_t *rec = NULL;
+    size_t n = 0;
+
+    if (found && d->m[pos].v > v)
+        return true; /* a newer version of the job is there */
+    if (c && !translate(d, c, d->day, &rec, &n))
+        return oom(error);
+    if (found) {
+        sa_rmember_t *m = &d->m[pos];
+        if (n && m->nrec == n && m->v == v && memcmp(m->rec, rec, n * SA_RR_NF * sizeof *rec) == 0) {
+            free(rec);
+            return true;
+        }
+        free(m->rec);
+        if (!n) {
+            free(m->id);
+            memmove(&d->m[pos], &d->m[pos + 1], (d->nm - pos - 1) * sizeof *d->m);
+            d->nm--;
+        } else {
+            m->rec = rec;
+            m->nrec = n;
+            m->v = v;
+        }
+        d->changed = true;
+        return true;
+    }
+    if (!n)
+        return true;
+    if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64)) {
+        free(rec);
+        return oom(error);
+    }
+    memmove(&d->m[pos + 1], &d->m[pos], (d->nm - pos) * sizeof *d->m);
+    d->m[pos].rec = rec;
+    d->m[pos].nrec = n;
+    d->m[pos].v = v;
+    if (!(d->m[pos].id = strdup(id))) {
+        memmove(&d->m[pos], &d->m[pos + 1], (d->nm - pos) * sizeof *d->m);
+        free(rec);
+        return oom(error);
+    }
+    d->nm++;
+    d->changed = true;
+    return true;
+}
+
+/* ---- sums ----------------------------------------------------------------------------------- */
+
+bool sa_rolldoc_sums(const sa_rolldoc_t *d, sa_rsum_t **sums, int64_t **ended, sa_error_t *error)
+{
+    *sums = calloc(d->nkeys ? d->nkeys : 1, sizeof **sums);
+    *ended = calloc(d->nkeys * d->nstates > 0 ? d->nkeys * d->nstates : 1, sizeof **ended);
+    if (!*sums || !*ended) {
+        free(*sums);
+        free(*ended);
+        *sums = NULL;
+        *ended = NULL;
+        return oom(error);
+    }
+    for (size_t i = 0; i < d->nm; i++) {
+        for (size_t r = 0; r < d->m[i].nrec; r++) {
+            const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
+            sa_rsum_t *s = &(*sums)[x[SA_RR_KEY]];
+            int64_t len = d->day == SA_UNSET ? 0 : x[SA_RR_END] - x[SA_RR_START];
+            s->gpu_s += x[SA_RR_GPUS] * len;
+            s->cpu_s += x[SA_RR_CPUS] * len;
+            s->mem_mb_s += x[SA_RR_MEM] * len;
+            s->bill_milli_s += x[SA_RR_BILL] * len;
+            s->started += x[SA_RR_STARTED];
+            for (int e = SA_RR_E_RUNS; e < SA_RR_NF; e++)
+                s->e[e - SA_RR_E_RUNS] += x[e];
+            if (x[SA_RR_STATE] >= 0)
+                (*ended)[x[SA_RR_KEY] * (int64_t)d->nstates + x[SA_RR_STATE]]++;
+        }
+    }
+    return true;
+}
+
+/* ---- BSON ------------------------------------------------------------------------------------- */
+
+static const char *const eff_names[SA_RR_NF - SA_RR_E_RUNS] = {
+    "runs",        "gpu_runs",    "mem_runs",    "gpu_s",        "idle_gpu_s",  "no_data_gpu_s",
+    "util_gpu_s",  "util_mpct_s", "cpu_used_ms", "cpu_alloc_s",  "mem_used_kib", "mem_req_kib"};
+static const char *const key_names[SA_RK_N] = {"account", "user", "partition", "qos", "gpu_type"};
+
+static int key_cmp(const sa_rkey_t *a, const sa_rkey_t *b)
+{
+    for (int k = 0; k < SA_RK_N; k++) {
+        int r = strcmp(a->s[k], b->s[k]);
+        if (r)
+            return r;
+    }
+    return 0;
+}
+
+static const sa_rolldoc_t *sort_doc;
+static int keyidx_cmp(const void *x, const void *y)
+{
+    return key_cmp(&sort_doc->keys[*(const size_t *)x], &sort_doc->keys[*(const size_t *)y]);
+}
+static int stateidx_cmp(const void *x, const void *y)
+{
+    return strcmp(sort_doc->states[*(const size_t *)x], sort_doc->states[*(const size_t *)y]);
+}
+
+static void put_le(uint8_t *p, int64_t v)
+{
+    uint64_t u = (uint64_t)v;
+    for (int i = 0; i < 8; i++)
+        p[i] = (uint8_t)(u >> (8 * i));
+}
+
+static int64_t get_le(const uint8_t *p)
+{
+    uint64_t u = 0;
+    for (int i = 0; i < 8; i++)
+        u |= (uint64_t)p[i] << (8 * i);
+    return (int64_t)u;
+}
+
+/*
+ * The canonical order of the used keys and states (sorted; unused left out): kmap[old] =
+ * new index or -1, korder[new] = old; likewise for states.
+ */
+typedef struct {
+    size_t *korder, *sorder;
+    int64_t *kmap, *smap;
+    size_t nk, ns;
+} canon_t;
+
+static void canon_clear(canon_t *c)
+{
+    free(c->korder);
+    free(c->sorder);
+    free(c->kmap);
+    free(c->smap);
+}
+
+static bool canon_make(const sa_rolldoc_t *d, canon_t *c)
+{
+    memset(c, 0, sizeof *c);
+    c->korder = malloc((d->nkeys + 1) * sizeof *c->korder);
+    c->sorder = malloc((d->nstates + 1) * sizeof *c->sorder);
+    c->kmap = malloc((d->nkeys + 1) * sizeof *c->kmap);
+    c->smap = malloc((d->nstates + 1) * sizeof *c->smap);
+    if (!c->korder || !c->sorder || !c->kmap || !c->smap)
+        return false;
+    for (size_t i = 0; i < d->nkeys; i++)
+        c->kmap[i] = -1;
+    for (size_t i = 0; i < d->nstates; i++)
+        c->smap[i] = -1;
+    for (size_t i = 0; i < d->nm; i++) {
+        for (size_t r = 0; r < d->m[i].nrec; r++) {
+            const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
+            c->kmap[x[SA_RR_KEY]] = 0;
+            if (x[SA_RR_STATE] >= 0)
+                c->smap[x[SA_RR_STATE]] = 0;
+        }
+    }
+    for (size_t i = 0; i < d->nkeys; i++) {
+        if (c->kmap[i] == 0)
+            c->korder[c->nk++] = i;
+    }
+    for (size_t i = 0; i < d->nstates; i++) {
+        if (c->smap[i] == 0)
+            c->sorder[c->ns++] = i;
+    }
+    sort_doc = d;
+    qsort(c->korder, c->nk, sizeof *c->korder, keyidx_cmp);
+    qsort(c->sorder, c->ns, sizeof *c->sorder, stateidx_cmp);
+    for (size_t i = 0; i < c->nk; i++)
+        c->kmap[c->korder[i]] = (int64_t)i;
+    for (size_t i = 0; i < c->ns; i++)
+        c->smap[c->sorder[i]] = (int64_t)i;
+    return true;
+}
+
+static void append_rows(const sa_rolldoc_t *d, const canon_t *c, const sa_rsum_t *sums, const int64_t *ended,
+                        bson_t *out)
+{
+    bson_t rows, row, sub;
+    char ib[16];
+    const char *ik;
+
+    BSON_APPEND_ARRAY_BEGIN(out, "rows", &rows);
+    for (size_t i = 0; i < c->nk; i++) {
+        size_t k = c->korder[i];
+        const sa_rsum_t *s = &sums[k];
+        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
+        BSON_APPEND_DOCUMENT_BEGIN(&rows, ik, &row);
+        for (int f = 0; f < SA_RK_N; f++)
+            BSON_APPEND_UTF8(&row, key_names[f], d->keys[k].s[f]);
+        BSON_APPEND_INT64(&row, "gpu_s", s->gpu_s);
+        BSON_APPEND_INT64(&row, "cpu_s", s->cpu_s);
+        BSON_APPEND_INT64(&row, "mem_mb_s", s->mem_mb_s);
+        BSON_APPEND_INT64(&row, "billing_milli_s", s->bill_milli_s);
+        BSON_APPEND_INT64(&row, "runs_started", s->started);
+        BSON_APPEND_DOCUMENT_BEGIN(&row, "runs_ended", &sub);
+        for (size_t t = 0; t < c->ns; t++) {
+            int64_t n = ended[k * d->nstates + c->sorder[t]];
+            if (n)
+                BSON_APPEND_INT64(&sub, d->states[c->sorder[t]], n);
+        }
+        bson_append_document_end(&row, &sub);
+        BSON_APPEND_DOCUMENT_BEGIN(&row, "eff", &sub);
+        for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++)
+            BSON_APPEND_INT64(&sub, eff_names[e], s->e[e]);
+        bson_append_document_end(&row, &sub);
+        bson_append_document_end(&rows, &row);
+    }
+    bson_append_array_end(out, &rows);
+}
+
+static void append_tables(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
+{
+    bson_t arr, key;
+    char ib[16], kb[16];
+    const char *ik, *kk;
+
+    BSON_APPEND_ARRAY_BEGIN(out, "keys", &arr);
+    for (size_t i = 0; i < c->nk; i++) {
+        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
+        BSON_APPEND_ARRAY_BEGIN(&arr, ik, &key);
+        for (uint32_t f = 0; f < SA_RK_N; f++) {
+            bson_uint32_to_string(f, &kk, kb, sizeof kb);
+            BSON_APPEND_UTF8(&key, kk, d->keys[c->korder[i]].s[f]);
+        }
+        bson_append_array_end(&arr, &key);
+    }
+    bson_append_array_end(out, &arr);
+    BSON_APPEND_ARRAY_BEGIN(out, "states", &arr);
+    for (size_t i = 0; i < c->ns; i++) {
+        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
+        BSON_APPEND_UTF8(&arr, ik, d->states[c->sorder[i]]);
+    }
+    bson_append_array_end(out, &arr);
+}
+
+/* ids: the members' _ids joined by NUL; m: per member [v, nrec] then its records, int64 LE. */
+static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
+{
+    size_t idlen = 0, nval = 0;
+    char *ids;
+    uint8_t *m, *p;
+
+    for (size_t i = 0; i < d->nm; i++) {
+        idlen += strlen(d->m[i].id) + 1;
+        nval += 2 + d->m[i].nrec * SA_RR_NF;
+    }
+    ids = malloc(idlen + 1);
+    m = malloc(nval * 8 + 1);
+    if (!ids || !m || idlen > UINT32_MAX || nval * 8 > UINT32_MAX) {
+        free(ids);
+        free(m);
+        return false;
+    }
+    p = m;
+    idlen = 0;
+    for (size_t i = 0; i < d->nm; i++) {
+        size_t l = strlen(d->m[i].id) + 1;
+        memcpy(ids + idlen, d->m[i].id, l);
+        idlen += l;
+        put_le(p, d->m[i].v);
+        put_le(p + 8, (int64_t)d->m[i].nrec);
+        p += 16;
+        for (size_t r = 0; r < d->m[i].nrec; r++) {
+            const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
+            for (int f = 0; f < SA_RR_NF; f++) {
+                int64_t val = x[f];
+                if (f == SA_RR_KEY)
+                    val = c->kmap[val];
+                else if (f == SA_RR_STATE && val >= 0)
+                    val = c->smap[val];
+                put_le(p, val);
+                p += 8;
+            }
+        }
+    }
+    BSON_APPEND_INT32(out, "nf", SA_RR_NF);
+    bson_append_binary(out, "ids", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)ids, (uint32_t)idlen);
+    bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, m, (uint32_t)(nval * 8));
+    free(ids);
+    free(m);
+    return true;
+}
+
+bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_t *error)
+{
+    canon_t c;
+    sa_rsum_t *sums = NULL;
+    int64_t *ended = NULL;
+    bool ok = false;
+
+    if (!canon_make(d, &c))
+        goto done;
+    BSON_APPEND_UTF8(out, "_id", d->id);
+    BSON_APPEND_UTF8(out, "cluster", d->cluster);
+    if (d->day != SA_UNSET)
+        BSON_APPEND_DATE_TIME(out, "day", d->day * 1000);
+    BSON_APPEND_INT64(out, "_v", v);
+    if (d->day != SA_UNSET) {
+        if (!sa_rolldoc_sums(d, &sums, &ended, error)) {
+            canon_clear(&c);
+            return false;
+        }
+        append_rows(d, &c, sums, ended, out);
+    }
+    append_tables(d, &c, out);
+    ok = append_members(d, &c, out);
+done:
+    canon_clear(&c);
+    free(sums);
+    free(ended);
+    return ok || oom(error);
+}
+
+/* ---- reading ----------------------------------------------------------------------------------- */
+
+static bool bad(sa_error_t *error, const char *id, const char *what)
+{
+    sa_error_set(error, SA_ERR_INPUT, 0, "rollup document %s: %s", id ? id : "(no _id)", what);
+    return false;
+}
+
+static bool read_keys(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
+{
+    bson_iter_t arr, key;
+    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &arr))
+        return bad(error, d->id, "keys is not an array");
+    while (bson_iter_next(&arr)) {
+        char *s[SA_RK_N];
+        int n = 0;
+        if (!BSON_ITER_HOLDS_ARRAY(&arr) || !bson_iter_recurse(&arr, &key))
+            return bad(error, d->id, "a key is not an array");
+        while (n < SA_RK_N && bson_iter_next(&key) && BSON_ITER_HOLDS_UTF8(&key))
+            s[n++] = (char *)bson_iter_utf8(&key, NULL);
+        if (n != SA_RK_N)
+            return bad(error, d->id, "a key has not 5 strings");
+        if (!SA_VEC_GROW(d->keys, d->keycap, d->nkeys, 1, 16))
+            return oom(error);
+        for (int k = 0; k < SA_RK_N; k++) { /* appended as is: a stored table has no duplicates */
+            if (!(d->keys[d->nkeys].s[k] = strdup(s[k]))) {
+                while (k-- > 0)
+                    free(d->keys[d->nkeys].s[k]);
+                return oom(error);
+            }
+        }
+        d->nkeys++;
+    }
+    return true;
+}
+
+static bool read_states(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
+{
+    bson_iter_t arr;
+    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &arr))
+        return bad(error, d->id, "states is not an array");
+    while (bson_iter_next(&arr)) {
+        if (!BSON_ITER_HOLDS_UTF8(&arr))
+            return bad(error, d->id, "a state is not a string");
+        if (!SA_VEC_GROW(d->states, d->statecap, d->nstates, 1, 8) ||
+            !(d->states[d->nstates] = strdup(bson_iter_utf8(&arr, NULL))))
+            return oom(error);
+        d->nstates++;
+    }
+    return true;
+}
+
+static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, const uint8_t *m, uint32_t mlen,
+                         sa_error_t *error)
+{
+    size_t ip = 0, mp = 0;
+    while (ip < idlen) {
+        const char *id = (const char *)ids + ip;
+        size_t l = strnlen(id, idlen - ip);
+        int64_t v, n;
+        sa_rmember_t *x;
+        if (l == idlen - ip || mlen - mp < 16)
+            return bad(error, d->id, "members cut short");
+        v = get_le(m + mp);
+        n = get_le(m + mp + 8);
+        mp += 16;
+        if (n <= 0 || (uint64_t)n > (mlen - mp) / (8 * SA_RR_NF))
+            return bad(error, d->id, "a member's record count is out of range");
+        if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64))
+            return oom(error);
+        x = &d->m[d->nm];
+        x->v = v;
+        x->nrec = (size_t)n;
+        x->id = strdup(id);
+        x->rec = malloc((size_t)n * SA_RR_NF * sizeof *x->rec);
+        if (!x->id || !x->rec) {
+            free(x->id);
+            free(x->rec);
+            return oom(error);
+        }
+        d->nm++;
+        for (size_t r = 0; r < x->nrec * SA_RR_NF; r++, mp += 8)
+            x->rec[r] = get_le(m + mp);
+        for (size_t r = 0; r < x->nrec; r++) {
+            const int64_t *y = &x->rec[r * SA_RR_NF];
+            if (y[SA_RR_KEY] < 0 || (size_t)y[SA_RR_KEY] >= d->nkeys || y[SA_RR_STATE] < -1 ||
+                (y[SA_RR_STATE] >= 0 && (size_t)y[SA_RR_STATE] >= d->nstates))
+                return bad(error, d->id, "a record indexes no key or state");
+        }
+        if (d->nm > 1 && strcmp(d->m[d->nm - 2].id, id) >= 0)
+            return bad(error, d->id, "members are not sorted");
+        ip += l + 1;
+    }
+    if (mp != mlen)
+        return bad(error, d->id, "members and their ids differ in number");
+    return true;
+}
+
+bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
+{
+    bson_iter_t it;
+    const uint8_t *ids = NULL, *m = NULL;
+    uint32_t idlen = 0, mlen = 0;
+    int64_t nf = SA_RR_NF;
+
+    sa_rolldoc_clear(d);
+    if (!bson_iter_init(&it, b))
+        return bad(error, NULL, "not BSON");
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        bson_subtype_t st;
+        if (strcmp(k, "_id") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
+            if (!(d->id = strdup(bson_iter_utf8(&it, NULL))))
+                return oom(error);
+        } else if (strcmp(k, "cluster") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
+            if (!(d->cluster = strdup(bson_iter_utf8(&it, NULL))))
+                return oom(error);
+        } else if (strcmp(k, "day") == 0 && BSON_ITER_HOLDS_DATE_TIME(&it)) {
+            d->day = bson_iter_date_time(&it) / 1000;
+        } else if (strcmp(k, "_v") == 0 && (BSON_ITER_HOLDS_INT64(&it) || BSON_ITER_HOLDS_INT32(&it))) {
+            d->v = bson_iter_as_int64(&it);
+        } else if (strcmp(k, "nf") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
+            nf = bson_iter_int32(&it);
+        } else if (strcmp(k, "keys") == 0) {
+            if (!read_keys(d, &it, error))
+                return false;
+        } else if (strcmp(k, "states") == 0) {
+            if (!read_states(d, &it, error))
+                return false;
+        } else if (strcmp(k, "ids") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
+            bson_iter_binary(&it, &st, &idlen, &ids);
+        } else if (strcmp(k, "m") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
+            bson_iter_binary(&it, &st, &mlen, &m);
+        }
+    }
+    if (!d->id || !d->cluster)
+        return bad(error, d->id, "no _id or cluster");
+    if (nf != SA_RR_NF)
+        return bad(error, d->id, "written by another version of slurm-ingest (record size differs): run "
+                                 "`slurm-ingest rollup --rebuild`");
+    return (!ids && !m) || read_members(d, ids, idlen, m, mlen, error);
+}
+
+/* ---- comparing ------------------------------------------------------------------------------- */
+
+bool sa_rolldoc_equal(const sa_rolldoc_t *a, const sa_rolldoc_t *b)
+{
+    if (a->nm != b->nm || a->day != b->day)
+        return false;
+    for (size_t i = 0; i < a->nm; i++) {
+        const sa_rmember_t *x = &a->m[i], *y = &b->m[i];
+        if (strcmp(x->id, y->id) != 0 || x->v != y->v || x->nrec != y->nrec)
+            return false;
+        for (size_t r = 0; r < x->nrec; r++) {
+            const int64_t *p = &x->rec[r * SA_RR_NF], *q = &y->rec[r * SA_RR_NF];
+            for (int f = 0; f < SA_RR_NF; f++) {
+                if (f == SA_RR_KEY) {
+                    if (key_cmp(&a->keys[p[f]], &b->keys[q[f]]) != 0)
+                        return false;
+                } else if (f == SA_RR_STATE) {
+                    if ((p[f] < 0) != (q[f] < 0) || (p[f] >= 0 && strcmp(a->states[p[f]], b->states[q[f]]) != 0))
+                        return false;
+                } else if (p[f] != q[f]) {
+                    return false;
+                }
+            }
+        }
+    }
+    return true;
+}

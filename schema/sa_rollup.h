@@ -1,0 +1,173 @@
+/*
+ * sa_rollup.h - usage rollups: what every job document contributes to each UTC day of
+ * its cluster, kept beside the archive so that a report reads its window's days by _id
+ * instead of the window's job documents (sreport's usage tables; XDMoD's aggregates).
+ *
+ * Collection `rollups`, one document per cluster and UTC day, _id "<cluster>:<YYYY-MM-DD>":
+ *   rows     the sums, one per (account, user, partition, qos, gpu_type): allocated
+ *            gpu_s (GPUs of the row's type x seconds), cpu_s, mem_mb_s, billing_s; runs
+ *            started that day; runs ended that day by final state (ended: {STATE: n});
+ *            and eff: the efficiency sums of runs that ended that day (runs, gpu_runs,
+ *            mem_runs, gpu_s, idle_gpu_s under SA_ROLLUP_IDLE_PCT, no_data_gpu_s,
+ *            util_gpu_s, util_mpct_s, cpu_used_ms, cpu_alloc_s, mem_used_kib,
+ *            mem_req_kib). CPU-only runs have gpu_type "".
+ *   members  per job document (_id of jobs or jobs_superseded, with its version _v)
+ *            what it adds to that day: the run's interval clipped to the day, its rates,
+ *            and the end and efficiency figures of a run that ended that day. Packed
+ *            (ids: the _ids joined by NUL; m: SA_ROLLUP_NF int64 little-endian per
+ *            record; keys and states: the tables the records index), so the server
+ *            stores a day as a few values whatever its job count. rows = the sum of the
+ *            members; a report reads rows for whole days and members for a day a
+ *            boundary of its window cuts, so any window is exact to the second.
+ * and one document per cluster, _id "<cluster>:open": the members of runs still open
+ * (no end yet): their start and rates, counted by a report up to the cluster's last
+ * observation. A poll rewrites it only when a run starts or ends.
+ *
+ * Each member is replaced whole from the job document (never incremented), and only
+ * by a document version at least as new as the one it came from, so writing the same
+ * job twice, in any order, from two writers or after a crash, gives the same rollups as
+ * one clean run; a rebuild from the documents gives the same rollups byte for byte.
+ */
+#ifndef SA_ROLLUP_H
+#define SA_ROLLUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <bson/bson.h>
+
+#include "sa_error.h"
+#include "sa_jobview.h"
+#include "sa_runsrc.h"
+
+#define SA_ROLLUP_COLL "rollups"
+/* The idle threshold of the efficiency sums kept in rollups (percent; efficiency's default). */
+#define SA_ROLLUP_IDLE_PCT 5.0
+#define SA_DAY 86400
+/* A run counts at most this many days (an end years after the start is a broken record). */
+#define SA_ROLLUP_MAX_DAYS 3660
+/* The last day a rollup _id can name (9999-12-31). */
+#define SA_ROLLUP_LAST_DAY 253402214400LL
+
+/* The fields of a member record (int64 each). */
+enum {
+    SA_RR_KEY,        /* index into the document's keys */
+    SA_RR_START,      /* the run's interval clipped to the day (open: the run's start) */
+    SA_RR_END,        /* ... its end (open: 0) */
+    SA_RR_GPUS,       /* GPUs of the key's type */
+    SA_RR_CPUS,       /* allocated CPUs (on the run's first type only) */
+    SA_RR_MEM,        /* allocated memory, MiB (first type only) */
+    SA_RR_BILL,       /* billing weight x 1000 (first type only) */
+    SA_RR_STARTED,    /* 1: the run started this day (first type only) */
+    SA_RR_ENDED_AT,   /* the run's own end when it ended this day, else -1 */
+    SA_RR_STATE,      /* index into states of the run's final state (first type only), else -1 */
+    SA_RR_E_RUNS,     /* efficiency figures of a run that ended this day (the type's share) */
+    SA_RR_E_GPU_RUNS,
+    SA_RR_E_MEM_RUNS,
+    SA_RR_E_GPU_S,
+    SA_RR_E_IDLE_S,
+    SA_RR_E_NODATA_S,
+    SA_RR_E_UTIL_S,
+    SA_RR_E_UTIL_MPCT_S,
+    SA_RR_E_CPU_USED_MS,
+    SA_RR_E_CPU_ALLOC_S,
+    SA_RR_E_MEM_USED_KIB,
+    SA_RR_E_MEM_REQ_KIB,
+    SA_RR_NF
+};
+
+/* A row key: account, user, partition, qos, gpu_type ("" when absent). */
+#define SA_RK_N 5
+typedef struct {
+    char *s[SA_RK_N];
+} sa_rkey_t;
+
+/* One job document's records in a rollup document. */
+typedef struct {
+    char *id;     /* the job document's _id */
+    int64_t v;    /* its _v */
+    int64_t *rec; /* nrec x SA_RR_NF */
+    size_t nrec;
+} sa_rmember_t;
+
+/* One rollup document in memory. */
+typedef struct {
+    char *id;          /* "<cluster>:<YYYY-MM-DD>" or "<cluster>:open" */
+    char *cluster;
+    int64_t day;       /* the day's start (epoch s); SA_UNSET for the open document */
+    int64_t v;         /* _v as read; 0: not stored yet */
+    sa_rkey_t *keys;
+    size_t nkeys, keycap;
+    char **states;
+    size_t nstates, statecap;
+    sa_rmember_t *m;   /* sorted by id */
+    size_t nm, mcap;
+    bool changed;
+} sa_rolldoc_t;
+
+/* The sums of one row (rows[] of a rollup document). */
+typedef struct {
+    int64_t gpu_s, cpu_s, mem_mb_s, bill_milli_s, started;
+    int64_t e[SA_RR_NF - SA_RR_E_RUNS]; /* the efficiency sums, in the order of SA_RR_E_* */
+} sa_rsum_t;
+
+/* The _id of a cluster's rollup document of the day holding t (day SA_UNSET: the open document). */
+char *sa_rollup_id(const char *cluster, int64_t day);
+/* The start of the UTC day holding t. */
+int64_t sa_rollup_day(int64_t t);
+
+void sa_rolldoc_init(sa_rolldoc_t *d);
+void sa_rolldoc_clear(sa_rolldoc_t *d);
+/* An empty rollup document of cluster and day (SA_UNSET: open). */
+bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_t *error);
+/* Reads a stored rollup document (members included when the query returned them). */
+bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error);
+/* The document to store: rows computed from the members, members packed, _v = v. */
+bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_t *error);
+/* The sums of each key (sums[nkeys]) and per key and state the runs ended (ended[nkeys x nstates]). */
+bool sa_rolldoc_sums(const sa_rolldoc_t *d, sa_rsum_t **sums, int64_t **ended, sa_error_t *error);
+
+/* The member of a job document, or NULL. */
+const sa_rmember_t *sa_rolldoc_member(const sa_rolldoc_t *d, const char *id);
+
+/*
+ * What one job document contributes: records per rollup document, built by
+ * sa_rcontrib_of. Records index the contribution's own key and state tables.
+ */
+typedef struct {
+    int64_t day;       /* SA_UNSET: the open document */
+    int64_t *rec;      /* nrec x SA_RR_NF */
+    size_t nrec, cap;
+} sa_rcday_t;
+
+typedef struct {
+    double idle_pct;   /* a run under this GPU utilisation is idle: SA_ROLLUP_IDLE_PCT (reports may set another) */
+    sa_runsrc_t rs;
+    sa_rkey_t *keys;   /* borrowed strings (the job view's) */
+    size_t nkeys, keycap;
+    const char **states;
+    size_t nstates, statecap;
+    sa_rcday_t *days;  /* the days (and the open document) it adds to, in no order */
+    size_t ndays, daycap, dayinit;
+} sa_rcontrib_t;
+
+void sa_rcontrib_init(sa_rcontrib_t *c);
+void sa_rcontrib_clear(sa_rcontrib_t *c);
+/* The contribution of job view j (read with its history). False only on out of memory. */
+bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error);
+
+/* Appends to find options the projection of every field sa_rcontrib_of reads (and _v). */
+void sa_rollup_projection(bson_t *opts);
+
+/*
+ * Sets the member id (version v) of d to the records of c for d's day (none: the member
+ * goes), unless d holds that member from a newer version. d->changed says whether
+ * anything changed.
+ */
+bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontrib_t *c, sa_error_t *error);
+
+/* True when the two documents hold the same members and records (tables may differ in order). */
+bool sa_rolldoc_equal(const sa_rolldoc_t *a, const sa_rolldoc_t *b);
+
+#endif
