@@ -5,6 +5,7 @@
  *   slurm-ingest --cluster NAME [options]          one run (Slurm commands or --squeue/--sinfo/... files)
  *   slurm-ingest replay DIR --cluster NAME [...]   re-ingest an --archive-dir (or spool) in time order
  *   slurm-ingest migrate --cluster NAME [...]      move an archive of 0.1 to the _id scheme of 0.2
+ *   slurm-ingest rollup [--rebuild] --cluster NAME  check (rebuild) the usage rollups against the job documents
  *   slurm-ingest --dump FILE...                    print the parsed records as JSON lines
  */
 #include <errno.h>
@@ -33,7 +34,7 @@
 /* Options that exist only on the command line (the others come from sa_ingest_options). */
 enum {
     OPT_CONFIG = 1000, OPT_SQUEUE, OPT_SINFO, OPT_SACCT, OPT_SDIAG, OPT_AT, OPT_STATS, OPT_NO_MONGO, OPT_DUMP,
-    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_NODE_CONFIG, OPT_TABLE = 2000 /* + index in sa_ingest_options */
+    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_REBUILD, OPT_NODE_CONFIG, OPT_TABLE = 2000 /* + index in sa_ingest_options */
 };
 
 static void usage(FILE *out)
@@ -41,6 +42,7 @@ static void usage(FILE *out)
     fputs("Usage: slurm-ingest --cluster NAME [OPTION]...\n"
           "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
           "       slurm-ingest migrate --cluster NAME [OPTION]...\n"
+          "       slurm-ingest rollup [--rebuild] --cluster NAME [OPTION]...\n"
           "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] FILE...\n"
           "\n"
           "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"
@@ -243,6 +245,7 @@ int main(int argc, char **argv)
         {"verbose", no_argument, NULL, 'v'},             {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},                {"version", no_argument, NULL, OPT_VERSION},
         {"verify", no_argument, NULL, OPT_VERIFY},
+        {"rebuild", no_argument, NULL, OPT_REBUILD},
         {"node-config", required_argument, NULL, OPT_NODE_CONFIG},
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
@@ -253,7 +256,7 @@ int main(int argc, char **argv)
     static sa_ingest_config_t ic;
     sa_error_t error;
     const char *config_path = NULL, *at_text = NULL;
-    bool dump = false;
+    bool dump = false, rebuild = false;
     int c, nv = 0, nq = 0, rc = SA_EXIT_OK;
     sa_run_result_t result;
 
@@ -286,6 +289,7 @@ int main(int argc, char **argv)
         case OPT_STATS: ro.print_stats = true; break;
         case OPT_NO_MONGO: ro.no_mongo = true; break;
         case OPT_VERIFY: ro.verify = true; break;
+        case OPT_REBUILD: rebuild = true; break;
         case OPT_NODE_CONFIG: ro.node_config = optarg; break;
         case OPT_DUMP: dump = true; break;
         case OPT_DELIM: ro.topts.delimiter = optarg; break;
@@ -333,6 +337,15 @@ int main(int argc, char **argv)
         result = sa_run_replay(&ro, argv[optind + 1], &error);
     } else if (optind < argc && strcmp(argv[optind], "migrate") == 0 && optind + 1 == argc) {
         result = sa_run_migrate(&ro, &error);
+    } else if (optind < argc && strcmp(argv[optind], "rollup") == 0 && optind + 1 == argc) {
+        size_t differ = 0;
+        result = sa_run_rollup(&ro, rebuild, &differ, &error);
+        if (result == SA_RUN_OK && differ && !rebuild) {
+            sa_log(SA_LOG_ERROR, "%zu rollup document(s) differ from the job documents (slurm-ingest rollup --rebuild "
+                                 "rewrites them)", differ);
+            rc = SA_EXIT_UNHEALTHY;
+            goto done;
+        }
     } else if (optind < argc) {
         fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[optind]);
         { rc = SA_EXIT_USAGE; goto done; }

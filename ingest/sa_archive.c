@@ -20,12 +20,14 @@
 #include "sa_fault.h"
 #include "sa_job_schema_json.h"
 #include "sa_mongo.h"
+#include "sa_rollup.h"
+#include "sa_rollw.h"
 
 
 struct sa_archive {
     mongoc_client_t *client;
     mongoc_database_t *db;
-    mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating;
+    mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating, *rollups;
     char *hosts; /* for messages: host:port list, never the URI (it may hold a password) */
     char *uri;   /* kept only to ask again after a connection error (never printed) */
 };
@@ -237,6 +239,7 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
     a->clusters = mongoc_database_get_collection(a->db, "clusters");
     a->runs = mongoc_database_get_collection(a->db, "ingest_runs");
     a->migrating = mongoc_database_get_collection(a->db, "jobs_migrating");
+    a->rollups = mongoc_database_get_collection(a->db, SA_ROLLUP_COLL);
     a->uri = strdup(uri_str);
     if (!a->uri) {
         sa_error_nomem(error);
@@ -262,6 +265,7 @@ void sa_archive_close(sa_archive_t *a)
     mongoc_collection_destroy(a->clusters);
     mongoc_collection_destroy(a->runs);
     mongoc_collection_destroy(a->migrating);
+    mongoc_collection_destroy(a->rollups);
     mongoc_database_destroy(a->db);
     mongoc_client_destroy(a->client);
     free(a->hosts);
@@ -583,6 +587,7 @@ typedef struct {
     json_t *superseded;  /* documents displaced by reuse (array), or NULL */
     bool read;           /* the stored document must be read before merging */
     bool touched, done, conflict;
+    bool written;        /* this run wrote doc (and superseded) */
 } slot_t;
 
 /* Order of records of one job: by submit time, squeue before sacct at equal submit. */
@@ -604,7 +609,7 @@ static void slot_reset(slot_t *s)
     json_decref(s->superseded);
     s->stored = s->doc = s->superseded = NULL;
     s->v = 0;
-    s->touched = s->conflict = false;
+    s->touched = s->conflict = s->written = false;
 }
 
 /* Reads the stored documents of the slots that need one, FIND_BATCH _ids per query. */
@@ -752,7 +757,7 @@ static bool write_inserts(sa_archive_t *a, slot_t **ins, size_t n, sa_archive_st
                 ins[i]->conflict = true;
                 stats->conflicts++;
             } else {
-                ins[i]->done = true;
+                ins[i]->done = ins[i]->written = true;
                 stats->inserted++;
                 stats->write_statements++;
             }
@@ -799,7 +804,7 @@ static bool write_replaces(sa_archive_t *a, slot_t **rep, size_t n, sa_archive_s
         stats->write_statements += end - off;
         if ((size_t)matched == end - off) {
             for (size_t i = off; i < end; i++)
-                rep[i]->done = true;
+                rep[i]->done = rep[i]->written = true;
             stats->changed += end - off;
             continue;
         }
@@ -819,7 +824,7 @@ static bool write_replaces(sa_archive_t *a, slot_t **rep, size_t n, sa_archive_s
             ok = read_docs(a, rep + off, end - off, stats, error);
             for (size_t i = off; i < end; i++) {
                 if (ok && rep[i]->stored && json_equal(rep[i]->stored, mine[i - off])) {
-                    rep[i]->done = true;
+                    rep[i]->done = rep[i]->written = true;
                     stats->changed++;
                 } else if (ok) {
                     rep[i]->conflict = true;
@@ -916,6 +921,58 @@ done:
     return ok;
 }
 
+/* Stages a job document (JSON) and what it replaced in the rollup writer. */
+static bool stage_doc(sa_rollw_t *w, const char *id, const json_t *old, const json_t *now, bool with_open,
+                      sa_error_t *error)
+{
+    bson_t ob = BSON_INITIALIZER, nb = BSON_INITIALIZER;
+    int64_t v = doc_int(now, "_v");
+    bool ok = (!old || doc_to_bson(old, &ob, error)) && doc_to_bson(now, &nb, error) &&
+              sa_rollw_stage(w, id, v == SA_UNSET ? 0 : v, old ? &ob : NULL, &nb, with_open, error);
+    bson_destroy(&ob);
+    bson_destroy(&nb);
+    return ok;
+}
+
+/*
+ * The rollups of the jobs of a batch (schema/sa_rollup.h), after their documents are
+ * written: every document written, and every document read (unchanged ones too: a run
+ * killed between its job writes and this is made good by the next run, which reads the
+ * same jobs again, the job cache having not yet learnt their records).
+ */
+static bool write_rollups(sa_archive_t *a, const char *cluster, slot_t *slots, size_t nslots,
+                          sa_archive_stats_t *stats, sa_error_t *error)
+{
+    sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
+    bool ok = w != NULL;
+
+    if (!ok)
+        sa_error_nomem(error);
+    for (size_t i = 0; ok && i < nslots; i++) {
+        const slot_t *s = &slots[i];
+        const json_t *now = s->doc ? s->doc : s->stored;
+        size_t k;
+        json_t *old;
+        if (!now || (!s->written && !s->stored))
+            continue;
+        ok = stage_doc(w, s->id, s->stored, now, false, error);
+        if (!s->written || !s->superseded)
+            continue;
+        json_array_foreach(s->superseded, k, old) {
+            if (ok && doc_str(old, "_id"))
+                ok = stage_doc(w, doc_str(old, "_id"), NULL, old, false, error);
+        }
+    }
+    SA_FAULT_POINT("rollup-write");
+    ok = ok && sa_rollw_flush(w, error);
+    if (w) {
+        stats->rollups_written += sa_rollw_stats(w)->docs_written;
+        stats->conflicts += sa_rollw_stats(w)->conflicts;
+    }
+    sa_rollw_free(w);
+    return ok;
+}
+
 bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
                            size_t n, sa_archive_stats_t *stats, sa_error_t *error)
 {
@@ -976,7 +1033,8 @@ bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_
             goto done;
         }
     }
-    ok = update_cache(cache, slots, nslots, sorted, ctx, error);
+    ok = write_rollups(a, ctx->cluster, slots, nslots, stats, error) &&
+         update_cache(cache, slots, nslots, sorted, ctx, error);
 done:
     for (size_t i = 0; i < nslots; i++) {
         slot_reset(&slots[i]);
@@ -988,6 +1046,44 @@ done:
 }
 
 /* ---- vanished jobs ------------------------------------------------------------------- */
+
+/*
+ * The rollups of jobs just marked vanished: their open runs now end at vanished_at. The
+ * documents are read back by _id (a vanished job is rare) and staged with the open-runs
+ * document, where their runs were.
+ */
+static bool restage_vanished(sa_archive_t *a, const char *cluster, const int64_t *van, size_t nvan,
+                             sa_archive_stats_t *stats, sa_error_t *error)
+{
+    slot_t *slots = calloc(nvan, sizeof *slots);
+    slot_t **want = calloc(nvan, sizeof *want);
+    sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
+    bool ok = slots && want && w;
+
+    if (!ok)
+        sa_error_nomem(error);
+    for (size_t i = 0; ok && i < nvan; i++) {
+        want[i] = &slots[i];
+        if (!(slots[i].id = sa_jobdoc_id(cluster, van[i])))
+            ok = (sa_error_nomem(error), false);
+    }
+    ok = ok && read_docs(a, want, nvan, stats, error);
+    for (size_t i = 0; ok && i < nvan; i++) {
+        if (slots[i].stored)
+            ok = stage_doc(w, slots[i].id, NULL, slots[i].stored, true, error);
+    }
+    ok = ok && sa_rollw_flush(w, error);
+    if (ok)
+        stats->rollups_written += sa_rollw_stats(w)->docs_written;
+    for (size_t i = 0; slots && i < nvan; i++) {
+        slot_reset(&slots[i]);
+        free(slots[i].id);
+    }
+    free(slots);
+    free(want);
+    sa_rollw_free(w);
+    return ok;
+}
 
 bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, const int64_t *listed,
                               size_t n, sa_archive_stats_t *stats, sa_error_t *error)
@@ -1064,6 +1160,8 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
             stats->write_statements += end - off;
         }
     }
+    if (ok && nvan)
+        ok = restage_vanished(a, ctx->cluster, van, nvan, stats, error);
     if (ok && cache && nvan) {
         /* no longer live; its digests go, so a job squeue lists again is merged again */
         ok = sa_jobcache_begin(cache, error);
@@ -1217,6 +1315,35 @@ bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_
 }
 
 /* ---- the clusters collection and ingest_runs ------------------------------------------- */
+
+bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size_t *docs, size_t *differ, FILE *out,
+                        sa_error_t *error)
+{
+    return sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, docs, differ, out, error);
+}
+
+bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error)
+{
+    json_t *cdoc = sa_archive_cluster_get(a, cluster, error), *set;
+    size_t differ = 0;
+    bool ok;
+
+    *built = 0;
+    if (!cdoc)
+        return false;
+    if (doc_int(cdoc, "rollup_version") >= SA_ROLLUP_VERSION) {
+        json_decref(cdoc);
+        return true;
+    }
+    json_decref(cdoc);
+    set = json_pack("{s:I}", "rollup_version", (json_int_t)SA_ROLLUP_VERSION);
+    ok = set && sa_rollw_rebuild(a->db, a->hosts, cluster, true, built, &differ, NULL, error) &&
+         sa_archive_cluster_update(a, cluster, NULL, set, error);
+    if (!set)
+        sa_error_nomem(error);
+    json_decref(set);
+    return ok;
+}
 
 json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t *error)
 {

@@ -25,6 +25,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <jansson.h>
 
@@ -59,6 +60,7 @@ typedef struct {
     size_t read_queries; /* find commands on jobs */
     size_t conflicts;  /* writes that found the document changed since it was read (retried) */
     size_t cache_skipped; /* records skipped because the job cache had their digest */
+    size_t rollups_written; /* rollup documents written (schema/sa_rollup.h) */
 } sa_archive_stats_t;
 
 /*
@@ -112,6 +114,20 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
  * document. Cheap when already done. *moved (may be NULL) counts documents moved.
  */
 bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_error_t *error);
+
+/*
+ * The usage rollups of cluster (schema/sa_rollup.h) recomputed from its job documents:
+ * rebuild replaces the stored ones; else they are compared: *differ rollup documents
+ * differ (each named on out, may be NULL). *docs: how many there should be.
+ */
+bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size_t *docs, size_t *differ, FILE *out,
+                        sa_error_t *error);
+/*
+ * Builds the cluster's rollups from its job documents once (an archive written before
+ * rollups; a new cluster: nothing to build), then records rollup_version in its
+ * clusters document. *built: rollup documents written.
+ */
+bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error);
 
 /* Reads the cluster's document ({} when none). New reference. */
 json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t *error);

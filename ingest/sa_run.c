@@ -657,6 +657,17 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "moved %zu job document(s) of 0.1 to the _id scheme of 0.2", moved);
+    if (!sa_archive_rollups_init(r->archive, r->c->cluster, &moved, &err)) {
+        sa_archive_confirm_unreachable(r->archive, &err);
+        if (err.domain == SA_ERR_UNREACHABLE)
+            r->unreachable = true;
+        else
+            note_failure(r, &err);
+        lose_archive(r);
+        return;
+    }
+    if (moved)
+        sa_log(SA_LOG_INFO, "built the usage rollups of %s from its job documents: %zu day(s)", r->c->cluster, moved);
     r->cache = sa_jobcache_open(r->c->job_cache, &err);
     if (!r->cache) {
         sa_log(SA_LOG_WARN, "%s; going on without the job cache (every changed job is read back)", err.message);
@@ -902,6 +913,41 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
     sa_log(SA_LOG_INFO, "replayed %s: %zu record(s) of squeue, %zu of sacct", dir, r.st.squeue_records,
            r.st.sacct_records);
     result = finish(&r, started, cache_rebuilt, error);
+    sa_lock_release(lock);
+    return result;
+}
+
+sa_run_result_t sa_run_rollup(const sa_run_opts_t *o, bool rebuild, size_t *differ, sa_error_t *error)
+{
+    run_t r;
+    sa_lock_t *lock;
+    bool cache_rebuilt;
+    size_t docs = 0;
+    sa_run_result_t result = SA_RUN_FAILED;
+
+    *differ = 0;
+    if (!(lock = run_begin(&r, o, false, error)))
+        return SA_RUN_FAILED;
+    open_stores(&r, &cache_rebuilt);
+    if (r.archive) {
+        if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, &docs, differ, stdout, error)) {
+            result = SA_RUN_OK;
+            sa_log(SA_LOG_INFO, "rollups of %s: %zu document(s), %zu %s", r.c->cluster, docs, *differ,
+                   rebuild ? "rewritten" : "differ from the job documents");
+        }
+    } else if (r.unreachable) {
+        sa_error_set(error, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: rollups not checked");
+    } else {
+        *error = r.failure;
+    }
+    if (r.archive)
+        sa_archive_close(r.archive);
+    r.archive = NULL;
+    if (r.cache)
+        sa_jobcache_close(r.cache);
+    r.cache = NULL;
+    free(r.setaside_dir);
+    sa_ingest_stats_clear(&r.st);
     sa_lock_release(lock);
     return result;
 }

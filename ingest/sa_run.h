@@ -60,6 +60,13 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *opts, sa_error_t *error);
  */
 sa_run_result_t sa_run_replay(const sa_run_opts_t *opts, const char *dir, sa_error_t *error);
 
+/*
+ * `slurm-ingest rollup [--rebuild]`: recomputes the cluster's usage rollups from its job
+ * documents and compares them with the stored ones (*differ: how many differ, each
+ * named on standard output), or, with rebuild, rewrites them.
+ */
+sa_run_result_t sa_run_rollup(const sa_run_opts_t *opts, bool rebuild, size_t *differ, sa_error_t *error);
+
 /* `slurm-ingest migrate`: moves an archive written by 0.1 to the _id scheme of 0.2 (resumable). */
 sa_run_result_t sa_run_migrate(const sa_run_opts_t *opts, sa_error_t *error);
 

@@ -383,25 +383,28 @@ static bool translate(sa_rolldoc_t *d, const sa_rcontrib_t *c, int64_t day, int6
     return true;
 }
 
-bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontrib_t *c, sa_error_t *error)
+/*
+ * Sets member id (version v) of d to rec[0..n) (owned by d from here; n == 0: the member
+ * goes, or a tombstone stays in a document that keeps them), unless d holds the member
+ * from a newer version.
+ */
+static bool put_member(sa_rolldoc_t *d, const char *id, int64_t v, int64_t *rec, size_t n, sa_error_t *error)
 {
     bool found;
     size_t pos = member_pos(d, id, &found);
-    int64_t *rec = NULL;
-    size_t n = 0;
 
-    if (found && d->m[pos].v > v)
+    if (found && d->m[pos].v > v) {
+        free(rec);
         return true; /* a newer version of the job is there */
-    if (c && !translate(d, c, d->day, &rec, &n))
-        return oom(error);
+    }
     if (found) {
         sa_rmember_t *m = &d->m[pos];
-        if (n && m->nrec == n && m->v == v && memcmp(m->rec, rec, n * SA_RR_NF * sizeof *rec) == 0) {
+        if (m->nrec == n && m->v == v && (n == 0 || memcmp(m->rec, rec, n * SA_RR_NF * sizeof *rec) == 0)) {
             free(rec);
             return true;
         }
         free(m->rec);
-        if (!n) {
+        if (!n && !d->tombstones) {
             free(m->id);
             memmove(&d->m[pos], &d->m[pos + 1], (d->nm - pos - 1) * sizeof *d->m);
             d->nm--;
@@ -413,7 +416,7 @@ bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontri
         d->changed = true;
         return true;
     }
-    if (!n)
+    if (!n && !d->tombstones)
         return true;
     if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64)) {
         free(rec);
@@ -430,6 +433,38 @@ bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontri
     }
     d->nm++;
     d->changed = true;
+    return true;
+}
+
+bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontrib_t *c, sa_error_t *error)
+{
+    int64_t *rec = NULL;
+    size_t n = 0;
+
+    if (c && !translate(d, c, d->day, &rec, &n))
+        return oom(error);
+    return put_member(d, id, v, rec, n, error);
+}
+
+bool sa_rolldoc_merge(sa_rolldoc_t *dst, const sa_rolldoc_t *src, sa_error_t *error)
+{
+    for (size_t i = 0; i < src->nm; i++) {
+        const sa_rmember_t *m = &src->m[i];
+        int64_t *rec = NULL;
+        if (m->nrec && !(rec = malloc(m->nrec * SA_RR_NF * sizeof *rec)))
+            return oom(error);
+        for (size_t r = 0; r < m->nrec; r++) {
+            int64_t *x = &rec[r * SA_RR_NF];
+            memcpy(x, &m->rec[r * SA_RR_NF], SA_RR_NF * sizeof *x);
+            if ((x[SA_RR_KEY] = doc_key(dst, src->keys[x[SA_RR_KEY]].s)) < 0 ||
+                (x[SA_RR_STATE] >= 0 && (x[SA_RR_STATE] = doc_state(dst, src->states[x[SA_RR_STATE]])) < 0)) {
+                free(rec);
+                return oom(error);
+            }
+        }
+        if (!put_member(dst, m->id, m->v, rec, m->nrec, error))
+            return false;
+    }
     return true;
 }
 
@@ -603,18 +638,16 @@ static void append_rows(const sa_rolldoc_t *d, const canon_t *c, const sa_rsum_t
 static void append_tables(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
 {
     bson_t arr, key;
-    char ib[16], kb[16];
-    const char *ik, *kk;
+    char ib[16];
+    const char *ik;
 
     BSON_APPEND_ARRAY_BEGIN(out, "keys", &arr);
     for (size_t i = 0; i < c->nk; i++) {
         bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
-        BSON_APPEND_ARRAY_BEGIN(&arr, ik, &key);
-        for (uint32_t f = 0; f < SA_RK_N; f++) {
-            bson_uint32_to_string(f, &kk, kb, sizeof kb);
-            BSON_APPEND_UTF8(&key, kk, d->keys[c->korder[i]].s[f]);
-        }
-        bson_append_array_end(&arr, &key);
+        BSON_APPEND_DOCUMENT_BEGIN(&arr, ik, &key); /* FerretDB 1.24 stores no array of arrays */
+        for (int f = 0; f < SA_RK_N; f++)
+            BSON_APPEND_UTF8(&key, key_names[f], d->keys[c->korder[i]].s[f]);
+        bson_append_document_end(&arr, &key);
     }
     bson_append_array_end(out, &arr);
     BSON_APPEND_ARRAY_BEGIN(out, "states", &arr);
@@ -719,12 +752,13 @@ static bool read_keys(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
     while (bson_iter_next(&arr)) {
         char *s[SA_RK_N];
         int n = 0;
-        if (!BSON_ITER_HOLDS_ARRAY(&arr) || !bson_iter_recurse(&arr, &key))
-            return bad(error, d->id, "a key is not an array");
-        while (n < SA_RK_N && bson_iter_next(&key) && BSON_ITER_HOLDS_UTF8(&key))
+        if (!BSON_ITER_HOLDS_DOCUMENT(&arr) || !bson_iter_recurse(&arr, &key))
+            return bad(error, d->id, "a key is not a document");
+        while (n < SA_RK_N && bson_iter_next(&key) && BSON_ITER_HOLDS_UTF8(&key) &&
+               strcmp(bson_iter_key(&key), key_names[n]) == 0)
             s[n++] = (char *)bson_iter_utf8(&key, NULL);
         if (n != SA_RK_N)
-            return bad(error, d->id, "a key has not 5 strings");
+            return bad(error, d->id, "a key is not {account, user, partition, qos, gpu_type}");
         if (!SA_VEC_GROW(d->keys, d->keycap, d->nkeys, 1, 16))
             return oom(error);
         for (int k = 0; k < SA_RK_N; k++) { /* appended as is: a stored table has no duplicates */

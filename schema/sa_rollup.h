@@ -42,6 +42,8 @@
 #include "sa_runsrc.h"
 
 #define SA_ROLLUP_COLL "rollups"
+/* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt. */
+#define SA_ROLLUP_VERSION 1
 /* The idle threshold of the efficiency sums kept in rollups (percent; efficiency's default). */
 #define SA_ROLLUP_IDLE_PCT 5.0
 #define SA_DAY 86400
@@ -104,6 +106,7 @@ typedef struct {
     sa_rmember_t *m;   /* sorted by id */
     size_t nm, mcap;
     bool changed;
+    bool tombstones;   /* a member without records stays (staged removals: sa_rollw) */
 } sa_rolldoc_t;
 
 /* The sums of one row (rows[] of a rollup document). */
@@ -166,6 +169,9 @@ void sa_rollup_projection(bson_t *opts);
  * anything changed.
  */
 bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontrib_t *c, sa_error_t *error);
+
+/* Puts every member of src (tombstones remove) into dst, as sa_rolldoc_put does. */
+bool sa_rolldoc_merge(sa_rolldoc_t *dst, const sa_rolldoc_t *src, sa_error_t *error);
 
 /* True when the two documents hold the same members and records (tables may differ in order). */
 bool sa_rolldoc_equal(const sa_rolldoc_t *a, const sa_rolldoc_t *b);

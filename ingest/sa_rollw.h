@@ -1,0 +1,63 @@
+/*
+ * sa_rollw.h - slurm-ingest's rollup writer: keeps the `rollups` collection
+ * (schema/sa_rollup.h) equal to what the job documents contribute, in the same run as
+ * the job writes.
+ *
+ * For each job document written, the archive stages its id, version and the document
+ * before and after; the writer computes the new document's contribution by day and
+ * stages, for every rollup document the old or the new contribution touches, the job's
+ * records there (or their removal). A flush reads those rollup documents by _id, puts
+ * the staged members in (a member written from a newer job version stays), and replaces
+ * each one that changed, conditional on the version read (a conflict re-reads and puts
+ * again). Nothing is incremented, so a retry, a replay or a second writer gives the
+ * same documents.
+ *
+ * Rebuild and verify recompute every rollup document of a cluster from its job
+ * documents (jobs and jobs_superseded).
+ */
+#ifndef SA_ROLLW_H
+#define SA_ROLLW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <mongoc/mongoc.h>
+
+#include "sa_error.h"
+
+typedef struct sa_rollw sa_rollw_t;
+
+typedef struct {
+    size_t staged;        /* job documents staged */
+    size_t docs_read;     /* rollup documents read */
+    size_t docs_written;  /* rollup documents written */
+    size_t conflicts;     /* rollup writes that found the document changed (retried) */
+} sa_rollw_stats_t;
+
+/* A writer for cluster, into coll (borrowed); hosts names the server in messages. */
+sa_rollw_t *sa_rollw_new(mongoc_collection_t *coll, const char *hosts, const char *cluster);
+void sa_rollw_free(sa_rollw_t *w);
+const sa_rollw_stats_t *sa_rollw_stats(const sa_rollw_t *w);
+
+/*
+ * Stages job document id at version v: new_doc (NULL: the document is gone from this
+ * _id) replaces what old_doc (NULL: none, or not known) contributed. with_open: the
+ * open-runs document is touched even when neither document has an open run.
+ */
+bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_doc, const bson_t *new_doc,
+                    bool with_open, sa_error_t *error);
+/* Writes what was staged. */
+bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error);
+
+/*
+ * Recomputes every rollup document of the cluster from the job documents of jobs and
+ * jobs_superseded (db's collections). rebuild: replaces the stored ones (and removes
+ * those no document contributes to); else compares: *differ counts the rollup documents
+ * that differ from the recomputed ones, each named on out (may be NULL).
+ */
+bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *cluster, bool rebuild, size_t *docs,
+                      size_t *differ, FILE *out, sa_error_t *error);
+
+#endif

@@ -1,0 +1,332 @@
+/*
+ * test_rollup.c - usage rollups (schema/sa_rollup.c, schema/sa_runsrc.c, ingest/sa_rollw.c):
+ * a job document's contribution by UTC day against hand-computed figures, the rollup
+ * document's member rules (replace, never add; a newer job version wins; removals), its
+ * BSON round trip, and against the test server: rollups written by slurm-ingest equal
+ * the ones recomputed from the job documents, after a second identical run too, and
+ * `slurm-ingest rollup` finds (exit 9) and `--rebuild` mends a damaged one.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <mongoc/mongoc.h>
+
+#include "sa_jobview.h"
+#include "sa_rollup.h"
+#include "testutil.h"
+#include "tu_archive.h"
+
+/* 2026-10-04T00:00:00Z */
+#define D4 1791072000LL
+#define H 3600LL
+
+/* A job document as slurm-ingest stores it (the members the run source reads). */
+static bson_t *job_doc(const char *json)
+{
+    bson_error_t e;
+    bson_t *b = bson_new_from_json((const uint8_t *)json, -1, &e);
+    if (!b)
+        fail_msg("bad test JSON: %s", e.message);
+    return b;
+}
+
+/* The records of day (SA_UNSET: open) in c, or NULL. */
+static const sa_rcday_t *day_of(const sa_rcontrib_t *c, int64_t day)
+{
+    for (size_t i = 0; i < c->ndays; i++) {
+        if (c->days[i].day == day)
+            return &c->days[i];
+    }
+    return NULL;
+}
+
+static void contrib_of_json(sa_jobview_t *v, sa_rcontrib_t *c, bson_t **b, const char *json)
+{
+    sa_error_t err;
+    *b = job_doc(json);
+    assert_true(sa_jobview_read(v, *b, &err));
+    assert_true(sa_rcontrib_of(c, v, &err));
+}
+
+/*
+ * One run of 2 a100 GPUs and 8 CPUs, 2026-10-04 22:00 to 2026-10-05 02:00, COMPLETED,
+ * TotalCPU 14400 s:
+ *   day 10-04: [22:00, 24:00) = 7200 s: gpu_s 2 x 7200 = 14400, cpu_s 8 x 7200 = 57600, started 1
+ *   day 10-05: [00:00, 02:00) = 7200 s: the same sums; the run ended there: runs 1, gpu_s of
+ *   the whole run 2 x 14400 = 28800, CPU used 14,400,000 ms of 8 x 14400 = 115200 s allocated
+ */
+static void test_contrib_across_midnight(void **state)
+{
+    char json[2048];
+    sa_jobview_t v;
+    sa_rcontrib_t c;
+    sa_rolldoc_t d;
+    sa_rsum_t *sums;
+    int64_t *ended;
+    sa_error_t err;
+    bson_t *b;
+    const sa_rcday_t *x;
+    (void)state;
+
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:1\", \"_v\": 3, \"cluster\": \"c\", \"account\": \"phys\", \"user\": \"ann\", "
+             "\"partition\": \"gpu\", \"qos\": \"normal\", \"state\": \"COMPLETED\", "
+             "\"end\": {\"$date\": %lld}, \"runs\": [{\"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, "
+             "\"state\": \"COMPLETED\", \"cpus\": 8, \"mem_mb\": 1024, \"gpus\": 2, \"elapsed_s\": 14400, "
+             "\"gpus_by_type\": [{\"type\": \"a100\", \"count\": 2}], \"usage\": {\"cpu_s\": 14400.0}}]}",
+             (D4 + 26 * H) * 1000, (D4 + 22 * H) * 1000, (D4 + 26 * H) * 1000);
+    sa_jobview_init(&v);
+    sa_rcontrib_init(&c);
+    contrib_of_json(&v, &c, &b, json);
+    assert_int_equal(c.ndays, 2);
+    assert_null(day_of(&c, SA_UNSET));
+    assert_non_null(x = day_of(&c, D4));
+    assert_int_equal(x->nrec, 1);
+    assert_int_equal(x->rec[SA_RR_START], D4 + 22 * H);
+    assert_int_equal(x->rec[SA_RR_END], D4 + 24 * H);
+    assert_int_equal(x->rec[SA_RR_STARTED], 1);
+    assert_int_equal(x->rec[SA_RR_ENDED_AT], -1);
+    assert_non_null(x = day_of(&c, D4 + 24 * H));
+    assert_int_equal(x->rec[SA_RR_STARTED], 0);
+    assert_int_equal(x->rec[SA_RR_ENDED_AT], D4 + 26 * H);
+    assert_int_equal(x->rec[SA_RR_E_RUNS], 1);
+    assert_int_equal(x->rec[SA_RR_E_GPU_S], 28800);
+    assert_int_equal(x->rec[SA_RR_E_NODATA_S], 28800); /* no GPU utilisation gathered */
+    assert_int_equal(x->rec[SA_RR_E_CPU_USED_MS], 14400000);
+    assert_int_equal(x->rec[SA_RR_E_CPU_ALLOC_S], 115200);
+
+    /* the day document of 10-05 holding it: one row */
+    assert_true(sa_rolldoc_new(&d, "c", D4 + 24 * H, &err));
+    assert_true(sa_rolldoc_put(&d, "c:1", 3, &c, &err));
+    assert_true(d.changed);
+    assert_true(sa_rolldoc_sums(&d, &sums, &ended, &err));
+    assert_int_equal(d.nkeys, 1);
+    assert_string_equal(d.keys[0].s[4], "a100");
+    assert_int_equal(sums[0].gpu_s, 14400);
+    assert_int_equal(sums[0].cpu_s, 57600);
+    assert_int_equal(sums[0].mem_mb_s, 1024 * 7200);
+    assert_int_equal(ended[0], 1); /* COMPLETED */
+    free(sums);
+    free(ended);
+    sa_rolldoc_clear(&d);
+    bson_destroy(b);
+    sa_rcontrib_clear(&c);
+    sa_jobview_clear(&v);
+}
+
+/*
+ * A requeued job: run 1 [10-04 01:00, 03:00) 4 untyped GPUs its nodes' type (h100, found
+ * at ingest), run 2 from 05:00 still running with 1 h100 + 1 a100: run 1 is closed on
+ * 10-04; run 2 is open (in the open-runs document, split by type, CPUs on its first type).
+ */
+static void test_contrib_requeue_open_and_split(void **state)
+{
+    char json[2048];
+    sa_jobview_t v;
+    sa_rcontrib_t c;
+    bson_t *b;
+    const sa_rcday_t *x;
+    (void)state;
+
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:2\", \"cluster\": \"c\", \"account\": \"bio\", \"user\": \"bo\", \"state\": \"RUNNING\", "
+             "\"runs\": [{\"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, \"state\": \"REQUEUED\", "
+             "\"gpus\": 4, \"cpus\": 4, \"gpu_type\": \"h100\", \"gpu_type_source\": \"node\"}, "
+             "{\"start\": {\"$date\": %lld}, \"gpus\": 2, \"cpus\": 16, "
+             "\"gpus_by_type\": [{\"type\": \"h100\", \"count\": 1}, {\"type\": \"a100\", \"count\": 1}]}]}",
+             (D4 + 1 * H) * 1000, (D4 + 3 * H) * 1000, (D4 + 5 * H) * 1000);
+    sa_jobview_init(&v);
+    sa_rcontrib_init(&c);
+    contrib_of_json(&v, &c, &b, json);
+    assert_non_null(x = day_of(&c, D4));
+    assert_int_equal(x->nrec, 1);
+    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "h100");
+    assert_int_equal(x->rec[SA_RR_GPUS] * (x->rec[SA_RR_END] - x->rec[SA_RR_START]), 4 * 2 * H);
+    assert_non_null(x = day_of(&c, SA_UNSET));
+    assert_int_equal(x->nrec, 2);
+    assert_int_equal(x->rec[SA_RR_START], D4 + 5 * H);
+    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "h100");
+    assert_int_equal(x->rec[SA_RR_CPUS], 16);
+    assert_string_equal(c.keys[x->rec[SA_RR_NF + SA_RR_KEY]].s[4], "a100");
+    assert_int_equal(x->rec[SA_RR_NF + SA_RR_CPUS], 0);
+    bson_destroy(b);
+
+    /* untyped GPUs whose type ingest could not find: "unknown" */
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:3\", \"cluster\": \"c\", \"state\": \"COMPLETED\", \"runs\": [{\"start\": {\"$date\": %lld}, "
+             "\"end\": {\"$date\": %lld}, \"gpus\": 2, \"gpu_type_source\": \"unknown\"}]}",
+             (D4 + 1 * H) * 1000, (D4 + 2 * H) * 1000);
+    contrib_of_json(&v, &c, &b, json);
+    assert_non_null(x = day_of(&c, D4));
+    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], SA_GPU_TYPE_UNKNOWN);
+    bson_destroy(b);
+    sa_rcontrib_clear(&c);
+    sa_jobview_clear(&v);
+}
+
+/* Members are replaced, never added; an older job version does not overwrite a newer one; tombstones remove. */
+static void test_rolldoc_members(void **state)
+{
+    char json[1024];
+    sa_jobview_t v;
+    sa_rcontrib_t c;
+    sa_rolldoc_t d, mini, back;
+    sa_rsum_t *sums;
+    int64_t *ended;
+    sa_error_t err;
+    bson_t *b, out = BSON_INITIALIZER;
+    (void)state;
+
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:9\", \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", \"state\": \"FAILED\", "
+             "\"runs\": [{\"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, \"state\": \"FAILED\", "
+             "\"gpus_by_type\": [{\"type\": \"a100\", \"count\": 1}], \"gpus\": 1}]}",
+             (D4 + H) * 1000, (D4 + 2 * H) * 1000);
+    sa_jobview_init(&v);
+    sa_rcontrib_init(&c);
+    contrib_of_json(&v, &c, &b, json);
+    assert_true(sa_rolldoc_new(&d, "c", D4, &err));
+    assert_true(sa_rolldoc_put(&d, "c:9", 5, &c, &err));
+    d.changed = false;
+    assert_true(sa_rolldoc_put(&d, "c:9", 5, &c, &err)); /* the same again: nothing changes */
+    assert_false(d.changed);
+    assert_true(sa_rolldoc_put(&d, "c:9", 4, NULL, &err)); /* an older version's removal: refused */
+    assert_int_equal(d.nm, 1);
+    assert_true(sa_rolldoc_sums(&d, &sums, &ended, &err));
+    assert_int_equal(sums[0].gpu_s, H); /* once, not twice */
+    free(sums);
+    free(ended);
+
+    /* BSON round trip */
+    assert_true(sa_rolldoc_to_bson(&d, 7, &out, &err));
+    sa_rolldoc_init(&back);
+    assert_true(sa_rolldoc_read(&back, &out, &err));
+    assert_int_equal(back.v, 7);
+    assert_true(sa_rolldoc_equal(&d, &back));
+
+    /* a staged removal (tombstone) of version 6 removes the member */
+    assert_true(sa_rolldoc_new(&mini, "c", D4, &err));
+    mini.tombstones = true;
+    assert_true(sa_rolldoc_put(&mini, "c:9", 6, NULL, &err));
+    assert_int_equal(mini.nm, 1);
+    assert_true(sa_rolldoc_merge(&back, &mini, &err));
+    assert_int_equal(back.nm, 0);
+    assert_false(sa_rolldoc_equal(&d, &back));
+
+    bson_destroy(&out);
+    bson_destroy(b);
+    sa_rolldoc_clear(&d);
+    sa_rolldoc_clear(&mini);
+    sa_rolldoc_clear(&back);
+    sa_rcontrib_clear(&c);
+    sa_jobview_clear(&v);
+}
+
+/* ---- against the test server ---------------------------------------------------------------- */
+
+static int run_ingest(const char *uri, const char *db, const char *dir, const char *const *extra, char **out)
+{
+    char env_uri[600], sqlite[300], spool[300];
+    char *argv[40];
+    char *err = NULL, *o = NULL;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    snprintf(env_uri, sizeof env_uri, "SLURM_INGEST_MONGO_URI=%s", uri);
+    snprintf(sqlite, sizeof sqlite, "%s/ts.sqlite", dir);
+    snprintf(spool, sizeof spool, "%s/spool", dir);
+    argv[n++] = (char *)SA_INGEST_BIN;
+    for (const char *const *e = extra; *e; e++)
+        argv[n++] = (char *)*e;
+    argv[n++] = "--cluster";
+    argv[n++] = "demo";
+    argv[n++] = "--db";
+    argv[n++] = (char *)db;
+    argv[n++] = "--sqlite";
+    argv[n++] = sqlite;
+    argv[n++] = "--lock-dir";
+    argv[n++] = (char *)dir;
+    argv[n++] = "--spool-dir";
+    argv[n++] = spool;
+    argv[n] = NULL;
+    rc = tu_run(argv, env, &o, &err);
+    if (rc != 0 && rc != 9)
+        fprintf(stderr, "slurm-ingest exited %d: %s\n", rc, err ? err : "");
+    if (out)
+        *out = o;
+    else
+        free(o);
+    free(err);
+    return rc;
+}
+
+static void test_rollups_of_the_demo(void **state)
+{
+    char *db = NULL, *out = NULL, dir[] = "/tmp/sa-rollup-XXXXXX";
+    mongoc_client_t *client = tu_mongo_client("test_rollup", &db);
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    const char *ingest[] = {"--max-gap", "25h", "--sinfo", NULL, NULL, NULL, NULL,
+                            NULL, "--at", "2026-10-31T23:55:00Z", NULL};
+    char si[512], sq[512], sa[512];
+    const char *verify[] = {"rollup", NULL}, *rebuild[] = {"rollup", "--rebuild", NULL};
+    bson_t *filter;
+    bson_error_t berr;
+    mongoc_collection_t *coll;
+    (void)state;
+
+    if (!client)
+        skip();
+    assert_non_null(mkdtemp(dir));
+    snprintf(si, sizeof si, "%s", tu_fixture("demo/sinfo-end.json"));
+    snprintf(sq, sizeof sq, "%s", tu_fixture("demo/squeue-end.json"));
+    ingest[3] = si;
+    snprintf(sa, sizeof sa, "%s", tu_fixture("demo/sacct-2026-10.txt"));
+    ingest[4] = "--squeue";
+    ingest[5] = sq;
+    ingest[6] = "--sacct";
+    ingest[7] = sa;
+    assert_int_equal(run_ingest(uri, db, dir, ingest, NULL), 0);
+    assert_true(tu_count(client, db, SA_ROLLUP_COLL, "{}") > 28); /* October's days and the open runs */
+
+    /* written by the run == recomputed from the documents */
+    assert_int_equal(run_ingest(uri, db, dir, verify, &out), 0);
+    free(out);
+    /* the same input again changes nothing */
+    assert_int_equal(run_ingest(uri, db, dir, ingest, NULL), 0);
+    assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
+
+    /* a day lost: found (exit 9, named), then rebuilt */
+    coll = mongoc_client_get_collection(client, db, SA_ROLLUP_COLL);
+    filter = BCON_NEW("_id", BCON_UTF8("demo:2026-10-15"));
+    assert_true(mongoc_collection_delete_one(coll, filter, NULL, NULL, &berr));
+    assert_int_equal(run_ingest(uri, db, dir, verify, &out), 9);
+    assert_non_null(strstr(out, "demo:2026-10-15: missing"));
+    free(out);
+    assert_int_equal(run_ingest(uri, db, dir, rebuild, NULL), 0);
+    assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
+    assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-15\"}"), 1);
+
+    bson_destroy(filter);
+    mongoc_collection_destroy(coll);
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+    tu_rm_rf(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_contrib_across_midnight),
+        cmocka_unit_test(test_contrib_requeue_open_and_split),
+        cmocka_unit_test(test_rolldoc_members),
+        cmocka_unit_test(test_rollups_of_the_demo),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
