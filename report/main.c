@@ -78,6 +78,7 @@ static void usage(FILE *out)
           "  --now TIME               take TIME as now (reproducible reports)\n"
           "  --months N               site: the last N months (default 12)\n"
           "  --idle-threshold PCT     efficiency: a run under this GPU utilisation is idle (default 5)\n"
+          "  --from-jobs              usage, efficiency: sum the job documents, not the rollups (the reference)\n"
           "\n"
           "Output:\n"
           "  --json, --csv, --svg (usage), --html, --prometheus (current)   the output kind (default: a table)\n"
@@ -167,7 +168,7 @@ typedef struct {
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
-       O_TEXTFILE, O_IDLE };
+       O_TEXTFILE, O_IDLE, O_FROM_JOBS };
 
 /* -o / --format: a column list; an output kind name (0.2's --format json) or a file name (0.2's -o FILE). */
 static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
@@ -220,6 +221,7 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case O_HTML: o->format = SA_FMT_HTML; break;
     case O_PROM: o->format = SA_FMT_PROMETHEUS; break;
     case 'n': o->no_header = true; break;
+    case O_FROM_JOBS: o->from_jobs = true; break;
     case 'l': o->long_format = true; break;
     case 'e': cli->helpformat = true; break;
     case O_YEARDAYS:
@@ -329,6 +331,7 @@ static const struct option longopts[] = {
     {"stale", required_argument, NULL, O_STALE}, {"since", required_argument, NULL, O_SINCE},
     {"now", required_argument, NULL, O_NOW},     {"months", required_argument, NULL, O_MONTHS},
     {"idle-threshold", required_argument, NULL, O_IDLE},
+    {"from-jobs", no_argument, NULL, O_FROM_JOBS},
     {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };

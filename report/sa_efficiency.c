@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_rollread.h"
 #include "sa_rollup.h"
 #include "sa_usage.h"
 
@@ -90,6 +91,7 @@ typedef struct {
     uint32_t cluster, none_id, unknown_id, empty_id;
     sa_jobview_t view;
     sa_rcontrib_t contrib; /* the current document's runs, by day */
+    size_t docs_read;      /* rollup documents read */
 } eff_t;
 
 /* The accumulator of a key (created zero), or NULL on out of memory. */
@@ -135,6 +137,31 @@ static void acc_add(eacc_t *x, const int64_t *r)
     x->mem_req_kib += r[SA_RR_E_MEM_REQ_KIB];
 }
 
+/* True when a record or row carries efficiency figures (its run ended there). */
+static bool has_eff(const int64_t *e)
+{
+    for (int i = 0; i < SA_RR_NF - SA_RR_E_RUNS; i++) {
+        if (e[i])
+            return true;
+    }
+    return false;
+}
+
+/* The accumulator of a rollup key, by the --by keys; NULL on out of memory. */
+static eacc_t *acc_of_key(eff_t *e, const sa_rkey_t *k)
+{
+    uint32_t a = e->empty_id, u = e->empty_id, t = e->empty_id;
+    if (e->by & SA_BY_ACCOUNT)
+        a = sa_rintern(&e->names, k->s[0]);
+    if (e->by & SA_BY_USER)
+        u = sa_rintern(&e->names, k->s[1]);
+    if (e->by & SA_BY_GPU_TYPE)
+        t = k->s[4][0] ? sa_rintern(&e->names, k->s[4]) : e->none_id;
+    if (a == UINT32_MAX || u == UINT32_MAX || t == UINT32_MAX)
+        return NULL;
+    return acc_get(e, a, u, t);
+}
+
 /*
  * Every run of a document that ended in the window, from its contribution (the one run
  * source, schema/sa_rollup.h): the records that carry a run's end.
@@ -149,18 +176,58 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
     for (size_t d = 0; d < c->ndays; d++) {
         for (size_t i = 0; i < c->days[d].nrec; i++) {
             const int64_t *r = &c->days[d].rec[i * SA_RR_NF];
-            const sa_rkey_t *k = &c->keys[r[SA_RR_KEY]];
-            uint32_t a = e->empty_id, u = e->empty_id, t = e->empty_id;
             eacc_t *x;
-            if (r[SA_RR_ENDED_AT] < 0 || r[SA_RR_ENDED_AT] < e->o->start || r[SA_RR_ENDED_AT] >= e->o->end)
+            if (r[SA_RR_ENDED_AT] < 0 || r[SA_RR_ENDED_AT] < e->o->start || r[SA_RR_ENDED_AT] >= e->o->end ||
+                !has_eff(r + SA_RR_E_RUNS))
                 continue;
-            if (e->by & SA_BY_ACCOUNT)
-                a = sa_rintern(&e->names, k->s[0]);
-            if (e->by & SA_BY_USER)
-                u = sa_rintern(&e->names, k->s[1]);
-            if (e->by & SA_BY_GPU_TYPE)
-                t = k->s[4][0] ? sa_rintern(&e->names, k->s[4]) : e->none_id;
-            if (a == UINT32_MAX || u == UINT32_MAX || t == UINT32_MAX || !(x = acc_get(e, a, u, t))) {
+            if (!(x = acc_of_key(e, &c->keys[r[SA_RR_KEY]]))) {
+                sa_error_nomem(error);
+                return false;
+            }
+            acc_add(x, r);
+        }
+    }
+    return true;
+}
+
+/* A day wholly in the window: its rows say which runs ended there. */
+static bool whole_day(int64_t day, void *ctx)
+{
+    const eff_t *e = ctx;
+    return day >= e->o->start && day + SA_DAY <= e->o->end;
+}
+
+/* A rollup document of the window: rows of a whole day, else the records of runs that ended in the window. */
+static bool on_rolldoc(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
+{
+    eff_t *e = ctx;
+    eacc_t *x;
+
+    if (!d->has_members) {
+        for (size_t i = 0; i < d->nrows; i++) {
+            const sa_rrow_t *row = &d->rows[i];
+            int64_t r[SA_RR_NF] = {0};
+            if (!has_eff(row->s.e) || (e->o->accounts.n && !sa_strv_contains(&e->o->accounts, d->keys[row->key].s[0])) ||
+                (e->o->users.n && !sa_strv_contains(&e->o->users, d->keys[row->key].s[1])))
+                continue;
+            if (!(x = acc_of_key(e, &d->keys[row->key]))) {
+                sa_error_nomem(error);
+                return false;
+            }
+            memcpy(r + SA_RR_E_RUNS, row->s.e, sizeof row->s.e);
+            acc_add(x, r);
+        }
+        return true;
+    }
+    for (size_t m = 0; m < d->nm; m++) {
+        for (size_t i = 0; i < d->m[m].nrec; i++) {
+            const int64_t *r = &d->m[m].rec[i * SA_RR_NF];
+            const sa_rkey_t *k = &d->keys[r[SA_RR_KEY]];
+            if (r[SA_RR_ENDED_AT] < e->o->start || r[SA_RR_ENDED_AT] >= e->o->end || !has_eff(r + SA_RR_E_RUNS) ||
+                (e->o->accounts.n && !sa_strv_contains(&e->o->accounts, k->s[0])) ||
+                (e->o->users.n && !sa_strv_contains(&e->o->users, k->s[1])))
+                continue;
+            if (!(x = acc_of_key(e, k))) {
                 sa_error_nomem(error);
                 return false;
             }
@@ -171,8 +238,9 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 }
 
 /* Scans jobs and jobs_superseded of one cluster: documents with a run that ended in the window. */
-static bool scan_cluster(sa_rdb_t *db, eff_t *e, const char *cluster, sa_error_t *error)
+static bool scan_cluster(sa_rdb_t *db, eff_t *e, const sa_rcluster_t *cl, sa_error_t *error)
 {
+    const char *cluster = cl->name;
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     bool ok;
 
@@ -188,6 +256,12 @@ static bool scan_cluster(sa_rdb_t *db, eff_t *e, const char *cluster, sa_error_t
     sa_rollup_projection(&opts);
     BSON_APPEND_INT32(&opts, "batchSize", 1000);
     e->cluster = sa_rintern(&e->names, cluster);
+    if (!e->o->from_jobs && cl->rollup_version >= SA_ROLLUP_VERSION && e->threshold == SA_ROLLUP_IDLE_PCT) {
+        bson_destroy(&f);
+        bson_destroy(&opts);
+        return sa_rollread(db, cluster, e->o->start, e->o->end, false, whole_day, on_rolldoc, e, &e->docs_read,
+                           error);
+    }
     ok = sa_rdb_each(db, "jobs", &f, &opts, on_doc, e, error) &&
          sa_rdb_each(db, "jobs_superseded", &f, &opts, on_doc, e, error);
     bson_destroy(&f);
@@ -390,7 +464,7 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
     e.none_id = sa_rintern(&e.names, "none");
     e.unknown_id = sa_rintern(&e.names, "unknown");
     for (size_t i = 0; i < cl.n; i++) {
-        if (!scan_cluster(db, &e, cl.v[i].name, error))
+        if (!scan_cluster(db, &e, &cl.v[i], error))
             goto done;
     }
     if (!build_rows(&e, &et, error))

@@ -221,7 +221,7 @@ static bool check_gpu_type(sa_rdb_t *db, const sa_report_opts_t *o, const char *
     uo.end = end;
     uo.allocations_path = NULL;
     ok = sa_strv_push(&uo.clusters, cluster) && sa_usage_load(&u, &uo, error) &&
-         sa_usage_prepare(&u, db, NULL, error) && sa_usage_scan(db, &uo, u.as_of, &u.s, error);
+         sa_usage_prepare(&u, db, NULL, error) && sa_usage_read(db, &u, error);
     for (size_t i = 0; ok && i < u.s.nacc; i++) {
         int64_t v = sa_usums_get(&u.s, &u.s.acc[i], start, end);
         all += v;

@@ -11,12 +11,12 @@
 struct sa_rdb {
     mongoc_client_t *client;
     mongoc_database_t *db;
-    mongoc_collection_t *colls[4];
+    mongoc_collection_t *colls[5];
     char *hosts; /* host:port list for messages, never the URI (it may hold a password) */
     char *name;  /* the database */
 };
 
-static const char *const coll_names[4] = {"jobs", "jobs_superseded", "clusters", "ingest_runs"};
+static const char *const coll_names[5] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups"};
 
 void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr)
 {
@@ -42,7 +42,7 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
         sa_error_nomem(error);
         return NULL;
     }
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         db->colls[i] = mongoc_database_get_collection(db->db, coll_names[i]);
     return db;
 }
@@ -51,7 +51,7 @@ void sa_rdb_close(sa_rdb_t *db)
 {
     if (!db)
         return;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         mongoc_collection_destroy(db->colls[i]);
     mongoc_database_destroy(db->db);
     mongoc_client_destroy(db->client);
@@ -62,7 +62,7 @@ void sa_rdb_close(sa_rdb_t *db)
 
 mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name)
 {
-    for (int i = 0; i < 4; i++) {
+    for (int i = 0; i < 5; i++) {
         if (strcmp(name, coll_names[i]) == 0)
             return db->colls[i];
     }
@@ -105,6 +105,7 @@ static void read_cluster(const bson_t *doc, sa_rcluster_t *c)
 {
     bson_iter_t it;
     c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
+    c->rollup_version = 0;
     if (!bson_iter_init(&it, doc))
         return;
     while (bson_iter_next(&it)) {
@@ -117,6 +118,8 @@ static void read_cluster(const bson_t *doc, sa_rcluster_t *c)
             c->last_sacct_at = sa_bson_iter_time(&it);
         else if (strcmp(k, "last_sinfo_at") == 0)
             c->last_sinfo_at = sa_bson_iter_time(&it);
+        else if (strcmp(k, "rollup_version") == 0)
+            c->rollup_version = sa_bson_iter_int(&it, 0);
     }
 }
 
@@ -223,6 +226,7 @@ bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, 
         for (size_t i = 0; i < names->n; i++) {
             sa_rcluster_t *c = &out->v[out->n++];
             c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
+            c->rollup_version = 0;
             for (size_t k = 0; k < nfound; k++) {
                 if (found[k].name && strcmp(found[k].name, names->v[i]) == 0) {
                     *c = found[k];

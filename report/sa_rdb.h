@@ -1,6 +1,6 @@
 /*
  * sa_rdb.h - slurm-report's read-only access to the job archive in MongoDB (the
- * collections slurm-ingest writes: jobs, jobs_superseded, clusters, ingest_runs;
+ * collections slurm-ingest writes: jobs, jobs_superseded, clusters, ingest_runs, rollups;
  * schema/job.schema.json). Nothing here writes, creates or indexes anything.
  *
  * Every query is a plain find (filter, projection, batch size) valid on MongoDB
@@ -42,6 +42,7 @@ void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const
 typedef struct {
     char *name;
     int64_t last_squeue_at, last_sacct_at, last_sinfo_at;
+    int64_t rollup_version; /* slurm-ingest keeps the cluster's usage rollups (schema/sa_rollup.h); 0: not */
     bool in_archive; /* false: named by -M but no document */
 } sa_rcluster_t;
 

@@ -101,6 +101,7 @@ typedef struct {
     /* efficiency and job */
     double idle_threshold;               /* efficiency: a run under this GPU utilisation % is idle (5) */
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */
+    bool from_jobs;                      /* --from-jobs: sums from the job documents, not the rollups (the reference) */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);

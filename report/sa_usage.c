@@ -670,7 +670,7 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     sa_strv_init(&unweighted);
     sa_rtable_init(&ut.t, ut.cols, 0);
     if (!check_opts(o, by, error) || !sa_usage_load(&u, o, error) || !(db = sa_report_connect(o, error)) ||
-        !sa_usage_prepare(&u, db, warn, error) || !sa_usage_scan(db, o, u.as_of, &u.s, error))
+        !sa_usage_prepare(&u, db, warn, error) || !sa_usage_read(db, &u, error))
         goto done;
     if (u.rgu_cols) {
         sa_usage_unweighted(&u, &unweighted);

@@ -75,6 +75,8 @@ typedef struct {
 
 /* Adds count GPUs over [start, end) (clipped to the range) to key k; false on out of memory. */
 bool sa_usums_add(sa_usums_t *s, const sa_ukey_t *k, int64_t count, int64_t start, int64_t end);
+/* Adds secs GPU-seconds to key k in the segment holding t (t within the range); false on out of memory. */
+bool sa_usums_add_secs(sa_usums_t *s, const sa_ukey_t *k, int64_t t, int64_t secs);
 /* GPU-seconds of one key over [x, y), both boundaries. */
 int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t y);
 
@@ -87,6 +89,15 @@ int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t
  * cluster i counts. GPU types by the one rule of schema/sa_runsrc.h.
  */
 bool sa_usage_scan(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of, sa_usums_t *s, sa_error_t *error);
+
+/* ---- the rollups (sa_usage_roll.c) --------------------------------------------------------- */
+
+/*
+ * The same sums from the usage rollups slurm-ingest keeps (schema/sa_rollup.h): the
+ * range's days by _id. *docs counts the rollup documents read.
+ */
+bool sa_usage_from_rollups(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of, sa_usums_t *s,
+                           size_t *docs, sa_error_t *error);
 
 /* ---- the computation (sa_usage_calc.c) --------------------------------------------------- */
 
@@ -104,7 +115,13 @@ typedef struct {
     size_t nwcache;
     sa_strv_t guessed;        /* GPU types weighted by a guess (sa_rgu_weight_on), sorted */
     int64_t guessed_secs;     /* their GPU-seconds in the range (sa_usage_guesses) */
+    size_t docs_read;         /* rollup documents read (0: the job documents were) */
 } sa_usage_t;
+
+/* True when every cluster reported has rollups and --from-jobs was not given. */
+bool sa_usage_rollups_usable(const sa_usage_t *u);
+/* The sums of u: from the rollups when usable, else from the job documents. */
+bool sa_usage_read(sa_rdb_t *db, sa_usage_t *u, sa_error_t *error);
 
 /*
  * Starts a computation for the options o: loads the RGU weights and the awards. u is

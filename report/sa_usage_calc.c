@@ -145,6 +145,26 @@ static size_t bound_index(const sa_usums_t *s, int64_t t)
     return lo;
 }
 
+bool sa_usums_add_secs(sa_usums_t *s, const sa_ukey_t *k, int64_t t, int64_t secs)
+{
+    sa_uacc_t *a;
+    size_t lo = 0, hi = s->nb - 1;
+
+    if (secs == 0 || t < s->b[0] || t >= s->b[s->nb - 1])
+        return true;
+    if (!(a = acc_get(s, k)))
+        return false;
+    while (hi - lo > 1) { /* largest j with b[j] <= t */
+        size_t mid = (lo + hi) / 2;
+        if (s->b[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    a->secs[lo] += secs;
+    return true;
+}
+
 int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t y)
 {
     int64_t v = 0;

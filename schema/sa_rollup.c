@@ -281,6 +281,8 @@ void sa_rolldoc_clear(sa_rolldoc_t *d)
         free(d->m[i].rec);
     }
     free(d->m);
+    free(d->rows);
+    free(d->rended);
     sa_rolldoc_init(d);
 }
 
@@ -773,6 +775,81 @@ static bool read_keys(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
     return true;
 }
 
+/* One row's sums: {gpu_s, cpu_s, ..., runs_ended: {STATE: n}, eff: {...}}; key strings into s. */
+static bool read_row(sa_rolldoc_t *d, bson_iter_t *row, sa_rrow_t *r, const char **s, sa_error_t *error)
+{
+    static const char *const sums[] = {"gpu_s", "cpu_s", "mem_mb_s", "billing_milli_s", "runs_started"};
+    bson_iter_t sub;
+    int nk = 0;
+
+    while (bson_iter_next(row)) {
+        const char *k = bson_iter_key(row);
+        bool done = false;
+        for (int f = 0; f < SA_RK_N && !done; f++) {
+            if (strcmp(k, key_names[f]) == 0 && BSON_ITER_HOLDS_UTF8(row)) {
+                s[f] = bson_iter_utf8(row, NULL);
+                nk++;
+                done = true;
+            }
+        }
+        for (int f = 0; f < 5 && !done; f++) {
+            if (strcmp(k, sums[f]) == 0 && BSON_ITER_HOLDS_NUMBER(row)) {
+                int64_t v = bson_iter_as_int64(row);
+                int64_t *dst[] = {&r->s.gpu_s, &r->s.cpu_s, &r->s.mem_mb_s, &r->s.bill_milli_s, &r->s.started};
+                *dst[f] = v;
+                done = true;
+            }
+        }
+        if (done)
+            continue;
+        if (strcmp(k, "eff") == 0 && BSON_ITER_HOLDS_DOCUMENT(row) && bson_iter_recurse(row, &sub)) {
+            while (bson_iter_next(&sub)) {
+                for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++) {
+                    if (strcmp(bson_iter_key(&sub), eff_names[e]) == 0 && BSON_ITER_HOLDS_NUMBER(&sub))
+                        r->s.e[e] = bson_iter_as_int64(&sub);
+                }
+            }
+        } else if (strcmp(k, "runs_ended") == 0 && BSON_ITER_HOLDS_DOCUMENT(row) && bson_iter_recurse(row, &sub)) {
+            r->ended_first = d->nrended;
+            while (bson_iter_next(&sub)) {
+                int64_t st;
+                if (!BSON_ITER_HOLDS_NUMBER(&sub))
+                    continue;
+                if ((st = doc_state(d, bson_iter_key(&sub))) < 0 ||
+                    !SA_VEC_GROW(d->rended, d->rendedcap, d->nrended, 1, 16))
+                    return oom(error);
+                d->rended[d->nrended].state = st;
+                d->rended[d->nrended++].n = bson_iter_as_int64(&sub);
+                r->nended++;
+            }
+        }
+    }
+    if (nk != SA_RK_N)
+        return bad(error, d->id, "a row lacks its key (account, user, partition, qos, gpu_type)");
+    return true;
+}
+
+static bool read_rows(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
+{
+    bson_iter_t arr, row;
+    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &arr))
+        return bad(error, d->id, "rows is not an array");
+    d->has_rows = true;
+    while (bson_iter_next(&arr)) {
+        const char *s[SA_RK_N];
+        sa_rrow_t r;
+        memset(&r, 0, sizeof r);
+        if (!BSON_ITER_HOLDS_DOCUMENT(&arr) || !bson_iter_recurse(&arr, &row))
+            return bad(error, d->id, "a row is not a document");
+        if (!read_row(d, &row, &r, s, error))
+            return false;
+        if ((r.key = doc_key(d, (char *const *)s)) < 0 || !SA_VEC_GROW(d->rows, d->rowcap, d->nrows, 1, 16))
+            return oom(error);
+        d->rows[d->nrows++] = r;
+    }
+    return true;
+}
+
 static bool read_states(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
 {
     bson_iter_t arr;
@@ -838,9 +915,11 @@ static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, co
 bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
 {
     bson_iter_t it;
+    bson_iter_t rows_it;
     const uint8_t *ids = NULL, *m = NULL;
     uint32_t idlen = 0, mlen = 0;
     int64_t nf = SA_RR_NF;
+    bool has_rows = false;
 
     sa_rolldoc_clear(d);
     if (!bson_iter_init(&it, b))
@@ -866,6 +945,9 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
         } else if (strcmp(k, "states") == 0) {
             if (!read_states(d, &it, error))
                 return false;
+        } else if (strcmp(k, "rows") == 0) {
+            rows_it = it;
+            has_rows = true;
         } else if (strcmp(k, "ids") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
             bson_iter_binary(&it, &st, &idlen, &ids);
         } else if (strcmp(k, "m") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
@@ -877,6 +959,10 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
     if (nf != SA_RR_NF)
         return bad(error, d->id, "written by another version of slurm-ingest (record size differs): run "
                                  "`slurm-ingest rollup --rebuild`");
+    /* the keys table first (records index it as stored), then the rows (keys by name) */
+    if (has_rows && !read_rows(d, &rows_it, error))
+        return false;
+    d->has_members = ids && m;
     return (!ids && !m) || read_members(d, ids, idlen, m, mlen, error);
 }
 

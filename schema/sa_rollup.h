@@ -93,6 +93,24 @@ typedef struct {
     size_t nrec;
 } sa_rmember_t;
 
+/* The sums of one row (rows[] of a rollup document). */
+typedef struct {
+    int64_t gpu_s, cpu_s, mem_mb_s, bill_milli_s, started;
+    int64_t e[SA_RR_NF - SA_RR_E_RUNS]; /* the efficiency sums, in the order of SA_RR_E_* */
+} sa_rsum_t;
+
+/* A row as read: its key (index into keys), sums, and runs ended by state (rended[first .. first + n)). */
+typedef struct {
+    int64_t key;
+    sa_rsum_t s;
+    size_t ended_first, nended;
+} sa_rrow_t;
+
+/* Runs ended in a state (index into states). */
+typedef struct {
+    int64_t state, n;
+} sa_rended_t;
+
 /* One rollup document in memory. */
 typedef struct {
     char *id;          /* "<cluster>:<YYYY-MM-DD>" or "<cluster>:open" */
@@ -105,15 +123,14 @@ typedef struct {
     size_t nstates, statecap;
     sa_rmember_t *m;   /* sorted by id */
     size_t nm, mcap;
+    sa_rrow_t *rows;   /* rows as stored (read only: written ones are computed from the members) */
+    size_t nrows, rowcap;
+    sa_rended_t *rended;
+    size_t nrended, rendedcap;
+    bool has_rows, has_members; /* what the query returned */
     bool changed;
     bool tombstones;   /* a member without records stays (staged removals: sa_rollw) */
 } sa_rolldoc_t;
-
-/* The sums of one row (rows[] of a rollup document). */
-typedef struct {
-    int64_t gpu_s, cpu_s, mem_mb_s, bill_milli_s, started;
-    int64_t e[SA_RR_NF - SA_RR_E_RUNS]; /* the efficiency sums, in the order of SA_RR_E_* */
-} sa_rsum_t;
 
 /* The _id of a cluster's rollup document of the day holding t (day SA_UNSET: the open document). */
 char *sa_rollup_id(const char *cluster, int64_t day);
@@ -124,7 +141,10 @@ void sa_rolldoc_init(sa_rolldoc_t *d);
 void sa_rolldoc_clear(sa_rolldoc_t *d);
 /* An empty rollup document of cluster and day (SA_UNSET: open). */
 bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_t *error);
-/* Reads a stored rollup document (members included when the query returned them). */
+/*
+ * Reads a stored rollup document: its rows and members, when the query returned them
+ * (a report reads a whole day's rows without its members).
+ */
 bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error);
 /* The document to store: rows computed from the members, members packed, _v = v. */
 bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_t *error);

@@ -1,0 +1,115 @@
+/*
+ * sa_rollread.c - reading the usage rollups (sa_rollread.h).
+ */
+#include "sa_rollread.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_model.h"
+
+#define ID_BATCH 400 /* _ids per $in query */
+
+typedef struct {
+    sa_rollread_fn fn;
+    void *ctx;
+    sa_rolldoc_t doc;
+    size_t *docs;
+} rctx_t;
+
+static bool on_doc(const bson_t *b, void *vctx, sa_error_t *error)
+{
+    rctx_t *r = vctx;
+    if (!sa_rolldoc_read(&r->doc, b, error))
+        return false;
+    if (r->docs)
+        (*r->docs)++;
+    return r->fn(&r->doc, r->ctx, error);
+}
+
+/* Reads the documents ids[0..n) (rows only: without their members), ID_BATCH per query. */
+static bool read_ids(sa_rdb_t *db, char **ids, size_t n, bool rows_only, rctx_t *r, sa_error_t *error)
+{
+    bool ok = true;
+    for (size_t off = 0; ok && off < n; off += ID_BATCH) {
+        size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
+        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, in, arr, proj;
+        BSON_APPEND_DOCUMENT_BEGIN(&filter, "_id", &in);
+        BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
+        for (size_t i = off; i < end; i++) {
+            char ib[16];
+            const char *ik;
+            bson_uint32_to_string((uint32_t)(i - off), &ik, ib, sizeof ib);
+            BSON_APPEND_UTF8(&arr, ik, ids[i]);
+        }
+        bson_append_array_end(&in, &arr);
+        bson_append_document_end(&filter, &in);
+        if (rows_only) {
+            BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj);
+            BSON_APPEND_INT32(&proj, "_id", 1);
+            BSON_APPEND_INT32(&proj, "cluster", 1);
+            BSON_APPEND_INT32(&proj, "day", 1);
+            BSON_APPEND_INT32(&proj, "_v", 1);
+            BSON_APPEND_INT32(&proj, "rows", 1);
+            bson_append_document_end(&opts, &proj);
+        }
+        ok = sa_rdb_each(db, SA_ROLLUP_COLL, &filter, &opts, on_doc, r, error);
+        bson_destroy(&filter);
+        bson_destroy(&opts);
+    }
+    return ok;
+}
+
+bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bool open, sa_rollread_whole_fn whole,
+                 sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error)
+{
+    rctx_t r = {fn, ctx, {0}, docs};
+    char **whole_ids = NULL, **part_ids = NULL;
+    size_t nw = 0, np = 0, ndays = 0;
+    int64_t d0, d1;
+    bool ok = true;
+
+    sa_rolldoc_init(&r.doc);
+    if (to > from) {
+        if (from < 0)
+            from = 0;
+        if (to > SA_ROLLUP_LAST_DAY + SA_DAY)
+            to = SA_ROLLUP_LAST_DAY + SA_DAY;
+        d0 = sa_rollup_day(from);
+        d1 = sa_rollup_day(to - 1);
+        ndays = d1 >= d0 ? (size_t)((d1 - d0) / SA_DAY + 1) : 0;
+    }
+    whole_ids = calloc(ndays + 1, sizeof *whole_ids);
+    part_ids = calloc(ndays + 2, sizeof *part_ids);
+    if (!whole_ids || !part_ids) {
+        ok = false;
+        sa_error_nomem(error);
+        goto done;
+    }
+    for (size_t i = 0; ok && i < ndays; i++) {
+        int64_t day = d0 + (int64_t)i * SA_DAY;
+        char *id = sa_rollup_id(cluster, day);
+        if (!id) {
+            ok = false;
+            sa_error_nomem(error);
+        } else if (whole && whole(day, ctx)) {
+            whole_ids[nw++] = id;
+        } else {
+            part_ids[np++] = id;
+        }
+    }
+    if (ok && open && !(part_ids[np++] = sa_rollup_id(cluster, SA_UNSET))) {
+        ok = false;
+        sa_error_nomem(error);
+    }
+    ok = ok && read_ids(db, whole_ids, nw, true, &r, error) && read_ids(db, part_ids, np, false, &r, error);
+done:
+    for (size_t i = 0; whole_ids && i < nw; i++)
+        free(whole_ids[i]);
+    for (size_t i = 0; part_ids && i < np; i++)
+        free(part_ids[i]);
+    free(whole_ids);
+    free(part_ids);
+    sa_rolldoc_clear(&r.doc);
+    return ok;
+}

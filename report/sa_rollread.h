@@ -1,0 +1,31 @@
+/*
+ * sa_rollread.h - slurm-report's reading of the usage rollups slurm-ingest keeps
+ * (schema/sa_rollup.h): a report reads its window's days by _id, whole days as their
+ * rows and a day its window's boundaries cut with its members, so it costs the window's
+ * days whatever the archive holds. Internal to report/.
+ */
+#ifndef SA_ROLLREAD_H
+#define SA_ROLLREAD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sa_error.h"
+#include "sa_rdb.h"
+#include "sa_rollup.h"
+
+/* True when the report can use the rows of day alone (no boundary of it cuts the day). */
+typedef bool (*sa_rollread_whole_fn)(int64_t day, void *ctx);
+/* Called with each rollup document read (borrowed for the call). */
+typedef bool (*sa_rollread_fn)(const sa_rolldoc_t *d, void *ctx, sa_error_t *error);
+
+/*
+ * Reads the rollup documents of cluster for the UTC days that [from, to) touches, and
+ * the open runs' document when open, by _id (a day nobody worked is absent: not read,
+ * not an error). *docs (may be NULL) counts the documents read.
+ */
+bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bool open, sa_rollread_whole_fn whole,
+                 sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error);
+
+#endif
