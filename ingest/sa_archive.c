@@ -873,8 +873,35 @@ fail:
     return false;
 }
 
+/*
+ * Journals the jobs this round is about to write with the days their rollup members are
+ * in now (sa_rollw.h: a kill before the rollup flush is made good by the next run).
+ */
+static bool journal_round(sa_rollw_t *rw, slot_t *slots, size_t nslots, sa_error_t *error)
+{
+    for (size_t i = 0; i < nslots; i++) {
+        const slot_t *s = &slots[i];
+        size_t k;
+        json_t *old;
+        bson_t b = BSON_INITIALIZER;
+        bool ok;
+        if (s->done)
+            continue;
+        ok = (!s->stored || doc_to_bson(s->stored, &b, error)) &&
+             sa_rollw_journal_add(rw, s->id, s->stored ? &b : NULL, error);
+        bson_destroy(&b);
+        if (!ok)
+            return false;
+        json_array_foreach(s->superseded, k, old) {
+            if (doc_str(old, "_id") && !sa_rollw_journal_add(rw, doc_str(old, "_id"), NULL, error))
+                return false;
+        }
+    }
+    return sa_rollw_journal_write(rw, error);
+}
+
 /* One round: read what must be read, merge, write; slots end done or in conflict. */
-static bool write_round(sa_archive_t *a, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
+static bool write_round(sa_archive_t *a, sa_rollw_t *rw, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
                         const sa_obs_ctx_t *ctx, const sa_obs_ctx_t *sacct_ctx, sa_archive_stats_t *stats,
                         sa_error_t *error)
 {
@@ -902,7 +929,7 @@ static bool write_round(sa_archive_t *a, slot_t *slots, size_t nslots, sa_job_t 
             stats->unchanged++;
         }
     }
-    if (!write_superseded(a, slots, nslots, stats, error))
+    if (!journal_round(rw, slots, nslots, error) || !write_superseded(a, slots, nslots, stats, error))
         goto done;
     SA_FAULT_POINT("superseded-written");
     for (size_t i = 0; i < nslots; i++) { /* inserts first, then replaces (want[] reused) */
@@ -936,40 +963,30 @@ static bool stage_doc(sa_rollw_t *w, const char *id, const json_t *old, const js
 
 /*
  * The rollups of the jobs of a batch (schema/sa_rollup.h), after their documents are
- * written: every document written, and every document read (unchanged ones too: a run
- * killed between its job writes and this is made good by the next run, which reads the
- * same jobs again, the job cache having not yet learnt their records).
+ * written: every document written, and those it displaced (jobs_superseded); then the
+ * batch leaves the journal.
  */
-static bool write_rollups(sa_archive_t *a, const char *cluster, slot_t *slots, size_t nslots,
-                          sa_archive_stats_t *stats, sa_error_t *error)
+static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, sa_archive_stats_t *stats, sa_error_t *error)
 {
-    sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
-    bool ok = w != NULL;
+    bool ok = true;
+    size_t before = sa_rollw_stats(w)->docs_written, cbefore = sa_rollw_stats(w)->conflicts;
 
-    if (!ok)
-        sa_error_nomem(error);
     for (size_t i = 0; ok && i < nslots; i++) {
         const slot_t *s = &slots[i];
-        const json_t *now = s->doc ? s->doc : s->stored;
         size_t k;
         json_t *old;
-        if (!now || (!s->written && !s->stored))
+        if (!s->written || !s->doc)
             continue;
-        ok = stage_doc(w, s->id, s->stored, now, false, error);
-        if (!s->written || !s->superseded)
-            continue;
+        ok = stage_doc(w, s->id, s->stored, s->doc, false, error);
         json_array_foreach(s->superseded, k, old) {
             if (ok && doc_str(old, "_id"))
                 ok = stage_doc(w, doc_str(old, "_id"), NULL, old, false, error);
         }
     }
     SA_FAULT_POINT("rollup-write");
-    ok = ok && sa_rollw_flush(w, error);
-    if (w) {
-        stats->rollups_written += sa_rollw_stats(w)->docs_written;
-        stats->conflicts += sa_rollw_stats(w)->conflicts;
-    }
-    sa_rollw_free(w);
+    ok = ok && sa_rollw_flush(w, error) && sa_rollw_journal_done(w, error);
+    stats->rollups_written += sa_rollw_stats(w)->docs_written - before;
+    stats->conflicts += sa_rollw_stats(w)->conflicts - cbefore;
     return ok;
 }
 
@@ -985,10 +1002,11 @@ bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_
 {
     sa_job_t **sorted = malloc((n ? n : 1) * sizeof *sorted);
     slot_t *slots = calloc(n ? n : 1, sizeof *slots);
+    sa_rollw_t *rw = sa_rollw_new(a->rollups, a->hosts, ctx->cluster);
     size_t nslots = 0;
     bool ok = false;
 
-    if (!sorted || !slots) {
+    if (!sorted || !slots || !rw) {
         sa_error_nomem(error);
         goto done;
     }
@@ -1014,7 +1032,7 @@ bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_
     stats->jobs += nslots;
     for (int round = 0;; round++) {
         bool pending = false;
-        if (!write_round(a, slots, nslots, sorted, ctx, sacct_ctx, stats, error))
+        if (!write_round(a, rw, slots, nslots, sorted, ctx, sacct_ctx, stats, error))
             goto done;
         for (size_t i = 0; i < nslots; i++) {
             if (slots[i].conflict) {
@@ -1033,9 +1051,9 @@ bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_
             goto done;
         }
     }
-    ok = write_rollups(a, ctx->cluster, slots, nslots, stats, error) &&
-         update_cache(cache, slots, nslots, sorted, ctx, error);
+    ok = write_rollups(rw, slots, nslots, stats, error) && update_cache(cache, slots, nslots, sorted, ctx, error);
 done:
+    sa_rollw_free(rw);
     for (size_t i = 0; i < nslots; i++) {
         slot_reset(&slots[i]);
         free(slots[i].id);
@@ -1052,13 +1070,12 @@ done:
  * documents are read back by _id (a vanished job is rare) and staged with the open-runs
  * document, where their runs were.
  */
-static bool restage_vanished(sa_archive_t *a, const char *cluster, const int64_t *van, size_t nvan,
+static bool restage_vanished(sa_archive_t *a, sa_rollw_t *w, const char *cluster, const int64_t *van, size_t nvan,
                              sa_archive_stats_t *stats, sa_error_t *error)
 {
     slot_t *slots = calloc(nvan, sizeof *slots);
     slot_t **want = calloc(nvan, sizeof *want);
-    sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
-    bool ok = slots && want && w;
+    bool ok = slots && want;
 
     if (!ok)
         sa_error_nomem(error);
@@ -1072,7 +1089,7 @@ static bool restage_vanished(sa_archive_t *a, const char *cluster, const int64_t
         if (slots[i].stored)
             ok = stage_doc(w, slots[i].id, NULL, slots[i].stored, true, error);
     }
-    ok = ok && sa_rollw_flush(w, error);
+    ok = ok && sa_rollw_flush(w, error) && sa_rollw_journal_done(w, error);
     if (ok)
         stats->rollups_written += sa_rollw_stats(w)->docs_written;
     for (size_t i = 0; slots && i < nvan; i++) {
@@ -1081,7 +1098,6 @@ static bool restage_vanished(sa_archive_t *a, const char *cluster, const int64_t
     }
     free(slots);
     free(want);
-    sa_rollw_free(w);
     return ok;
 }
 
@@ -1092,6 +1108,7 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
     int64_t prev_at, *live = NULL;
     size_t nlive = 0, nvan = 0;
     int64_t *van = NULL;
+    sa_rollw_t *rw = NULL;
     bool ok = true;
 
     if (!cdoc)
@@ -1116,6 +1133,15 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
         if (j == n || listed[j] != live[i])
             van[nvan++] = live[i];
     }
+    /* their open runs will end: journaled first (sa_rollw.h) */
+    if (nvan && !(rw = sa_rollw_new(a->rollups, a->hosts, ctx->cluster)))
+        ok = (sa_error_nomem(error), false);
+    for (size_t i = 0; ok && i < nvan; i++) {
+        char *id = sa_jobdoc_id(ctx->cluster, van[i]);
+        ok = id ? sa_rollw_journal_add_open(rw, id, error) : (sa_error_nomem(error), false);
+        free(id);
+    }
+    ok = ok && (!nvan || sa_rollw_journal_write(rw, error));
     /* conditional on the document still being live: a finished or already marked job stays as it is */
     for (size_t off = 0; ok && off < nvan; off += UPDATE_CHUNK) {
         size_t end = off + UPDATE_CHUNK < nvan ? off + UPDATE_CHUNK : nvan;
@@ -1161,7 +1187,8 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
         }
     }
     if (ok && nvan)
-        ok = restage_vanished(a, ctx->cluster, van, nvan, stats, error);
+        ok = restage_vanished(a, rw, ctx->cluster, van, nvan, stats, error);
+    sa_rollw_free(rw);
     if (ok && cache && nvan) {
         /* no longer live; its digests go, so a job squeue lists again is merged again */
         ok = sa_jobcache_begin(cache, error);
@@ -1320,6 +1347,16 @@ bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size
                         sa_error_t *error)
 {
     return sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, docs, differ, out, error);
+}
+
+bool sa_archive_rollups_recover(sa_archive_t *a, const char *cluster, size_t *jobs, sa_error_t *error)
+{
+    sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
+    bool ok = w && sa_rollw_recover(w, a->jobs, a->superseded, jobs, error);
+    if (!w)
+        sa_error_nomem(error);
+    sa_rollw_free(w);
+    return ok;
 }
 
 bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error)

@@ -129,6 +129,12 @@ bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size
  */
 bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error);
 
+/*
+ * Makes good what a killed run left between its job writes and its rollup writes (the
+ * rollups' journal, ingest/sa_rollw.h). *jobs: the jobs restaged.
+ */
+bool sa_archive_rollups_recover(sa_archive_t *a, const char *cluster, size_t *jobs, sa_error_t *error);
+
 /* Reads the cluster's document ({} when none). New reference. */
 json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t *error);
 /* $max-updates the named time fields ({"last_squeue_at": t, ...}) and $set others. */

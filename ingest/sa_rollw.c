@@ -3,8 +3,12 @@
  */
 #include "sa_rollw.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "sa_jobview.h"
 #include "sa_mongo.h"
@@ -13,6 +17,14 @@
 
 #define MAX_ROUNDS 20   /* conflicting writes of one rollup document before giving up */
 #define READ_BATCH 200  /* rollup _ids per $in query */
+#define JOURNAL_STALE 3600 /* a batch of another host's writer older than this is a dead writer's */
+
+/* A job of the batch being journaled: its _id and the days its members are in. */
+typedef struct {
+    char *id;
+    int64_t *days;
+    size_t ndays;
+} jentry_t;
 
 struct sa_rollw {
     mongoc_collection_t *coll;
@@ -21,6 +33,10 @@ struct sa_rollw {
     sa_rcontrib_t oldc, newc;
     sa_rolldoc_t *mini; /* per rollup document touched: the staged members (tombstones for removals) */
     size_t nmini, minicap;
+    jentry_t *jn;       /* the batch to journal */
+    size_t njn, jncap;
+    char **nonces;      /* this writer's batches in the journal */
+    size_t nnonces, noncecap;
     sa_rollw_stats_t stats;
 };
 
@@ -55,10 +71,24 @@ static void minis_clear(sa_rollw_t *w)
     w->nmini = 0;
 }
 
+static void jn_clear(sa_rollw_t *w)
+{
+    for (size_t i = 0; i < w->njn; i++) {
+        free(w->jn[i].id);
+        free(w->jn[i].days);
+    }
+    w->njn = 0;
+}
+
 void sa_rollw_free(sa_rollw_t *w)
 {
     if (!w)
         return;
+    jn_clear(w);
+    free(w->jn);
+    for (size_t i = 0; i < w->nnonces; i++)
+        free(w->nonces[i]);
+    free(w->nonces);
     minis_clear(w);
     free(w->mini);
     sa_jobview_clear(&w->view);
@@ -87,7 +117,6 @@ static sa_rolldoc_t *mini_of(sa_rollw_t *w, int64_t day, sa_error_t *error)
     }
     if (!sa_rolldoc_new(&w->mini[w->nmini], w->cluster, day, error))
         return NULL;
-    w->mini[w->nmini].tombstones = true;
     return &w->mini[w->nmini++];
 }
 
@@ -138,6 +167,329 @@ bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_
             return false;
     }
     return true;
+}
+
+bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t ndays,
+                         const bson_t *new_doc, sa_error_t *error)
+{
+    if (!contrib(w, new_doc, &w->newc, error))
+        return false;
+    w->stats.staged++;
+    for (size_t i = 0; i < w->newc.ndays; i++) {
+        sa_rolldoc_t *m = mini_of(w, w->newc.days[i].day, error);
+        if (!m || !sa_rolldoc_put(m, id, v, &w->newc, error))
+            return false;
+    }
+    for (size_t i = 0; i < ndays; i++) {
+        sa_rolldoc_t *m;
+        if (has_day(&w->newc, days[i]))
+            continue;
+        if (!(m = mini_of(w, days[i], error)) || !sa_rolldoc_put(m, id, v, NULL, error))
+            return false;
+    }
+    return true;
+}
+
+/* ---- the journal ------------------------------------------------------------------------------- */
+
+static bool jn_push(sa_rollw_t *w, const char *id, const int64_t *days, size_t ndays, sa_error_t *error)
+{
+    jentry_t *e;
+    if (!SA_VEC_GROW(w->jn, w->jncap, w->njn, 1, 64))
+        return oom(error);
+    e = &w->jn[w->njn];
+    e->id = strdup(id);
+    e->days = malloc((ndays ? ndays : 1) * sizeof *e->days);
+    if (!e->id || !e->days) {
+        free(e->id);
+        free(e->days);
+        return oom(error);
+    }
+    memcpy(e->days, days, ndays * sizeof *days);
+    e->ndays = ndays;
+    w->njn++;
+    return true;
+}
+
+bool sa_rollw_journal_add(sa_rollw_t *w, const char *id, const bson_t *old_doc, sa_error_t *error)
+{
+    int64_t *days;
+    bool ok;
+    if (!contrib(w, old_doc, &w->oldc, error))
+        return false;
+    if (!(days = malloc((w->oldc.ndays ? w->oldc.ndays : 1) * sizeof *days)))
+        return oom(error);
+    for (size_t i = 0; i < w->oldc.ndays; i++)
+        days[i] = w->oldc.days[i].day;
+    ok = jn_push(w, id, days, w->oldc.ndays, error);
+    free(days);
+    return ok;
+}
+
+bool sa_rollw_journal_add_open(sa_rollw_t *w, const char *id, sa_error_t *error)
+{
+    int64_t open = SA_UNSET;
+    return jn_push(w, id, &open, 1, error);
+}
+
+static char *pending_id(const sa_rollw_t *w)
+{
+    size_t n = strlen(w->cluster) + 16;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s:pending", w->cluster);
+    return s;
+}
+
+/* Runs {$set|$unset: {batches.NONCE: ...}} on the journal (upserted). */
+static bool journal_update(sa_rollw_t *w, const bson_t *upd, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER;
+    bson_error_t berr;
+    char *pid = pending_id(w);
+    bool ok;
+    if (!pid)
+        return oom(error);
+    BSON_APPEND_UTF8(&filter, "_id", pid);
+    BSON_APPEND_BOOL(&opts, "upsert", true);
+    ok = mongoc_collection_update_one(w->coll, &filter, upd, &opts, NULL, &berr);
+    if (!ok)
+        sa_mongo_error(error, w->hosts, "writing the rollups' journal", &berr);
+    free(pid);
+    bson_destroy(&filter);
+    bson_destroy(&opts);
+    return ok;
+}
+
+bool sa_rollw_journal_write(sa_rollw_t *w, sa_error_t *error)
+{
+    bson_t upd = BSON_INITIALIZER, set, batch, jobs, job, days;
+    char nonce[96], host[64] = "", key[128];
+    static unsigned seq;
+    bool ok;
+
+    if (!w->njn)
+        return true;
+    gethostname(host, sizeof host - 1);
+    for (char *p = host; *p; p++) { /* a field name: no dots, no $ */
+        if (*p == '.' || *p == '$')
+            *p = '_';
+    }
+    snprintf(nonce, sizeof nonce, "%s_%ld_%ld_%u", host, (long)getpid(), (long)time(NULL), seq++);
+    snprintf(key, sizeof key, "batches.%s", nonce);
+    BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &set);
+    BSON_APPEND_DOCUMENT_BEGIN(&set, key, &batch);
+    BSON_APPEND_UTF8(&batch, "host", host);
+    BSON_APPEND_INT64(&batch, "pid", (int64_t)getpid());
+    BSON_APPEND_DATE_TIME(&batch, "at", (int64_t)time(NULL) * 1000);
+    BSON_APPEND_ARRAY_BEGIN(&batch, "jobs", &jobs);
+    for (size_t i = 0; i < w->njn; i++) {
+        char ib[16], db[16];
+        const char *ik, *dk;
+        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
+        BSON_APPEND_DOCUMENT_BEGIN(&jobs, ik, &job);
+        BSON_APPEND_UTF8(&job, "id", w->jn[i].id);
+        BSON_APPEND_ARRAY_BEGIN(&job, "days", &days);
+        for (size_t d = 0; d < w->jn[i].ndays; d++) {
+            bson_uint32_to_string((uint32_t)d, &dk, db, sizeof db);
+            BSON_APPEND_INT64(&days, dk, w->jn[i].days[d] == SA_UNSET ? -1 : w->jn[i].days[d]);
+        }
+        bson_append_array_end(&job, &days);
+        bson_append_document_end(&jobs, &job);
+    }
+    bson_append_array_end(&batch, &jobs);
+    bson_append_document_end(&set, &batch);
+    bson_append_document_end(&upd, &set);
+    ok = journal_update(w, &upd, error);
+    bson_destroy(&upd);
+    if (ok) {
+        jn_clear(w);
+        if (!SA_VEC_GROW(w->nonces, w->noncecap, w->nnonces, 1, 4) || !(w->nonces[w->nnonces] = strdup(nonce)))
+            return oom(error);
+        w->nnonces++;
+    }
+    return ok;
+}
+
+/* Removes batches nonces[0..n) from the journal. */
+static bool journal_remove(sa_rollw_t *w, char *const *nonces, size_t n, sa_error_t *error)
+{
+    bson_t upd = BSON_INITIALIZER, unset;
+    bool ok;
+    if (!n)
+        return true;
+    BSON_APPEND_DOCUMENT_BEGIN(&upd, "$unset", &unset);
+    for (size_t i = 0; i < n; i++) {
+        char key[128];
+        snprintf(key, sizeof key, "batches.%s", nonces[i]);
+        BSON_APPEND_UTF8(&unset, key, "");
+    }
+    bson_append_document_end(&upd, &unset);
+    ok = journal_update(w, &upd, error);
+    bson_destroy(&upd);
+    return ok;
+}
+
+bool sa_rollw_journal_done(sa_rollw_t *w, sa_error_t *error)
+{
+    bool ok = journal_remove(w, w->nonces, w->nnonces, error);
+    if (ok) {
+        for (size_t i = 0; i < w->nnonces; i++)
+            free(w->nonces[i]);
+        w->nnonces = 0;
+    }
+    return ok;
+}
+
+/* True when a batch was left by a writer that is gone. */
+static bool batch_dead(const char *host, int64_t pid, int64_t at)
+{
+    char me[64] = "";
+    gethostname(me, sizeof me - 1);
+    for (char *p = me; *p; p++) {
+        if (*p == '.' || *p == '$')
+            *p = '_';
+    }
+    if (host && strcmp(host, me) == 0 && pid > 0)
+        return pid == (int64_t)getpid() ? false : kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    return at != SA_UNSET && at < (int64_t)time(NULL) - JOURNAL_STALE;
+}
+
+/* Reads a job document by _id from jobs, else superseded (NULL: none). Caller destroys. */
+static bson_t *read_job(mongoc_collection_t *jobs, mongoc_collection_t *sup, const char *id, const char *hosts,
+                        sa_error_t *error, bool *failed)
+{
+    mongoc_collection_t *colls[2] = {jobs, sup};
+    *failed = false;
+    for (int c = 0; c < 2; c++) {
+        bson_t filter = BSON_INITIALIZER;
+        mongoc_cursor_t *cur;
+        const bson_t *b;
+        bson_error_t berr;
+        bson_t *copy = NULL;
+        BSON_APPEND_UTF8(&filter, "_id", id);
+        cur = mongoc_collection_find_with_opts(colls[c], &filter, NULL, NULL);
+        if (mongoc_cursor_next(cur, &b))
+            copy = bson_copy(b);
+        else if (mongoc_cursor_error(cur, &berr)) {
+            sa_mongo_error(error, hosts, "reading jobs", &berr);
+            *failed = true;
+        }
+        mongoc_cursor_destroy(cur);
+        bson_destroy(&filter);
+        if (copy || *failed)
+            return copy;
+    }
+    return NULL;
+}
+
+/* Restages the jobs of one journaled batch. */
+static bool recover_batch(sa_rollw_t *w, bson_iter_t *batch, mongoc_collection_t *jobs, mongoc_collection_t *sup,
+                          size_t *njobs, sa_error_t *error)
+{
+    bson_iter_t arr, job, f, d;
+    if (!bson_iter_find(batch, "jobs") || !BSON_ITER_HOLDS_ARRAY(batch) || !bson_iter_recurse(batch, &arr))
+        return true;
+    while (bson_iter_next(&arr)) {
+        const char *id = NULL;
+        int64_t days[SA_ROLLUP_MAX_DAYS + 2];
+        size_t nd = 0;
+        bson_t *doc;
+        bool failed, ok = true;
+        if (!BSON_ITER_HOLDS_DOCUMENT(&arr) || !bson_iter_recurse(&arr, &job))
+            continue;
+        while (bson_iter_next(&job)) {
+            if (strcmp(bson_iter_key(&job), "id") == 0 && BSON_ITER_HOLDS_UTF8(&job))
+                id = bson_iter_utf8(&job, NULL);
+            else if (strcmp(bson_iter_key(&job), "days") == 0 && BSON_ITER_HOLDS_ARRAY(&job) &&
+                     bson_iter_recurse(&job, &d)) {
+                while (bson_iter_next(&d) && nd < sizeof days / sizeof days[0]) {
+                    int64_t v = bson_iter_as_int64(&d);
+                    days[nd++] = v < 0 ? SA_UNSET : v;
+                }
+            }
+        }
+        if (!id)
+            continue;
+        (void)f;
+        doc = read_job(jobs, sup, id, w->hosts, error, &failed);
+        if (failed)
+            return false;
+        {
+            bson_iter_t it;
+            int64_t v = doc && bson_iter_init_find(&it, doc, "_v") && BSON_ITER_HOLDS_NUMBER(&it)
+                            ? bson_iter_as_int64(&it)
+                            : INT64_MAX; /* gone: its members go whatever their version */
+            ok = sa_rollw_stage_days(w, id, v, days, nd, doc, error);
+        }
+        if (doc)
+            bson_destroy(doc);
+        if (!ok)
+            return false;
+        (*njobs)++;
+    }
+    return true;
+}
+
+bool sa_rollw_recover(sa_rollw_t *w, mongoc_collection_t *jobs, mongoc_collection_t *superseded, size_t *njobs,
+                      sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    mongoc_cursor_t *cur;
+    const bson_t *b;
+    bson_error_t berr;
+    char *pid = pending_id(w), **dead = NULL;
+    size_t ndead = 0, deadcap = 0, n = 0;
+    bool ok = true;
+
+    if (njobs)
+        *njobs = 0;
+    if (!pid)
+        return oom(error);
+    BSON_APPEND_UTF8(&filter, "_id", pid);
+    cur = mongoc_collection_find_with_opts(w->coll, &filter, NULL, NULL);
+    if (mongoc_cursor_next(cur, &b)) {
+        bson_iter_t it, batches, batch;
+        if (bson_iter_init_find(&it, b, "batches") && BSON_ITER_HOLDS_DOCUMENT(&it) &&
+            bson_iter_recurse(&it, &batches)) {
+            while (ok && bson_iter_next(&batches)) {
+                const char *host = NULL;
+                int64_t bpid = 0, at = SA_UNSET;
+                bson_iter_t x;
+                if (!BSON_ITER_HOLDS_DOCUMENT(&batches) || !bson_iter_recurse(&batches, &x))
+                    continue;
+                while (bson_iter_next(&x)) {
+                    if (strcmp(bson_iter_key(&x), "host") == 0 && BSON_ITER_HOLDS_UTF8(&x))
+                        host = bson_iter_utf8(&x, NULL);
+                    else if (strcmp(bson_iter_key(&x), "pid") == 0 && BSON_ITER_HOLDS_NUMBER(&x))
+                        bpid = bson_iter_as_int64(&x);
+                    else if (strcmp(bson_iter_key(&x), "at") == 0 && BSON_ITER_HOLDS_DATE_TIME(&x))
+                        at = bson_iter_date_time(&x) / 1000;
+                }
+                if (!batch_dead(host, bpid, at))
+                    continue;
+                ok = bson_iter_recurse(&batches, &batch) && recover_batch(w, &batch, jobs, superseded, &n, error);
+                if (ok && (!SA_VEC_GROW(dead, deadcap, ndead, 1, 4) ||
+                           !(dead[ndead] = strdup(bson_iter_key(&batches)))))
+                    ok = oom(error);
+                else if (ok)
+                    ndead++;
+            }
+        }
+    } else if (mongoc_cursor_error(cur, &berr)) {
+        sa_mongo_error(error, w->hosts, "reading the rollups' journal", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(&filter);
+    free(pid);
+    ok = ok && (!ndead || (sa_rollw_flush(w, error) && journal_remove(w, dead, ndead, error)));
+    for (size_t i = 0; i < ndead; i++)
+        free(dead[i]);
+    free(dead);
+    if (njobs)
+        *njobs = n;
+    return ok;
 }
 
 /* ---- reading and writing rollup documents ---------------------------------------------------- */
@@ -496,6 +848,52 @@ static bool replace_all(mongoc_collection_t *coll, const char *hosts, const docs
     return ok;
 }
 
+/* Names the job documents whose members differ between the recomputed (want) and the stored (have) rollup. */
+static void print_diff(FILE *out, const sa_rolldoc_t *want, const sa_rolldoc_t *have)
+{
+    size_t i = 0, j = 0, shown = 0, n = 0;
+    char list[512] = "", vbuf[64];
+
+    while (i < want->nm || j < have->nm) {
+        int c = i == want->nm ? 1 : j == have->nm ? -1 : strcmp(want->m[i].id, have->m[j].id);
+        const char *id = NULL, *how = NULL;
+        if (c < 0) {
+            if (!want->m[i].nrec) {
+                i++;
+                continue;
+            }
+            id = want->m[i++].id;
+            how = "missing";
+        } else if (c > 0) {
+            if (!have->m[j].nrec) { /* a tombstone */
+                j++;
+                continue;
+            }
+            snprintf(vbuf, sizeof vbuf, "(version %lld) not in its job documents", (long long)have->m[j].v);
+            id = have->m[j++].id;
+            how = vbuf;
+        } else {
+            sa_rolldoc_t a = *want, b = *have; /* the one member each, to compare */
+            a.m = &want->m[i++];
+            b.m = &have->m[j++];
+            a.nm = b.nm = 1;
+            if (!sa_rolldoc_equal(&a, &b)) {
+                id = a.m->id;
+                how = a.m->v != b.m->v ? "of another version" : "differs";
+            }
+        }
+        if (!id)
+            continue;
+        n++;
+        if (shown++ < 3) {
+            size_t l = strlen(list);
+            snprintf(list + l, sizeof list - l, "%s%s %s", l ? ", " : "", id, how);
+        }
+    }
+    fprintf(out, "rollup %s: %zu job document(s) differ from their members: %s%s\n", want->id, n, list,
+            n > 3 ? ", ..." : "");
+}
+
 bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *cluster, bool rebuild, size_t *docs,
                       size_t *differ, FILE *out, sa_error_t *error)
 {
@@ -516,8 +914,10 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
             if (found && sa_rolldoc_equal(&want.v[i], &have.v[pos]))
                 continue;
             (*differ)++;
-            if (out)
-                fprintf(out, "rollup %s: %s\n", want.v[i].id, found ? "differs from its job documents" : "missing");
+            if (out && !found)
+                fprintf(out, "rollup %s: missing\n", want.v[i].id);
+            else if (out)
+                print_diff(out, &want.v[i], &have.v[pos]);
         }
         for (size_t i = 0; i < have.n; i++) {
             bool found;

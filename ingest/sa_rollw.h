@@ -48,8 +48,37 @@ const sa_rollw_stats_t *sa_rollw_stats(const sa_rollw_t *w);
  */
 bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_doc, const bson_t *new_doc,
                     bool with_open, sa_error_t *error);
+/* The same with the days (SA_UNSET: the open runs' document) the job's members may be in instead of an old document. */
+bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t ndays,
+                         const bson_t *new_doc, sa_error_t *error);
 /* Writes what was staged. */
 bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error);
+
+/*
+ * The journal (document "<cluster>:pending" of the rollups collection) makes a kill
+ * between a batch's job writes and its rollup flush harmless: before the batch is
+ * written, each job that will be written is journaled with the days (and the open runs'
+ * document) its members are in now, that is, of the document it replaces; after the
+ * flush the batch leaves the journal. A run that finds a batch of a dead writer (this
+ * host, a pid no longer alive; any writer after an hour) reads those jobs again and
+ * stages them with the journaled days, so their members leave the days they no longer
+ * touch.
+ */
+/* Adds job document id to the batch to journal, with the days old_doc (NULL: none) contributes to. */
+bool sa_rollw_journal_add(sa_rollw_t *w, const char *id, const bson_t *old_doc, sa_error_t *error);
+/* Adds job document id with the open runs' document alone (a job about to be marked vanished). */
+bool sa_rollw_journal_add_open(sa_rollw_t *w, const char *id, sa_error_t *error);
+/* Writes the jobs added since the last call as one batch of the journal (nothing when none). */
+bool sa_rollw_journal_write(sa_rollw_t *w, sa_error_t *error);
+/* After the flush: removes this writer's batches from the journal. */
+bool sa_rollw_journal_done(sa_rollw_t *w, sa_error_t *error);
+/*
+ * Restages the jobs of the batches dead writers left in the journal (jobs, superseded:
+ * the collections their documents are in), flushes and removes those batches. *jobs
+ * (may be NULL) counts the jobs restaged.
+ */
+bool sa_rollw_recover(sa_rollw_t *w, mongoc_collection_t *jobs, mongoc_collection_t *superseded, size_t *njobs,
+                      sa_error_t *error);
 
 /*
  * Recomputes every rollup document of the cluster from the job documents of jobs and

@@ -668,6 +668,17 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "built the usage rollups of %s from its job documents: %zu day(s)", r->c->cluster, moved);
+    if (!sa_archive_rollups_recover(r->archive, r->c->cluster, &moved, &err)) {
+        sa_archive_confirm_unreachable(r->archive, &err);
+        if (err.domain == SA_ERR_UNREACHABLE)
+            r->unreachable = true;
+        else
+            note_failure(r, &err);
+        lose_archive(r);
+        return;
+    }
+    if (moved)
+        sa_log(SA_LOG_INFO, "rollups: %zu job(s) of an interrupted run restaged", moved);
     r->cache = sa_jobcache_open(r->c->job_cache, &err);
     if (!r->cache) {
         sa_log(SA_LOG_WARN, "%s; going on without the job cache (every changed job is read back)", err.message);
@@ -930,7 +941,7 @@ sa_run_result_t sa_run_rollup(const sa_run_opts_t *o, bool rebuild, size_t *diff
         return SA_RUN_FAILED;
     open_stores(&r, &cache_rebuilt);
     if (r.archive) {
-        if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, &docs, differ, stdout, error)) {
+        if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, &docs, differ, stderr, error)) {
             result = SA_RUN_OK;
             sa_log(SA_LOG_INFO, "rollups of %s: %zu document(s), %zu %s", r.c->cluster, docs, *differ,
                    rebuild ? "rewritten" : "differ from the job documents");

@@ -386,14 +386,16 @@ static bool translate(sa_rolldoc_t *d, const sa_rcontrib_t *c, int64_t day, int6
 }
 
 /*
- * Sets member id (version v) of d to rec[0..n) (owned by d from here; n == 0: the member
- * goes, or a tombstone stays in a document that keeps them), unless d holds the member
- * from a newer version.
+ * Sets member id (version v) of d to rec[0..n) (owned by d from here), unless d holds the
+ * member from a newer version. n == 0: the member leaves, and a tombstone of version v
+ * stays (for SA_ROLLUP_TOMBSTONE_S), so that a put of an older version staged by
+ * another writer before this removal cannot bring it back.
  */
 static bool put_member(sa_rolldoc_t *d, const char *id, int64_t v, int64_t *rec, size_t n, sa_error_t *error)
 {
     bool found;
     size_t pos = member_pos(d, id, &found);
+    int64_t gone = n ? 0 : (int64_t)time(NULL);
 
     if (found && d->m[pos].v > v) {
         free(rec);
@@ -406,20 +408,13 @@ static bool put_member(sa_rolldoc_t *d, const char *id, int64_t v, int64_t *rec,
             return true;
         }
         free(m->rec);
-        if (!n && !d->tombstones) {
-            free(m->id);
-            memmove(&d->m[pos], &d->m[pos + 1], (d->nm - pos - 1) * sizeof *d->m);
-            d->nm--;
-        } else {
-            m->rec = rec;
-            m->nrec = n;
-            m->v = v;
-        }
+        m->rec = rec;
+        m->nrec = n;
+        m->v = v;
+        m->gone_at = gone;
         d->changed = true;
         return true;
     }
-    if (!n && !d->tombstones)
-        return true;
     if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64)) {
         free(rec);
         return oom(error);
@@ -428,6 +423,7 @@ static bool put_member(sa_rolldoc_t *d, const char *id, int64_t v, int64_t *rec,
     d->m[pos].rec = rec;
     d->m[pos].nrec = n;
     d->m[pos].v = v;
+    d->m[pos].gone_at = gone;
     if (!(d->m[pos].id = strdup(id))) {
         memmove(&d->m[pos], &d->m[pos + 1], (d->nm - pos) * sizeof *d->m);
         free(rec);
@@ -667,9 +663,13 @@ static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
     char *ids;
     uint8_t *m, *p;
 
+    int64_t expired = (int64_t)time(NULL) - SA_ROLLUP_TOMBSTONE_S;
+
     for (size_t i = 0; i < d->nm; i++) {
+        if (!d->m[i].nrec && d->m[i].gone_at < expired)
+            continue;
         idlen += strlen(d->m[i].id) + 1;
-        nval += 2 + d->m[i].nrec * SA_RR_NF;
+        nval += 3 + d->m[i].nrec * SA_RR_NF;
     }
     ids = malloc(idlen + 1);
     m = malloc(nval * 8 + 1);
@@ -682,11 +682,14 @@ static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
     idlen = 0;
     for (size_t i = 0; i < d->nm; i++) {
         size_t l = strlen(d->m[i].id) + 1;
+        if (!d->m[i].nrec && d->m[i].gone_at < expired)
+            continue; /* a tombstone past its time */
         memcpy(ids + idlen, d->m[i].id, l);
         idlen += l;
         put_le(p, d->m[i].v);
         put_le(p + 8, (int64_t)d->m[i].nrec);
-        p += 16;
+        put_le(p + 16, d->m[i].gone_at);
+        p += 24;
         for (size_t r = 0; r < d->m[i].nrec; r++) {
             const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
             for (int f = 0; f < SA_RR_NF; f++) {
@@ -875,20 +878,23 @@ static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, co
         size_t l = strnlen(id, idlen - ip);
         int64_t v, n;
         sa_rmember_t *x;
-        if (l == idlen - ip || mlen - mp < 16)
+        int64_t gone;
+        if (l == idlen - ip || mlen - mp < 24)
             return bad(error, d->id, "members cut short");
         v = get_le(m + mp);
         n = get_le(m + mp + 8);
-        mp += 16;
-        if (n <= 0 || (uint64_t)n > (mlen - mp) / (8 * SA_RR_NF))
+        gone = get_le(m + mp + 16);
+        mp += 24;
+        if (n < 0 || (uint64_t)n > (mlen - mp) / (8 * SA_RR_NF) || (n == 0) != (gone > 0))
             return bad(error, d->id, "a member's record count is out of range");
         if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64))
             return oom(error);
         x = &d->m[d->nm];
         x->v = v;
+        x->gone_at = gone;
         x->nrec = (size_t)n;
         x->id = strdup(id);
-        x->rec = malloc((size_t)n * SA_RR_NF * sizeof *x->rec);
+        x->rec = malloc(((size_t)n ? (size_t)n : 1) * SA_RR_NF * sizeof *x->rec);
         if (!x->id || !x->rec) {
             free(x->id);
             free(x->rec);
@@ -968,12 +974,23 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
 
 /* ---- comparing ------------------------------------------------------------------------------- */
 
+/* The next live member of d from *i (tombstones skipped), or NULL. */
+static const sa_rmember_t *next_live(const sa_rolldoc_t *d, size_t *i)
+{
+    while (*i < d->nm && d->m[*i].nrec == 0)
+        (*i)++;
+    return *i < d->nm ? &d->m[(*i)++] : NULL;
+}
+
 bool sa_rolldoc_equal(const sa_rolldoc_t *a, const sa_rolldoc_t *b)
 {
-    if (a->nm != b->nm || a->day != b->day)
+    size_t i = 0, j = 0;
+    if (a->day != b->day)
         return false;
-    for (size_t i = 0; i < a->nm; i++) {
-        const sa_rmember_t *x = &a->m[i], *y = &b->m[i];
+    for (;;) {
+        const sa_rmember_t *x = next_live(a, &i), *y = next_live(b, &j);
+        if (!x || !y)
+            return !x && !y;
         if (strcmp(x->id, y->id) != 0 || x->v != y->v || x->nrec != y->nrec)
             return false;
         for (size_t r = 0; r < x->nrec; r++) {
@@ -991,5 +1008,4 @@ bool sa_rolldoc_equal(const sa_rolldoc_t *a, const sa_rolldoc_t *b)
             }
         }
     }
-    return true;
 }

@@ -49,6 +49,8 @@
 #define SA_DAY 86400
 /* A run counts at most this many days (an end years after the start is a broken record). */
 #define SA_ROLLUP_MAX_DAYS 3660
+/* How long a removed member's tombstone stays (longer than any writer stages before it flushes). */
+#define SA_ROLLUP_TOMBSTONE_S 3600
 /* The last day a rollup _id can name (9999-12-31). */
 #define SA_ROLLUP_LAST_DAY 253402214400LL
 
@@ -87,10 +89,11 @@ typedef struct {
 
 /* One job document's records in a rollup document. */
 typedef struct {
-    char *id;     /* the job document's _id */
-    int64_t v;    /* its _v */
-    int64_t *rec; /* nrec x SA_RR_NF */
-    size_t nrec;
+    char *id;       /* the job document's _id */
+    int64_t v;      /* its _v */
+    int64_t *rec;   /* nrec x SA_RR_NF */
+    size_t nrec;    /* 0: a tombstone (the job left this document at version v) */
+    int64_t gone_at; /* a tombstone's time (epoch s), else 0 */
 } sa_rmember_t;
 
 /* The sums of one row (rows[] of a rollup document). */
@@ -129,7 +132,6 @@ typedef struct {
     size_t nrended, rendedcap;
     bool has_rows, has_members; /* what the query returned */
     bool changed;
-    bool tombstones;   /* a member without records stays (staged removals: sa_rollw) */
 } sa_rolldoc_t;
 
 /* The _id of a cluster's rollup document of the day holding t (day SA_UNSET: the open document). */
@@ -185,8 +187,8 @@ void sa_rollup_projection(bson_t *opts);
 
 /*
  * Sets the member id (version v) of d to the records of c for d's day (none: the member
- * goes), unless d holds that member from a newer version. d->changed says whether
- * anything changed.
+ * goes, leaving a tombstone of version v for SA_ROLLUP_TOMBSTONE_S), unless d holds that
+ * member from a newer version. d->changed says whether anything changed.
  */
 bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontrib_t *c, sa_error_t *error);
 

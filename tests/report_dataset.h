@@ -64,11 +64,15 @@ static int64_t rd_load_dataset(const char *mongo_uri, const char *db, const char
             sa_ingest_env_t env;
             sa_ingest_outcome_t out;
             sa_ingest_stats_t st;
+            size_t built = 0;
             memset(&snap, 0, sizeof snap);
             memset(&env, 0, sizeof env);
             env.archive = a;
             env.sqlite_path = sqlite_file;
             snap.cluster = json_string_value(json_object_get(s, "cluster"));
+            /* as every slurm-ingest run does first: the cluster's rollups are kept from here on */
+            if (!sa_archive_rollups_init(a, snap.cluster, &built, &err))
+                fail_msg("rollups of %s: %s", snap.cluster, err.message);
             snap.at = at + (int64_t)(n * every);
             for (int k = 0; k < SA_IN_COUNT; k++)
                 snap.files[k] = files[k];

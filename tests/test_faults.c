@@ -55,6 +55,7 @@ static struct {
     int faults;
     tu_cmp_t cmp;
     size_t conflicts;
+    size_t rollups_checked; /* archives whose rollups were checked against their documents */
 } total;
 
 /* ---- inputs and runs ------------------------------------------------------------------------- */
@@ -307,6 +308,26 @@ static const ref_t *reference(const char *plan)
     return r;
 }
 
+/*
+ * The box's usage rollups equal the ones recomputed from its job documents (`slurm-ingest
+ * rollup` exits 0): with the documents equal to an uninterrupted run's, so are the rollups.
+ */
+static void rollups_ok(const tu_box_t *b, const char *what)
+{
+    static const char *const args[] = {"rollup", NULL};
+    char *err = NULL;
+    tu_box_t v = *b;
+    int rc;
+
+    v.bin = SA_INGEST_BIN; /* not the faults binary */
+    rc = tu_box_run(&v, args, NULL, &err);
+    if (rc != 0)
+        fail_msg("%s: the rollups differ from the job documents (slurm-ingest rollup exited %d: %s)", what, rc,
+                 err ? err : "");
+    free(err);
+    total.rollups_checked++;
+}
+
 /* Compares a box's archive (and time series when with_ts) with the reference of plan. */
 static void compare(const tu_box_t *b, bool own_server, const char *plan, bool with_ts, const char *what)
 {
@@ -336,6 +357,7 @@ static void compare(const tu_box_t *b, bool own_server, const char *plan, bool w
     json_decref(got);
     if (own_server)
         mongoc_client_destroy(c);
+    rollups_ok(b, what);
     printf("  %-58s %zu documents equal\n", what, one.compared);
     fflush(stdout);
 }
@@ -560,8 +582,8 @@ static void test_mongo_killed_mid_bulk(void **state)
 
 static void test_kill_points(void **state)
 {
-    static const char *const points[] = {"kept", "tsdb-commit", "mongo-write:1", "mongo-write:2", "before-watermark",
-                                         "before-drop"};
+    static const char *const points[] = {"kept", "tsdb-commit", "mongo-write:1", "mongo-write:2", "rollup-write",
+                                         "before-watermark", "before-drop"};
     (void)state;
 
     if (!SA_FAULTS_BIN[0]) {
@@ -779,6 +801,7 @@ static void test_two_writers(void **state)
                  "/tmp/sa-faults-two-writers.json)", json_string_value(json_object_get(g, "_id")));
     }
     total.cmp.compared += agree + ordered;
+    rollups_ok(&w1, "two writers");
     conflicts = (size_t)tu_sum(client, w1.db, "ingest_runs", "counts.conflicts");
     total.conflicts += conflicts;
     printf("  %-58s %zu documents equal, %zu order-dependent ones equal to one order; %zu conflicts retried\n",
@@ -931,8 +954,9 @@ static int teardown(void **state)
     }
     tu_rm_rf(data);
     printf("fault matrix: %d faults injected, %zu documents compared, lost %zu, duplicated %zu (other differences %zu; "
-           "%zu write conflicts retried)\n",
-           total.faults, total.cmp.compared, total.cmp.lost, total.cmp.duplicated, total.cmp.differ, total.conflicts);
+           "%zu write conflicts retried; rollups equal to their documents in %zu archives)\n",
+           total.faults, total.cmp.compared, total.cmp.lost, total.cmp.duplicated, total.cmp.differ, total.conflicts,
+           total.rollups_checked);
     return 0;
 }
 
