@@ -11,12 +11,15 @@
  */
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
@@ -783,7 +786,9 @@ static int run_cli(const char *const *args, char **out, char **err)
     size_t n = 0;
     char *env[2];
     int rc;
-    argv[n++] = (char *)SA_REPORT_BIN;
+    /* SA_TEST_REPORT_BIN runs the cases against another build (an older one, to see a case fail) */
+    argv[n++] = (char *)(getenv("SA_TEST_REPORT_BIN") && *getenv("SA_TEST_REPORT_BIN") ? getenv("SA_TEST_REPORT_BIN")
+                                                                                       : SA_REPORT_BIN);
     for (; *args && n < 31; args++)
         argv[n++] = (char *)*args;
     argv[n] = NULL;
@@ -1165,6 +1170,105 @@ static void test_tables_fit(void **state)
     free(alloc);
 }
 
+/* ---- what a careful admin trips on (issue 22) ------------------------------------------------ */
+
+/* Makes dir/name a directory holding one file, modified `age` seconds ago. */
+static void plant_dir(const char *dir, const char *name, time_t age)
+{
+    char *p = sa_rprintf("%s/%s", dir, name), *f = sa_rprintf("%s/%s/index.html", dir, name);
+    struct timespec ts[2];
+    FILE *fp;
+    assert_int_equal(mkdir(p, 0755), 0);
+    assert_non_null(fp = fopen(f, "w"));
+    fputs("half a site\n", fp);
+    fclose(fp);
+    ts[0].tv_sec = ts[1].tv_sec = time(NULL) - age;
+    ts[0].tv_nsec = ts[1].tv_nsec = 0;
+    assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+    free(p);
+    free(f);
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+    char *p = sa_rprintf("%s/%s", dir, name);
+    struct stat st;
+    bool there = lstat(p, &st) == 0;
+    free(p);
+    return there;
+}
+
+/*
+ * A killed `slurm-report site DIR` leaves the site it was building in DIR.new-*, and
+ * used to leave it for good. The name now carries the builder's pid: the next run
+ * removes those whose pid is gone, and those of older versions (DIR.new-XXXXXX, no pid)
+ * untouched for a day; a live builder's, a fresh one of an older version, a link and
+ * other names stay.
+ */
+static void test_site_leftovers(void **state)
+{
+    char tmp[64] = "/tmp/sa-test-siteleft-XXXXXX", *site, *out = NULL, *err = NULL, dead_name[64], live_name[64];
+    char *outside, *link;
+    pid_t dead;
+    int rc;
+    (void)state;
+
+    assert_non_null(mkdtemp(tmp));
+    site = sa_rprintf("%s/site", tmp);
+    /* a pid that ran and is gone */
+    dead = fork();
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    assert_int_equal(waitpid(dead, NULL, 0), dead);
+    snprintf(dead_name, sizeof dead_name, "site.new-%ld-Ab12Cd", (long)dead);
+    snprintf(live_name, sizeof live_name, "site.new-%ld-Ef34Gh", (long)getpid());
+    plant_dir(tmp, dead_name, 0);
+    plant_dir(tmp, live_name, 0);
+    plant_dir(tmp, "site.new-Xy56Zw", 2 * 86400); /* an older version's, two days old */
+    plant_dir(tmp, "site.new-Fresh1", 0);          /* an older version's, maybe still building */
+    plant_dir(tmp, "site.old", 2 * 86400);
+    outside = sa_rprintf("%s/outside", tmp);
+    link = sa_rprintf("%s/site.new-1-Li99nk", tmp); /* pid 1 runs; a link is never a leftover anyway */
+    plant_dir(tmp, "outside", 0);
+    assert_int_equal(symlink(outside, link), 0);
+    {
+        const char *args[] = {"site", site, "--db", db_name, "--sqlite", sqlite_path, "--now",
+                              "2026-10-01T08:30:00Z", "--months", "1", NULL};
+        rc = run_cli(args, &out, &err);
+    }
+    if (rc != 0)
+        fail_msg("slurm-report site: exit %d: %s", rc, err);
+    assert_true(exists_in(tmp, "site/index.html"));
+    if (exists_in(tmp, dead_name) || exists_in(tmp, "site.new-Xy56Zw"))
+        fail_msg("slurm-report site left what killed runs left beside %s: %s%s", site,
+                 exists_in(tmp, dead_name) ? dead_name : "", exists_in(tmp, "site.new-Xy56Zw") ? " site.new-Xy56Zw" : "");
+    assert_true(exists_in(tmp, live_name));
+    assert_true(exists_in(tmp, "site.new-Fresh1/index.html"));
+    assert_true(exists_in(tmp, "site.old/index.html"));
+    assert_true(exists_in(tmp, "site.new-1-Li99nk"));
+    assert_true(exists_in(tmp, "outside/index.html"));
+    /* the site's own temporary directory is gone too */
+    {
+        char *again = sa_rprintf("rm -rf '%s'", tmp);
+        int n = 0;
+        DIR *d = opendir(tmp);
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL)
+            n += strncmp(de->d_name, "site.new-", 9) == 0;
+        if (d)
+            closedir(d);
+        assert_int_equal(n, 3); /* live, Fresh1, the link: nothing of this run */
+        assert_int_equal(system(again), 0);
+        free(again);
+    }
+    free(out);
+    free(err);
+    free(outside);
+    free(link);
+    free(site);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1183,6 +1287,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_mistakes),
         cmocka_unit_test(test_cli_output_mode),
         cmocka_unit_test(test_tables_fit),
+        cmocka_unit_test(test_site_leftovers),
     };
     int rc;
 
@@ -1192,6 +1297,8 @@ int main(int argc, char **argv)
     if (!client)
         return 77;
     uri = getenv("SLURM_TEST_MONGO_URI");
+    if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
+        cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
     rc = cmocka_run_group_tests_name("report", tests, group_setup, group_teardown);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
