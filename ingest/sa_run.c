@@ -606,12 +606,36 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
 
 /* ---- the pieces every entry point shares ---------------------------------------------------- */
 
+/*
+ * The time series' directory must not be writable by other users either: there, another
+ * user could plant a link (or the -wal and -shm files) where the time series goes. A
+ * missing directory is left to the open, which then fails the time series (exit 6).
+ */
+static bool check_sqlite_dir(const sa_ingest_config_t *c, sa_error_t *error)
+{
+    struct stat st;
+    char *parent;
+    bool ok = true;
+
+    if (!c->sqlite)
+        return true;
+    if (!(parent = sa_parent_of(c->sqlite))) {
+        sa_error_nomem(error);
+        return false;
+    }
+    if (lstat(parent, &st) == 0)
+        ok = sa_dir_is_private(parent, "the directory of sqlite", error);
+    free(parent);
+    return ok;
+}
+
 /* The directories slurm-ingest writes must be its own: made if missing, refused if others can write them. */
 static bool check_dirs(const sa_ingest_config_t *c, bool spool, sa_error_t *error)
 {
     return sa_private_dir(c->lock_dir, "lock-dir", error) &&
            (!spool || sa_private_dir(c->spool_dir, "spool-dir", error)) &&
-           (!spool || !c->archive_dir || sa_private_dir(c->archive_dir, "archive-dir", error));
+           (!spool || !c->archive_dir || sa_private_dir(c->archive_dir, "archive-dir", error)) &&
+           check_sqlite_dir(c, error);
 }
 
 static sa_lock_t *take_lock(const sa_ingest_config_t *c, sa_error_t *error)

@@ -913,6 +913,60 @@ static void test_planted_symlink(void **state)
     box_done(&b);
 }
 
+/*
+ * Issue 22: --sqlite followed a planted link. As root, with the time series in a 1777
+ * directory where another user made it a link to a root-only SQLite file, a snapshot was
+ * written into that file. Its directory is now checked like the others (exit 2 before
+ * any Slurm command), and a link in a private directory is never opened (exit 6, the
+ * snapshot stays in the spool).
+ */
+static void test_planted_sqlite_link(void **state)
+{
+    tu_box_t b;
+    char *err = NULL, victim[400], opt[500], *before, *after;
+    const char *more[] = {opt, NULL};
+    struct stat st;
+    (void)state;
+
+    box_new(&b, "sqlitelink");
+    mkdir(tu_box_path(&b, "private"), 0700);
+    snprintf(victim, sizeof victim, "%s/private/victim.sqlite", b.dir);
+    snprintf(opt, sizeof opt, "--sqlite=%s", victim);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:28:00Z", more, env_a, &err), SA_EXIT_OK, err);
+    free(err);
+    before = tu_tsdb_dump(victim);
+    /* a directory every user can write (as /tmp), the time series a link planted there */
+    mkdir(tu_box_path(&b, "public"), 0750);
+    chmod(tu_box_path(&b, "public"), 01777);
+    assert_int_equal(symlink(victim, tu_box_path(&b, "public/ts.db")), 0);
+    snprintf(opt, sizeof opt, "--sqlite=%s/public/ts.db", b.dir);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:30:00Z", more, env_b, &err), SA_EXIT_USAGE, err);
+    assert_non_null(strstr(err, "sqlite"));
+    assert_non_null(strstr(err, "writable by other users"));
+    assert_true(strchr(err, '\n') == err + strlen(err) - 1); /* one line */
+    free(err);
+    assert_int_equal(count_lines(tu_box_path(&b, "squeue.argv")), 1); /* refused before any Slurm command */
+    /* a link in a directory of ours is not opened either */
+    mkdir(tu_box_path(&b, "mine"), 0750);
+    assert_int_equal(symlink(victim, tu_box_path(&b, "mine/ts.db")), 0);
+    snprintf(opt, sizeof opt, "--sqlite=%s/mine/ts.db", b.dir);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:31:00Z", more, env_b, &err), SA_EXIT_SQLITE, err);
+    assert_non_null(strstr(err, "mine/ts.db: is a symbolic link: refused"));
+    free(err);
+    after = tu_tsdb_dump(victim);
+    assert_string_equal(before, after);
+    assert_int_equal(lstat(tu_box_path(&b, "mine/ts.db"), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(spooled(&b), 1); /* nothing lost: the snapshot waits for a usable time series */
+    snprintf(opt, sizeof opt, "--sqlite=%s/mine/real.db", b.dir);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:32:00Z", more, env_b, &err), SA_EXIT_OK, err);
+    free(err);
+    assert_int_equal(spooled(&b), 0);
+    free(before);
+    free(after);
+    box_done(&b);
+}
+
 static void test_other_users_files(void **state)
 {
     tu_box_t b;
@@ -1234,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_server_limits),
         cmocka_unit_test(test_unsafe_dirs),
         cmocka_unit_test(test_planted_symlink),
+        cmocka_unit_test(test_planted_sqlite_link),
         cmocka_unit_test(test_other_users_files),
         cmocka_unit_test(test_sqlite_corrupt),
         cmocka_unit_test(test_sqlite_readonly),

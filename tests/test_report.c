@@ -1269,6 +1269,20 @@ static void test_site_leftovers(void **state)
     free(site);
 }
 
+/* The time series is never read through a symbolic link (issue 22): one line, exit 6, whatever it points at. */
+static void test_sqlite_link_refused(void **state)
+{
+    char *link = sa_rprintf("%s.link", sqlite_path);
+    const char *args[] = {"utilization", "--sqlite", link, "--month", "2026-09", NULL};
+    (void)state;
+
+    unlink(link);
+    assert_int_equal(symlink(sqlite_path, link), 0);
+    expect_one_line_error(args, 6, "is a symbolic link: refused");
+    unlink(link);
+    free(link);
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1288,6 +1302,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_output_mode),
         cmocka_unit_test(test_tables_fit),
         cmocka_unit_test(test_site_leftovers),
+        cmocka_unit_test(test_sqlite_link_refused),
     };
     int rc;
 
