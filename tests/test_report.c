@@ -11,13 +11,17 @@
  */
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -1283,6 +1287,65 @@ static void test_sqlite_link_refused(void **state)
     free(link);
 }
 
+/*
+ * Every slurm-report made /dev/shm/mongoc-<pid> (libmongoc initialises itself before
+ * main): a killed one left it, and a later process of the same pid printed libmongoc's
+ * "Falling back to malloc for counters." (issue 22).
+ */
+static void test_no_mongoc_shm(void **state)
+{
+    char *env[2], *err = NULL, path[64];
+    char *usage[] = {(char *)SA_REPORT_BIN, (char *)"usage", (char *)"--db", db_name, (char *)"--sqlite", sqlite_path,
+                     (char *)"--now", (char *)"2026-10-01T08:30:00Z", (char *)"--month", (char *)"2026-09", NULL};
+    char *health[] = {(char *)SA_REPORT_BIN, (char *)"health", NULL};
+    struct sockaddr_in sa;
+    socklen_t salen = sizeof sa;
+    int lfd, in, rc;
+    long pid;
+    bool left;
+    (void)state;
+
+    if (access("/dev/shm", W_OK) != 0) {
+        printf("SKIP: /dev/shm is not writable here: libmongoc makes no counters file to look for\n");
+        skip();
+    }
+    if (getenv("SA_TEST_REPORT_BIN") && *getenv("SA_TEST_REPORT_BIN"))
+        usage[0] = health[0] = getenv("SA_TEST_REPORT_BIN");
+    /* a file of the same pid already there: no warning */
+    env[0] = sa_rprintf("SLURM_REPORT_MONGO_URI=%s", uri);
+    env[1] = NULL;
+    rc = tu_run_stale_shm(usage, env, &err);
+    if (rc != 0 || strstr(err, "mongoc"))
+        fail_msg("slurm-report usage with /dev/shm/mongoc-<its pid> there: exit %d, stderr '%s'", rc, err);
+    free(err);
+    free(env[0]);
+    /* a report waiting for a server that never answers has no counters file, and leaves none when killed */
+    lfd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &salen), 0);
+    env[0] = sa_rprintf("SLURM_REPORT_MONGO_URI=mongodb://127.0.0.1:%d/?serverSelectionTimeoutMS=30000&"
+                        "connectTimeoutMS=30000&socketTimeoutMS=30000", ntohs(sa.sin_port));
+    pid = tu_start_sleeping(health, env, &in);
+    if (pid < 0)
+        fail_msg("slurm-report health never waited for the silent server");
+    left = tu_mongoc_shm_exists(pid);
+    kill((pid_t)pid, SIGKILL);
+    waitpid((pid_t)pid, NULL, 0);
+    close(in);
+    close(lfd);
+    free(env[0]);
+    left = tu_mongoc_shm_exists(pid) || left;
+    snprintf(path, sizeof path, "/dev/shm/mongoc-%ld", pid);
+    if (left) {
+        unlink(path);
+        fail_msg("slurm-report (pid %ld) made %s, and left it when killed", pid, path);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1303,6 +1366,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_tables_fit),
         cmocka_unit_test(test_site_leftovers),
         cmocka_unit_test(test_sqlite_link_refused),
+        cmocka_unit_test(test_no_mongoc_shm),
     };
     int rc;
 
