@@ -1233,7 +1233,7 @@ static void test_site_leftovers(void **state)
     plant_dir(tmp, "site.new-Fresh1", 0);          /* an older version's, maybe still building */
     plant_dir(tmp, "site.old", 2 * 86400);
     outside = sa_rprintf("%s/outside", tmp);
-    link = sa_rprintf("%s/site.new-1-Li99nk", tmp); /* pid 1 runs; a link is never a leftover anyway */
+    link = sa_rprintf("%s/site.new-%ld-Li99nk", tmp, (long)dead); /* a link is never a leftover */
     plant_dir(tmp, "outside", 0);
     assert_int_equal(symlink(outside, link), 0);
     {
@@ -1250,7 +1250,7 @@ static void test_site_leftovers(void **state)
     assert_true(exists_in(tmp, live_name));
     assert_true(exists_in(tmp, "site.new-Fresh1/index.html"));
     assert_true(exists_in(tmp, "site.old/index.html"));
-    assert_true(exists_in(tmp, "site.new-1-Li99nk"));
+    assert_true(exists_in(tmp, strrchr(link, '/') + 1));
     assert_true(exists_in(tmp, "outside/index.html"));
     /* the site's own temporary directory is gone too */
     {
