@@ -22,6 +22,7 @@
 #include "sa_config.h"
 #include "sa_exit.h"
 #include "sa_log.h"
+#include "sa_mongo.h"
 #include "sa_parse.h"
 #include "sa_run.h"
 #include "sa_strings.h"
@@ -233,6 +234,9 @@ static int configure(const char *config_path, const char *const table_values[], 
     return SA_EXIT_OK;
 }
 
+/* MONGOC_DISABLE_SHM before libmongoc's own initialisation: see sa_mongo_preinit */
+SA_MONGO_PREINIT;
+
 int main(int argc, char **argv)
 {
     static const struct option fixed[] = {
@@ -267,6 +271,7 @@ int main(int argc, char **argv)
     /* captures, spool, cache and time series are never readable by every user, whatever the caller's umask */
     umask(umask(0) | S_IRWXO);
     sa_error_install_allocators("slurm-ingest");
+    sa_mongo_init(); /* even for --dump: libmongoc is initialised whatever the run does */
     sa_log_set_program("slurm-ingest");
     if (nfixed + sa_ingest_noptions + 1 > sizeof longopts / sizeof longopts[0] ||
         sa_ingest_noptions > sizeof table_values / sizeof table_values[0])

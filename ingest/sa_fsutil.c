@@ -256,8 +256,8 @@ bool sa_rm_tree(const char *path)
     return rm_at(AT_FDCWD, path);
 }
 
-/* Sum of the blocks under a directory (dirfd-relative). */
-static uint64_t size_at(int parent, const char *name)
+/* Sum of the blocks under a directory (dirfd-relative), without entries named skip* (NULL: none). */
+static uint64_t size_at(int parent, const char *name, const char *skip)
 {
     struct stat st;
     uint64_t total = 0;
@@ -277,8 +277,10 @@ static uint64_t size_at(int parent, const char *name)
         return total;
     }
     while ((de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-            total += size_at(dirfd(d), de->d_name);
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+            (skip && strncmp(de->d_name, skip, strlen(skip)) == 0))
+            continue;
+        total += size_at(dirfd(d), de->d_name, skip);
     }
     closedir(d);
     return total;
@@ -286,5 +288,10 @@ static uint64_t size_at(int parent, const char *name)
 
 uint64_t sa_tree_size(const char *path)
 {
-    return size_at(AT_FDCWD, path);
+    return size_at(AT_FDCWD, path, NULL);
+}
+
+uint64_t sa_tree_size_skip(const char *path, const char *skip)
+{
+    return size_at(AT_FDCWD, path, skip);
 }

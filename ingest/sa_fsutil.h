@@ -61,4 +61,7 @@ bool sa_rm_tree(const char *path);
 /* Bytes used by a directory tree (blocks allocated), not following symbolic links. */
 uint64_t sa_tree_size(const char *path);
 
+/* The same, without the entries (at any depth) whose name starts with skip (and what they hold). */
+uint64_t sa_tree_size_skip(const char *path, const char *skip);
+
 #endif

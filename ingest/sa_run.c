@@ -190,13 +190,17 @@ static bool capture_command(run_t *r, sa_snapshot_txn_t *t, int kind, const char
     return ok;
 }
 
-/* Room left in the cluster's spool under spool-max, and the capture cap that gives. */
+/*
+ * Room left in the cluster's spool under spool-max, and the capture cap that gives. What
+ * a killed run left half written (".new-*") is not counted: the run removed it already
+ * (sweep_spool), or it could not and says so.
+ */
 static uint64_t capture_cap(run_t *r)
 {
     char *cdir = NULL;
     uint64_t used = 0, room, cap = (uint64_t)r->c->max_output;
     if (asprintf(&cdir, "%s/%s", r->c->spool_dir, r->c->cluster) >= 0) {
-        used = sa_tree_size(cdir);
+        used = sa_tree_size_skip(cdir, SA_SNAP_TMP_PREFIX);
         free(cdir);
     }
     room = (uint64_t)r->c->spool_max > used ? (uint64_t)r->c->spool_max - used : 0;
@@ -602,12 +606,36 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
 
 /* ---- the pieces every entry point shares ---------------------------------------------------- */
 
+/*
+ * The time series' directory must not be writable by other users either: there, another
+ * user could plant a link (or the -wal and -shm files) where the time series goes. A
+ * missing directory is left to the open, which then fails the time series (exit 6).
+ */
+static bool check_sqlite_dir(const sa_ingest_config_t *c, sa_error_t *error)
+{
+    struct stat st;
+    char *parent;
+    bool ok = true;
+
+    if (!c->sqlite)
+        return true;
+    if (!(parent = sa_parent_of(c->sqlite))) {
+        sa_error_nomem(error);
+        return false;
+    }
+    if (lstat(parent, &st) == 0)
+        ok = sa_dir_is_private(parent, "the directory of sqlite", error);
+    free(parent);
+    return ok;
+}
+
 /* The directories slurm-ingest writes must be its own: made if missing, refused if others can write them. */
 static bool check_dirs(const sa_ingest_config_t *c, bool spool, sa_error_t *error)
 {
     return sa_private_dir(c->lock_dir, "lock-dir", error) &&
            (!spool || sa_private_dir(c->spool_dir, "spool-dir", error)) &&
-           (!spool || !c->archive_dir || sa_private_dir(c->archive_dir, "archive-dir", error));
+           (!spool || !c->archive_dir || sa_private_dir(c->archive_dir, "archive-dir", error)) &&
+           check_sqlite_dir(c, error);
 }
 
 static sa_lock_t *take_lock(const sa_ingest_config_t *c, sa_error_t *error)
@@ -769,8 +797,26 @@ static bool run_init(run_t *r, const sa_run_opts_t *o, sa_error_t *error)
 }
 
 /*
+ * Removes the half-written snapshots (".new-*") a killed run left in the spool. Called
+ * with the cluster's lock held: every writer of the spool holds it, so their writers are
+ * gone. A failure is logged and the run goes on (spool-max does not count them).
+ */
+static void sweep_spool(const sa_ingest_config_t *c)
+{
+    sa_error_t err;
+    size_t removed = 0;
+
+    if (!sa_snapshot_sweep(c->spool_dir, c->cluster, &removed, &err))
+        sa_log(SA_LOG_WARN, "%s", err.message);
+    if (removed)
+        sa_log(SA_LOG_INFO, "removed %zu half-written snapshot(s) that a killed run left in %s/%s", removed,
+               c->spool_dir, c->cluster);
+}
+
+/*
  * What every entry point does first: the run's state, its directories (private),
- * the cluster's lock. NULL (nothing held) on failure.
+ * the cluster's lock, and (spool) what a killed run left half written in the spool.
+ * NULL (nothing held) on failure.
  */
 static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_error_t *error)
 {
@@ -785,6 +831,8 @@ static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_err
     if (!lock) {
         free(r->setaside_dir);
         sa_ingest_stats_clear(&r->st);
+    } else if (spool) {
+        sweep_spool(r->c);
     }
     return lock;
 }

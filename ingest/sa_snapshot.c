@@ -27,7 +27,7 @@ const char *sa_snap_kind_name(int kind)
 
 struct sa_snapshot_txn {
     char *parent;             /* DIR/<cluster> (or a rejected/ folder) */
-    char *tmp;                /* parent/.new-XXXXXX */
+    char *tmp;                /* parent/.new-<time>-XXXXXX (SA_SNAP_TMP_PREFIX) */
     int64_t at;
     int fd[SA_SNAP_KINDS];    /* -1 when closed or absent */
     bool present[SA_SNAP_KINDS];
@@ -61,7 +61,7 @@ static sa_snapshot_txn_t *begin_in(const char *parent, int64_t at, sa_error_t *e
         sa_error_set(error, SA_ERR_USAGE, EINVAL, "capture time %lld is outside 1970..9999", (long long)at);
         goto fail;
     }
-    if (!(t->parent = strdup(parent)) || asprintf(&t->tmp, "%s/.new-%s-XXXXXX", parent, ts) < 0) {
+    if (!(t->parent = strdup(parent)) || asprintf(&t->tmp, "%s/" SA_SNAP_TMP_PREFIX "%s-XXXXXX", parent, ts) < 0) {
         t->tmp = NULL;
         sa_error_nomem(error);
         goto fail;
@@ -360,6 +360,77 @@ void sa_snapshot_abort(sa_snapshot_txn_t *t)
     free(t->reason);
     json_decref(t->meta);
     free(t);
+}
+
+/* Removes the ".new-*" directories of this user directly under parent; counts them in *removed. */
+static bool sweep_in(const char *parent, size_t *removed, sa_error_t *error)
+{
+    DIR *d = opendir(parent);
+    struct dirent *de;
+    bool ok = true;
+    size_t before = *removed;
+
+    if (!d) {
+        if (errno == ENOENT)
+            return true;
+        sa_error_set(error, SA_ERR_IO, errno, "cannot read directory %s: %s", parent, strerror(errno));
+        return false;
+    }
+    while ((de = readdir(d)) != NULL) {
+        struct stat st;
+        char *p = NULL;
+        if (strncmp(de->d_name, SA_SNAP_TMP_PREFIX, strlen(SA_SNAP_TMP_PREFIX)) != 0 ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid())
+            continue;
+        if (asprintf(&p, "%s/%s", parent, de->d_name) < 0) {
+            sa_error_nomem(error);
+            ok = false;
+            break;
+        }
+        if (sa_rm_tree(p)) {
+            (*removed)++;
+        } else if (ok) {
+            sa_error_set(error, SA_ERR_IO, errno, "cannot remove %s: %s", p, strerror(errno));
+            ok = false;
+        }
+        free(p);
+    }
+    closedir(d);
+    if (*removed > before && !sa_fsync_dir(parent) && ok) {
+        sa_error_set(error, SA_ERR_IO, errno, "cannot sync directory %s: %s", parent, strerror(errno));
+        ok = false;
+    }
+    return ok;
+}
+
+bool sa_snapshot_sweep(const char *dir, const char *cluster, size_t *removed, sa_error_t *error)
+{
+    char *cdir = NULL, *rejected = NULL;
+    sa_error_t later;
+    size_t n = 0;
+    bool ok;
+
+    if (removed)
+        *removed = 0;
+    if (!sa_spool_check_names(dir, cluster, error))
+        return false;
+    if (asprintf(&cdir, "%s/%s", dir, cluster) < 0 || asprintf(&rejected, "%s/%s/rejected", dir, cluster) < 0) {
+        free(cdir);
+        sa_error_nomem(error);
+        return false;
+    }
+    ok = sweep_in(cdir, &n, error);
+    if (!sweep_in(rejected, &n, &later) && ok) {
+        if (error)
+            *error = later;
+        ok = false;
+    }
+    free(cdir);
+    free(rejected);
+    if (removed)
+        *removed = n;
+    return ok;
 }
 
 /* ---- reading ------------------------------------------------------------------------ */

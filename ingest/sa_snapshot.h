@@ -70,6 +70,19 @@ bool sa_snapshot_commit(sa_snapshot_txn_t *t, char **path_out, sa_error_t *error
 /* Drops an uncommitted snapshot and frees t. Accepts NULL. */
 void sa_snapshot_abort(sa_snapshot_txn_t *t);
 
+/* How the temporary directory of a snapshot being written starts (".new-<time>-XXXXXX"). */
+#define SA_SNAP_TMP_PREFIX ".new-"
+
+/*
+ * Removes the temporary snapshot directories (".new-*") that a killed run left in
+ * DIR/<cluster> and in its rejected/ folder. Only a run holding the cluster's lock may
+ * call it: every writer of the spool holds that lock, so what it finds there belongs to
+ * a process that is gone. Only directories of this user are removed (a symbolic link or
+ * another user's entry is left alone). *removed (may be NULL) receives how many went.
+ * A directory that cannot be read or removed is an error (SA_ERR_IO); the others still go.
+ */
+bool sa_snapshot_sweep(const char *dir, const char *cluster, size_t *removed, sa_error_t *error);
+
 /* ---- reading ---------------------------------------------------------------------- */
 
 typedef struct {

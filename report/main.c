@@ -468,6 +468,9 @@ static int run(const cli_t *cli, const sa_report_opts_t *o)
     return healthy ? SA_EXIT_OK : SA_EXIT_UNHEALTHY;
 }
 
+/* MONGOC_DISABLE_SHM before libmongoc's own initialisation: see sa_mongo_preinit */
+SA_MONGO_PREINIT;
+
 int main(int argc, char **argv)
 {
     sa_report_opts_t o;

@@ -10,13 +10,16 @@
 #define _GNU_SOURCE /* renameat2 */
 #include "sa_site.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sa_jobview.h"
@@ -876,6 +879,72 @@ static bool swap_in(const char *tmp, const char *dir, sa_error_t *error)
     return true;
 }
 
+/* ---- what killed runs left beside the site ------------------------------------------- */
+
+/* A DIR.new-XXXXXX of a version before the pid was in the name, untouched this long, is a leftover. */
+#define OLD_LEFTOVER_AGE (24 * 3600)
+
+/*
+ * True if the temporary site name's part after "DIR.new-" (rest) is a leftover: a
+ * "<pid>-XXXXXX" whose pid no longer runs (kill says ESRCH; a process of another user
+ * is alive), or an older version's "XXXXXX" (no pid) not modified for OLD_LEFTOVER_AGE.
+ */
+static bool is_leftover(const char *rest, const struct stat *st)
+{
+    char *end;
+    long pid;
+
+    errno = 0;
+    pid = strtol(rest, &end, 10);
+    if (end != rest && *end == '-' && strlen(end + 1) == 6 && errno == 0 && pid > 0 && pid <= INT32_MAX)
+        return (pid_t)pid != getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    return strlen(rest) == 6 && !strchr(rest, '-') && time(NULL) - st->st_mtime > OLD_LEFTOVER_AGE;
+}
+
+/*
+ * Removes what killed runs left beside the site directory dir: the new site is built in
+ * DIR.new-<pid>-XXXXXX (and after the swap the old one is removed from there), so one
+ * whose pid is gone is a leftover (is_leftover). Only directories of this user go; links
+ * and anything else stay. Best effort: what cannot be removed is said on warn.
+ */
+static void sweep_leftovers(const char *dir, FILE *warn)
+{
+    char *copy = strdup(dir), *slash, *base, *prefix = NULL;
+    const char *parent;
+    struct dirent *de;
+    DIR *d = NULL;
+
+    if (!copy)
+        return;
+    for (size_t n = strlen(copy); n > 1 && copy[n - 1] == '/'; n--)
+        copy[n - 1] = '\0';
+    slash = strrchr(copy, '/');
+    parent = !slash ? "." : slash == copy ? "/" : copy;
+    base = slash ? slash + 1 : copy;
+    if (slash && slash != copy)
+        *slash = '\0';
+    if (!*base || !(prefix = sa_rprintf("%s.new-", base)) || !(d = opendir(parent)))
+        goto done;
+    while ((de = readdir(d)) != NULL) {
+        struct stat st;
+        char *path;
+        if (strncmp(de->d_name, prefix, strlen(prefix)) != 0 ||
+            fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode) ||
+            st.st_uid != geteuid() || !is_leftover(de->d_name + strlen(prefix), &st))
+            continue;
+        if (!(path = sa_rprintf("%s/%s", parent, de->d_name)))
+            break;
+        if (nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS) != 0 && warn)
+            fprintf(warn, "slurm-report: %s: cannot remove what a killed run left: %s\n", path, strerror(errno));
+        free(path);
+    }
+done:
+    if (d)
+        closedir(d);
+    free(prefix);
+    free(copy);
+}
+
 /* metrics.prom in the site, and the --textfile (atomically). */
 static bool write_metrics(site_t *s, sa_error_t *error)
 {
@@ -928,7 +997,8 @@ static bool build(site_t *s, sa_error_t *error)
 bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so, FILE *warn, sa_error_t *error)
 {
     site_t s;
-    char *tmpl = sa_rprintf("%s.new-XXXXXX", so->dir);
+    /* the pid in the name says whether its writer still runs (sweep_leftovers) */
+    char *tmpl = sa_rprintf("%s.new-%ld-XXXXXX", so->dir, (long)getpid());
     bool ok = false;
 
     memset(&s, 0, sizeof s);
@@ -939,6 +1009,7 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so, FILE *wa
         sa_error_nomem(error);
         return false;
     }
+    sweep_leftovers(so->dir, warn);
     if (!(s.db = sa_report_connect(o, error)) || !sa_rdb_clusters(s.db, &o->clusters, &s.cl, error))
         goto done;
     if (!(s.c = calloc(s.cl.n + 1, sizeof *s.c))) {

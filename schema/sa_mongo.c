@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 /* The URI's password, kept to scrub it from driver messages (never printed). */
@@ -28,12 +29,46 @@ void sa_mongo_init(void)
     if (initialised)
         return;
     initialised = true;
-    /* no shared-memory counters: a process killed before mongoc_cleanup leaves a
-     * /dev/shm/mongoc-<pid> file behind, and a later process that gets the same pid
-     * prints a warning on stderr */
-    setenv("MONGOC_DISABLE_SHM", "1", 0);
+    /* no shared-memory counters (sa_mongo_preinit): when the program could not be run
+     * again with MONGOC_DISABLE_SHM, libmongoc made /dev/shm/mongoc-<pid> already; its
+     * name goes now, so that a kill leaves nothing behind (the mapping stays) */
+    if (!getenv("MONGOC_DISABLE_SHM")) {
+        char name[32];
+        snprintf(name, sizeof name, "/mongoc-%ld", (long)getpid());
+        shm_unlink(name);
+        setenv("MONGOC_DISABLE_SHM", "1", 0);
+    }
     mongoc_log_set_handler(quiet_log, NULL);
     mongoc_init();
+}
+
+#define PREINIT_MAX_ENV 4096 /* more variables than this: no exec (sa_mongo_init's fallback) */
+
+void sa_mongo_preinit(int argc, char **argv, char **envp)
+{
+    static char disable[] = "MONGOC_DISABLE_SHM=1";
+    static char *env[PREINIT_MAX_ENV + 2];
+    static char self[4096];
+    ssize_t len;
+    size_t n = 0;
+
+    (void)argc;
+    if (!argv || !envp)
+        return;
+    for (; envp[n]; n++) {
+        if (strncmp(envp[n], disable, sizeof "MONGOC_DISABLE_SHM=" - 1) == 0 || n >= PREINIT_MAX_ENV)
+            return; /* there already (or too many to copy) */
+        env[n] = envp[n];
+    }
+    env[n] = disable;
+    env[n + 1] = NULL;
+    /* the program's own path, not /proc/self/exe: the process keeps its name (ps, pgrep, the journal) */
+    len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0 || (size_t)len >= sizeof self - 1)
+        return;
+    self[len] = '\0';
+    execve(self, argv, env);
+    /* no /proc, a binary replaced or removed since, no exec allowed: go on */
 }
 
 /* Replaces every occurrence of secret in s (in place) by "***" (s has room: *** is shorter or equal). */

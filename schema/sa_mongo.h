@@ -15,6 +15,24 @@
 void sa_mongo_init(void);
 
 /*
+ * libmongoc (as Debian builds it) initialises itself in a constructor, before main: a
+ * MONGOC_DISABLE_SHM set in main comes too late, every process makes
+ * /dev/shm/mongoc-<pid>, a killed one leaves it, and a later process of that pid prints
+ * "Falling back to malloc for counters." on stderr. Run from the program's
+ * .preinit_array (SA_MONGO_PREINIT: before any library's constructor), this executes the
+ * program again (its path from /proc/self/exe: same pid, same arguments) with MONGOC_DISABLE_SHM=1
+ * added to its environment when it is not there; setting it then would not last (libc
+ * sets its environment again when it initialises). Uses nothing that needs libc
+ * initialised. If the exec fails, the run goes on and sa_mongo_init removes the file.
+ */
+void sa_mongo_preinit(int argc, char **argv, char **envp);
+
+/* Puts sa_mongo_preinit in the program's .preinit_array: once, in each program's main.c. */
+#define SA_MONGO_PREINIT                                                                                          \
+    __attribute__((section(".preinit_array"), used)) static void (*const sa_mongo_preinit_entry)(                 \
+        int, char **, char **) = sa_mongo_preinit
+
+/*
  * Connects to uri and pings the server. Unless the URI says, serverSelectionTimeoutMS
  * is 10 s and the appname is appname. The client uses error API version 2. On
  * success, *hosts_out (caller frees) is the URI's host list for messages. Fails with

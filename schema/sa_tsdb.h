@@ -83,7 +83,10 @@ typedef struct sa_tsdb sa_tsdb_t;
  * Fails, leaving the file untouched, on: a file that is not SQLite, an SQLite database
  * that is not ours (other tables / another application_id), a schema version newer
  * than SA_TSDB_SCHEMA_VERSION, a corrupt file, a lock held beyond the timeout; and
- * when readonly and the file does not exist or has no schema.
+ * when readonly and the file does not exist or has no schema. A path that is a symbolic
+ * link is refused, in either mode (SA_ERR_SQLITE, ELOOP: "... is a symbolic link:
+ * refused"): in a directory others can write, a planted link would aim the time series
+ * at any file of the caller's.
  * Returns a handle to free with sa_tsdb_close(), or NULL with *error set.
  */
 sa_tsdb_t *sa_tsdb_open(const char *path, bool readonly, int busy_timeout_ms, sa_error_t *error);

@@ -5,6 +5,7 @@
  */
 #include "sa_tsdb_private.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,6 +170,8 @@ fail:
     return false;
 }
 
+#define SYMLINK_REFUSED "is a symbolic link: refused (give the time series' own path)"
+
 sa_tsdb_t *sa_tsdb_open(const char *path, bool readonly, int busy_timeout_ms, sa_error_t *error)
 {
     sa_tsdb_t *db = calloc(1, sizeof *db);
@@ -187,17 +190,26 @@ sa_tsdb_t *sa_tsdb_open(const char *path, bool readonly, int busy_timeout_ms, sa
         tsdb_err(db, error, SA_ERR_USAGE, 0, "no database path given");
         goto fail;
     }
-    if (readonly) {
+    {
         struct stat sb;
-        if (stat(path, &sb) != 0) {
+        if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
+            tsdb_err(db, error, SA_ERR_SQLITE, ELOOP, "%s", SYMLINK_REFUSED);
+            goto fail;
+        }
+        if (readonly && stat(path, &sb) != 0) {
             tsdb_err(db, error, SA_ERR_IO, 0, "no such database");
             goto fail;
         }
     }
+    /* NOFOLLOW: a link planted between the check above and the open is refused too */
     rc = sqlite3_open_v2(path, &db->conn,
-                         readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+                         SQLITE_OPEN_NOFOLLOW |
+                             (readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
+                         NULL);
     if (rc != SQLITE_OK) {
-        if ((rc & 0xff) == SQLITE_CANTOPEN)
+        if (rc == SQLITE_CANTOPEN_SYMLINK || (db->conn && sqlite3_extended_errcode(db->conn) == SQLITE_CANTOPEN_SYMLINK))
+            tsdb_err(db, error, SA_ERR_SQLITE, ELOOP, "%s", SYMLINK_REFUSED);
+        else if ((rc & 0xff) == SQLITE_CANTOPEN)
             tsdb_err(db, error, SA_ERR_IO, rc, "cannot open the database file");
         else
             tsdb_sql_err(db, rc, "opening", error);

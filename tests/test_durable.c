@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "testutil.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -423,6 +424,77 @@ static void test_spool_max(void **state)
     free(err);
     assert_int_equal(spooled(&b), 0);
     assert_int_equal(tu_count(client, b.db, "jobs", NULL), 16);
+    box_done(&b);
+}
+
+/* Entries of dir whose name starts with prefix (0 when dir is absent). */
+static int count_prefixed(const char *dir, const char *prefix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    while (d && (de = readdir(d)) != NULL)
+        n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/*
+ * Issue 22: a run killed while it captures leaves its half-written snapshot
+ * (".new-<time>-XXXXXX") in the spool. It used to stay there for good and count against
+ * spool-max, so a capture that fits an otherwise empty spool was refused (exit 10). The
+ * next run holds the lock, so that writer is gone: the leftover goes, and is never counted.
+ */
+static void test_killed_capture_leftover(void **state)
+{
+    tu_box_t b;
+    char slow[400], cmd[500], at_opt[64], *err = NULL, part[700];
+    const char *args[] = {at_opt, cmd, NULL};
+    const char *small[] = {"--spool-max=100k", NULL};
+    struct stat want, st;
+    bool whole = false;
+    pid_t pid;
+    int rc;
+    (void)state;
+
+    box_new(&b, "killed");
+    assert_int_equal(stat(F22 "squeue-A.json", &want), 0);
+    snprintf(slow, sizeof slow, "%s/bin/slow-squeue", b.dir);
+    tu_write_script(slow, "cat \"$TU_SQUEUE\"; exec sleep 5");
+    snprintf(cmd, sizeof cmd, "--squeue-command=%s", slow);
+    snprintf(at_opt, sizeof at_opt, "--at=2026-11-26T06:20:00Z");
+    /* a run killed once its squeue capture is whole in the temporary snapshot */
+    pid = tu_box_start(&b, args, env_a);
+    for (int i = 0; i < 200 && !whole; i++) {
+        DIR *d = opendir(tu_box_path(&b, "spool/demo"));
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL) {
+            if (strncmp(de->d_name, ".new-", 5) != 0)
+                continue;
+            snprintf(part, sizeof part, "%s/spool/demo/%s/squeue.part", b.dir, de->d_name);
+            whole = whole || (stat(part, &st) == 0 && st.st_size == want.st_size);
+        }
+        if (d)
+            closedir(d);
+        if (!whole)
+            usleep(50 * 1000);
+    }
+    kill(pid, SIGKILL);
+    tu_wait(pid);
+    if (!whole)
+        fail_msg("the run never had its squeue capture whole in a .new-* snapshot of %s/spool/demo", b.dir);
+    assert_int_equal(count_prefixed(tu_box_path(&b, "spool/demo"), ".new-"), 1);
+    /* a capture of some 60 KB fits an otherwise empty spool of 100 KB: the leftover (some
+     * 60 KB too) is removed, not counted; the snapshot lands, nothing is spooled */
+    rc = run_at(&b, "2026-11-26T06:28:00Z", small, env_a, &err);
+    if (rc != SA_EXIT_OK)
+        fail_msg("after a killed capture: exit %d, expected 0 (the leftovers counted against spool-max?): %s", rc,
+                 err);
+    free(err);
+    assert_int_equal(count_prefixed(tu_box_path(&b, "spool/demo"), ".new-"), 0);
+    assert_int_equal(spooled(&b), 0);
+    assert_int_equal(tu_count(client, b.db, "jobs", NULL), 20);
     box_done(&b);
 }
 
@@ -841,6 +913,60 @@ static void test_planted_symlink(void **state)
     box_done(&b);
 }
 
+/*
+ * Issue 22: --sqlite followed a planted link. As root, with the time series in a 1777
+ * directory where another user made it a link to a root-only SQLite file, a snapshot was
+ * written into that file. Its directory is now checked like the others (exit 2 before
+ * any Slurm command), and a link in a private directory is never opened (exit 6, the
+ * snapshot stays in the spool).
+ */
+static void test_planted_sqlite_link(void **state)
+{
+    tu_box_t b;
+    char *err = NULL, victim[400], opt[500], *before, *after;
+    const char *more[] = {opt, NULL};
+    struct stat st;
+    (void)state;
+
+    box_new(&b, "sqlitelink");
+    mkdir(tu_box_path(&b, "private"), 0700);
+    snprintf(victim, sizeof victim, "%s/private/victim.sqlite", b.dir);
+    snprintf(opt, sizeof opt, "--sqlite=%s", victim);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:28:00Z", more, env_a, &err), SA_EXIT_OK, err);
+    free(err);
+    before = tu_tsdb_dump(victim);
+    /* a directory every user can write (as /tmp), the time series a link planted there */
+    mkdir(tu_box_path(&b, "public"), 0750);
+    chmod(tu_box_path(&b, "public"), 01777);
+    assert_int_equal(symlink(victim, tu_box_path(&b, "public/ts.db")), 0);
+    snprintf(opt, sizeof opt, "--sqlite=%s/public/ts.db", b.dir);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:30:00Z", more, env_b, &err), SA_EXIT_USAGE, err);
+    assert_non_null(strstr(err, "sqlite"));
+    assert_non_null(strstr(err, "writable by other users"));
+    assert_true(strchr(err, '\n') == err + strlen(err) - 1); /* one line */
+    free(err);
+    assert_int_equal(count_lines(tu_box_path(&b, "squeue.argv")), 1); /* refused before any Slurm command */
+    /* a link in a directory of ours is not opened either */
+    mkdir(tu_box_path(&b, "mine"), 0750);
+    assert_int_equal(symlink(victim, tu_box_path(&b, "mine/ts.db")), 0);
+    snprintf(opt, sizeof opt, "--sqlite=%s/mine/ts.db", b.dir);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:31:00Z", more, env_b, &err), SA_EXIT_SQLITE, err);
+    assert_non_null(strstr(err, "mine/ts.db: is a symbolic link: refused"));
+    free(err);
+    after = tu_tsdb_dump(victim);
+    assert_string_equal(before, after);
+    assert_int_equal(lstat(tu_box_path(&b, "mine/ts.db"), &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    assert_int_equal(spooled(&b), 1); /* nothing lost: the snapshot waits for a usable time series */
+    snprintf(opt, sizeof opt, "--sqlite=%s/mine/real.db", b.dir);
+    EXPECT_EXIT(run_at(&b, "2026-11-26T06:32:00Z", more, env_b, &err), SA_EXIT_OK, err);
+    free(err);
+    assert_int_equal(spooled(&b), 0);
+    free(before);
+    free(after);
+    box_done(&b);
+}
+
 static void test_other_users_files(void **state)
 {
     tu_box_t b;
@@ -1153,6 +1279,7 @@ int main(void)
         cmocka_unit_test(test_superseded_once),
         cmocka_unit_test(test_revoked_is_final),
         cmocka_unit_test(test_spool_max),
+        cmocka_unit_test(test_killed_capture_leftover),
         cmocka_unit_test(test_backfill_archive_full),
         cmocka_unit_test(test_bad_records_set_aside),
         cmocka_unit_test(test_mongo_errors),
@@ -1161,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_server_limits),
         cmocka_unit_test(test_unsafe_dirs),
         cmocka_unit_test(test_planted_symlink),
+        cmocka_unit_test(test_planted_sqlite_link),
         cmocka_unit_test(test_other_users_files),
         cmocka_unit_test(test_sqlite_corrupt),
         cmocka_unit_test(test_sqlite_readonly),

@@ -7,6 +7,7 @@
  */
 #include "testutil.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -454,6 +455,48 @@ static void test_replay_archive(void **state)
     free(b);
 }
 
+/*
+ * Issue 22: every slurm-ingest, even --dump, made /dev/shm/mongoc-<pid> (libmongoc's
+ * counters; libmongoc initialises itself before main, so the MONGOC_DISABLE_SHM that
+ * main set came too late): a killed one left it, and a later process of the same pid
+ * printed libmongoc's "Falling back to malloc for counters." on stderr.
+ */
+static void test_no_mongoc_shm(void **state)
+{
+    char *dump[] = {(char *)SA_INGEST_BIN, (char *)"--dump", (char *)SA_FIXTURES_DIR "/gen/v0.0.40/squeue.json", NULL};
+    char *dump_stdin[] = {(char *)SA_INGEST_BIN, (char *)"--dump", (char *)"-", NULL};
+    char *err = NULL;
+    long pid;
+    int in, rc;
+    bool left;
+    (void)state;
+
+    if (access("/dev/shm", W_OK) != 0) {
+        printf("SKIP: /dev/shm is not writable here: libmongoc makes no counters file to look for\n");
+        skip();
+    }
+    /* a file of the same pid already there: no warning */
+    rc = tu_run_stale_shm(dump, NULL, &err);
+    if (rc != 0 || err[0])
+        fail_msg("slurm-ingest --dump with /dev/shm/mongoc-<its pid> there: exit %d, stderr '%s'", rc, err);
+    free(err);
+    /* a run waiting on its input has no counters file, and leaves none when killed */
+    pid = tu_start_sleeping(dump_stdin, NULL, &in);
+    if (pid < 0)
+        fail_msg("slurm-ingest --dump - never waited on its standard input");
+    left = tu_mongoc_shm_exists(pid);
+    kill((pid_t)pid, SIGKILL);
+    waitpid((pid_t)pid, NULL, 0);
+    close(in);
+    left = tu_mongoc_shm_exists(pid) || left;
+    if (left) {
+        char path[64];
+        snprintf(path, sizeof path, "/dev/shm/mongoc-%ld", pid);
+        unlink(path);
+        fail_msg("slurm-ingest --dump (pid %ld) made %s, and left it when killed", pid, path);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -465,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_hung_command),
         cmocka_unit_test(test_slurm_errors),
         cmocka_unit_test(test_replay_archive),
+        cmocka_unit_test(test_no_mongoc_shm),
     };
     char path[300];
     int rc;
@@ -478,6 +522,8 @@ int main(void)
     snprintf(path, sizeof path, "%s/bin", tmp);
     mkdir(path, 0755);
     fake_slurm();
+    if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
+        cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
     rc = cmocka_run_group_tests_name("ingest_cli", tests, NULL, NULL);
     {
         char *argv[] = {(char *)"/bin/rm", (char *)"-rf", tmp, NULL}, *o, *e;

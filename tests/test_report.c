@@ -11,12 +11,19 @@
  */
 #include "testutil.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
@@ -783,7 +790,9 @@ static int run_cli(const char *const *args, char **out, char **err)
     size_t n = 0;
     char *env[2];
     int rc;
-    argv[n++] = (char *)SA_REPORT_BIN;
+    /* SA_TEST_REPORT_BIN runs the cases against another build (an older one, to see a case fail) */
+    argv[n++] = (char *)(getenv("SA_TEST_REPORT_BIN") && *getenv("SA_TEST_REPORT_BIN") ? getenv("SA_TEST_REPORT_BIN")
+                                                                                       : SA_REPORT_BIN);
     for (; *args && n < 31; args++)
         argv[n++] = (char *)*args;
     argv[n] = NULL;
@@ -1165,6 +1174,178 @@ static void test_tables_fit(void **state)
     free(alloc);
 }
 
+/* ---- what a careful admin trips on (issue 22) ------------------------------------------------ */
+
+/* Makes dir/name a directory holding one file, modified `age` seconds ago. */
+static void plant_dir(const char *dir, const char *name, time_t age)
+{
+    char *p = sa_rprintf("%s/%s", dir, name), *f = sa_rprintf("%s/%s/index.html", dir, name);
+    struct timespec ts[2];
+    FILE *fp;
+    assert_int_equal(mkdir(p, 0755), 0);
+    assert_non_null(fp = fopen(f, "w"));
+    fputs("half a site\n", fp);
+    fclose(fp);
+    ts[0].tv_sec = ts[1].tv_sec = time(NULL) - age;
+    ts[0].tv_nsec = ts[1].tv_nsec = 0;
+    assert_int_equal(utimensat(AT_FDCWD, p, ts, 0), 0);
+    free(p);
+    free(f);
+}
+
+static bool exists_in(const char *dir, const char *name)
+{
+    char *p = sa_rprintf("%s/%s", dir, name);
+    struct stat st;
+    bool there = lstat(p, &st) == 0;
+    free(p);
+    return there;
+}
+
+/*
+ * A killed `slurm-report site DIR` leaves the site it was building in DIR.new-*, and
+ * used to leave it for good. The name now carries the builder's pid: the next run
+ * removes those whose pid is gone, and those of older versions (DIR.new-XXXXXX, no pid)
+ * untouched for a day; a live builder's, a fresh one of an older version, a link and
+ * other names stay.
+ */
+static void test_site_leftovers(void **state)
+{
+    char tmp[64] = "/tmp/sa-test-siteleft-XXXXXX", *site, *out = NULL, *err = NULL, dead_name[64], live_name[64];
+    char *outside, *link;
+    pid_t dead;
+    int rc;
+    (void)state;
+
+    assert_non_null(mkdtemp(tmp));
+    site = sa_rprintf("%s/site", tmp);
+    /* a pid that ran and is gone */
+    dead = fork();
+    assert_true(dead >= 0);
+    if (dead == 0)
+        _exit(0);
+    assert_int_equal(waitpid(dead, NULL, 0), dead);
+    snprintf(dead_name, sizeof dead_name, "site.new-%ld-Ab12Cd", (long)dead);
+    snprintf(live_name, sizeof live_name, "site.new-%ld-Ef34Gh", (long)getpid());
+    plant_dir(tmp, dead_name, 0);
+    plant_dir(tmp, live_name, 0);
+    plant_dir(tmp, "site.new-Xy56Zw", 2 * 86400); /* an older version's, two days old */
+    plant_dir(tmp, "site.new-Fresh1", 0);          /* an older version's, maybe still building */
+    plant_dir(tmp, "site.old", 2 * 86400);
+    outside = sa_rprintf("%s/outside", tmp);
+    link = sa_rprintf("%s/site.new-%ld-Li99nk", tmp, (long)dead); /* a link is never a leftover */
+    plant_dir(tmp, "outside", 0);
+    assert_int_equal(symlink(outside, link), 0);
+    {
+        const char *args[] = {"site", site, "--db", db_name, "--sqlite", sqlite_path, "--now",
+                              "2026-10-01T08:30:00Z", "--months", "1", NULL};
+        rc = run_cli(args, &out, &err);
+    }
+    if (rc != 0)
+        fail_msg("slurm-report site: exit %d: %s", rc, err);
+    assert_true(exists_in(tmp, "site/index.html"));
+    if (exists_in(tmp, dead_name) || exists_in(tmp, "site.new-Xy56Zw"))
+        fail_msg("slurm-report site left what killed runs left beside %s: %s%s", site,
+                 exists_in(tmp, dead_name) ? dead_name : "", exists_in(tmp, "site.new-Xy56Zw") ? " site.new-Xy56Zw" : "");
+    assert_true(exists_in(tmp, live_name));
+    assert_true(exists_in(tmp, "site.new-Fresh1/index.html"));
+    assert_true(exists_in(tmp, "site.old/index.html"));
+    assert_true(exists_in(tmp, strrchr(link, '/') + 1));
+    assert_true(exists_in(tmp, "outside/index.html"));
+    /* the site's own temporary directory is gone too */
+    {
+        char *again = sa_rprintf("rm -rf '%s'", tmp);
+        int n = 0;
+        DIR *d = opendir(tmp);
+        struct dirent *de;
+        while (d && (de = readdir(d)) != NULL)
+            n += strncmp(de->d_name, "site.new-", 9) == 0;
+        if (d)
+            closedir(d);
+        assert_int_equal(n, 3); /* live, Fresh1, the link: nothing of this run */
+        assert_int_equal(system(again), 0);
+        free(again);
+    }
+    free(out);
+    free(err);
+    free(outside);
+    free(link);
+    free(site);
+}
+
+/* The time series is never read through a symbolic link (issue 22): one line, exit 6, whatever it points at. */
+static void test_sqlite_link_refused(void **state)
+{
+    char *link = sa_rprintf("%s.link", sqlite_path);
+    const char *args[] = {"utilization", "--sqlite", link, "--month", "2026-09", NULL};
+    (void)state;
+
+    unlink(link);
+    assert_int_equal(symlink(sqlite_path, link), 0);
+    expect_one_line_error(args, 6, "is a symbolic link: refused");
+    unlink(link);
+    free(link);
+}
+
+/*
+ * Every slurm-report made /dev/shm/mongoc-<pid> (libmongoc initialises itself before
+ * main): a killed one left it, and a later process of the same pid printed libmongoc's
+ * "Falling back to malloc for counters." (issue 22).
+ */
+static void test_no_mongoc_shm(void **state)
+{
+    char *env[2], *err = NULL, path[64];
+    char *usage[] = {(char *)SA_REPORT_BIN, (char *)"usage", (char *)"--db", db_name, (char *)"--sqlite", sqlite_path,
+                     (char *)"--now", (char *)"2026-10-01T08:30:00Z", (char *)"--month", (char *)"2026-09", NULL};
+    char *health[] = {(char *)SA_REPORT_BIN, (char *)"health", NULL};
+    struct sockaddr_in sa;
+    socklen_t salen = sizeof sa;
+    int lfd, in, rc;
+    long pid;
+    bool left;
+    (void)state;
+
+    if (access("/dev/shm", W_OK) != 0) {
+        printf("SKIP: /dev/shm is not writable here: libmongoc makes no counters file to look for\n");
+        skip();
+    }
+    if (getenv("SA_TEST_REPORT_BIN") && *getenv("SA_TEST_REPORT_BIN"))
+        usage[0] = health[0] = getenv("SA_TEST_REPORT_BIN");
+    /* a file of the same pid already there: no warning */
+    env[0] = sa_rprintf("SLURM_REPORT_MONGO_URI=%s", uri);
+    env[1] = NULL;
+    rc = tu_run_stale_shm(usage, env, &err);
+    if (rc != 0 || strstr(err, "mongoc"))
+        fail_msg("slurm-report usage with /dev/shm/mongoc-<its pid> there: exit %d, stderr '%s'", rc, err);
+    free(err);
+    free(env[0]);
+    /* a report waiting for a server that never answers has no counters file, and leaves none when killed */
+    lfd = socket(AF_INET, SOCK_STREAM, 0);
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(lfd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(lfd, 4), 0);
+    assert_int_equal(getsockname(lfd, (struct sockaddr *)&sa, &salen), 0);
+    env[0] = sa_rprintf("SLURM_REPORT_MONGO_URI=mongodb://127.0.0.1:%d/?serverSelectionTimeoutMS=30000&"
+                        "connectTimeoutMS=30000&socketTimeoutMS=30000", ntohs(sa.sin_port));
+    pid = tu_start_sleeping(health, env, &in);
+    if (pid < 0)
+        fail_msg("slurm-report health never waited for the silent server");
+    left = tu_mongoc_shm_exists(pid);
+    kill((pid_t)pid, SIGKILL);
+    waitpid((pid_t)pid, NULL, 0);
+    close(in);
+    close(lfd);
+    free(env[0]);
+    left = tu_mongoc_shm_exists(pid) || left;
+    snprintf(path, sizeof path, "/dev/shm/mongoc-%ld", pid);
+    if (left) {
+        unlink(path);
+        fail_msg("slurm-report (pid %ld) made %s, and left it when killed", pid, path);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
@@ -1183,6 +1364,9 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_mistakes),
         cmocka_unit_test(test_cli_output_mode),
         cmocka_unit_test(test_tables_fit),
+        cmocka_unit_test(test_site_leftovers),
+        cmocka_unit_test(test_sqlite_link_refused),
+        cmocka_unit_test(test_no_mongoc_shm),
     };
     int rc;
 
@@ -1192,6 +1376,8 @@ int main(int argc, char **argv)
     if (!client)
         return 77;
     uri = getenv("SLURM_TEST_MONGO_URI");
+    if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
+        cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
     rc = cmocka_run_group_tests_name("report", tests, group_setup, group_teardown);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);

@@ -16,6 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "sa_fsutil.h"
+#include "sa_snapshot.h"
 #include "sa_spool.h"
 
 #define T0 ((int64_t)1791158399) /* 2026-10-04T23:59:59Z */
@@ -400,6 +402,77 @@ static void test_not_a_directory(void **state)
     free(tmp);
 }
 
+/*
+ * What a killed run left half written (".new-*" directories, in the cluster's folder and
+ * its rejected/ folder) goes; snapshots, other names, links and files stay (issue 22).
+ */
+static void test_sweep_leftovers(void **state)
+{
+    char *tmp = make_tmpdir();
+    char spool[300], p[700], outside[400];
+    static const char *const gone[] = {"c1/.new-20261005T120000Z-AbC123", "c1/rejected/.new-20261005T120000Z-x1y2z3"};
+    static const char *const kept[] = {"c1/20261005T120000Z", "c1/.new-file", "c1/.keep", "c1/rejected/20261005T120000Z",
+                                       "c2/.new-20261005T120000Z-q1w2e3"};
+    sa_snapshot_txn_t *t;
+    sa_error_t err;
+    size_t removed = 99;
+    struct stat st;
+    (void)state;
+
+    snprintf(spool, sizeof spool, "%s/spool", tmp);
+    /* nothing spooled yet: nothing to do */
+    assert_true(sa_snapshot_sweep(spool, "c1", &removed, &err));
+    assert_int_equal(removed, 0);
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", spool, kept[i]);
+        if (strstr(kept[i], "file") || strstr(kept[i], "keep")) {
+            write_file(p, "x");
+        } else {
+            assert_true(sa_mkdir_p(p, 0750, &err));
+        }
+    }
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s/sub", spool, gone[i]);
+        assert_true(sa_mkdir_p(p, 0750, &err));
+        snprintf(p, sizeof p, "%s/%s/squeue.part", spool, gone[i]);
+        write_file(p, squeue_json);
+    }
+    /* a link named like a leftover is not followed, and stays */
+    snprintf(outside, sizeof outside, "%s/outside", tmp);
+    assert_int_equal(mkdir(outside, 0750), 0);
+    snprintf(p, sizeof p, "%s/outside/precious", tmp);
+    write_file(p, "precious");
+    snprintf(p, sizeof p, "%s/c1/.new-20261005T120000Z-link00", spool);
+    assert_int_equal(symlink(outside, p), 0);
+    /* a snapshot being written for another cluster is not touched */
+    assert_non_null(t = sa_snapshot_begin(spool, "c3", T1, &err));
+
+    assert_true(sa_snapshot_sweep(spool, "c1", &removed, &err));
+    assert_int_equal(removed, 2);
+    for (size_t i = 0; i < sizeof gone / sizeof gone[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", spool, gone[i]);
+        assert_int_not_equal(lstat(p, &st), 0);
+    }
+    for (size_t i = 0; i < sizeof kept / sizeof kept[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s", spool, kept[i]);
+        assert_int_equal(lstat(p, &st), 0);
+    }
+    snprintf(p, sizeof p, "%s/c1/.new-20261005T120000Z-link00", spool);
+    assert_int_equal(lstat(p, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    snprintf(p, sizeof p, "%s/outside/precious", tmp);
+    assert_int_equal(access(p, F_OK), 0);
+    /* the other cluster's snapshot in progress commits as if nothing happened */
+    assert_true(sa_snapshot_commit(t, NULL, &err));
+    snprintf(p, sizeof p, "%s/c3/20261005T120000Z", spool);
+    assert_int_equal(stat(p, &st), 0);
+    /* a bad cluster name is refused */
+    assert_false(sa_snapshot_sweep(spool, "../c1", &removed, &err));
+    assert_int_equal(err.domain, SA_ERR_USAGE);
+    remove_tree(tmp);
+    free(tmp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,6 +482,7 @@ int main(void)
         cmocka_unit_test(test_remove),
         cmocka_unit_test(test_hostile_names),
         cmocka_unit_test(test_not_a_directory),
+        cmocka_unit_test(test_sweep_leftovers),
     };
     return cmocka_run_group_tests_name("spool", tests, NULL, NULL);
 }

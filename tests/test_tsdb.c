@@ -1240,6 +1240,41 @@ static void test_error_not_sqlite(void **state)
     free(after);
 }
 
+/*
+ * A symbolic link is never opened, to write or to read (issue 22: a link planted in a
+ * directory others can write aimed the time series at any file of root's); a dangling
+ * one is not created through either. The file it points at is left as it was.
+ */
+static void test_error_symlink(void **state)
+{
+    char target[512], link[512], dangling[512], *before, *after;
+    sa_err_domain_t domain;
+    size_t lb, la;
+    sa_tsdb_t *db;
+    (void)state;
+
+    snprintf(target, sizeof target, "%s", dbpath("linktarget"));
+    db = open_ok(target);
+    sa_tsdb_close(db);
+    before = tu_read_file(target, &lb);
+    snprintf(link, sizeof link, "%s", dbpath("link"));
+    assert_int_equal(symlink(target, link), 0);
+    assert_non_null(strstr(open_error(link, false, &domain), "is a symbolic link: refused"));
+    assert_int_equal(domain, SA_ERR_SQLITE);
+    assert_non_null(strstr(open_error(link, true, &domain), "is a symbolic link: refused"));
+    assert_int_equal(domain, SA_ERR_SQLITE);
+    after = tu_read_file(target, &la);
+    assert_int_equal(la, lb);
+    assert_memory_equal(before, after, lb);
+    snprintf(dangling, sizeof dangling, "%s", dbpath("dangling"));
+    assert_int_equal(symlink(dbpath("nothing-there"), dangling), 0);
+    assert_non_null(strstr(open_error(dangling, false, NULL), "is a symbolic link: refused"));
+    assert_non_null(strstr(open_error(dangling, true, NULL), "is a symbolic link: refused"));
+    assert_int_not_equal(access(dbpath("nothing-there"), F_OK), 0);
+    free(before);
+    free(after);
+}
+
 static void test_error_foreign(void **state)
 {
     const char *p = dbpath("foreign");
@@ -1658,6 +1693,7 @@ int main(void)
         cmocka_unit_test(test_sdiag_store),
         cmocka_unit_test(test_schema_in_sync),
         cmocka_unit_test(test_error_not_sqlite),
+        cmocka_unit_test(test_error_symlink),
         cmocka_unit_test(test_error_foreign),
         cmocka_unit_test(test_error_corrupt),
         cmocka_unit_test(test_error_newer),

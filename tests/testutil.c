@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,6 +390,113 @@ int tu_run(char *const argv[], char *const env_extra[], char **out, char **err)
     unlink(outpath);
     unlink(errpath);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* ---- libmongoc's shared memory (issue 22) ------------------------------------------------------- */
+
+bool tu_mongoc_shm_exists(long pid)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/dev/shm/mongoc-%ld", pid);
+    return access(path, F_OK) == 0;
+}
+
+/* In a child: the environment without MONGOC_DISABLE_SHM, plus env_extra. */
+static void child_env(char *const env_extra[])
+{
+    unsetenv("MONGOC_DISABLE_SHM");
+    for (char *const *e = env_extra; e && *e; e++)
+        putenv(*e);
+}
+
+int tu_run_stale_shm(char *const argv[], char *const env_extra[], char **err)
+{
+    char errpath[] = "/tmp/sa-run-err-XXXXXX", shm[64];
+    int efd = mkstemp(errpath), status;
+    pid_t pid;
+
+    if (efd < 0)
+        abort();
+    pid = fork();
+    if (pid < 0)
+        abort();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY), fd;
+        snprintf(shm, sizeof shm, "/dev/shm/mongoc-%ld", (long)getpid());
+        fd = open(shm, O_RDWR | O_CREAT | O_EXCL, 0600);
+        if (fd < 0 && errno != EEXIST)
+            _exit(126);
+        dup2(null, 1);
+        dup2(efd, 2);
+        child_env(env_extra);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    while (waitpid(pid, &status, 0) < 0)
+        ;
+    snprintf(shm, sizeof shm, "/dev/shm/mongoc-%ld", (long)pid);
+    unlink(shm);
+    close(efd);
+    *err = tu_read_file(errpath, NULL);
+    unlink(errpath);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* The state letter of process pid (R, S, D, Z, ...), or 0 when it is gone. */
+static char proc_state(long pid)
+{
+    char path[64], buf[512], *close_paren;
+    FILE *f;
+    size_t n;
+    snprintf(path, sizeof path, "/proc/%ld/stat", pid);
+    if (!(f = fopen(path, "r")))
+        return 0;
+    n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    close_paren = strrchr(buf, ')'); /* "pid (comm) S ..." */
+    return close_paren && close_paren[1] == ' ' ? close_paren[2] : 0;
+}
+
+long tu_start_sleeping(char *const argv[], char *const env_extra[], int *in_fd)
+{
+    int p[2];
+    pid_t pid;
+    int slept = 0;
+
+    if (pipe(p) != 0)
+        abort();
+    pid = fork();
+    if (pid < 0)
+        abort();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(p[0], 0);
+        close(p[0]);
+        close(p[1]);
+        dup2(null, 1);
+        dup2(null, 2);
+        child_env(env_extra);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[0]);
+    *in_fd = p[1];
+    for (int i = 0; i < 50 && slept < 2; i++) {
+        char st;
+        usleep(200 * 1000);
+        st = proc_state(pid);
+        if (st == 0 || st == 'Z')
+            break;
+        slept = st == 'S' ? slept + 1 : 0;
+    }
+    if (slept == 2)
+        return (long)pid;
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    close(p[1]);
+    return -1;
 }
 
 /* ---- merged documents of the fixtures ------------------------------------------------------------ */

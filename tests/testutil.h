@@ -143,6 +143,28 @@ void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name);
  */
 int tu_run(char *const argv[], char *const env_extra[], char **out, char **err);
 
+/* ---- libmongoc's shared memory (issue 22) ---- */
+
+/* True if /dev/shm/mongoc-<pid> (libmongoc's counters of process pid) exists. */
+bool tu_mongoc_shm_exists(long pid);
+
+/*
+ * Runs a program as tu_run does, but without MONGOC_DISABLE_SHM in its environment and
+ * with /dev/shm/mongoc-<its pid> already there when it starts, as a killed process of the
+ * same pid leaves it (the file is removed afterwards). Returns its exit status; *err
+ * receives what it printed on stderr (caller frees); its stdout is discarded.
+ */
+int tu_run_stale_shm(char *const argv[], char *const env_extra[], char **err);
+
+/*
+ * Starts a program without MONGOC_DISABLE_SHM in its environment, its standard input a
+ * pipe kept open (*in_fd receives the write end; caller closes) and its output discarded,
+ * and waits up to 10 s until it has slept twice 200 ms apart (blocked in a read or a
+ * poll: its libraries' constructors have run). Returns its pid, or -1 if it never slept
+ * (it is then killed and reaped).
+ */
+long tu_start_sleeping(char *const argv[], char *const env_extra[], int *in_fd);
+
 /* State as "BASE+FLAG+FLAG" (static buffer, valid until next call). */
 const char *tu_state(const sa_state_t *st);
 
