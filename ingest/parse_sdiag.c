@@ -77,7 +77,11 @@ bool sa_sdiag_parse_json(const char *data, size_t len, sa_sdiag_t *out, sa_error
         sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: empty input");
         return false;
     }
-    doc = json_loadb(data, len, 0, &jerr);
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 byte order mark */
+        data += 3;
+        len -= 3;
+    }
+    doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc) {
         sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: invalid JSON at line %d column %d: %s", jerr.line,
                      jerr.column, jerr.text);

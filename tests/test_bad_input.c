@@ -89,7 +89,22 @@ static const bad_case_t cases[] = {
     {"scontrol text garbage line", "NodeName=n1 State=IDLE\nGarbage here\n", 0, NULL, SA_EXIT_INPUT,
      "line 2: expected Key=value", NULL},
     {"scontrol text bad CPUTot", "NodeName=n1 State=IDLE CPUTot=abc\n", 0, NULL, SA_EXIT_INPUT, "CPUTot", NULL},
+    /* issue 22: a key twice leaves one value unsaid: refused */
+    {"duplicate key in a record", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"name\":\"a\",\"name\":\"b\"}"), 0, NULL,
+     SA_EXIT_INPUT, "duplicate object key near '\"name\"'", NULL},
+    {"duplicate key deep in a record", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"x\":{\"a\":1,\"a\":2}}"), 0, NULL,
+     SA_EXIT_INPUT, "duplicate object key", NULL},
+    {"duplicate key at top level", "{\"jobs\":[],\"jobs\":[{\"job_id\":7,\"job_state\":\"RUNNING\"}]}", 0, NULL,
+     SA_EXIT_INPUT, "duplicate key \"jobs\" at top level", NULL},
+    {"duplicate key in a top-level value", "{\"statistics\":{\"jobs_pending\":1,\"jobs_pending\":2},\"jobs\":[]}", 0, NULL,
+     SA_EXIT_INPUT, "duplicate object key", NULL},
+    /* issue 22: a sacct -P capture cut inside its header is cut short, not an empty window */
+    {"sacct header cut short", "JobID|JobIDRaw|JobName|User|Account|Part", 0, NULL, SA_EXIT_INPUT,
+     "line 1: the input ends inside the header line", NULL},
     /* kept, not rejected */
+    {"JSON with a UTF-8 byte order mark", "\xEF\xBB\xBF" J("{\"job_id\":7,\"job_state\":\"RUNNING\"}"), 0, NULL,
+     SA_EXIT_OK, NULL, "\"job_id\":7"},
+    {"sacct header alone: an empty window", SACCT_HDR, 0, NULL, SA_EXIT_OK, NULL, NULL},
     {"unknown job state kept", J("{\"job_id\":7,\"job_state\":[\"QUANTUM_LEAP\",\"NEW_FLAG\"]}"), 0, NULL,
      SA_EXIT_OK, NULL, "QUANTUM_LEAP+NEW_FLAG"},
     {"unknown node flag kept", N("{\"name\":\"n1\",\"state\":[\"IDLE\",\"DRAIN\",\"SPACE_WEATHER\"]}"), 0, NULL,

@@ -102,6 +102,9 @@ static void test_errors(void **state)
     sa_sdiag_clear(&sd);
     free(data);
     assert_string_equal(err.message, "sdiag: no statistics; Slurm says: slurm_get_statistics() failed");
+    /* a key twice: which value counts would go unsaid */
+    assert_non_null(strstr(parse_error("{\"statistics\": {\"jobs_pending\": 1, \"jobs_pending\": 2}}"),
+                           "duplicate object key"));
 
     assert_string_equal(parse_error("{\"statistics\": {\"agent_queue_size\": \"many\"}}"),
                         "sdiag: statistics: agent_queue_size: expected a number, got string \"many\"");
