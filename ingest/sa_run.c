@@ -60,6 +60,7 @@ typedef struct {
     size_t landed, rejected, spooled_left;
     char *setaside_dir;
     char *rejected_dir_note;
+    char *kept_path;         /* this run's snapshot of --squeue/--sinfo/... files, in the spool */
 } run_t;
 
 /* Keeps the first failure of the run (later ones are logged only). */
@@ -281,8 +282,11 @@ static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t
     return ok;
 }
 
-/* Commits a snapshot to the spool and copies it to --archive-dir. */
-static bool keep(run_t *r, sa_snapshot_txn_t *t, json_t *meta, sa_error_t *error)
+/*
+ * Commits a snapshot to the spool and copies it to --archive-dir. *kept_out (may be
+ * NULL) receives its path in the spool (caller frees).
+ */
+static bool keep(run_t *r, sa_snapshot_txn_t *t, json_t *meta, char **kept_out, sa_error_t *error)
 {
     char *path = NULL;
     bool ok;
@@ -304,6 +308,10 @@ static bool keep(run_t *r, sa_snapshot_txn_t *t, json_t *meta, sa_error_t *error
         sa_snapdir_list_free(v, n);
         if (!ok)
             sa_error_prefix(error, "archive-dir");
+    }
+    if (ok && kept_out) {
+        *kept_out = path;
+        path = NULL;
     }
     free(path);
     return ok;
@@ -366,7 +374,7 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
             sa_log(SA_LOG_INFO, "MongoDB unreachable: sacct waits for the next run (Slurm keeps it)");
         }
     }
-    ok = keep(r, t, meta, error);
+    ok = keep(r, t, meta, files_mode ? &r->kept_path : NULL, error);
     t = NULL;
     if (ok)
         SA_FAULT_POINT("kept");
@@ -417,6 +425,14 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
     sa_error_t err;
 
     snapshot_of(sd, r->c->cluster, &snap);
+    if (from_spool && r->kept_path && strcmp(sd->path, r->kept_path) == 0) {
+        /* this run's own snapshot of the files given: messages name those files */
+        for (int k = 0; k < SA_IN_COUNT; k++) {
+            const char *f = r->o->files[k];
+            if (snap.files[k] && f)
+                snap.names[k] = strcmp(f, "-") == 0 ? "(stdin)" : f;
+        }
+    }
     env.archive = r->archive;
     env.cache = r->archive ? r->cache : NULL;
     env.sqlite_path = r->c->sqlite;
@@ -440,13 +456,18 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
         char reason[sizeof out.why.message + 8];
         snprintf(reason, sizeof reason, "%s", out.why.message);
         r->rejected++;
-        note_failure(r, &out.why);
         if (from_spool && !sa_snapdir_reject(sd, r->c->spool_dir, r->c->cluster, out.rejected, reason, &err)) {
             *error = err;
             return false;
         }
-        if (from_spool)
-            sa_log(SA_LOG_ERROR, "%s: moved to %s/%s/rejected/", reason, r->c->spool_dir, r->c->cluster);
+        /* logged once: now when an earlier failure is the run's, else at the end of the run */
+        if (from_spool) {
+            char msg[sizeof out.why.message];
+            snprintf(msg, sizeof msg, "%.500s: moved to %.100s/%.100s/rejected/", reason, r->c->spool_dir,
+                     r->c->cluster);
+            snprintf(out.why.message, sizeof out.why.message, "%s", msg);
+        }
+        note_failure(r, &out.why);
     }
     if (!from_spool)
         return true;
@@ -520,7 +541,7 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
         t = sa_snapshot_begin(r->c->spool_dir, r->c->cluster, r->o->at, error);
         ok = t && capture_sacct(r, t, start, end, since, cap, meta, error);
         if (ok)
-            ok = keep(r, t, meta, error); /* frees t, whatever happens */
+            ok = keep(r, t, meta, NULL, error); /* frees t, whatever happens */
         else
             sa_snapshot_abort(t);
         if (!ok)
@@ -724,6 +745,8 @@ static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_e
     close_stores(r);
     lose_archive(r);
     free(r->setaside_dir);
+    free(r->kept_path);
+    r->kept_path = NULL;
     sa_ingest_stats_clear(&r->st);
     if (!ok) {
         *error = r->failure;

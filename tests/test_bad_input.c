@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sa_exit.h"
@@ -310,12 +311,125 @@ static void test_usage_errors(void **state)
     free(err);
 }
 
+/* ---- issue 22: runs (--no-mongo), as an admin starts them by hand ---------------------------------- */
+
+static char box[64];
+
+/* Writes box/name with text and mode; returns the path (static buffer of 4). */
+static const char *box_file(const char *name, const char *text, mode_t mode)
+{
+    static char paths[4][160];
+    static int next;
+    char *p = paths[next++ % 4];
+    FILE *f;
+    snprintf(p, 160, "%s/%s", box, name);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(p, mode), 0);
+    return p;
+}
+
+/*
+ * Runs slurm-ingest --cluster=h with the box's private directories, --no-mongo unless
+ * a MongoDB URI is given (env SLURM_INGEST_MONGO_URI), standard input from /dev/null,
+ * and the options args; returns the exit code, *err what it printed on stderr.
+ */
+static int run_box(const char *const args[], const char *mongo_uri, char **err)
+{
+    char *argv[40], lock[128], spool[128], sqlite[128], env_uri[300], *out;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    snprintf(lock, sizeof lock, "--lock-dir=%s/lock", box);
+    snprintf(spool, sizeof spool, "--spool-dir=%s/spool", box);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.sqlite", box);
+    snprintf(env_uri, sizeof env_uri, "SLURM_INGEST_MONGO_URI=%s", mongo_uri ? mongo_uri : "");
+    argv[n++] = (char *)"/bin/sh";
+    argv[n++] = (char *)"-c";
+    argv[n++] = (char *)"exec \"$0\" \"$@\" < /dev/null";
+    argv[n++] = (char *)SA_INGEST_BIN;
+    argv[n++] = (char *)"--cluster=h";
+    argv[n++] = lock;
+    argv[n++] = spool;
+    argv[n++] = sqlite;
+    if (!mongo_uri)
+        argv[n++] = (char *)"--no-mongo";
+    for (int i = 0; args[i] && n < 39; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    rc = tu_run(argv, mongo_uri ? env : NULL, &out, err);
+    free(out);
+    return rc;
+}
+
+/* Expects exit code want and stderr of exactly one line holding has. */
+static void expect_run(const char *what, const char *const args[], const char *mongo_uri, int want, const char *has)
+{
+    char *err;
+    int rc = run_box(args, mongo_uri, &err);
+    if (rc != want)
+        fail_msg("%s: exit %d, expected %d; stderr: %s", what, rc, want, err);
+    if (count_lines(err) != 1 || !strstr(err, has))
+        fail_msg("%s: expected one stderr line with '%s', got: %s", what, has, err);
+    free(err);
+}
+
+/* Rejected inputs: logged once, naming the file the user gave; Slurm's errors[] in sdiag are 4. */
+static void test_run_rejections(void **state)
+{
+    const char *sdiag = box_file("sdiag.json", "{\"meta\":{},\"errors\":[{\"error\":\"Unable to contact slurm "
+                                               "controller\"}]}\n", 0600);
+    const char *cut = box_file("cut.json", "{\"meta\":{},\"jobs\":[{\"job_id\":1,", 0600);
+    const char *empty = box_file("empty.json", "", 0600);
+    char want[200];
+    (void)state;
+
+    {
+        const char *a[] = {"--sdiag", sdiag, "--at=2026-10-15T12:01:00Z", NULL};
+        snprintf(want, sizeof want, "%s: sdiag: no statistics; Slurm says: Unable to contact slurm controller", sdiag);
+        expect_run("sdiag errors[]", a, NULL, SA_EXIT_SLURM, want);
+    }
+    {
+        const char *a[] = {"--squeue", cut, "--at=2026-10-15T12:02:00Z", NULL};
+        snprintf(want, sizeof want, "%s: truncated JSON", cut);
+        expect_run("a truncated --squeue", a, NULL, SA_EXIT_INPUT, want);
+        expect_run("a truncated --squeue", a, NULL, SA_EXIT_INPUT, "moved to ");
+    }
+    {
+        char *err;
+        const char *a[] = {"--squeue", empty, "--at=2026-10-15T12:04:00Z", NULL};
+        snprintf(want, sizeof want, "%s: empty input", empty);
+        expect_run("an empty --squeue", a, NULL, SA_EXIT_INPUT, want);
+        assert_int_equal(run_box(a, NULL, &err), SA_EXIT_INPUT);
+        if (strstr(err, "squeue.txt"))
+            fail_msg("an empty --squeue is named after the spool copy: %s", err);
+        free(err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_fixture_bad_inputs),
+        cmocka_unit_test(test_run_rejections),
     };
-    return cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
+    int rc;
+
+    snprintf(box, sizeof box, "/tmp/sa-bad-run-XXXXXX");
+    if (!mkdtemp(box)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    rc = cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
+    {
+        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", box, NULL}, *o, *e;
+        tu_run(argv, NULL, &o, &e);
+        free(o);
+        free(e);
+    }
+    return rc;
 }
