@@ -21,6 +21,7 @@
 #include "sa_config.h"
 #include "sa_exit.h"
 #include "sa_log.h"
+#include "sa_mongo.h"
 #include "sa_parse.h"
 #include "sa_run.h"
 #include "sa_strings.h"
@@ -226,6 +227,11 @@ static int configure(const char *config_path, const char *const table_values[], 
             return usage_exit(&error);
         }
     }
+    /* a URI that cannot name a server is a configuration error, found before anything is captured */
+    if (ro->mongo_uri && !sa_mongo_uri_check(ro->mongo_uri, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
+        return usage_exit(&error);
+    }
     /* the URI is ours now: the Slurm commands this run starts never see it */
     unsetenv(SA_MONGO_URI_ENV);
     return SA_EXIT_OK;
@@ -321,6 +327,16 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    {
+        /* standard input can be read once: one input at most */
+        int nstdin = 0;
+        for (int k = 0; k < SA_IN_COUNT; k++)
+            nstdin += ro.files[k] && strcmp(ro.files[k], "-") == 0;
+        if (nstdin > 1) {
+            fputs("slurm-ingest: '-' (standard input) may be given for one input only\n", stderr);
+            return SA_EXIT_USAGE;
+        }
+    }
     rc = configure(config_path, table_values, nv, nq, at_text, &cfg, &ic, &ro);
     if (rc != SA_EXIT_OK)
         goto done;

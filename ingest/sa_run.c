@@ -902,6 +902,47 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
     return result;
 }
 
+/*
+ * What a replay reads must be there: DIR, and DIR/<cluster> (an --archive-dir or a spool
+ * holds one directory per cluster; DIR/<cluster> itself given is the usual slip).
+ */
+static bool replay_dir_ok(const char *dir, const char *cluster, sa_error_t *error)
+{
+    struct stat st;
+    char *sub = NULL;
+    const char *base = strrchr(dir, '/');
+    size_t blen;
+    bool ok;
+
+    if (stat(dir, &st) != 0) {
+        sa_error_set(error, SA_ERR_USAGE, errno, "replay %s: %s", dir, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "replay %s: not a directory", dir);
+        return false;
+    }
+    if (asprintf(&sub, "%s/%s", dir, cluster) < 0) {
+        sa_error_nomem(error);
+        return false;
+    }
+    ok = stat(sub, &st) == 0 && S_ISDIR(st.st_mode);
+    free(sub);
+    if (ok)
+        return true;
+    base = base ? base + 1 : dir;
+    blen = strlen(base);
+    while (blen > 0 && base[blen - 1] == '/')
+        blen--;
+    if (blen == strlen(cluster) && strncmp(base, cluster, blen) == 0)
+        sa_error_set(error, SA_ERR_USAGE, ENOENT, "replay %s: no %s/ in it: give the directory above it (the "
+                     "--archive-dir or spool-dir, which holds a directory per cluster)", dir, cluster);
+    else
+        sa_error_set(error, SA_ERR_USAGE, ENOENT, "replay %s: no %s/ in it: nothing of cluster %s to replay (give "
+                     "an --archive-dir or spool-dir)", dir, cluster, cluster);
+    return false;
+}
+
 sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_t *error)
 {
     run_t r;
@@ -911,6 +952,8 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
     sa_error_t err;
     sa_run_result_t result;
 
+    if (!replay_dir_ok(dir, o->cfg->cluster, error))
+        return SA_RUN_FAILED;
     if (!(lock = run_begin(&r, o, false, error)))
         return SA_RUN_FAILED;
     free(r.setaside_dir);

@@ -376,6 +376,68 @@ static void expect_run(const char *what, const char *const args[], const char *m
     free(err);
 }
 
+/* Usage slips are exit 2, found before anything is captured or spooled. */
+static void test_run_slips(void **state)
+{
+    const char *sq = tu_fixture("gen/v0.0.44/squeue.json");
+    char arg[200], dir[160];
+    (void)state;
+
+    {
+        const char *a[] = {"--max-output=0", "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("--max-output 0", a, NULL, SA_EXIT_USAGE, "max-output: must be more than 0 bytes");
+    }
+    {
+        const char *a[] = {"--spool-max=0", "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("--spool-max 0", a, NULL, SA_EXIT_USAGE, "spool-max: must be more than 0 bytes");
+    }
+    {
+        const char *a[] = {"--squeue", "-", "--sinfo", "-", "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("--squeue - --sinfo -", a, NULL, SA_EXIT_USAGE, "may be given for one input only");
+    }
+    {
+        /* libmongoc takes "[bad" for a host name; nothing could ever connect: not "unreachable" (8) */
+        const char *a[] = {"--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("a malformed URI", a, "mongodb://u:pw@[bad", SA_EXIT_USAGE, "the MongoDB URI is malformed");
+    }
+    {
+        const char *conf = box_file("open.conf", "cluster = h\n", 0666);
+        const char *a[] = {"--config", conf, "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("a world-writable configuration file", a, NULL, SA_EXIT_USAGE,
+                   "open.conf: writable by every user (mode 0666)");
+    }
+    /* replay of what holds nothing to replay */
+    {
+        const char *a[] = {"replay", "/nonexistent/archive", NULL};
+        expect_run("replay of a missing directory", a, NULL, SA_EXIT_USAGE,
+                   "replay /nonexistent/archive: No such file or directory");
+    }
+    snprintf(dir, sizeof dir, "%s/archive", box);
+    snprintf(arg, sizeof arg, "--archive-dir=%s", dir);
+    {
+        const char *a[] = {arg, "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        char *err;
+        int rc = run_box(a, NULL, &err);
+        if (rc != SA_EXIT_OK)
+            fail_msg("archiving run: exit %d: %s", rc, err);
+        free(err);
+    }
+    {
+        const char *a[] = {"replay", dir, NULL};
+        char *err;
+        int rc = run_box(a, NULL, &err);
+        if (rc != SA_EXIT_OK || !strstr(err, "record(s) of squeue") || strstr(err, " 0 record(s) of squeue"))
+            fail_msg("replay of the archive: exit %d: %s", rc, err);
+        free(err);
+    }
+    snprintf(dir, sizeof dir, "%s/archive/h", box);
+    {
+        const char *a[] = {"replay", dir, NULL};
+        expect_run("replay of the cluster's subdirectory", a, NULL, SA_EXIT_USAGE,
+                   "no h/ in it: give the directory above it");
+    }
+}
+
 /* Rejected inputs: logged once, naming the file the user gave; Slurm's errors[] in sdiag are 4. */
 static void test_run_rejections(void **state)
 {
@@ -415,6 +477,7 @@ int main(void)
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_fixture_bad_inputs),
+        cmocka_unit_test(test_run_slips),
         cmocka_unit_test(test_run_rejections),
     };
     int rc;
