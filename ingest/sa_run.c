@@ -672,7 +672,14 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
         return;
     }
     if (!sa_archive_migrate(r->archive, r->c->cluster, &moved, &err)) {
-        note_failure(r, &err);
+        /* a connection lost here is exit 8 like anywhere else */
+        sa_archive_confirm_unreachable(r->archive, &err);
+        if (err.domain == SA_ERR_UNREACHABLE) {
+            sa_log(SA_LOG_WARN, "%s; this run's captures stay in the spool", err.message);
+            r->unreachable = true;
+        } else {
+            note_failure(r, &err);
+        }
         lose_archive(r);
         return;
     }

@@ -75,7 +75,9 @@ static bool is_unreachable(const bson_error_t *berr)
                                         "no route to host", "network is unreachable", "host is unreachable",
                                         "failed to connect", "connection reset", "connection closed",
                                         "socket error", "stream is closed", "broken pipe",
-                                        "failure during socket delivery", NULL};
+                                        "failure during socket delivery",
+                                        /* the server was lost and selection is in its cooldown */
+                                        "no servers yet eligible for rescan", NULL};
     if (berr->domain != MONGOC_ERROR_STREAM && berr->domain != MONGOC_ERROR_SERVER_SELECTION)
         return false;
     for (const char *const *w = words; *w; w++) {
