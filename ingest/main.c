@@ -66,7 +66,7 @@ static void usage(FILE *out)
           "  --no-mongo            write the time series only\n"
           "  --verify              merge every record and check the job cache against the archive\n"
           "  -v, --verbose         more log lines (twice: debug)\n"
-          "  -q, --quiet           errors only\n"
+          "  -q, --quiet           fewer log lines (once: warnings and errors; twice: errors only)\n"
           "  --dump FILE...        parse and print records as JSON lines; no database\n"
           "  -h, --help            this help\n"
           "  --version             print the version\n"

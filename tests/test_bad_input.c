@@ -471,6 +471,39 @@ static void test_run_rejections(void **state)
     }
 }
 
+/* -q is one step quieter (warnings still shown), -qq errors only: as --help and the man page say. */
+static void test_quiet(void **state)
+{
+    char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--help", NULL}, *out, *err, *line;
+    /* a group-readable configuration file that sets mongo-uri: a warning */
+    const char *conf = box_file("exposed.conf", "cluster = h\nmongo-uri = mongodb://127.0.0.1:1/\n", 0640);
+    const char *sq = tu_fixture("gen/v0.0.44/squeue.json");
+    (void)state;
+
+    assert_int_equal(tu_run(argv, NULL, &out, &err), 0);
+    line = strstr(out, "  -q, --quiet");
+    assert_non_null(line);
+    line[strcspn(line, "\n")] = '\0';
+    if (!strstr(line, "once: warnings and errors; twice: errors only"))
+        fail_msg("--help says of -q: %s", line);
+    free(out);
+    free(err);
+    {
+        const char *a[] = {"--config", conf, "-q", "--squeue", sq, "--at=2026-10-15T12:10:00Z", NULL};
+        assert_int_equal(run_box(a, NULL, &err), SA_EXIT_OK);
+        if (!strstr(err, "warning: ") || !strstr(err, "readable by others"))
+            fail_msg("-q hid a warning: %s", err);
+        free(err);
+    }
+    {
+        const char *a[] = {"--config", conf, "-qq", "--squeue", sq, "--at=2026-10-15T12:11:00Z", NULL};
+        assert_int_equal(run_box(a, NULL, &err), SA_EXIT_OK);
+        if (err[0])
+            fail_msg("-qq printed more than errors: %s", err);
+        free(err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -479,6 +512,7 @@ int main(void)
         cmocka_unit_test(test_fixture_bad_inputs),
         cmocka_unit_test(test_run_slips),
         cmocka_unit_test(test_run_rejections),
+        cmocka_unit_test(test_quiet),
     };
     int rc;
 
