@@ -68,7 +68,7 @@ static void usage(FILE *out)
           "  --no-mongo            write the time series only\n"
           "  --verify              merge every record and check the job cache against the archive\n"
           "  -v, --verbose         more log lines (twice: debug)\n"
-          "  -q, --quiet           errors only\n"
+          "  -q, --quiet           fewer log lines (once: warnings and errors; twice: errors only)\n"
           "  --dump FILE...        parse and print records as JSON lines; no database\n"
           "  -h, --help            this help\n"
           "  --version             print the version\n"
@@ -229,6 +229,11 @@ static int configure(const char *config_path, const char *const table_values[], 
             return usage_exit(&error);
         }
     }
+    /* a URI that cannot name a server is a configuration error, found before anything is captured */
+    if (ro->mongo_uri && !sa_mongo_uri_check(ro->mongo_uri, &error)) {
+        fprintf(stderr, "slurm-ingest: %s\n", error.message);
+        return usage_exit(&error);
+    }
     /* the URI is ours now: the Slurm commands this run starts never see it */
     unsetenv(SA_MONGO_URI_ENV);
     return SA_EXIT_OK;
@@ -330,6 +335,16 @@ int main(int argc, char **argv)
         return rc;
     }
 
+    {
+        /* standard input can be read once: one input at most */
+        int nstdin = 0;
+        for (int k = 0; k < SA_IN_COUNT; k++)
+            nstdin += ro.files[k] && strcmp(ro.files[k], "-") == 0;
+        if (nstdin > 1) {
+            fputs("slurm-ingest: '-' (standard input) may be given for one input only\n", stderr);
+            return SA_EXIT_USAGE;
+        }
+    }
     rc = configure(config_path, table_values, nv, nq, at_text, &cfg, &ic, &ro);
     if (rc != SA_EXIT_OK)
         goto done;

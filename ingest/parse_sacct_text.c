@@ -1251,6 +1251,12 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
             continue;
         }
         if (!st.names) {
+            if (src.L.unterminated && !src.have_back) {
+                /* sacct ends every line: a header that the input ends in was cut short */
+                sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: the input ends inside the header line (cut short?)",
+                             cur.lineno);
+                goto done;
+            }
             if (!header_line(&st, cur.s, cur.len, error))
                 goto done;
             header_done = true;

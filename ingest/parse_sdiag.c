@@ -77,7 +77,11 @@ bool sa_sdiag_parse_json(const char *data, size_t len, sa_sdiag_t *out, sa_error
         sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: empty input");
         return false;
     }
-    doc = json_loadb(data, len, 0, &jerr);
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0) { /* a UTF-8 byte order mark */
+        data += 3;
+        len -= 3;
+    }
+    doc = json_loadb(data, len, JSON_REJECT_DUPLICATES, &jerr);
     if (!doc) {
         sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: invalid JSON at line %d column %d: %s", jerr.line,
                      jerr.column, jerr.text);
@@ -94,11 +98,17 @@ bool sa_sdiag_parse_json(const char *data, size_t len, sa_sdiag_t *out, sa_error
         char q[200];
         if (stats && !json_is_null(stats))
             sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: statistics: expected an object");
-        else if (e)
-            sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: no statistics; Slurm says: %s",
+        else if (e) /* Slurm's own failure, like squeue's or sacct's errors[] */
+            sa_error_set(error, SA_ERR_SLURM, 0, "sdiag: no statistics; Slurm says: %s",
                          sa_error_quote(e, 160, q, sizeof q));
         else
             sa_error_set(error, SA_ERR_INPUT, 0, "sdiag: no \"statistics\" object (not sdiag --json output?)");
+        goto done;
+    }
+    if (first_error(doc)) {
+        char q[200];
+        sa_error_set(error, SA_ERR_SLURM, 0, "sdiag: Slurm reported an error: %s",
+                     sa_error_quote(first_error(doc), 160, q, sizeof q));
         goto done;
     }
 #define SDIAG_GET_(name, kind)                                                                              \

@@ -548,6 +548,14 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
         close(fd);
         goto done;
     }
+    if (st.st_mode & S_IWOTH) {
+        /* anyone could point the run at other commands or directories: refused, like a
+         * spool or lock directory others can write */
+        sa_error_set(error, SA_ERR_USAGE, EPERM, "%s: writable by every user (mode %04o): chmod o-w it",
+                     path, (unsigned)(st.st_mode & 07777));
+        close(fd);
+        goto done;
+    }
     f = fdopen(fd, "r");
     if (!f) {
         sa_error_set(error, SA_ERR_IO, errno, "%s: %s", path, strerror(errno));
@@ -957,5 +965,13 @@ bool sa_ingest_config_fill(const sa_config_t *cfg, sa_ingest_config_t *c, sa_err
     }
     if (c->backfill_window <= 0)
         c->backfill_window = 86400;
+    /* a cap of 0 would refuse every capture (exit 10) on an empty spool: say it here */
+    if (c->max_output <= 0 || c->spool_max <= 0) {
+        const char *key = c->max_output <= 0 ? "max-output" : "spool-max";
+        const char *origin = sa_config_origin(cfg, key);
+        sa_error_set(error, SA_ERR_USAGE, 0, "%s%s%s: must be more than 0 bytes", origin ? origin : "",
+                     origin ? ": " : "", key);
+        return false;
+    }
     return true;
 }

@@ -137,7 +137,8 @@ void sa_config_clear(sa_config_t *cfg);
  * command line's options: the command line wins.
  *
  * Fails (SA_ERR_IO with errno: the file cannot be opened or read, or is not a
- * regular file; SA_ERR_USAGE: a bad line, "path:line: ...") and then leaves cfg as
+ * regular file; SA_ERR_USAGE: a bad line, "path:line: ...", or a file every user may
+ * write, "path: writable by every user ...") and then leaves cfg as
  * it was before the call. On success cfg->path is path and, if the file sets
  * mongo-uri and its mode allows group or others to read it, cfg->mongo_uri_exposed
  * is set (the caller logs a warning; the URI is never printed).

@@ -330,6 +330,12 @@ static bool kind_fits(sa_input_kind_t k, sa_kind_t kind, size_t records)
     }
 }
 
+/* What messages call input k of snap: the file the user gave, else the kept copy. */
+static const char *input_name(const sa_snapshot_t *snap, int k)
+{
+    return snap->names[k] ? snap->names[k] : snap->files[k];
+}
+
 /* Parses a file with sink; for pass 1 also checks its kind and Slurm's errors[]. */
 static bool parse_file(const char *path, const sa_sacct_text_opts_t *topts, const sa_sink_t *sink, sa_meta_t *meta,
                        sa_kind_t *kind, sa_error_t *error)
@@ -355,7 +361,7 @@ static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_me
     sa_kind_t kind = SA_KIND_UNKNOWN;
     const char *path = snap->files[k];
 
-    p->aside.input = path;
+    p->aside.input = input_name(snap, k);
     if (!parse_file(path, k == SA_IN_SACCT ? &snap->topts : NULL, &sink, meta, &kind, why))
         goto refused;
     if (!kind_fits(k, kind, p->records)) {
@@ -372,14 +378,14 @@ static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_me
     }
     return true;
 refused:
-    sa_error_prefix(why, "%s", path);
+    sa_error_prefix(why, "%s", input_name(snap, k));
     return false;
 }
 
 /* ---- the time series -------------------------------------------------------------- */
 
 /* Reads an sdiag capture (small) and parses it. */
-static bool parse_sdiag(const char *path, sa_sdiag_t *sd, sa_error_t *error)
+static bool parse_sdiag(const char *path, const char *name, sa_sdiag_t *sd, sa_error_t *error)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
     sa_buf_t buf;
@@ -401,13 +407,13 @@ static bool parse_sdiag(const char *path, sa_sdiag_t *sd, sa_error_t *error)
             if (errno == ENOMEM)
                 sa_error_nomem(error);
             else
-                sa_error_set(error, SA_ERR_INPUT, 0, "%s: sdiag output larger than 64 MiB", path);
+                sa_error_set(error, SA_ERR_INPUT, 0, "%s: sdiag output larger than 64 MiB", name);
             goto done;
         }
     }
     ok = sa_sdiag_parse_json(buf.data ? buf.data : "", buf.len, sd, error);
     if (!ok)
-        sa_error_prefix(error, "%s", path);
+        sa_error_prefix(error, "%s", name);
 done:
     close(fd);
     sa_buf_clear(&buf);
@@ -627,7 +633,7 @@ static bool mark_vanished(const sa_ingest_env_t *env, const sa_snapshot_t *snap,
 {
     if (p->aside.count > 0) {
         sa_log(SA_LOG_WARN, "%s: %zu record(s) set aside: jobs squeue stopped listing are not marked this time",
-               snap->files[SA_IN_SQUEUE], p->aside.count);
+               input_name(snap, SA_IN_SQUEUE), p->aside.count);
         return true;
     }
     ids_sort_unique(&p->listed);
@@ -681,7 +687,7 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         p[k].stats = stats;
         p[k].keep_max = env->keep_records ? env->keep_records : KEEP_DEFAULT;
         p[k].ctx = (sa_obs_ctx_t){snap->cluster, snap->at, NULL, NULL};
-        good = k == SA_IN_SDIAG ? (have_sdiag = parse_sdiag(snap->files[k], &sd, &why))
+        good = k == SA_IN_SDIAG ? (have_sdiag = parse_sdiag(snap->files[k], input_name(snap, k), &sd, &why))
                                 : pass1(&p[k], snap, (sa_input_kind_t)k, &meta[k], &why);
         if (!good && why.domain == SA_ERR_NOMEM) {
             *error = why;

@@ -35,6 +35,8 @@ typedef struct {
     const char *cluster;
     int64_t at;                       /* observation time */
     const char *files[SA_IN_COUNT];   /* kept input files, NULL when absent (borrowed) */
+    const char *names[SA_IN_COUNT];   /* what messages call them: the file the user gave
+                                         (NULL: the kept file's path) */
     sa_sacct_text_opts_t topts;       /* for sacct text */
     bool tsdb_done;                   /* its time series part landed already */
 } sa_snapshot_t;

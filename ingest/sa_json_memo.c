@@ -68,7 +68,7 @@ static uint64_t text_hash(const char *s, size_t n)
 static json_t *decode(const char *text, size_t len)
 {
     json_error_t jerr;
-    return json_loadb(text, len, JSON_DECODE_ANY, &jerr);
+    return json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 }
 
 /* Doubles the table (or makes the first one); false on OOM. */
@@ -181,6 +181,11 @@ static bool add_member(sa_json_memo_t *memo, json_t *o, const char *kt, size_t k
     } else { /* no room in the memo */
         key = decode(kt, kl);
         v = json_is_string(key) ? decode(vt, vl) : NULL;
+    }
+    /* a key twice: not decoded here, so that the caller's decoding refuses it (JSON_REJECT_DUPLICATES) */
+    if (v && json_is_string(key) && json_object_get(o, json_string_value(key))) {
+        json_decref(v);
+        v = NULL;
     }
     ok = v && json_object_set_new_nocheck(o, json_string_value(key), v) == 0; /* steals v */
     json_decref(key);

@@ -428,9 +428,10 @@ static int stream_scanned_value(stream_t *s, sa_json_memo_t *memo, json_t **out,
     if (memo && !s->deep)
         *out = sa_json_memo_object(memo, s->out, s->out_len, s->seps, s->nseps);
     if (!*out)
-        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY, &jerr);
+        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
     if (!*out && strstr(jerr.text, "too big integer"))
-        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL, &jerr);
+        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES,
+                          &jerr);
     if (!*out && s->elem_tolerant && !sa_utf8_valid((const unsigned char *)s->out, s->out_len)) {
         /* a name with bytes that are not UTF-8: the record is kept with U+FFFD in their place */
         size_t n;
@@ -439,7 +440,7 @@ static int stream_scanned_value(stream_t *s, sa_json_memo_t *memo, json_t **out,
             sa_error_nomem(error);
             return -1;
         }
-        *out = json_loadb(fixed, n, JSON_DECODE_ANY, &jerr);
+        *out = json_loadb(fixed, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
         free(fixed);
         s->repaired = *out != NULL;
     }
@@ -478,7 +479,7 @@ static json_t *stream_value(stream_t *s, sa_json_memo_t *memo, sa_error_t *error
     for (;;) {
         json_error_t jerr;
         size_t avail = s->len - s->pos;
-        size_t flags = JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY;
+        size_t flags = JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY | JSON_REJECT_DUPLICATES;
         json_t *v = json_loadb(s->buf + s->pos, avail, flags, &jerr);
 
         if (!v && strstr(jerr.text, "too big integer"))
@@ -707,9 +708,14 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
 {
     stream_t s = {.r = r};
     doc_t d = {.sink = sink, .meta = meta, .kind = SA_KIND_UNKNOWN};
+    json_t *seen = json_object(); /* the top-level keys so far */
     bool ok = false, saw_records = false;
     int c;
 
+    if (!seen) {
+        sa_error_nomem(error);
+        goto done;
+    }
     c = stream_peek(&s, &ok, error);
     if (!ok)
         goto done;
@@ -740,6 +746,13 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
                 goto fail;
             }
             k = json_string_value(key);
+            /* a key twice would leave one of two values unsaid: Slurm never prints one twice */
+            if (json_object_get(seen, k) || json_object_set_new(seen, k, json_true()) != 0) {
+                sa_error_set(error, SA_ERR_INPUT, 0, "invalid JSON at byte %zu: duplicate key \"%.64s\" at top level",
+                             stream_offset(&s), k);
+                json_decref(key);
+                goto fail;
+            }
             if (!stream_expect(&s, ":", NULL, error)) {
                 json_decref(key);
                 goto fail;
@@ -810,6 +823,7 @@ done:
         *kind_out = d.kind;
     sa_sinfo_acc_destroy(d.sinfo);
     sa_json_memo_destroy(d.memo);
+    json_decref(seen);
     free(s.buf);
     free(s.out);
     free(s.seps);
@@ -880,7 +894,9 @@ bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_si
     /* read until a non-blank byte and 16 more bytes are in, or the input ends */
     for (;;) {
         ssize_t n;
-        for (i = 0; i < p.pre_len && strchr(" \t\r\n", p.pre[i]); i++)
+        /* a UTF-8 byte order mark (an editor's, a Windows tool's) is not part of the text */
+        p.pre_pos = p.pre_len >= 3 && memcmp(p.pre, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
+        for (i = p.pre_pos; i < p.pre_len && strchr(" \t\r\n", p.pre[i]); i++)
             ;
         if (eof || (i < p.pre_len && p.pre_len - i >= 16))
             break;

@@ -58,6 +58,7 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error)
     }
     L->line_len = 0;
     L->too_long = false;
+    L->unterminated = false;
     if (!lines_append(L, "", 0, error))
         return -1;
     for (;;) {
@@ -75,6 +76,7 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error)
         if (L->eof) {
             if (L->line_len == 0)
                 return 0;
+            L->unterminated = true;
             break; /* last line without "\n" */
         }
         {

@@ -29,6 +29,7 @@ typedef struct {
     size_t lineno; /* number of the current line, from 1 */
     bool skip_long; /* set by the caller: a line over SA_LINES_CAP is cut, not an error */
     bool too_long;  /* the current line was cut */
+    bool unterminated; /* the current line is the last and has no "\n" (the input may be cut) */
 } sa_lines_t;
 
 /* Starts reading lines from r (borrowed). Allocates nothing; sa_lines_clear() frees. */

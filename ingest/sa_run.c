@@ -60,6 +60,7 @@ typedef struct {
     size_t landed, rejected, spooled_left;
     char *setaside_dir;
     char *rejected_dir_note;
+    char *kept_path;         /* this run's snapshot of --squeue/--sinfo/... files, in the spool */
 } run_t;
 
 /* Keeps the first failure of the run (later ones are logged only). */
@@ -285,8 +286,11 @@ static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t
     return ok;
 }
 
-/* Commits a snapshot to the spool and copies it to --archive-dir. */
-static bool keep(run_t *r, sa_snapshot_txn_t *t, json_t *meta, sa_error_t *error)
+/*
+ * Commits a snapshot to the spool and copies it to --archive-dir. *kept_out (may be
+ * NULL) receives its path in the spool (caller frees).
+ */
+static bool keep(run_t *r, sa_snapshot_txn_t *t, json_t *meta, char **kept_out, sa_error_t *error)
 {
     char *path = NULL;
     bool ok;
@@ -308,6 +312,10 @@ static bool keep(run_t *r, sa_snapshot_txn_t *t, json_t *meta, sa_error_t *error
         sa_snapdir_list_free(v, n);
         if (!ok)
             sa_error_prefix(error, "archive-dir");
+    }
+    if (ok && kept_out) {
+        *kept_out = path;
+        path = NULL;
     }
     free(path);
     return ok;
@@ -370,7 +378,7 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
             sa_log(SA_LOG_INFO, "MongoDB unreachable: sacct waits for the next run (Slurm keeps it)");
         }
     }
-    ok = keep(r, t, meta, error);
+    ok = keep(r, t, meta, files_mode ? &r->kept_path : NULL, error);
     t = NULL;
     if (ok)
         SA_FAULT_POINT("kept");
@@ -421,6 +429,14 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
     sa_error_t err;
 
     snapshot_of(sd, r->c->cluster, &snap);
+    if (from_spool && r->kept_path && strcmp(sd->path, r->kept_path) == 0) {
+        /* this run's own snapshot of the files given: messages name those files */
+        for (int k = 0; k < SA_IN_COUNT; k++) {
+            const char *f = r->o->files[k];
+            if (snap.files[k] && f)
+                snap.names[k] = strcmp(f, "-") == 0 ? "(stdin)" : f;
+        }
+    }
     env.archive = r->archive;
     env.cache = r->archive ? r->cache : NULL;
     env.sqlite_path = r->c->sqlite;
@@ -444,13 +460,18 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
         char reason[sizeof out.why.message + 8];
         snprintf(reason, sizeof reason, "%s", out.why.message);
         r->rejected++;
-        note_failure(r, &out.why);
         if (from_spool && !sa_snapdir_reject(sd, r->c->spool_dir, r->c->cluster, out.rejected, reason, &err)) {
             *error = err;
             return false;
         }
-        if (from_spool)
-            sa_log(SA_LOG_ERROR, "%s: moved to %s/%s/rejected/", reason, r->c->spool_dir, r->c->cluster);
+        /* logged once: now when an earlier failure is the run's, else at the end of the run */
+        if (from_spool) {
+            char msg[sizeof out.why.message];
+            snprintf(msg, sizeof msg, "%.500s: moved to %.100s/%.100s/rejected/", reason, r->c->spool_dir,
+                     r->c->cluster);
+            snprintf(out.why.message, sizeof out.why.message, "%s", msg);
+        }
+        note_failure(r, &out.why);
     }
     if (!from_spool)
         return true;
@@ -524,7 +545,7 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
         t = sa_snapshot_begin(r->c->spool_dir, r->c->cluster, r->o->at, error);
         ok = t && capture_sacct(r, t, start, end, since, cap, meta, error);
         if (ok)
-            ok = keep(r, t, meta, error); /* frees t, whatever happens */
+            ok = keep(r, t, meta, NULL, error); /* frees t, whatever happens */
         else
             sa_snapshot_abort(t);
         if (!ok)
@@ -679,7 +700,14 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
         return;
     }
     if (!sa_archive_migrate(r->archive, r->c->cluster, &moved, &err)) {
-        note_failure(r, &err);
+        /* a connection lost here is exit 8 like anywhere else */
+        sa_archive_confirm_unreachable(r->archive, &err);
+        if (err.domain == SA_ERR_UNREACHABLE) {
+            sa_log(SA_LOG_WARN, "%s; this run's captures stay in the spool", err.message);
+            r->unreachable = true;
+        } else {
+            note_failure(r, &err);
+        }
         lose_archive(r);
         return;
     }
@@ -774,6 +802,8 @@ static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_e
     close_stores(r);
     lose_archive(r);
     free(r->setaside_dir);
+    free(r->kept_path);
+    r->kept_path = NULL;
     sa_ingest_stats_clear(&r->st);
     if (!ok) {
         *error = r->failure;
@@ -949,6 +979,47 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
     return result;
 }
 
+/*
+ * What a replay reads must be there: DIR, and DIR/<cluster> (an --archive-dir or a spool
+ * holds one directory per cluster; DIR/<cluster> itself given is the usual slip).
+ */
+static bool replay_dir_ok(const char *dir, const char *cluster, sa_error_t *error)
+{
+    struct stat st;
+    char *sub = NULL;
+    const char *base = strrchr(dir, '/');
+    size_t blen;
+    bool ok;
+
+    if (stat(dir, &st) != 0) {
+        sa_error_set(error, SA_ERR_USAGE, errno, "replay %s: %s", dir, strerror(errno));
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "replay %s: not a directory", dir);
+        return false;
+    }
+    if (asprintf(&sub, "%s/%s", dir, cluster) < 0) {
+        sa_error_nomem(error);
+        return false;
+    }
+    ok = stat(sub, &st) == 0 && S_ISDIR(st.st_mode);
+    free(sub);
+    if (ok)
+        return true;
+    base = base ? base + 1 : dir;
+    blen = strlen(base);
+    while (blen > 0 && base[blen - 1] == '/')
+        blen--;
+    if (blen == strlen(cluster) && strncmp(base, cluster, blen) == 0)
+        sa_error_set(error, SA_ERR_USAGE, ENOENT, "replay %s: no %s/ in it: give the directory above it (the "
+                     "--archive-dir or spool-dir, which holds a directory per cluster)", dir, cluster);
+    else
+        sa_error_set(error, SA_ERR_USAGE, ENOENT, "replay %s: no %s/ in it: nothing of cluster %s to replay (give "
+                     "an --archive-dir or spool-dir)", dir, cluster, cluster);
+    return false;
+}
+
 sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_t *error)
 {
     run_t r;
@@ -958,6 +1029,8 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
     sa_error_t err;
     sa_run_result_t result;
 
+    if (!replay_dir_ok(dir, o->cfg->cluster, error))
+        return SA_RUN_FAILED;
     if (!(lock = run_begin(&r, o, false, error)))
         return SA_RUN_FAILED;
     free(r.setaside_dir);

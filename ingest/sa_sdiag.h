@@ -21,8 +21,9 @@
  * req_time_start, job_states_ts, bf_when_last_cycle) as epoch seconds. Keys not
  * modelled (rpcs_by_message_type, rpcs_by_user, pending_rpcs, bf_exit, ...) go to
  * out->extra.
- * Errors: invalid JSON (with line and column), no "statistics" object (naming Slurm's
- * first error when the document has one), a figure of the wrong type or negative:
+ * Errors: Slurm's errors[] (SA_ERR_SLURM, naming its first error, with or without
+ * statistics: the run exits 4 as for squeue's), and SA_ERR_INPUT: invalid JSON (with
+ * line and column), no "statistics" object, a figure of the wrong type or negative:
  * "sdiag: statistics: agent_queue_size: expected a number ..., got string".
  */
 bool sa_sdiag_parse_json(const char *data, size_t len, sa_sdiag_t *out, sa_error_t *error);

@@ -397,6 +397,10 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("--format prometheus is for `current`%s", "");
     if (o->delimiter && !*o->delimiter)
         return die_usage("--delimiter: must not be empty%s", "");
+    /* a --sqlite that is not there is a slip on the command line; health says it in a row instead */
+    if (o->sqlite_path && strcmp(cli->cmd, "health") != 0 && access(o->sqlite_path, F_OK) != 0)
+        return die_usage("--sqlite %s: no such file (a cluster ingested from sacct alone has no time series: "
+                         "leave --sqlite out)", o->sqlite_path);
     return -1;
 }
 

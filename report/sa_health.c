@@ -14,6 +14,9 @@
  *   warning when some were last seen in the window, info otherwise. Normal after
  *   MaxJobId wraps; frequent reuse means slurmctld lost its state.
  * - failed-ingest (error): ingest_runs with ok false that started in the window.
+ * - time-series: the cluster has no time series (info: no DIR/CLUSTER.sqlite, as for a
+ *   cluster ingested from sacct alone), or --sqlite does not exist or cannot be read
+ *   (warning): the gpu-config-unknown check was not made; never a failure of health.
  * - gpu-config-unknown: in the time series (when the cluster has one), node-hours in the
  *   window on nodes whose GPUs no snapshot said (grouped sinfo --json, nothing carried):
  *   warning (utilization counts their GPU time nowhere); info for GPU-hours carried from
@@ -29,6 +32,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "sa_jobview.h"
 #include "sa_rutil.h"
@@ -175,13 +179,33 @@ static bool check_gpu_config(sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, cons
                              int64_t end, hctx_t *h, sa_error_t *error)
 {
     gpucfg_sum_t g = {0, 0, 0};
-    sa_tsdb_t *ts;
+    sa_tsdb_t *ts = NULL;
     char detail[512];
 
-    if (!sa_rtsdbs_get(tsdbs, o, cluster, false, &ts, error))
+    if (!tsdbs->none && !sa_rtsdbs_get(tsdbs, o, cluster, false, &ts, error)) {
+        /* a time series that cannot be read is this check's problem, not the archive's */
+        if (error->domain == SA_ERR_NOMEM)
+            return false;
+        snprintf(detail, sizeof detail, "%.400s: the time series checks were not made", error->message);
+        if (o->sqlite_path)
+            tsdbs->none = true; /* the shared file: every cluster goes on without it */
+        sa_error_clear(error);
+        return hrow(h, cluster, "time-series", "warning", "time series", SA_UNSET, detail, error);
+    }
+    if (!ts) {
+        /* a cluster ingested from sacct alone (no sinfo) has none: said, not an error */
+        if (tsdbs->none)
+            snprintf(detail, sizeof detail, "--sqlite %s does not exist: the time series checks were not made",
+                     o->sqlite_path);
+        else
+            snprintf(detail, sizeof detail, "no time series (%s/%s.sqlite does not exist; a cluster ingested from "
+                     "sacct alone has none): the time series checks were not made",
+                     o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest", cluster);
+        return hrow(h, cluster, "time-series", tsdbs->none ? "warning" : "info", "time series", SA_UNSET, detail,
+                    error);
+    }
+    if (!sa_tsdb_state_hours(ts, cluster, start, end, SA_TSDB_BY_STATE, sum_gpu_config, &g, error))
         return false;
-    if (!ts || !sa_tsdb_state_hours(ts, cluster, start, end, SA_TSDB_BY_STATE, sum_gpu_config, &g, error))
-        return ts == NULL;
     if (g.unknown_node_h > 0) {
         snprintf(detail, sizeof detail,
                  "%.2f node-hours on nodes whose GPUs no snapshot said (grouped sinfo --json): their GPU time is "
@@ -365,6 +389,10 @@ bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
         end = o->now;
     if (start == SA_UNSET)
         start = end - 86400;
+    /* --sqlite naming a file that is not there (a cluster ingested from sacct alone has no
+     * time series): health goes on and says so per cluster */
+    if (o->sqlite_path && access(o->sqlite_path, F_OK) != 0)
+        tsdbs.none = true;
     if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error))
         goto done;
     for (size_t i = 0; i < cl.n; i++) {

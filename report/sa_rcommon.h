@@ -22,6 +22,7 @@ typedef struct {
     char **names;      /* per-cluster files: cluster names */
     sa_tsdb_t **dbs;   /* ... and their handles (NULL: no file) */
     size_t n;
+    bool none;         /* set by health when --sqlite cannot be read: no cluster has a time series */
 } sa_rtsdbs_t;
 
 void sa_rtsdbs_init(sa_rtsdbs_t *t);
@@ -29,7 +30,7 @@ void sa_rtsdbs_clear(sa_rtsdbs_t *t);
 /*
  * The time series holding cluster: --sqlite PATH (opened read-only once), else
  * DIR/CLUSTER.sqlite when it exists (DIR = /var/lib/slurm-ingest). *db is NULL (and
- * true returned) when there is none and required is false.
+ * true returned) when there is none (or t->none) and required is false.
  */
 bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, bool required, sa_tsdb_t **db,
                    sa_error_t *error);

@@ -116,6 +116,12 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
     sa_tsdb_t **dbs;
 
     *db = NULL;
+    if (t->none) {
+        if (required)
+            sa_error_set(error, SA_ERR_SQLITE, ENOENT, "cluster %s: no time series (%s cannot be read)", cluster,
+                         o->sqlite_path ? o->sqlite_path : "--sqlite");
+        return !required;
+    }
     if (o->sqlite_path) {
         if (!t->shared && !(t->shared = sa_tsdb_open(o->sqlite_path, true, 10000, error)))
             return false;

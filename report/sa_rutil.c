@@ -261,8 +261,12 @@ FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error)
     }
     if ((fd = mkstemp(af->tmp)) < 0 || fchmod(fd, (mode_t)sa_umask_file_mode()) != 0 ||
         !(af->f = fdopen(fd, "w"))) {
-        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot create a temporary file beside it: %s", path,
-                     strerror(errno));
+        int e = errno;
+        /* a path that cannot hold a file (no such directory, no permission) is the command line's fault */
+        bool bad_path = e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == EROFS || e == ELOOP ||
+                        e == ENAMETOOLONG || e == EISDIR;
+        sa_error_set(error, bad_path ? SA_ERR_USAGE : SA_ERR_IO, e, "%s: cannot create a temporary file beside it: %s",
+                     path, strerror(e));
         if (fd >= 0) {
             close(fd);
             unlink(af->tmp);

@@ -56,7 +56,8 @@ typedef struct {
 /*
  * Opens a temporary file beside path (path.tmp.XXXXXX) with the mode a new file gets
  * from the umask (0666 & ~umask, not mkstemp's 0600) and returns it (owned by af), or
- * NULL with *error set (SA_ERR_IO).
+ * NULL with *error set: SA_ERR_USAGE when path cannot hold a file (its directory does not
+ * exist or may not be written), else SA_ERR_IO.
  */
 FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error);
 /*

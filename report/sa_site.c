@@ -994,18 +994,54 @@ static bool build(site_t *s, sa_error_t *error)
     return ok && ingest_page(s, error) && index_page(s, error) && write_metrics(s, error);
 }
 
-bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so, FILE *warn, sa_error_t *error)
+/*
+ * The directory the site replaces: DIR, or where DIR points when it is a symbolic link
+ * (the site is built beside that directory and swapped in there; the link stays).
+ * Caller frees. NULL with *error set: a link to nothing or to something that is not a
+ * directory, DIR not a directory (SA_ERR_USAGE).
+ */
+static char *site_target(const char *dir, sa_error_t *error)
+{
+    struct stat st;
+    char *real;
+
+    if (lstat(dir, &st) != 0 || !S_ISLNK(st.st_mode)) {
+        if (lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
+            sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "%s: not a directory", dir);
+            return NULL;
+        }
+        if (!(real = strdup(dir)))
+            sa_error_nomem(error);
+        return real;
+    }
+    real = realpath(dir, NULL);
+    if (!real || stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+        sa_error_set(error, SA_ERR_USAGE, real ? ENOTDIR : errno, "%s: a symbolic link to %s", dir,
+                     real ? "something that is not a directory" : "nothing (make its directory first)");
+        free(real);
+        return NULL;
+    }
+    return real;
+}
+
+bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE *warn, sa_error_t *error)
 {
     site_t s;
+    sa_site_opts_t so_real = *so_in, *so = &so_real;
+    char *target = site_target(so_in->dir, error);
     /* the pid in the name says whether its writer still runs (sweep_leftovers) */
-    char *tmpl = sa_rprintf("%s.new-%ld-XXXXXX", so->dir, (long)getpid());
+    char *tmpl = target ? sa_rprintf("%s.new-%ld-XXXXXX", target, (long)getpid()) : NULL;
     bool ok = false;
 
     memset(&s, 0, sizeof s);
+    if (!target)
+        return false;
+    so->dir = target;
     s.o = o;
     s.so = so;
     s.warn = warn;
     if (!tmpl) {
+        free(target);
         sa_error_nomem(error);
         return false;
     }
@@ -1024,8 +1060,10 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so, FILE *wa
         sa_strv_init(&s.c[i].accounts);
     }
     if (!mkdtemp(tmpl) || chmod(tmpl, (mode_t)(sa_umask_file_mode() | 0111)) != 0) {
-        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot create the new site beside it: %s", so->dir,
-                     strerror(errno));
+        int e = errno;
+        /* no parent directory, no permission: the DIR given cannot hold a site */
+        sa_error_set(error, e == ENOENT || e == ENOTDIR || e == EACCES || e == EROFS ? SA_ERR_USAGE : SA_ERR_IO, e,
+                     "%s: cannot create the new site beside it: %s", so->dir, strerror(e));
         goto done;
     }
     s.tmp = tmpl;
@@ -1040,6 +1078,7 @@ done:
     }
     free(s.c);
     free(tmpl);
+    free(target);
     sa_rclusters_clear(&s.cl);
     sa_rdb_close(s.db);
     return ok;

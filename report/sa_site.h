@@ -27,7 +27,7 @@
 #include "sa_report.h"
 
 typedef struct {
-    const char *dir;      /* the site directory (replaced whole) */
+    const char *dir;      /* the site directory (replaced whole; a symbolic link: where it points) */
     const char *textfile; /* also write the Prometheus metrics here (atomically); NULL: no */
     int months;           /* the last N months (1..120) */
 } sa_site_opts_t;
@@ -35,6 +35,8 @@ typedef struct {
 /*
  * Writes the site for the clusters and options of o (its window options are ignored:
  * the site covers the last so->months months up to o->now). Warnings go to warn.
+ * A so->dir that cannot hold a site (a link to nothing, not a directory, no parent)
+ * is SA_ERR_USAGE.
  */
 bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so, FILE *warn, sa_error_t *error);
 

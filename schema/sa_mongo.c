@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 /* The URI's password, kept to scrub it from driver messages (never printed). */
@@ -109,7 +110,9 @@ static bool is_unreachable(const bson_error_t *berr)
                                         "no route to host", "network is unreachable", "host is unreachable",
                                         "failed to connect", "connection reset", "connection closed",
                                         "socket error", "stream is closed", "broken pipe",
-                                        "failure during socket delivery", NULL};
+                                        "failure during socket delivery",
+                                        /* the server was lost and selection is in its cooldown */
+                                        "no servers yet eligible for rescan", NULL};
     if (berr->domain != MONGOC_ERROR_STREAM && berr->domain != MONGOC_ERROR_SERVER_SELECTION)
         return false;
     for (const char *const *w = words; *w; w++) {
@@ -133,17 +136,28 @@ static bool check_tls_files(const mongoc_uri_t *uri, sa_error_t *error)
     return true;
 }
 
-mongoc_client_t *sa_mongo_connect(const char *uri_str, const char *appname, char **hosts_out, sa_error_t *error)
+/* True when a host of the URI is a DNS name, an IPv4 address, an IPv6 literal or a socket path. */
+static bool host_ok(const mongoc_host_list_t *h)
 {
-    mongoc_uri_t *uri;
-    mongoc_client_t *client = NULL;
-    bson_error_t berr;
-    bson_t ping = BSON_INITIALIZER;
-    char *hosts = NULL;
-    const char *at = strchr(uri_str, '@');
+    if (h->family == AF_INET6 || h->host[0] == '/')
+        return h->host[0] != '\0';
+    if (!h->host[0])
+        return false;
+    for (const char *p = h->host; *p; p++) {
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '.' ||
+              *p == '-' || *p == '_'))
+            return false;
+    }
+    return true;
+}
 
-    *hosts_out = NULL;
-    sa_mongo_init();
+/* The parsed URI, or NULL with *error set (never quoting the URI). */
+static mongoc_uri_t *uri_parse(const char *uri_str, sa_error_t *error)
+{
+    const char *at = strchr(uri_str, '@');
+    mongoc_uri_t *uri;
+    bson_error_t berr;
+
     if (at && strchr(at + 1, '@')) {
         /* libmongoc would split the user info at the first '@' and take the rest of
          * the password for a host name, which then shows in its messages */
@@ -157,6 +171,39 @@ mongoc_client_t *sa_mongo_connect(const char *uri_str, const char *appname, char
         sa_error_set(error, SA_ERR_USAGE, 0, "the MongoDB URI is malformed");
         return NULL;
     }
+    for (const mongoc_host_list_t *h = mongoc_uri_get_hosts(uri); h; h = h->next) {
+        if (!host_ok(h)) {
+            sa_error_set(error, SA_ERR_USAGE, 0, "the MongoDB URI is malformed: a host is not a host name, an "
+                                                 "address or [an IPv6 address]");
+            mongoc_uri_destroy(uri);
+            return NULL;
+        }
+    }
+    return uri;
+}
+
+bool sa_mongo_uri_check(const char *uri_str, sa_error_t *error)
+{
+    mongoc_uri_t *uri;
+
+    sa_mongo_init();
+    uri = uri_parse(uri_str, error);
+    mongoc_uri_destroy(uri);
+    return uri != NULL;
+}
+
+mongoc_client_t *sa_mongo_connect(const char *uri_str, const char *appname, char **hosts_out, sa_error_t *error)
+{
+    mongoc_uri_t *uri;
+    mongoc_client_t *client = NULL;
+    bson_error_t berr;
+    bson_t ping = BSON_INITIALIZER;
+    char *hosts = NULL;
+
+    *hosts_out = NULL;
+    sa_mongo_init();
+    if (!(uri = uri_parse(uri_str, error)))
+        return NULL;
     if (mongoc_uri_get_password(uri)) {
         free(known_secret);
         known_secret = strdup(mongoc_uri_get_password(uri));

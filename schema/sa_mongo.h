@@ -33,7 +33,15 @@ void sa_mongo_preinit(int argc, char **argv, char **envp);
         int, char **, char **) = sa_mongo_preinit
 
 /*
- * Connects to uri and pings the server. Unless the URI says, serverSelectionTimeoutMS
+ * Checks a MongoDB URI without connecting: SA_ERR_USAGE "the MongoDB URI is malformed"
+ * (libmongoc refuses it, or a host is not a host name: "mongodb://u:pw@[bad", which
+ * libmongoc takes for the host "[bad"), "... holds more than one '@'". The message
+ * never quotes the URI. slurm-ingest checks before anything is captured.
+ */
+bool sa_mongo_uri_check(const char *uri, sa_error_t *error);
+
+/*
+ * Connects to uri (checked with sa_mongo_uri_check) and pings the server. Unless the URI says, serverSelectionTimeoutMS
  * is 10 s and the appname is appname. The client uses error API version 2. On
  * success, *hosts_out (caller frees) is the URI's host list for messages. Fails with
  * SA_ERR_USAGE "the MongoDB URI is malformed", "... holds more than one '@'" or

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sa_exit.h"
@@ -89,7 +90,22 @@ static const bad_case_t cases[] = {
     {"scontrol text garbage line", "NodeName=n1 State=IDLE\nGarbage here\n", 0, NULL, SA_EXIT_INPUT,
      "line 2: expected Key=value", NULL},
     {"scontrol text bad CPUTot", "NodeName=n1 State=IDLE CPUTot=abc\n", 0, NULL, SA_EXIT_INPUT, "CPUTot", NULL},
+    /* issue 22: a key twice leaves one value unsaid: refused */
+    {"duplicate key in a record", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"name\":\"a\",\"name\":\"b\"}"), 0, NULL,
+     SA_EXIT_INPUT, "duplicate object key near '\"name\"'", NULL},
+    {"duplicate key deep in a record", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"x\":{\"a\":1,\"a\":2}}"), 0, NULL,
+     SA_EXIT_INPUT, "duplicate object key", NULL},
+    {"duplicate key at top level", "{\"jobs\":[],\"jobs\":[{\"job_id\":7,\"job_state\":\"RUNNING\"}]}", 0, NULL,
+     SA_EXIT_INPUT, "duplicate key \"jobs\" at top level", NULL},
+    {"duplicate key in a top-level value", "{\"statistics\":{\"jobs_pending\":1,\"jobs_pending\":2},\"jobs\":[]}", 0, NULL,
+     SA_EXIT_INPUT, "duplicate object key", NULL},
+    /* issue 22: a sacct -P capture cut inside its header is cut short, not an empty window */
+    {"sacct header cut short", "JobID|JobIDRaw|JobName|User|Account|Part", 0, NULL, SA_EXIT_INPUT,
+     "line 1: the input ends inside the header line", NULL},
     /* kept, not rejected */
+    {"JSON with a UTF-8 byte order mark", "\xEF\xBB\xBF" J("{\"job_id\":7,\"job_state\":\"RUNNING\"}"), 0, NULL,
+     SA_EXIT_OK, NULL, "\"job_id\":7"},
+    {"sacct header alone: an empty window", SACCT_HDR, 0, NULL, SA_EXIT_OK, NULL, NULL},
     {"unknown job state kept", J("{\"job_id\":7,\"job_state\":[\"QUANTUM_LEAP\",\"NEW_FLAG\"]}"), 0, NULL,
      SA_EXIT_OK, NULL, "QUANTUM_LEAP+NEW_FLAG"},
     {"unknown node flag kept", N("{\"name\":\"n1\",\"state\":[\"IDLE\",\"DRAIN\",\"SPACE_WEATHER\"]}"), 0, NULL,
@@ -295,12 +311,222 @@ static void test_usage_errors(void **state)
     free(err);
 }
 
+/* ---- issue 22: runs (--no-mongo), as an admin starts them by hand ---------------------------------- */
+
+static char box[64];
+
+/* Writes box/name with text and mode; returns the path (static buffer of 4). */
+static const char *box_file(const char *name, const char *text, mode_t mode)
+{
+    static char paths[4][160];
+    static int next;
+    char *p = paths[next++ % 4];
+    FILE *f;
+    snprintf(p, 160, "%s/%s", box, name);
+    f = fopen(p, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(p, mode), 0);
+    return p;
+}
+
+/*
+ * Runs slurm-ingest --cluster=h with the box's private directories, --no-mongo unless
+ * a MongoDB URI is given (env SLURM_INGEST_MONGO_URI), standard input from /dev/null,
+ * and the options args; returns the exit code, *err what it printed on stderr.
+ */
+static int run_box(const char *const args[], const char *mongo_uri, char **err)
+{
+    char *argv[40], lock[128], spool[128], sqlite[128], env_uri[300], *out;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    snprintf(lock, sizeof lock, "--lock-dir=%s/lock", box);
+    snprintf(spool, sizeof spool, "--spool-dir=%s/spool", box);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.sqlite", box);
+    snprintf(env_uri, sizeof env_uri, "SLURM_INGEST_MONGO_URI=%s", mongo_uri ? mongo_uri : "");
+    argv[n++] = (char *)"/bin/sh";
+    argv[n++] = (char *)"-c";
+    argv[n++] = (char *)"exec \"$0\" \"$@\" < /dev/null";
+    argv[n++] = (char *)SA_INGEST_BIN;
+    argv[n++] = (char *)"--cluster=h";
+    argv[n++] = lock;
+    argv[n++] = spool;
+    argv[n++] = sqlite;
+    if (!mongo_uri)
+        argv[n++] = (char *)"--no-mongo";
+    for (int i = 0; args[i] && n < 39; i++)
+        argv[n++] = (char *)args[i];
+    argv[n] = NULL;
+    rc = tu_run(argv, mongo_uri ? env : NULL, &out, err);
+    free(out);
+    return rc;
+}
+
+/* Expects exit code want and stderr of exactly one line holding has. */
+static void expect_run(const char *what, const char *const args[], const char *mongo_uri, int want, const char *has)
+{
+    char *err;
+    int rc = run_box(args, mongo_uri, &err);
+    if (rc != want)
+        fail_msg("%s: exit %d, expected %d; stderr: %s", what, rc, want, err);
+    if (count_lines(err) != 1 || !strstr(err, has))
+        fail_msg("%s: expected one stderr line with '%s', got: %s", what, has, err);
+    free(err);
+}
+
+/* Usage slips are exit 2, found before anything is captured or spooled. */
+static void test_run_slips(void **state)
+{
+    const char *sq = tu_fixture("gen/v0.0.44/squeue.json");
+    char arg[200], dir[160];
+    (void)state;
+
+    {
+        const char *a[] = {"--max-output=0", "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("--max-output 0", a, NULL, SA_EXIT_USAGE, "max-output: must be more than 0 bytes");
+    }
+    {
+        const char *a[] = {"--spool-max=0", "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("--spool-max 0", a, NULL, SA_EXIT_USAGE, "spool-max: must be more than 0 bytes");
+    }
+    {
+        const char *a[] = {"--squeue", "-", "--sinfo", "-", "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("--squeue - --sinfo -", a, NULL, SA_EXIT_USAGE, "may be given for one input only");
+    }
+    {
+        /* libmongoc takes "[bad" for a host name; nothing could ever connect: not "unreachable" (8) */
+        const char *a[] = {"--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("a malformed URI", a, "mongodb://u:pw@[bad", SA_EXIT_USAGE, "the MongoDB URI is malformed");
+    }
+    {
+        const char *conf = box_file("open.conf", "cluster = h\n", 0666);
+        const char *a[] = {"--config", conf, "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("a world-writable configuration file", a, NULL, SA_EXIT_USAGE,
+                   "open.conf: writable by every user (mode 0666)");
+    }
+    /* replay of what holds nothing to replay */
+    {
+        const char *a[] = {"replay", "/nonexistent/archive", NULL};
+        expect_run("replay of a missing directory", a, NULL, SA_EXIT_USAGE,
+                   "replay /nonexistent/archive: No such file or directory");
+    }
+    snprintf(dir, sizeof dir, "%s/archive", box);
+    snprintf(arg, sizeof arg, "--archive-dir=%s", dir);
+    {
+        const char *a[] = {arg, "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        char *err;
+        int rc = run_box(a, NULL, &err);
+        if (rc != SA_EXIT_OK)
+            fail_msg("archiving run: exit %d: %s", rc, err);
+        free(err);
+    }
+    {
+        const char *a[] = {"replay", dir, NULL};
+        char *err;
+        int rc = run_box(a, NULL, &err);
+        if (rc != SA_EXIT_OK || !strstr(err, "record(s) of squeue") || strstr(err, " 0 record(s) of squeue"))
+            fail_msg("replay of the archive: exit %d: %s", rc, err);
+        free(err);
+    }
+    snprintf(dir, sizeof dir, "%s/archive/h", box);
+    {
+        const char *a[] = {"replay", dir, NULL};
+        expect_run("replay of the cluster's subdirectory", a, NULL, SA_EXIT_USAGE,
+                   "no h/ in it: give the directory above it");
+    }
+}
+
+/* Rejected inputs: logged once, naming the file the user gave; Slurm's errors[] in sdiag are 4. */
+static void test_run_rejections(void **state)
+{
+    const char *sdiag = box_file("sdiag.json", "{\"meta\":{},\"errors\":[{\"error\":\"Unable to contact slurm "
+                                               "controller\"}]}\n", 0600);
+    const char *cut = box_file("cut.json", "{\"meta\":{},\"jobs\":[{\"job_id\":1,", 0600);
+    const char *empty = box_file("empty.json", "", 0600);
+    char want[200];
+    (void)state;
+
+    {
+        const char *a[] = {"--sdiag", sdiag, "--at=2026-10-15T12:01:00Z", NULL};
+        snprintf(want, sizeof want, "%s: sdiag: no statistics; Slurm says: Unable to contact slurm controller", sdiag);
+        expect_run("sdiag errors[]", a, NULL, SA_EXIT_SLURM, want);
+    }
+    {
+        const char *a[] = {"--squeue", cut, "--at=2026-10-15T12:02:00Z", NULL};
+        snprintf(want, sizeof want, "%s: truncated JSON", cut);
+        expect_run("a truncated --squeue", a, NULL, SA_EXIT_INPUT, want);
+        expect_run("a truncated --squeue", a, NULL, SA_EXIT_INPUT, "moved to ");
+    }
+    {
+        char *err;
+        const char *a[] = {"--squeue", empty, "--at=2026-10-15T12:04:00Z", NULL};
+        snprintf(want, sizeof want, "%s: empty input", empty);
+        expect_run("an empty --squeue", a, NULL, SA_EXIT_INPUT, want);
+        assert_int_equal(run_box(a, NULL, &err), SA_EXIT_INPUT);
+        if (strstr(err, "squeue.txt"))
+            fail_msg("an empty --squeue is named after the spool copy: %s", err);
+        free(err);
+    }
+}
+
+/* -q is one step quieter (warnings still shown), -qq errors only: as --help and the man page say. */
+static void test_quiet(void **state)
+{
+    char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--help", NULL}, *out, *err, *line;
+    /* a group-readable configuration file that sets mongo-uri: a warning */
+    const char *conf = box_file("exposed.conf", "cluster = h\nmongo-uri = mongodb://127.0.0.1:1/\n", 0640);
+    const char *sq = tu_fixture("gen/v0.0.44/squeue.json");
+    (void)state;
+
+    assert_int_equal(tu_run(argv, NULL, &out, &err), 0);
+    line = strstr(out, "  -q, --quiet");
+    assert_non_null(line);
+    line[strcspn(line, "\n")] = '\0';
+    if (!strstr(line, "once: warnings and errors; twice: errors only"))
+        fail_msg("--help says of -q: %s", line);
+    free(out);
+    free(err);
+    {
+        const char *a[] = {"--config", conf, "-q", "--squeue", sq, "--at=2026-10-15T12:10:00Z", NULL};
+        assert_int_equal(run_box(a, NULL, &err), SA_EXIT_OK);
+        if (!strstr(err, "warning: ") || !strstr(err, "readable by others"))
+            fail_msg("-q hid a warning: %s", err);
+        free(err);
+    }
+    {
+        const char *a[] = {"--config", conf, "-qq", "--squeue", sq, "--at=2026-10-15T12:11:00Z", NULL};
+        assert_int_equal(run_box(a, NULL, &err), SA_EXIT_OK);
+        if (err[0])
+            fail_msg("-qq printed more than errors: %s", err);
+        free(err);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_inputs),
         cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_fixture_bad_inputs),
+        cmocka_unit_test(test_run_slips),
+        cmocka_unit_test(test_run_rejections),
+        cmocka_unit_test(test_quiet),
     };
-    return cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
+    int rc;
+
+    snprintf(box, sizeof box, "/tmp/sa-bad-run-XXXXXX");
+    if (!mkdtemp(box)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    rc = cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
+    {
+        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", box, NULL}, *o, *e;
+        tu_run(argv, NULL, &o, &e);
+        free(o);
+        free(e);
+    }
+    return rc;
 }

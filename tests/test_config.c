@@ -414,6 +414,14 @@ static void test_permissions(void **state)
     assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\n", 0644), &cfg, &error));
     assert_false(cfg.mongo_uri_exposed);
     sa_config_clear(&cfg);
+    /* writable by every user: refused (anyone could name other commands or directories), cfg untouched */
+    assert_false(sa_config_load(write_text(&d, "a.conf", "cluster = a\n", 0666), &cfg, &error));
+    assert_int_equal(error.domain, SA_ERR_USAGE);
+    assert_non_null(strstr(error.message, "/a.conf: writable by every user (mode 0666): chmod o-w it"));
+    assert_int_equal(cfg.n, 0);
+    /* group-writable is the admin's choice (the package installs 0640 root:slurm-ingest) */
+    assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\n", 0660), &cfg, &error));
+    sa_config_clear(&cfg);
     remove_tree(d.dir);
 }
 

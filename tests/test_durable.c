@@ -26,6 +26,7 @@
 #include <sqlite3.h>
 
 #include "sa_exit.h"
+#include "sa_mongo.h"
 #include "tu_archive.h"
 
 #define F22 SA_FIXTURES_DIR "/slurm-22.05/"
@@ -664,6 +665,17 @@ static void test_mongo_errors(void **state)
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:28:00Z", more, NULL, &err), SA_EXIT_SPOOLED, err);
     assert_non_null(strstr(err, "unreachable"));
     free(err);
+    /* a server lost mid-run (killed between ping and createIndexes): libmongoc's selection cooldown says
+     * "No servers yet eligible for rescan"; that is a lost connection, 8 wherever it happens (issue 22) */
+    {
+        bson_error_t berr;
+        sa_error_t e;
+        bson_set_error(&berr, MONGOC_ERROR_SERVER_SELECTION, MONGOC_ERROR_SERVER_SELECTION_FAILURE,
+                       "No servers yet eligible for rescan");
+        sa_mongo_error(&e, host, "createIndexes", &berr);
+        assert_int_equal(e.domain, SA_ERR_UNREACHABLE);
+        assert_int_equal(sa_exit_code_for(&e, true), SA_EXIT_SPOOLED);
+    }
     /* each refused run kept its capture too: the next good run lands them all */
     snprintf(b.uri, sizeof b.uri, "%s", uri);
     EXPECT_EXIT(run_at(&b, "2026-11-26T06:29:00Z", more, NULL, &err), SA_EXIT_OK, err);

@@ -948,6 +948,95 @@ static void expect_one_line_error(const char *const *args, int rc, const char *w
     free(err);
 }
 
+/*
+ * Issue 22: what an admin names wrongly is exit 2, never 1 (kept for out of memory and
+ * bugs): a --sqlite that is not there, --output into a directory that is not there, a
+ * site DIR that is a link to nothing. A site DIR that is a symbolic link to a directory
+ * is written there. health goes on without a time series and says so.
+ */
+static void test_cli_paths(void **state)
+{
+    char *out, *err, base[64], link[96], target[96], page[160];
+    struct stat st;
+    (void)state;
+
+    /* a --sqlite that is not there: 2, one line naming it */
+    {
+        const char *a[] = {"utilization", "--db", db_name, "--sqlite", "/nonexistent/ts.sqlite", "--month",
+                           "2026-09", NULL};
+        int rc = run_cli(a, &out, &err);
+        if (rc != SA_EXIT_USAGE || !strstr(err, "--sqlite /nonexistent/ts.sqlite: no such file") ||
+            strchr(err, '\n') != err + strlen(err) - 1)
+            fail_msg("missing --sqlite: exit %d, stderr '%s'", rc, err);
+        free(out);
+        free(err);
+    }
+    /* --output into a directory that does not exist: 2 */
+    {
+        const char *a[] = {"--month", "2026-09", "--output", "/nonexistent/dir/usage.txt", NULL};
+        expect_one_line_error(a, SA_EXIT_USAGE, "/nonexistent/dir/usage.txt: cannot create a temporary file");
+    }
+    /* health without a time series: not exit 1; each cluster says its time series checks were not made */
+    {
+        const char *a[] = {"health", "--db", db_name, "-M", "beta", "--sqlite", "/nonexistent/ts.sqlite", "--now",
+                           "2026-09-30T00:30:00Z", "-P", NULL};
+        int rc = run_cli(a, &out, &err);
+        if (rc != SA_EXIT_OK)
+            fail_msg("health, --sqlite missing: exit %d, stderr '%s'", rc, err);
+        expect_in(out, "beta|time-series|warning|time series||--sqlite /nonexistent/ts.sqlite does not exist");
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"health", "--db", db_name, "-M", "beta", "--sqlite-dir", "/nonexistent", "--now",
+                           "2026-09-30T00:30:00Z", "-P", NULL};
+        int rc = run_cli(a, &out, &err);
+        if (rc != SA_EXIT_OK)
+            fail_msg("health, no time series: exit %d, stderr '%s'", rc, err);
+        expect_in(out, "beta|time-series|info|time series||no time series (/nonexistent/beta.sqlite does not exist");
+        free(out);
+        free(err);
+    }
+    /* site DIR a symbolic link to a directory: the site is written there and the link stays */
+    snprintf(base, sizeof base, "/tmp/sa-test-site-link-XXXXXX");
+    assert_non_null(mkdtemp(base));
+    snprintf(target, sizeof target, "%s/site", base);
+    snprintf(link, sizeof link, "%s/link", base);
+    assert_int_equal(mkdir(target, 0755), 0);
+    assert_int_equal(symlink(target, link), 0);
+    {
+        const char *a[] = {"site", link, "--db", db_name, "--sqlite", sqlite_path, "--now", "2026-10-01T08:30:00Z",
+                           "--months", "1", NULL};
+        int rc = run_cli(a, &out, &err);
+        if (rc != SA_EXIT_OK)
+            fail_msg("site into a symbolic link: exit %d, stderr '%s'", rc, err);
+        free(out);
+        free(err);
+    }
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode));
+    snprintf(page, sizeof page, "%s/index.html", target);
+    assert_int_equal(access(page, R_OK), 0);
+    /* a link to nothing: 2 */
+    assert_int_equal(unlink(link), 0);
+    assert_int_equal(symlink("/nonexistent/site", link), 0);
+    {
+        const char *a[] = {"site", link, "--db", db_name, "--sqlite", sqlite_path, "--now", "2026-10-01T08:30:00Z",
+                           NULL};
+        int rc = run_cli(a, &out, &err);
+        if (rc != SA_EXIT_USAGE || !strstr(err, "a symbolic link to nothing"))
+            fail_msg("site into a dangling link: exit %d, stderr '%s'", rc, err);
+        free(out);
+        free(err);
+    }
+    {
+        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", base, NULL}, *o, *e;
+        tu_run(argv, NULL, &o, &e);
+        free(o);
+        free(e);
+    }
+}
+
 /* sacct's and sreport's conventions: columns and widths, -p/-P, --delimiter, -n, -t, the kind flags, -e, -l. */
 static void test_cli_conventions(void **state)
 {
@@ -1361,6 +1450,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_golden_current),
         cmocka_unit_test(test_cli),
         cmocka_unit_test(test_cli_conventions),
+        cmocka_unit_test(test_cli_paths),
         cmocka_unit_test(test_cli_mistakes),
         cmocka_unit_test(test_cli_output_mode),
         cmocka_unit_test(test_tables_fit),

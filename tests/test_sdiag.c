@@ -26,16 +26,23 @@ static void parse_fixture(const char *name, sa_sdiag_t *sd)
     free(data);
 }
 
+static sa_error_t last_err;
+
 /* Parses a string that must fail; returns the message in a static buffer. */
 static const char *parse_error(const char *json)
 {
-    static sa_error_t err;
     sa_sdiag_t sd;
 
-    assert_false(sa_sdiag_parse_json(json, strlen(json), &sd, &err));
+    assert_false(sa_sdiag_parse_json(json, strlen(json), &sd, &last_err));
     sa_sdiag_clear(&sd);
-    assert_null(strchr(err.message, '\n'));
-    return err.message;
+    assert_null(strchr(last_err.message, '\n'));
+    return last_err.message;
+}
+
+/* The domain of the last parse_error(). */
+static sa_err_domain_t parse_error_domain(void)
+{
+    return last_err.domain;
 }
 
 static void test_v0041(void **state)
@@ -102,6 +109,14 @@ static void test_errors(void **state)
     sa_sdiag_clear(&sd);
     free(data);
     assert_string_equal(err.message, "sdiag: no statistics; Slurm says: slurm_get_statistics() failed");
+    /* Slurm's own failure: exit 4 as for squeue's and sacct's errors[], not bad input (issue 22) */
+    assert_int_equal(err.domain, SA_ERR_SLURM);
+    assert_string_equal(parse_error("{\"statistics\": {\"jobs_pending\": 1}, \"errors\": [{\"error\": \"partial\"}]}"),
+                        "sdiag: Slurm reported an error: partial");
+    assert_int_equal(parse_error_domain(), SA_ERR_SLURM);
+    /* a key twice: which value counts would go unsaid */
+    assert_non_null(strstr(parse_error("{\"statistics\": {\"jobs_pending\": 1, \"jobs_pending\": 2}}"),
+                           "duplicate object key"));
 
     assert_string_equal(parse_error("{\"statistics\": {\"agent_queue_size\": \"many\"}}"),
                         "sdiag: statistics: agent_queue_size: expected a number, got string \"many\"");
