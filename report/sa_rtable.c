@@ -280,14 +280,24 @@ static void put_clean(FILE *out, const char *s)
         fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 }
 
-/* Writes one CSV field, quoted when it holds a comma, a quote, CR or LF (RFC 4180). */
-static void put_csv(FILE *out, const char *s)
+/*
+ * Writes one CSV field, quoted when it holds a comma, a quote, CR or LF (RFC 4180).
+ * A text cell a spreadsheet would take for a formula - one starting with = + - @ TAB
+ * or CR (a job or account name "=HYPERLINK(...)") - is written as OWASP recommends
+ * for CSV injection: a ' first, and quoted. Numbers (text false) are written as they
+ * are, so a negative number stays a number.
+ */
+static void put_csv(FILE *out, const char *s, bool text)
 {
-    if (strpbrk(s, ",\"\r\n") == NULL) {
+    bool formula = text && s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+
+    if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
         return;
     }
     fputc('"', out);
+    if (formula)
+        fputc('\'', out);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', out);
@@ -402,7 +412,7 @@ static bool write_delimited(const sa_rtable_t *t, const sa_rview_t *v, const sa_
             if (i)
                 fputs(delim, out);
             if (csv)
-                put_csv(out, s);
+                put_csv(out, s, sa_rtable_cell(t, r, v->col[i])->kind == SA_CELL_STR);
             else
                 put_clean(out, s);
         }

@@ -118,7 +118,8 @@ typedef struct {
 /*
  * Writes the table as text. preamble (may be NULL): lines printed first - as they are
  * for TABLE (then a blank line), as "# line" comments for PARSABLE and CSV. CSV lines
- * end in CRLF (RFC 4180). A column of the view with a width is padded to it and a longer
+ * end in CRLF (RFC 4180); a text cell starting with = + - @ TAB or CR is written with a
+ * ' first and quoted (OWASP's guard against CSV injection), numbers as they are. A column of the view with a width is padded to it and a longer
  * value cut, its last character shown as '+' (sacct); widths are for TABLE only. Total
  * rows (SA_ROW_TOTAL) are written in TABLE only. Returns false when writing fails (errno
  * set).

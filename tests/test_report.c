@@ -677,6 +677,46 @@ static void test_helpers(void **state)
         free(out);
         sa_rtable_clear(&tb);
     }
+
+    /*
+     * CSV formula injection (OWASP): a text cell starting with = + - @ TAB or CR gets a
+     * leading ' and is quoted, so a spreadsheet shows it as text; numbers (negative ones
+     * too) stay numbers; parsable output (-p/-P, for scripts) is written as is.
+     */
+    {
+        static const sa_col_t cols[] = {{"job", "Job", SA_COL_STR, 0, 0}, {"n", "N", SA_COL_NUM, 1, 0},
+                                        {"i", "I", SA_COL_INT, 0, 0}};
+        static const char *const names[] = {"=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-2+3", "@SUM(A1)",
+                                            "\tx", "\rx", "a=b", "-", ""};
+        static const char *const want[] = {"\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"", "\"'+1+2\"", "\"'-2+3\"",
+                                           "\"'@SUM(A1)\"", "\"'\tx\"", "\"'\rx\"", "a=b", "\"'-\"", ""};
+        sa_rtable_t tb;
+        char *out = NULL, *exp = NULL;
+        size_t len = 0, elen = 0;
+        FILE *f = open_memstream(&out, &len), *ef = open_memstream(&exp, &elen);
+        sa_rtable_init(&tb, cols, 3);
+        fputs("job,n,i\r\n", ef);
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            size_t row = sa_rtable_add_row(&tb);
+            sa_rtable_str(&tb, row, 0, names[k]);
+            sa_rtable_num(&tb, row, 1, -1.5 - (double)k);
+            sa_rtable_int(&tb, row, 2, -(int64_t)k);
+            fprintf(ef, "%s,%.1f,%d\r\n", want[k], -1.5 - (double)k, -(int)k);
+        }
+        assert_true(sa_rtable_write_text(&tb, SA_TEXT_CSV, NULL, false, f));
+        fclose(f);
+        fclose(ef);
+        assert_string_equal(out, exp);
+        free(out);
+        out = NULL;
+        f = open_memstream(&out, &len);
+        assert_true(sa_rtable_write_text(&tb, SA_TEXT_PARSABLE, NULL, false, f));
+        fclose(f);
+        assert_non_null(strstr(out, "\n=HYPERLINK(\"http://x\",\"y\")|-1.5|0\n+1+2|-2.5|-1\n"));
+        free(out);
+        free(exp);
+        sa_rtable_clear(&tb);
+    }
 }
 
 /* Writes text to a temporary file; returns its path (static buffer). */
