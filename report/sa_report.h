@@ -88,6 +88,8 @@ typedef struct {
     /* how */
     sa_format_t format;
     bool no_header;                      /* -n */
+    FILE *verbose;                       /* -v: the preamble of parsable, CSV and JSON output is written here
+                                            too (stderr); NULL: it is not */
     bool long_format;                    /* -l: every column in the table and HTML */
     bool trailing_delimiter;             /* -p: parsable lines end in the delimiter too */
     const char *delimiter;               /* --delimiter (parsable); NULL: "|" */

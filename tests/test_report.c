@@ -1164,6 +1164,104 @@ static void test_cli_output_mode(void **state)
     }
 }
 
+/* The first line of s (a copy; caller frees). */
+static char *first_line(const char *s)
+{
+    return strndup(s, strcspn(s, "\r\n"));
+}
+
+/*
+ * Parsable and CSV output is the header and the rows, as sacct's and sreport's: no '#'
+ * preamble lines (the header dropped by -n). The preamble is in the table, in JSON as
+ * "header", and on stderr under -v. Every report.
+ */
+static void test_parsable_no_preamble(void **state)
+{
+    static const struct {
+        const char *args[6], *header, *pre; /* the report's arguments, its header's start, a preamble line's */
+    } reports[] = {
+        {{"usage", "--month", "2026-09", NULL}, "cluster", "GPU usage from 2026-09-01T00:00:00Z"},
+        {{"utilization", "--month", "2026-09", NULL}, "cluster", "GPU and CPU time by exact node state"},
+        {{"health", NULL}, "cluster", "Archive health at 2026-10-01T08:30:00Z"},
+        {{"current", NULL}, "cluster", "latest squeue snapshot"},
+        {{"efficiency", "--month", "2026-09", NULL}, "cluster", "Efficiency of the runs that ended"},
+        {{"job", "-M", "alpha", "102", NULL}, "", "Job ID: 102"},
+    };
+    static const char *const kinds[] = {"-P", "-p", "--csv"};
+    (void)state;
+
+    for (size_t r = 0; r < sizeof reports / sizeof reports[0]; r++) {
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            const char *a[12], *an[12], *av[12];
+            size_t n = 0;
+            int rc;
+            char *out, *err, *out_n, *err_n, *out_v, *err_v, *line;
+            for (; reports[r].args[n]; n++)
+                a[n] = an[n] = av[n] = reports[r].args[n];
+            a[n] = an[n] = av[n] = kinds[k];
+            an[n + 1] = "-n";
+            av[n + 1] = "-v";
+            a[n + 1] = an[n + 2] = av[n + 2] = NULL;
+            rc = run_ds(a, &out, &err);
+            if ((rc != 0 && rc != SA_EXIT_UNHEALTHY) || run_ds(an, &out_n, &err_n) != rc ||
+                run_ds(av, &out_v, &err_v) != rc)
+                fail_msg("%s %s: exit %d: %s", reports[r].args[0], kinds[k], rc, err);
+            line = first_line(out);
+            if (out[0] == '#' || strstr(out, "\n#") || strncmp(line, reports[r].header, strlen(reports[r].header)) ||
+                !strchr(line, kinds[k][1] == '-' ? ',' : '|'))
+                fail_msg("%s %s: not a header and rows:\n%s", reports[r].args[0], kinds[k], out);
+            /* -n: the rows alone; -v: the same output, the preamble on stderr */
+            if (strcmp(out_n, out + strlen(line) + strspn(out + strlen(line), "\r\n")) != 0)
+                fail_msg("%s %s -n: not the rows of\n%s\nbut\n%s", reports[r].args[0], kinds[k], out, out_n);
+            if (strcmp(out_v, out) != 0 || !strstr(err_v, reports[r].pre) || strstr(err, reports[r].pre))
+                fail_msg("%s %s -v: stdout differs or stderr lacks '%s':\n%s", reports[r].args[0], kinds[k],
+                         reports[r].pre, err_v);
+            free(line);
+            free(out);
+            free(err);
+            free(out_n);
+            free(err_n);
+            free(out_v);
+            free(err_v);
+        }
+        /* the table keeps its preamble; JSON carries it as "header" */
+        {
+            const char *a[12], *aj[12];
+            size_t n = 0;
+            char *out, *err;
+            json_t *doc, *h;
+            json_error_t jerr;
+            for (; reports[r].args[n]; n++)
+                a[n] = aj[n] = reports[r].args[n];
+            a[n] = NULL;
+            aj[n] = "--json";
+            aj[n + 1] = NULL;
+            run_ds(a, &out, &err);
+            if (!strstr(out, reports[r].pre))
+                fail_msg("%s: the table lacks its preamble '%s':\n%s", reports[r].args[0], reports[r].pre, out);
+            free(out);
+            free(err);
+            run_ds(aj, &out, &err);
+            if (!(doc = json_loads(out, 0, &jerr)))
+                fail_msg("%s --json: %s", reports[r].args[0], jerr.text);
+            h = json_object_get(doc, "header");
+            {
+                size_t i;
+                json_t *v;
+                bool found = false;
+                json_array_foreach(h, i, v) {
+                    found = found || (json_is_string(v) && strstr(json_string_value(v), reports[r].pre));
+                }
+                if (!found)
+                    fail_msg("%s --json: no \"header\" with '%s':\n%s", reports[r].args[0], reports[r].pre, out);
+            }
+            json_decref(doc);
+            free(out);
+            free(err);
+        }
+    }
+}
+
 /* The default tables fit 120 columns, with a total per cluster; status looks at the projection. */
 static void test_tables_fit(void **state)
 {
@@ -1223,6 +1321,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_cli_mistakes),
         cmocka_unit_test(test_cli_output_mode),
         cmocka_unit_test(test_tables_fit),
+        cmocka_unit_test(test_parsable_no_preamble),
     };
     int rc;
 
