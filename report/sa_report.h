@@ -109,6 +109,13 @@ void sa_report_opts_init(sa_report_opts_t *o);
 void sa_report_opts_clear(sa_report_opts_t *o);
 
 /*
+ * The grouping keys of usage and efficiency: --by when given; else the key columns -o
+ * names (account, user, gpu_type), as sreport's format fields choose its rows' keys, so
+ * `-o account,user,gpu_hours` gives a row per account and user; else dflt.
+ */
+unsigned sa_report_by(const sa_report_opts_t *o, unsigned dflt);
+
+/*
  * The reports. Each writes one document to out and returns false with *error set
  * (domain SA_ERR_USAGE, SA_ERR_INPUT, SA_ERR_MONGO, SA_ERR_SQLITE or SA_ERR_IO) when
  * it cannot. Warnings (unweighted GPU types, clusters without data) go to warn

@@ -1057,6 +1057,25 @@ static void test_cli_conventions(void **state)
         free(out);
         free(err);
     }
+    /* without --by, the keys -o names are the grouping (sreport): -o user,... is --by user (usage, efficiency) */
+    {
+        static const char *const reps[2] = {"usage", "efficiency"};
+        for (int i = 0; i < 2; i++) {
+            const char *a[] = {reps[i], "--month", "2026-09", "-M", "alpha", "-P", "-o", "user,account,gpu_hours", NULL};
+            const char *b[] = {reps[i], "--month", "2026-09", "-M", "alpha", "-P", "-o", "user,account,gpu_hours",
+                               "--by", "account,user", NULL};
+            char *out2, *err2;
+            assert_int_equal(run_ds(a, &out, &err), 0);
+            assert_int_equal(run_ds(b, &out2, &err2), 0);
+            assert_string_equal(out, out2);
+            expect_in(out, "user|account|gpu_hours\n");
+            expect_in(out, "\nalice|physics|");
+            free(out);
+            free(err);
+            free(out2);
+            free(err2);
+        }
+    }
     /* dates as sacct takes them: MM/DD/YY and MMDD[YY] give the month's report */
     {
         const char *a[] = {"--month", "2026-09", "--json", NULL};
