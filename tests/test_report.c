@@ -69,6 +69,7 @@ static int group_teardown(void **state)
 }
 
 static const char *temp_file(const char *text);
+static int run_cli(const char *const *args, char **out, char **err);
 
 /* ---- running reports ------------------------------------------------------------------------ */
 
@@ -331,6 +332,80 @@ static void test_usage_pending_again(void **state)
     assert_true(fabs(num(find_row(doc, "cluster", "gamma", "account", "geo", NULL), "gpu_hours") - 2) < 1e-9);
     json_decref(doc);
     sa_report_opts_clear(&o);
+    tu_mongo_drop(client, db);
+    free(db);
+}
+
+/*
+ * CSV injection (issue 22): an account and a user whose names a spreadsheet would run
+ * as formulas are written as text in --csv and in the site's CSV files. A database of
+ * its own: job 601 of account "=1+2" and user "@me" runs on cluster delta from 10:00
+ * to 12:00 on 2026-10-01.
+ */
+static void test_csv_formula_names(void **state)
+{
+    static const char snap[] =
+        "{\"jobs\":[{\"job_id\":601,\"job_state\":\"RUNNING\",\"user_name\":\"@me\",\"account\":\"=1+2\","
+        "\"name\":\"-cmd|' /C calc'!A0\",\"submit_time\":1790845200,\"start_time\":1790848800,"
+        "\"end_time\":1790935200,\"time_limit\":1440,\"restart_cnt\":0,\"nodes\":\"gpu09\",\"node_count\":1,"
+        "\"tres_alloc_str\":\"cpu=4,node=1,gres/gpu=1,gres/gpu:a100=1\"}]}";
+    const int64_t at[2] = {1790848800, 1790856000}; /* 10:00, 12:00 */
+    char *db = sa_rprintf("%s_csv", db_name), *note = NULL, dir[] = "/tmp/sa-test-report-site-XXXXXX", *csv, *path;
+    char *out, *err;
+    sa_archive_t *a;
+    sa_error_t e;
+    json_t *t;
+    (void)state;
+
+    if (!(a = sa_archive_open(uri, db, &note, &e)))
+        fail_msg("sa_archive_open: %s", e.message);
+    free(note);
+    for (int i = 0; i < 2; i++) {
+        sa_obs_ctx_t ctx = {"delta", at[i], NULL, NULL};
+        sa_archive_stats_t st = {0};
+        tu_parsed_t p;
+        if (!tu_parse_mem(snap, strlen(snap), NULL, &p, &e) ||
+            !sa_archive_write_jobs(a, NULL, &ctx, p.jobs, p.njobs, &st, &e))
+            fail_msg("ingest: %s", e.message);
+        tu_parsed_clear(&p);
+    }
+    t = json_pack("{s:I}", "last_squeue_at", (json_int_t)at[1]);
+    assert_true(sa_archive_cluster_update(a, "delta", t, NULL, &e));
+    json_decref(t);
+    sa_archive_close(a);
+
+    {
+        const char *args[] = {"--db", db, "-S", "2026-10-01", "-E", "2026-10-02", "--by", "account,user", "--csv",
+                              "-t", "hours", "-o", "cluster,account,user,gpu_hours", NULL};
+        assert_int_equal(run_cli(args, &out, &err), 0);
+        assert_string_equal(out, "cluster,account,user,gpu_hours\r\ndelta,\"'=1+2\",\"'@me\",2.00\r\n");
+        free(out);
+        free(err);
+    }
+    assert_non_null(mkdtemp(dir));
+    path = sa_rprintf("%s/site", dir);
+    {
+        const char *args[] = {"site", path, "--db", db, "--sqlite", sqlite_path, "--now", "2026-10-01T13:00:00Z",
+                              "--months", "1", NULL};
+        int rc = run_cli(args, &out, &err);
+        if (rc != 0)
+            fail_msg("slurm-report site: exit %d: %s", rc, err);
+        free(out);
+        free(err);
+    }
+    free(path);
+    path = sa_rprintf("%s/site/delta/index.usage.csv", dir);
+    csv = tu_read_file(path, NULL);
+    if (!strstr(csv, "\r\ndelta,\"'=1+2\",") || strstr(csv, ",=1+2"))
+        fail_msg("%s does not write the account as text:\n%s", path, csv);
+    free(csv);
+    free(path);
+    {
+        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", dir, NULL};
+        tu_run(argv, NULL, &out, &err);
+        free(out);
+        free(err);
+    }
     tu_mongo_drop(client, db);
     free(db);
 }
@@ -1330,6 +1405,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rgu_file),
         cmocka_unit_test(test_usage_numbers),
         cmocka_unit_test(test_usage_pending_again),
+        cmocka_unit_test(test_csv_formula_names),
         cmocka_unit_test(test_allocation_numbers),
         cmocka_unit_test(test_golden_usage),
         cmocka_unit_test(test_golden_utilization),
