@@ -97,11 +97,11 @@ typedef struct sa_rdoc {
 
 /*
  * Writes the document in o->format with o's columns (-o, -l), header (-n) and
- * delimiter (-p, -P, --delimiter): no_header means no preamble and no column header in
- * the text formats, no preamble in SVG. With o->verbose (-v), the preamble of parsable,
- * CSV and JSON output is also written there as "# " lines. Fails with SA_ERR_USAGE for a format the
- * document cannot be written in (svg without charts, prometheus) or a column it does
- * not have, SA_ERR_IO when writing fails.
+ * delimiter (-p, -P, --delimiter): no_header means no column header in the text
+ * formats and no preamble in the table and SVG. With o->verbose (-v), the preamble of
+ * parsable, CSV and JSON output is written there as "# " lines. Fails with
+ * SA_ERR_USAGE for a format the document cannot be written in (svg without charts,
+ * prometheus) or a column it does not have, SA_ERR_IO when writing fails.
  */
 bool sa_rdoc_write(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_error_t *error);
 
