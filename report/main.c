@@ -5,7 +5,7 @@
  *
  * The options follow sacct and sreport where they have one: -M, -S/-E (dates as sacct
  * reads them, schema/sa_time.h), -A, -u, -o/--format col,col%N, -l, -e, -p/-P,
- * --delimiter, -n, -t hours|minutes|percent; the output kind is --json, --csv, --svg,
+ * --delimiter, -n, -v, -t hours|minutes|percent; the output kind is --json, --csv, --svg,
  * --html (or --format KIND, kept from 0.2 since no column has such a name); the output
  * file is --output FILE (-o VALUE holding '.' or '/' is still read as a file, with a
  * note: no column list has those characters).
@@ -63,8 +63,9 @@ static void usage(FILE *out)
           "  -S, --starttime START    window start, UTC, as sacct reads it: YYYY-MM-DD[THH:MM[:SS]], MMDD[YY],\n"
           "                           MM/DD[/YY], now[-N{days,hours,minutes}], today, midnight, ...\n"
           "  -E, --endtime END        window end (excluded; default: now)\n"
-          "  --by KEYS                usage: account, user, gpu-type (default account; with --allocations,\n"
-          "                           user and gpu-type break down the charts); current: partition, account, user\n"
+          "  --by KEYS                usage, efficiency: account, user, gpu-type (default: the key columns -o\n"
+          "                           names, else account; with --allocations, user and gpu-type break down the\n"
+          "                           charts); current: partition, account, user\n"
           "  -A, --accounts LIST      only these accounts\n"
           "  -u, --users LIST         only these users\n"
           "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
@@ -87,7 +88,10 @@ static void usage(FILE *out)
           "  -e, --helpformat         list the columns of the report and exit\n"
           "  -p, --parsable           '|'-separated with a '|' at the end; -P, --parsable2: without it\n"
           "  --delimiter STRING       the separator of -p and -P\n"
-          "  -n, --noheader           no header (and no '#' preamble lines)\n"
+          "  -n, --noheader           no column header (and, in the table, no preamble: the period, clusters,\n"
+          "                           unit, rules); -p, -P and CSV output is the header and the rows only\n"
+          "  -v, --verbose            also write the preamble to stderr (parsable, CSV and JSON output;\n"
+          "                           JSON has it as \"header\")\n"
           "  --output FILE            write FILE atomically (mode from the umask) instead of stdout\n"
           "  --textfile FILE          site: also write the Prometheus metrics to FILE\n"
           "\n"
@@ -222,6 +226,7 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case O_PROM: o->format = SA_FMT_PROMETHEUS; break;
     case 'n': o->no_header = true; break;
     case O_FROM_JOBS: o->from_jobs = true; break;
+    case 'v': o->verbose = stderr; break;
     case 'l': o->long_format = true; break;
     case 'e': cli->helpformat = true; break;
     case O_YEARDAYS:
@@ -319,6 +324,7 @@ static const struct option longopts[] = {
     {"parsable", no_argument, NULL, 'p'},        {"parsable2", no_argument, NULL, 'P'},
     {"delimiter", required_argument, NULL, O_DELIM},
     {"noheader", no_argument, NULL, 'n'},        {"long", no_argument, NULL, 'l'},
+    {"verbose", no_argument, NULL, 'v'},
     {"helpformat", no_argument, NULL, 'e'},      {"json", no_argument, NULL, O_JSON},
     {"csv", no_argument, NULL, O_CSV},           {"svg", no_argument, NULL, O_SVG},
     {"html", no_argument, NULL, O_HTML},         {"prometheus", no_argument, NULL, O_PROM},
@@ -344,7 +350,7 @@ static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
     bool known = false;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:ehV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:ehVv", longopts, NULL)) != -1) {
         if (c == '?' || c == ':')
             return bad_option(c, argv);
         if ((rc = apply_option(c, optarg, o, cli)) >= 0)

@@ -436,7 +436,7 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
     (void)warn;
     memset(&e, 0, sizeof e);
     e.o = o;
-    e.by = o->by ? o->by : SA_BY_ACCOUNT;
+    e.by = sa_report_by(o, SA_BY_ACCOUNT);
     e.threshold = o->idle_threshold;
     sa_rintern_init(&e.names);
     sa_jobview_init(&e.view);

@@ -4,8 +4,9 @@
  * its steps and what Slurm measured of them, the efficiency lines seff prints, and
  * notes on requeues and on the job id's reuse (documents in jobs_superseded).
  *
- * The story is the preamble (text formats, HTML) and the "jobs" member (JSON); the
- * table has one row per run and per step, so every format carries the same figures.
+ * The story is the preamble (the table and HTML; stderr under -v with -p, -P, CSV) and
+ * the "jobs" member (JSON); the table has one row per run and per step, so every format
+ * carries the same figures.
  * JOBID is the raw id (JobIDRaw) or the id as Slurm shows it (123_4, 123+1). The
  * documents of jobs_superseded come first, by submit time (the earlier jobs that had the
  * id), then the current one.

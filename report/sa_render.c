@@ -152,12 +152,17 @@ bool sa_rhtml_doc(FILE *out, const sa_rdoc_t *d, const sa_report_opts_t *o, cons
     return true;
 }
 
-/* The JSON document: the document's members, then "rows" (and "totals" when the table has total rows). */
+/*
+ * The JSON document: the document's members, "header" (the preamble's lines, unless a
+ * member has that name), then "rows" (and "totals" when the table has total rows).
+ */
 static bool write_json(const sa_rdoc_t *d, const sa_rview_t *v, FILE *out)
 {
     json_t *doc = d->json ? json_deep_copy(d->json) : json_object(), *totals = sa_rtable_to_json(d->table, v, true);
     bool ok;
 
+    if (d->preamble && d->preamble->n && !json_object_get(doc, "header"))
+        json_object_set_new(doc, "header", sa_rjson_strv(d->preamble));
     json_object_set_new(doc, "rows", sa_rtable_to_json(d->table, v, false));
     if (json_array_size(totals))
         json_object_set_new(doc, "totals", totals);
@@ -186,11 +191,26 @@ static bool write_text(const sa_rdoc_t *d, const sa_report_opts_t *o, sa_text_fo
     return ok;
 }
 
+/* -v: the preamble of the formats that do not print it (parsable, CSV, JSON) on o->verbose, as "# " lines. */
+static void verbose_preamble(const sa_rdoc_t *d, const sa_report_opts_t *o)
+{
+    if (!o->verbose || !d->preamble ||
+        (o->format != SA_FMT_PARSABLE && o->format != SA_FMT_CSV && o->format != SA_FMT_JSON))
+        return;
+    for (size_t i = 0; i < d->preamble->n; i++) {
+        fputs("# ", o->verbose);
+        for (const char *s = d->preamble->v[i]; *s; s++)
+            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, o->verbose);
+        fputc('\n', o->verbose);
+    }
+}
+
 bool sa_rdoc_write(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_error_t *error)
 {
     sa_rview_t v;
     bool ok = true;
 
+    verbose_preamble(d, o);
     switch (o->format) {
     case SA_FMT_TABLE: return write_text(d, o, SA_TEXT_TABLE, out, error);
     case SA_FMT_PARSABLE: return write_text(d, o, SA_TEXT_PARSABLE, out, error);

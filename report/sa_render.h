@@ -6,9 +6,10 @@
  * the rows, and optionally a series of monthly charts. sa_rdoc_write() writes that
  * document in the format asked for, the same way for every report:
  *
- *   table, parsable, csv   the preamble (as "# " comments in parsable and csv) and the
- *                          table (sa_rtable_write_text)
- *   json                   {<json members>..., "rows": [...]}
+ *   table                  the preamble and the table (sa_rtable_write)
+ *   parsable, csv          the column header and the rows, nothing else (as sacct's
+ *                          and sreport's); the preamble goes to stderr under -v
+ *   json                   {<json members>..., "header": [preamble], "rows": [...]}
  *   html                   a self-contained page: heading, preamble, the table, the
  *                          charts as inline SVG
  *   svg                    the preamble and the charts (documents with charts only)
@@ -96,10 +97,11 @@ typedef struct sa_rdoc {
 
 /*
  * Writes the document in o->format with o's columns (-o, -l), header (-n) and
- * delimiter (-p, -P, --delimiter): no_header means no preamble and no column header in
- * the text formats, no preamble in SVG. Fails with SA_ERR_USAGE for a format the
- * document cannot be written in (svg without charts, prometheus) or a column it does
- * not have, SA_ERR_IO when writing fails.
+ * delimiter (-p, -P, --delimiter): no_header means no column header in the text
+ * formats and no preamble in the table and SVG. With o->verbose (-v), the preamble of
+ * parsable, CSV and JSON output is written there as "# " lines. Fails with
+ * SA_ERR_USAGE for a format the document cannot be written in (svg without charts,
+ * prometheus) or a column it does not have, SA_ERR_IO when writing fails.
  */
 bool sa_rdoc_write(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_error_t *error);
 

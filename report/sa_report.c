@@ -42,6 +42,23 @@ void sa_report_opts_init(sa_report_opts_t *o)
     o->idle_threshold = 5;
 }
 
+unsigned sa_report_by(const sa_report_opts_t *o, unsigned dflt)
+{
+    unsigned by = 0;
+
+    if (o->by)
+        return o->by;
+    for (size_t i = 0; i < o->ncolumns; i++) {
+        if (strcmp(o->columns[i].name, "account") == 0)
+            by |= SA_BY_ACCOUNT;
+        else if (strcmp(o->columns[i].name, "user") == 0)
+            by |= SA_BY_USER;
+        else if (strcmp(o->columns[i].name, "gpu_type") == 0)
+            by |= SA_BY_GPU_TYPE;
+    }
+    return by ? by : dflt;
+}
+
 void sa_report_opts_clear(sa_report_opts_t *o)
 {
     sa_strv_clear(&o->clusters);

@@ -88,6 +88,8 @@ typedef struct {
     /* how */
     sa_format_t format;
     bool no_header;                      /* -n */
+    FILE *verbose;                       /* -v: the preamble of parsable, CSV and JSON output is written here
+                                            too (stderr); NULL: it is not */
     bool long_format;                    /* -l: every column in the table and HTML */
     bool trailing_delimiter;             /* -p: parsable lines end in the delimiter too */
     const char *delimiter;               /* --delimiter (parsable); NULL: "|" */
@@ -106,6 +108,13 @@ typedef struct {
 
 void sa_report_opts_init(sa_report_opts_t *o);
 void sa_report_opts_clear(sa_report_opts_t *o);
+
+/*
+ * The grouping keys of usage and efficiency: --by when given; else the key columns -o
+ * names (account, user, gpu_type), as sreport's format fields choose its rows' keys, so
+ * `-o account,user,gpu_hours` gives a row per account and user; else dflt.
+ */
+unsigned sa_report_by(const sa_report_opts_t *o, unsigned dflt);
 
 /*
  * The reports. Each writes one document to out and returns false with *error set

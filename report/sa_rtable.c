@@ -280,14 +280,24 @@ static void put_clean(FILE *out, const char *s)
         fputc((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s, out);
 }
 
-/* Writes one CSV field, quoted when it holds a comma, a quote, CR or LF (RFC 4180). */
-static void put_csv(FILE *out, const char *s)
+/*
+ * Writes one CSV field, quoted when it holds a comma, a quote, CR or LF (RFC 4180).
+ * A text cell a spreadsheet would take for a formula - one starting with = + - @ TAB
+ * or CR (a job or account name "=HYPERLINK(...)") - is written as OWASP recommends
+ * for CSV injection: a ' first, and quoted. Numbers (text false) are written as they
+ * are, so a negative number stays a number.
+ */
+static void put_csv(FILE *out, const char *s, bool text)
 {
-    if (strpbrk(s, ",\"\r\n") == NULL) {
+    bool formula = text && s[0] && strchr("=+-@\t\r", s[0]) != NULL;
+
+    if (!formula && strpbrk(s, ",\"\r\n") == NULL) {
         fputs(s, out);
         return;
     }
     fputc('"', out);
+    if (formula)
+        fputc('\'', out);
     for (; *s; s++) {
         if (*s == '"')
             fputc('"', out);
@@ -402,7 +412,7 @@ static bool write_delimited(const sa_rtable_t *t, const sa_rview_t *v, const sa_
             if (i)
                 fputs(delim, out);
             if (csv)
-                put_csv(out, s);
+                put_csv(out, s, sa_rtable_cell(t, r, v->col[i])->kind == SA_CELL_STR);
             else
                 put_clean(out, s);
         }
@@ -413,27 +423,24 @@ static bool write_delimited(const sa_rtable_t *t, const sa_rview_t *v, const sa_
 
 bool sa_rtable_write(const sa_rtable_t *t, const sa_rtext_opts_t *o, const sa_strv_t *preamble, FILE *out)
 {
-    const char *eol = o->fmt == SA_TEXT_CSV ? "\r\n" : "\n";
     sa_rview_t all;
     bool ok;
 
-    if (!o->no_header && preamble) {
+    /* parsable and CSV output is the header and the rows, as sacct's and sreport's */
+    if (!o->no_header && preamble && o->fmt == SA_TEXT_TABLE) {
         for (size_t i = 0; i < preamble->n; i++) {
             sa_strv_t lines;
             sa_strv_init(&lines);
             /* the table's lines fit 120 columns: a long line goes on, indented, on the next */
-            if (o->fmt == SA_TEXT_TABLE)
-                sa_rwrap(preamble->v[i], 118, &lines);
-            else
-                sa_strv_push(&lines, preamble->v[i]);
+            sa_rwrap(preamble->v[i], 118, &lines);
             for (size_t k = 0; k < lines.n; k++) {
-                fputs(o->fmt != SA_TEXT_TABLE ? "# " : k ? "  " : "", out);
+                fputs(k ? "  " : "", out);
                 put_clean(out, lines.v[k]);
-                fputs(eol, out);
+                fputs("\n", out);
             }
             sa_strv_clear(&lines);
         }
-        if (o->fmt == SA_TEXT_TABLE && preamble->n)
+        if (preamble->n)
             fputs("\n", out);
     }
     if (!o->view && !sa_rview_make(t, NULL, 0, true, &all, NULL)) {

@@ -109,16 +109,18 @@ typedef enum { SA_TEXT_TABLE = 0, SA_TEXT_PARSABLE, SA_TEXT_CSV } sa_text_format
 /* How a table is written as text. */
 typedef struct {
     sa_text_format_t fmt;
-    bool no_header;        /* no preamble, no column header line */
+    bool no_header;        /* no preamble (TABLE), no column header line */
     const char *delimiter; /* PARSABLE: between fields (NULL: "|") */
     bool trailing;         /* PARSABLE: after the last field too (sacct -p) */
     const sa_rview_t *view; /* NULL: every column, natural widths */
 } sa_rtext_opts_t;
 
 /*
- * Writes the table as text. preamble (may be NULL): lines printed first - as they are
- * for TABLE (then a blank line), as "# line" comments for PARSABLE and CSV. CSV lines
- * end in CRLF (RFC 4180). A column of the view with a width is padded to it and a longer
+ * Writes the table as text. preamble (may be NULL): lines printed first in TABLE (then
+ * a blank line); PARSABLE and CSV are the column header and the rows only (as sacct's
+ * and sreport's parsable output), the caller puts the preamble elsewhere. CSV lines
+ * end in CRLF (RFC 4180); a text cell starting with = + - @ TAB or CR is written with a
+ * ' first and quoted (OWASP's guard against CSV injection), numbers as they are. A column of the view with a width is padded to it and a longer
  * value cut, its last character shown as '+' (sacct); widths are for TABLE only. Total
  * rows (SA_ROW_TOTAL) are written in TABLE only. Returns false when writing fails (errno
  * set).

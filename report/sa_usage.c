@@ -661,7 +661,8 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     sa_rchart_t *charts = NULL;
     size_t ncharts = 0;
     sa_strv_t preamble, unweighted;
-    unsigned by = o->by ? o->by : SA_BY_ACCOUNT;
+    /* with awards the rows are the awards (--by user,gpu-type breaks down their charts) */
+    unsigned by = o->allocations_path ? (o->by ? o->by : SA_BY_ACCOUNT) : sa_report_by(o, SA_BY_ACCOUNT);
     json_t *extra = NULL;
     bool ok = false;
 

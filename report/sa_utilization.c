@@ -421,7 +421,7 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
     json_object_set_new(extra, "period", sa_rjson_period(o->start, o->end));
     json_object_set_new(extra, "clusters", jcl);
     jcl = NULL;
-    json_object_set_new(extra, "notes", sa_rjson_strv(&preamble));
+    json_object_set_new(extra, "header", sa_rjson_strv(&preamble));
     {
         sa_rdoc_t doc = {.kind = "utilization", .title = "slurm-report: utilization", .preamble = &preamble, .table = &t, .json = extra};
         ok = sa_rdoc_emit(&doc, o, out, error);

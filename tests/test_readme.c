@@ -8,6 +8,15 @@
  * libmongoc, its arguments read as JSON with ISODate("...") as a date. The n-th query
  * is checked by the n-th checker below: a query added to the README without a checker
  * (or one removed) fails this test, so the README stays true.
+ *
+ * Every command of the README's "Reports" block runs too, through /bin/sh as written,
+ * in a temporary directory, with three changes that cannot be avoided on a test
+ * machine: `slurm-report` is the built binary given `--db` and `--sqlite-dir` of the
+ * demo month ingested here (a deployment's are /var/lib/slurm-ingest and database
+ * slurm), /etc/slurm-ingest/awards.json is fixtures/demo/allocations.json (the demo's
+ * awards), and /var/lib/slurm-report/ (with its metrics/, as the site's service has
+ * systemd make them) is a directory of the temporary one. Each must exit 0 and write
+ * something.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "testutil.h"
@@ -15,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mongoc/mongoc.h>
 
@@ -29,6 +39,8 @@
 static mongoc_client_t *client;
 static char *db_name;
 static json_t *all_docs; /* every job document of cluster demo, read once */
+static char demo_dir[] = "/tmp/sa-readme-XXXXXX"; /* the demo's time series (demo.sqlite) and lock */
+static bool demo_ingested;
 
 /* ---- the README's queries ----------------------------------------------------------- */
 
@@ -329,12 +341,24 @@ static void (*const checkers[])(json_t *) = {check_gpus,     check_jobs,        
 
 /* ---- the test ---------------------------------------------------------------------- */
 
-/* Ingests the demo month as the quickstart does (the real binary). */
+/* Removes a directory tree (rm -rf). */
+static void remove_tree(const char *dir)
+{
+    char *argv[] = {(char *)"/bin/rm", (char *)"-rf", (char *)dir, NULL}, *out = NULL, *err = NULL;
+    tu_run(argv, NULL, &out, &err);
+    free(out);
+    free(err);
+}
+
+/* Ingests the demo month as the quickstart does (the real binary), once; the time series stays in demo_dir. */
 static void ingest_demo(void)
 {
-    char uri_env[1024], dir[] = "/tmp/sa-readme-XXXXXX", lock[128], spool[128], sq[128];
+    char uri_env[1024], *dir = demo_dir, lock[128], spool[128], sq[128];
     char *err = NULL, *out = NULL;
+    if (demo_ingested)
+        return;
     assert_non_null(mkdtemp(dir));
+    demo_ingested = true;
     snprintf(lock, sizeof lock, "--lock-dir=%s", dir);
     snprintf(spool, sizeof spool, "--spool-dir=%s/spool", dir);
     snprintf(sq, sizeof sq, "--sqlite=%s/demo.sqlite", dir);
@@ -355,17 +379,13 @@ static void ingest_demo(void)
     }
     free(out);
     free(err);
-    {
-        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", dir, NULL};
-        tu_run(argv, NULL, &out, &err);
-        free(out);
-        free(err);
-    }
 }
 
 static void read_all_docs(void)
 {
     query_t q;
+    if (all_docs)
+        return;
     assert_true(parse_query("db.jobs.find({\"cluster\": \"demo\"})", &q));
     all_docs = run_query(&q);
     json_decref(q.args);
@@ -404,18 +424,146 @@ static void test_readme_queries(void **state)
         n++;
     }
     assert_int_equal(n, sizeof checkers / sizeof checkers[0]);
-    json_decref(all_docs);
+    free(readme);
+}
+
+/* ---- the README's slurm-report commands --------------------------------------------- */
+
+/* s with every from replaced by to (caller frees). */
+static char *replace_all(const char *s, const char *from, const char *to)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    for (const char *p; (p = strstr(s, from)); s = p + strlen(from))
+        fprintf(m, "%.*s%s", (int)(p - s), s, to);
+    fputs(s, m);
+    fclose(m);
+    return out;
+}
+
+/* The shell command the test runs for a README line (see the top of the file). Caller frees. */
+static char *adapt(const char *line, const char *work)
+{
+    char *bin, *var, *a, *b, *c, *cmd;
+    if (asprintf(&bin, "'%s' --db '%s' --sqlite-dir '%s' ", SA_REPORT_BIN, db_name, demo_dir) < 0 ||
+        asprintf(&var, "%s/var/", work) < 0)
+        abort();
+    a = replace_all(line + strlen("slurm-report "), "/etc/slurm-ingest/awards.json",
+                    SA_FIXTURES_DIR "/demo/allocations.json");
+    b = replace_all(a, "/var/lib/slurm-report/", var);
+    /* the directories slurm-report-site.service has systemd make (StateDirectory=) */
+    if (asprintf(&c, "%s%s", bin, b) < 0 ||
+        asprintf(&cmd, "mkdir -p '%smetrics' && cd '%s' && %s", var, work, c) < 0)
+        abort();
+    free(bin);
+    free(var);
+    free(a);
+    free(b);
+    free(c);
+    return cmd;
+}
+
+/*
+ * What a README command wrote: the file of --output, the site's index page, else
+ * stdout. Fails when it is empty; the line with -o and -P must give one "account|user|
+ * gpu_hours" line per group (the grouping -o names).
+ */
+static void check_wrote(const char *line, const char *work, const char *out)
+{
+    const char *o = strstr(line, "--output "), *site = strstr(line, "slurm-report site ");
+    char *path = NULL, *text;
+    size_t len = 0;
+
+    if (o || site) {
+        const char *arg = o ? o + strlen("--output ") : site + strlen("slurm-report site ");
+        int n = (int)strcspn(arg, " ");
+        if (strncmp(arg, "/var/lib/slurm-report/", 22) == 0) {
+            if (asprintf(&path, "%s/var/%.*s%s", work, n - 22, arg + 22, site ? "/index.html" : "") < 0)
+                abort();
+        } else if (asprintf(&path, "%s/%.*s%s", work, n, arg, site ? "/index.html" : "") < 0) {
+            abort();
+        }
+        if (access(path, R_OK) != 0)
+            fail_msg("`%s` wrote no %s", line, path);
+        text = tu_read_file(path, &len);
+        if (!len)
+            fail_msg("`%s` wrote nothing to %s", line, path);
+        free(text);
+        free(path);
+        return;
+    }
+    if (!out[0])
+        fail_msg("`%s` printed nothing", line);
+    if (strstr(line, " -o account,user") && strstr(line, " -P")) {
+        size_t rows = 0;
+        for (const char *p = out; *p; p += strcspn(p, "\n") + 1) {
+            const char *bar = strchr(p, '|');
+            size_t n = strcspn(p, "\n");
+            if (!bar || bar >= p + n || bar[1] == '|' || !memchr(bar + 1, '|', n - (size_t)(bar + 1 - p)))
+                fail_msg("`%s`: a line is not account|user|gpu_hours: %.*s", line, (int)n, p);
+            rows++;
+            if (!p[n])
+                break;
+        }
+        assert_true(rows >= 7); /* the demo's 7 users */
+    }
+}
+
+static void test_readme_reports(void **state)
+{
+    char *readme = tu_read_file(SA_SOURCE_DIR "/README.md", NULL), *block, *end, *line, *save = NULL;
+    char work[] = "/tmp/sa-readme-run-XXXXXX", *uri_env;
+    size_t n = 0;
+    (void)state;
+
+    ingest_demo();
+    assert_non_null(mkdtemp(work));
+    if (asprintf(&uri_env, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI")) < 0)
+        abort();
+    block = strstr(readme, "\n## Reports\n");
+    assert_non_null(block);
+    block = strstr(block, "```sh\n");
+    assert_non_null(block);
+    end = strstr(block + 6, "```");
+    assert_non_null(end);
+    *end = '\0';
+    for (line = strtok_r(block + 6, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+        char *cmd, *out = NULL, *err = NULL, *env[] = {uri_env, NULL};
+        int rc;
+        if (strncmp(line, "slurm-report ", 13) != 0)
+            fail_msg("a line of the README's Reports block this test does not run: %s", line);
+        cmd = adapt(line, work);
+        {
+            char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
+            rc = tu_run(argv, env, &out, &err);
+        }
+        printf("  command %zu: exit %d: %s\n", n + 1, rc, line);
+        if (rc != 0)
+            fail_msg("`%s` exits %d:\n%s", line, rc, err);
+        check_wrote(line, work, out);
+        free(cmd);
+        free(out);
+        free(err);
+        n++;
+    }
+    assert_true(n >= 9);
+    remove_tree(work);
+    free(uri_env);
     free(readme);
 }
 
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_readme_queries)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_readme_queries), cmocka_unit_test(test_readme_reports)};
     int rc;
     client = tu_mongo_client("readme", &db_name);
     if (!client)
         return 77;
     rc = cmocka_run_group_tests_name("readme", tests, NULL, NULL);
+    if (demo_ingested)
+        remove_tree(demo_dir);
+    json_decref(all_docs);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

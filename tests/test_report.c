@@ -76,6 +76,7 @@ static int group_teardown(void **state)
 }
 
 static const char *temp_file(const char *text);
+static int run_cli(const char *const *args, char **out, char **err);
 
 /* ---- running reports ------------------------------------------------------------------------ */
 
@@ -338,6 +339,80 @@ static void test_usage_pending_again(void **state)
     assert_true(fabs(num(find_row(doc, "cluster", "gamma", "account", "geo", NULL), "gpu_hours") - 2) < 1e-9);
     json_decref(doc);
     sa_report_opts_clear(&o);
+    tu_mongo_drop(client, db);
+    free(db);
+}
+
+/*
+ * CSV injection (issue 22): an account and a user whose names a spreadsheet would run
+ * as formulas are written as text in --csv and in the site's CSV files. A database of
+ * its own: job 601 of account "=1+2" and user "@me" runs on cluster delta from 10:00
+ * to 12:00 on 2026-10-01.
+ */
+static void test_csv_formula_names(void **state)
+{
+    static const char snap[] =
+        "{\"jobs\":[{\"job_id\":601,\"job_state\":\"RUNNING\",\"user_name\":\"@me\",\"account\":\"=1+2\","
+        "\"name\":\"-cmd|' /C calc'!A0\",\"submit_time\":1790845200,\"start_time\":1790848800,"
+        "\"end_time\":1790935200,\"time_limit\":1440,\"restart_cnt\":0,\"nodes\":\"gpu09\",\"node_count\":1,"
+        "\"tres_alloc_str\":\"cpu=4,node=1,gres/gpu=1,gres/gpu:a100=1\"}]}";
+    const int64_t at[2] = {1790848800, 1790856000}; /* 10:00, 12:00 */
+    char *db = sa_rprintf("%s_csv", db_name), *note = NULL, dir[] = "/tmp/sa-test-report-site-XXXXXX", *csv, *path;
+    char *out, *err;
+    sa_archive_t *a;
+    sa_error_t e;
+    json_t *t;
+    (void)state;
+
+    if (!(a = sa_archive_open(uri, db, &note, &e)))
+        fail_msg("sa_archive_open: %s", e.message);
+    free(note);
+    for (int i = 0; i < 2; i++) {
+        sa_obs_ctx_t ctx = {"delta", at[i], NULL, NULL};
+        sa_archive_stats_t st = {0};
+        tu_parsed_t p;
+        if (!tu_parse_mem(snap, strlen(snap), NULL, &p, &e) ||
+            !sa_archive_write_jobs(a, NULL, &ctx, p.jobs, p.njobs, &st, &e))
+            fail_msg("ingest: %s", e.message);
+        tu_parsed_clear(&p);
+    }
+    t = json_pack("{s:I}", "last_squeue_at", (json_int_t)at[1]);
+    assert_true(sa_archive_cluster_update(a, "delta", t, NULL, &e));
+    json_decref(t);
+    sa_archive_close(a);
+
+    {
+        const char *args[] = {"--db", db, "-S", "2026-10-01", "-E", "2026-10-02", "--by", "account,user", "--csv",
+                              "-t", "hours", "-o", "cluster,account,user,gpu_hours", NULL};
+        assert_int_equal(run_cli(args, &out, &err), 0);
+        assert_string_equal(out, "cluster,account,user,gpu_hours\r\ndelta,\"'=1+2\",\"'@me\",2.00\r\n");
+        free(out);
+        free(err);
+    }
+    assert_non_null(mkdtemp(dir));
+    path = sa_rprintf("%s/site", dir);
+    {
+        const char *args[] = {"site", path, "--db", db, "--sqlite", sqlite_path, "--now", "2026-10-01T13:00:00Z",
+                              "--months", "1", NULL};
+        int rc = run_cli(args, &out, &err);
+        if (rc != 0)
+            fail_msg("slurm-report site: exit %d: %s", rc, err);
+        free(out);
+        free(err);
+    }
+    free(path);
+    path = sa_rprintf("%s/site/delta/index.usage.csv", dir);
+    csv = tu_read_file(path, NULL);
+    if (!strstr(csv, "\r\ndelta,\"'=1+2\",") || strstr(csv, ",=1+2"))
+        fail_msg("%s does not write the account as text:\n%s", path, csv);
+    free(csv);
+    free(path);
+    {
+        char *argv[] = {(char *)"/bin/rm", (char *)"-rf", dir, NULL};
+        tu_run(argv, NULL, &out, &err);
+        free(out);
+        free(err);
+    }
     tu_mongo_drop(client, db);
     free(db);
 }
@@ -682,6 +757,46 @@ static void test_helpers(void **state)
         assert_string_equal(out, "a,n\r\n\"lab,\"\"q\"\"<b>&\",0.00\r\n\"two\nlines\",\r\n"
                                  "lab,\"q\"<b>&|0.00\ntwo?lines|\n");
         free(out);
+        sa_rtable_clear(&tb);
+    }
+
+    /*
+     * CSV formula injection (OWASP): a text cell starting with = + - @ TAB or CR gets a
+     * leading ' and is quoted, so a spreadsheet shows it as text; numbers (negative ones
+     * too) stay numbers; parsable output (-p/-P, for scripts) is written as is.
+     */
+    {
+        static const sa_col_t cols[] = {{"job", "Job", SA_COL_STR, 0, 0}, {"n", "N", SA_COL_NUM, 1, 0},
+                                        {"i", "I", SA_COL_INT, 0, 0}};
+        static const char *const names[] = {"=HYPERLINK(\"http://x\",\"y\")", "+1+2", "-2+3", "@SUM(A1)",
+                                            "\tx", "\rx", "a=b", "-", ""};
+        static const char *const want[] = {"\"'=HYPERLINK(\"\"http://x\"\",\"\"y\"\")\"", "\"'+1+2\"", "\"'-2+3\"",
+                                           "\"'@SUM(A1)\"", "\"'\tx\"", "\"'\rx\"", "a=b", "\"'-\"", ""};
+        sa_rtable_t tb;
+        char *out = NULL, *exp = NULL;
+        size_t len = 0, elen = 0;
+        FILE *f = open_memstream(&out, &len), *ef = open_memstream(&exp, &elen);
+        sa_rtable_init(&tb, cols, 3);
+        fputs("job,n,i\r\n", ef);
+        for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+            size_t row = sa_rtable_add_row(&tb);
+            sa_rtable_str(&tb, row, 0, names[k]);
+            sa_rtable_num(&tb, row, 1, -1.5 - (double)k);
+            sa_rtable_int(&tb, row, 2, -(int64_t)k);
+            fprintf(ef, "%s,%.1f,%d\r\n", want[k], -1.5 - (double)k, -(int)k);
+        }
+        assert_true(sa_rtable_write_text(&tb, SA_TEXT_CSV, NULL, false, f));
+        fclose(f);
+        fclose(ef);
+        assert_string_equal(out, exp);
+        free(out);
+        out = NULL;
+        f = open_memstream(&out, &len);
+        assert_true(sa_rtable_write_text(&tb, SA_TEXT_PARSABLE, NULL, false, f));
+        fclose(f);
+        assert_non_null(strstr(out, "\n=HYPERLINK(\"http://x\",\"y\")|-1.5|0\n+1+2|-2.5|-1\n"));
+        free(out);
+        free(exp);
         sa_rtable_clear(&tb);
     }
 }
@@ -1115,6 +1230,25 @@ static void test_cli_conventions(void **state)
         free(out);
         free(err);
     }
+    /* without --by, the keys -o names are the grouping (sreport): -o user,... is --by user (usage, efficiency) */
+    {
+        static const char *const reps[2] = {"usage", "efficiency"};
+        for (int i = 0; i < 2; i++) {
+            const char *a[] = {reps[i], "--month", "2026-09", "-M", "alpha", "-P", "-o", "user,account,gpu_hours", NULL};
+            const char *b[] = {reps[i], "--month", "2026-09", "-M", "alpha", "-P", "-o", "user,account,gpu_hours",
+                               "--by", "account,user", NULL};
+            char *out2, *err2;
+            assert_int_equal(run_ds(a, &out, &err), 0);
+            assert_int_equal(run_ds(b, &out2, &err2), 0);
+            assert_string_equal(out, out2);
+            expect_in(out, "user|account|gpu_hours\n");
+            expect_in(out, "\nalice|physics|");
+            free(out);
+            free(err);
+            free(out2);
+            free(err2);
+        }
+    }
     /* dates as sacct takes them: MM/DD/YY and MMDD[YY] give the month's report */
     {
         const char *a[] = {"--month", "2026-09", "--json", NULL};
@@ -1219,6 +1353,104 @@ static void test_cli_output_mode(void **state)
         free(out);
         free(err);
         unlink(path);
+    }
+}
+
+/* The first line of s (a copy; caller frees). */
+static char *first_line(const char *s)
+{
+    return strndup(s, strcspn(s, "\r\n"));
+}
+
+/*
+ * Parsable and CSV output is the header and the rows, as sacct's and sreport's: no '#'
+ * preamble lines (the header dropped by -n). The preamble is in the table, in JSON as
+ * "header", and on stderr under -v. Every report.
+ */
+static void test_parsable_no_preamble(void **state)
+{
+    static const struct {
+        const char *args[6], *header, *pre; /* the report's arguments, its header's start, a preamble line's */
+    } reports[] = {
+        {{"usage", "--month", "2026-09", NULL}, "cluster", "GPU usage from 2026-09-01T00:00:00Z"},
+        {{"utilization", "--month", "2026-09", NULL}, "cluster", "GPU and CPU time by exact node state"},
+        {{"health", NULL}, "cluster", "Archive health at 2026-10-01T08:30:00Z"},
+        {{"current", NULL}, "cluster", "latest squeue snapshot"},
+        {{"efficiency", "--month", "2026-09", NULL}, "cluster", "Efficiency of the runs that ended"},
+        {{"job", "-M", "alpha", "102", NULL}, "", "Job ID: 102"},
+    };
+    static const char *const kinds[] = {"-P", "-p", "--csv"};
+    (void)state;
+
+    for (size_t r = 0; r < sizeof reports / sizeof reports[0]; r++) {
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++) {
+            const char *a[12], *an[12], *av[12];
+            size_t n = 0;
+            int rc;
+            char *out, *err, *out_n, *err_n, *out_v, *err_v, *line;
+            for (; reports[r].args[n]; n++)
+                a[n] = an[n] = av[n] = reports[r].args[n];
+            a[n] = an[n] = av[n] = kinds[k];
+            an[n + 1] = "-n";
+            av[n + 1] = "-v";
+            a[n + 1] = an[n + 2] = av[n + 2] = NULL;
+            rc = run_ds(a, &out, &err);
+            if ((rc != 0 && rc != SA_EXIT_UNHEALTHY) || run_ds(an, &out_n, &err_n) != rc ||
+                run_ds(av, &out_v, &err_v) != rc)
+                fail_msg("%s %s: exit %d: %s", reports[r].args[0], kinds[k], rc, err);
+            line = first_line(out);
+            if (out[0] == '#' || strstr(out, "\n#") || strncmp(line, reports[r].header, strlen(reports[r].header)) ||
+                !strchr(line, kinds[k][1] == '-' ? ',' : '|'))
+                fail_msg("%s %s: not a header and rows:\n%s", reports[r].args[0], kinds[k], out);
+            /* -n: the rows alone; -v: the same output, the preamble on stderr */
+            if (strcmp(out_n, out + strlen(line) + strspn(out + strlen(line), "\r\n")) != 0)
+                fail_msg("%s %s -n: not the rows of\n%s\nbut\n%s", reports[r].args[0], kinds[k], out, out_n);
+            if (strcmp(out_v, out) != 0 || !strstr(err_v, reports[r].pre) || strstr(err, reports[r].pre))
+                fail_msg("%s %s -v: stdout differs or stderr lacks '%s':\n%s", reports[r].args[0], kinds[k],
+                         reports[r].pre, err_v);
+            free(line);
+            free(out);
+            free(err);
+            free(out_n);
+            free(err_n);
+            free(out_v);
+            free(err_v);
+        }
+        /* the table keeps its preamble; JSON carries it as "header" */
+        {
+            const char *a[12], *aj[12];
+            size_t n = 0;
+            char *out, *err;
+            json_t *doc, *h;
+            json_error_t jerr;
+            for (; reports[r].args[n]; n++)
+                a[n] = aj[n] = reports[r].args[n];
+            a[n] = NULL;
+            aj[n] = "--json";
+            aj[n + 1] = NULL;
+            run_ds(a, &out, &err);
+            if (!strstr(out, reports[r].pre))
+                fail_msg("%s: the table lacks its preamble '%s':\n%s", reports[r].args[0], reports[r].pre, out);
+            free(out);
+            free(err);
+            run_ds(aj, &out, &err);
+            if (!(doc = json_loads(out, 0, &jerr)))
+                fail_msg("%s --json: %s", reports[r].args[0], jerr.text);
+            h = json_object_get(doc, "header");
+            {
+                size_t i;
+                json_t *v;
+                bool found = false;
+                json_array_foreach(h, i, v) {
+                    found = found || (json_is_string(v) && strstr(json_string_value(v), reports[r].pre));
+                }
+                if (!found)
+                    fail_msg("%s --json: no \"header\" with '%s':\n%s", reports[r].args[0], reports[r].pre, out);
+            }
+            json_decref(doc);
+            free(out);
+            free(err);
+        }
     }
 }
 
@@ -1443,6 +1675,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_rgu_file),
         cmocka_unit_test(test_usage_numbers),
         cmocka_unit_test(test_usage_pending_again),
+        cmocka_unit_test(test_csv_formula_names),
         cmocka_unit_test(test_allocation_numbers),
         cmocka_unit_test(test_golden_usage),
         cmocka_unit_test(test_golden_utilization),
@@ -1457,6 +1690,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_site_leftovers),
         cmocka_unit_test(test_sqlite_link_refused),
         cmocka_unit_test(test_no_mongoc_shm),
+        cmocka_unit_test(test_parsable_no_preamble),
     };
     int rc;
 
