@@ -79,6 +79,7 @@ typedef enum {
     F_NNODES,
     F_NCPUS,
     F_ALLOCCPUS,
+    F_REQCPUS,
     F_REQTRES,
     F_ALLOCTRES,
     F_REQMEM,
@@ -129,6 +130,7 @@ static const struct {
     {"NNodes", F_NNODES},
     {"NCPUS", F_NCPUS},
     {"AllocCPUS", F_ALLOCCPUS},
+    {"ReqCPUS", F_REQCPUS},
     {"ReqTRES", F_REQTRES},
     {"AllocTRES", F_ALLOCTRES},
     {"ReqMem", F_REQMEM},
@@ -767,6 +769,17 @@ static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error
             return false;
     } else if (!get_int(st, who, F_ALLOCCPUS, &job->cpus, error)) {
         return false;
+    }
+
+    /* ReqCPUS: the requested CPUs when ReqTRES has no cpu entry (Slurm <= 17.11 prints no ReqTRES, and some
+       records leave it empty); one that disagrees with ReqTRES's cpu is kept in extra as printed */
+    if (val(st, F_REQCPUS)) {
+        if (!get_int(st, who, F_REQCPUS, &n, error))
+            return false;
+        if (job->req.cpu == SA_UNSET)
+            job->req.cpu = n;
+        else if (n != job->req.cpu && !extra_set(&job->extra, st->names[st->col[F_REQCPUS]], val(st, F_REQCPUS)))
+            goto oom;
     }
 
     /* time limit in minutes: TimelimitRaw, else Timelimit */

@@ -367,7 +367,8 @@ static void test_local_D_array_and_plain(void **state)
     assert_null(j->reservation);
     assert_true(j->stats.cpu_s > 0.0315 && j->stats.cpu_s < 0.0325); /* TotalCPU 00:00.032 */
     assert_null(extra(j->extra, "TotalCPU"));
-    assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
+    assert_null(extra(j->extra, "ReqCPUS")); /* modelled: req.cpu (ReqTRES says the same) */
+    assert_int_equal(j->req.cpu, 1);
     assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty: not gathered, never 0 */
     assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: no energy plugin */
     assert_int_equal(j->nsteps, 3);
@@ -485,8 +486,11 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_int_equal(j->alloc.node, 32);
     assert_int_equal(j->node_count, 32);
     assert_int_equal(j->time_limit, 4320);
-    assert_string_equal(extra(j->extra, "reqcpus"), "256");
+    /* ReqCPUS: the requested CPUs when ReqTRES (empty here) has no cpu (XDMoD's shredder expects 256, 36, 0) */
+    assert_int_equal(j->req.cpu, 256);
+    assert_null(extra(j->extra, "reqcpus"));
     j = must_job(&p, 4107166, 0);
+    assert_int_equal(j->req.cpu, 36);
     assert_string_equal(extra(j->extra, "cancelled_by"), "102216");
     assert_string_equal(extra(j->extra, "reqmem"), "48000Mn");
     assert_int_equal(j->elapsed, 2 * 86400 + 22 * 3600 + 3 * 60 + 4);
@@ -497,6 +501,7 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_int_equal(sa_gpus_get(&j->alloc.gpus, ""), 2);
     assert_string_equal(j->nodes, "cpn-k16-35-01,cpn-k16-37-01");
     assert_string_equal(extra(j->extra, "reqmem"), "0n");
+    assert_int_equal(j->req.cpu, 0);
     tu_parsed_clear(&p);
 }
 
@@ -750,6 +755,29 @@ static void test_orphan_step_kept(void **state)
     assert_int_equal(j->nsteps, 2);
     assert_string_equal(tu_state(&j->steps[1].state), "FAILED");
     tu_parsed_clear(&p);
+}
+
+/* ReqCPUS fills req.cpu when ReqTRES has no cpu; one that disagrees with ReqTRES stays in extra as printed. */
+static void test_reqcpus(void **state)
+{
+    tu_parsed_t p;
+    (void)state;
+    text_ok("JobID|ReqCPUS|ReqTRES|State\n1|256||TIMEOUT\n2|0||COMPLETED\n3|4|cpu=4,mem=1G|COMPLETED\n"
+            "4|8|cpu=2,node=1|COMPLETED\n5|3|mem=1G|PENDING\n5.batch|3||COMPLETED\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 5);
+    assert_int_equal(must_job(&p, 1, 0)->req.cpu, 256);
+    assert_null(must_job(&p, 1, 0)->extra);
+    assert_int_equal(must_job(&p, 2, 0)->req.cpu, 0);
+    assert_int_equal(must_job(&p, 3, 0)->req.cpu, 4);
+    assert_null(must_job(&p, 3, 0)->extra);
+    assert_int_equal(must_job(&p, 4, 0)->req.cpu, 2); /* ReqTRES wins; ReqCPUS is kept */
+    assert_string_equal(extra(must_job(&p, 4, 0)->extra, "ReqCPUS"), "8");
+    assert_int_equal(must_job(&p, 5, 0)->req.cpu, 3);
+    assert_int_equal(must_job(&p, 5, 0)->req.mem_mb, 1024);
+    assert_string_equal(extra(must_job(&p, 5, 0)->steps[0].extra, "ReqCPUS"), "3"); /* a step's stays in its extra */
+    tu_parsed_clear(&p);
+    text_bad("JobID|ReqCPUS\n5|many\n", NULL, "ReqCPUS", "many");
 }
 
 static void test_timelimit_forms(void **state)
@@ -1229,7 +1257,8 @@ static void test_fixture_noheader_and_wide(void **state)
         tu_parse_gen(*v, "sacct-P.txt", &p);
         j = must_job(&p, TU_J_COMPLETED, 0);
         assert_true(j->stats.cpu_s >= 0); /* TotalCPU, typed */
-        assert_string_equal(extra(j->extra, "ReqCPUS"), "4");
+        assert_null(extra(j->extra, "ReqCPUS")); /* modelled: req.cpu */
+        assert_int_equal(j->req.cpu, 4);
         assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: not gathered */
         assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty on the allocation line */
         assert_true(must_step(j, "batch")->stats.max_rss_bytes > 0);
@@ -1339,7 +1368,8 @@ static void test_fixture_2205_sacct_text(void **state)
     assert_int_equal(j->start, when("2026-11-26T06:27:56"));
     assert_int_equal(j->elapsed, 3);
     assert_true(j->stats.cpu_s > 0.0285 && j->stats.cpu_s < 0.0295); /* TotalCPU 00:00.029 */
-    assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
+    assert_null(extra(j->extra, "ReqCPUS"));
+    assert_int_equal(j->req.cpu, 1);
     assert_string_equal(j->steps[2].name, "sleep");
     j = must_job(&p, 15, 0);
     assert_string_equal(tu_state(&j->state), "PENDING");
@@ -1526,6 +1556,7 @@ int main(void)
         cmocka_unit_test(test_framing_blank_crlf_no_final_newline),
         cmocka_unit_test(test_step_grammar),
         cmocka_unit_test(test_orphan_step_kept),
+        cmocka_unit_test(test_reqcpus),
         cmocka_unit_test(test_timelimit_forms),
         cmocka_unit_test(test_error_field_count),
         cmocka_unit_test(test_error_bad_values),
