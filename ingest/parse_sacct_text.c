@@ -24,6 +24,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@
 #include <strings.h>
 
 #define QUOTE_MAX 64
+#define MAX_JOB_ID (INT64_C(1) << 53) /* job ids as the JSON parsers take them: 1..2^53 */
 
 #define Q(s, buf) sa_error_quote((s), QUOTE_MAX, (buf), sizeof(buf))
 
@@ -544,9 +546,24 @@ static bool get_tres(const sacct_t *st, const char *who, field_t f, sa_tres_t *o
     return true;
 }
 
-static bool get_cputime(const sacct_t *st, const char *who, field_t f, double *out, sa_error_t *error)
+/*
+ * TotalCPU, UserCPU, SystemCPU. A bare number ("1") is not a form sacct prints
+ * ([DD-[HH:]]MM:SS[.mmm]), and its unit would be a guess (seconds? Slurm's own input
+ * rule reads minutes): the member stays absent and the value is kept in *extra as printed.
+ */
+static bool get_cputime(const sacct_t *st, const char *who, field_t f, double *out, json_t **extra,
+                        sa_error_t *error)
 {
-    if (!sa_cputime_parse(val(st, f), out, error)) {
+    const char *v = val(st, f);
+    if (v && strspn(v, "0123456789") == strlen(v)) {
+        *out = -1;
+        if (!extra_set(extra, st->names[st->col[f]], v)) {
+            sa_error_nomem(error);
+            return false;
+        }
+        return true;
+    }
+    if (!sa_cputime_parse(v, out, error)) {
         err_field(st, who, f, error);
         return false;
     }
@@ -581,14 +598,14 @@ static bool get_usage(const sacct_t *st, const char *who, field_t f, const char 
  * The usage columns of a line -> *u (sa_model.h says which column gives which member).
  * ConsumedEnergyRaw 0 (no energy plugin) and NO_VAL64 stay absent.
  */
-static bool get_stats(const sacct_t *st, const char *who, sa_stats_t *u, sa_error_t *error)
+static bool get_stats(const sacct_t *st, const char *who, sa_stats_t *u, json_t **extra, sa_error_t *error)
 {
     int64_t util = SA_UNSET, energy = SA_UNSET;
     const char *v;
 
-    if (!get_cputime(st, who, F_TOTALCPU, &u->cpu_s, error) ||
-        !get_cputime(st, who, F_USERCPU, &u->user_cpu_s, error) ||
-        !get_cputime(st, who, F_SYSTEMCPU, &u->system_cpu_s, error) ||
+    if (!get_cputime(st, who, F_TOTALCPU, &u->cpu_s, extra, error) ||
+        !get_cputime(st, who, F_USERCPU, &u->user_cpu_s, extra, error) ||
+        !get_cputime(st, who, F_SYSTEMCPU, &u->system_cpu_s, extra, error) ||
         !get_size(st, who, F_MAXRSS, &u->max_rss_bytes, error) ||
         !get_size(st, who, F_AVERSS, &u->ave_rss_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINMAX, "mem", &u->max_rss_bytes, error) ||
@@ -702,10 +719,22 @@ static bool job_ids(const sacct_t *st, sa_job_t *job, const char *text, const jo
             return false;
         }
         job->job_id = rid.base;
-    } else if (id->sep == '+') {
-        job->job_id = id->base + id->het_offset;
-    } else {
+        if (job->job_id < 1 || job->job_id > MAX_JOB_ID) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: job %s: %s: job id %" PRId64 " out of range (1..2^53)",
+                         st->lineno, Q(text, q), st->names[st->col[F_JOBIDRAW]], job->job_id);
+            return false;
+        }
+        return true;
+    }
+    if (id->sep == '+')
+        job->job_id = id->base > MAX_JOB_ID || id->het_offset > MAX_JOB_ID ? MAX_JOB_ID + 1
+                                                                              : id->base + id->het_offset;
+    else
         job->job_id = id->base;
+    if (job->job_id < 1 || job->job_id > MAX_JOB_ID) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: %s: job id %s out of range (1..2^53)", st->lineno,
+                     st->names[st->col[st->col[F_JOBID] >= 0 ? F_JOBID : F_JOBIDRAW]], Q(text, q));
+        return false;
     }
     return true;
 oom:
@@ -759,7 +788,7 @@ static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error
         !get_elapsed(st, who, &job->elapsed, error) || !get_int(st, who, F_NNODES, &job->node_count, error) ||
         !get_int(st, who, F_RESTARTS, &job->restart_cnt, error) ||
         !get_tres(st, who, F_REQTRES, &job->req, error) || !get_tres(st, who, F_ALLOCTRES, &job->alloc, error) ||
-        !get_stats(st, who, &job->stats, error))
+        !get_stats(st, who, &job->stats, &job->extra, error))
         return false;
     job->exit_reliable = true;
 
@@ -852,7 +881,7 @@ static bool fill_step(const sacct_t *st, sa_step_t *step, const char *step_id, c
     if (!get_exit(st, who, F_EXITCODE, &step->exit_code, &step->exit_signal, error) ||
         !get_time(st, who, F_START, &step->start, error) || !get_time(st, who, F_END, &step->end, error) ||
         !get_elapsed(st, who, &step->elapsed, error) || !get_tres(st, who, F_ALLOCTRES, &step->alloc, error) ||
-        !get_stats(st, who, &step->stats, error))
+        !get_stats(st, who, &step->stats, &step->extra, error))
         return false;
     for (size_t c = 0; c < st->nfields; c++) {
         if (!step_models(st->kinds[c]) && st->vals[c][0] && !extra_set(&step->extra, st->names[c], st->vals[c]))
@@ -1171,9 +1200,20 @@ static bool take_data_line(sacct_t *st, tline_t *cur, size_t n, bool *header_don
     sa_error_t why;
 
     if (n != want) {
-        if (tolerant)
-            return set_aside(st, cur, false, error, "line %zu: expected %zu fields, found %zu (a delimiter inside a "
-                             "free-text field?)", cur->lineno, st->nfields, n - (st->trailing == 1 ? 1 : 0));
+        if (tolerant) {
+            /* the job id for the message comes from a split copy: the record is kept as it came */
+            char *copy = strdup(cur->s);
+            if (!copy) {
+                sa_error_nomem(error);
+                return false;
+            }
+            split(copy, st->delim, st->dlen, st->vals, st->nfields + 1);
+            ok = set_aside(st, cur, false, error, "line %zu: job %s: expected %zu fields, found %zu (a delimiter "
+                           "inside a free-text field?)", cur->lineno, Q(line_job(st, n), q), st->nfields,
+                           n - (st->trailing == 1 ? 1 : 0));
+            free(copy);
+            return ok;
+        }
         split(cur->s, st->delim, st->dlen, st->vals, st->nfields + 1);
         sa_error_set(error, SA_ERR_INPUT, 0,
                      "line %zu: job %s: expected %zu fields, found %zu (a delimiter inside a free-text field?)",

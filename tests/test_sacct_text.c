@@ -817,6 +817,40 @@ static void test_error_bad_values(void **state)
     text_bad("JobID|State\nabc|RUNNING\n", NULL, "line 2", "cannot read job id");
     text_bad("JobID|State\n12_[3-4|RUNNING\n", NULL, "cannot read job id", NULL);
     text_bad("JobID|State\n|RUNNING\n", NULL, "line 2", "empty JobID");
+    /* job ids as the JSON parsers take them: 1..2^53 (0 is no job) */
+    text_bad("JobID|State\n0|RUNNING\n", NULL, "line 2", "job id 0 out of range");
+    text_bad("JobID|JobIDRaw|State\n5|0|RUNNING\n", NULL, "JobIDRaw", "out of range");
+    text_bad("JobID|State\n9007199254740993|RUNNING\n", NULL, "line 2", "out of range");
+    text_bad("JobID|State\n1000_2+3|RUNNING\n", NULL, "line 2", "cannot read job id '1000_2+3'");
+}
+
+/*
+ * TotalCPU, UserCPU, SystemCPU as a bare number ("1"): not a form sacct prints ([DD-[HH:]]MM:SS[.mmm]); seconds
+ * or minutes (Slurm's own input rule) would be a guess. The record is kept, the member left absent, and the
+ * value kept as printed in extra.
+ */
+static void test_cputime_bare_number(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    text_ok("JobID|State|TotalCPU|UserCPU|SystemCPU\n7|COMPLETED|1|00:00.500|0\n7.batch|COMPLETED|12|01:00|00:01\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 1);
+    j = p.jobs[0];
+    assert_true(j->stats.cpu_s < 0);
+    assert_string_equal(extra(j->extra, "TotalCPU"), "1");
+    assert_true(j->stats.user_cpu_s > 0.49 && j->stats.user_cpu_s < 0.51);
+    assert_null(extra(j->extra, "UserCPU"));
+    assert_true(j->stats.system_cpu_s < 0);
+    assert_string_equal(extra(j->extra, "SystemCPU"), "0");
+    assert_true(j->steps[0].stats.cpu_s < 0);
+    assert_string_equal(extra(j->steps[0].extra, "TotalCPU"), "12");
+    assert_true(j->steps[0].stats.user_cpu_s > 59.9 && j->steps[0].stats.user_cpu_s < 60.1);
+    tu_parsed_clear(&p);
+    /* anything else that is not a CPU time is still bad */
+    text_bad("JobID|TotalCPU\n7|1x\n", NULL, "TotalCPU", "1x");
+    text_bad("JobID|TotalCPU\n7|-1\n", NULL, "TotalCPU", "-1");
 }
 
 static void test_error_framing(void **state)
@@ -1561,6 +1595,7 @@ int main(void)
         cmocka_unit_test(test_error_field_count),
         cmocka_unit_test(test_error_bad_values),
         cmocka_unit_test(test_error_framing),
+        cmocka_unit_test(test_cputime_bare_number),
         cmocka_unit_test(test_sink_stops),
         cmocka_unit_test(test_one_byte_reads),
         cmocka_unit_test(test_scontrol_local),
