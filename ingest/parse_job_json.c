@@ -916,6 +916,7 @@ static void step_usage(const json_t *tres, sa_stats_t *u)
 
     usage_get(in, "max", "mem", NULL, &u->max_rss_bytes);
     usage_get(in, "average", "mem", NULL, &u->ave_rss_bytes);
+    usage_get(in, "total", "mem", NULL, &u->mem_total_bytes);
     usage_get(in, "total", "gres", "gpuutil", &util);
     usage_get(in, "average", "gres", "gpuutil", &util);
     usage_get(in, "max", "gres", "gpumem", &u->gpu_mem_bytes);

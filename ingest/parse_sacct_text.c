@@ -595,8 +595,47 @@ static bool get_usage(const sacct_t *st, const char *who, field_t f, const char 
 }
 
 /*
- * The usage columns of a line -> *u (sa_model.h says which column gives which member).
- * ConsumedEnergyRaw 0 (no energy plugin) and NO_VAL64 stay absent.
+ * The entries of TRESUsage column f that no usage member reads (names: the ones read,
+ * NULL-terminated) -> (*extra)[column name], as printed and in their order ("cpu=00:10:00,
+ * pages=7,vmem=9M"); nothing when every entry is read.
+ */
+static bool usage_extra(const sacct_t *st, field_t f, const char *const *names, json_t **extra)
+{
+    const char *v = val(st, f), *p;
+    char *kept;
+    size_t n = 0;
+    bool ok = true;
+
+    if (!v)
+        return true;
+    if (!(kept = malloc(strlen(v) + 1)))
+        return false;
+    for (p = v; *p;) {
+        const char *comma = strchr(p, ','), *eq;
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        bool read = false;
+        eq = memchr(p, '=', len);
+        for (const char *const *nm = names; eq && *nm; nm++)
+            read = read || ((size_t)(eq - p) == strlen(*nm) && strncmp(p, *nm, (size_t)(eq - p)) == 0);
+        if (!read) {
+            if (n)
+                kept[n++] = ',';
+            memcpy(kept + n, p, len);
+            n += len;
+        }
+        p += len + (comma ? 1 : 0);
+    }
+    kept[n] = '\0';
+    if (n)
+        ok = extra_set(extra, st->names[st->col[f]], kept);
+    free(kept);
+    return ok;
+}
+
+/*
+ * The usage columns of a line -> *u (sa_model.h says which column gives which member);
+ * the TRESUsage entries no member reads -> *extra. ConsumedEnergyRaw 0 (no energy plugin)
+ * and NO_VAL64 stay absent.
  */
 static bool get_stats(const sacct_t *st, const char *who, sa_stats_t *u, json_t **extra, sa_error_t *error)
 {
@@ -610,12 +649,24 @@ static bool get_stats(const sacct_t *st, const char *who, sa_stats_t *u, json_t 
         !get_size(st, who, F_AVERSS, &u->ave_rss_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINMAX, "mem", &u->max_rss_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINAVE, "mem", &u->ave_rss_bytes, error) ||
+        !get_usage(st, who, F_TRESUSAGEINTOT, "mem", &u->mem_total_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINTOT, "gres/gpuutil", &util, error) ||
         !get_usage(st, who, F_TRESUSAGEINAVE, "gres/gpuutil", &util, error) ||
         !get_usage(st, who, F_TRESUSAGEINMAX, "gres/gpumem", &u->gpu_mem_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINTOT, "fs/disk", &u->disk_read_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEOUTTOT, "fs/disk", &u->disk_write_bytes, error))
         return false;
+    {
+        static const char *const in_tot[] = {"mem", "gres/gpuutil", "fs/disk", NULL};
+        static const char *const in_ave[] = {"mem", "gres/gpuutil", NULL};
+        static const char *const in_max[] = {"mem", "gres/gpumem", NULL};
+        static const char *const out_tot[] = {"fs/disk", "energy", NULL};
+        if (!usage_extra(st, F_TRESUSAGEINTOT, in_tot, extra) || !usage_extra(st, F_TRESUSAGEINAVE, in_ave, extra) ||
+            !usage_extra(st, F_TRESUSAGEINMAX, in_max, extra) || !usage_extra(st, F_TRESUSAGEOUTTOT, out_tot, extra)) {
+            sa_error_nomem(error);
+            return false;
+        }
+    }
     if (util != SA_UNSET)
         u->gpu_util_pct = (double)util;
     if ((v = val(st, F_CONSUMEDENERGYRAW)) && sa_parse_int64(v, &energy) && energy > 0 && energy < (INT64_C(1) << 53))

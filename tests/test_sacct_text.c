@@ -419,7 +419,10 @@ static void test_local_usage_trailing(void **state)
     assert_true(j->stats.cpu_s > 0.0415 && j->stats.cpu_s < 0.0425); /* 00:00.042 */
     assert_true(j->stats.user_cpu_s > 0.0055 && j->stats.user_cpu_s < 0.0065);
     s = must_step(j, "batch");
-    assert_null(extra(s->extra, "TRESUsageInMax"));
+    /* the entries no usage member reads stay in extra as printed; fs/disk is read from InTot only */
+    assert_string_equal(extra(s->extra, "TRESUsageInMax"), "cpu=00:00:00,energy=0,fs/disk=53765,pages=2,vmem=221228K");
+    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=00:00:00,energy=0,pages=2,vmem=221228K");
+    assert_int_equal(s->stats.mem_total_bytes, 12248 * 1024);
     assert_int_equal(s->stats.max_rss_bytes, 12248 * 1024);
     assert_int_equal(s->stats.disk_read_bytes, 53765);
     assert_true(s->stats.gpu_util_pct < 0); /* no gres/gpuutil: not gathered */
@@ -647,6 +650,9 @@ static void test_peregrine_snowman(void **state)
     assert_string_equal(s->name, "RC6A5");
     /* TRESUsageInTot cpu=7-17:04:32,energy=0,fs/disk=651343,mem=12653376K,pages=2432,vmem=432568K */
     assert_int_equal(s->stats.disk_read_bytes, 651343);
+    assert_int_equal(s->stats.mem_total_bytes, INT64_C(12653376) * 1024); /* summed over the step's tasks */
+    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=7-17:04:32,energy=0,pages=2432,vmem=432568K");
+    assert_null(extra(s->extra, "TRESUsageOutTot")); /* energy=0,fs/disk=533698: both modelled */
     assert_string_equal(extra(s->extra, "NTasks"), "1");
     j = must_job(&p, 20940996, 0);
     assert_string_equal(tu_state(&j->state), "FAILED");
@@ -755,6 +761,45 @@ static void test_orphan_step_kept(void **state)
     assert_int_equal(j->nsteps, 2);
     assert_string_equal(tu_state(&j->steps[1].state), "FAILED");
     tu_parsed_clear(&p);
+}
+
+/*
+ * TRESUsageInTot / InAve / InMax / OutTot: the entries the model reads become usage members (InTot's mem is
+ * the step's memory summed over its tasks, mem_total_bytes); every other entry stays in extra as printed.
+ */
+static void test_tres_usage_extra(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    sa_step_t *s;
+    (void)state;
+    text_ok("JobID|State|MaxRSS|TRESUsageInTot|TRESUsageInAve|TRESUsageInMax|TRESUsageOutTot\n"
+            "7|COMPLETED||cpu=00:01:00,mem=2048K,pages=3|||\n"
+            "7.0|COMPLETED|1024K|cpu=00:10:00,energy=0,fs/disk=100,gres/gpuutil=90,mem=4096K,pages=7,vmem=9M|"
+            "cpu=00:05:00,mem=2048K,vmem=4M|cpu=00:05:00,gres/gpumem=1M,mem=1024K,pages=4|energy=5,fs/disk=200,"
+            "gres/shard=1\n"
+            "7.1|COMPLETED||mem=1M|mem=1M|mem=1M|fs/disk=1\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 1);
+    j = p.jobs[0];
+    assert_int_equal(j->stats.mem_total_bytes, 2048 * 1024);
+    assert_string_equal(extra(j->extra, "TRESUsageInTot"), "cpu=00:01:00,pages=3");
+    s = must_step(j, "0");
+    assert_int_equal(s->stats.mem_total_bytes, 4096 * 1024);
+    assert_int_equal(s->stats.max_rss_bytes, 1024 * 1024);
+    assert_int_equal(s->stats.ave_rss_bytes, 2048 * 1024);
+    assert_int_equal(s->stats.disk_read_bytes, 100);
+    assert_int_equal(s->stats.disk_write_bytes, 200);
+    assert_int_equal(s->stats.gpu_mem_bytes, 1024 * 1024);
+    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=00:10:00,energy=0,pages=7,vmem=9M");
+    assert_string_equal(extra(s->extra, "TRESUsageInAve"), "cpu=00:05:00,vmem=4M");
+    assert_string_equal(extra(s->extra, "TRESUsageInMax"), "cpu=00:05:00,pages=4");
+    assert_string_equal(extra(s->extra, "TRESUsageOutTot"), "gres/shard=1");
+    s = must_step(j, "1");
+    assert_int_equal(s->stats.mem_total_bytes, 1024 * 1024);
+    assert_null(s->extra); /* every entry modelled */
+    tu_parsed_clear(&p);
+    text_bad("JobID|TRESUsageInTot\n7|mem=lots\n", NULL, "TRESUsageInTot", "lots");
 }
 
 /* ReqCPUS fills req.cpu when ReqTRES has no cpu; one that disagrees with ReqTRES stays in extra as printed. */
@@ -1417,7 +1462,9 @@ static void test_fixture_2205_sacct_text(void **state)
     /* TRESUsageInMax cpu=00:00:00,energy=0,fs/disk=54235,mem=10772K,pages=0,vmem=219600K */
     assert_int_equal(must_step(j, "batch")->stats.max_rss_bytes, 10772 * 1024);
     assert_int_equal(must_step(j, "batch")->stats.disk_read_bytes, 54235);
-    assert_null(extra(must_step(j, "batch")->extra, "TRESUsageInMax"));
+    assert_string_equal(extra(must_step(j, "batch")->extra, "TRESUsageInMax"),
+                        "cpu=00:00:00,energy=0,fs/disk=54235,pages=0,vmem=219600K");
+    assert_int_equal(must_step(j, "batch")->stats.mem_total_bytes, 10772 * 1024);
     tu_parsed_clear(&p);
 }
 
@@ -1457,10 +1504,15 @@ static void test_fixture_2205_usage_text_json(void **state)
                 fail_msg("step %lld.%s: MaxRSS text %lld, JSON %lld", (long long)a->job_id, x->id,
                          (long long)x->stats.max_rss_bytes, (long long)y->stats.max_rss_bytes);
             assert_true(x->stats.gpu_util_pct < 0 && y->stats.gpu_util_pct < 0); /* no acct_gather_gpu here */
+            /* TRESUsageInTot mem / tres.requested.total mem: the same figure both ways */
+            if (llabs(x->stats.mem_total_bytes - y->stats.mem_total_bytes) >= 1024)
+                fail_msg("step %lld.%s: TRESUsageInTot mem text %lld, JSON %lld", (long long)a->job_id, x->id,
+                         (long long)x->stats.mem_total_bytes, (long long)y->stats.mem_total_bytes);
         }
     }
     /* the burning job: 178596K resident, 7.790 s of CPU */
     assert_int_equal(must_step(must_job(&t, 1, 0), "batch")->stats.max_rss_bytes, INT64_C(178596) * 1024);
+    assert_true(must_step(must_job(&t, 1, 0), "batch")->stats.mem_total_bytes > 0);
     assert_true(fabs(must_job(&t, 1, 0)->stats.cpu_s - 7.790) < 1e-9);
     tu_parsed_clear(&t);
     tu_parsed_clear(&js);
@@ -1556,6 +1608,19 @@ static void test_digest_running_usage(void **state)
     uint64_t done1 = digest_of(H JOB("COMPLETED", "2026-10-01T10:10:00", "540", "00:20:00") STEP("batch", "COMPLETED", "2026-10-01T10:10:00", "540", "00:20:00", "900K"));
     uint64_t done2 = digest_of(H JOB("COMPLETED", "2026-10-01T10:10:00", "540", "00:21:00") STEP("batch", "COMPLETED", "2026-10-01T10:10:00", "540", "00:21:00", "900K"));
     assert_true(run1 == run2);   /* only elapsed and usage so far moved */
+    {
+        /* the usage entries kept in extra grow too while the step runs; once it ended they are a change */
+        const char *h = "JobID|JobIDRaw|State|End|TRESUsageInTot|TRESUsageOutTot\n";
+        char a[512], b[512], c[512], d[512];
+        snprintf(a, sizeof a, "%s7|7|RUNNING|Unknown|pages=1|\n7.0|7.0|RUNNING|Unknown|cpu=00:01:00,pages=3|x=1\n", h);
+        snprintf(b, sizeof b, "%s7|7|RUNNING|Unknown|pages=9|\n7.0|7.0|RUNNING|Unknown|cpu=00:09:00,pages=5|x=2\n", h);
+        snprintf(c, sizeof c, "%s7|7|COMPLETED|2026-10-01T10:10:00|pages=9|\n7.0|7.0|COMPLETED|2026-10-01T10:10:00|"
+                 "cpu=00:09:00,pages=5|x=2\n", h);
+        snprintf(d, sizeof d, "%s7|7|COMPLETED|2026-10-01T10:10:00|pages=9|\n7.0|7.0|COMPLETED|2026-10-01T10:10:00|"
+                 "cpu=00:09:30,pages=5|x=2\n", h);
+        assert_true(digest_of(a) == digest_of(b));
+        assert_true(digest_of(c) != digest_of(d));
+    }
     assert_true(step != run2);   /* a step that ran and ended is a change */
     assert_true(step2 != step);  /* an ended step's usage is a change */
     assert_true(done1 != run2);
@@ -1590,6 +1655,7 @@ int main(void)
         cmocka_unit_test(test_framing_blank_crlf_no_final_newline),
         cmocka_unit_test(test_step_grammar),
         cmocka_unit_test(test_orphan_step_kept),
+        cmocka_unit_test(test_tres_usage_extra),
         cmocka_unit_test(test_reqcpus),
         cmocka_unit_test(test_timelimit_forms),
         cmocka_unit_test(test_error_field_count),
