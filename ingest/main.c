@@ -41,7 +41,7 @@ static void usage(FILE *out)
     fputs("Usage: slurm-ingest --cluster NAME [OPTION]...\n"
           "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
           "       slurm-ingest migrate --cluster NAME [OPTION]...\n"
-          "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] FILE...\n"
+          "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] [--tz ZONE] FILE...\n"
           "\n"
           "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"
           "history and runs), node/CPU/GPU states into an SQLite time series. With no input\n"
@@ -323,6 +323,16 @@ int main(int argc, char **argv)
         if (optind >= argc) {
             fputs("slurm-ingest: --dump needs at least one FILE\n", stderr);
             return SA_EXIT_USAGE;
+        }
+        /* --tz (the only option of the table --dump reads): the zone of sacct text captured in local time */
+        for (size_t i = 0; i < sa_ingest_noptions; i++) {
+            if (strcmp(sa_ingest_options[i].name, "tz") == 0 && table_values[i]) {
+                if (!sa_tz_valid(table_values[i], &error)) {
+                    fprintf(stderr, "slurm-ingest: --tz: %s\n", error.message);
+                    return SA_EXIT_USAGE;
+                }
+                ro.topts.tz = table_values[i];
+            }
         }
         for (int i = optind; i < argc; i++) {
             int frc = dump_file(argv[i], &ro.topts);

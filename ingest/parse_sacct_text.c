@@ -20,6 +20,7 @@
 #include "sa_lines.h"
 #include "sa_parse.h"
 #include "sa_strings.h"
+#include "sa_time.h"
 #include "sa_vec.h"
 
 #include <ctype.h>
@@ -299,6 +300,7 @@ typedef struct {
     sa_job_t *job;      /* the allocation being built */
     char *job_prefix;   /* its id text, to match step lines */
     char *rejected_prefix; /* the id text of the last allocation line set aside */
+    bool local;         /* times are local time of the zone set in TZ (opts->tz) */
 } sacct_t;
 
 static void sacct_clear(sacct_t *st)
@@ -519,7 +521,7 @@ static bool get_int(const sacct_t *st, const char *who, field_t f, int64_t *out,
 static bool get_time(const sacct_t *st, const char *who, field_t f, int64_t *out, sa_error_t *error)
 {
     const char *v = val(st, f);
-    if (v && !sa_time_parse_text(v, out, error)) {
+    if (v && !(st->local ? sa_time_parse_text_local(v, out, error) : sa_time_parse_text(v, out, error))) {
         err_field(st, who, f, error);
         return false;
     }
@@ -1318,6 +1320,7 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     src_t src;
     tline_t cur = {0};
     sacct_t st;
+    sa_tz_scope_t tz = {0};
     bool ok = false, header_done = false;
     int rc;
 
@@ -1341,6 +1344,11 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     if (opts && opts->fields) {
         if (!fields_from_list(&st, opts->fields, error))
             goto done;
+    }
+    if (opts && !sa_tz_is_utc(opts->tz)) {
+        if (!sa_tz_enter(opts->tz, &tz, error))
+            goto done;
+        st.local = true;
     }
     while ((rc = src_next(&src, &cur, error)) > 0) {
         size_t n;
@@ -1381,6 +1389,7 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     }
     ok = flush_job(&st, error);
 done:
+    sa_tz_leave(&tz);
     sacct_clear(&st);
     sa_lines_clear(&src.L);
     free(cur.s);

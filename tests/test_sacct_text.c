@@ -18,6 +18,7 @@
 
 #include "sa_jobdoc.h"
 #include "sa_strings.h"
+#include "sa_time.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -800,6 +801,57 @@ static void test_tres_usage_extra(void **state)
     assert_null(s->extra); /* every entry modelled */
     tu_parsed_clear(&p);
     text_bad("JobID|TRESUsageInTot\n7|mem=lots\n", NULL, "TRESUsageInTot", "lots");
+}
+
+/*
+ * A capture's times in the zone it was made in (opts.tz): slurm2sql's Aalto capture (Europe/Helsinki; its
+ * test expects Start 1564601354); without a zone the text is UTC, as the live call (TZ=UTC) prints it.
+ */
+static void test_local_time_zone(void **state)
+{
+    static const char text[] = "JobID|State|Submit|Start|End\n43974388|COMPLETED|2019-07-31T22:29:13|"
+                               "2019-07-31T22:29:14|2019-08-01T02:02:39\n43974388.0|COMPLETED|2019-07-31T22:30:15|"
+                               "2019-07-31T22:30:15|Unknown\n";
+    sa_sacct_text_opts_t opts = {0};
+    tu_parsed_t p;
+    sa_error_t err;
+    const char *tz = getenv("TZ") ? getenv("TZ") : "(unset)";
+    char tz_before[64];
+    (void)state;
+
+    snprintf(tz_before, sizeof tz_before, "%s", tz);
+    if (!sa_tz_valid("Europe/Helsinki", NULL)) {
+        printf("  skipped: Europe/Helsinki is not in the zone database (install tzdata)\n");
+        skip();
+    }
+    text_ok(text, NULL, NULL, &p);
+    assert_int_equal(p.jobs[0]->start, 1564601354 + 3 * 3600); /* read as UTC */
+    tu_parsed_clear(&p);
+    opts.tz = "Europe/Helsinki";
+    sa_error_clear(&err);
+    if (!tu_parse_mem(text, strlen(text), &opts, &p, &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(p.jobs[0]->start, 1564601354);
+    assert_int_equal(p.jobs[0]->submit, 1564601353);
+    assert_int_equal(p.jobs[0]->end, 1564614159);
+    assert_int_equal(p.jobs[0]->steps[0].start, 1564601415);
+    assert_int_equal(p.jobs[0]->steps[0].end, SA_UNSET);
+    tu_parsed_clear(&p);
+    assert_string_equal(getenv("TZ") ? getenv("TZ") : "(unset)", tz_before); /* put back */
+    /* a zone the database does not have: the parse is refused, saying so */
+    opts.tz = "Mars/Olympus_Mons";
+    assert_false(tu_parse_mem(text, strlen(text), &opts, &p, &err));
+    assert_non_null(strstr(err.message, "Mars/Olympus_Mons"));
+    tu_parsed_clear(&p);
+    /* slurm2sql's own capture, where ../shared is present */
+    if (tu_samples_present()) {
+        opts.tz = "Europe/Helsinki";
+        if (!tu_parse_file(tu_sample("sacct-parsable/sacct-P-51fields_slurm2sql-aalto-2019_steps-cancelled-by-comment-"
+                                     "json.txt"), &opts, &p, &err))
+            fail_msg("%s", err.message);
+        assert_int_equal(must_job(&p, 43974388, 0)->start, 1564601354);
+        tu_parsed_clear(&p);
+    }
 }
 
 /* ReqCPUS fills req.cpu when ReqTRES has no cpu; one that disagrees with ReqTRES stays in extra as printed. */
@@ -1656,6 +1708,7 @@ int main(void)
         cmocka_unit_test(test_step_grammar),
         cmocka_unit_test(test_orphan_step_kept),
         cmocka_unit_test(test_tres_usage_extra),
+        cmocka_unit_test(test_local_time_zone),
         cmocka_unit_test(test_reqcpus),
         cmocka_unit_test(test_timelimit_forms),
         cmocka_unit_test(test_error_field_count),
