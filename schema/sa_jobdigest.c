@@ -6,8 +6,9 @@
  * and its length so that adjacent members cannot run into each other. Left out: what
  * Slurm rewrites without the job changing (sa_jobdoc_volatile_extra, an unfinished
  * job's end forecast in squeue, the elapsed time and the usage so far (CPU time, memory,
- * I/O, energy) of a job or step still running: they grow every poll, and the final
- * values come with the record that ends it); the observation time is not part of a
+ * I/O, energy, and the TRESUsage entries kept in its extra) of a job or step still
+ * running: they grow every poll, and the final values come with the record that ends
+ * it); the observation time is not part of a
  * record at all. A record whose only change is one of these is skipped by the job cache;
  * the document takes the new values with the next real change.
  */
