@@ -44,7 +44,7 @@ static void usage(FILE *out)
           "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
           "       slurm-ingest migrate --cluster NAME [OPTION]...\n"
           "       slurm-ingest rollup [--rebuild] --cluster NAME [OPTION]...\n"
-          "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] FILE...\n"
+          "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] [--tz ZONE] FILE...\n"
           "\n"
           "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"
           "history and runs), node/CPU/GPU states into an SQLite time series. With no input\n"
@@ -123,10 +123,25 @@ static bool dump_node(sa_node_t *node, void *ctx, sa_error_t *error)
     return print_json(sa_node_to_json(node), error);
 }
 
-/* Parses one file (or stdin) and prints its records. Returns an exit code. */
+/* A record the parser could not take (or repaired): one line on stderr, as a run logs it; the rest goes on. */
+static bool dump_setaside(const char *raw, size_t len, const char *why, bool kept, void *ctx, sa_error_t *error)
+{
+    (void)raw;
+    (void)len;
+    (void)error;
+    fprintf(stderr, "slurm-ingest: %s: %s: %s\n", (const char *)ctx, why, kept ? "repaired and kept" : "record set aside");
+    return true;
+}
+
+/*
+ * Parses one file (or stdin) and prints its records. A record that cannot be taken is set
+ * aside as a run sets it aside (one line on stderr each) and the others are printed.
+ * Returns an exit code: 3 only when the input cannot be parsed at all.
+ */
 static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
 {
-    sa_sink_t sink = {dump_job, dump_node, NULL, NULL};
+    const char *name = strcmp(path, "-") ? path : "(stdin)";
+    sa_sink_t sink = {dump_job, dump_node, (void *)name, dump_setaside};
     sa_error_t error;
     sa_meta_t meta;
     sa_reader_t r;
@@ -144,7 +159,7 @@ static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
     sa_meta_init(&meta);
     sa_reader_init_fd(&r, fd);
     if (!sa_parse_any(&r, topts, &sink, &meta, &kind, &error)) {
-        fprintf(stderr, "slurm-ingest: %s: %s\n", strcmp(path, "-") ? path : "(stdin)", error.message);
+        fprintf(stderr, "slurm-ingest: %s: %s\n", name, error.message);
         rc = error.domain == SA_ERR_NOMEM ? SA_EXIT_FAILURE : SA_EXIT_INPUT;
     } else {
         for (size_t i = 0; i < meta.warnings.n; i++)
@@ -322,6 +337,16 @@ int main(int argc, char **argv)
         if (optind >= argc) {
             fputs("slurm-ingest: --dump needs at least one FILE\n", stderr);
             return SA_EXIT_USAGE;
+        }
+        /* --tz (the only option of the table --dump reads): the zone of sacct text captured in local time */
+        for (size_t i = 0; i < sa_ingest_noptions; i++) {
+            if (strcmp(sa_ingest_options[i].name, "tz") == 0 && table_values[i]) {
+                if (!sa_tz_valid(table_values[i], &error)) {
+                    fprintf(stderr, "slurm-ingest: --tz: %s\n", error.message);
+                    return SA_EXIT_USAGE;
+                }
+                ro.topts.tz = table_values[i];
+            }
         }
         for (int i = optind; i < argc; i++) {
             int frc = dump_file(argv[i], &ro.topts);

@@ -697,6 +697,7 @@ static const char *const sacct_wckey_known[] = {"wckey", NULL};
 static const char *const sacct_state_known[] = {"current", "reason", NULL};
 static const char *const sacct_time_known[] = {"submission", "eligible", "start", "end", "elapsed", "limit", NULL};
 static const char *const sacct_required_known[] = {"CPUs", NULL};
+static const char *const no_known[] = {NULL};
 static const char *const sacct_tres_known[] = {"allocated", "requested", NULL};
 static const char *const step_known[] = {"step", "state", "time", "nodes", "tres", "exit_code", NULL};
 static const char *const step_step_known[] = {"id", "name", "job_id", "het", NULL};
@@ -916,6 +917,7 @@ static void step_usage(const json_t *tres, sa_stats_t *u)
 
     usage_get(in, "max", "mem", NULL, &u->max_rss_bytes);
     usage_get(in, "average", "mem", NULL, &u->ave_rss_bytes);
+    usage_get(in, "total", "mem", NULL, &u->mem_total_bytes);
     usage_get(in, "total", "gres", "gpuutil", &util);
     usage_get(in, "average", "gres", "gpuutil", &util);
     usage_get(in, "max", "gres", "gpumem", &u->gpu_mem_bytes);
@@ -967,7 +969,12 @@ static bool sacct_resources(const json_t *e, sa_job_t *job, sa_error_t *error)
         return false;
     if (!get_count(req, "CPUs", false, &req_cpus, error))
         return err_in(error, "required");
-    if (!extra_sub(&job->extra, "required", req, sacct_required_known, error))
+    /* required.CPUs (sacct text's ReqCPUS): the requested CPUs when tres.requested has no cpu; one that
+       disagrees with it stays in extra.required as printed */
+    if (job->req.cpu == SA_UNSET)
+        job->req.cpu = req_cpus;
+    if (!extra_sub(&job->extra, "required", req,
+                   req_cpus == SA_UNSET || req_cpus == job->req.cpu ? sacct_required_known : no_known, error))
         return false;
     if (!get_nodes(e, "nodes", &job->nodes, &hosts, error))
         return false;

@@ -20,10 +20,12 @@
 #include "sa_lines.h"
 #include "sa_parse.h"
 #include "sa_strings.h"
+#include "sa_time.h"
 #include "sa_vec.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +33,7 @@
 #include <strings.h>
 
 #define QUOTE_MAX 64
+#define MAX_JOB_ID (INT64_C(1) << 53) /* job ids as the JSON parsers take them: 1..2^53 */
 
 #define Q(s, buf) sa_error_quote((s), QUOTE_MAX, (buf), sizeof(buf))
 
@@ -79,6 +82,7 @@ typedef enum {
     F_NNODES,
     F_NCPUS,
     F_ALLOCCPUS,
+    F_REQCPUS,
     F_REQTRES,
     F_ALLOCTRES,
     F_REQMEM,
@@ -129,6 +133,7 @@ static const struct {
     {"NNodes", F_NNODES},
     {"NCPUS", F_NCPUS},
     {"AllocCPUS", F_ALLOCCPUS},
+    {"ReqCPUS", F_REQCPUS},
     {"ReqTRES", F_REQTRES},
     {"AllocTRES", F_ALLOCTRES},
     {"ReqMem", F_REQMEM},
@@ -295,6 +300,7 @@ typedef struct {
     sa_job_t *job;      /* the allocation being built */
     char *job_prefix;   /* its id text, to match step lines */
     char *rejected_prefix; /* the id text of the last allocation line set aside */
+    bool local;         /* times are local time of the zone set in TZ (opts->tz) */
 } sacct_t;
 
 static void sacct_clear(sacct_t *st)
@@ -515,7 +521,7 @@ static bool get_int(const sacct_t *st, const char *who, field_t f, int64_t *out,
 static bool get_time(const sacct_t *st, const char *who, field_t f, int64_t *out, sa_error_t *error)
 {
     const char *v = val(st, f);
-    if (v && !sa_time_parse_text(v, out, error)) {
+    if (v && !(st->local ? sa_time_parse_text_local(v, out, error) : sa_time_parse_text(v, out, error))) {
         err_field(st, who, f, error);
         return false;
     }
@@ -542,9 +548,24 @@ static bool get_tres(const sacct_t *st, const char *who, field_t f, sa_tres_t *o
     return true;
 }
 
-static bool get_cputime(const sacct_t *st, const char *who, field_t f, double *out, sa_error_t *error)
+/*
+ * TotalCPU, UserCPU, SystemCPU. A bare number ("1") is not a form sacct prints
+ * ([DD-[HH:]]MM:SS[.mmm]), and its unit would be a guess (seconds? Slurm's own input
+ * rule reads minutes): the member stays absent and the value is kept in *extra as printed.
+ */
+static bool get_cputime(const sacct_t *st, const char *who, field_t f, double *out, json_t **extra,
+                        sa_error_t *error)
 {
-    if (!sa_cputime_parse(val(st, f), out, error)) {
+    const char *v = val(st, f);
+    if (v && strspn(v, "0123456789") == strlen(v)) {
+        *out = -1;
+        if (!extra_set(extra, st->names[st->col[f]], v)) {
+            sa_error_nomem(error);
+            return false;
+        }
+        return true;
+    }
+    if (!sa_cputime_parse(v, out, error)) {
         err_field(st, who, f, error);
         return false;
     }
@@ -576,27 +597,78 @@ static bool get_usage(const sacct_t *st, const char *who, field_t f, const char 
 }
 
 /*
- * The usage columns of a line -> *u (sa_model.h says which column gives which member).
- * ConsumedEnergyRaw 0 (no energy plugin) and NO_VAL64 stay absent.
+ * The entries of TRESUsage column f that no usage member reads (names: the ones read,
+ * NULL-terminated) -> (*extra)[column name], as printed and in their order ("cpu=00:10:00,
+ * pages=7,vmem=9M"); nothing when every entry is read.
  */
-static bool get_stats(const sacct_t *st, const char *who, sa_stats_t *u, sa_error_t *error)
+static bool usage_extra(const sacct_t *st, field_t f, const char *const *names, json_t **extra)
+{
+    const char *v = val(st, f), *p;
+    char *kept;
+    size_t n = 0;
+    bool ok = true;
+
+    if (!v)
+        return true;
+    if (!(kept = malloc(strlen(v) + 1)))
+        return false;
+    for (p = v; *p;) {
+        const char *comma = strchr(p, ','), *eq;
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        bool read = false;
+        eq = memchr(p, '=', len);
+        for (const char *const *nm = names; eq && *nm; nm++)
+            read = read || ((size_t)(eq - p) == strlen(*nm) && strncmp(p, *nm, (size_t)(eq - p)) == 0);
+        if (!read) {
+            if (n)
+                kept[n++] = ',';
+            memcpy(kept + n, p, len);
+            n += len;
+        }
+        p += len + (comma ? 1 : 0);
+    }
+    kept[n] = '\0';
+    if (n)
+        ok = extra_set(extra, st->names[st->col[f]], kept);
+    free(kept);
+    return ok;
+}
+
+/*
+ * The usage columns of a line -> *u (sa_model.h says which column gives which member);
+ * the TRESUsage entries no member reads -> *extra. ConsumedEnergyRaw 0 (no energy plugin)
+ * and NO_VAL64 stay absent.
+ */
+static bool get_stats(const sacct_t *st, const char *who, sa_stats_t *u, json_t **extra, sa_error_t *error)
 {
     int64_t util = SA_UNSET, energy = SA_UNSET;
     const char *v;
 
-    if (!get_cputime(st, who, F_TOTALCPU, &u->cpu_s, error) ||
-        !get_cputime(st, who, F_USERCPU, &u->user_cpu_s, error) ||
-        !get_cputime(st, who, F_SYSTEMCPU, &u->system_cpu_s, error) ||
+    if (!get_cputime(st, who, F_TOTALCPU, &u->cpu_s, extra, error) ||
+        !get_cputime(st, who, F_USERCPU, &u->user_cpu_s, extra, error) ||
+        !get_cputime(st, who, F_SYSTEMCPU, &u->system_cpu_s, extra, error) ||
         !get_size(st, who, F_MAXRSS, &u->max_rss_bytes, error) ||
         !get_size(st, who, F_AVERSS, &u->ave_rss_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINMAX, "mem", &u->max_rss_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINAVE, "mem", &u->ave_rss_bytes, error) ||
+        !get_usage(st, who, F_TRESUSAGEINTOT, "mem", &u->mem_total_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINTOT, "gres/gpuutil", &util, error) ||
         !get_usage(st, who, F_TRESUSAGEINAVE, "gres/gpuutil", &util, error) ||
         !get_usage(st, who, F_TRESUSAGEINMAX, "gres/gpumem", &u->gpu_mem_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEINTOT, "fs/disk", &u->disk_read_bytes, error) ||
         !get_usage(st, who, F_TRESUSAGEOUTTOT, "fs/disk", &u->disk_write_bytes, error))
         return false;
+    {
+        static const char *const in_tot[] = {"mem", "gres/gpuutil", "fs/disk", NULL};
+        static const char *const in_ave[] = {"mem", "gres/gpuutil", NULL};
+        static const char *const in_max[] = {"mem", "gres/gpumem", NULL};
+        static const char *const out_tot[] = {"fs/disk", "energy", NULL};
+        if (!usage_extra(st, F_TRESUSAGEINTOT, in_tot, extra) || !usage_extra(st, F_TRESUSAGEINAVE, in_ave, extra) ||
+            !usage_extra(st, F_TRESUSAGEINMAX, in_max, extra) || !usage_extra(st, F_TRESUSAGEOUTTOT, out_tot, extra)) {
+            sa_error_nomem(error);
+            return false;
+        }
+    }
     if (util != SA_UNSET)
         u->gpu_util_pct = (double)util;
     if ((v = val(st, F_CONSUMEDENERGYRAW)) && sa_parse_int64(v, &energy) && energy > 0 && energy < (INT64_C(1) << 53))
@@ -700,10 +772,22 @@ static bool job_ids(const sacct_t *st, sa_job_t *job, const char *text, const jo
             return false;
         }
         job->job_id = rid.base;
-    } else if (id->sep == '+') {
-        job->job_id = id->base + id->het_offset;
-    } else {
+        if (job->job_id < 1 || job->job_id > MAX_JOB_ID) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: job %s: %s: job id %" PRId64 " out of range (1..2^53)",
+                         st->lineno, Q(text, q), st->names[st->col[F_JOBIDRAW]], job->job_id);
+            return false;
+        }
+        return true;
+    }
+    if (id->sep == '+')
+        job->job_id = id->base > MAX_JOB_ID || id->het_offset > MAX_JOB_ID ? MAX_JOB_ID + 1
+                                                                              : id->base + id->het_offset;
+    else
         job->job_id = id->base;
+    if (job->job_id < 1 || job->job_id > MAX_JOB_ID) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: %s: job id %s out of range (1..2^53)", st->lineno,
+                     st->names[st->col[st->col[F_JOBID] >= 0 ? F_JOBID : F_JOBIDRAW]], Q(text, q));
+        return false;
     }
     return true;
 oom:
@@ -757,7 +841,7 @@ static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error
         !get_elapsed(st, who, &job->elapsed, error) || !get_int(st, who, F_NNODES, &job->node_count, error) ||
         !get_int(st, who, F_RESTARTS, &job->restart_cnt, error) ||
         !get_tres(st, who, F_REQTRES, &job->req, error) || !get_tres(st, who, F_ALLOCTRES, &job->alloc, error) ||
-        !get_stats(st, who, &job->stats, error))
+        !get_stats(st, who, &job->stats, &job->extra, error))
         return false;
     job->exit_reliable = true;
 
@@ -767,6 +851,17 @@ static bool fill_job(const sacct_t *st, sa_job_t *job, const char *who, sa_error
             return false;
     } else if (!get_int(st, who, F_ALLOCCPUS, &job->cpus, error)) {
         return false;
+    }
+
+    /* ReqCPUS: the requested CPUs when ReqTRES has no cpu entry (Slurm <= 17.11 prints no ReqTRES, and some
+       records leave it empty); one that disagrees with ReqTRES's cpu is kept in extra as printed */
+    if (val(st, F_REQCPUS)) {
+        if (!get_int(st, who, F_REQCPUS, &n, error))
+            return false;
+        if (job->req.cpu == SA_UNSET)
+            job->req.cpu = n;
+        else if (n != job->req.cpu && !extra_set(&job->extra, st->names[st->col[F_REQCPUS]], val(st, F_REQCPUS)))
+            goto oom;
     }
 
     /* time limit in minutes: TimelimitRaw, else Timelimit */
@@ -839,7 +934,7 @@ static bool fill_step(const sacct_t *st, sa_step_t *step, const char *step_id, c
     if (!get_exit(st, who, F_EXITCODE, &step->exit_code, &step->exit_signal, error) ||
         !get_time(st, who, F_START, &step->start, error) || !get_time(st, who, F_END, &step->end, error) ||
         !get_elapsed(st, who, &step->elapsed, error) || !get_tres(st, who, F_ALLOCTRES, &step->alloc, error) ||
-        !get_stats(st, who, &step->stats, error))
+        !get_stats(st, who, &step->stats, &step->extra, error))
         return false;
     for (size_t c = 0; c < st->nfields; c++) {
         if (!step_models(st->kinds[c]) && st->vals[c][0] && !extra_set(&step->extra, st->names[c], st->vals[c]))
@@ -1158,9 +1253,20 @@ static bool take_data_line(sacct_t *st, tline_t *cur, size_t n, bool *header_don
     sa_error_t why;
 
     if (n != want) {
-        if (tolerant)
-            return set_aside(st, cur, false, error, "line %zu: expected %zu fields, found %zu (a delimiter inside a "
-                             "free-text field?)", cur->lineno, st->nfields, n - (st->trailing == 1 ? 1 : 0));
+        if (tolerant) {
+            /* the job id for the message comes from a split copy: the record is kept as it came */
+            char *copy = strdup(cur->s);
+            if (!copy) {
+                sa_error_nomem(error);
+                return false;
+            }
+            split(copy, st->delim, st->dlen, st->vals, st->nfields + 1);
+            ok = set_aside(st, cur, false, error, "line %zu: job %s: expected %zu fields, found %zu (a delimiter "
+                           "inside a free-text field?)", cur->lineno, Q(line_job(st, n), q), st->nfields,
+                           n - (st->trailing == 1 ? 1 : 0));
+            free(copy);
+            return ok;
+        }
         split(cur->s, st->delim, st->dlen, st->vals, st->nfields + 1);
         sa_error_set(error, SA_ERR_INPUT, 0,
                      "line %zu: job %s: expected %zu fields, found %zu (a delimiter inside a free-text field?)",
@@ -1214,6 +1320,7 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     src_t src;
     tline_t cur = {0};
     sacct_t st;
+    sa_tz_scope_t tz = {0};
     bool ok = false, header_done = false;
     int rc;
 
@@ -1237,6 +1344,11 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     if (opts && opts->fields) {
         if (!fields_from_list(&st, opts->fields, error))
             goto done;
+    }
+    if (opts && !sa_tz_is_utc(opts->tz)) {
+        if (!sa_tz_enter(opts->tz, &tz, error))
+            goto done;
+        st.local = true;
     }
     while ((rc = src_next(&src, &cur, error)) > 0) {
         size_t n;
@@ -1283,6 +1395,7 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
     }
     ok = flush_job(&st, error);
 done:
+    sa_tz_leave(&tz);
     sacct_clear(&st);
     sa_lines_clear(&src.L);
     free(cur.s);

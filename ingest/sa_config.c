@@ -66,6 +66,9 @@ const sa_option_t sa_ingest_options[] = {
     {"max-output", SA_OPT_SIZE, "SIZE", "1G",
      "Largest output accepted from one Slurm command or input file (it is streamed to the spool, then "
      "parsed from there)."},
+    {"tz", SA_OPT_STRING, "ZONE", "UTC",
+     "Time zone of sacct text captures given as files (--sacct, --dump): a name of the zone database such as "
+     "Europe/Helsinki, for output captured in local time. The sacct this program runs prints UTC (TZ=UTC)."},
     {"max-gap", SA_OPT_DURATION, "DURATION", "15m",
      "Time without a snapshot beyond which the time series records unknown time instead of extending "
      "the last state."},
@@ -312,6 +315,10 @@ bool sa_option_parse_value(const sa_option_t *opt, const char *value, int64_t *n
                          "cluster: invalid name '%s' (letters, digits, '.', '_' and '-', not starting with "
                          "'.' or '-', at most 128)",
                          quote(value, q, sizeof q));
+            return false;
+        }
+        if (strcmp(opt->name, "tz") == 0 && !sa_tz_valid(value, error)) {
+            sa_error_prefix(error, "tz");
             return false;
         }
         if (strcmp(opt->name, "log-level") == 0 && !sa_log_level_parse(value, NULL)) {
@@ -924,6 +931,7 @@ static const struct {
     {"sacct-command", offsetof(sa_ingest_config_t, sacct_command)},
     {"sdiag-command", offsetof(sa_ingest_config_t, sdiag_command)},
     {"log-level", offsetof(sa_ingest_config_t, log_level)},
+    {"tz", offsetof(sa_ingest_config_t, tz)},
     {"backfill-window", offsetof(sa_ingest_config_t, backfill_window)},
     {"sacct-overlap", offsetof(sa_ingest_config_t, sacct_overlap)},
     {"timeout", offsetof(sa_ingest_config_t, timeout)},

@@ -213,6 +213,7 @@ char *sa_redact_uri(const char *uri);
 typedef struct {
     const char *cluster, *db, *sqlite, *spool_dir, *archive_dir, *lock_dir, *job_cache, *since;
     const char *squeue_command, *sinfo_command, *sacct_command, *sdiag_command, *log_level;
+    const char *tz; /* the zone of sacct text captures given as files */
     int64_t backfill_window, sacct_overlap, timeout, max_gap, cache_keep; /* seconds */
     int64_t max_output, spool_max;                                        /* bytes */
     char sqlite_buf[4096], job_cache_buf[4096];

@@ -118,6 +118,7 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
 typedef struct {
     const char *delimiter;  /* NULL: detect from the header / first line */
     const char *fields;     /* comma-separated field list for -n input; NULL: there is a header */
+    const char *tz;         /* the zone the times were printed in ("Europe/Helsinki"); NULL: UTC (sa_time.h) */
 } sa_sacct_text_opts_t;
 
 /*
@@ -126,7 +127,9 @@ typedef struct {
  * Step lines (123.batch, 123_4.0, 123+1.0) are attached to the allocation line that
  * precedes them; each allocation line is one sa_job_t (so -D gives one record per run).
  * A line with the wrong number of fields is an error naming the line number and job id.
- * Columns not modelled are kept in job->extra (name -> text).
+ * Columns not modelled are kept in job->extra (name -> text). Times are UTC, or local
+ * time of opts->tz: TZ is set to that zone during the parse and put back after (sa_tz_enter);
+ * an unknown zone fails the parse (SA_ERR_USAGE).
  */
 bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const sa_sink_t *sink,
                          sa_error_t *error);

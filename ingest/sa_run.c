@@ -355,6 +355,9 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
             json_object_set_new(meta, "delimiter", json_string(r->o->topts.delimiter));
         if (r->o->topts.fields)
             json_object_set_new(meta, "fields", json_string(r->o->topts.fields));
+        /* the zone of a capture in local time goes with it: a replay reads it the same way */
+        if (c->tz && !sa_tz_is_utc(c->tz))
+            json_object_set_new(meta, "tz", json_string(c->tz));
     } else {
         const char *sinfo[] = {c->sinfo_command, "-N", "--json", NULL};
         const char *squeue[] = {c->squeue_command, "--all", "--json", NULL};
@@ -405,6 +408,8 @@ static void snapshot_of(const sa_snapdir_t *sd, const char *cluster, sa_snapshot
         snap->topts.delimiter = json_string_value(json_object_get(meta, "delimiter"));
     if (json_is_string(json_object_get(meta, "fields")))
         snap->topts.fields = json_string_value(json_object_get(meta, "fields"));
+    if (json_is_string(json_object_get(meta, "tz")))
+        snap->topts.tz = json_string_value(json_object_get(meta, "tz"));
     snap->tsdb_done = sa_snapdir_has_mark(sd, MARK_TSDB);
 }
 

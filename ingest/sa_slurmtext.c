@@ -77,6 +77,17 @@ bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error)
     return false;
 }
 
+bool sa_time_parse_text_local(const char *s, int64_t *out, sa_error_t *error)
+{
+    char q[QUOTE_MAX + 8];
+
+    *out = SA_UNSET;
+    if (is_no_value(s) || sa_time_parse_iso_local(s, out))
+        return true;
+    sa_error_set(error, SA_ERR_INPUT, 0, "expected a date YYYY-MM-DDTHH:MM:SS, got '%s'", Q(s, q));
+    return false;
+}
+
 /* Parses n digits at s into *v (at most 9 digits, so no overflow). */
 static bool small_number(const char *s, size_t n, int64_t *v)
 {

@@ -47,6 +47,8 @@ bool sa_gres_parse_gpus(const char *s, bool request, sa_gpus_t *out, sa_error_t 
  * "Unknown", "None", "N/A", "" -> SA_UNSET, returns true. Fails on anything else.
  */
 bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error);
+/* The same in the process's current TZ (set by sa_tz_enter, schema/sa_time.h). */
+bool sa_time_parse_text_local(const char *s, int64_t *out, sa_error_t *error);
 
 /*
  * Durations "[DD-[HH:]]MM:SS", "MM:SS.mmm", "D-HH:MM:SS" -> seconds (fraction dropped).

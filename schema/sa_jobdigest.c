@@ -6,8 +6,9 @@
  * and its length so that adjacent members cannot run into each other. Left out: what
  * Slurm rewrites without the job changing (sa_jobdoc_volatile_extra, an unfinished
  * job's end forecast in squeue, the elapsed time and the usage so far (CPU time, memory,
- * I/O, energy) of a job or step still running: they grow every poll, and the final
- * values come with the record that ends it); the observation time is not part of a
+ * I/O, energy, and the TRESUsage entries kept in its extra) of a job or step still
+ * running: they grow every poll, and the final values come with the record that ends
+ * it); the observation time is not part of a
  * record at all. A record whose only change is one of these is skipped by the job cache;
  * the document takes the new values with the next real change.
  */
@@ -60,27 +61,31 @@ static void feed_str(hasher_t *hs, char tag, const char *s)
     feed(hs, s, n);
 }
 
-static void feed_json(hasher_t *hs, const json_t *v, bool top_extra);
+static void feed_json(hasher_t *hs, const json_t *v);
 
-/* Object members in their order (Slurm prints them in a fixed order). */
-static void feed_object(hasher_t *hs, const json_t *o, bool top_extra)
+/*
+ * Object members in their order (Slurm prints them in a fixed order). A record's extra
+ * leaves out the scheduler's volatile members (top_extra) and, while the job or step
+ * runs, the usage entries kept there (sa_usage_extra_columns: they grow every poll).
+ */
+static void feed_object(hasher_t *hs, const json_t *o, bool top_extra, bool running)
 {
     const char *k;
     json_t *v;
     feed_tag(hs, '{');
     json_object_foreach((json_t *)o, k, v) {
-        bool skip = false;
+        bool skip = running && sa_usage_extra_column(k);
         for (const char *const *x = sa_jobdoc_volatile_extra; top_extra && *x; x++)
             skip = skip || strcmp(k, *x) == 0;
         if (skip)
             continue;
         feed_str(hs, 'k', k);
-        feed_json(hs, v, false);
+        feed_json(hs, v);
     }
     feed_tag(hs, '}');
 }
 
-static void feed_json(hasher_t *hs, const json_t *v, bool top_extra)
+static void feed_json(hasher_t *hs, const json_t *v)
 {
     size_t i;
     json_t *item;
@@ -88,12 +93,12 @@ static void feed_json(hasher_t *hs, const json_t *v, bool top_extra)
 
     switch (json_typeof(v)) {
     case JSON_OBJECT:
-        feed_object(hs, v, top_extra);
+        feed_object(hs, v, false, false);
         break;
     case JSON_ARRAY:
         feed_tag(hs, '[');
         json_array_foreach(v, i, item) {
-            feed_json(hs, item, false);
+            feed_json(hs, item);
         }
         feed_tag(hs, ']');
         break;
@@ -149,7 +154,16 @@ static void feed_tres(hasher_t *hs, const sa_tres_t *t)
     feed_int(hs, 'T', t->gpu_total);
     feed_gpus(hs, &t->gpus);
     if (t->other)
-        feed_json(hs, t->other, false);
+        feed_json(hs, t->other);
+    else
+        feed_tag(hs, '-');
+}
+
+/* A record's or step's extra (see feed_object), '-' when it has none. */
+static void feed_extra(hasher_t *hs, const json_t *extra, bool top, bool running)
+{
+    if (extra)
+        feed_object(hs, extra, top, running);
     else
         feed_tag(hs, '-');
 }
@@ -162,6 +176,8 @@ static void feed_stats(hasher_t *hs, const sa_stats_t *u)
     feed(hs, d, sizeof d);
     feed_int(hs, 'r', u->max_rss_bytes);
     feed_int(hs, 'v', u->ave_rss_bytes);
+    if (u->mem_total_bytes != SA_UNSET) /* only when present: digests of records without it stay as they were */
+        feed_int(hs, 'M', u->mem_total_bytes);
     feed_int(hs, 'm', u->gpu_mem_bytes);
     feed_int(hs, 'i', u->disk_read_bytes);
     feed_int(hs, 'o', u->disk_write_bytes);
@@ -185,10 +201,7 @@ static void feed_step(hasher_t *hs, const sa_step_t *st)
         feed_stats(hs, &st->stats); /* grows while the step runs */
     else
         feed_tag(hs, '-');
-    if (st->extra)
-        feed_json(hs, st->extra, false);
-    else
-        feed_tag(hs, '-');
+    feed_extra(hs, st->extra, false, !ended);
 }
 
 uint64_t sa_job_digest(const sa_job_t *rec, const char *salt)
@@ -246,9 +259,6 @@ uint64_t sa_job_digest(const sa_job_t *rec, const char *salt)
     feed_int(&hs, 'T', (int64_t)rec->nsteps);
     for (size_t i = 0; i < rec->nsteps; i++)
         feed_step(&hs, &rec->steps[i]);
-    if (rec->extra)
-        feed_json(&hs, rec->extra, true);
-    else
-        feed_tag(&hs, '-');
+    feed_extra(&hs, rec->extra, true, !sa_job_state_is_final(rec->state.base));
     return hs.h;
 }

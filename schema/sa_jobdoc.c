@@ -222,12 +222,15 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
         json_object_set_new(doc, "slurm", slurm);
     }
     if (rec->extra && json_object_size(rec->extra)) {
-        /* values that say nothing ("", null) are not stored */
+        /* values that say nothing ("", null) are not stored; nor, like the usage so far, the usage entries
+           of a job still running (sa_usage_extra_columns) */
         json_t *extra = json_object();
+        bool running = !sa_job_state_is_final(rec->state.base);
         const char *k;
         json_t *v;
         json_object_foreach(rec->extra, k, v) {
-            if (json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0))
+            if (json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0) ||
+                (running && sa_usage_extra_column(k)))
                 continue;
             json_object_set(extra, k, v);
         }
@@ -726,6 +729,7 @@ static void run_stats(const sa_job_t *rec, sa_stats_t *u)
         add_int(&sum.energy_j, st->energy_j);
         max_int(&u->max_rss_bytes, st->max_rss_bytes);
         max_int(&u->ave_rss_bytes, st->ave_rss_bytes);
+        max_int(&u->mem_total_bytes, st->mem_total_bytes);
         max_int(&u->gpu_mem_bytes, st->gpu_mem_bytes);
         add_int(&sum.disk_read_bytes, st->disk_read_bytes);
         add_int(&sum.disk_write_bytes, st->disk_write_bytes);

@@ -107,6 +107,8 @@ static void read_usage(const bson_iter_t *it, sa_stats_t *u)
             u->max_rss_bytes = sa_bson_iter_int(&e, SA_UNSET);
         else if (key_is(k, "ave_rss_bytes"))
             u->ave_rss_bytes = sa_bson_iter_int(&e, SA_UNSET);
+        else if (key_is(k, "mem_total_bytes"))
+            u->mem_total_bytes = sa_bson_iter_int(&e, SA_UNSET);
         else if (key_is(k, "gpu_util_pct"))
             u->gpu_util_pct = iter_num(&e, -1);
         else if (key_is(k, "gpu_mem_bytes"))

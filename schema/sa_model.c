@@ -8,6 +8,7 @@
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 /* ---- strings ---------------------------------------------------------------- */
@@ -308,15 +309,28 @@ const char *sa_source_name(sa_source_t s)
 void sa_stats_init(sa_stats_t *s)
 {
     s->cpu_s = s->user_cpu_s = s->system_cpu_s = s->gpu_util_pct = -1;
-    s->max_rss_bytes = s->ave_rss_bytes = s->gpu_mem_bytes = SA_UNSET;
+    s->max_rss_bytes = s->ave_rss_bytes = s->mem_total_bytes = s->gpu_mem_bytes = SA_UNSET;
     s->disk_read_bytes = s->disk_write_bytes = s->energy_j = SA_UNSET;
 }
 
 bool sa_stats_is_empty(const sa_stats_t *s)
 {
     return s->cpu_s < 0 && s->user_cpu_s < 0 && s->system_cpu_s < 0 && s->gpu_util_pct < 0 &&
-           s->max_rss_bytes == SA_UNSET && s->ave_rss_bytes == SA_UNSET && s->gpu_mem_bytes == SA_UNSET &&
+           s->max_rss_bytes == SA_UNSET && s->ave_rss_bytes == SA_UNSET && s->mem_total_bytes == SA_UNSET &&
+           s->gpu_mem_bytes == SA_UNSET &&
            s->disk_read_bytes == SA_UNSET && s->disk_write_bytes == SA_UNSET && s->energy_j == SA_UNSET;
+}
+
+const char *const sa_usage_extra_columns[] = {"TRESUsageInTot", "TRESUsageInAve", "TRESUsageInMax",
+                                               "TRESUsageOutTot", NULL};
+
+bool sa_usage_extra_column(const char *key)
+{
+    for (const char *const *c = sa_usage_extra_columns; key && *c; c++) {
+        if (strcasecmp(key, *c) == 0)
+            return true;
+    }
+    return false;
 }
 
 /* Sets o[key] = v when v >= 0 (a real, so that the stored type never depends on the value). */
@@ -343,6 +357,7 @@ json_t *sa_stats_to_json(const sa_stats_t *s)
     put_real(o, "system_cpu_s", s->system_cpu_s);
     put_count(o, "max_rss_bytes", s->max_rss_bytes);
     put_count(o, "ave_rss_bytes", s->ave_rss_bytes);
+    put_count(o, "mem_total_bytes", s->mem_total_bytes);
     put_real(o, "gpu_util_pct", s->gpu_util_pct);
     put_count(o, "gpu_mem_bytes", s->gpu_mem_bytes);
     put_count(o, "disk_read_bytes", s->disk_read_bytes);

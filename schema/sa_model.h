@@ -157,16 +157,19 @@ bool sa_tres_is_empty(const sa_tres_t *t);
  *   cpu_s, user_cpu_s, system_cpu_s  TotalCPU, UserCPU, SystemCPU (seconds, ms kept)
  *   max_rss_bytes    MaxRSS, else mem of TRESUsageInMax (the largest RSS of one task)
  *   ave_rss_bytes    AveRSS, else mem of TRESUsageInAve
+ *   mem_total_bytes  mem of TRESUsageInTot: the step's memory summed over its tasks
  *   gpu_util_pct     gres/gpuutil of TRESUsageInTot (else InAve): the step's GPU
  *                    utilisation summed over its tasks, as acct_gather_gpu reports it
  *   gpu_mem_bytes    gres/gpumem of TRESUsageInMax (the largest of one task)
  *   disk_read_bytes  fs/disk of TRESUsageInTot; disk_write_bytes: of TRESUsageOutTot
  *   energy_j         ConsumedEnergyRaw (else energy of TRESUsageOutTot); 0 is what Slurm
  *                    prints without an energy plugin, so 0 is absent
+ * The entries of the TRESUsage* columns not read here (cpu, vmem, pages, ...) stay in the
+ * record's extra as printed (sa_usage_extra_columns).
  */
 typedef struct {
     double cpu_s, user_cpu_s, system_cpu_s;
-    int64_t max_rss_bytes, ave_rss_bytes;
+    int64_t max_rss_bytes, ave_rss_bytes, mem_total_bytes;
     double gpu_util_pct;
     int64_t gpu_mem_bytes;
     int64_t disk_read_bytes, disk_write_bytes;
@@ -175,6 +178,16 @@ typedef struct {
 
 void sa_stats_init(sa_stats_t *s);
 bool sa_stats_is_empty(const sa_stats_t *s);
+
+/*
+ * The sacct text columns whose unmodelled entries a record keeps in its extra (under the
+ * column's name): TRESUsageInTot, TRESUsageInAve, TRESUsageInMax, TRESUsageOutTot,
+ * NULL-terminated. Like the usage members they grow while a job or step runs, so the
+ * change test and the job document take them only once it ended.
+ */
+extern const char *const sa_usage_extra_columns[];
+/* True if key names one of sa_usage_extra_columns (any case, as sacct headers are). */
+bool sa_usage_extra_column(const char *key);
 
 /* Where a run's GPU type comes from (runs[].gpu_type_source in the job documents;
  * sa_job_t.run_gpu_type_source). */

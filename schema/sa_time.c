@@ -65,10 +65,10 @@ static size_t count_digits(const char *p)
     return n;
 }
 
-bool sa_time_parse_iso(const char *s, int64_t *out)
+/* "YYYY-MM-DDTHH:MM:SS[Z]" -> fields (*utc: it ended with Z); false on any other shape. */
+static bool iso_fields(const char *s, int f[6], bool *utc)
 {
     static const char shape[] = "dddd-dd-ddTdd:dd:dd";
-    int y, mo, d, h, mi, sec;
     size_t len;
 
     if (!s)
@@ -80,13 +80,152 @@ bool sa_time_parse_iso(const char *s, int64_t *out)
         if (shape[i] == 'd' ? !isdigit((unsigned char)s[i]) : s[i] != shape[i])
             return false;
     }
-    fixed_digits(s, 4, &y);
-    fixed_digits(s + 5, 2, &mo);
-    fixed_digits(s + 8, 2, &d);
-    fixed_digits(s + 11, 2, &h);
-    fixed_digits(s + 14, 2, &mi);
-    fixed_digits(s + 17, 2, &sec);
-    return sa_time_from_fields(y, mo, d, h, mi, sec, out);
+    fixed_digits(s, 4, &f[0]);
+    fixed_digits(s + 5, 2, &f[1]);
+    fixed_digits(s + 8, 2, &f[2]);
+    fixed_digits(s + 11, 2, &f[3]);
+    fixed_digits(s + 14, 2, &f[4]);
+    fixed_digits(s + 17, 2, &f[5]);
+    *utc = len == 20;
+    return true;
+}
+
+bool sa_time_parse_iso(const char *s, int64_t *out)
+{
+    int f[6];
+    bool utc;
+    return iso_fields(s, f, &utc) && sa_time_from_fields(f[0], f[1], f[2], f[3], f[4], f[5], out);
+}
+
+bool sa_time_parse_iso_local(const char *s, int64_t *out)
+{
+    int f[6];
+    bool utc;
+    if (!iso_fields(s, f, &utc))
+        return false;
+    return utc ? sa_time_from_fields(f[0], f[1], f[2], f[3], f[4], f[5], out)
+               : sa_time_from_local_fields(f[0], f[1], f[2], f[3], f[4], f[5], out);
+}
+
+/* ---- a capture's local time ------------------------------------------------------------- */
+
+bool sa_tz_is_utc(const char *zone)
+{
+    static const char *const names[] = {"UTC", "Etc/UTC", "Z", "Zulu", "Etc/Zulu", "UCT", "Etc/UCT",
+                                        "Universal", "Etc/Universal", "GMT", "Etc/GMT", NULL};
+    if (!zone || !*zone)
+        return true;
+    if (*zone == ':')
+        zone++;
+    for (size_t i = 0; names[i]; i++) {
+        if (strcmp(zone, names[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool sa_tz_valid(const char *zone, sa_error_t *error)
+{
+    const char *dir = getenv("TZDIR");
+    char path[4096], magic[4];
+    FILE *f;
+    bool ok;
+
+    if (sa_tz_is_utc(zone))
+        return true;
+    if (!dir || !*dir)
+        dir = "/usr/share/zoneinfo";
+    bool name_ok = *zone != '/' && !strstr(zone, "..") && strlen(zone) <= 255;
+    for (const char *p = zone; name_ok && *p; p++)
+        name_ok = isalnum((unsigned char)*p) || strchr("/_+-", *p);
+    if (!name_ok) {
+        char q[80];
+        sa_error_set(error, SA_ERR_USAGE, 0, "time zone '%s': give a name of the zone database, such as "
+                     "Europe/Helsinki", sa_error_quote(zone, 64, q, sizeof q));
+        return false;
+    }
+    snprintf(path, sizeof path, "%s/%s", dir, zone);
+    f = fopen(path, "rb");
+    ok = f && fread(magic, 1, 4, f) == 4 && memcmp(magic, "TZif", 4) == 0;
+    if (f)
+        fclose(f);
+    if (!ok)
+        sa_error_set(error, SA_ERR_USAGE, 0, "time zone '%s' is not in the zone database (%s): is tzdata installed?",
+                     zone, dir);
+    return ok;
+}
+
+bool sa_tz_enter(const char *zone, sa_tz_scope_t *scope, sa_error_t *error)
+{
+    const char *old = getenv("TZ");
+
+    memset(scope, 0, sizeof *scope);
+    if (!sa_tz_valid(zone, error))
+        return false;
+    if (old && !(scope->saved = strdup(old))) {
+        sa_error_nomem(error);
+        return false;
+    }
+    if (setenv("TZ", zone, 1) != 0) {
+        free(scope->saved);
+        scope->saved = NULL;
+        sa_error_nomem(error);
+        return false;
+    }
+    tzset();
+    scope->active = true;
+    return true;
+}
+
+void sa_tz_leave(sa_tz_scope_t *scope)
+{
+    if (!scope->active)
+        return;
+    if (scope->saved)
+        setenv("TZ", scope->saved, 1);
+    else
+        unsetenv("TZ");
+    tzset();
+    free(scope->saved);
+    scope->saved = NULL;
+    scope->active = false;
+}
+
+/* The offset from UTC (seconds east) in force at t in the current TZ; false when t cannot be converted. */
+static bool utc_offset(int64_t t, int64_t *off)
+{
+    time_t tt = (time_t)t;
+    struct tm lt;
+    if (!localtime_r(&tt, &lt))
+        return false;
+    *off = (int64_t)timegm(&lt) - t;
+    return true;
+}
+
+/*
+ * The fields read as UTC give g; a local time t of them satisfies t + offset(t) = g. The
+ * candidates are g minus each offset in force around g (a day before, at g, a day after:
+ * zones are within a day of UTC); those that satisfy it are the times the fields name.
+ */
+bool sa_time_from_local_fields(int year, int month, int day, int hour, int min, int sec, int64_t *out)
+{
+    int64_t g, before, offs[3], best = 0;
+    bool found = false;
+
+    if (!sa_time_from_fields(year, month, day, hour, min, sec, &g))
+        return false;
+    if (!utc_offset(g - 86400, &offs[0]) || !utc_offset(g, &offs[1]) || !utc_offset(g + 86400, &offs[2]))
+        return false;
+    before = offs[0];
+    for (int i = 0; i < 3; i++) {
+        int64_t t = g - offs[i], o;
+        if (utc_offset(t, &o) && o == offs[i] && (!found || t < best)) {
+            best = t; /* the first occurrence of a repeated time */
+            found = true;
+        }
+    }
+    *out = found ? best : g - before; /* a skipped time: the offset in force before the change */
+    return true;
 }
 
 /* ---- durations ----------------------------------------------------------------------- */

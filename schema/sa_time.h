@@ -51,6 +51,53 @@ bool sa_time_parse_iso(const char *s, int64_t *out);
  */
 bool sa_time_from_fields(int year, int month, int day, int hour, int min, int sec, int64_t *out);
 
+/* ---- a capture's local time -------------------------------------------------------------
+ *
+ * sacct prints times in its local time zone (slurm-ingest runs it with TZ=UTC). A capture
+ * made elsewhere in local time is read with the C library's zone database: the process's
+ * TZ is set to the zone for the parse (sa_tz_enter) and put back after (sa_tz_leave).
+ * Times that the zone's changes make ambiguous are resolved deterministically:
+ * - a time that occurs twice (the hour repeated when clocks go back) is its first
+ *   occurrence (the offset in force before the change: summer time);
+ * - a time that does not exist (the hour skipped when clocks go forward; sacct never
+ *   prints one) is read with the offset in force before the change, so it lands as far
+ *   after the change as it names after the skipped hour's start (03:30 in Helsinki on the
+ *   last Sunday of March is 01:30Z, 04:30 EEST).
+ */
+
+/*
+ * True if zone names a zone of the zone database ("Europe/Helsinki", "UTC"): a relative
+ * name without "..", whose file under $TZDIR (default /usr/share/zoneinfo) is a TZif file.
+ * "UTC" is always known. Fails (SA_ERR_USAGE) saying what is wrong.
+ */
+bool sa_tz_valid(const char *zone, sa_error_t *error);
+
+/* True if zone is UTC under one of its names (NULL, "", "UTC", "Etc/UTC", "Z"...): nothing to convert. */
+bool sa_tz_is_utc(const char *zone);
+
+/* The process's TZ before sa_tz_enter, to put back. */
+typedef struct {
+    char *saved; /* owned; NULL when TZ was unset */
+    bool active;
+} sa_tz_scope_t;
+
+/* Sets TZ to zone (checked with sa_tz_valid) until sa_tz_leave. False (error) on a bad zone or no memory. */
+bool sa_tz_enter(const char *zone, sa_tz_scope_t *scope, sa_error_t *error);
+/* Puts TZ back as it was; does nothing for a scope that is not active. */
+void sa_tz_leave(sa_tz_scope_t *scope);
+
+/*
+ * The time of the local calendar fields (month 1-12) in the current TZ, with the rules
+ * above for repeated and skipped times; false when they name no real date.
+ */
+bool sa_time_from_local_fields(int year, int month, int day, int hour, int min, int sec, int64_t *out);
+
+/*
+ * Like sa_time_parse_iso, for "YYYY-MM-DDTHH:MM:SS" in the current TZ (a trailing "Z"
+ * still means UTC).
+ */
+bool sa_time_parse_iso_local(const char *s, int64_t *out);
+
 /*
  * Parses a duration (the forms above) into *secs (may be NULL; not changed on
  * failure). Fails (SA_ERR_USAGE, the value quoted) on bad syntax or overflow.

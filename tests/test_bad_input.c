@@ -1,8 +1,11 @@
 /*
  * test_bad_input.c - slurm-ingest --dump on hostile and broken input: each case
  * asserts the exit code and that stderr is exactly one line naming the file and
- * what is wrong. Also the cases where odd input must be KEPT (unknown states,
- * hostile job names); and real-sized outputs of fixtures/ broken the ways files break.
+ * what is wrong. An input that cannot be parsed at all exits 3; a record that cannot
+ * be taken is set aside (exit 0, one line saying so) and the records around it are
+ * printed, as a run sets it aside and lands the rest. Also the cases where odd input
+ * must be KEPT (unknown states, hostile job names); and real-sized outputs of
+ * fixtures/ broken the ways files break.
  */
 #include "testutil.h"
 
@@ -42,21 +45,21 @@ static const bad_case_t cases[] = {
     {"jobs not an array", "{\"jobs\": 5}", 0, NULL, SA_EXIT_INPUT, "\"jobs\" at byte 9: expected an array", NULL},
     {"job not an object", J("1"), 0, NULL, SA_EXIT_INPUT, "jobs[0]: expected an object", NULL},
     {"neither squeue nor sacct", J("{\"job_id\":1}"), 0, NULL, SA_EXIT_INPUT, "neither a squeue record", NULL},
-    {"job without job_id", J("{\"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_INPUT, "job_id", NULL},
-    {"job_id a string", J("{\"job_id\":\"abc\",\"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_INPUT, "job_id",
+    {"job without job_id", J("{\"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_OK, "jobs[0]: job record without job_id: record set aside", NULL},
+    {"job_id a string", J("{\"job_id\":\"abc\",\"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_OK, "job_id is string): record set aside",
      NULL},
-    {"job_id negative", J("{\"job_id\":-5,\"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_INPUT, "job_id", NULL},
+    {"job_id negative", J("{\"job_id\":-5,\"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_OK, "jobs[0]: job_id: -5 out of range (1..2^53): record set aside", NULL},
     {"job_id beyond int64", J("{\"job_id\":99999999999999999999999,\"job_state\":\"RUNNING\"}"), 0, NULL,
-     SA_EXIT_INPUT, "job_id", NULL},
+     SA_EXIT_OK, "jobs[0]: job record without job_id (job_id is number): record set aside", NULL},
     {"time_limit an array", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"time_limit\":[1]}"), 0, NULL,
-     SA_EXIT_INPUT, "time_limit", NULL},
+     SA_EXIT_OK, "job 7: time_limit: expected a number or {set,infinite,number}, got array: record set aside", NULL},
     {"submit_time 1e30", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"submit_time\":1e30}"), 0, NULL,
-     SA_EXIT_INPUT, "submit_time", NULL},
-    {"job_state a number", J("{\"job_id\":7,\"job_state\":5}"), 0, NULL, SA_EXIT_INPUT, "job_state", NULL},
+     SA_EXIT_OK, "job 7: submit_time: number 1e+30 out of range: record set aside", NULL},
+    {"job_state a number", J("{\"job_id\":7,\"job_state\":5}"), 0, NULL, SA_EXIT_OK, "job 7: job_state: expected a state string or list, got integer: record set aside", NULL},
     {"invalid UTF-8", "{\"jobs\":[{\"job_id\":7,\"job_state\":\"RUNNING\",\"name\":\"a\xff\xfe\"}]}", 0, NULL,
-     SA_EXIT_INPUT, "invalid JSON", NULL},
-    {"escaped NUL", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"name\":\"a\\u0000b\"}"), 0, NULL, SA_EXIT_INPUT,
-     "invalid JSON", NULL},
+     SA_EXIT_OK, "jobs[0]: not UTF-8: invalid bytes replaced by U+FFFD: repaired and kept", NULL},
+    {"escaped NUL", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"name\":\"a\\u0000b\"}"), 0, NULL, SA_EXIT_OK,
+     "jobs[0]: invalid JSON record: \\u0000 is not allowed", NULL},
     {"trailing garbage", "{\"jobs\":[]} xyz", 0, NULL, SA_EXIT_INPUT, "unexpected data after the JSON document",
      NULL},
     {"no record array", "{\"meta\":{\"plugin\":{}}}", 0, NULL, SA_EXIT_INPUT, "not Slurm JSON output", NULL},
@@ -65,28 +68,39 @@ static const bad_case_t cases[] = {
     {"mixed record kinds",
      J("{\"job_id\":7,\"job_state\":\"RUNNING\"},{\"job_id\":8,\"state\":{\"current\":\"RUNNING\"},\"time\":{}}"),
      0, NULL, SA_EXIT_INPUT, "earlier records were", NULL},
-    {"deeply nested", NULL, 0, NULL, SA_EXIT_INPUT, "invalid JSON", NULL}, /* built at run time */
-    {"missing comma", J("{\"job_id\":7 \"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_INPUT, "invalid JSON", NULL},
-    {"node without name", N("{\"state\":[\"IDLE\"]}"), 0, NULL, SA_EXIT_INPUT, "name", NULL},
-    {"node state a number", N("{\"name\":\"n1\",\"state\":3}"), 0, NULL, SA_EXIT_INPUT, "state", NULL},
-    {"node cpus a string", N("{\"name\":\"n1\",\"state\":[\"IDLE\"],\"cpus\":\"many\"}"), 0, NULL, SA_EXIT_INPUT,
-     "cpus", NULL},
+    {"deeply nested", NULL, 0, NULL, SA_EXIT_OK, "jobs[0]: invalid JSON record: maximum parsing depth reached", NULL}, /* built at run time */
+    {"missing comma", J("{\"job_id\":7 \"job_state\":\"RUNNING\"}"), 0, NULL, SA_EXIT_OK, "jobs[0]: invalid JSON record: '}' expected", NULL},
+    {"node without name", N("{\"state\":[\"IDLE\"]}"), 0, NULL, SA_EXIT_OK, "nodes[0]: node: name: missing or empty: record set aside", NULL},
+    {"node state a number", N("{\"name\":\"n1\",\"state\":3}"), 0, NULL, SA_EXIT_OK, "node n1: state: expected a state string or list, got integer: record set aside", NULL},
+    {"node cpus a string", N("{\"name\":\"n1\",\"state\":[\"IDLE\"],\"cpus\":\"many\"}"), 0, NULL, SA_EXIT_OK,
+     "node n1: cpus: expected a number, got string \"many\": record set aside", NULL},
     {"node not an object", N("\"n1\""), 0, NULL, SA_EXIT_INPUT, "nodes[0]: expected an object", NULL},
     {"sinfo not an object", "{\"sinfo\":[[]]}", 0, NULL, SA_EXIT_INPUT, "sinfo[0]: expected an object", NULL},
     {"sacct wrong field count",
      SACCT_HDR "1|1|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:00:01|2026-01-01T00:00:02|cpu=1|n1|1\n"
                "2|2|COMPLETED|2026-01-01T00:00:00\n",
-     0, NULL, SA_EXIT_INPUT, "line 3", NULL},
+     0, NULL, SA_EXIT_OK, "line 3: job 2: expected 9 fields, found 4", NULL},
     {"sacct bad date",
      SACCT_HDR "1|1|COMPLETED|yesterday|2026-01-01T00:00:01|2026-01-01T00:00:02|cpu=1|n1|1\n", 0, NULL,
-     SA_EXIT_INPUT, "yesterday", NULL},
-    {"sacct bad TRES", SACCT_HDR "1|1|COMPLETED|Unknown|Unknown|Unknown|cpu=abc|n1|1\n", 0, NULL, SA_EXIT_INPUT,
-     "cpu=abc", NULL},
+     SA_EXIT_OK, "line 2: job 1: Submit: expected a date YYYY-MM-DDTHH:MM:SS, got 'yesterday': record set aside", NULL},
+    {"sacct bad TRES", SACCT_HDR "1|1|COMPLETED|Unknown|Unknown|Unknown|cpu=abc|n1|1\n", 0, NULL, SA_EXIT_OK,
+     "line 2: job 1: AllocTRES: TRES 'cpu=abc'", NULL},
     {"sacct huge number", SACCT_HDR "1|1|COMPLETED|Unknown|Unknown|Unknown|cpu=1|n1|99999999999999999999999\n", 0,
-     NULL, SA_EXIT_INPUT, "ElapsedRaw", NULL},
+     NULL, SA_EXIT_OK, "line 2: job 1: ElapsedRaw: expected a non-negative integer", NULL},
     {"sacct invalid UTF-8", SACCT_HDR "1|1|COMPLETED|Unknown|Unknown|Unknown|cpu=1|n\xc3\x28|1\n", 0, NULL,
-     SA_EXIT_INPUT, "UTF-8", NULL},
+     SA_EXIT_OK, "line 2: not UTF-8 text: invalid bytes replaced by U+FFFD: repaired and kept", NULL},
     {"sacct noheader without fields", "123|COMPLETED|0:0\n", 0, NULL, SA_EXIT_INPUT, "header", NULL},
+    /* issue 22: one bad record of a peer's file set aside, the others printed (the record after it too) */
+    {"sacct job id 0", SACCT_HDR "5|5|COMPLETED|Unknown|Unknown|Unknown|cpu=1|n1|1\n0|0|COMPLETED|Unknown|Unknown|Unknown|"
+     "cpu=1|n1|1\n8|8|COMPLETED|Unknown|Unknown|Unknown|cpu=1|n1|1\n", 0, NULL, SA_EXIT_OK,
+     "line 3: job 0: JobIDRaw: job id 0 out of range (1..2^53): record set aside", "\"job_id\":8,"},
+    {"sacct job id 0 without JobIDRaw", "JobID|State\n0|COMPLETED\n8|COMPLETED\n", 0, NULL, SA_EXIT_OK,
+     "line 2: JobID: job id 0 out of range (1..2^53): record set aside", "\"job_id\":8,"},
+    {"sacct array task of a het job", SACCT_HDR "1000_2+3|1000|COMPLETED|Unknown|Unknown|Unknown|cpu=1|n1|1\n"
+     "8|8|COMPLETED|Unknown|Unknown|Unknown|cpu=1|n1|1\n", 0, NULL, SA_EXIT_OK, "line 2: JobID: cannot read job id '1000_2+3': record set aside",
+     "\"job_id\":8,"},
+    {"sacct TotalCPU a bare number kept", "JobID|State|TotalCPU\n7|COMPLETED|1\n", 0, NULL, SA_EXIT_OK, NULL,
+     "\"extra\":{\"TotalCPU\":\"1\"}"},
     {"scontrol text garbage line", "NodeName=n1 State=IDLE\nGarbage here\n", 0, NULL, SA_EXIT_INPUT,
      "line 2: expected Key=value", NULL},
     {"scontrol text bad CPUTot", "NodeName=n1 State=IDLE CPUTot=abc\n", 0, NULL, SA_EXIT_INPUT, "CPUTot", NULL},
@@ -240,33 +254,38 @@ static char *pipes_to_snowmen(char *s)
 
 /* Bad input made from the repository's fixtures: real-sized outputs broken the ways files break
  * (cut short, a delimiter inside a name, a field lost, a wrong type deep in a document, invalid
- * UTF-8), and the JSON lines of an exporter's own --Format template; each one exit 3 and one line. */
+ * UTF-8), and the JSON lines of an exporter's own --Format template; each one line: exit 3 when
+ * the file cannot be parsed, else the broken record set aside (or repaired) and the others printed. */
 static void test_fixture_bad_inputs(void **state)
 {
     static const struct {
         const char *name, *fixture, *from, *to;
         int cut; /* keep only the first 1/cut of the file (0: all) */
+        int exit_code;
         const char *stderr_has;
     } fcases[] = {
-        {"squeue cut in the middle", "gen/v0.0.44/squeue.json", NULL, NULL, 2, "truncated JSON"},
-        {"sacct json cut in the middle", "gen/v0.0.40/sacct.json", NULL, NULL, 3, "truncated JSON"},
-        {"node list cut in the middle", "gen/v0.0.37/scontrol-nodes.json", NULL, NULL, 2, "truncated JSON"},
+        {"squeue cut in the middle", "gen/v0.0.44/squeue.json", NULL, NULL, 2, SA_EXIT_INPUT, "truncated JSON"},
+        {"sacct json cut in the middle", "gen/v0.0.40/sacct.json", NULL, NULL, 3, SA_EXIT_INPUT, "truncated JSON"},
+        {"node list cut in the middle", "gen/v0.0.37/scontrol-nodes.json", NULL, NULL, 2, SA_EXIT_INPUT,
+         "truncated JSON"},
+        /* one record broken: set aside, the rest printed */
         {"sacct -P with a delimiter inside a job name", "gen/v0.0.41/sacct-P.txt", "|", "\xe2\x98\x83", 0,
-         "job 1053: expected 30 fields, found 31"},
-        {"sacct -P with a field lost", "gen/v0.0.42/sacct-P.txt", "|ok|alice|", "|ok|", 0,
-         "job 1001: expected 30 fields, found 29"},
+         SA_EXIT_OK, "job 1053: expected 30 fields, found 31 (a delimiter inside a free-text field?): record set aside"},
+        {"sacct -P with a field lost", "gen/v0.0.42/sacct-P.txt", "|ok|alice|", "|ok|", 0, SA_EXIT_OK,
+         "job 1001: expected 30 fields"},
         {"node cpus a string", "gen/v0.0.43/scontrol-nodes.json", "\"cpus\": 16,", "\"cpus\": \"sixteen\",", 0,
-         "c0001"},
+         SA_EXIT_OK, "node c0001: cpus: expected a number, got string \"sixteen\": record set aside"},
         {"squeue job_id a string", "gen/v0.0.39/squeue.json", "\"job_id\": 1002,", "\"job_id\": \"1002\",", 0,
-         "job_id"},
+         SA_EXIT_OK, "jobs[1]: job record without job_id (job_id is string): record set aside"},
         {"invalid UTF-8 in a job name", "gen/v0.0.38/squeue.json", "\"name\": \"train\"",
-         "\"name\": \"tr\xff\xfein\"", 0, "invalid JSON"},
-        {"sinfo group not an object", "gen/v0.0.40/sinfo.json", "\"sinfo\": [", "\"sinfo\": [ 7,", 0,
+         "\"name\": \"tr\xff\xfein\"", 0, SA_EXIT_OK, "not UTF-8: invalid bytes replaced by U+FFFD: repaired and kept"},
+        {"sinfo group not an object", "gen/v0.0.40/sinfo.json", "\"sinfo\": [", "\"sinfo\": [ 7,", 0, SA_EXIT_INPUT,
          "sinfo[0]: expected an object"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
-        bad_case_t c = {fcases[i].name, NULL, 0, NULL, SA_EXIT_INPUT, fcases[i].stderr_has, NULL};
+        bad_case_t c = {fcases[i].name, NULL, 0, NULL, fcases[i].exit_code, fcases[i].stderr_has,
+                        fcases[i].exit_code == SA_EXIT_OK ? "\"record\":" : NULL};
         size_t len;
         char *data = tu_read_file(tu_fixture(fcases[i].fixture), &len);
 

@@ -118,7 +118,7 @@ static void test_table(void **state)
         "cluster",        "mongo-uri",       "db",           "sqlite",        "spool-dir",     "archive-dir",
         "lock-dir",       "since",           "sacct-overlap", "timeout",      "max-output",    "max-gap",
         "squeue-command", "sinfo-command",   "sacct-command", "sdiag-command", "log-level",    "backfill-window",
-        "mongo-uri-file", "job-cache",     "cache-keep",    "spool-max",
+        "mongo-uri-file", "job-cache",     "cache-keep",    "spool-max",     "tz",
     };
     size_t n = 0;
     (void)state;
@@ -300,6 +300,11 @@ static void test_load(void **state)
     assert_string_equal(sa_config_origin(&cfg, "timeout"), "command line");
     assert_false(sa_config_set(&cfg, "timeout", "soon", "command line", &error));
     assert_string_equal(error.message, "timeout: invalid duration 'soon' (use 90, 90s, 15m, 1h, 2d or 1w)");
+    /* tz: a zone of the zone database (UTC by default) */
+    assert_string_equal(sa_config_get_or_default(&cfg, "tz"), "UTC");
+    assert_false(sa_config_set(&cfg, "tz", "Mars/Olympus_Mons", "command line", &error));
+    assert_non_null(strstr(error.message, "not in the zone database"));
+    assert_false(sa_config_set(&cfg, "tz", "../../etc/passwd", "command line", &error));
     assert_false(sa_config_set(&cfg, "time-out", "5m", NULL, &error));
     assert_string_equal(error.message, "unknown option 'time-out' (did you mean 'timeout'?)");
     assert_string_equal(sa_config_get(&cfg, "timeout"), "5m");

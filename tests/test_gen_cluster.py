@@ -39,6 +39,8 @@ def dump(ingest, path, info=None):
     rc, out, err = run(argv + [path])
     if rc != 0:
         raise Failure("%s: slurm-ingest --dump exit %d: %s" % (path, rc, err.strip()))
+    if "record set aside" in err or "repaired and kept" in err:  # --dump sets bad records aside and goes on
+        raise Failure("%s: slurm-ingest --dump: %s" % (path, err.strip()))
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 

@@ -19,6 +19,7 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_exit.h"
+#include "sa_time.h"
 
 static mongoc_client_t *client;
 static char *db_name;
@@ -455,6 +456,85 @@ static void test_replay_archive(void **state)
     free(b);
 }
 
+/* The start of job job_id in db (epoch seconds), SA_UNSET when absent. */
+static int64_t job_start(const char *db, int64_t job_id)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, db, "jobs");
+    bson_t *filter = BCON_NEW("job_id", BCON_INT64(job_id));
+    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(c, filter, NULL, NULL);
+    const bson_t *doc;
+    bson_iter_t it;
+    int64_t t = SA_UNSET;
+    if (mongoc_cursor_next(cur, &doc) && bson_iter_init_find(&it, doc, "start") && BSON_ITER_HOLDS_DATE_TIME(&it))
+        t = bson_iter_date_time(&it) / 1000;
+    mongoc_cursor_destroy(cur);
+    bson_destroy(filter);
+    mongoc_collection_destroy(c);
+    return t;
+}
+
+/*
+ * A capture in local time (slurm2sql's, made on a cluster in Helsinki) given with --tz is read in
+ * that zone, and its snapshot says so: a replay of the archive reads it the same way. Without
+ * --tz a file is read as UTC, as the live sacct call (TZ=UTC) prints it. An unknown zone is
+ * refused before anything is kept.
+ */
+static void test_sacct_local_time(void **state)
+{
+    char file[300], archive[300], local[96], as_utc[96], replayed[96], *err;
+    const int64_t start = 1564601354; /* slurm2sql's test: Start 2019-07-31T22:29:14 Europe/Helsinki */
+    FILE *f;
+    (void)state;
+
+    if (!sa_tz_valid("Europe/Helsinki", NULL)) {
+        printf("  skipped: Europe/Helsinki is not in the zone database (install tzdata)\n");
+        skip();
+    }
+    snprintf(file, sizeof file, "%s/sacct-helsinki.txt", tmp);
+    f = fopen(file, "w");
+    assert_non_null(f);
+    fputs("JobID|JobIDRaw|JobName|User|Account|State|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
+          "43974388|43974388|spawner-jupyterhub|user1|cs|COMPLETED|2019-07-31T22:29:13|2019-07-31T22:29:14|"
+          "2019-08-01T02:02:39|12805|cpu=2,node=1|pe2\n", f);
+    fclose(f);
+    snprintf(local, sizeof local, "%s_tz", db_name);
+    snprintf(as_utc, sizeof as_utc, "%s_tzutc", db_name);
+    snprintf(replayed, sizeof replayed, "%s_tzreplayed", db_name);
+    snprintf(archive, sizeof archive, "--archive-dir=%s/tzarchive", tmp);
+    {
+        const char *extra[] = {"--at=2019-08-02T00:00:00Z", archive, "--sacct", file, "--tz", "Europe/Helsinki", NULL};
+        assert_int_equal(ingest(local, uri, extra, NULL), SA_EXIT_OK);
+        assert_int_equal(job_start(local, 43974388), start);
+    }
+    {
+        const char *extra[] = {"--at=2019-08-02T00:00:00Z", "--sacct", file, NULL};
+        assert_int_equal(ingest(as_utc, uri, extra, NULL), SA_EXIT_OK);
+        assert_int_equal(job_start(as_utc, 43974388), start + 3 * 3600);
+    }
+    {
+        char dir[300];
+        const char *extra[] = {"replay", dir, NULL};
+        snprintf(dir, sizeof dir, "%s/tzarchive", tmp);
+        assert_int_equal(ingest(replayed, uri, extra, NULL), SA_EXIT_OK);
+        assert_int_equal(job_start(replayed, 43974388), start);
+    }
+    {
+        /* --dump reads it the same way */
+        char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--dump", (char *)"--tz=Europe/Helsinki", file, NULL}, *out;
+        assert_int_equal(tu_run(argv, NULL, &out, &err), SA_EXIT_OK);
+        assert_non_null(strstr(out, "\"start\":\"2019-07-31T19:29:14Z\""));
+        free(out);
+        free(err);
+    }
+    {
+        const char *extra[] = {"--at=2019-08-02T00:00:00Z", "--sacct", file, "--tz", "Mars/Olympus_Mons", NULL};
+        assert_int_equal(ingest(local, uri, extra, &err), SA_EXIT_USAGE);
+        assert_non_null(strstr(err, "Mars/Olympus_Mons"));
+        assert_non_null(strstr(err, "zone database"));
+        free(err);
+    }
+}
+
 /*
  * Issue 22: every slurm-ingest, even --dump, made /dev/shm/mongoc-<pid> (libmongoc's
  * counters; libmongoc initialises itself before main, so the MONGOC_DISABLE_SHM that
@@ -508,6 +588,7 @@ int main(void)
         cmocka_unit_test(test_hung_command),
         cmocka_unit_test(test_slurm_errors),
         cmocka_unit_test(test_replay_archive),
+        cmocka_unit_test(test_sacct_local_time),
         cmocka_unit_test(test_no_mongoc_shm),
     };
     char path[300];
@@ -533,7 +614,7 @@ int main(void)
     }
     {
         const char *suffixes[] = {"_default", "_backfill", "_spool", "_direct", "_lock", "_hang", "_broken", "_live",
-                                  "_replayed"};
+                                  "_replayed", "_tz", "_tzutc", "_tzreplayed"};
         for (size_t i = 0; i < sizeof suffixes / sizeof suffixes[0]; i++) {
             char db[128];
             snprintf(db, sizeof db, "%s%s", db_name, suffixes[i]);

@@ -1695,9 +1695,30 @@ static void test_fixture_2205_sacct(void **state)
     tu_parsed_clear(&p);
 }
 
+/* sacct JSON required.CPUs (sacct text's ReqCPUS) is the requested CPUs when tres.requested has no cpu. */
+static void test_sacct_required_cpus(void **state)
+{
+    tu_parsed_t p;
+    sa_error_t err;
+    (void)state;
+    assert_true(parse_text("{\"jobs\":[{\"job_id\":9,\"state\":{\"current\":\"PENDING\"},\"time\":{},"
+                           "\"required\":{\"CPUs\":36},\"tres\":{\"requested\":[{\"type\":\"mem\",\"count\":1024}]}},"
+                           "{\"job_id\":10,\"state\":{\"current\":\"PENDING\"},\"time\":{},\"required\":{\"CPUs\":8},"
+                           "\"tres\":{\"requested\":[{\"type\":\"cpu\",\"count\":2}]}}]}",
+                           &p, &err));
+    assert_int_equal(p.njobs, 2);
+    assert_int_equal(p.jobs[0]->req.cpu, 36);
+    assert_int_equal(p.jobs[0]->req.mem_mb, 1024);
+    assert_int_equal(p.jobs[1]->req.cpu, 2); /* tres.requested wins; required.CPUs is kept */
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(p.jobs[1]->extra, "required"), "CPUs")), 8);
+    assert_null(p.jobs[0]->extra ? json_object_get(p.jobs[0]->extra, "required") : NULL);
+    tu_parsed_clear(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sacct_required_cpus),
         cmocka_unit_test(test_all_squeue_samples),
         cmocka_unit_test(test_all_sacct_samples),
         cmocka_unit_test(test_squeue_v0037_handmerged),

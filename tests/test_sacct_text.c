@@ -18,6 +18,7 @@
 
 #include "sa_jobdoc.h"
 #include "sa_strings.h"
+#include "sa_time.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 
@@ -367,7 +368,8 @@ static void test_local_D_array_and_plain(void **state)
     assert_null(j->reservation);
     assert_true(j->stats.cpu_s > 0.0315 && j->stats.cpu_s < 0.0325); /* TotalCPU 00:00.032 */
     assert_null(extra(j->extra, "TotalCPU"));
-    assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
+    assert_null(extra(j->extra, "ReqCPUS")); /* modelled: req.cpu (ReqTRES says the same) */
+    assert_int_equal(j->req.cpu, 1);
     assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty: not gathered, never 0 */
     assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: no energy plugin */
     assert_int_equal(j->nsteps, 3);
@@ -418,7 +420,10 @@ static void test_local_usage_trailing(void **state)
     assert_true(j->stats.cpu_s > 0.0415 && j->stats.cpu_s < 0.0425); /* 00:00.042 */
     assert_true(j->stats.user_cpu_s > 0.0055 && j->stats.user_cpu_s < 0.0065);
     s = must_step(j, "batch");
-    assert_null(extra(s->extra, "TRESUsageInMax"));
+    /* the entries no usage member reads stay in extra as printed; fs/disk is read from InTot only */
+    assert_string_equal(extra(s->extra, "TRESUsageInMax"), "cpu=00:00:00,energy=0,fs/disk=53765,pages=2,vmem=221228K");
+    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=00:00:00,energy=0,pages=2,vmem=221228K");
+    assert_int_equal(s->stats.mem_total_bytes, 12248 * 1024);
     assert_int_equal(s->stats.max_rss_bytes, 12248 * 1024);
     assert_int_equal(s->stats.disk_read_bytes, 53765);
     assert_true(s->stats.gpu_util_pct < 0); /* no gres/gpuutil: not gathered */
@@ -485,8 +490,11 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_int_equal(j->alloc.node, 32);
     assert_int_equal(j->node_count, 32);
     assert_int_equal(j->time_limit, 4320);
-    assert_string_equal(extra(j->extra, "reqcpus"), "256");
+    /* ReqCPUS: the requested CPUs when ReqTRES (empty here) has no cpu (XDMoD's shredder expects 256, 36, 0) */
+    assert_int_equal(j->req.cpu, 256);
+    assert_null(extra(j->extra, "reqcpus"));
     j = must_job(&p, 4107166, 0);
+    assert_int_equal(j->req.cpu, 36);
     assert_string_equal(extra(j->extra, "cancelled_by"), "102216");
     assert_string_equal(extra(j->extra, "reqmem"), "48000Mn");
     assert_int_equal(j->elapsed, 2 * 86400 + 22 * 3600 + 3 * 60 + 4);
@@ -497,6 +505,7 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_int_equal(sa_gpus_get(&j->alloc.gpus, ""), 2);
     assert_string_equal(j->nodes, "cpn-k16-35-01,cpn-k16-37-01");
     assert_string_equal(extra(j->extra, "reqmem"), "0n");
+    assert_int_equal(j->req.cpu, 0);
     tu_parsed_clear(&p);
 }
 
@@ -642,6 +651,9 @@ static void test_peregrine_snowman(void **state)
     assert_string_equal(s->name, "RC6A5");
     /* TRESUsageInTot cpu=7-17:04:32,energy=0,fs/disk=651343,mem=12653376K,pages=2432,vmem=432568K */
     assert_int_equal(s->stats.disk_read_bytes, 651343);
+    assert_int_equal(s->stats.mem_total_bytes, INT64_C(12653376) * 1024); /* summed over the step's tasks */
+    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=7-17:04:32,energy=0,pages=2432,vmem=432568K");
+    assert_null(extra(s->extra, "TRESUsageOutTot")); /* energy=0,fs/disk=533698: both modelled */
     assert_string_equal(extra(s->extra, "NTasks"), "1");
     j = must_job(&p, 20940996, 0);
     assert_string_equal(tu_state(&j->state), "FAILED");
@@ -752,6 +764,119 @@ static void test_orphan_step_kept(void **state)
     tu_parsed_clear(&p);
 }
 
+/*
+ * TRESUsageInTot / InAve / InMax / OutTot: the entries the model reads become usage members (InTot's mem is
+ * the step's memory summed over its tasks, mem_total_bytes); every other entry stays in extra as printed.
+ */
+static void test_tres_usage_extra(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    sa_step_t *s;
+    (void)state;
+    text_ok("JobID|State|MaxRSS|TRESUsageInTot|TRESUsageInAve|TRESUsageInMax|TRESUsageOutTot\n"
+            "7|COMPLETED||cpu=00:01:00,mem=2048K,pages=3|||\n"
+            "7.0|COMPLETED|1024K|cpu=00:10:00,energy=0,fs/disk=100,gres/gpuutil=90,mem=4096K,pages=7,vmem=9M|"
+            "cpu=00:05:00,mem=2048K,vmem=4M|cpu=00:05:00,gres/gpumem=1M,mem=1024K,pages=4|energy=5,fs/disk=200,"
+            "gres/shard=1\n"
+            "7.1|COMPLETED||mem=1M|mem=1M|mem=1M|fs/disk=1\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 1);
+    j = p.jobs[0];
+    assert_int_equal(j->stats.mem_total_bytes, 2048 * 1024);
+    assert_string_equal(extra(j->extra, "TRESUsageInTot"), "cpu=00:01:00,pages=3");
+    s = must_step(j, "0");
+    assert_int_equal(s->stats.mem_total_bytes, 4096 * 1024);
+    assert_int_equal(s->stats.max_rss_bytes, 1024 * 1024);
+    assert_int_equal(s->stats.ave_rss_bytes, 2048 * 1024);
+    assert_int_equal(s->stats.disk_read_bytes, 100);
+    assert_int_equal(s->stats.disk_write_bytes, 200);
+    assert_int_equal(s->stats.gpu_mem_bytes, 1024 * 1024);
+    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=00:10:00,energy=0,pages=7,vmem=9M");
+    assert_string_equal(extra(s->extra, "TRESUsageInAve"), "cpu=00:05:00,vmem=4M");
+    assert_string_equal(extra(s->extra, "TRESUsageInMax"), "cpu=00:05:00,pages=4");
+    assert_string_equal(extra(s->extra, "TRESUsageOutTot"), "gres/shard=1");
+    s = must_step(j, "1");
+    assert_int_equal(s->stats.mem_total_bytes, 1024 * 1024);
+    assert_null(s->extra); /* every entry modelled */
+    tu_parsed_clear(&p);
+    text_bad("JobID|TRESUsageInTot\n7|mem=lots\n", NULL, "TRESUsageInTot", "lots");
+}
+
+/*
+ * A capture's times in the zone it was made in (opts.tz): slurm2sql's Aalto capture (Europe/Helsinki; its
+ * test expects Start 1564601354); without a zone the text is UTC, as the live call (TZ=UTC) prints it.
+ */
+static void test_local_time_zone(void **state)
+{
+    static const char text[] = "JobID|State|Submit|Start|End\n43974388|COMPLETED|2019-07-31T22:29:13|"
+                               "2019-07-31T22:29:14|2019-08-01T02:02:39\n43974388.0|COMPLETED|2019-07-31T22:30:15|"
+                               "2019-07-31T22:30:15|Unknown\n";
+    sa_sacct_text_opts_t opts = {0};
+    tu_parsed_t p;
+    sa_error_t err;
+    const char *tz = getenv("TZ") ? getenv("TZ") : "(unset)";
+    char tz_before[64];
+    (void)state;
+
+    snprintf(tz_before, sizeof tz_before, "%s", tz);
+    if (!sa_tz_valid("Europe/Helsinki", NULL)) {
+        printf("  skipped: Europe/Helsinki is not in the zone database (install tzdata)\n");
+        skip();
+    }
+    text_ok(text, NULL, NULL, &p);
+    assert_int_equal(p.jobs[0]->start, 1564601354 + 3 * 3600); /* read as UTC */
+    tu_parsed_clear(&p);
+    opts.tz = "Europe/Helsinki";
+    sa_error_clear(&err);
+    if (!tu_parse_mem(text, strlen(text), &opts, &p, &err))
+        fail_msg("%s", err.message);
+    assert_int_equal(p.jobs[0]->start, 1564601354);
+    assert_int_equal(p.jobs[0]->submit, 1564601353);
+    assert_int_equal(p.jobs[0]->end, 1564614159);
+    assert_int_equal(p.jobs[0]->steps[0].start, 1564601415);
+    assert_int_equal(p.jobs[0]->steps[0].end, SA_UNSET);
+    tu_parsed_clear(&p);
+    assert_string_equal(getenv("TZ") ? getenv("TZ") : "(unset)", tz_before); /* put back */
+    /* a zone the database does not have: the parse is refused, saying so */
+    opts.tz = "Mars/Olympus_Mons";
+    assert_false(tu_parse_mem(text, strlen(text), &opts, &p, &err));
+    assert_non_null(strstr(err.message, "Mars/Olympus_Mons"));
+    tu_parsed_clear(&p);
+    /* slurm2sql's own capture, where ../shared is present */
+    if (tu_samples_present()) {
+        opts.tz = "Europe/Helsinki";
+        if (!tu_parse_file(tu_sample("sacct-parsable/sacct-P-51fields_slurm2sql-aalto-2019_steps-cancelled-by-comment-"
+                                     "json.txt"), &opts, &p, &err))
+            fail_msg("%s", err.message);
+        assert_int_equal(must_job(&p, 43974388, 0)->start, 1564601354);
+        tu_parsed_clear(&p);
+    }
+}
+
+/* ReqCPUS fills req.cpu when ReqTRES has no cpu; one that disagrees with ReqTRES stays in extra as printed. */
+static void test_reqcpus(void **state)
+{
+    tu_parsed_t p;
+    (void)state;
+    text_ok("JobID|ReqCPUS|ReqTRES|State\n1|256||TIMEOUT\n2|0||COMPLETED\n3|4|cpu=4,mem=1G|COMPLETED\n"
+            "4|8|cpu=2,node=1|COMPLETED\n5|3|mem=1G|PENDING\n5.batch|3||COMPLETED\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 5);
+    assert_int_equal(must_job(&p, 1, 0)->req.cpu, 256);
+    assert_null(must_job(&p, 1, 0)->extra);
+    assert_int_equal(must_job(&p, 2, 0)->req.cpu, 0);
+    assert_int_equal(must_job(&p, 3, 0)->req.cpu, 4);
+    assert_null(must_job(&p, 3, 0)->extra);
+    assert_int_equal(must_job(&p, 4, 0)->req.cpu, 2); /* ReqTRES wins; ReqCPUS is kept */
+    assert_string_equal(extra(must_job(&p, 4, 0)->extra, "ReqCPUS"), "8");
+    assert_int_equal(must_job(&p, 5, 0)->req.cpu, 3);
+    assert_int_equal(must_job(&p, 5, 0)->req.mem_mb, 1024);
+    assert_string_equal(extra(must_job(&p, 5, 0)->steps[0].extra, "ReqCPUS"), "3"); /* a step's stays in its extra */
+    tu_parsed_clear(&p);
+    text_bad("JobID|ReqCPUS\n5|many\n", NULL, "ReqCPUS", "many");
+}
+
 static void test_timelimit_forms(void **state)
 {
     tu_parsed_t p;
@@ -789,6 +914,40 @@ static void test_error_bad_values(void **state)
     text_bad("JobID|State\nabc|RUNNING\n", NULL, "line 2", "cannot read job id");
     text_bad("JobID|State\n12_[3-4|RUNNING\n", NULL, "cannot read job id", NULL);
     text_bad("JobID|State\n|RUNNING\n", NULL, "line 2", "empty JobID");
+    /* job ids as the JSON parsers take them: 1..2^53 (0 is no job) */
+    text_bad("JobID|State\n0|RUNNING\n", NULL, "line 2", "job id 0 out of range");
+    text_bad("JobID|JobIDRaw|State\n5|0|RUNNING\n", NULL, "JobIDRaw", "out of range");
+    text_bad("JobID|State\n9007199254740993|RUNNING\n", NULL, "line 2", "out of range");
+    text_bad("JobID|State\n1000_2+3|RUNNING\n", NULL, "line 2", "cannot read job id '1000_2+3'");
+}
+
+/*
+ * TotalCPU, UserCPU, SystemCPU as a bare number ("1"): not a form sacct prints ([DD-[HH:]]MM:SS[.mmm]); seconds
+ * or minutes (Slurm's own input rule) would be a guess. The record is kept, the member left absent, and the
+ * value kept as printed in extra.
+ */
+static void test_cputime_bare_number(void **state)
+{
+    tu_parsed_t p;
+    sa_job_t *j;
+    (void)state;
+    text_ok("JobID|State|TotalCPU|UserCPU|SystemCPU\n7|COMPLETED|1|00:00.500|0\n7.batch|COMPLETED|12|01:00|00:01\n",
+            NULL, NULL, &p);
+    assert_int_equal(p.njobs, 1);
+    j = p.jobs[0];
+    assert_true(j->stats.cpu_s < 0);
+    assert_string_equal(extra(j->extra, "TotalCPU"), "1");
+    assert_true(j->stats.user_cpu_s > 0.49 && j->stats.user_cpu_s < 0.51);
+    assert_null(extra(j->extra, "UserCPU"));
+    assert_true(j->stats.system_cpu_s < 0);
+    assert_string_equal(extra(j->extra, "SystemCPU"), "0");
+    assert_true(j->steps[0].stats.cpu_s < 0);
+    assert_string_equal(extra(j->steps[0].extra, "TotalCPU"), "12");
+    assert_true(j->steps[0].stats.user_cpu_s > 59.9 && j->steps[0].stats.user_cpu_s < 60.1);
+    tu_parsed_clear(&p);
+    /* anything else that is not a CPU time is still bad */
+    text_bad("JobID|TotalCPU\n7|1x\n", NULL, "TotalCPU", "1x");
+    text_bad("JobID|TotalCPU\n7|-1\n", NULL, "TotalCPU", "-1");
 }
 
 static void test_error_framing(void **state)
@@ -1229,7 +1388,8 @@ static void test_fixture_noheader_and_wide(void **state)
         tu_parse_gen(*v, "sacct-P.txt", &p);
         j = must_job(&p, TU_J_COMPLETED, 0);
         assert_true(j->stats.cpu_s >= 0); /* TotalCPU, typed */
-        assert_string_equal(extra(j->extra, "ReqCPUS"), "4");
+        assert_null(extra(j->extra, "ReqCPUS")); /* modelled: req.cpu */
+        assert_int_equal(j->req.cpu, 4);
         assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: not gathered */
         assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty on the allocation line */
         assert_true(must_step(j, "batch")->stats.max_rss_bytes > 0);
@@ -1339,7 +1499,8 @@ static void test_fixture_2205_sacct_text(void **state)
     assert_int_equal(j->start, when("2026-11-26T06:27:56"));
     assert_int_equal(j->elapsed, 3);
     assert_true(j->stats.cpu_s > 0.0285 && j->stats.cpu_s < 0.0295); /* TotalCPU 00:00.029 */
-    assert_string_equal(extra(j->extra, "ReqCPUS"), "1");
+    assert_null(extra(j->extra, "ReqCPUS"));
+    assert_int_equal(j->req.cpu, 1);
     assert_string_equal(j->steps[2].name, "sleep");
     j = must_job(&p, 15, 0);
     assert_string_equal(tu_state(&j->state), "PENDING");
@@ -1353,7 +1514,9 @@ static void test_fixture_2205_sacct_text(void **state)
     /* TRESUsageInMax cpu=00:00:00,energy=0,fs/disk=54235,mem=10772K,pages=0,vmem=219600K */
     assert_int_equal(must_step(j, "batch")->stats.max_rss_bytes, 10772 * 1024);
     assert_int_equal(must_step(j, "batch")->stats.disk_read_bytes, 54235);
-    assert_null(extra(must_step(j, "batch")->extra, "TRESUsageInMax"));
+    assert_string_equal(extra(must_step(j, "batch")->extra, "TRESUsageInMax"),
+                        "cpu=00:00:00,energy=0,fs/disk=54235,pages=0,vmem=219600K");
+    assert_int_equal(must_step(j, "batch")->stats.mem_total_bytes, 10772 * 1024);
     tu_parsed_clear(&p);
 }
 
@@ -1393,10 +1556,15 @@ static void test_fixture_2205_usage_text_json(void **state)
                 fail_msg("step %lld.%s: MaxRSS text %lld, JSON %lld", (long long)a->job_id, x->id,
                          (long long)x->stats.max_rss_bytes, (long long)y->stats.max_rss_bytes);
             assert_true(x->stats.gpu_util_pct < 0 && y->stats.gpu_util_pct < 0); /* no acct_gather_gpu here */
+            /* TRESUsageInTot mem / tres.requested.total mem: the same figure both ways */
+            if (llabs(x->stats.mem_total_bytes - y->stats.mem_total_bytes) >= 1024)
+                fail_msg("step %lld.%s: TRESUsageInTot mem text %lld, JSON %lld", (long long)a->job_id, x->id,
+                         (long long)x->stats.mem_total_bytes, (long long)y->stats.mem_total_bytes);
         }
     }
     /* the burning job: 178596K resident, 7.790 s of CPU */
     assert_int_equal(must_step(must_job(&t, 1, 0), "batch")->stats.max_rss_bytes, INT64_C(178596) * 1024);
+    assert_true(must_step(must_job(&t, 1, 0), "batch")->stats.mem_total_bytes > 0);
     assert_true(fabs(must_job(&t, 1, 0)->stats.cpu_s - 7.790) < 1e-9);
     tu_parsed_clear(&t);
     tu_parsed_clear(&js);
@@ -1492,6 +1660,19 @@ static void test_digest_running_usage(void **state)
     uint64_t done1 = digest_of(H JOB("COMPLETED", "2026-10-01T10:10:00", "540", "00:20:00") STEP("batch", "COMPLETED", "2026-10-01T10:10:00", "540", "00:20:00", "900K"));
     uint64_t done2 = digest_of(H JOB("COMPLETED", "2026-10-01T10:10:00", "540", "00:21:00") STEP("batch", "COMPLETED", "2026-10-01T10:10:00", "540", "00:21:00", "900K"));
     assert_true(run1 == run2);   /* only elapsed and usage so far moved */
+    {
+        /* the usage entries kept in extra grow too while the step runs; once it ended they are a change */
+        const char *h = "JobID|JobIDRaw|State|End|TRESUsageInTot|TRESUsageOutTot\n";
+        char a[512], b[512], c[512], d[512];
+        snprintf(a, sizeof a, "%s7|7|RUNNING|Unknown|pages=1|\n7.0|7.0|RUNNING|Unknown|cpu=00:01:00,pages=3|x=1\n", h);
+        snprintf(b, sizeof b, "%s7|7|RUNNING|Unknown|pages=9|\n7.0|7.0|RUNNING|Unknown|cpu=00:09:00,pages=5|x=2\n", h);
+        snprintf(c, sizeof c, "%s7|7|COMPLETED|2026-10-01T10:10:00|pages=9|\n7.0|7.0|COMPLETED|2026-10-01T10:10:00|"
+                 "cpu=00:09:00,pages=5|x=2\n", h);
+        snprintf(d, sizeof d, "%s7|7|COMPLETED|2026-10-01T10:10:00|pages=9|\n7.0|7.0|COMPLETED|2026-10-01T10:10:00|"
+                 "cpu=00:09:30,pages=5|x=2\n", h);
+        assert_true(digest_of(a) == digest_of(b));
+        assert_true(digest_of(c) != digest_of(d));
+    }
     assert_true(step != run2);   /* a step that ran and ended is a change */
     assert_true(step2 != step);  /* an ended step's usage is a change */
     assert_true(done1 != run2);
@@ -1526,10 +1707,14 @@ int main(void)
         cmocka_unit_test(test_framing_blank_crlf_no_final_newline),
         cmocka_unit_test(test_step_grammar),
         cmocka_unit_test(test_orphan_step_kept),
+        cmocka_unit_test(test_tres_usage_extra),
+        cmocka_unit_test(test_local_time_zone),
+        cmocka_unit_test(test_reqcpus),
         cmocka_unit_test(test_timelimit_forms),
         cmocka_unit_test(test_error_field_count),
         cmocka_unit_test(test_error_bad_values),
         cmocka_unit_test(test_error_framing),
+        cmocka_unit_test(test_cputime_bare_number),
         cmocka_unit_test(test_sink_stops),
         cmocka_unit_test(test_one_byte_reads),
         cmocka_unit_test(test_scontrol_local),

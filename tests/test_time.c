@@ -281,6 +281,77 @@ static void test_durations(void **state)
     assert_true(sa_time_parse_duration("2w", NULL, NULL));
 }
 
+/* The zone database has zone (tzdata installed); else the case is skipped, saying why. */
+static void require_zone(const char *zone)
+{
+    if (!sa_tz_valid(zone, NULL)) {
+        printf("  skipped: %s is not in the zone database (install tzdata)\n", zone);
+        skip();
+    }
+}
+
+/* Reads text as local time in zone (sa_tz_enter / sa_tz_leave around it). */
+static int64_t local_in(const char *zone, const char *text)
+{
+    sa_tz_scope_t scope;
+    sa_error_t err;
+    int64_t t = INT64_MIN;
+    bool ok;
+    if (!sa_tz_enter(zone, &scope, &err))
+        fail_msg("%s: %s", zone, err.message);
+    ok = sa_time_parse_iso_local(text, &t);
+    sa_tz_leave(&scope);
+    if (!ok)
+        fail_msg("%s in %s: not read", text, zone);
+    return t;
+}
+
+/*
+ * Local time through the C library's zone database: a plain offset (Sao Paulo, UTC-3 since
+ * 2019), summer and winter time (Helsinki), the hour skipped in spring (read with the offset
+ * before the change) and the hour repeated in autumn (its first occurrence); TZ is put back.
+ */
+static void test_local_time(void **state)
+{
+    sa_tz_scope_t scope;
+    sa_error_t err;
+    int64_t t;
+    (void)state;
+    require_zone("America/Sao_Paulo");
+    require_zone("Europe/Helsinki");
+    setenv("TZ", "Asia/Tokyo", 1);
+    assert_int_equal(local_in("America/Sao_Paulo", "2024-03-01T09:00:00"), utc("2024-03-01T12:00:00"));
+    /* slurm2sql's capture (Aalto, Helsinki summer time): Start 2019-07-31T22:29:14 is 1564601354 */
+    assert_int_equal(local_in("Europe/Helsinki", "2019-07-31T22:29:14"), 1564601354);
+    assert_int_equal(local_in("Europe/Helsinki", "2026-01-15T12:00:00"), utc("2026-01-15T10:00:00"));
+    /* spring 2026-03-29: 03:00 EET -> 04:00 EEST at 01:00Z; 03:30 does not exist */
+    assert_int_equal(local_in("Europe/Helsinki", "2026-03-29T02:59:59"), utc("2026-03-29T00:59:59"));
+    assert_int_equal(local_in("Europe/Helsinki", "2026-03-29T03:30:00"), utc("2026-03-29T01:30:00"));
+    assert_int_equal(local_in("Europe/Helsinki", "2026-03-29T04:00:00"), utc("2026-03-29T01:00:00"));
+    /* autumn 2026-10-25: 04:00 EEST -> 03:00 EET at 01:00Z; 03:30 occurs twice: the first (EEST) */
+    assert_int_equal(local_in("Europe/Helsinki", "2026-10-25T03:30:00"), utc("2026-10-25T00:30:00"));
+    assert_int_equal(local_in("Europe/Helsinki", "2026-10-25T02:59:59"), utc("2026-10-24T23:59:59"));
+    assert_int_equal(local_in("Europe/Helsinki", "2026-10-25T04:00:00"), utc("2026-10-25T02:00:00"));
+    /* a Z still means UTC; an impossible date is refused */
+    assert_int_equal(local_in("Europe/Helsinki", "2026-01-15T12:00:00Z"), utc("2026-01-15T12:00:00"));
+    assert_true(sa_tz_enter("Europe/Helsinki", &scope, &err));
+    assert_false(sa_time_parse_iso_local("2026-02-30T00:00:00", &t));
+    sa_tz_leave(&scope);
+    /* TZ as it was */
+    assert_string_equal(getenv("TZ"), "Asia/Tokyo");
+    unsetenv("TZ");
+    assert_true(sa_tz_enter("UTC", &scope, &err));
+    sa_tz_leave(&scope);
+    assert_null(getenv("TZ"));
+    /* names that are not zones */
+    assert_false(sa_tz_valid("Mars/Olympus_Mons", &err));
+    assert_non_null(strstr(err.message, "not in the zone database"));
+    assert_false(sa_tz_valid("../../etc/passwd", &err));
+    assert_false(sa_tz_valid("/etc/localtime", &err));
+    assert_false(sa_tz_valid("EET-2EEST,M3.5.0/3", &err));
+    assert_true(sa_tz_valid("UTC", &err));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +360,7 @@ int main(void)
         cmocka_unit_test(test_time_no_now),
         cmocka_unit_test(test_time_iso),
         cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_local_time),
     };
     return cmocka_run_group_tests_name("time", tests, NULL, NULL);
 }

@@ -21,7 +21,7 @@ static bool parse(sa_reader_t *r, const sa_sink_t *sink, void *arg, sa_error_t *
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    sa_sacct_text_opts_t opts = {NULL, NULL};
+    sa_sacct_text_opts_t opts = {NULL, NULL, NULL};
     const uint8_t *nl;
     char *line = NULL;
     bool have_opts = false;
