@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <mongoc/mongoc.h>
 
@@ -22,6 +23,7 @@
 #include "sa_mongo.h"
 #include "sa_rollup.h"
 #include "sa_rollw.h"
+#include "sa_tsdb.h"
 
 
 struct sa_archive {
@@ -1347,6 +1349,175 @@ bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size
                         sa_error_t *error)
 {
     return sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, docs, differ, out, error);
+}
+
+/* True when run r of a job view has untyped GPUs slurm-ingest found no type for. */
+static bool run_needs_type(const sa_jobview_run_t *r)
+{
+    int64_t typed = 0, untyped = 0;
+    if (r->start == SA_UNSET || r->gpus <= 0 || !r->nodes || r->gpu_type_source == SA_RUN_GPU_TYPE_NODE ||
+        r->gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)
+        return false;
+    for (size_t k = 0; k < r->ngpu_types; k++) {
+        if (r->gpu_types[k].type && r->gpu_types[k].type[0])
+            typed += r->gpu_types[k].count;
+        else
+            untyped += r->gpu_types[k].count;
+    }
+    return untyped > 0 || r->gpus > typed + untyped;
+}
+
+/*
+ * Types the runs of one job document whose untyped GPUs had no type (sa_tsdb_run_gpu_type
+ * over the series as it is now): *doc gets the new document (NULL: nothing typed);
+ * *pending: a run is still untyped and observations around its start may still come
+ * (the series does not reach a day past it).
+ */
+static bool retype_doc(sa_tsdb_t *db, const char *cluster, int64_t last, const json_t *stored, const bson_t *b,
+                       sa_jobview_t *view, json_t **doc, bool *pending, sa_error_t *error)
+{
+    json_t *runs;
+
+    *doc = NULL;
+    *pending = false;
+    if (!sa_jobview_read(view, b, error))
+        return false;
+    for (size_t i = 0; i < view->nruns; i++) {
+        const sa_jobview_run_t *r = &view->runs[i];
+        char *type = NULL;
+        int source = 0;
+        if (!run_needs_type(r))
+            continue;
+        if (!sa_tsdb_run_gpu_type(db, cluster, r->nodes, r->start, r->end, &type, &source, error))
+            return false;
+        if (!type) {
+            *pending = *pending || last == SA_UNSET || last < r->start + 86400;
+            continue;
+        }
+        if (!*doc && !(*doc = json_deep_copy(stored))) {
+            free(type);
+            sa_error_nomem(error);
+            return false;
+        }
+        runs = json_object_get(*doc, "runs");
+        json_object_set_new(json_array_get(runs, i), "gpu_type", json_string(type));
+        json_object_set_new(json_array_get(runs, i), "gpu_type_source",
+                            json_string(sa_run_gpu_type_source_name(source)));
+        free(type);
+    }
+    return true;
+}
+
+/* Replaces one re-typed document if still at the version read; *written says whether it was. */
+static bool retype_write(sa_archive_t *a, const char *id, int64_t v, json_t *doc, bool *written, sa_error_t *error)
+{
+    bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER, reply;
+    bson_error_t berr;
+    bool ok;
+
+    *written = false;
+    json_object_set_new(doc, "_v", json_integer(v + 1));
+    BSON_APPEND_UTF8(&filter, "_id", id);
+    BSON_APPEND_INT64(&filter, "_v", v);
+    ok = doc_to_bson(doc, &b, error);
+    if (ok && !(ok = mongoc_collection_replace_one(a->jobs, &filter, &b, NULL, &reply, &berr))) {
+        sa_mongo_error(error, a->hosts, "writing jobs", &berr);
+    } else if (ok) {
+        bson_iter_t it;
+        *written = bson_iter_init_find(&it, &reply, "matchedCount") && bson_iter_as_int64(&it) == 1;
+        bson_destroy(&reply);
+    }
+    bson_destroy(&b);
+    bson_destroy(&filter);
+    return ok;
+}
+
+bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_path, size_t *retyped,
+                       sa_error_t *error)
+{
+    sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
+    sa_strv_t ids, done, none;
+    sa_tsdb_t *db = NULL;
+    slot_t *slots = NULL;
+    slot_t **want = NULL;
+    json_t **docs = NULL;
+    sa_jobview_t view;
+    sa_archive_stats_t stats;
+    int64_t v, last = SA_UNSET;
+    bool ok;
+
+    *retyped = 0;
+    memset(&stats, 0, sizeof stats);
+    sa_strv_init(&ids);
+    sa_strv_init(&done);
+    sa_strv_init(&none);
+    sa_jobview_init(&view);
+    if (!w) {
+        sa_error_nomem(error);
+        return false;
+    }
+    ok = sa_rollw_untyped_list(w, &ids, &v, error);
+    if (!ok || !ids.n || !sqlite_path || access(sqlite_path, F_OK) != 0)
+        goto done; /* nothing to type, or nothing to type them with */
+    if (!(db = sa_tsdb_open(sqlite_path, true, 10000, error)) || !sa_tsdb_last_snapshot(db, cluster, &last, error)) {
+        ok = false;
+        goto done;
+    }
+    slots = calloc(ids.n, sizeof *slots);
+    want = calloc(ids.n, sizeof *want);
+    docs = calloc(ids.n, sizeof *docs);
+    if (!slots || !want || !docs) {
+        sa_error_nomem(error);
+        ok = false;
+        goto done;
+    }
+    for (size_t i = 0; ok && i < ids.n; i++) {
+        want[i] = &slots[i];
+        if (!(slots[i].id = strdup(ids.v[i])))
+            ok = (sa_error_nomem(error), false);
+    }
+    ok = ok && read_docs(a, want, ids.n, &stats, error);
+    for (size_t i = 0; ok && i < ids.n; i++) { /* type what can be, journaled before any write */
+        bson_t b = BSON_INITIALIZER;
+        bool pending = false;
+        if (!slots[i].stored) {
+            ok = sa_strv_push(&done, ids.v[i]) || (sa_error_nomem(error), false); /* gone (or superseded) */
+            continue;
+        }
+        ok = doc_to_bson(slots[i].stored, &b, error) &&
+             retype_doc(db, cluster, last, slots[i].stored, &b, &view, &docs[i], &pending, error) &&
+             (!docs[i] || sa_rollw_journal_add(w, slots[i].id, &b, error));
+        if (ok && !pending && !docs[i] && !sa_strv_push(&done, ids.v[i]))
+            ok = (sa_error_nomem(error), false);
+        bson_destroy(&b);
+    }
+    ok = ok && sa_rollw_journal_write(w, error);
+    for (size_t i = 0; ok && i < ids.n; i++) {
+        bool written = false;
+        if (!docs[i])
+            continue;
+        ok = retype_write(a, slots[i].id, slots[i].v, docs[i], &written, error) &&
+             (!written || stage_doc(w, slots[i].id, slots[i].stored, docs[i], false, error));
+        *retyped += written;
+    }
+    ok = ok && sa_rollw_flush(w, error) && sa_rollw_journal_done(w, error) &&
+         sa_rollw_untyped_update(w, &none, &done, error);
+done:
+    for (size_t i = 0; slots && i < ids.n; i++) {
+        slot_reset(&slots[i]);
+        free(slots[i].id);
+        json_decref(docs[i]);
+    }
+    free(slots);
+    free(want);
+    free(docs);
+    sa_tsdb_close(db);
+    sa_jobview_clear(&view);
+    sa_strv_clear(&ids);
+    sa_strv_clear(&done);
+    sa_strv_clear(&none);
+    sa_rollw_free(w);
+    return ok;
 }
 
 bool sa_archive_rollups_recover(sa_archive_t *a, const char *cluster, size_t *jobs, sa_error_t *error)

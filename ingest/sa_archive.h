@@ -135,6 +135,17 @@ bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built
  */
 bool sa_archive_rollups_recover(sa_archive_t *a, const char *cluster, size_t *jobs, sa_error_t *error);
 
+/*
+ * Re-types the runs whose untyped GPUs had no type when they were ingested (the rollups'
+ * untyped list), from the time series at sqlite_path as it is now: the same rule as at
+ * ingest (sa_tsdb_run_gpu_type), so a run ingested before the node snapshots around its
+ * start moves from "unknown" to its type, in its document and its rollups. A job leaves
+ * the list once typed, or once the series reaches a day past its run's start. *retyped:
+ * documents written.
+ */
+bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_path, size_t *retyped,
+                       sa_error_t *error);
+
 /* Reads the cluster's document ({} when none). New reference. */
 json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t *error);
 /* $max-updates the named time fields ({"last_squeue_at": t, ...}) and $set others. */

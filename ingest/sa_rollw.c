@@ -37,6 +37,7 @@ struct sa_rollw {
     size_t njn, jncap;
     char **nonces;      /* this writer's batches in the journal */
     size_t nnonces, noncecap;
+    sa_strv_t untyped_add, untyped_del; /* job documents with (without) a run whose GPUs have no type yet */
     sa_rollw_stats_t stats;
 };
 
@@ -54,6 +55,8 @@ sa_rollw_t *sa_rollw_new(mongoc_collection_t *coll, const char *hosts, const cha
     w->coll = coll;
     w->hosts = strdup(hosts ? hosts : "");
     w->cluster = strdup(cluster);
+    sa_strv_init(&w->untyped_add);
+    sa_strv_init(&w->untyped_del);
     sa_jobview_init(&w->view);
     sa_rcontrib_init(&w->oldc);
     sa_rcontrib_init(&w->newc);
@@ -89,6 +92,8 @@ void sa_rollw_free(sa_rollw_t *w)
     for (size_t i = 0; i < w->nnonces; i++)
         free(w->nonces[i]);
     free(w->nonces);
+    sa_strv_clear(&w->untyped_add);
+    sa_strv_clear(&w->untyped_del);
     minis_clear(w);
     free(w->mini);
     sa_jobview_clear(&w->view);
@@ -142,10 +147,40 @@ static bool has_day(const sa_rcontrib_t *c, int64_t day)
     return false;
 }
 
+bool sa_rollw_needs_type(const sa_jobview_t *j)
+{
+    for (size_t i = 0; i < j->nruns; i++) {
+        const sa_jobview_run_t *r = &j->runs[i];
+        int64_t typed = 0, untyped = 0;
+        if (r->start == SA_UNSET || r->gpus <= 0 || r->gpu_type_source == SA_RUN_GPU_TYPE_NODE ||
+            r->gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)
+            continue;
+        for (size_t k = 0; k < r->ngpu_types; k++) {
+            if (r->gpu_types[k].type && r->gpu_types[k].type[0])
+                typed += r->gpu_types[k].count;
+            else
+                untyped += r->gpu_types[k].count;
+        }
+        if (untyped > 0 || r->gpus > typed + untyped)
+            return true;
+    }
+    return false;
+}
+
+/* Notes whether the job document just read (w->view) still has GPUs whose type is not known. */
+static bool note_untyped(sa_rollw_t *w, const char *id, bool gone, sa_error_t *error)
+{
+    bool needs = !gone && w->view.cluster && sa_rollw_needs_type(&w->view);
+    if (!sa_strv_push(needs ? &w->untyped_add : &w->untyped_del, id))
+        return oom(error);
+    return true;
+}
+
 bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_doc, const bson_t *new_doc,
                     bool with_open, sa_error_t *error)
 {
-    if (!contrib(w, old_doc, &w->oldc, error) || !contrib(w, new_doc, &w->newc, error))
+    if (!contrib(w, old_doc, &w->oldc, error) || !contrib(w, new_doc, &w->newc, error) ||
+        !note_untyped(w, id, new_doc == NULL, error))
         return false;
     w->stats.staged++;
     /* the new records in every day they touch, and removals from days only the old one touched */
@@ -172,7 +207,7 @@ bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_
 bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t ndays,
                          const bson_t *new_doc, sa_error_t *error)
 {
-    if (!contrib(w, new_doc, &w->newc, error))
+    if (!contrib(w, new_doc, &w->newc, error) || !note_untyped(w, id, new_doc == NULL, error))
         return false;
     w->stats.staged++;
     for (size_t i = 0; i < w->newc.ndays; i++) {
@@ -588,6 +623,165 @@ static bool write_doc(sa_rollw_t *w, const sa_rolldoc_t *d, bool *conflict, sa_e
     return ok;
 }
 
+/* ---- the job documents whose GPUs have no type yet ---------------------------------------------- */
+
+static char *untyped_id(const sa_rollw_t *w)
+{
+    size_t n = strlen(w->cluster) + 16;
+    char *s = malloc(n);
+    if (s)
+        snprintf(s, n, "%s:untyped", w->cluster);
+    return s;
+}
+
+bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    mongoc_cursor_t *cur;
+    const bson_t *b;
+    bson_error_t berr;
+    char *id = untyped_id(w);
+    bool ok = true;
+
+    *v = 0;
+    if (!id)
+        return oom(error);
+    BSON_APPEND_UTF8(&filter, "_id", id);
+    cur = mongoc_collection_find_with_opts(w->coll, &filter, NULL, NULL);
+    if (mongoc_cursor_next(cur, &b)) {
+        bson_iter_t it, arr;
+        if (bson_iter_init_find(&it, b, "_v") && BSON_ITER_HOLDS_NUMBER(&it))
+            *v = bson_iter_as_int64(&it);
+        if (bson_iter_init_find(&it, b, "ids") && BSON_ITER_HOLDS_ARRAY(&it) && bson_iter_recurse(&it, &arr)) {
+            while (ok && bson_iter_next(&arr)) {
+                if (BSON_ITER_HOLDS_UTF8(&arr) && !sa_strv_push(ids, bson_iter_utf8(&arr, NULL)))
+                    ok = oom(error);
+            }
+        }
+        if (*v == 0)
+            *v = 1;
+    } else if (mongoc_cursor_error(cur, &berr)) {
+        sa_mongo_error(error, w->hosts, "reading rollups", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(&filter);
+    free(id);
+    return ok;
+}
+
+/* Writes the list (stored at version v, 0: none) as version v + 1; *conflict when it changed since. */
+static bool untyped_write(sa_rollw_t *w, const sa_strv_t *ids, int64_t v, bool *conflict, sa_error_t *error)
+{
+    bson_t doc = BSON_INITIALIZER, filter = BSON_INITIALIZER, arr, reply;
+    bson_error_t berr;
+    char *id = untyped_id(w);
+    bool ok;
+
+    *conflict = false;
+    if (!id)
+        return oom(error);
+    BSON_APPEND_UTF8(&doc, "_id", id);
+    BSON_APPEND_INT64(&doc, "_v", v + 1);
+    BSON_APPEND_ARRAY_BEGIN(&doc, "ids", &arr);
+    for (size_t i = 0; i < ids->n; i++) {
+        char ib[16];
+        const char *ik;
+        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
+        BSON_APPEND_UTF8(&arr, ik, ids->v[i]);
+    }
+    bson_append_array_end(&doc, &arr);
+    if (v == 0) {
+        ok = mongoc_collection_insert_one(w->coll, &doc, NULL, NULL, &berr);
+        if (!ok && berr.code == 11000)
+            ok = *conflict = true;
+    } else {
+        BSON_APPEND_UTF8(&filter, "_id", id);
+        BSON_APPEND_INT64(&filter, "_v", v);
+        ok = mongoc_collection_replace_one(w->coll, &filter, &doc, NULL, &reply, &berr);
+        if (ok) {
+            bson_iter_t it;
+            *conflict = !(bson_iter_init_find(&it, &reply, "matchedCount") && bson_iter_as_int64(&it) == 1);
+        }
+        bson_destroy(&reply);
+    }
+    if (!ok)
+        sa_mongo_error(error, w->hosts, "writing rollups", &berr);
+    free(id);
+    bson_destroy(&doc);
+    bson_destroy(&filter);
+    return ok;
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* list := (list - del) + add, sorted and unique. */
+static bool untyped_apply(sa_strv_t *list, const sa_strv_t *add, const sa_strv_t *del)
+{
+    size_t out = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        if (sa_strv_contains(del, list->v[i]))
+            free(list->v[i]);
+        else
+            list->v[out++] = list->v[i];
+    }
+    list->n = out;
+    for (size_t i = 0; i < add->n; i++) {
+        if (!sa_strv_push(list, add->v[i]))
+            return false;
+    }
+    qsort(list->v, list->n, sizeof *list->v, str_cmp);
+    out = 0;
+    for (size_t i = 0; i < list->n; i++) {
+        if (out > 0 && strcmp(list->v[out - 1], list->v[i]) == 0)
+            free(list->v[i]);
+        else
+            list->v[out++] = list->v[i];
+    }
+    list->n = out;
+    return true;
+}
+
+bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error)
+{
+    for (int round = 0; round < MAX_ROUNDS; round++) {
+        sa_strv_t list;
+        int64_t v;
+        bool changed, conflict = false, ok;
+        sa_strv_init(&list);
+        ok = sa_rollw_untyped_list(w, &list, &v, error);
+        if (ok) {
+            size_t before = list.n;
+            sa_strv_t old;
+            sa_strv_init(&old);
+            for (size_t i = 0; ok && i < list.n; i++)
+                ok = sa_strv_push(&old, list.v[i]);
+            ok = ok && untyped_apply(&list, add, del);
+            if (ok) { /* the same set again: nothing to write */
+                changed = list.n != before;
+                for (size_t i = 0; !changed && i < list.n; i++)
+                    changed = !sa_strv_contains(&old, list.v[i]);
+            }
+            sa_strv_clear(&old);
+            if (!ok)
+                oom(error);
+            else if (changed)
+                ok = untyped_write(w, &list, v, &conflict, error);
+        }
+        sa_strv_clear(&list);
+        if (!ok)
+            return false;
+        if (!conflict)
+            return true;
+    }
+    sa_error_set(error, SA_ERR_MONGO, 0, "MongoDB at %s: the rollups' untyped list kept changing while being written",
+                 w->hosts);
+    return false;
+}
+
 bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)
 {
     size_t n = w->nmini;
@@ -657,6 +851,11 @@ bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)
     }
     free(ids);
     free(pending);
+    if (ok && (w->untyped_add.n || w->untyped_del.n)) {
+        ok = sa_rollw_untyped_update(w, &w->untyped_add, &w->untyped_del, error);
+        sa_strv_clear(&w->untyped_add);
+        sa_strv_clear(&w->untyped_del);
+    }
     if (ok)
         minis_clear(w);
     return ok;
@@ -726,7 +925,7 @@ static sa_rolldoc_t *docset_get(docset_t *s, const char *cluster, int64_t day, s
 
 /* Adds the contribution of every job document of coll of the cluster to s. */
 static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const char *cluster, docset_t *s,
-                         sa_error_t *error)
+                         sa_strv_t *untyped, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER;
     mongoc_cursor_t *cur;
@@ -751,6 +950,8 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
             continue; /* an archive of 0.1 not migrated yet: slurm-ingest migrates it first */
         if (bson_iter_init_find(&it, b, "_v") && BSON_ITER_HOLDS_NUMBER(&it))
             v = bson_iter_as_int64(&it);
+        if (sa_rollw_needs_type(&view) && !sa_strv_push(untyped, view.id.value.v_utf8.str))
+            ok = oom(error);
         for (size_t d = 0; ok && d < c.ndays; d++) {
             sa_rolldoc_t *doc = docset_get(s, cluster, c.days[d].day, error);
             ok = doc && sa_rolldoc_put(doc, view.id.value.v_utf8.str, v, &c, error);
@@ -901,11 +1102,14 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
     mongoc_collection_t *sup = mongoc_database_get_collection(db, "jobs_superseded");
     mongoc_collection_t *roll = mongoc_database_get_collection(db, SA_ROLLUP_COLL);
     docset_t want = {0}, have = {0};
+    sa_strv_t untyped, none;
     bool ok;
 
     *docs = *differ = 0;
-    ok = compute_coll(jobs, hosts, cluster, &want, error) && compute_coll(sup, hosts, cluster, &want, error) &&
-         read_stored(roll, hosts, cluster, &have, error);
+    sa_strv_init(&untyped);
+    sa_strv_init(&none);
+    ok = compute_coll(jobs, hosts, cluster, &want, &untyped, error) &&
+         compute_coll(sup, hosts, cluster, &want, &untyped, error) && read_stored(roll, hosts, cluster, &have, error);
     if (ok) {
         *docs = want.n;
         for (size_t i = 0; i < want.n; i++) {
@@ -931,6 +1135,19 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
     }
     if (ok && rebuild)
         ok = replace_all(roll, hosts, &want, &have, error);
+    if (ok && rebuild) { /* the untyped list too: what the documents say, whatever it held */
+        sa_rollw_t *w = sa_rollw_new(roll, hosts, cluster);
+        sa_strv_t all;
+        int64_t v;
+        sa_strv_init(&all);
+        ok = w && sa_rollw_untyped_list(w, &all, &v, error) && sa_rollw_untyped_update(w, &untyped, &all, error);
+        if (!w)
+            oom(error);
+        sa_strv_clear(&all);
+        sa_rollw_free(w);
+    }
+    sa_strv_clear(&untyped);
+    sa_strv_clear(&none);
     docset_clear(&want);
     docset_clear(&have);
     mongoc_collection_destroy(jobs);

@@ -26,6 +26,8 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_error.h"
+#include "sa_jobview.h"
+#include "sa_model.h"
 
 typedef struct sa_rollw sa_rollw_t;
 
@@ -51,8 +53,19 @@ bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_
 /* The same with the days (SA_UNSET: the open runs' document) the job's members may be in instead of an old document. */
 bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t ndays,
                          const bson_t *new_doc, sa_error_t *error);
-/* Writes what was staged. */
+/*
+ * Writes what was staged, and keeps the list of the cluster's job documents that have a
+ * run whose untyped GPUs have no type yet (document "<cluster>:untyped"), which the
+ * re-typing of sa_archive_retype reads.
+ */
 bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error);
+
+/* True when a run of job j has untyped GPUs whose type slurm-ingest has not found (gpu_type_source unknown). */
+bool sa_rollw_needs_type(const sa_jobview_t *j);
+/* The ids of the untyped list (appended to ids), and its version (0: none). */
+bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error);
+/* list := (list - del) + add, conditional on its version (retried). */
+bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error);
 
 /*
  * The journal (document "<cluster>:pending" of the rollups collection) makes a kill

@@ -874,6 +874,26 @@ static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_err
 
 /* ---- entry points ---------------------------------------------------------------------------- */
 
+/*
+ * After the snapshots landed: runs whose untyped GPUs had no type when they were ingested
+ * get the one the node snapshots now say (sa_archive_retype), documents and rollups.
+ */
+static void retype(run_t *r)
+{
+    size_t n = 0;
+    sa_error_t err;
+
+    if (!r->archive || r->failure.domain != SA_ERR_NONE || !r->c->sqlite)
+        return;
+    if (!sa_archive_retype(r->archive, r->c->cluster, r->c->sqlite, &n, &err)) {
+        if (err.domain == SA_ERR_MONGO || err.domain == SA_ERR_UNREACHABLE)
+            sa_archive_confirm_unreachable(r->archive, &err);
+        note_failure(r, &err);
+    } else if (n) {
+        sa_log(SA_LOG_INFO, "typed the GPUs of %zu job(s) ingested before the node snapshots around their runs' start", n);
+    }
+}
+
 /* ---- --node-config ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -979,6 +999,7 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
     else if (!files_mode && r.failure.domain == SA_ERR_NONE && sacct_end != SA_UNSET &&
              watermark_read(r.c) >= sacct_end && !backfill(&r, sacct_end, &err))
         note_failure(&r, &err);
+    retype(&r);
     result = finish(&r, started, cache_rebuilt, error);
     sa_lock_release(lock);
     return result;
@@ -1047,6 +1068,8 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
         sa_error_set(&r.failure, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing replayed");
     else if (!land_all(&r, dir, false, &err))
         note_failure(&r, &err);
+    else
+        retype(&r);
     sa_log(SA_LOG_INFO, "replayed %s: %zu record(s) of squeue, %zu of sacct", dir, r.st.squeue_records,
            r.st.sacct_records);
     result = finish(&r, started, cache_rebuilt, error);

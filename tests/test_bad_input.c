@@ -104,11 +104,12 @@ static const bad_case_t cases[] = {
     {"scontrol text garbage line", "NodeName=n1 State=IDLE\nGarbage here\n", 0, NULL, SA_EXIT_INPUT,
      "line 2: expected Key=value", NULL},
     {"scontrol text bad CPUTot", "NodeName=n1 State=IDLE CPUTot=abc\n", 0, NULL, SA_EXIT_INPUT, "CPUTot", NULL},
-    /* issue 22: a key twice leaves one value unsaid: refused */
+    /* issue 22: a key twice leaves one value unsaid: the record is refused (set aside, the others kept), a
+     * top-level key twice refuses the input */
     {"duplicate key in a record", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"name\":\"a\",\"name\":\"b\"}"), 0, NULL,
-     SA_EXIT_INPUT, "duplicate object key near '\"name\"'", NULL},
+     SA_EXIT_OK, "duplicate object key near '\"name\"': record set aside", NULL},
     {"duplicate key deep in a record", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"x\":{\"a\":1,\"a\":2}}"), 0, NULL,
-     SA_EXIT_INPUT, "duplicate object key", NULL},
+     SA_EXIT_OK, "duplicate object key", NULL},
     {"duplicate key at top level", "{\"jobs\":[],\"jobs\":[{\"job_id\":7,\"job_state\":\"RUNNING\"}]}", 0, NULL,
      SA_EXIT_INPUT, "duplicate key \"jobs\" at top level", NULL},
     {"duplicate key in a top-level value", "{\"statistics\":{\"jobs_pending\":1,\"jobs_pending\":2},\"jobs\":[]}", 0, NULL,

@@ -250,8 +250,9 @@ static void test_rolldoc_members(void **state)
 
 /* ---- against the test server ---------------------------------------------------------------- */
 
-/* Runs slurm-ingest for cluster demo in dir with extra arguments; *err_out (may be NULL) gets what it logged. */
-static int run_ingest(const char *uri, const char *db, const char *dir, const char *const *extra, char **err_out)
+/* Runs slurm-ingest for cluster in dir with extra arguments; *err_out (may be NULL) gets what it logged. */
+static int run_ingest_cluster(const char *uri, const char *db, const char *dir, const char *cluster,
+                              const char *const *extra, char **err_out)
 {
     char env_uri[600], sqlite[300], spool[300];
     char *argv[40];
@@ -266,7 +267,7 @@ static int run_ingest(const char *uri, const char *db, const char *dir, const ch
     for (const char *const *e = extra; *e; e++)
         argv[n++] = (char *)*e;
     argv[n++] = "--cluster";
-    argv[n++] = "demo";
+    argv[n++] = (char *)cluster;
     argv[n++] = "--db";
     argv[n++] = (char *)db;
     argv[n++] = "--sqlite";
@@ -285,6 +286,11 @@ static int run_ingest(const char *uri, const char *db, const char *dir, const ch
     else
         free(err);
     return rc;
+}
+
+static int run_ingest(const char *uri, const char *db, const char *dir, const char *const *extra, char **err_out)
+{
+    return run_ingest_cluster(uri, db, dir, "demo", extra, err_out);
 }
 
 static void test_rollups_of_the_demo(void **state)
@@ -341,6 +347,89 @@ static void test_rollups_of_the_demo(void **state)
     tu_rm_rf(dir);
 }
 
+/* Runs slurm-report with the test's database; returns its exit status, *out what it printed (caller frees). */
+static int run_report(const char *uri, const char *db, const char *sqlite, const char *const *args, char **out)
+{
+    char env_uri[600], dbopt[200], sq[400];
+    char *argv[40], *err = NULL;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    snprintf(dbopt, sizeof dbopt, "--db=%s", db);
+    snprintf(sq, sizeof sq, "--sqlite=%s", sqlite);
+    argv[n++] = (char *)SA_REPORT_BIN;
+    for (const char *const *a = args; *a; a++)
+        argv[n++] = (char *)*a;
+    argv[n++] = dbopt;
+    argv[n++] = sq;
+    argv[n] = NULL;
+    rc = tu_run(argv, env, out, &err);
+    if (rc != 0)
+        fprintf(stderr, "slurm-report exited %d: %s\n", rc, err ? err : "");
+    free(err);
+    return rc;
+}
+
+/*
+ * Issue 21's reproduction: one sacct line with gres/gpu=2 (untyped) on gpu02, 2026-10-05 00:00-10:00,
+ * ingested before the node snapshots around its start (gpu02 holds h100s). Before, usage said h100
+ * 20.00 GPU-hours and efficiency unknown 20.00; now both say h100 (2 GPUs x 10 h = 20 GPU-hours), by
+ * the rollups and by the documents, once the snapshots have landed: the run is re-typed.
+ */
+static void test_gpu_type_one_rule(void **state)
+{
+    char *db = NULL, *out = NULL, dir[] = "/tmp/sa-rollup-XXXXXX", sacct[300], sqlite[300];
+    mongoc_client_t *client = tu_mongo_client("test_rollup", &db);
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    static const char *const snaps[] = {"2026-10-04T23:50:00Z", "2026-10-04T23:55:00Z", "2026-10-05T00:00:00Z",
+                                        "2026-10-05T00:05:00Z"};
+    char nodes[512];
+    FILE *f;
+    (void)state;
+
+    if (!client)
+        skip();
+    assert_non_null(mkdtemp(dir));
+    snprintf(sacct, sizeof sacct, "%s/sacct.txt", dir);
+    snprintf(sqlite, sizeof sqlite, "%s/ts.sqlite", dir);
+    snprintf(nodes, sizeof nodes, "%s", tu_fixture("report-nodes-alpha-a.txt"));
+    assert_non_null(f = fopen(sacct, "w"));
+    fputs("JobID|JobIDRaw|User|Account|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
+          "900|900|ann|physics|gpu|COMPLETED|0:0|2026-10-04T23:00:00|2026-10-05T00:00:00|2026-10-05T10:00:00|36000|"
+          "cpu=8,gres/gpu=2,node=1|gpu02\n", f);
+    fclose(f);
+    {
+        const char *args[] = {"--sacct", sacct, "--at", "2026-10-05T10:05:00Z", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
+    }
+    for (size_t i = 0; i < sizeof snaps / sizeof snaps[0]; i++) {
+        const char *args[] = {"--sinfo", nodes, "--at", snaps[i], NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
+    }
+    for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+        const char *usage[] = {"usage", "-M", "alpha", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
+                               "-t", "hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
+        const char *eff[] = {"efficiency", "-M", "alpha", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
+                             "-o", "gpu_type,gpu_hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
+        assert_int_equal(run_report(uri, db, sqlite, usage, &out), 0);
+        assert_non_null(strstr(out, "alpha|h100|20.00"));
+        assert_null(strstr(out, "unknown"));
+        free(out);
+        assert_int_equal(run_report(uri, db, sqlite, eff, &out), 0);
+        assert_string_equal(out, "h100|20.00\n");
+        free(out);
+    }
+    {
+        const char *verify[] = {"rollup", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", verify, NULL), 0);
+    }
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+    tu_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -348,6 +437,7 @@ int main(void)
         cmocka_unit_test(test_contrib_requeue_open_and_split),
         cmocka_unit_test(test_rolldoc_members),
         cmocka_unit_test(test_rollups_of_the_demo),
+        cmocka_unit_test(test_gpu_type_one_rule),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
