@@ -525,19 +525,39 @@ static int stateidx_cmp(const void *x, const void *y)
     return strcmp(sort_doc->states[*(const size_t *)x], sort_doc->states[*(const size_t *)y]);
 }
 
-static void put_le(uint8_t *p, int64_t v)
+/* A zigzag varint (LEB128): small numbers, negative ones too, in a byte or two. */
+static uint8_t *put_var(uint8_t *p, int64_t v)
 {
-    uint64_t u = (uint64_t)v;
-    for (int i = 0; i < 8; i++)
-        p[i] = (uint8_t)(u >> (8 * i));
+    uint64_t u = ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0);
+    while (u >= 0x80) {
+        *p++ = (uint8_t)(u | 0x80);
+        u >>= 7;
+    }
+    *p++ = (uint8_t)u;
+    return p;
 }
 
-static int64_t get_le(const uint8_t *p)
+static bool get_var(const uint8_t *m, size_t len, size_t *pos, int64_t *v)
 {
     uint64_t u = 0;
-    for (int i = 0; i < 8; i++)
-        u |= (uint64_t)p[i] << (8 * i);
-    return (int64_t)u;
+    for (int shift = 0; *pos < len && shift < 64; shift += 7) {
+        uint8_t b = m[(*pos)++];
+        u |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *v = (int64_t)(u >> 1) ^ (u & 1 ? -1 : 0);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Times of a day document's records are kept as seconds into the day (small varints). */
+static int64_t rel_time(int f, int64_t val, int64_t day, bool encode)
+{
+    if (day == SA_UNSET || (f != SA_RR_START && f != SA_RR_END && f != SA_RR_ENDED_AT) ||
+        (f == SA_RR_ENDED_AT && val < 0))
+        return val;
+    return encode ? val - day : val + day;
 }
 
 /*
@@ -656,14 +676,17 @@ static void append_tables(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
     bson_append_array_end(out, &arr);
 }
 
-/* ids: the members' _ids joined by NUL; m: per member [v, nrec] then its records, int64 LE. */
+/*
+ * ids: the members' _ids joined by NUL; m: per member its version, record count and
+ * tombstone time, then its records, every value a zigzag varint (a day document's times
+ * as seconds into the day).
+ */
 static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
 {
     size_t idlen = 0, nval = 0;
+    int64_t expired = (int64_t)time(NULL) - SA_ROLLUP_TOMBSTONE_S;
     char *ids;
     uint8_t *m, *p;
-
-    int64_t expired = (int64_t)time(NULL) - SA_ROLLUP_TOMBSTONE_S;
 
     for (size_t i = 0; i < d->nm; i++) {
         if (!d->m[i].nrec && d->m[i].gone_at < expired)
@@ -672,8 +695,8 @@ static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
         nval += 3 + d->m[i].nrec * SA_RR_NF;
     }
     ids = malloc(idlen + 1);
-    m = malloc(nval * 8 + 1);
-    if (!ids || !m || idlen > UINT32_MAX || nval * 8 > UINT32_MAX) {
+    m = malloc(nval * 10 + 1);
+    if (!ids || !m || idlen > UINT32_MAX || nval * 10 > UINT32_MAX) {
         free(ids);
         free(m);
         return false;
@@ -686,10 +709,9 @@ static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
             continue; /* a tombstone past its time */
         memcpy(ids + idlen, d->m[i].id, l);
         idlen += l;
-        put_le(p, d->m[i].v);
-        put_le(p + 8, (int64_t)d->m[i].nrec);
-        put_le(p + 16, d->m[i].gone_at);
-        p += 24;
+        p = put_var(p, d->m[i].v);
+        p = put_var(p, (int64_t)d->m[i].nrec);
+        p = put_var(p, d->m[i].gone_at);
         for (size_t r = 0; r < d->m[i].nrec; r++) {
             const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
             for (int f = 0; f < SA_RR_NF; f++) {
@@ -698,14 +720,14 @@ static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
                     val = c->kmap[val];
                 else if (f == SA_RR_STATE && val >= 0)
                     val = c->smap[val];
-                put_le(p, val);
-                p += 8;
+                p = put_var(p, rel_time(f, val, d->day, true));
             }
         }
     }
     BSON_APPEND_INT32(out, "nf", SA_RR_NF);
+    BSON_APPEND_UTF8(out, "enc", SA_ROLLUP_ENC);
     bson_append_binary(out, "ids", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)ids, (uint32_t)idlen);
-    bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, m, (uint32_t)(nval * 8));
+    bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, m, (uint32_t)(p - m));
     free(ids);
     free(m);
     return true;
@@ -876,16 +898,12 @@ static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, co
     while (ip < idlen) {
         const char *id = (const char *)ids + ip;
         size_t l = strnlen(id, idlen - ip);
-        int64_t v, n;
+        int64_t v, n, gone;
         sa_rmember_t *x;
-        int64_t gone;
-        if (l == idlen - ip || mlen - mp < 24)
+        if (l == idlen - ip || !get_var(m, mlen, &mp, &v) || !get_var(m, mlen, &mp, &n) ||
+            !get_var(m, mlen, &mp, &gone))
             return bad(error, d->id, "members cut short");
-        v = get_le(m + mp);
-        n = get_le(m + mp + 8);
-        gone = get_le(m + mp + 16);
-        mp += 24;
-        if (n < 0 || (uint64_t)n > (mlen - mp) / (8 * SA_RR_NF) || (n == 0) != (gone > 0))
+        if (n < 0 || (uint64_t)n > (mlen - mp) / SA_RR_NF || (n == 0) != (gone > 0))
             return bad(error, d->id, "a member's record count is out of range");
         if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64))
             return oom(error);
@@ -901,8 +919,11 @@ static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, co
             return oom(error);
         }
         d->nm++;
-        for (size_t r = 0; r < x->nrec * SA_RR_NF; r++, mp += 8)
-            x->rec[r] = get_le(m + mp);
+        for (size_t r = 0; r < x->nrec * SA_RR_NF; r++) {
+            if (!get_var(m, mlen, &mp, &x->rec[r]))
+                return bad(error, d->id, "members cut short");
+            x->rec[r] = rel_time((int)(r % SA_RR_NF), x->rec[r], d->day, false);
+        }
         for (size_t r = 0; r < x->nrec; r++) {
             const int64_t *y = &x->rec[r * SA_RR_NF];
             if (y[SA_RR_KEY] < 0 || (size_t)y[SA_RR_KEY] >= d->nkeys || y[SA_RR_STATE] < -1 ||
@@ -925,7 +946,7 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
     const uint8_t *ids = NULL, *m = NULL;
     uint32_t idlen = 0, mlen = 0;
     int64_t nf = SA_RR_NF;
-    bool has_rows = false;
+    bool has_rows = false, enc_ok = false;
 
     sa_rolldoc_clear(d);
     if (!bson_iter_init(&it, b))
@@ -945,6 +966,8 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             d->v = bson_iter_as_int64(&it);
         } else if (strcmp(k, "nf") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
             nf = bson_iter_int32(&it);
+        } else if (strcmp(k, "enc") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
+            enc_ok = strcmp(bson_iter_utf8(&it, NULL), SA_ROLLUP_ENC) == 0;
         } else if (strcmp(k, "keys") == 0) {
             if (!read_keys(d, &it, error))
                 return false;
@@ -962,7 +985,7 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
     }
     if (!d->id || !d->cluster)
         return bad(error, d->id, "no _id or cluster");
-    if (nf != SA_RR_NF)
+    if ((ids || m) && (nf != SA_RR_NF || !enc_ok))
         return bad(error, d->id, "written by another version of slurm-ingest (record size differs): run "
                                  "`slurm-ingest rollup --rebuild`");
     /* the keys table first (records index it as stored), then the rows (keys by name) */

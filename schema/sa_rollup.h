@@ -14,11 +14,14 @@
  *   members  per job document (_id of jobs or jobs_superseded, with its version _v)
  *            what it adds to that day: the run's interval clipped to the day, its rates,
  *            and the end and efficiency figures of a run that ended that day. Packed
- *            (ids: the _ids joined by NUL; m: SA_ROLLUP_NF int64 little-endian per
- *            record; keys and states: the tables the records index), so the server
- *            stores a day as a few values whatever its job count. rows = the sum of the
- *            members; a report reads rows for whole days and members for a day a
- *            boundary of its window cuts, so any window is exact to the second.
+ *            (ids: the _ids joined by NUL; m: per member its version, record count and
+ *            tombstone time, then SA_RR_NF zigzag varints per record, times as seconds
+ *            into the day, about 30 bytes a record; keys and states: the tables the
+ *            records index), so the server stores a day as a few values whatever its job
+ *            count. rows = the sum of the members; a report reads rows for whole days
+ *            and members for a day a boundary of its window cuts, so any window is exact
+ *            to the second. A day document holds at most 16 MB (MongoDB's limit): about
+ *            500,000 job runs of one day.
  * and one document per cluster, _id "<cluster>:open": the members of runs still open
  * (no end yet): their start and rates, counted by a report up to the cluster's last
  * observation. A poll rewrites it only when a run starts or ends.
@@ -44,6 +47,8 @@
 #define SA_ROLLUP_COLL "rollups"
 /* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt. */
 #define SA_ROLLUP_VERSION 1
+/* The encoding of the packed members ("enc"): zigzag varints. */
+#define SA_ROLLUP_ENC "varint1"
 /* The idle threshold of the efficiency sums kept in rollups (percent; efficiency's default). */
 #define SA_ROLLUP_IDLE_PCT 5.0
 #define SA_DAY 86400
