@@ -345,9 +345,7 @@ static const struct option longopts[] = {
 /* Parses the command line into *o and *cli; -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
 {
-    static const char *const cmds[] = {"usage", "utilization", "health", "current", "site", "efficiency", "job"};
     int c, rc;
-    bool known = false;
 
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:ehVv", longopts, NULL)) != -1) {
@@ -358,10 +356,16 @@ static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
     }
     if (optind < argc)
         cli->cmd = argv[optind++];
-    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++)
-        known = known || strcmp(cli->cmd, cmds[i]) == 0;
-    if (!known)
-        return die_usage("unknown report '%s' (usage, utilization, health, current, efficiency, job, site)", cli->cmd);
+    if (!sa_report_find(cli->cmd)) {
+        size_t n;
+        const sa_report_def_t *all = sa_report_all(&n);
+        char msg[512];
+        snprintf(msg, sizeof msg, "unknown report '%%s' (");
+        for (size_t i = 0; i < n; i++)
+            snprintf(msg + strlen(msg), sizeof msg - strlen(msg), "%s%s", i ? ", " : "", all[i].name);
+        snprintf(msg + strlen(msg), sizeof msg - strlen(msg), ")");
+        return die_usage(msg, cli->cmd);
+    }
     if (strcmp(cli->cmd, "site") == 0 && optind < argc)
         cli->site_dir = argv[optind++];
     if (strcmp(cli->cmd, "job") == 0 && optind < argc)
@@ -416,18 +420,7 @@ static bool run_report(const cli_t *cli, const sa_report_opts_t *o, FILE *out, b
     bool ok;
 
     *healthy = true;
-    if (strcmp(cli->cmd, "usage") == 0)
-        ok = sa_report_usage(o, out, stderr, error);
-    else if (strcmp(cli->cmd, "utilization") == 0)
-        ok = sa_report_utilization(o, out, stderr, error);
-    else if (strcmp(cli->cmd, "health") == 0)
-        ok = sa_report_health(o, out, stderr, healthy, error);
-    else if (strcmp(cli->cmd, "efficiency") == 0)
-        ok = sa_report_efficiency(o, out, stderr, error);
-    else if (strcmp(cli->cmd, "job") == 0)
-        ok = sa_report_job(o, out, stderr, error);
-    else
-        ok = sa_report_current(o, out, stderr, error);
+    ok = sa_report_find(cli->cmd)->run(o, out, stderr, healthy, error);
     if (ok && fflush(out) != 0) {
         sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
         ok = false;

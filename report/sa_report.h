@@ -133,6 +133,23 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
 bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /*
+ * The one table of slurm-report's reports: name, columns (-e, -o), and the function that
+ * runs it (*healthy: false when health found a problem; the others leave it). The site
+ * (sa_site.h) has neither: it writes every report into a directory.
+ */
+typedef bool (*sa_report_fn)(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error);
+typedef struct {
+    const char *name;
+    const sa_col_t *(*cols)(size_t *n); /* NULL: no table */
+    sa_report_fn run;                   /* NULL: not a report of one document (site) */
+} sa_report_def_t;
+
+/* The report named name, or NULL. */
+const sa_report_def_t *sa_report_find(const char *name);
+/* Every report, in the order `slurm-report --help` lists them; *n gets their number. */
+const sa_report_def_t *sa_report_all(size_t *n);
+
+/*
  * Every column a report can have (usage, utilization in hours, health, current, efficiency, job), for
  * -e; NULL for a report without a table (site).
  */
