@@ -7,7 +7,9 @@
  * browser shows it on hover, without a script). The preamble is wrapped above;
  * standalone (--svg) or inline in the HTML page.
  */
-#include "sa_render.h"
+#include "sa_rchart.h"
+
+#include "sa_rtable.h" /* sa_rxml_escape */
 
 #include <math.h>
 #include <stdlib.h>

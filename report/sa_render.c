@@ -9,18 +9,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-const char *sa_riso(int64_t t)
-{
-    static char bufs[8][32];
-    static unsigned next;
-    char *b = bufs[next++ % 8];
-    if (t == SA_UNSET)
-        b[0] = '\0';
-    else
-        sa_time_format(t, b, 32);
-    return b;
-}
+#include "sa_rutil.h"
 
 void sa_rpreamble_add(sa_strv_t *p, const char *fmt, ...)
 {

@@ -87,68 +87,6 @@ const char *sa_format_name(sa_format_t f)
     return (size_t)f < sizeof format_names / sizeof format_names[0] ? format_names[f] : "?";
 }
 
-static bool run_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
-{
-    (void)healthy;
-    return sa_report_usage(o, out, warn, error);
-}
-
-static bool run_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
-{
-    (void)healthy;
-    return sa_report_utilization(o, out, warn, error);
-}
-
-static bool run_current(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
-{
-    (void)healthy;
-    return sa_report_current(o, out, warn, error);
-}
-
-static bool run_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
-{
-    (void)healthy;
-    return sa_report_efficiency(o, out, warn, error);
-}
-
-static bool run_job(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
-{
-    (void)healthy;
-    return sa_report_job(o, out, warn, error);
-}
-
-static const sa_report_def_t reports[] = {
-    {"usage", sa_usage_cols, run_usage},
-    {"utilization", sa_utilization_cols, run_utilization},
-    {"health", sa_health_cols, sa_report_health},
-    {"current", sa_current_cols, run_current},
-    {"site", NULL, NULL},
-    {"efficiency", sa_efficiency_cols, run_efficiency},
-    {"job", sa_job_cols, run_job},
-};
-
-const sa_report_def_t *sa_report_all(size_t *n)
-{
-    *n = sizeof reports / sizeof reports[0];
-    return reports;
-}
-
-const sa_report_def_t *sa_report_find(const char *name)
-{
-    for (size_t i = 0; name && i < sizeof reports / sizeof reports[0]; i++) {
-        if (strcmp(reports[i].name, name) == 0)
-            return &reports[i];
-    }
-    return NULL;
-}
-
-const sa_col_t *sa_report_columns(const char *report, size_t *n)
-{
-    const sa_report_def_t *r = sa_report_find(report);
-    *n = 0;
-    return r && r->cols ? r->cols(n) : NULL;
-}
-
 /* ---- time series files ------------------------------------------------------------ */
 
 void sa_rtsdbs_init(sa_rtsdbs_t *t)

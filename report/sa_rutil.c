@@ -305,3 +305,15 @@ bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error)
     memset(af, 0, sizeof *af);
     return ok;
 }
+
+const char *sa_riso(int64_t t)
+{
+    static char bufs[8][32];
+    static unsigned next;
+    char *b = bufs[next++ % 8];
+    if (t == SA_UNSET)
+        b[0] = '\0';
+    else
+        sa_time_format(t, b, 32);
+    return b;
+}

@@ -91,4 +91,7 @@ static inline const char *sa_rintern_str(const sa_rintern_t *in, uint32_t id)
     return id < in->n ? in->strs[id] : "";
 }
 
+/* ISO-8601 of t ("" for SA_UNSET) in a static rotating buffer (8 live at once). */
+const char *sa_riso(int64_t t);
+
 #endif
