@@ -467,6 +467,8 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
         if (!scan_cluster(db, &e, &cl.v[i], error))
             goto done;
     }
+    if (o->verbose && e.docs_read)
+        fprintf(o->verbose, "# read: %zu rollup document(s) by _id\n", e.docs_read);
     if (!build_rows(&e, &et, error))
         goto done;
     preamble(&e, &pre);

@@ -9,6 +9,7 @@
  */
 #include "sa_usage.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "sa_rollread.h"
@@ -108,7 +109,16 @@ bool sa_usage_rollups_usable(const sa_usage_t *u)
 
 bool sa_usage_read(sa_rdb_t *db, sa_usage_t *u, sa_error_t *error)
 {
-    if (sa_usage_rollups_usable(u))
-        return sa_usage_from_rollups(db, u->o, u->as_of, &u->s, &u->docs_read, error);
-    return sa_usage_scan(db, u->o, u->as_of, &u->s, error);
+    bool ok;
+    if (sa_usage_rollups_usable(u)) {
+        ok = sa_usage_from_rollups(db, u->o, u->as_of, &u->s, &u->docs_read, error);
+        if (ok && u->o->verbose)
+            fprintf(u->o->verbose, "# read: %zu rollup document(s) by _id\n", u->docs_read);
+        return ok;
+    }
+    ok = sa_usage_scan(db, u->o, u->as_of, &u->s, error);
+    if (ok && u->o->verbose)
+        fprintf(u->o->verbose, "# read: the job documents (%s)\n",
+                u->o->from_jobs ? "--from-jobs" : "a cluster has no rollups");
+    return ok;
 }

@@ -3,7 +3,7 @@
  * with many realistic job documents quickly, and asks the server how it would run a
  * filter.
  *
- *   bench-fill fill --cluster NAME --total N [--mongo-uri URI] [--db NAME]
+ *   bench-fill fill --cluster NAME --total N [--spread-days D] [--mongo-uri URI] [--db NAME]
  *   bench-fill explain --filter JSON [--sort JSON] [--mongo-uri URI] [--db NAME]
  *   bench-fill lookup --ids ID,ID,... [--no-in] [--mongo-uri URI] [--db NAME]
  *
@@ -11,7 +11,10 @@
  * gen-cluster snapshot and sacct window: realistic in shape and size) are templates;
  * copies of them, each with its own job_id (shifted by a multiple of the templates' id
  * range) and _id "<NAME>:<job_id>", are inserted with unordered bulk inserts of 1,000
- * until the cluster has N documents. Prints documents per second.
+ * until the cluster has N documents. Prints documents per second. With --spread-days D,
+ * every date of a copy is moved by a whole number of days, so the copies spread over D days as a
+ * month of a real cluster does (the usage rollups hold a day per document): copy k moves by
+ * (k mod D) - D/2 days, around the templates' own days.
  *
  * explain: runs {explain: {find: "jobs", filter: F, sort: S}} and prints the reply as
  * JSON (FerretDB shows its SQLite query plan and whether the filter was pushed down).
@@ -81,18 +84,58 @@ static bson_t **read_templates(mongoc_collection_t *jobs, const char *cluster, s
     return v;
 }
 
-/* Copies tpl with job_id and _id replaced. */
-static void make_copy(const bson_t *tpl, const char *cluster, int64_t job_id, bson_t *out)
+/* Appends the members of iterator it to out, every date moved by shift_ms (documents and arrays followed). */
+static void copy_shifted(bson_iter_t *it, bson_t *out, int64_t shift_ms)
+{
+    while (bson_iter_next(it)) {
+        const char *k = bson_iter_key(it);
+        bson_iter_t sub;
+        bson_t child;
+        if (BSON_ITER_HOLDS_DATE_TIME(it)) {
+            BSON_APPEND_DATE_TIME(out, k, bson_iter_date_time(it) + shift_ms);
+        } else if (BSON_ITER_HOLDS_DOCUMENT(it) && bson_iter_recurse(it, &sub)) {
+            BSON_APPEND_DOCUMENT_BEGIN(out, k, &child);
+            copy_shifted(&sub, &child, shift_ms);
+            bson_append_document_end(out, &child);
+        } else if (BSON_ITER_HOLDS_ARRAY(it) && bson_iter_recurse(it, &sub)) {
+            BSON_APPEND_ARRAY_BEGIN(out, k, &child);
+            copy_shifted(&sub, &child, shift_ms);
+            bson_append_array_end(out, &child);
+        } else {
+            bson_append_iter(out, k, -1, it);
+        }
+    }
+}
+
+/* Copies tpl with job_id and _id replaced, and every date moved by shift_days. */
+static void make_copy(const bson_t *tpl, const char *cluster, int64_t job_id, int64_t shift_days, bson_t *out)
 {
     char id[256];
+    bson_iter_t it;
     snprintf(id, sizeof id, "%s:%lld", cluster, (long long)job_id);
     bson_init(out);
     BSON_APPEND_UTF8(out, "_id", id);
     BSON_APPEND_INT64(out, "job_id", job_id);
-    bson_copy_to_excluding_noinit(tpl, out, "_id", "job_id", NULL);
+    if (!shift_days) {
+        bson_copy_to_excluding_noinit(tpl, out, "_id", "job_id", NULL);
+        return;
+    }
+    bson_iter_init(&it, tpl);
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        bson_iter_t one;
+        bson_t single = BSON_INITIALIZER;
+        if (strcmp(k, "_id") == 0 || strcmp(k, "job_id") == 0)
+            continue;
+        /* one member at a time through a one-member document, so the recursion is the same at every level */
+        bson_append_iter(&single, k, -1, &it);
+        bson_iter_init(&one, &single);
+        copy_shifted(&one, out, shift_days * 86400000);
+        bson_destroy(&single);
+    }
 }
 
-static int cmd_fill(mongoc_collection_t *jobs, const char *cluster, long long total)
+static int cmd_fill(mongoc_collection_t *jobs, const char *cluster, long long total, int spread_days)
 {
     size_t n;
     int64_t lo, hi, span;
@@ -118,7 +161,8 @@ static int cmd_fill(mongoc_collection_t *jobs, const char *cluster, long long to
                 bson_t copy;
                 bson_iter_t it;
                 int64_t id = bson_iter_init_find(&it, tpl[i], "job_id") ? bson_iter_as_int64(&it) : 0;
-                make_copy(tpl[i], cluster, id + k * span, &copy);
+                make_copy(tpl[i], cluster, id + k * span, spread_days > 1 ? k % spread_days - spread_days / 2 : 0,
+                          &copy);
                 mongoc_bulk_operation_insert_with_opts(bulk, &copy, NULL, NULL);
                 bson_destroy(&copy);
             }
@@ -246,11 +290,13 @@ int main(int argc, char **argv)
         {"cluster", required_argument, NULL, 'c'},   {"total", required_argument, NULL, 'n'},
         {"filter", required_argument, NULL, 'f'},    {"sort", required_argument, NULL, 's'},
         {"ids", required_argument, NULL, 'i'},        {"no-in", no_argument, NULL, 'I'},
+        {"spread-days", required_argument, NULL, 'D'},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
     };
     const char *uri = getenv("SLURM_TEST_MONGO_URI"), *dbname = "slurm", *cluster = "filler", *filter = NULL,
                *sort = NULL, *ids = NULL, *cmd;
     long long total = 0;
+    int spread_days = 0;
     mongoc_client_t *client;
     mongoc_database_t *db;
     mongoc_collection_t *jobs;
@@ -267,8 +313,9 @@ int main(int argc, char **argv)
         case 's': sort = optarg; break;
         case 'i': ids = optarg; break;
         case 'I': with_in = false; break;
+        case 'D': spread_days = atoi(optarg); break;
         default:
-            fputs("usage: bench-fill fill --cluster NAME --total N [--mongo-uri URI] [--db NAME]\n"
+            fputs("usage: bench-fill fill --cluster NAME --total N [--spread-days D] [--mongo-uri URI] [--db NAME]\n"
                   "       bench-fill explain --filter JSON [--sort JSON] [--mongo-uri URI] [--db NAME]\n"
                   "       bench-fill lookup --ids ID,ID,... [--no-in] [--mongo-uri URI] [--db NAME]\n",
                   c == 'h' ? stdout : stderr);
@@ -293,7 +340,7 @@ int main(int argc, char **argv)
     db = mongoc_client_get_database(client, dbname);
     jobs = mongoc_database_get_collection(db, "jobs");
     if (strcmp(cmd, "fill") == 0)
-        rc = cmd_fill(jobs, cluster, total);
+        rc = cmd_fill(jobs, cluster, total, spread_days);
     else if (strcmp(cmd, "lookup") == 0)
         rc = cmd_lookup(jobs, ids, with_in);
     else
