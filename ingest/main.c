@@ -254,6 +254,91 @@ static int configure(const char *config_path, const char *const table_values[], 
     return SA_EXIT_OK;
 }
 
+/*
+ * slurm-ingest --dump FILE...: prints the records of argv[first..argc) as JSON lines.
+ * --tz (the only option of the table --dump reads) is table_values' "tz". Returns the
+ * exit code.
+ */
+static int run_dump(int argc, char **argv, int first, const char *const *table_values,
+                    sa_sacct_text_opts_t *topts)
+{
+    sa_error_t error;
+    int rc = SA_EXIT_OK;
+
+    sa_error_clear(&error);
+    if (first >= argc) {
+        fputs("slurm-ingest: --dump needs at least one FILE\n", stderr);
+        return SA_EXIT_USAGE;
+    }
+    /* the zone of sacct text captured in local time */
+    for (size_t i = 0; i < sa_ingest_noptions; i++) {
+        if (strcmp(sa_ingest_options[i].name, "tz") == 0 && table_values[i]) {
+            if (!sa_tz_valid(table_values[i], &error)) {
+                fprintf(stderr, "slurm-ingest: --tz: %s\n", error.message);
+                return SA_EXIT_USAGE;
+            }
+            topts->tz = table_values[i];
+        }
+    }
+    for (int i = first; i < argc; i++) {
+        int frc = dump_file(argv[i], topts);
+        if (frc != SA_EXIT_OK && rc == SA_EXIT_OK)
+            rc = frc;
+    }
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "slurm-ingest: cannot write to standard output: %s\n", strerror(errno));
+        return SA_EXIT_FAILURE;
+    }
+    return rc;
+}
+
+/*
+ * Runs what argv[first..argc) names once configured: replay DIR, migrate, rollup, or
+ * (nothing) an ingest run. Returns the exit code.
+ */
+static int run_command(int argc, char **argv, int first, bool rebuild, const sa_ingest_config_t *ic,
+                       sa_run_opts_t *ro)
+{
+    sa_run_result_t result;
+    sa_error_t error;
+
+    sa_error_clear(&error);
+    if (first < argc && strcmp(argv[first], "replay") == 0) {
+        if (first + 2 != argc) {
+            fputs("slurm-ingest: usage: slurm-ingest replay DIR --cluster NAME\n", stderr);
+            return SA_EXIT_USAGE;
+        }
+        result = sa_run_replay(ro, argv[first + 1], &error);
+    } else if (first < argc && strcmp(argv[first], "migrate") == 0 && first + 1 == argc) {
+        result = sa_run_migrate(ro, &error);
+    } else if (first < argc && strcmp(argv[first], "rollup") == 0 && first + 1 == argc) {
+        size_t differ = 0;
+        result = sa_run_rollup(ro, rebuild, &differ, &error);
+        if (result == SA_RUN_OK && differ && !rebuild) {
+            sa_log(SA_LOG_ERROR, "%zu rollup document(s) differ from the job documents (slurm-ingest rollup --rebuild "
+                                 "rewrites them)", differ);
+            return SA_EXIT_UNHEALTHY;
+        }
+    } else if (first < argc) {
+        fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[first]);
+        return SA_EXIT_USAGE;
+    } else {
+        result = sa_run_ingest(ro, &error);
+    }
+
+    switch (result) {
+    case SA_RUN_OK: return SA_EXIT_OK;
+    case SA_RUN_SPOOLED:
+        sa_log(SA_LOG_WARN, "MongoDB unreachable: captures spooled in %s/%s, nothing lost", ic->spool_dir,
+               ic->cluster);
+        return SA_EXIT_SPOOLED;
+    case SA_RUN_FAILED:
+    default:
+        sa_log(SA_LOG_ERROR, "%s", error.message);
+        return sa_exit_code_for(&error, true);
+    }
+}
+
 /* MONGOC_DISABLE_SHM before libmongoc's own initialisation: see sa_mongo_preinit */
 SA_MONGO_PREINIT;
 
@@ -282,7 +367,6 @@ int main(int argc, char **argv)
     const char *config_path = NULL, *at_text = NULL;
     bool dump = false, rebuild = false;
     int c, nv = 0, nq = 0, rc = SA_EXIT_OK;
-    sa_run_result_t result;
 
     memset(&ro, 0, sizeof ro);
     sa_config_init(&cfg);
@@ -333,32 +417,8 @@ int main(int argc, char **argv)
         }
     }
 
-    if (dump) {
-        if (optind >= argc) {
-            fputs("slurm-ingest: --dump needs at least one FILE\n", stderr);
-            return SA_EXIT_USAGE;
-        }
-        /* --tz (the only option of the table --dump reads): the zone of sacct text captured in local time */
-        for (size_t i = 0; i < sa_ingest_noptions; i++) {
-            if (strcmp(sa_ingest_options[i].name, "tz") == 0 && table_values[i]) {
-                if (!sa_tz_valid(table_values[i], &error)) {
-                    fprintf(stderr, "slurm-ingest: --tz: %s\n", error.message);
-                    return SA_EXIT_USAGE;
-                }
-                ro.topts.tz = table_values[i];
-            }
-        }
-        for (int i = optind; i < argc; i++) {
-            int frc = dump_file(argv[i], &ro.topts);
-            if (frc != SA_EXIT_OK && rc == SA_EXIT_OK)
-                rc = frc;
-        }
-        if (fflush(stdout) != 0) {
-            fprintf(stderr, "slurm-ingest: cannot write to standard output: %s\n", strerror(errno));
-            return SA_EXIT_FAILURE;
-        }
-        return rc;
-    }
+    if (dump)
+        return run_dump(argc, argv, optind, table_values, &ro.topts);
 
     {
         /* standard input can be read once: one input at most */
@@ -374,44 +434,7 @@ int main(int argc, char **argv)
     if (rc != SA_EXIT_OK)
         goto done;
 
-    if (optind < argc && strcmp(argv[optind], "replay") == 0) {
-        if (optind + 2 != argc) {
-            fputs("slurm-ingest: usage: slurm-ingest replay DIR --cluster NAME\n", stderr);
-            { rc = SA_EXIT_USAGE; goto done; }
-        }
-        result = sa_run_replay(&ro, argv[optind + 1], &error);
-    } else if (optind < argc && strcmp(argv[optind], "migrate") == 0 && optind + 1 == argc) {
-        result = sa_run_migrate(&ro, &error);
-    } else if (optind < argc && strcmp(argv[optind], "rollup") == 0 && optind + 1 == argc) {
-        size_t differ = 0;
-        result = sa_run_rollup(&ro, rebuild, &differ, &error);
-        if (result == SA_RUN_OK && differ && !rebuild) {
-            sa_log(SA_LOG_ERROR, "%zu rollup document(s) differ from the job documents (slurm-ingest rollup --rebuild "
-                                 "rewrites them)", differ);
-            rc = SA_EXIT_UNHEALTHY;
-            goto done;
-        }
-    } else if (optind < argc) {
-        fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[optind]);
-        { rc = SA_EXIT_USAGE; goto done; }
-    } else {
-        result = sa_run_ingest(&ro, &error);
-    }
-
-    switch (result) {
-    case SA_RUN_OK:
-        rc = SA_EXIT_OK;
-        break;
-    case SA_RUN_SPOOLED:
-        sa_log(SA_LOG_WARN, "MongoDB unreachable: captures spooled in %s/%s, nothing lost", ic.spool_dir,
-               ic.cluster);
-        rc = SA_EXIT_SPOOLED;
-        break;
-    case SA_RUN_FAILED:
-        sa_log(SA_LOG_ERROR, "%s", error.message);
-        rc = sa_exit_code_for(&error, true);
-        break;
-    }
+    rc = run_command(argc, argv, optind, rebuild, &ic, &ro);
 done:
     free(ro.mongo_uri);
     sa_config_clear(&cfg);

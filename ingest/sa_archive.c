@@ -733,7 +733,12 @@ static bool write_superseded(sa_archive_t *a, slot_t *slots, size_t nslots, sa_a
     return ok;
 }
 
-/* Inserts the new documents (version 1); one whose _id exists is a conflict (read, merge, replace). */
+/*
+ * Inserts the new documents (version 1); one whose _id exists is read, merged and
+ * replaced in the next round. When the insert followed a read that found nothing,
+ * another writer inserted it since: a conflict. When it was not read (a job the cache did
+ * not know: a new or rebuilt cache, an id Slurm reused), it is an insert_reread.
+ */
 static bool write_inserts(sa_archive_t *a, slot_t **ins, size_t n, sa_archive_stats_t *stats, sa_error_t *error)
 {
     bool ok = true;
@@ -757,7 +762,10 @@ static bool write_inserts(sa_archive_t *a, slot_t **ins, size_t n, sa_archive_st
         for (size_t i = off; ok && i < end; i++) {
             if (dup[i - off]) {
                 ins[i]->conflict = true;
-                stats->conflicts++;
+                if (ins[i]->read)
+                    stats->conflicts++;
+                else
+                    stats->insert_rereads++;
             } else {
                 ins[i]->done = ins[i]->written = true;
                 stats->inserted++;

@@ -59,6 +59,8 @@ typedef struct {
     size_t docs_read;  /* job documents read back */
     size_t read_queries; /* find commands on jobs */
     size_t conflicts;  /* writes that found the document changed since it was read (retried) */
+    size_t insert_rereads; /* inserts of a job the cache did not know whose _id was taken (a new or
+                              rebuilt cache, a reused id): read, merged, replaced; not conflicts */
     size_t cache_skipped; /* records skipped because the job cache had their digest */
     size_t rollups_written; /* rollup documents written (schema/sa_rollup.h) */
 } sa_archive_stats_t;

@@ -29,7 +29,8 @@ void sa_json_memo_destroy(sa_json_memo_t *memo);
  * offsets seps[0..nseps). Every key and value is decoded by jansson (json_loadb of
  * its own text), or is the value decoded earlier from the same text under the same
  * key text. The object is built in member order with json_object_set_new_nocheck,
- * exactly as jansson builds it (a repeated key replaces the earlier value).
+ * exactly as jansson builds it. A key twice gives NULL, so that the caller's own
+ * decoding (JSON_REJECT_DUPLICATES) refuses the record.
  * Returns a new reference, or NULL when obj is not a valid object as this memo
  * decodes it (or a value needs JSON_DECODE_INT_AS_REAL, or out of memory): the
  * caller then decodes the whole text, which also gives the error.

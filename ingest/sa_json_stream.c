@@ -704,6 +704,24 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
     }
 }
 
+/* What a top-level member other than the records (k: v) tells meta: "meta", "errors", "warnings", "last_update". */
+static void top_value_meta(const char *k, const json_t *v, sa_meta_t *meta)
+{
+    if (strcmp(k, "meta") == 0)
+        sa_json_meta(v, meta);
+    else if (strcmp(k, "errors") == 0)
+        collect_messages(v, &meta->errors);
+    else if (strcmp(k, "warnings") == 0)
+        collect_messages(v, &meta->warnings);
+    else if (strcmp(k, "last_update") == 0) {
+        int64_t t;
+        json_t *wrap = json_pack("{sO}", "t", v);
+        if (wrap && sa_json_get_time(wrap, "t", &t, NULL))
+            meta->last_update = t;
+        json_decref(wrap);
+    }
+}
+
 bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_kind_t *kind_out, sa_error_t *error)
 {
     stream_t s = {.r = r};
@@ -771,21 +789,8 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
                     json_decref(key);
                     goto fail;
                 }
-                if (meta) {
-                    if (strcmp(k, "meta") == 0)
-                        sa_json_meta(v, meta);
-                    else if (strcmp(k, "errors") == 0)
-                        collect_messages(v, &meta->errors);
-                    else if (strcmp(k, "warnings") == 0)
-                        collect_messages(v, &meta->warnings);
-                    else if (strcmp(k, "last_update") == 0) {
-                        int64_t t;
-                        json_t *wrap = json_pack("{sO}", "t", v);
-                        if (wrap && sa_json_get_time(wrap, "t", &t, NULL))
-                            meta->last_update = t;
-                        json_decref(wrap);
-                    }
-                }
+                if (meta)
+                    top_value_meta(k, v, meta);
                 json_decref(v);
             }
             json_decref(key);

@@ -4,6 +4,8 @@
 #define _GNU_SOURCE
 
 #include "sa_spool.h"
+
+#include "sa_time.h"
 #include "sa_vec.h"
 #include "sa_fsutil.h"
 #include "sa_model.h"
@@ -84,12 +86,19 @@ bool sa_spool_format_at(int64_t at, char *buf, size_t bufsz)
  * Parses the first TS_LEN bytes of s as "YYYYMMDDTHHMMSSZ" (UTC). Strict: exactly
  * that shape, and it must format back to the same text (no "20260230", no second 60).
  */
+/* The value of n decimal digits. */
+static int digits(const char *s, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++)
+        v = v * 10 + (s[i] - '0');
+    return v;
+}
+
 bool sa_spool_parse_at(const char *s, int64_t *at)
 {
     char ts[TS_LEN + 1], back[TS_LEN + 8];
-    struct tm tm;
-    const char *end;
-    time_t t;
+    int64_t t;
 
     for (int i = 0; i < TS_LEN; i++) {
         char want = i == 8 ? 'T' : i == 15 ? 'Z' : '0';
@@ -98,15 +107,12 @@ bool sa_spool_parse_at(const char *s, int64_t *at)
     }
     memcpy(ts, s, TS_LEN);
     ts[TS_LEN] = '\0';
-    memset(&tm, 0, sizeof tm);
-    end = strptime(ts, TS_FORMAT, &tm);
-    if (!end || *end != '\0')
+    /* YYYYMMDDTHHMMSSZ: the digits were checked above; schema/sa_time.c makes the time */
+    if (!sa_time_from_fields(digits(ts, 4), digits(ts + 4, 2), digits(ts + 6, 2), digits(ts + 9, 2),
+                             digits(ts + 11, 2), digits(ts + 13, 2), &t) ||
+        !sa_spool_format_at(t, back, sizeof back) || strcmp(back, ts) != 0)
         return false;
-    tm.tm_isdst = 0;
-    t = timegm(&tm);
-    if (t == (time_t)-1 || !sa_spool_format_at((int64_t)t, back, sizeof back) || strcmp(back, ts) != 0)
-        return false;
-    *at = (int64_t)t;
+    *at = t;
     return true;
 }
 

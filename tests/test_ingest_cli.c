@@ -6,6 +6,7 @@
  * same documents as the live runs, credentials kept out of messages.
  */
 #include "testutil.h"
+#include "tu_archive.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -246,6 +247,42 @@ static void test_default_mode_and_watermark(void **state)
     }
     snprintf(path, sizeof path, "%s/lock/demo.sacct-watermark", tmp);
     unlink(path);
+}
+
+/*
+ * A job the cache does not know whose document is in the archive (a new cache, or an id
+ * Slurm reused) is inserted, finds its _id taken, and is read, merged and replaced: that
+ * is counted as insert_rereads, never as a write conflict (issue 22, item 20; conflicts
+ * are writes that found a document changed since it was read).
+ */
+static void test_insert_rereads_not_conflicts(void **state)
+{
+    const char *first[] = {"--at=2026-11-25T21:45:00Z", NULL};
+    const char *second[] = {"--at=2026-11-25T21:50:00Z", NULL};
+    char db[96], path[400];
+    int rc;
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_rereads", db_name);
+    rc = ingest(db, uri, first, NULL);
+    snprintf(path, sizeof path, "%s/sacct.args", tmp);
+    unlink(path);
+    assert_int_equal(rc, SA_EXIT_OK);
+    assert_int_equal(tu_sum(client, db, "ingest_runs", "counts.insert_rereads"), 0);
+    /* a new machine: the cache is gone; the rebuild brings back the live jobs only */
+    snprintf(path, sizeof path, "%s/lock/demo.jobcache.sqlite", tmp);
+    assert_int_equal(unlink(path), 0);
+    rc = ingest(db, uri, second, NULL);
+    /* the next tests start without this one's watermark, whatever happens below */
+    snprintf(path, sizeof path, "%s/lock/demo.sacct-watermark", tmp);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/sacct.args", tmp);
+    unlink(path);
+    assert_int_equal(rc, SA_EXIT_OK);
+    assert_int_equal(tu_count(client, db, "ingest_runs", NULL), 2);
+    /* the finished jobs of sacct's window were inserted and found there: no writer raced this one */
+    assert_int_equal(tu_sum(client, db, "ingest_runs", "counts.conflicts"), 0);
+    assert_true(tu_sum(client, db, "ingest_runs", "counts.insert_rereads") > 0);
 }
 
 static void test_backfill_windows(void **state)
@@ -581,6 +618,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_mode_and_watermark),
+        cmocka_unit_test(test_insert_rereads_not_conflicts),
         cmocka_unit_test(test_backfill_windows),
         cmocka_unit_test(test_since_forms),
         cmocka_unit_test(test_spool_and_replay),

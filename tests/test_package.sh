@@ -15,6 +15,11 @@
 # test removes those it caused to exist). Otherwise (it says why)
 # the package is unpacked with dpkg-deb -x into a temporary directory and the
 # binaries are run from there. Exit 77 (skipped) when the Debian tools are missing.
+#
+# lintian (Debian's package checker) must report no error (E:) on the package; the
+# warnings that remain are listed in README.md ("Deploying on a cluster") and printed.
+# The version is the one README.md's "Upgrading" section names as the current one, and
+# the newest entry of the packaged changelog.
 set -eu
 
 build=$1 src=$2 cpack=$3 version=$4 have_report=$5
@@ -40,9 +45,9 @@ fail() {
     exit 1
 }
 
-for tool in dpkg-deb dpkg-shlibdeps file readelf; do
+for tool in dpkg-deb dpkg-shlibdeps file readelf lintian; do
     if ! command -v "$tool" >/dev/null 2>&1; then
-        echo "test_package: SKIP: $tool is missing (tools/install-deps installs dpkg-dev and file)"
+        echo "test_package: SKIP: $tool is missing (tools/install-deps installs dpkg-dev, file and lintian)"
         exit 77
     fi
 done
@@ -88,6 +93,14 @@ for script in postinst postrm; do
     sh -n "$tmp/control/$script" || fail "$script: syntax error"
 done
 
+# the version README.md tells users to upgrade to ("The first run of 0.2 ...")
+readme_version=$(sed -n 's/.*The first run of \([0-9][0-9.]*[0-9]\) .*/\1/p' "$src/README.md" | head -1)
+[ -n "$readme_version" ] || fail "README.md names no version in 'The first run of X.Y'"
+case "$version" in
+"$readme_version" | "$readme_version".*) ;;
+*) fail "the package is $version, README.md's Upgrading section is about $readme_version" ;;
+esac
+
 # 3. Contents.
 dpkg-deb -c "$deb" >"$tmp/contents"
 echo "test_package: contents:"
@@ -96,8 +109,10 @@ expect() {
     grep -q " \./$1\$" "$tmp/contents" || fail "the package lacks /$1"
 }
 expect usr/bin/slurm-ingest
-expect usr/share/man/man8/slurm-ingest.8
-expect usr/share/man/man1/slurm-report.1
+expect usr/share/man/man8/slurm-ingest.8.gz
+expect usr/share/man/man1/slurm-report.1.gz
+expect usr/share/doc/slurm-archive/copyright
+expect usr/share/doc/slurm-archive/changelog.gz
 expect usr/lib/systemd/system/slurm-ingest@.service
 expect usr/lib/systemd/system/slurm-ingest@.timer
 expect usr/lib/systemd/system/slurm-report-site.service
@@ -119,7 +134,24 @@ if grep -E ' \./(usr/local|home|tmp|work|root)/|/test_[a-z_]*$|bench-tsdb' "$tmp
     fail "unexpected files in the package"
 fi
 
-# 4. Install it (for real when safe), then run the binaries.
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/share/doc/slurm-archive/changelog.gz | gzip -dc >"$tmp/changelog" ||
+    fail "cannot read the packaged changelog"
+head -1 "$tmp/changelog" | grep -q "^slurm-archive ($version) " ||
+    fail "the changelog's newest entry is not $version: $(head -1 "$tmp/changelog")"
+dpkg-deb --fsys-tarfile "$deb" | tar -xOf - ./usr/share/man/man8/slurm-ingest.8.gz | gzip -dc |
+    grep -q "^\.TH .*\"slurm-archive $version\"" || fail "slurm-ingest.8's footer does not say slurm-archive $version"
+
+# 4. lintian: no error; the warnings and notes are printed (README.md says which remain and why).
+rc=0
+lintian --tag-display-limit 0 "$deb" >"$tmp/lintian" 2>&1 || rc=$?
+sed 's/^/  lintian: /' "$tmp/lintian"
+if grep -q '^E: ' "$tmp/lintian"; then
+    fail "lintian reports errors (E:) on $(basename "$deb")"
+fi
+[ "$rc" = 0 ] || fail "lintian exited $rc"
+echo "test_package: lintian: no error ($(grep -c '^W: ' "$tmp/lintian") warning(s))"
+
+# 5. Install it (for real when safe), then run the binaries.
 why=""
 if [ -n "${SA_TEST_NO_DPKG_INSTALL:-}" ]; then
     why="SA_TEST_NO_DPKG_INSTALL is set"

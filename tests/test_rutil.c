@@ -1,0 +1,189 @@
+/*
+ * test_rutil.c - report/sa_rutil.c: lists, months, durations, wrapping, interning and
+ * files written atomically.
+ */
+#include "testutil.h"
+#include "tu_archive.h"
+
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sa_rutil.h"
+#include "sa_time.h"
+
+static char dir[] = "/tmp/sa-test-rutil.XXXXXX";
+
+static int64_t utc(const char *iso)
+{
+    int64_t t;
+    assert_true(sa_time_parse_iso(iso, &t));
+    return t;
+}
+
+static void test_list_split(void **state)
+{
+    sa_strv_t v;
+    (void)state;
+    sa_strv_init(&v);
+    assert_true(sa_rlist_split(" physics, bio ,,chem ", &v));
+    assert_int_equal(v.n, 3);
+    assert_string_equal(v.v[0], "physics");
+    assert_string_equal(v.v[1], "bio");
+    assert_string_equal(v.v[2], "chem");
+    assert_true(sa_rlist_split("", &v));
+    assert_int_equal(v.n, 3); /* appended to: nothing */
+    sa_strv_clear(&v);
+}
+
+static void test_months(void **state)
+{
+    int64_t s, e;
+    char buf[16];
+    (void)state;
+
+    assert_true(sa_rmonth_parse("2026-02", &s, &e));
+    assert_int_equal(s, utc("2026-02-01T00:00:00Z"));
+    assert_int_equal(e, utc("2026-03-01T00:00:00Z")); /* 28 days */
+    assert_int_equal(e - s, 28 * 86400);
+    assert_true(sa_rmonth_parse("2028-02", &s, &e));
+    assert_int_equal(e - s, 29 * 86400); /* leap year */
+    assert_false(sa_rmonth_parse("2026-00", &s, &e));
+    assert_false(sa_rmonth_parse("2026-1", &s, &e));
+    /* floor and add, across a year */
+    assert_int_equal(sa_rmonth_floor(utc("2026-12-31T23:59:59Z")), utc("2026-12-01T00:00:00Z"));
+    assert_int_equal(sa_rmonth_floor(utc("2026-12-01T00:00:00Z")), utc("2026-12-01T00:00:00Z"));
+    assert_int_equal(sa_rmonth_add(utc("2026-12-01T00:00:00Z"), 1), utc("2027-01-01T00:00:00Z"));
+    assert_int_equal(sa_rmonth_add(utc("2026-01-01T00:00:00Z"), -1), utc("2025-12-01T00:00:00Z"));
+    assert_int_equal(sa_rmonth_add(utc("2026-01-01T00:00:00Z"), 14), utc("2027-03-01T00:00:00Z"));
+    assert_string_equal(sa_rmonth_label(utc("2026-10-31T12:00:00Z"), buf, sizeof buf), "2026-10");
+}
+
+static void test_durations_and_times(void **state)
+{
+    int64_t t;
+    (void)state;
+    assert_true(sa_rduration_parse("30m", &t));
+    assert_int_equal(t, 1800);
+    assert_true(sa_rduration_parse("1w", &t));
+    assert_int_equal(t, 604800);
+    assert_false(sa_rduration_parse("", &t));
+    assert_false(sa_rduration_parse("-5m", &t));
+    assert_true(sa_rtime_parse("2026-09-01T01:02:03Z", &t));
+    assert_int_equal(t, utc("2026-09-01T01:02:03Z"));
+    assert_false(sa_rtime_parse("now", &t)); /* relative: not for files */
+}
+
+static void test_wrap(void **state)
+{
+    sa_strv_t v;
+    (void)state;
+    sa_strv_init(&v);
+    /* "the quick brown fox jumps" at 10: breaks at the last blank within 10 */
+    sa_rwrap("the quick brown fox jumps", 10, &v);
+    assert_int_equal(v.n, 3);
+    assert_string_equal(v.v[0], "the quick");
+    assert_string_equal(v.v[1], "brown fox");
+    assert_string_equal(v.v[2], "jumps");
+    sa_strv_clear(&v);
+    sa_strv_init(&v);
+    sa_rwrap("short", 10, &v);
+    assert_int_equal(v.n, 1);
+    assert_string_equal(v.v[0], "short");
+    sa_rwrap("", 10, &v);
+    assert_int_equal(v.n, 1);
+    sa_strv_clear(&v);
+}
+
+static void test_intern(void **state)
+{
+    sa_rintern_t in;
+    char name[32];
+    (void)state;
+
+    sa_rintern_init(&in);
+    assert_int_equal(sa_rintern_find(&in, "a"), UINT32_MAX);
+    assert_int_equal(sa_rintern(&in, "physics"), 0);
+    assert_int_equal(sa_rintern(&in, "bio"), 1);
+    assert_int_equal(sa_rintern(&in, "physics"), 0);
+    assert_int_equal(sa_rintern_n(&in, "bioXYZ", 3), 1); /* the first 3 bytes: "bio" */
+    /* many names: ids stay dense and stable through the table's growth */
+    for (int i = 0; i < 5000; i++) {
+        snprintf(name, sizeof name, "user%d", i);
+        assert_int_equal(sa_rintern(&in, name), (uint32_t)i + 2);
+    }
+    assert_int_equal(sa_rintern_find(&in, "user4999"), 5001);
+    assert_string_equal(sa_rintern_str(&in, 1), "bio");
+    assert_string_equal(sa_rintern_str(&in, 5001), "user4999");
+    assert_string_equal(sa_rintern_str(&in, 999999), ""); /* no such id */
+    assert_int_equal(sa_rintern_find(&in, "nobody"), UINT32_MAX);
+    sa_rintern_clear(&in);
+}
+
+/* Nothing but the final file in the directory, and only when committed. */
+static int entries(void)
+{
+    return tu_count_entries(dir);
+}
+
+static void test_atomic_file(void **state)
+{
+    sa_atomic_file_t af;
+    sa_error_t err;
+    char path[256], *text;
+    FILE *f;
+    (void)state;
+
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    f = sa_atomic_open(&af, path, &err);
+    assert_non_null(f);
+    fputs("first\n", f);
+    assert_int_equal(entries(), 1); /* the temporary file */
+    assert_true(sa_atomic_close(&af, true, &err));
+    text = tu_read_file(path, NULL);
+    assert_string_equal(text, "first\n");
+    free(text);
+    assert_int_equal(entries(), 1);
+    /* not committed: the old content stays, the temporary file goes */
+    f = sa_atomic_open(&af, path, &err);
+    assert_non_null(f);
+    fputs("second\n", f);
+    assert_true(sa_atomic_close(&af, false, &err));
+    text = tu_read_file(path, NULL);
+    assert_string_equal(text, "first\n");
+    free(text);
+    assert_int_equal(entries(), 1);
+    /* a directory that does not exist */
+    snprintf(path, sizeof path, "%s/nodir/out.txt", dir);
+    assert_null(sa_atomic_open(&af, path, &err));
+    assert_non_null(strstr(err.message, "nodir"));
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_rm_rf(dir);
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_list_split),
+        cmocka_unit_test(test_months),
+        cmocka_unit_test(test_durations_and_times),
+        cmocka_unit_test(test_wrap),
+        cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_atomic_file),
+    };
+    return cmocka_run_group_tests_name("rutil", tests, setup, teardown);
+}
