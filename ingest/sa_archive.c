@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mongoc/mongoc.h>
 
@@ -30,7 +31,15 @@ struct sa_archive {
     mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating, *rollups;
     char *hosts; /* for messages: host:port list, never the URI (it may hold a password) */
     char *uri;   /* kept only to ask again after a connection error (never printed) */
+    sa_archive_open_ms_t open_ms; /* what sa_archive_open took, step by step */
 };
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 /* Resolves "$ref": "#/definitions/x" and drops "$comment" (MongoDB's $jsonSchema has neither). */
 static json_t *schema_resolve(const json_t *node, const json_t *defs)
@@ -222,6 +231,7 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         {"cluster_started", "{\"cluster\": 1, \"started_at\": -1}", NULL},
     };
     sa_archive_t *a;
+    double t0 = mono_ms(), t1;
 
     if (validator_note)
         *validator_note = NULL;
@@ -245,15 +255,26 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         sa_error_nomem(error);
         goto fail;
     }
-    if (!ensure_jobs_collection(a, validator_note, error) ||
-        !ensure_indexes(a, "jobs", job_indexes, sizeof job_indexes / sizeof job_indexes[0], error) ||
+    t1 = mono_ms();
+    a->open_ms.connect = t1 - t0;
+    if (!ensure_jobs_collection(a, validator_note, error))
+        goto fail;
+    t0 = mono_ms();
+    a->open_ms.validator = t0 - t1;
+    if (!ensure_indexes(a, "jobs", job_indexes, sizeof job_indexes / sizeof job_indexes[0], error) ||
         !ensure_indexes(a, "jobs_superseded", superseded_indexes, 1, error) ||
         !ensure_indexes(a, "ingest_runs", run_indexes, 1, error))
         goto fail;
+    a->open_ms.indexes = mono_ms() - t0;
     return a;
 fail:
     sa_archive_close(a);
     return NULL;
+}
+
+sa_archive_open_ms_t sa_archive_open_ms(const sa_archive_t *a)
+{
+    return a->open_ms;
 }
 
 void sa_archive_close(sa_archive_t *a)
