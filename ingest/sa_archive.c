@@ -223,6 +223,9 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         {"cluster_end", "{\"cluster\": 1, \"end\": 1}", NULL},
         {"cluster_runs_start", "{\"cluster\": 1, \"runs.start\": 1}", NULL},
         {"cluster_runs_end", "{\"cluster\": 1, \"runs.end\": 1}", NULL},
+        /* slurm-report job: an array's tasks (array.job_id) and a het job's components
+         * (het.job_id, with array.job_id absent: a het job is never an array) */
+        {"cluster_array_het", "{\"cluster\": 1, \"array.job_id\": 1, \"het.job_id\": 1}", NULL},
     };
     static const char *const superseded_indexes[][3] = {
         {"cluster_job_id_submit", "{\"cluster\": 1, \"job_id\": 1, \"submit\": 1}", NULL},
