@@ -12,7 +12,8 @@
  * Decisions taken here (a reader of the archive should know them):
  * - squeue, PENDING jobs: start_time / end_time are the scheduler's EXPECTED times,
  *   not facts. They are stored as SA_UNSET; the expected start (when Slurm gave one)
- *   is kept in extra "expected_start" (epoch seconds). The raw end is dropped (it is
+ *   is kept in extra "expected_start" (epoch seconds; the job document holds it as the
+ *   date expected_start: sa_jobdoc.c). The raw end is dropped (it is
  *   start + time limit).
  * - squeue, string job_state (v0.0.37..39) prints ONE word and a flag wins over the
  *   base ("REQUEUED", "CONFIGURING", "COMPLETING"). When the word is a flag whose

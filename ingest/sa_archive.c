@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <time.h>
 
 #include <mongoc/mongoc.h>
 
@@ -32,7 +33,15 @@ struct sa_archive {
     mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating, *rollups;
     char *hosts; /* for messages: host:port list, never the URI (it may hold a password) */
     char *uri;   /* kept only to ask again after a connection error (never printed) */
+    sa_archive_open_ms_t open_ms; /* what sa_archive_open took, step by step */
 };
+
+static double mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 /* Resolves "$ref": "#/definitions/x" and drops "$comment" (MongoDB's $jsonSchema has neither). */
 static json_t *schema_resolve(const json_t *node, const json_t *defs)
@@ -216,6 +225,9 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         {"cluster_end", "{\"cluster\": 1, \"end\": 1}", NULL},
         {"cluster_runs_start", "{\"cluster\": 1, \"runs.start\": 1}", NULL},
         {"cluster_runs_end", "{\"cluster\": 1, \"runs.end\": 1}", NULL},
+        /* slurm-report job: an array's tasks (array.job_id) and a het job's components
+         * (het.job_id, with array.job_id absent: a het job is never an array) */
+        {"cluster_array_het", "{\"cluster\": 1, \"array.job_id\": 1, \"het.job_id\": 1}", NULL},
     };
     static const char *const superseded_indexes[][3] = {
         {"cluster_job_id_submit", "{\"cluster\": 1, \"job_id\": 1, \"submit\": 1}", NULL},
@@ -224,6 +236,7 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         {"cluster_started", "{\"cluster\": 1, \"started_at\": -1}", NULL},
     };
     sa_archive_t *a;
+    double t0 = mono_ms(), t1;
 
     if (validator_note)
         *validator_note = NULL;
@@ -247,15 +260,26 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
         sa_error_nomem(error);
         goto fail;
     }
-    if (!ensure_jobs_collection(a, validator_note, error) ||
-        !ensure_indexes(a, "jobs", job_indexes, sizeof job_indexes / sizeof job_indexes[0], error) ||
+    t1 = mono_ms();
+    a->open_ms.connect = t1 - t0;
+    if (!ensure_jobs_collection(a, validator_note, error))
+        goto fail;
+    t0 = mono_ms();
+    a->open_ms.validator = t0 - t1;
+    if (!ensure_indexes(a, "jobs", job_indexes, sizeof job_indexes / sizeof job_indexes[0], error) ||
         !ensure_indexes(a, "jobs_superseded", superseded_indexes, 1, error) ||
         !ensure_indexes(a, "ingest_runs", run_indexes, 1, error))
         goto fail;
+    a->open_ms.indexes = mono_ms() - t0;
     return a;
 fail:
     sa_archive_close(a);
     return NULL;
+}
+
+sa_archive_open_ms_t sa_archive_open_ms(const sa_archive_t *a)
+{
+    return a->open_ms;
 }
 
 void sa_archive_close(sa_archive_t *a)

@@ -46,6 +46,14 @@ typedef struct sa_archive sa_archive_t;
 sa_archive_t *sa_archive_open(const char *uri, const char *db_name, char **validator_note, sa_error_t *error);
 void sa_archive_close(sa_archive_t *a);
 
+/* What sa_archive_open took, in ms of the monotonic clock: connecting (the server's
+ * first answer), the validator (create or collMod of jobs) and listing or creating the
+ * indexes. */
+typedef struct {
+    double connect, validator, indexes;
+} sa_archive_open_ms_t;
+sa_archive_open_ms_t sa_archive_open_ms(const sa_archive_t *a);
+
 typedef struct {
     size_t records;    /* records handed in */
     size_t jobs;       /* distinct job ids among them */

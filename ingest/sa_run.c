@@ -47,6 +47,30 @@ static double mono_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+/*
+ * The phases of a run, as ingest_runs' phases_ms names them. Every millisecond from the
+ * run's start to its record is in exactly one: a phase is the time since the previous
+ * lap, less what the nested counters (exec: the Slurm commands; parse, sqlite, mongo:
+ * landing a snapshot) took meanwhile, which are phases of their own.
+ */
+enum { PH_LOCK, PH_CONNECT, PH_VALIDATOR, PH_INDEXES, PH_MIGRATE, PH_ROLLUPS, PH_CACHE, PH_NODE_CONFIG, PH_CAPTURE,
+       PH_LAND, PH_BACKFILL, PH_RETYPE, PH_FINISH, PH_N };
+static const char *const phase_names[PH_N] = {
+    [PH_LOCK] = "lock",           /* directories checked, the cluster's lock, half-written snapshots swept */
+    [PH_CONNECT] = "connect",     /* the client made and the server's first answer */
+    [PH_VALIDATOR] = "validator", /* create / collMod of jobs with the $jsonSchema validator */
+    [PH_INDEXES] = "indexes",     /* the indexes listed (and created when missing) */
+    [PH_MIGRATE] = "migrate",     /* the check for (and move of) documents of 0.1 */
+    [PH_ROLLUPS] = "rollups",     /* the rollups set up (built for a new cluster) and their journal recovered */
+    [PH_CACHE] = "cache",         /* the job cache opened and checked against the archive (or rebuilt) */
+    [PH_NODE_CONFIG] = "node_config",
+    [PH_CAPTURE] = "capture",     /* the snapshot written, fsync'ed and renamed, less exec */
+    [PH_LAND] = "land",           /* the spool listed, marks, watermark, snapshots dropped, less parse/sqlite/mongo */
+    [PH_BACKFILL] = "backfill",   /* sacct windows after the first, less exec/parse/sqlite/mongo */
+    [PH_RETYPE] = "retype",       /* runs whose untyped GPUs the node snapshots now type (sa_archive_retype) */
+    [PH_FINISH] = "finish",       /* from the last step to the run's record */
+};
+
 /* Everything one run holds. */
 typedef struct {
     const sa_run_opts_t *o;
@@ -57,11 +81,23 @@ typedef struct {
     sa_error_t failure;      /* the first failure to report at the end (domain NONE: none) */
     sa_ingest_stats_t st;
     double exec_ms;
+    double t_begin, t_last;  /* monotonic ms: the run's start, the last lap */
+    double nested_last;      /* exec + parse + sqlite + mongo at the last lap */
+    double ph[PH_N];         /* ms per phase */
     size_t landed, rejected, spooled_left;
     char *setaside_dir;
     char *rejected_dir_note;
     char *kept_path;         /* this run's snapshot of --squeue/--sinfo/... files, in the spool */
 } run_t;
+
+/* Ends the current phase ph: the time since the last lap, less the nested counters' share. */
+static void lap(run_t *r, int ph)
+{
+    double now = mono_ms(), nested = r->exec_ms + r->st.ms_parse + r->st.ms_sqlite + r->st.ms_mongo;
+    r->ph[ph] += (now - r->t_last) - (nested - r->nested_last);
+    r->t_last = now;
+    r->nested_last = nested;
+}
 
 /* Keeps the first failure of the run (later ones are logged only). */
 static void note_failure(run_t *r, const sa_error_t *e)
@@ -597,8 +633,15 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
         json_object_set_new(d, "error", json_string(err));
     json_object_set_new(d, "spooled", json_boolean(r->unreachable));
     json_object_set_new(d, "cache_rebuilt", json_boolean(cache_rebuilt));
-    json_object_set_new(d, "phases_ms", json_pack("{s:f, s:f, s:f, s:f}", "exec", r->exec_ms, "parse", st->ms_parse,
-                                                  "mongo", st->ms_mongo, "sqlite", st->ms_sqlite));
+    {
+        json_t *ph = json_pack("{s:f, s:f, s:f, s:f}", "exec", r->exec_ms, "parse", st->ms_parse, "mongo", st->ms_mongo,
+                               "sqlite", st->ms_sqlite);
+        for (int k = 0; k < PH_N; k++)
+            json_object_set_new(ph, phase_names[k], json_real(r->ph[k]));
+        json_object_set_new(d, "phases_ms", ph);
+        /* the phases sum to this (the monotonic clock, from the run's start to this record) */
+        json_object_set_new(d, "wall_ms", json_real(r->t_last - r->t_begin));
+    }
     counts = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "squeue_records",
                        (json_int_t)st->squeue_records, "sacct_records", (json_int_t)st->sacct_records, "jobs_seen",
                        (json_int_t)st->jobs.jobs, "jobs_inserted", (json_int_t)st->jobs.inserted, "jobs_changed",
@@ -688,11 +731,19 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     char *note = NULL;
     size_t moved = 0;
     sa_error_t err;
+    bool ok;
 
     *cache_rebuilt = false;
     if (r->o->no_mongo)
         return;
     r->archive = sa_archive_open(r->o->mongo_uri, r->c->db, &note, &err);
+    lap(r, PH_CONNECT);
+    if (r->archive) { /* the open's own steps */
+        sa_archive_open_ms_t om = sa_archive_open_ms(r->archive);
+        r->ph[PH_CONNECT] -= om.validator + om.indexes;
+        r->ph[PH_VALIDATOR] += om.validator;
+        r->ph[PH_INDEXES] += om.indexes;
+    }
     if (note)
         sa_log(SA_LOG_DEBUG, "%s", note);
     free(note);
@@ -705,7 +756,9 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
         }
         return;
     }
-    if (!sa_archive_migrate(r->archive, r->c->cluster, &moved, &err)) {
+    ok = sa_archive_migrate(r->archive, r->c->cluster, &moved, &err);
+    lap(r, PH_MIGRATE);
+    if (!ok) {
         /* a connection lost here is exit 8 like anywhere else */
         sa_archive_confirm_unreachable(r->archive, &err);
         if (err.domain == SA_ERR_UNREACHABLE) {
@@ -719,7 +772,9 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "moved %zu job document(s) of 0.1 to the _id scheme of 0.2", moved);
-    if (!sa_archive_rollups_init(r->archive, r->c->cluster, &moved, &err)) {
+    ok = sa_archive_rollups_init(r->archive, r->c->cluster, &moved, &err);
+    lap(r, PH_ROLLUPS);
+    if (!ok) {
         sa_archive_confirm_unreachable(r->archive, &err);
         if (err.domain == SA_ERR_UNREACHABLE)
             r->unreachable = true;
@@ -730,7 +785,9 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "built the usage rollups of %s from its job documents: %zu day(s)", r->c->cluster, moved);
-    if (!sa_archive_rollups_recover(r->archive, r->c->cluster, &moved, &err)) {
+    ok = sa_archive_rollups_recover(r->archive, r->c->cluster, &moved, &err);
+    lap(r, PH_ROLLUPS);
+    if (!ok) {
         sa_archive_confirm_unreachable(r->archive, &err);
         if (err.domain == SA_ERR_UNREACHABLE)
             r->unreachable = true;
@@ -742,11 +799,14 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     if (moved)
         sa_log(SA_LOG_INFO, "rollups: %zu job(s) of an interrupted run restaged", moved);
     r->cache = sa_jobcache_open(r->c->job_cache, &err);
+    lap(r, PH_CACHE);
     if (!r->cache) {
         sa_log(SA_LOG_WARN, "%s; going on without the job cache (every changed job is read back)", err.message);
         return;
     }
-    if (!sa_archive_sync_cache(r->archive, r->c->cluster, r->cache, cache_rebuilt, &err)) {
+    ok = sa_archive_sync_cache(r->archive, r->c->cluster, r->cache, cache_rebuilt, &err);
+    lap(r, PH_CACHE);
+    if (!ok) {
         sa_archive_confirm_unreachable(r->archive, &err);
         if (err.domain == SA_ERR_UNREACHABLE)
             r->unreachable = true;
@@ -786,9 +846,11 @@ static void close_stores(run_t *r)
 static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_error_t *error)
 {
     bool ok = r->failure.domain == SA_ERR_NONE;
-    json_t *doc = run_doc(r, started, ok && !r->unreachable, ok ? NULL : r->failure.message, cache_rebuilt);
+    json_t *doc;
     sa_error_t err;
 
+    lap(r, PH_FINISH);
+    doc = run_doc(r, started, ok && !r->unreachable, ok ? NULL : r->failure.message, cache_rebuilt);
     if (r->st.nodes_gpu_unknown)
         sa_log(SA_LOG_WARN,
                "the GPUs of %zu node(s) are unknown: sinfo --json without -N groups nodes and does not say "
@@ -858,9 +920,11 @@ static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_err
 {
     sa_lock_t *lock = NULL;
     int64_t s0, s1, s2;
+    double t0 = mono_ms();
 
     if (!run_init(r, o, error))
         return NULL;
+    r->t_begin = r->t_last = t0;
     /* what can be refused is refused before any Slurm command runs */
     if ((!spool || sacct_window(r, &s0, &s1, &s2, error)) && check_dirs(r->c, spool, error))
         lock = take_lock(r->c, error);
@@ -870,6 +934,8 @@ static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_err
     } else if (spool) {
         sweep_spool(r->c);
     }
+    if (lock)
+        lap(r, PH_LOCK);
     return lock;
 }
 
@@ -978,7 +1044,7 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
 {
     run_t r;
     sa_lock_t *lock;
-    bool files_mode = false, cache_rebuilt;
+    bool files_mode = false, cache_rebuilt, ok;
     int64_t sacct_end = SA_UNSET;
     time_t started = time(NULL);
     sa_error_t err;
@@ -990,17 +1056,24 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
         return SA_RUN_FAILED;
     open_stores(&r, &cache_rebuilt);
     /* the nodes' configuration first: the snapshots below carry it */
-    if (o->node_config && !record_node_config(&r, &err))
+    ok = !o->node_config || record_node_config(&r, &err);
+    if (!ok)
         note_failure(&r, &err);
+    lap(&r, PH_NODE_CONFIG);
     /* capture and keep; a failure here still lands what the spool holds */
-    else if ((files_mode || !o->node_config) && !take_snapshot(&r, files_mode, &sacct_end, &err))
+    if (ok && (files_mode || !o->node_config) && !take_snapshot(&r, files_mode, &sacct_end, &err))
         note_failure(&r, &err);
-    if (!land_all(&r, r.c->spool_dir, true, &err))
+    lap(&r, PH_CAPTURE);
+    ok = land_all(&r, r.c->spool_dir, true, &err);
+    lap(&r, PH_LAND);
+    if (!ok)
         note_failure(&r, &err);
     else if (!files_mode && r.failure.domain == SA_ERR_NONE && sacct_end != SA_UNSET &&
              watermark_read(r.c) >= sacct_end && !backfill(&r, sacct_end, &err))
         note_failure(&r, &err);
+    lap(&r, PH_BACKFILL);
     retype(&r);
+    lap(&r, PH_RETYPE);
     result = finish(&r, started, cache_rebuilt, error);
     sa_lock_release(lock);
     return result;
@@ -1051,7 +1124,7 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
 {
     run_t r;
     sa_lock_t *lock;
-    bool cache_rebuilt;
+    bool cache_rebuilt, ok;
     time_t started = time(NULL);
     sa_error_t err;
     sa_run_result_t result;
@@ -1063,14 +1136,17 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
     free(r.setaside_dir);
     r.setaside_dir = NULL; /* a replay keeps nothing new: what it would set aside, the archive has */
     open_stores(&r, &cache_rebuilt);
-    if (o->node_config && !record_node_config(&r, &err))
+    ok = !o->node_config || record_node_config(&r, &err);
+    if (!ok)
         note_failure(&r, &err);
-    else if (!o->no_mongo && !r.archive && r.failure.domain == SA_ERR_NONE)
+    lap(&r, PH_NODE_CONFIG);
+    if (ok && !o->no_mongo && !r.archive && r.failure.domain == SA_ERR_NONE)
         sa_error_set(&r.failure, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing replayed");
-    else if (!land_all(&r, dir, false, &err))
+    else if (ok && !land_all(&r, dir, false, &err))
         note_failure(&r, &err);
-    else
-        retype(&r);
+    lap(&r, PH_LAND);
+    retype(&r);
+    lap(&r, PH_RETYPE);
     sa_log(SA_LOG_INFO, "replayed %s: %zu record(s) of squeue, %zu of sacct", dir, r.st.squeue_records,
            r.st.sacct_records);
     result = finish(&r, started, cache_rebuilt, error);

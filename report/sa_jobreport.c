@@ -9,7 +9,9 @@
  * carries the same figures.
  * JOBID is the raw id (JobIDRaw) or the id as Slurm shows it (123_4, 123+1). The
  * documents of jobs_superseded come first, by submit time (the earlier jobs that had the
- * id), then the current one.
+ * id), then the current one. As with sacct -j, an array's id shows every task (each is a
+ * document of its own, keyed by its raw id) and a het job's leader every component, with
+ * a summary line first; 123_4 and 123+1 show that task or component.
  */
 #include "sa_rcommon.h"
 #include "sa_efficiency.h"
@@ -56,6 +58,12 @@ const sa_col_t *sa_job_cols(size_t *n)
     return job_cols;
 }
 
+/* What the documents of the id say it is (one per cluster): a plain job, an array, a het job. */
+typedef struct {
+    char *cluster;
+    int64_t array_job_id, het_job_id; /* of the document whose raw id was asked for */
+} jr_kind_t;
+
 typedef struct {
     const char *coll;   /* the collection being read */
     sa_rtable_t t;
@@ -63,6 +71,14 @@ typedef struct {
     json_t *jobs;       /* the stories, for JSON */
     size_t ndocs, nsuperseded;
     sa_jobview_t view;
+    /* the members of an array or het job shown (the summary line) */
+    bool in_members;         /* the documents read are the members */
+    size_t nmembers;
+    sa_strv_t member_states;
+    sa_strv_t pending_tasks;  /* the ids of array meta-records: tasks not yet started (123_[4-10%2]) */ /* "STATE" once per member */
+    jr_kind_t kinds[16];
+    size_t nkinds;
+    json_t *summaries;       /* the summary of each array or het job shown, for JSON */
 } jr_t;
 
 /* ---- formatting ------------------------------------------------------------------------- */
@@ -203,6 +219,34 @@ static bool run_rows(jr_t *jr, size_t i, const sa_eff_run_t *f, sa_error_t *erro
 
 /* ---- the story -------------------------------------------------------------------------- */
 
+/*
+ * "Submit: ...  Start: ...  End: ...": a job that has not started says so and gives
+ * squeue's forecast (expected_start), a running job its expected end.
+ */
+static void story_times(jr_t *jr)
+{
+    const sa_jobview_t *j = &jr->view;
+    char start[80], end[80];
+
+    if (j->start != SA_UNSET)
+        snprintf(start, sizeof start, "%s", sa_riso(j->start));
+    else if (j->final)
+        snprintf(start, sizeof start, "never (it ended before it started)");
+    else if (j->expected_start != SA_UNSET)
+        snprintf(start, sizeof start, "not yet, expected %s (forecast)", sa_riso(j->expected_start));
+    else
+        snprintf(start, sizeof start, "not yet (no forecast)");
+    if (j->end != SA_UNSET)
+        snprintf(end, sizeof end, "%s", sa_riso(j->end));
+    else if (j->final)
+        snprintf(end, sizeof end, "unknown");
+    else if (j->start != SA_UNSET && j->expected_end != SA_UNSET)
+        snprintf(end, sizeof end, "not yet, expected by %s (time limit)", sa_riso(j->expected_end));
+    else
+        snprintf(end, sizeof end, "not yet");
+    sa_rpreamble_add(&jr->pre, "Submit: %s  Start: %s  End: %s", sa_riso(j->submit), start, end);
+}
+
 /* The identity lines of the job at hand. */
 static void story_identity(jr_t *jr)
 {
@@ -219,8 +263,7 @@ static void story_identity(jr_t *jr)
                          j->exit_signal < 0 ? 0 : j->exit_signal);
     else
         sa_rpreamble_add(&jr->pre, "State: %s", j->state ? j->state : "?");
-    sa_rpreamble_add(&jr->pre, "Submit: %s  Start: %s  End: %s", sa_riso(j->submit), sa_riso(j->start),
-                     sa_riso(j->end));
+    story_times(jr);
     snprintf(a, sizeof a, "%" PRId64, j->req_cpus);
     sa_rpreamble_add(&jr->pre, "Requested: %s CPUs, %s memory, %" PRId64 " GPUs; time limit %s",
                      j->req_cpus != SA_UNSET ? a : "?",
@@ -286,6 +329,11 @@ static json_t *story_json(jr_t *jr)
     json_t *hist = json_array(), *runs = json_array();
 
     json_object_set_new(o, "submit", j->submit != SA_UNSET ? json_string(sa_riso(j->submit)) : json_null());
+    json_object_set_new(o, "start", j->start != SA_UNSET ? json_string(sa_riso(j->start)) : json_null());
+    json_object_set_new(o, "end", j->end != SA_UNSET ? json_string(sa_riso(j->end)) : json_null());
+    json_object_set_new(o, "expected_start",
+                        j->expected_start != SA_UNSET && j->start == SA_UNSET && !j->final
+                            ? json_string(sa_riso(j->expected_start)) : json_null());
     json_object_set_new(o, "req_mem_mb", j->req_mem_mb != SA_UNSET ? json_integer(j->req_mem_mb) : json_null());
     json_object_set_new(o, "restart_cnt", j->restart_cnt != SA_UNSET ? json_integer(j->restart_cnt) : json_null());
     for (size_t i = 0; i < j->nhistory; i++)
@@ -321,6 +369,19 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
     if (!sa_jobview_read(&jr->view, doc, error))
         return false;
     jr->ndocs++;
+    if (jr->in_members && jr->view.array_job_id != SA_UNSET && jr->view.array_task_id == SA_UNSET) {
+        /* an array's meta-record stands for its tasks not started yet */
+        if (!sa_strv_push(&jr->pending_tasks, jr->view.job_id_display ? jr->view.job_id_display : "?")) {
+            sa_error_nomem(error);
+            return false;
+        }
+    } else if (jr->in_members) { /* a member of the array or het job asked for */
+        jr->nmembers++;
+        if (!sa_strv_push(&jr->member_states, jr->view.state ? jr->view.state : "?")) {
+            sa_error_nomem(error);
+            return false;
+        }
+    }
     if (strcmp(jr->coll, "jobs") != 0)
         jr->nsuperseded++;
     if (jr->ndocs > 1)
@@ -337,27 +398,172 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
     return true;
 }
 
-/* The filter: the raw id (digits) or the id as shown, in the clusters (-M, else every cluster). */
-static bool job_filter(const sa_report_opts_t *o, const sa_strv_t *clusters, bson_t *f, sa_error_t *error)
+/* A job id of digits only into *id (false: not one). */
+static bool parse_id(const char *s, size_t len, int64_t *id)
 {
-    const char *s = o->job_arg;
-    bool digits = s && *s;
-    int64_t id;
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    }
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    *id = strtoll(buf, NULL, 10);
+    return errno == 0;
+}
 
-    for (const char *p = s; digits && *p; p++)
-        digits = isdigit((unsigned char)*p) != 0;
+/*
+ * The filter: the raw id (digits), an array task 123_4 or a het component 123+1 (the
+ * index {cluster, array.job_id, het.job_id} serves both), or another id as shown
+ * (job_id_display), in the clusters (-M, else every cluster). *raw is the raw id asked
+ * for (SA_UNSET for the other forms).
+ */
+static bool job_filter(const sa_report_opts_t *o, const sa_strv_t *clusters, bson_t *f, int64_t *raw,
+                       sa_error_t *error)
+{
+    const char *s = o->job_arg, *sep;
+    int64_t a, b;
+
+    *raw = SA_UNSET;
     if (!s || !*s || strlen(s) > 64) {
         sa_error_set(error, SA_ERR_USAGE, 0, "job needs a job id: slurm-report job [-M CLUSTER] JOBID");
         return false;
     }
-    errno = 0;
-    id = digits ? strtoll(s, NULL, 10) : 0;
-    if (digits && errno == 0)
-        BSON_APPEND_INT64(f, "job_id", id);
-    else
+    sep = strpbrk(s, "_+");
+    if (!sep && parse_id(s, strlen(s), &a)) {
+        BSON_APPEND_INT64(f, "job_id", a); /* the index {cluster, job_id} */
+        *raw = a;
+    } else if (sep && parse_id(s, (size_t)(sep - s), &a) && parse_id(sep + 1, strlen(sep + 1), &b)) {
+        if (*sep == '_') {
+            BSON_APPEND_INT64(f, "array.job_id", a);
+            BSON_APPEND_INT64(f, "array.task_id", b);
+        } else {
+            BSON_APPEND_NULL(f, "array.job_id"); /* a het job is never an array: the index's next key */
+            BSON_APPEND_INT64(f, "het.job_id", a);
+            BSON_APPEND_INT64(f, "het.offset", b);
+        }
+    } else {
         BSON_APPEND_UTF8(f, "job_id_display", s);
-    sa_rbson_append_in(f, "cluster", clusters); /* the index {cluster, job_id} serves the lookup */
+    }
+    sa_rbson_append_in(f, "cluster", clusters);
     return true;
+}
+
+/* Notes what the document of the raw id asked for is, per cluster (an array's, a het job's). */
+static bool on_kind(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    jr_t *jr = ctx;
+    jr_kind_t *k;
+
+    if (!sa_jobview_read(&jr->view, doc, error))
+        return false;
+    if (jr->nkinds == sizeof jr->kinds / sizeof jr->kinds[0] || !jr->view.cluster)
+        return true;
+    k = &jr->kinds[jr->nkinds];
+    if (!(k->cluster = strdup(jr->view.cluster))) {
+        sa_error_nomem(error);
+        return false;
+    }
+    k->array_job_id = jr->view.array_job_id == jr->view.job_id ? jr->view.array_job_id : SA_UNSET;
+    k->het_job_id = jr->view.het_job_id == jr->view.job_id ? jr->view.het_job_id : SA_UNSET;
+    jr->nkinds++;
+    return true;
+}
+
+/*
+ * The members of the array or het job whose id is `raw`, on the cluster of kind k:
+ * every document with array.job_id = raw by task, or every component (het.job_id = raw,
+ * array.job_id absent) by offset. Each is an index range of {cluster, array.job_id,
+ * het.job_id}.
+ */
+static bool each_member(sa_rdb_t *db, jr_t *jr, const jr_kind_t *k, int64_t raw, sa_error_t *error)
+{
+    bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
+    bool ok;
+
+    BSON_APPEND_UTF8(&f, "cluster", k->cluster);
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
+    if (k->array_job_id != SA_UNSET) {
+        BSON_APPEND_INT64(&f, "array.job_id", raw);
+        BSON_APPEND_INT32(&sub, "array.task_id", 1);
+    } else {
+        BSON_APPEND_NULL(&f, "array.job_id");
+        BSON_APPEND_INT64(&f, "het.job_id", raw);
+        BSON_APPEND_INT32(&sub, "het.offset", 1);
+    }
+    BSON_APPEND_INT32(&sub, "job_id", 1);
+    bson_append_document_end(&opts, &sub);
+    ok = sa_rdb_each(db, "jobs", &f, &opts, on_doc, jr, error);
+    bson_destroy(&f);
+    bson_destroy(&opts);
+    return ok;
+}
+
+/*
+ * "Array job 4: 5 tasks: COMPLETED 4, FAILED 1" ("; not started yet: 4_[6-9]" for a
+ * meta-record), or "Het job 5: 2 components: CANCELLED 2", into out and jr->summaries.
+ */
+static void summary_line(jr_t *jr, const jr_kind_t *k, int64_t raw, sa_strv_t *out)
+{
+    char buf[1024];
+    size_t len;
+    bool array = k->array_job_id != SA_UNSET;
+    json_t *counts = json_object(), *c;
+    const char *st;
+    size_t i = 0;
+
+    len = (size_t)snprintf(buf, sizeof buf, "%s job %" PRId64 "%s%s: %zu %s%s", array ? "Array" : "Het", raw,
+                           jr->nkinds > 1 ? " on " : "", jr->nkinds > 1 ? k->cluster : "", jr->nmembers,
+                           array ? "task" : "component", jr->nmembers == 1 ? "" : "s");
+    for (size_t m = 0; m < jr->member_states.n; m++) {
+        st = jr->member_states.v[m];
+        json_object_set_new(counts, st, json_integer(json_integer_value(json_object_get(counts, st)) + 1));
+    }
+    json_object_foreach(counts, st, c) {
+        if (len < sizeof buf)
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s %s %" JSON_INTEGER_FORMAT, i++ ? "," : ":", st,
+                                    json_integer_value(c));
+    }
+    for (size_t m = 0; m < jr->pending_tasks.n; m++) {
+        if (len < sizeof buf)
+            len += (size_t)snprintf(buf + len, sizeof buf - len, "%s %s", m ? "," : "; not started yet:",
+                                    jr->pending_tasks.v[m]);
+    }
+    sa_strv_push(out, buf);
+    json_array_append_new(jr->summaries, json_pack("{s:s, s:s, s:I, s:I, s:o, s:s}", "cluster", k->cluster, "kind",
+                                                   array ? "array" : "het", "job_id", (json_int_t)raw, "members",
+                                                   (json_int_t)jr->nmembers, "states", counts, "line", buf));
+}
+
+/* The stories of the id on one cluster: its members (an array, a het job) with a summary line first. */
+static bool members_story(sa_rdb_t *db, jr_t *jr, const jr_kind_t *k, int64_t raw, sa_error_t *error)
+{
+    sa_strv_t before = jr->pre, story;
+    bool ok;
+
+    sa_strv_init(&jr->pre);
+    jr->nmembers = 0;
+    sa_strv_clear(&jr->member_states);
+    sa_strv_init(&jr->member_states);
+    sa_strv_clear(&jr->pending_tasks);
+    sa_strv_init(&jr->pending_tasks);
+    jr->in_members = true;
+    ok = each_member(db, jr, k, raw, error);
+    jr->in_members = false;
+    story = jr->pre;
+    jr->pre = before;
+    if (ok && (jr->nmembers || jr->pending_tasks.n)) {
+        if (jr->pre.n)
+            sa_rpreamble_add(&jr->pre, "%s", "");
+        summary_line(jr, k, raw, &jr->pre);
+        for (size_t i = 0; i < story.n; i++)
+            sa_strv_push(&jr->pre, story.v[i]);
+    }
+    sa_strv_clear(&story);
+    return ok;
 }
 
 bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)
@@ -368,6 +574,7 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     jr_t jr;
     json_t *extra = NULL;
+    int64_t raw;
     bool ok = false;
 
     (void)warn;
@@ -376,6 +583,9 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     sa_strv_init(&jr.pre);
     sa_jobview_init(&jr.view);
     jr.jobs = json_array();
+    jr.summaries = json_array();
+    sa_strv_init(&jr.member_states);
+    sa_strv_init(&jr.pending_tasks);
     sa_strv_init(&names);
     if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for job", sa_format_name(o->format));
@@ -385,7 +595,7 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
         goto done;
     for (size_t i = 0; i < cl.n; i++)
         sa_strv_push(&names, cl.v[i].name);
-    if (!job_filter(o, &names, &f, error))
+    if (!job_filter(o, &names, &f, &raw, error))
         goto done;
     BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
     BSON_APPEND_INT32(&sub, "cluster", 1);
@@ -395,7 +605,26 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     if (!sa_rdb_each(db, jr.coll, &f, &opts, on_doc, &jr, error))
         goto done;
     jr.coll = "jobs";
-    if (!sa_rdb_each(db, jr.coll, &f, &opts, on_doc, &jr, error))
+    /* the raw id of an array or of a het job's leader: every task or component, as sacct -j shows them */
+    if (raw != SA_UNSET && !sa_rdb_each(db, jr.coll, &f, &opts, on_kind, &jr, error))
+        goto done;
+    for (size_t i = 0; i < jr.nkinds; i++) {
+        const jr_kind_t *k = &jr.kinds[i];
+        if (k->array_job_id != SA_UNSET || k->het_job_id != SA_UNSET) {
+            if (!members_story(db, &jr, k, raw, error))
+                goto done;
+        } else {
+            bson_t one = BSON_INITIALIZER;
+            bool ok1;
+            BSON_APPEND_INT64(&one, "job_id", raw);
+            BSON_APPEND_UTF8(&one, "cluster", k->cluster);
+            ok1 = sa_rdb_each(db, jr.coll, &one, NULL, on_doc, &jr, error);
+            bson_destroy(&one);
+            if (!ok1)
+                goto done;
+        }
+    }
+    if (raw == SA_UNSET && !sa_rdb_each(db, jr.coll, &f, &opts, on_doc, &jr, error))
         goto done;
     if (jr.ndocs == 0) {
         sa_error_set(error, SA_ERR_USAGE, 0, "no job %s in the archive%s", o->job_arg,
@@ -405,7 +634,7 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     if (jr.nsuperseded)
         sa_rpreamble_add(&jr.pre, "Reused id: %zu earlier job%s had this id (jobs_superseded), shown first",
                          jr.nsuperseded, jr.nsuperseded == 1 ? "" : "s");
-    extra = json_pack("{s:s, s:O}", "job", o->job_arg, "jobs", jr.jobs);
+    extra = json_pack("{s:s, s:O, s:O}", "job", o->job_arg, "jobs", jr.jobs, "summaries", jr.summaries);
     {
         sa_rdoc_t doc = {.kind = "job", .title = "slurm-report: job", .preamble = &jr.pre, .table = &jr.t,
                          .json = extra};
@@ -414,6 +643,11 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
 done:
     json_decref(extra);
     json_decref(jr.jobs);
+    json_decref(jr.summaries);
+    sa_strv_clear(&jr.member_states);
+    sa_strv_clear(&jr.pending_tasks);
+    for (size_t i = 0; i < jr.nkinds; i++)
+        free(jr.kinds[i].cluster);
     bson_destroy(&f);
     bson_destroy(&opts);
     sa_rtable_clear(&jr.t);

@@ -232,6 +232,13 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
             if (json_is_null(v) || (json_is_string(v) && json_string_length(v) == 0) ||
                 (running && sa_usage_extra_column(k)))
                 continue;
+            /* squeue's start forecast of a pending job (epoch seconds in the record) is a time:
+             * the document holds it as the date expected_start, like every other time */
+            if (strcmp(k, "expected_start") == 0 && json_is_integer(v)) {
+                if (!json_object_get(doc, "expected_start"))
+                    json_object_set(doc, "expected_start", v);
+                continue;
+            }
             json_object_set(extra, k, v);
         }
         if (json_object_size(extra))
@@ -661,11 +668,19 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
     const char *src = sa_source_name(rec->source);
     const char *base = rec->state.base;
     bool final = sa_job_state_is_final(base);
+    bool pending = base && strcmp(base, "PENDING") == 0;
+    /* sacct's Reason is why the job last waited (slurmdbd keeps the reason it had before it
+     * started, "None" when there was none): it belongs to the PENDING entry, never to the
+     * state that followed (a COMPLETED job "reason BeginTime" would be stale). squeue's is
+     * the job's reason now. */
+    bool sacct = rec->source != SA_SRC_SQUEUE;
+    const char *waited = sacct && rec->reason && strcmp(rec->reason, "None") != 0 ? rec->reason : NULL;
+    const char *now_reason = sacct && !pending ? NULL : rec->reason;
     obs_t o[3];
     size_t n = 0;
 
     if (rec->submit != SA_UNSET)
-        o[n++] = (obs_t){"PENDING", NULL, NULL, rec->submit, true, src};
+        o[n++] = (obs_t){"PENDING", NULL, waited, rec->submit, true, src};
     if (record_ran(rec)) {
         /* a start after the end (clock skew, a damaged record) is taken as the end */
         int64_t start = final && rec->end != SA_UNSET && rec->start > rec->end ? rec->end : rec->start;
@@ -676,9 +691,9 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
          * phase, not which state: the entry it would decorate (RUNNING, or the end that
          * follows) depends on which records came first, so it adds nothing more */
     } else if (final && record_end(rec) != SA_UNSET) {
-        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, record_end(rec), true, src};
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), now_reason, record_end(rec), true, src};
     } else if (!final || rec->source == SA_SRC_SQUEUE) {
-        o[n++] = (obs_t){base, strv_json(&rec->state.flags), rec->reason, ctx->at, false, src};
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), now_reason, ctx->at, false, src};
     }
     history_add_sorted(history, o, n);
 }

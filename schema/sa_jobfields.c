@@ -55,8 +55,9 @@ const sa_jobfield_t sa_jobfields[] = {
     {"submit_first", "date", "the earliest submit time any record gave: the first submission of a requeued job"},
     {"eligible", "date", "when the job became eligible to run"},
     {"start", "date", "start of the current run, from a record that saw it start (never a forecast)"},
-    {"expected_start", "date", "a pending job's forecast start when its record gives one as the start (volatile; "
-                               "squeue's parser keeps Slurm's forecast in extra.expected_start instead)"},
+    {"expected_start", "date", "a pending job's forecast start: squeue's start_time of a PENDING job (volatile); "
+                               "archives written before it was a date hold it as extra.expected_start, epoch "
+                               "seconds, which readers take when expected_start is absent"},
     {"end", "date", "when the job ended: sacct's End, or start + elapsed when Slurm recorded no End; absent until "
                     "it ended"},
     {"expected_end", "date", "squeue's forecast of an unfinished job's end, start + time limit (volatile)"},

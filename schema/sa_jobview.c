@@ -364,9 +364,33 @@ static void reset(sa_jobview_t *v)
     v->exit_code = v->exit_signal = -1;
     v->time_limit_unlimited = false;
     v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
+    v->expected_start = v->array_job_id = v->array_task_id = v->het_job_id = v->het_offset = SA_UNSET;
     v->runs = NULL;
     v->history = NULL;
     v->nruns = v->nhistory = 0;
+}
+
+/* Two integer members (ka, kb) of a subdocument (array, het) into *a, *b. */
+static void read_pair(bson_iter_t *it, const char *ka, int64_t *a, const char *kb, int64_t *b)
+{
+    bson_iter_t child;
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &child))
+        return;
+    while (bson_iter_next(&child)) {
+        if (key_is(bson_iter_key(&child), ka))
+            *a = sa_bson_iter_int(&child, SA_UNSET);
+        else if (key_is(bson_iter_key(&child), kb))
+            *b = sa_bson_iter_int(&child, SA_UNSET);
+    }
+}
+
+/* extra.expected_start (epoch seconds), which archives written before expected_start was a date hold. */
+static void read_extra(sa_jobview_t *v, bson_iter_t *it)
+{
+    bson_iter_t child;
+    if (BSON_ITER_HOLDS_DOCUMENT(it) && bson_iter_recurse(it, &child) &&
+        bson_iter_find(&child, "expected_start") && v->expected_start == SA_UNSET)
+        v->expected_start = sa_bson_iter_time(&child);
 }
 
 /* One top-level member whose name starts with a-p (the rest: read_member_q_z). */
@@ -378,6 +402,8 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->account = sa_bson_iter_str(it, NULL);
         else if (key_is(k, "alloc"))
             read_alloc(v, it);
+        else if (key_is(k, "array"))
+            read_pair(it, "job_id", &v->array_job_id, "task_id", &v->array_task_id);
         break;
     case 'c':
         if (key_is(k, "cluster"))
@@ -390,6 +416,10 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->end = sa_bson_iter_time(it);
         else if (key_is(k, "expected_end"))
             v->expected_end = sa_bson_iter_time(it);
+        else if (key_is(k, "expected_start"))
+            v->expected_start = sa_bson_iter_time(it);
+        else if (key_is(k, "extra"))
+            read_extra(v, it);
         else if (key_is(k, "exit"))
             read_exit(it, &v->exit_code, &v->exit_signal);
         else if (key_is(k, "elapsed_s"))
@@ -402,6 +432,8 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
     case 'h':
         if (key_is(k, "history"))
             return read_history(v, it);
+        if (key_is(k, "het"))
+            read_pair(it, "job_id", &v->het_job_id, "offset", &v->het_offset);
         break;
     case 'j':
         if (key_is(k, "job_id"))

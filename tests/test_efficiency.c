@@ -37,9 +37,9 @@ static int64_t iso(const char *s)
     return t;
 }
 
-/* Ingests one sacct text file as cluster at time at. */
-static void ingest(sa_archive_t *a, const char *cluster, const char *path, const char *at, const char *delim,
-                   const char *fields)
+/* Ingests one capture (sacct text, or squeue JSON when kind is SA_IN_SQUEUE) as cluster at time at. */
+static void ingest_kind(sa_archive_t *a, const char *cluster, int kind, const char *path, const char *at,
+                        const char *delim, const char *fields)
 {
     sa_snapshot_t snap;
     sa_ingest_env_t env;
@@ -52,7 +52,7 @@ static void ingest(sa_archive_t *a, const char *cluster, const char *path, const
     env.archive = a;
     snap.cluster = cluster;
     snap.at = iso(at);
-    snap.files[SA_IN_SACCT] = path;
+    snap.files[kind] = path;
     snap.topts.delimiter = delim;
     snap.topts.fields = fields;
     sa_ingest_stats_init(&st);
@@ -61,6 +61,38 @@ static void ingest(sa_archive_t *a, const char *cluster, const char *path, const
     if (out.rejected)
         fail_msg("ingest %s: %s", path, out.why.message);
     sa_ingest_stats_clear(&st);
+}
+
+static void ingest(sa_archive_t *a, const char *cluster, const char *path, const char *at, const char *delim,
+                   const char *fields)
+{
+    ingest_kind(a, cluster, SA_IN_SACCT, path, at, delim, fields);
+}
+
+/*
+ * fixtures/slurm-22.05 as a live run saw it (cluster t2205): the squeue captures in the
+ * order they were taken (times from the jobs' own: jobs.txt), then sacct -P -D. And the
+ * first capture alone (cluster early), where job 7 is pending with a start forecast.
+ */
+static void ingest_2205(sa_archive_t *a)
+{
+    static const char *const seq[][2] = {
+        {"squeue-A.json", "2026-11-26T06:28:05"}, {"squeue-B.json", "2026-11-26T06:28:18"},
+        {"squeue-requeued.json", "2026-11-26T06:29:10"}, {"squeue-C.json", "2026-11-26T06:30:20"},
+        {"squeue-E.json", "2026-11-26T06:30:30"},
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        char *path = sa_rprintf("%s/slurm-22.05/%s", SA_FIXTURES_DIR, seq[i][0]);
+        ingest_kind(a, "t2205", SA_IN_SQUEUE, path, seq[i][1], NULL, NULL);
+        if (i == 0)
+            ingest_kind(a, "early", SA_IN_SQUEUE, path, seq[i][1], NULL, NULL);
+        free(path);
+    }
+    {
+        char *path = sa_rprintf("%s/slurm-22.05/sacct-P-D.txt", SA_FIXTURES_DIR);
+        ingest(a, "t2205", path, "2026-11-26T06:31:00", NULL, NULL);
+        free(path);
+    }
 }
 
 static int group_setup(void **state)
@@ -83,6 +115,7 @@ static int group_setup(void **state)
         free(fields);
     }
     ingest(a, "old2205", old, "2026-11-27T00:00:00", "\x1f", NULL);
+    ingest_2205(a);
     sa_archive_close(a);
     free(gpu);
     free(old);
@@ -400,13 +433,140 @@ static void test_untyped_gpu_type(void **state)
     sa_report_opts_clear(&o);
 }
 
+/* The story of one id on cluster t2205 (text), and its JSON. */
+static char *story(const char *cluster, const char *id, json_t **json)
+{
+    sa_report_opts_t o;
+    char *s;
+    opts(&o, cluster);
+    o.job_arg = id;
+    s = run(true, &o);
+    if (json)
+        *json = run_json(true, &o);
+    sa_report_opts_clear(&o);
+    return s;
+}
+
+/* The job_id_display of every story of a JSON job report, comma-separated, into buf. */
+static const char *displays(const json_t *doc, char *buf, size_t n)
+{
+    size_t i, len = 0;
+    json_t *j;
+    buf[0] = '\0';
+    json_array_foreach(json_object_get(doc, "jobs"), i, j) {
+        len += (size_t)snprintf(buf + len, len < n ? n - len : 0, "%s%s", i ? "," : "",
+                                json_string_value(json_object_get(j, "job_id_display")));
+    }
+    return buf;
+}
+
+/*
+ * Issue 22, item 13: slurm-report job 4 (array 1-5%2 of the 22.05 test cluster: tasks
+ * 4_1..4_4 got raw ids 17-20, 4_5 kept 4) shows every task, as sacct -j 4 does, and job
+ * 5 (het job 5+0, 5+1: raw 5 and 6) both components, each with a summary line; 4_3 and
+ * 5+1 show that one. No finished job's history keeps sacct's pending reason on its end.
+ */
+static void test_array_and_het_story(void **state)
+{
+    json_t *doc;
+    char *s, buf[256];
+    (void)state;
+
+    s = story("t2205", "4", &doc);
+    if (!strstr(s, "Array job 4: 5 tasks: COMPLETED 4, FAILED 1") || !strstr(s, "Job ID: 4_1 (raw 17)") ||
+        !strstr(s, "Job ID: 4_5 (raw 4)"))
+        fail_msg("job 4 is not the whole array:\n%s", s);
+    assert_string_equal(displays(doc, buf, sizeof buf), "4_1,4_2,4_3,4_4,4_5");
+    assert_int_equal(json_integer_value(json_object_get(json_array_get(json_object_get(doc, "summaries"), 0),
+                                                        "members")), 5);
+    /* sacct's Reason of the tasks (JobArrayTaskLimit: why they waited) is on their PENDING entry only */
+    if (strstr(s, "COMPLETED reason") || !strstr(s, "PENDING reason JobArrayTaskLimit"))
+        fail_msg("a task's history has a stale reason on its end, or lost it:\n%s", s);
+    free(s);
+    json_decref(doc);
+
+    s = story("t2205", "5", &doc);
+    if (!strstr(s, "Het job 5: 2 components: CANCELLED 2"))
+        fail_msg("job 5 is not the whole het job:\n%s", s);
+    assert_string_equal(displays(doc, buf, sizeof buf), "5+0,5+1");
+    free(s);
+    json_decref(doc);
+
+    s = story("t2205", "4_3", &doc);
+    assert_string_equal(displays(doc, buf, sizeof buf), "4_3");
+    assert_null(strstr(s, "Array job"));
+    free(s);
+    json_decref(doc);
+    s = story("t2205", "5+1", &doc);
+    assert_string_equal(displays(doc, buf, sizeof buf), "5+1");
+    free(s);
+    json_decref(doc);
+    /* a plain job: no summary */
+    s = story("t2205", "9", &doc);
+    assert_string_equal(displays(doc, buf, sizeof buf), "9");
+    if (strstr(s, "Array job") || strstr(s, "Het job") || strstr(s, "COMPLETED reason"))
+        fail_msg("job 9:\n%s", s);
+    free(s);
+    json_decref(doc);
+}
+
+/*
+ * A pending job's story says it has not started and gives squeue's forecast, stored as a
+ * date (expected_start); a document written before, with extra.expected_start in epoch
+ * seconds, is read the same.
+ */
+static void test_pending_story(void **state)
+{
+    json_t *doc;
+    char *s;
+    (void)state;
+
+    s = story("early", "7", &doc); /* squeue-A: job 7 PENDING (Priority), start_time 1795678680 */
+    if (!strstr(s, "Start: not yet, expected 2026-11-26T07:38:00Z (forecast)  End: not yet"))
+        fail_msg("job 7's story has no forecast:\n%s", s);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "jobs"), 0),
+                                                          "expected_start")), "2026-11-26T07:38:00Z");
+    free(s);
+    json_decref(doc);
+    {
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db_name, "jobs");
+        bson_t *f = BCON_NEW("_id", BCON_UTF8("early:7")), *old;
+        mongoc_cursor_t *cur = mongoc_collection_find_with_opts(c, f, NULL, NULL);
+        const bson_t *d;
+        bson_iter_t it, sub;
+        bson_error_t berr;
+        assert_true(mongoc_cursor_next(cur, &d));
+        assert_true(bson_iter_init_find(&it, d, "expected_start"));
+        assert_true(BSON_ITER_HOLDS_DATE_TIME(&it));
+        assert_int_equal(bson_iter_date_time(&it), INT64_C(1795678680000));
+        assert_true(bson_iter_init(&it, d));
+        assert_false(bson_iter_find_descendant(&it, "extra.expected_start", &sub)); /* no epoch copy */
+        mongoc_cursor_destroy(cur);
+        bson_destroy(f);
+        /* as 0.1 and earlier 0.2 archives hold it */
+        old = BCON_NEW("_id", BCON_UTF8("early:99"), "cluster", BCON_UTF8("early"), "job_id", BCON_INT64(99),
+                       "job_id_display", BCON_UTF8("99"), "state", BCON_UTF8("PENDING"), "submit",
+                       BCON_DATE_TIME(INT64_C(1795674475000)), "history", "[", "]", "runs", "[", "]", "extra", "{",
+                       "expected_start", BCON_INT64(1795680000), "}");
+        if (!mongoc_collection_insert_one(c, old, NULL, NULL, &berr))
+            fail_msg("insert: %s", berr.message);
+        bson_destroy(old);
+        mongoc_collection_destroy(c);
+    }
+    s = story("early", "99", NULL);
+    if (!strstr(s, "Start: not yet, expected 2026-11-26T08:00:00Z (forecast)"))
+        fail_msg("an older document's extra.expected_start is not read:\n%s", s);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_account),       cmocka_unit_test(test_by_type_and_user),
         cmocka_unit_test(test_formats),          cmocka_unit_test(test_job_story),
         cmocka_unit_test(test_habrok_gpu_job),   cmocka_unit_test(test_no_usage_columns),
-        cmocka_unit_test(test_untyped_gpu_type),
+        cmocka_unit_test(test_untyped_gpu_type),  cmocka_unit_test(test_array_and_het_story),
+        cmocka_unit_test(test_pending_story),
     };
     int rc;
 

@@ -8,6 +8,7 @@
 #include "testutil.h"
 #include "tu_archive.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -614,6 +615,127 @@ static void test_no_mongoc_shm(void **state)
     }
 }
 
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+/*
+ * Every millisecond of a run is in a named phase (issue 22, item 14): the first run of a
+ * new cluster in an archive that holds another cluster's documents spends its time setting
+ * up (the migration check, the rollups, the job cache rebuilt), before any snapshot. Its
+ * ingest_runs document's phases must sum to the run's wall time (wall_ms, the monotonic
+ * clock) within 5 % or 50 ms, and that wall time must be finished_at - started_at (whole
+ * seconds: within one) and, within 10 % or 300 ms, the time the test saw the process take.
+ */
+static void test_phases_sum_to_wall(void **state)
+{
+    enum { OTHER_DOCS = 3000 };
+    char db[96], opt_sinfo[400], opt_cluster[64];
+    const char *extra[] = {opt_cluster, opt_sinfo, "--at=2026-11-26T06:30:00Z", NULL};
+    mongoc_collection_t *c;
+    bson_t *f, *opts;
+    json_t *run, *phases, *v;
+    const char *k;
+    double sum = 0, wall, secs, t0, took;
+    int64_t started, finished;
+    (void)state;
+
+    snprintf(db, sizeof db, "%s_phases", db_name);
+    /* another cluster's documents: what a new cluster's set-up must look past */
+    c = mongoc_client_get_collection(client, db, "jobs");
+    {
+        mongoc_bulk_operation_t *bulk = mongoc_collection_create_bulk_operation_with_opts(c, NULL);
+        bson_error_t berr;
+        char pad[257];
+        memset(pad, 'x', sizeof pad - 1);
+        pad[sizeof pad - 1] = '\0';
+        for (int i = 1; i <= OTHER_DOCS; i++) {
+            char id[32];
+            bson_t *d;
+            snprintf(id, sizeof id, "other:%d", i);
+            d = BCON_NEW("_id", BCON_UTF8(id), "cluster", BCON_UTF8("other"), "job_id", BCON_INT64(i), "state",
+                         BCON_UTF8("COMPLETED"), "end", BCON_DATE_TIME((int64_t)1795600000000 + i * 1000),
+                         "runs", "[", "]", "history", "[", "]", "extra", "{", "a", BCON_UTF8(pad), "b", BCON_UTF8(pad),
+                         "c", BCON_UTF8(pad), "d", BCON_UTF8(pad), "}");
+            mongoc_bulk_operation_insert(bulk, d);
+            bson_destroy(d);
+        }
+        if (!mongoc_bulk_operation_execute(bulk, NULL, &berr))
+            fail_msg("inserting the other cluster's documents: %s", berr.message);
+        mongoc_bulk_operation_destroy(bulk);
+    }
+    mongoc_collection_destroy(c);
+
+    snprintf(opt_cluster, sizeof opt_cluster, "--cluster=fresh");
+    snprintf(opt_sinfo, sizeof opt_sinfo, "--sinfo=%s/slurm-22.05/sinfo-B.json", SA_FIXTURES_DIR);
+    t0 = now_ms();
+    assert_int_equal(ingest(db, uri, extra, NULL), SA_EXIT_OK);
+    took = now_ms() - t0;
+
+    f = BCON_NEW("cluster", BCON_UTF8("fresh"));
+    opts = BCON_NEW("sort", "{", "started_at", BCON_INT32(-1), "}");
+    {
+        mongoc_collection_t *rc = mongoc_client_get_collection(client, db, "ingest_runs");
+        mongoc_cursor_t *cur = mongoc_collection_find_with_opts(rc, f, opts, NULL);
+        const bson_t *doc;
+        bson_iter_t it;
+        char *text;
+        if (!mongoc_cursor_next(cur, &doc))
+            fail_msg("no ingest_runs document for the first run of cluster fresh");
+        /* started_at and finished_at are dates (ms since the epoch, whole seconds) */
+        if (!bson_iter_init_find(&it, doc, "started_at") || !BSON_ITER_HOLDS_DATE_TIME(&it))
+            fail_msg("ingest_runs.started_at is not a date");
+        started = bson_iter_date_time(&it);
+        if (!bson_iter_init_find(&it, doc, "finished_at") || !BSON_ITER_HOLDS_DATE_TIME(&it))
+            fail_msg("ingest_runs.finished_at is not a date");
+        finished = bson_iter_date_time(&it);
+        text = bson_as_relaxed_extended_json(doc, NULL);
+        run = json_loads(text, 0, NULL);
+        bson_free(text);
+        mongoc_cursor_destroy(cur);
+        mongoc_collection_destroy(rc);
+    }
+    bson_destroy(f);
+    bson_destroy(opts);
+    assert_non_null(run);
+    phases = json_object_get(run, "phases_ms");
+    json_object_foreach(phases, k, v) {
+        if (!json_is_number(v) || json_number_value(v) < 0)
+            fail_msg("phases_ms.%s is not a duration", k);
+        sum += json_number_value(v);
+    }
+    printf("first run of a new cluster beside %d documents: %.0f ms (the process), phases sum %.0f ms\n",
+           OTHER_DOCS, took, sum);
+    secs = (double)(finished - started) / 1000;
+    /* the run's own clock: whole seconds, so within one second (and the tolerance) */
+    if (sum < (secs - 1) * 1000 - 50 || sum > (secs + 1) * 1000 + 50)
+        fail_msg("the phases sum to %.0f ms; the run took %.0f s (finished_at - started_at): %s unaccounted for",
+                 sum, secs, sum < secs * 1000 ? "time" : "extra time");
+    /* and as the test saw it: the process also starts, re-executes itself and records the run */
+    if (sum < took - (took * 0.1 > 300 ? took * 0.1 : 300))
+        fail_msg("the phases sum to %.0f ms of a run the test saw take %.0f ms", sum, took);
+    if (!json_is_number(json_object_get(run, "wall_ms")))
+        fail_msg("the run records no wall_ms");
+    wall = json_number_value(json_object_get(run, "wall_ms"));
+    if (wall < (secs - 1) * 1000 || wall > (secs + 1) * 1000)
+        fail_msg("wall_ms %.0f is not finished_at - started_at (%.0f s)", wall, secs);
+    if (fabs(sum - wall) > (wall * 0.05 > 50 ? wall * 0.05 : 50))
+        fail_msg("the phases sum to %.1f ms of a %.1f ms run", sum, wall);
+    /* the set-up is named: the phases of opening the archive and the job cache are there */
+    {
+        static const char *const named[] = {"lock", "connect", "validator", "indexes", "migrate", "rollups",
+                                            "cache", "capture", "land", "exec", "parse", "sqlite", "mongo", NULL};
+        for (const char *const *n = named; *n; n++) {
+            if (!json_is_number(json_object_get(phases, *n)))
+                fail_msg("phases_ms has no %s", *n);
+        }
+    }
+    json_decref(run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -628,6 +750,7 @@ int main(void)
         cmocka_unit_test(test_replay_archive),
         cmocka_unit_test(test_sacct_local_time),
         cmocka_unit_test(test_no_mongoc_shm),
+        cmocka_unit_test(test_phases_sum_to_wall),
     };
     char path[300];
     int rc;
