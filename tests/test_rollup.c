@@ -430,6 +430,107 @@ static void test_gpu_type_one_rule(void **state)
     tu_rm_rf(dir);
 }
 
+/*
+ * Every number of usage and efficiency from the rollups equals the job documents' path (--from-jobs), byte for
+ * byte: over fixtures/gen/v0.0.40 (one generated cluster: requeued, array, het, GPU, MIG, failing, cancelled jobs),
+ * plus a job id reused (the first job moves to jobs_superseded), a requeued job's two runs, and a run across the
+ * month's end; for windows that are months, days, and cut mid-day; by account, by user and GPU type, by GPU type.
+ */
+static void test_equal_to_documents(void **state)
+{
+    char *db = NULL, dir[] = "/tmp/sa-rollup-XXXXXX", extra[300], sqlite[300];
+    char sq[400], si[400], sa[400];
+    mongoc_client_t *client = tu_mongo_client("test_rollup", &db);
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    static const char *const windows[][4] = {
+        {"--month", "2026-10", NULL, NULL},
+        {"--month", "2026-11", NULL, NULL},
+        {"-S", "2026-10-15T05:17:00", "-E", "2026-10-15T11:59:59"},
+        {"-S", "2026-10-14", "-E", "2026-10-16"},
+        {"-S", "2026-10-31T22:30:00", "-E", "2026-11-01T01:00:00"},
+    };
+    static const char *const bys[] = {"account", "user,gpu-type", "gpu-type"};
+    size_t compared = 0, with_rows = 0;
+    FILE *f;
+    (void)state;
+
+    if (!client)
+        skip();
+    assert_non_null(mkdtemp(dir));
+    snprintf(sqlite, sizeof sqlite, "%s/ts.sqlite", dir);
+    snprintf(extra, sizeof extra, "%s/extra.txt", dir);
+    snprintf(sq, sizeof sq, "%s", tu_fixture("gen/v0.0.40/squeue.json"));
+    snprintf(si, sizeof si, "%s", tu_fixture("gen/v0.0.40/sinfo-N.json"));
+    snprintf(sa, sizeof sa, "%s", tu_fixture("gen/v0.0.40/sacct-P.txt"));
+    {
+        const char *args[] = {"--squeue", sq, "--sinfo", si, "--sacct", sa, "--at", "2026-10-15T12:00:00Z", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
+    }
+    assert_non_null(f = fopen(extra, "w"));
+    fputs("JobID|JobIDRaw|User|Account|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
+          /* job 9001 twice: the second submitted after the first ended is a new job (the id reused) */
+          "9001|9001|ann|physics|gpu|COMPLETED|0:0|2026-10-03T08:00:00|2026-10-03T09:00:00|2026-10-03T21:30:00|45000|"
+          "cpu=8,gres/gpu:a100=2,node=1|gpu01\n"
+          "9001|9001|bob|bio|gpu|FAILED|1:0|2026-10-20T08:00:00|2026-10-20T08:10:00|2026-10-20T10:10:00|7200|"
+          "cpu=4,gres/gpu:h100=1,node=1|gpu02\n"
+          /* job 9002 requeued: two runs */
+          "9002|9002|ann|physics|gpu|REQUEUED|0:0|2026-10-10T00:00:00|2026-10-10T01:00:00|2026-10-10T03:00:00|7200|"
+          "cpu=8,gres/gpu:a100=4,node=1|gpu01\n"
+          "9002|9002|ann|physics|gpu|COMPLETED|0:0|2026-10-10T03:05:00|2026-10-10T04:00:00|2026-10-10T23:59:59|71999|"
+          "cpu=8,gres/gpu:a100=4,node=1|gpu01\n"
+          /* job 9003 across the month's end and two GPU types */
+          "9003|9003|cy|chem|gpu|COMPLETED|0:0|2026-10-31T20:00:00|2026-10-31T22:00:00|2026-11-01T03:00:00|18000|"
+          "cpu=16,gres/gpu:a100=2,gres/gpu:h100=1,node=2|gpu[01-02]\n", f);
+    fclose(f);
+    {
+        const char *args[] = {"--sacct", extra, "--at", "2026-11-01T04:00:00Z", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
+        assert_int_equal(tu_count(client, db, "jobs_superseded", "{}"), 1);
+    }
+    for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
+        for (size_t b = 0; b < sizeof bys / sizeof bys[0]; b++) {
+            for (int report = 0; report < 2; report++) {
+                char *out[2] = {NULL, NULL};
+                for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+                    const char *args[16];
+                    int n = 0;
+                    args[n++] = report ? "efficiency" : "usage";
+                    args[n++] = "-M";
+                    args[n++] = "synth";
+                    for (int k = 0; k < 4 && windows[w][k]; k++)
+                        args[n++] = windows[w][k];
+                    args[n++] = "--by";
+                    args[n++] = bys[b];
+                    args[n++] = "--json";
+                    if (from_jobs)
+                        args[n++] = "--from-jobs";
+                    args[n] = NULL;
+                    assert_int_equal(run_report(uri, db, sqlite, args, &out[from_jobs]), 0);
+                }
+                if (strcmp(out[0], out[1]) != 0)
+                    fail_msg("%s %s %s --by %s: the rollups give\n%s\nthe documents\n%s", report ? "efficiency" : "usage",
+                             windows[w][0], windows[w][1], bys[b], out[0], out[1]);
+                assert_non_null(strstr(out[0], "\"rows\""));
+                with_rows += strstr(out[0], "\"cluster\": \"synth\"") != NULL;
+                compared++;
+                free(out[0]);
+                free(out[1]);
+            }
+        }
+    }
+    printf("  %zu reports from the rollups equal to the job documents' path, %zu of them with rows\n", compared,
+           with_rows);
+    assert_true(with_rows >= compared - 6); /* only the early-morning cut of the 15th may have no ended run */
+    {
+        const char *verify[] = {"rollup", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", verify, NULL), 0);
+    }
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+    tu_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -438,6 +539,7 @@ int main(void)
         cmocka_unit_test(test_rolldoc_members),
         cmocka_unit_test(test_rollups_of_the_demo),
         cmocka_unit_test(test_gpu_type_one_rule),
+        cmocka_unit_test(test_equal_to_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
