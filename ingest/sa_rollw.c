@@ -584,28 +584,26 @@ static bool read_docs(sa_rollw_t *w, char *const *ids, sa_rolldoc_t *docs, size_
     return ok;
 }
 
-/* Writes d (stored at d->v; 0: new) as version d->v + 1; *conflict when someone wrote it since. */
-static bool write_doc(sa_rollw_t *w, const sa_rolldoc_t *d, bool *conflict, sa_error_t *error)
+/*
+ * Writes doc (its _v already the next version) over the document id stored at version v
+ * (0: not stored: an insert); *conflict when someone wrote it since (a duplicate _id, or
+ * no document at that version).
+ */
+static bool cond_write(sa_rollw_t *w, const char *id, int64_t v, const bson_t *doc, bool *conflict, sa_error_t *error)
 {
-    bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER, reply;
+    bson_t filter = BSON_INITIALIZER, reply;
     bson_error_t berr;
     bool ok;
 
     *conflict = false;
-    if (!sa_rolldoc_to_bson(d, d->v + 1, &b, error)) {
-        bson_destroy(&b);
-        return false;
-    }
-    if (d->v == 0) {
-        ok = mongoc_collection_insert_one(w->coll, &b, NULL, NULL, &berr);
-        if (!ok && berr.code == 11000) {
-            *conflict = true;
-            ok = true;
-        }
+    if (v == 0) {
+        ok = mongoc_collection_insert_one(w->coll, doc, NULL, NULL, &berr);
+        if (!ok && berr.code == 11000)
+            ok = *conflict = true;
     } else {
-        BSON_APPEND_UTF8(&filter, "_id", d->id);
-        BSON_APPEND_INT64(&filter, "_v", d->v);
-        ok = mongoc_collection_replace_one(w->coll, &filter, &b, NULL, &reply, &berr);
+        BSON_APPEND_UTF8(&filter, "_id", id);
+        BSON_APPEND_INT64(&filter, "_v", v);
+        ok = mongoc_collection_replace_one(w->coll, &filter, doc, NULL, &reply, &berr);
         if (ok) {
             bson_iter_t it;
             *conflict = !(bson_iter_init_find(&it, &reply, "matchedCount") && bson_iter_as_int64(&it) == 1);
@@ -616,10 +614,49 @@ static bool write_doc(sa_rollw_t *w, const sa_rolldoc_t *d, bool *conflict, sa_e
         sa_mongo_error(error, w->hosts, "writing rollups", &berr);
     else if (*conflict)
         w->stats.conflicts++;
-    else
+    bson_destroy(&filter);
+    return ok;
+}
+
+/* Writes d (stored at d->v; 0: new) as version d->v + 1; *conflict when someone wrote it since. */
+static bool write_doc(sa_rollw_t *w, const sa_rolldoc_t *d, bool *conflict, sa_error_t *error)
+{
+    bson_t b = BSON_INITIALIZER;
+    bool ok = sa_rolldoc_to_bson(d, d->v + 1, &b, error) && cond_write(w, d->id, d->v, &b, conflict, error);
+    if (ok && !*conflict)
         w->stats.docs_written++;
     bson_destroy(&b);
+    return ok;
+}
+
+/*
+ * Writes the rows document of day document d, computed from its members of version m_v,
+ * unless one computed from members as new or newer is there ({_id, m_v < mine} upserted:
+ * a newer one makes the upsert's insert a duplicate _id, which is left alone).
+ */
+static bool write_rows(sa_rollw_t *w, const sa_rolldoc_t *d, int64_t m_v, sa_error_t *error)
+{
+    bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, cond;
+    bson_error_t berr;
+    char *id = sa_rollup_rows_id(d->cluster, d->day);
+    bool ok;
+
+    if (!id)
+        return oom(error);
+    ok = sa_rolldoc_rows_bson(d, m_v, &b, error);
+    BSON_APPEND_UTF8(&filter, "_id", id);
+    BSON_APPEND_DOCUMENT_BEGIN(&filter, "m_v", &cond);
+    BSON_APPEND_INT64(&cond, "$lt", m_v);
+    bson_append_document_end(&filter, &cond);
+    BSON_APPEND_BOOL(&opts, "upsert", true);
+    if (ok && !mongoc_collection_replace_one(w->coll, &filter, &b, &opts, NULL, &berr) && berr.code != 11000) {
+        sa_mongo_error(error, w->hosts, "writing rollups", &berr);
+        ok = false;
+    }
+    free(id);
+    bson_destroy(&b);
     bson_destroy(&filter);
+    bson_destroy(&opts);
     return ok;
 }
 
@@ -673,8 +710,7 @@ bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t
 /* Writes the list (stored at version v, 0: none) as version v + 1; *conflict when it changed since. */
 static bool untyped_write(sa_rollw_t *w, const sa_strv_t *ids, int64_t v, bool *conflict, sa_error_t *error)
 {
-    bson_t doc = BSON_INITIALIZER, filter = BSON_INITIALIZER, arr, reply;
-    bson_error_t berr;
+    bson_t doc = BSON_INITIALIZER, arr;
     char *id = untyped_id(w);
     bool ok;
 
@@ -691,25 +727,9 @@ static bool untyped_write(sa_rollw_t *w, const sa_strv_t *ids, int64_t v, bool *
         BSON_APPEND_UTF8(&arr, ik, ids->v[i]);
     }
     bson_append_array_end(&doc, &arr);
-    if (v == 0) {
-        ok = mongoc_collection_insert_one(w->coll, &doc, NULL, NULL, &berr);
-        if (!ok && berr.code == 11000)
-            ok = *conflict = true;
-    } else {
-        BSON_APPEND_UTF8(&filter, "_id", id);
-        BSON_APPEND_INT64(&filter, "_v", v);
-        ok = mongoc_collection_replace_one(w->coll, &filter, &doc, NULL, &reply, &berr);
-        if (ok) {
-            bson_iter_t it;
-            *conflict = !(bson_iter_init_find(&it, &reply, "matchedCount") && bson_iter_as_int64(&it) == 1);
-        }
-        bson_destroy(&reply);
-    }
-    if (!ok)
-        sa_mongo_error(error, w->hosts, "writing rollups", &berr);
+    ok = cond_write(w, id, v, &doc, conflict, error);
     free(id);
     bson_destroy(&doc);
-    bson_destroy(&filter);
     return ok;
 }
 
@@ -842,6 +862,13 @@ bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)
                 ok = false;
                 break;
             }
+            /* the day's rows from the members just written (or found): also when a run killed
+             * between the two writes left them behind */
+            if (!conflict && pdocs[k].day != SA_UNSET &&
+                !write_rows(w, &pdocs[k], pdocs[k].v + (pdocs[k].changed ? 1 : 0), error)) {
+                ok = false;
+                break;
+            }
             pending[i] = conflict;
         }
         for (size_t k = 0; k < np; k++)
@@ -970,9 +997,17 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
 }
 
 /* Reads the stored rollup documents of the cluster into s. */
-static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char *cluster, docset_t *s,
-                        sa_error_t *error)
+/* True for the _id of a members document ("...:m", "...:open"); else a day's rows document. */
+static bool is_members_id(const char *id)
 {
+    size_t n = strlen(id);
+    return (n > 2 && strcmp(id + n - 2, ":m") == 0) || (n > 5 && strcmp(id + n - 5, ":open") == 0);
+}
+
+static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char *cluster, docset_t *members,
+                        docset_t *rows, sa_error_t *error)
+{
+    docset_t *s;
     bson_t filter = BSON_INITIALIZER;
     mongoc_cursor_t *cur;
     const bson_t *b;
@@ -988,6 +1023,7 @@ static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char
         size_t pos;
         if (!(ok = sa_rolldoc_read(&d, b, error)))
             break;
+        s = is_members_id(d.id) ? members : rows;
         pos = docset_pos(s, d.id, &found);
         if (found || !SA_VEC_GROW(s->v, s->cap, s->n, 1, 64)) {
             ok = found ? (sa_error_set(error, SA_ERR_MONGO, 0, "rollup %s stored twice", d.id), false) : oom(error);
@@ -1008,9 +1044,47 @@ static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char
     return ok;
 }
 
-/* Replaces the stored rollups of the cluster by the computed ones (and removes the others). */
+/* Removes the documents of have that want has not. */
+static bool remove_others(mongoc_collection_t *coll, const docset_t *want, const docset_t *have, bool rows,
+                          bson_error_t *berr)
+{
+    for (size_t i = 0; i < have->n; i++) {
+        bool found = false, ok;
+        bson_t filter = BSON_INITIALIZER;
+        for (size_t k = 0; rows && !found && k < want->n; k++) {
+            char *rid = sa_rollup_rows_id(want->v[k].cluster, want->v[k].day);
+            found = rid && strcmp(rid, have->v[i].id) == 0;
+            free(rid);
+        }
+        if (!rows)
+            docset_pos(want, have->v[i].id, &found);
+        if (found)
+            continue;
+        BSON_APPEND_UTF8(&filter, "_id", have->v[i].id);
+        ok = mongoc_collection_delete_one(coll, &filter, NULL, NULL, berr);
+        bson_destroy(&filter);
+        if (!ok)
+            return false;
+    }
+    return true;
+}
+
+/* Upserts document b under _id id. */
+static bool upsert(mongoc_collection_t *coll, const char *id, const bson_t *b, bson_error_t *berr)
+{
+    bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER;
+    bool ok;
+    BSON_APPEND_UTF8(&filter, "_id", id);
+    BSON_APPEND_BOOL(&opts, "upsert", true);
+    ok = mongoc_collection_replace_one(coll, &filter, b, &opts, NULL, berr);
+    bson_destroy(&filter);
+    bson_destroy(&opts);
+    return ok;
+}
+
+/* Replaces the stored rollups of the cluster by the computed ones, members and rows (and removes the others). */
 static bool replace_all(mongoc_collection_t *coll, const char *hosts, const docset_t *want, const docset_t *have,
-                        sa_error_t *error)
+                        const docset_t *have_rows, sa_error_t *error)
 {
     bson_error_t berr;
     bool ok = true;
@@ -1020,30 +1094,34 @@ static bool replace_all(mongoc_collection_t *coll, const char *hosts, const docs
         bool found;
         size_t pos = docset_pos(have, d->id, &found);
         int64_t v = found ? have->v[pos].v : 0;
-        bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER, opts = BSON_INITIALIZER;
-        if (found && sa_rolldoc_equal(d, &have->v[pos]))
-            continue;
-        if (!sa_rolldoc_to_bson(d, v + 1, &b, error)) {
-            bson_destroy(&b);
-            return false;
+        bson_t b = BSON_INITIALIZER, r = BSON_INITIALIZER;
+        char *rid = sa_rollup_rows_id(d->cluster, d->day);
+        if (!found || !sa_rolldoc_equal(d, &have->v[pos])) {
+            v++;
+            if (!sa_rolldoc_to_bson(d, v, &b, error)) {
+                bson_destroy(&b);
+                free(rid);
+                return false;
+            }
+            ok = upsert(coll, d->id, &b, &berr);
         }
-        BSON_APPEND_UTF8(&filter, "_id", d->id);
-        BSON_APPEND_BOOL(&opts, "upsert", true);
-        ok = mongoc_collection_replace_one(coll, &filter, &b, &opts, NULL, &berr);
+        if (ok && rid) { /* the day's rows, from the members of version v */
+            size_t rpos = docset_pos(have_rows, rid, &found);
+            if (!found || !sa_rolldoc_rows_match(d, &have_rows->v[rpos]) || have_rows->v[rpos].m_v != v) {
+                if (!sa_rolldoc_rows_bson(d, v, &r, error)) {
+                    bson_destroy(&b);
+                    bson_destroy(&r);
+                    free(rid);
+                    return false;
+                }
+                ok = upsert(coll, rid, &r, &berr);
+            }
+        }
+        free(rid);
         bson_destroy(&b);
-        bson_destroy(&filter);
-        bson_destroy(&opts);
+        bson_destroy(&r);
     }
-    for (size_t i = 0; ok && i < have->n; i++) {
-        bool found;
-        bson_t filter = BSON_INITIALIZER;
-        docset_pos(want, have->v[i].id, &found);
-        if (found)
-            continue;
-        BSON_APPEND_UTF8(&filter, "_id", have->v[i].id);
-        ok = mongoc_collection_delete_one(coll, &filter, NULL, NULL, &berr);
-        bson_destroy(&filter);
-    }
+    ok = ok && remove_others(coll, want, have, false, &berr) && remove_others(coll, want, have_rows, true, &berr);
     if (!ok)
         sa_mongo_error(error, hosts, "writing rollups", &berr);
     return ok;
@@ -1101,7 +1179,7 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
     mongoc_collection_t *jobs = mongoc_database_get_collection(db, "jobs");
     mongoc_collection_t *sup = mongoc_database_get_collection(db, "jobs_superseded");
     mongoc_collection_t *roll = mongoc_database_get_collection(db, SA_ROLLUP_COLL);
-    docset_t want = {0}, have = {0};
+    docset_t want = {0}, have = {0}, have_rows = {0};
     sa_strv_t untyped, none;
     bool ok;
 
@@ -1109,19 +1187,33 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
     sa_strv_init(&untyped);
     sa_strv_init(&none);
     ok = compute_coll(jobs, hosts, cluster, &want, &untyped, error) &&
-         compute_coll(sup, hosts, cluster, &want, &untyped, error) && read_stored(roll, hosts, cluster, &have, error);
+         compute_coll(sup, hosts, cluster, &want, &untyped, error) &&
+         read_stored(roll, hosts, cluster, &have, &have_rows, error);
     if (ok) {
         *docs = want.n;
         for (size_t i = 0; i < want.n; i++) {
             bool found;
             size_t pos = docset_pos(&have, want.v[i].id, &found);
-            if (found && sa_rolldoc_equal(&want.v[i], &have.v[pos]))
-                continue;
-            (*differ)++;
-            if (out && !found)
-                fprintf(out, "rollup %s: missing\n", want.v[i].id);
-            else if (out)
-                print_diff(out, &want.v[i], &have.v[pos]);
+            if (found && !sa_rolldoc_equal(&want.v[i], &have.v[pos])) {
+                (*differ)++;
+                if (out)
+                    print_diff(out, &want.v[i], &have.v[pos]);
+            } else if (!found) {
+                (*differ)++;
+                if (out)
+                    fprintf(out, "rollup %s: missing\n", want.v[i].id);
+            } else if (want.v[i].day != SA_UNSET) { /* the day's rows: the sums of its stored members */
+                char *rid = sa_rollup_rows_id(cluster, want.v[i].day);
+                size_t rpos = rid ? docset_pos(&have_rows, rid, &found) : 0;
+                if (!rid || !found || !sa_rolldoc_rows_match(&want.v[i], &have_rows.v[rpos]) ||
+                    have_rows.v[rpos].m_v != have.v[pos].v) {
+                    (*differ)++;
+                    if (out)
+                        fprintf(out, "rollup %s: %s\n", rid ? rid : want.v[i].id,
+                                !found ? "missing" : "rows differ from the sums of the day's members");
+                }
+                free(rid);
+            }
         }
         for (size_t i = 0; i < have.n; i++) {
             bool found;
@@ -1132,9 +1224,21 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
             if (out)
                 fprintf(out, "rollup %s: stored, but no job document contributes to it\n", have.v[i].id);
         }
+        for (size_t i = 0; i < have_rows.n; i++) {
+            char *mid = sa_rollup_id(cluster, have_rows.v[i].day);
+            bool found = false;
+            if (mid)
+                docset_pos(&want, mid, &found);
+            free(mid);
+            if (found && have_rows.v[i].day != SA_UNSET)
+                continue;
+            (*differ)++;
+            if (out)
+                fprintf(out, "rollup %s: stored, but no job document contributes to it\n", have_rows.v[i].id);
+        }
     }
     if (ok && rebuild)
-        ok = replace_all(roll, hosts, &want, &have, error);
+        ok = replace_all(roll, hosts, &want, &have, &have_rows, error);
     if (ok && rebuild) { /* the untyped list too: what the documents say, whatever it held */
         sa_rollw_t *w = sa_rollw_new(roll, hosts, cluster);
         sa_strv_t all;
@@ -1150,6 +1254,7 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
     sa_strv_clear(&none);
     docset_clear(&want);
     docset_clear(&have);
+    docset_clear(&have_rows);
     mongoc_collection_destroy(jobs);
     mongoc_collection_destroy(sup);
     mongoc_collection_destroy(roll);

@@ -722,6 +722,23 @@ static sa_lock_t *take_lock(const sa_ingest_config_t *c, sa_error_t *error)
 }
 
 /*
+ * A step of opening the archive failed: a connection lost there is exit 8 like anywhere
+ * else (the captures stay in the spool), anything else is the run's failure; the archive
+ * is not used further.
+ */
+static void set_up_failed(run_t *r, sa_error_t *err)
+{
+    sa_archive_confirm_unreachable(r->archive, err);
+    if (err->domain == SA_ERR_UNREACHABLE) {
+        sa_log(SA_LOG_WARN, "%s; this run's captures stay in the spool", err->message);
+        r->unreachable = true;
+    } else {
+        note_failure(r, err);
+    }
+    lose_archive(r);
+}
+
+/*
  * Opens the archive (migrating an archive of 0.1 first) and the job cache, and makes
  * the cache agree with the archive. Failures are kept for the end of the run, which
  * then goes on without MongoDB (or without the cache).
@@ -759,15 +776,7 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     ok = sa_archive_migrate(r->archive, r->c->cluster, &moved, &err);
     lap(r, PH_MIGRATE);
     if (!ok) {
-        /* a connection lost here is exit 8 like anywhere else */
-        sa_archive_confirm_unreachable(r->archive, &err);
-        if (err.domain == SA_ERR_UNREACHABLE) {
-            sa_log(SA_LOG_WARN, "%s; this run's captures stay in the spool", err.message);
-            r->unreachable = true;
-        } else {
-            note_failure(r, &err);
-        }
-        lose_archive(r);
+        set_up_failed(r, &err);
         return;
     }
     if (moved)
@@ -775,12 +784,7 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     ok = sa_archive_rollups_init(r->archive, r->c->cluster, &moved, &err);
     lap(r, PH_ROLLUPS);
     if (!ok) {
-        sa_archive_confirm_unreachable(r->archive, &err);
-        if (err.domain == SA_ERR_UNREACHABLE)
-            r->unreachable = true;
-        else
-            note_failure(r, &err);
-        lose_archive(r);
+        set_up_failed(r, &err);
         return;
     }
     if (moved)
@@ -788,12 +792,7 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     ok = sa_archive_rollups_recover(r->archive, r->c->cluster, &moved, &err);
     lap(r, PH_ROLLUPS);
     if (!ok) {
-        sa_archive_confirm_unreachable(r->archive, &err);
-        if (err.domain == SA_ERR_UNREACHABLE)
-            r->unreachable = true;
-        else
-            note_failure(r, &err);
-        lose_archive(r);
+        set_up_failed(r, &err);
         return;
     }
     if (moved)

@@ -27,13 +27,13 @@ static bool on_doc(const bson_t *b, void *vctx, sa_error_t *error)
     return r->fn(&r->doc, r->ctx, error);
 }
 
-/* Reads the documents ids[0..n) (rows only: without their members), ID_BATCH per query. */
-static bool read_ids(sa_rdb_t *db, char **ids, size_t n, bool rows_only, rctx_t *r, sa_error_t *error)
+/* Reads the documents ids[0..n), ID_BATCH per query. */
+static bool read_ids(sa_rdb_t *db, char **ids, size_t n, rctx_t *r, sa_error_t *error)
 {
     bool ok = true;
     for (size_t off = 0; ok && off < n; off += ID_BATCH) {
         size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
-        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, in, arr, proj;
+        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, in, arr;
         BSON_APPEND_DOCUMENT_BEGIN(&filter, "_id", &in);
         BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
         for (size_t i = off; i < end; i++) {
@@ -44,15 +44,6 @@ static bool read_ids(sa_rdb_t *db, char **ids, size_t n, bool rows_only, rctx_t 
         }
         bson_append_array_end(&in, &arr);
         bson_append_document_end(&filter, &in);
-        if (rows_only) {
-            BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj);
-            BSON_APPEND_INT32(&proj, "_id", 1);
-            BSON_APPEND_INT32(&proj, "cluster", 1);
-            BSON_APPEND_INT32(&proj, "day", 1);
-            BSON_APPEND_INT32(&proj, "_v", 1);
-            BSON_APPEND_INT32(&proj, "rows", 1);
-            bson_append_document_end(&opts, &proj);
-        }
         ok = sa_rdb_each(db, SA_ROLLUP_COLL, &filter, &opts, on_doc, r, error);
         bson_destroy(&filter);
         bson_destroy(&opts);
@@ -88,11 +79,12 @@ bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bo
     }
     for (size_t i = 0; ok && i < ndays; i++) {
         int64_t day = d0 + (int64_t)i * SA_DAY;
-        char *id = sa_rollup_id(cluster, day);
+        bool rows = whole && whole(day, ctx); /* the day's rows document, else its members */
+        char *id = rows ? sa_rollup_rows_id(cluster, day) : sa_rollup_id(cluster, day);
         if (!id) {
             ok = false;
             sa_error_nomem(error);
-        } else if (whole && whole(day, ctx)) {
+        } else if (rows) {
             whole_ids[nw++] = id;
         } else {
             part_ids[np++] = id;
@@ -102,7 +94,7 @@ bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bo
         ok = false;
         sa_error_nomem(error);
     }
-    ok = ok && read_ids(db, whole_ids, nw, true, &r, error) && read_ids(db, part_ids, np, false, &r, error);
+    ok = ok && read_ids(db, whole_ids, nw, &r, error) && read_ids(db, part_ids, np, &r, error);
 done:
     for (size_t i = 0; whole_ids && i < nw; i++)
         free(whole_ids[i]);

@@ -1,8 +1,8 @@
 /*
  * sa_rollread.h - slurm-report's reading of the usage rollups slurm-ingest keeps
  * (schema/sa_rollup.h): a report reads its window's days by _id, whole days as their
- * rows and a day its window's boundaries cut with its members, so it costs the window's
- * days whatever the archive holds. Internal to report/.
+ * rows documents and a day its window's boundaries cut as its members document, so it
+ * costs the window's days whatever the archive holds. Internal to report/.
  */
 #ifndef SA_ROLLREAD_H
 #define SA_ROLLREAD_H

@@ -27,9 +27,10 @@ int64_t sa_rollup_day(int64_t t)
     return d * SA_DAY;
 }
 
-char *sa_rollup_id(const char *cluster, int64_t day)
+/* "<cluster>:<YYYY-MM-DD><suffix>", or "<cluster>:open" (day SA_UNSET). */
+static char *day_id(const char *cluster, int64_t day, const char *suffix)
 {
-    size_t n = strlen(cluster) + 16;
+    size_t n = strlen(cluster) + 24;
     char *s = malloc(n);
     if (!s)
         return NULL;
@@ -42,9 +43,19 @@ char *sa_rollup_id(const char *cluster, int64_t day)
             free(s);
             return NULL;
         }
-        snprintf(s, n, "%s:%04d-%02d-%02d", cluster, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday);
+        snprintf(s, n, "%s:%04d-%02d-%02d%s", cluster, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, suffix);
     }
     return s;
+}
+
+char *sa_rollup_id(const char *cluster, int64_t day)
+{
+    return day_id(cluster, day, ":m");
+}
+
+char *sa_rollup_rows_id(const char *cluster, int64_t day)
+{
+    return day == SA_UNSET ? NULL : day_id(cluster, day, "");
 }
 
 /* ---- a job document's contribution ----------------------------------------------------- */
@@ -330,13 +341,13 @@ static int64_t doc_state(sa_rolldoc_t *d, const char *s)
     return (int64_t)d->nstates++;
 }
 
-/* The position of member id in d (or where it would go); *found says whether it is there. */
-static size_t member_pos(const sa_rolldoc_t *d, const char *id, bool *found)
+size_t sa_rollup_find(const void *base, size_t n, size_t stride, const char *id, bool *found)
 {
-    size_t lo = 0, hi = d->nm;
-    while (lo < hi) {
+    size_t lo = 0, hi = n;
+    *found = false;
+    while (lo < hi) { /* each element begins with its char *id */
         size_t mid = (lo + hi) / 2;
-        int r = strcmp(d->m[mid].id, id);
+        int r = strcmp(*(char *const *)((const char *)base + mid * stride), id);
         if (r == 0) {
             *found = true;
             return mid;
@@ -346,8 +357,13 @@ static size_t member_pos(const sa_rolldoc_t *d, const char *id, bool *found)
         else
             hi = mid;
     }
-    *found = false;
     return lo;
+}
+
+/* The position of member id in d (or where it would go); *found says whether it is there. */
+static size_t member_pos(const sa_rolldoc_t *d, const char *id, bool *found)
+{
+    return sa_rollup_find(d->m, d->nm, sizeof *d->m, id, found);
 }
 
 const sa_rmember_t *sa_rolldoc_member(const sa_rolldoc_t *d, const char *id)
@@ -736,31 +752,46 @@ static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
 bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_t *error)
 {
     canon_t c;
-    sa_rsum_t *sums = NULL;
-    int64_t *ended = NULL;
     bool ok = false;
 
-    if (!canon_make(d, &c))
-        goto done;
-    BSON_APPEND_UTF8(out, "_id", d->id);
-    BSON_APPEND_UTF8(out, "cluster", d->cluster);
-    if (d->day != SA_UNSET)
-        BSON_APPEND_DATE_TIME(out, "day", d->day * 1000);
-    BSON_APPEND_INT64(out, "_v", v);
-    if (d->day != SA_UNSET) {
-        if (!sa_rolldoc_sums(d, &sums, &ended, error)) {
-            canon_clear(&c);
-            return false;
-        }
-        append_rows(d, &c, sums, ended, out);
+    if (canon_make(d, &c)) {
+        BSON_APPEND_UTF8(out, "_id", d->id);
+        BSON_APPEND_UTF8(out, "cluster", d->cluster);
+        if (d->day != SA_UNSET)
+            BSON_APPEND_DATE_TIME(out, "day", d->day * 1000);
+        BSON_APPEND_INT64(out, "_v", v);
+        append_tables(d, &c, out);
+        ok = append_members(d, &c, out);
     }
-    append_tables(d, &c, out);
-    ok = append_members(d, &c, out);
-done:
     canon_clear(&c);
-    free(sums);
-    free(ended);
     return ok || oom(error);
+}
+
+bool sa_rolldoc_rows_bson(const sa_rolldoc_t *d, int64_t m_v, bson_t *out, sa_error_t *error)
+{
+    canon_t c;
+    sa_rsum_t *sums = NULL;
+    int64_t *ended = NULL;
+    char *id = sa_rollup_rows_id(d->cluster, d->day);
+    bool ok = false;
+
+    if (id && canon_make(d, &c)) {
+        if (sa_rolldoc_sums(d, &sums, &ended, error)) {
+            BSON_APPEND_UTF8(out, "_id", id);
+            BSON_APPEND_UTF8(out, "cluster", d->cluster);
+            BSON_APPEND_DATE_TIME(out, "day", d->day * 1000);
+            BSON_APPEND_INT64(out, "m_v", m_v);
+            append_rows(d, &c, sums, ended, out);
+            ok = true;
+        }
+        canon_clear(&c);
+        free(sums);
+        free(ended);
+        free(id);
+        return ok;
+    }
+    free(id);
+    return oom(error);
 }
 
 /* ---- reading ----------------------------------------------------------------------------------- */
@@ -964,6 +995,8 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             d->day = bson_iter_date_time(&it) / 1000;
         } else if (strcmp(k, "_v") == 0 && (BSON_ITER_HOLDS_INT64(&it) || BSON_ITER_HOLDS_INT32(&it))) {
             d->v = bson_iter_as_int64(&it);
+        } else if (strcmp(k, "m_v") == 0 && (BSON_ITER_HOLDS_INT64(&it) || BSON_ITER_HOLDS_INT32(&it))) {
+            d->m_v = bson_iter_as_int64(&it);
         } else if (strcmp(k, "nf") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
             nf = bson_iter_int32(&it);
         } else if (strcmp(k, "enc") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
@@ -996,6 +1029,47 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
 }
 
 /* ---- comparing ------------------------------------------------------------------------------- */
+
+bool sa_rolldoc_rows_match(const sa_rolldoc_t *members, const sa_rolldoc_t *rows)
+{
+    sa_rsum_t *sums = NULL;
+    int64_t *ended = NULL;
+    size_t used = 0, matched = 0;
+    sa_error_t err;
+    bool ok = true;
+
+    if (!sa_rolldoc_sums(members, &sums, &ended, &err))
+        return false;
+    for (size_t k = 0; k < members->nkeys; k++) { /* the keys the members use have a row each */
+        bool any = false;
+        for (size_t i = 0; !any && i < members->nm; i++) {
+            for (size_t r = 0; !any && r < members->m[i].nrec; r++)
+                any = members->m[i].rec[r * SA_RR_NF + SA_RR_KEY] == (int64_t)k;
+        }
+        used += any;
+    }
+    for (size_t i = 0; ok && i < rows->nrows; i++) {
+        const sa_rrow_t *row = &rows->rows[i];
+        size_t k = 0;
+        while (k < members->nkeys && key_cmp(&members->keys[k], &rows->keys[row->key]) != 0)
+            k++;
+        if (k == members->nkeys || memcmp(&sums[k], &row->s, sizeof row->s) != 0) {
+            ok = false;
+            break;
+        }
+        for (size_t e = 0; ok && e < row->nended; e++) {
+            const sa_rended_t *x = &rows->rended[row->ended_first + e];
+            size_t st = 0;
+            while (st < members->nstates && strcmp(members->states[st], rows->states[x->state]) != 0)
+                st++;
+            ok = st < members->nstates && ended[k * members->nstates + st] == x->n;
+        }
+        matched++;
+    }
+    free(sums);
+    free(ended);
+    return ok && matched == used;
+}
 
 /* The next live member of d from *i (tombstones skipped), or NULL. */
 static const sa_rmember_t *next_live(const sa_rolldoc_t *d, size_t *i)

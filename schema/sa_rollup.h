@@ -125,6 +125,7 @@ typedef struct {
     char *cluster;
     int64_t day;       /* the day's start (epoch s); SA_UNSET for the open document */
     int64_t v;         /* _v as read; 0: not stored yet */
+    int64_t m_v;       /* a rows document: the version of the members it was computed from */
     sa_rkey_t *keys;
     size_t nkeys, keycap;
     char **states;
@@ -139,8 +140,10 @@ typedef struct {
     bool changed;
 } sa_rolldoc_t;
 
-/* The _id of a cluster's rollup document of the day holding t (day SA_UNSET: the open document). */
+/* The _id of a cluster's members document of a day, "<cluster>:<YYYY-MM-DD>:m" (SA_UNSET: "<cluster>:open"). */
 char *sa_rollup_id(const char *cluster, int64_t day);
+/* The _id of a cluster's rows document of a day, "<cluster>:<YYYY-MM-DD>" (SA_UNSET: NULL). */
+char *sa_rollup_rows_id(const char *cluster, int64_t day);
 /* The start of the UTC day holding t. */
 int64_t sa_rollup_day(int64_t t);
 
@@ -153,10 +156,22 @@ bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_
  * (a report reads a whole day's rows without its members).
  */
 bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error);
-/* The document to store: rows computed from the members, members packed, _v = v. */
+/* The members document to store: members packed, _v = v. */
 bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_t *error);
+/* The rows document of a day: the sums of d's members, m_v = the members' version they come from. */
+bool sa_rolldoc_rows_bson(const sa_rolldoc_t *d, int64_t m_v, bson_t *out, sa_error_t *error);
+/* True when the rows read into rows are the sums of the members of members (a day's two documents agree). */
+bool sa_rolldoc_rows_match(const sa_rolldoc_t *members, const sa_rolldoc_t *rows);
 /* The sums of each key (sums[nkeys]) and per key and state the runs ended (ended[nkeys x nstates]). */
 bool sa_rolldoc_sums(const sa_rolldoc_t *d, sa_rsum_t **sums, int64_t **ended, sa_error_t *error);
+
+/*
+ * The position of id among n elements sorted by id (each stride bytes, beginning with its
+ * char *id), or where it would go; *found says whether it is there.
+ */
+size_t sa_rollup_find(const void *base, size_t n, size_t stride, const char *id, bool *found);
+_Static_assert(offsetof(sa_rmember_t, id) == 0, "sa_rollup_find finds a member's id at its start");
+_Static_assert(offsetof(sa_rolldoc_t, id) == 0, "sa_rollup_find finds a rollup document's id at its start");
 
 /* The member of a job document, or NULL. */
 const sa_rmember_t *sa_rolldoc_member(const sa_rolldoc_t *d, const char *id);
