@@ -440,8 +440,10 @@ static bool pivot_current(page_t *pg, const sa_rdoc_t *d, const char *section, b
         const char *st = states.v[i % ns];
         bool gpus = i >= ns;
         char *k = sa_rprintf("%s%s", st, gpus ? "_gpus" : ""), *title = sa_rprintf("%s%s", st, gpus ? " GPUs" : "");
+        /* a column key from data: [a-z0-9_] only (it is a JSON member, a CSV header, an attribute) */
         for (char *q = k; q && *q; q++)
-            *q = (char)(*q >= 'A' && *q <= 'Z' ? *q - 'A' + 'a' : *q);
+            *q = (char)(*q >= 'A' && *q <= 'Z' ? *q - 'A' + 'a'
+                        : (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') ? *q : '_');
         for (char *q = title; q && *q; q++)
             *q = *q == '_' ? ' ' : *q; /* OUT OF MEMORY: a header that can wrap */
         cols[2 + i].key = keep(&names, k);
