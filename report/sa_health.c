@@ -21,6 +21,14 @@
  *   window on nodes whose GPUs no snapshot said (grouped sinfo --json, nothing carried):
  *   warning (utilization counts their GPU time nowhere); info for GPU-hours carried from
  *   an earlier per-node observation whose use is unknown.
+ * - gpu-capacity (warning): a node whose runs in the window were allocated more GPU-time
+ *   than the node had GPUs in the time series (its GPU-hours there, over the span the series
+ *   covers; taken over its gaps at the rate of the known time), by more than 2 % and one
+ *   GPU-hour: the runs' AllocTRES and the node's gres disagree (or a capture was wrong).
+ *   Reads the runs with GPUs that overlap the window (their start, end, nodes and GPUs:
+ *   one query, on the indexes usage uses) and the series' hours by node; a run on several
+ *   nodes gives each an equal share. Nodes the series does not know, or whose GPUs it
+ *   does not know (grouped sinfo), are not checked.
  * - gpu-type-unknown (warning): GPU-hours in the window of runs whose GPUs neither the
  *   TRES nor their nodes type (usage --by gpu-type counts them as "unknown"): untyped
  *   AccountingStorageTRES on nodes whose GPU type the time series does not know.
@@ -35,6 +43,7 @@
 #include <unistd.h>
 
 #include "sa_jobview.h"
+#include "sa_nodegpu.h"
 #include "sa_rutil.h"
 #include "sa_usage.h"
 
@@ -174,9 +183,12 @@ static bool sum_gpu_config(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *er
     return true;
 }
 
-/* gpu-config-unknown: nodes whose GPUs the time series does not know, in the window. */
-static bool check_gpu_config(sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster, int64_t start,
-                             int64_t end, hctx_t *h, sa_error_t *error)
+static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, int64_t start, int64_t end,
+                               hctx_t *h, sa_error_t *error);
+
+/* gpu-config-unknown: nodes whose GPUs the time series does not know, in the window; then gpu-capacity. */
+static bool check_gpu_config(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster,
+                             int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
 {
     gpucfg_sum_t g = {0, 0, 0};
     sa_tsdb_t *ts = NULL;
@@ -221,7 +233,219 @@ static bool check_gpu_config(sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, cons
         if (!hrow(h, cluster, "gpu-config-unknown", "info", "time series", SA_UNSET, detail, error))
             return false;
     }
+    return check_gpu_capacity(db, ts, cluster, start, end, h, error);
+}
+
+/* gpu-capacity: per node (interned names), GPU-seconds allocated to runs and GPU-hours in the series. */
+typedef struct {
+    sa_rintern_t names;
+    double *alloc_s, *cap_h; /* by name id */
+    bool *in_series, *cfg_unknown;
+    uint32_t cap;
+    int64_t lo, hi;          /* the span compared: the window within the series' first and last snapshot */
+    sa_jobview_t view;
+    sa_strv_t hosts;
+} gpucap_t;
+
+/* The slot of a node name (arrays grown as needed); UINT32_MAX on out of memory. */
+static uint32_t gpucap_node(gpucap_t *g, const char *name)
+{
+    uint32_t id = sa_rintern(&g->names, name);
+    if (id == UINT32_MAX)
+        return id;
+    if (id >= g->cap) {
+        uint32_t cap = g->cap ? g->cap * 2 : 64;
+        while (cap <= id)
+            cap *= 2;
+        double *a = realloc(g->alloc_s, cap * sizeof *a), *c = a ? realloc(g->cap_h, cap * sizeof *c) : NULL;
+        if (a)
+            g->alloc_s = a;
+        if (c)
+            g->cap_h = c;
+        bool *s = c ? realloc(g->in_series, cap * sizeof *s) : NULL, *u = NULL;
+        if (s)
+            g->in_series = s;
+        if (s)
+            u = realloc(g->cfg_unknown, cap * sizeof *u);
+        if (!u)
+            return UINT32_MAX;
+        g->cfg_unknown = u;
+        for (uint32_t i = g->cap; i < cap; i++) {
+            g->alloc_s[i] = g->cap_h[i] = 0;
+            g->in_series[i] = g->cfg_unknown[i] = false;
+        }
+        g->cap = cap;
+    }
+    return id;
+}
+
+static bool gpucap_hours(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *error)
+{
+    gpucap_t *g = ctx;
+    uint32_t id;
+    if (!row->group)
+        return true;
+    if ((id = gpucap_node(g, row->group)) == UINT32_MAX) {
+        sa_error_nomem(error);
+        return false;
+    }
+    g->in_series[id] = true;
+    g->cap_h[id] += row->gpu_hours_total;
+    if (row->node_hours_gpu_unknown > 0)
+        g->cfg_unknown[id] = true;
     return true;
+}
+
+/* Adds the GPU-time of a job's runs within [lo, hi) to their nodes (a running run: to hi). */
+static bool gpucap_job(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    gpucap_t *g = ctx;
+
+    if (!sa_jobview_read(&g->view, doc, error))
+        return false;
+    for (size_t i = 0; i < g->view.nruns; i++) {
+        const sa_jobview_run_t *r = &g->view.runs[i];
+        int64_t s = r->start, e = r->end == SA_UNSET ? g->hi : r->end;
+        if (r->gpus <= 0 || !r->nodes || s == SA_UNSET)
+            continue;
+        if (s < g->lo)
+            s = g->lo;
+        if (e > g->hi)
+            e = g->hi;
+        if (e <= s)
+            continue;
+        sa_strv_clear(&g->hosts);
+        sa_strv_init(&g->hosts);
+        if (!sa_rhostlist_expand(r->nodes, 100000, &g->hosts) || !g->hosts.n)
+            continue; /* a hostlist this reader cannot expand: not this check's to judge */
+        for (size_t k = 0; k < g->hosts.n; k++) {
+            uint32_t id = gpucap_node(g, g->hosts.v[k]);
+            if (id == UINT32_MAX) {
+                sa_error_nomem(error);
+                return false;
+            }
+            g->alloc_s[id] += (double)r->gpus / (double)g->hosts.n * (double)(e - s);
+        }
+    }
+    return true;
+}
+
+typedef struct {
+    uint32_t id;
+    double ratio;
+} gpucap_over_t;
+
+static int gpucap_over_cmp(const void *x, const void *y)
+{
+    const gpucap_over_t *a = x, *b = y;
+    return a->ratio > b->ratio ? -1 : a->ratio < b->ratio ? 1 : (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * gpu-capacity: per node, the GPU-time allocated to runs against the node's GPUs in the
+ * time series, over the part of the window the series covers.
+ */
+static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, int64_t start, int64_t end,
+                               hctx_t *h, sa_error_t *error)
+{
+    gpucap_t g;
+    sa_tsdb_coverage_t cov;
+    bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub, or, alt;
+    gpucap_over_t *over = NULL;
+    size_t nover = 0;
+    double scale = 1;
+    bool ok = false;
+    char detail[512];
+
+    memset(&g, 0, sizeof g);
+    sa_rintern_init(&g.names);
+    sa_jobview_init(&g.view);
+    sa_strv_init(&g.hosts);
+    if (!sa_tsdb_coverage(ts, cluster, start, end, &cov, error))
+        goto done;
+    if (cov.first == SA_UNSET || cov.known_s <= 0) {
+        ok = true; /* nothing to compare with */
+        goto done;
+    }
+    g.lo = cov.first > start ? cov.first : start;
+    g.hi = cov.last < end ? cov.last : end;
+    if (g.hi <= g.lo) {
+        ok = true;
+        goto done;
+    }
+    /* the series counts no GPU in its gaps: the node's GPUs there taken at the rate of the known time */
+    if (cov.gap_s > 0 && (g.hi - g.lo) > cov.gap_s)
+        scale = (double)(g.hi - g.lo) / (double)(g.hi - g.lo - cov.gap_s);
+    if (!sa_tsdb_state_hours(ts, cluster, g.lo, g.hi, SA_TSDB_BY_NODE, gpucap_hours, &g, error))
+        goto done;
+    /* the runs with GPUs overlapping [lo, hi): the shape of the usage scan's filter (its indexes) */
+    BSON_APPEND_UTF8(&f, "cluster", cluster);
+    BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.start", &sub);
+    BSON_APPEND_DATE_TIME(&sub, "$lt", g.hi * 1000);
+    bson_append_document_end(&f, &sub);
+    BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.gpus", &sub);
+    BSON_APPEND_INT32(&sub, "$gt", 0);
+    bson_append_document_end(&f, &sub);
+    BSON_APPEND_ARRAY_BEGIN(&f, "$or", &or);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "0", &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&alt, "runs.end", &sub);
+    BSON_APPEND_DATE_TIME(&sub, "$gte", g.lo * 1000);
+    bson_append_document_end(&alt, &sub);
+    bson_append_document_end(&or, &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "1", &alt);
+    sa_rbson_append_final_states(&alt, "$nin");
+    bson_append_document_end(&or, &alt);
+    bson_append_array_end(&f, &or);
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &sub);
+    BSON_APPEND_INT32(&sub, "runs.start", 1);
+    BSON_APPEND_INT32(&sub, "runs.end", 1);
+    BSON_APPEND_INT32(&sub, "runs.nodes", 1);
+    BSON_APPEND_INT32(&sub, "runs.gpus", 1);
+    bson_append_document_end(&opts, &sub);
+    if (!sa_rdb_each(db, "jobs", &f, &opts, gpucap_job, &g, error) ||
+        !sa_rdb_each(db, "jobs_superseded", &f, &opts, gpucap_job, &g, error))
+        goto done;
+    over = calloc(g.names.n + 1, sizeof *over);
+    if (!over) {
+        sa_error_nomem(error);
+        goto done;
+    }
+    for (uint32_t i = 0; i < g.names.n; i++) {
+        double alloc_h = g.alloc_s[i] / 3600.0, cap_h = g.cap_h[i] * scale;
+        if (!g.in_series[i] || g.cfg_unknown[i] || alloc_h <= cap_h * 1.02 + 1.0)
+            continue;
+        over[nover].id = i;
+        over[nover++].ratio = cap_h > 0 ? alloc_h / cap_h : 1e300;
+    }
+    qsort(over, nover, sizeof *over, gpucap_over_cmp);
+    ok = true;
+    for (size_t k = 0; ok && k < nover; k++) {
+        uint32_t i = over[k].id;
+        double alloc_h = g.alloc_s[i] / 3600.0, cap_h = g.cap_h[i] * scale;
+        char pct[32];
+        if (cap_h > 0)
+            snprintf(pct, sizeof pct, "%.0f %%", 100.0 * alloc_h / cap_h);
+        else
+            snprintf(pct, sizeof pct, "no GPU in the series");
+        snprintf(detail, sizeof detail,
+                 "runs were allocated %.2f GPU-hours on this node from %s to %s, the time series has %.2f GPU-hours "
+                 "of its GPUs (%s): the jobs' AllocTRES and the node's gres disagree; usage counts the allocations, "
+                 "utilization the node's GPUs",
+                 alloc_h, sa_riso(g.lo), sa_riso(g.hi), cap_h, pct);
+        ok = hrow(h, cluster, "gpu-capacity", "warning", sa_rintern_str(&g.names, i), SA_UNSET, detail, error);
+    }
+done:
+    free(over);
+    free(g.alloc_s);
+    free(g.cap_h);
+    free(g.in_series);
+    free(g.cfg_unknown);
+    sa_rintern_clear(&g.names);
+    sa_jobview_clear(&g.view);
+    sa_strv_clear(&g.hosts);
+    bson_destroy(&f);
+    bson_destroy(&opts);
+    return ok;
 }
 
 /*
@@ -346,7 +570,7 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
     bson_append_document_end(&opts, &sub);
     if (!sa_rdb_each(db, "ingest_runs", &f, &opts, on_failed_run, &c, error))
         goto done;
-    if (!check_gpu_config(tsdbs, o, cl->name, start, end, h, error) ||
+    if (!check_gpu_config(db, tsdbs, o, cl->name, start, end, h, error) ||
         (cl->in_archive && !check_gpu_type(db, o, cl->name, start, end, h, error)))
         goto done;
     /* the cluster's summary */

@@ -84,7 +84,7 @@ static double gy(const geo_t *g, double v)
 /* The largest value the panel must show: a bar (a stack), the cumulative use, the target, the projection. */
 static double panel_max(const sa_rchart_t *p)
 {
-    double ymax = p->target > 0 ? p->target : 0, cum = 0;
+    double ymax = p->target > 0 ? p->target * (p->band_hi > 100 ? p->band_hi / 100 : 1) : 0, cum = 0;
     size_t ns = p->nseries ? p->nseries : 1;
 
     for (size_t i = 0; i < p->nm; i++) {
@@ -173,6 +173,28 @@ static void panel_bars(FILE *out, const geo_t *g)
     }
 }
 
+/*
+ * The award's status band: from under_pct to over_pct of the target to date, a wedge
+ * from the award's start to its end (under it the status is "under", over it "over").
+ */
+static void panel_band(FILE *out, const geo_t *g)
+{
+    const sa_rchart_t *p = g->p;
+    char buf[128];
+
+    if (!(p->target > 0) || !(p->band_hi > 0))
+        return;
+    fprintf(out, "<polygon class=\"band\" points=\"%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"#1e8449\" "
+                 "fill-opacity=\"0.12\" stroke=\"#1e8449\" stroke-opacity=\"0.35\" stroke-width=\"0.8\"><title>",
+            gx(g, p->from), gy(g, 0), gx(g, p->axis_to), gy(g, p->target * p->band_hi / 100), gx(g, p->axis_to),
+            gy(g, p->target * p->band_lo / 100));
+    snprintf(buf, sizeof buf, "on track: %g to %g %% of the target to date (at the end: %.4g to %.4g ", p->band_lo,
+             p->band_hi, p->target * p->band_lo / 100, p->target * p->band_hi / 100);
+    sa_rxml_escape(out, buf);
+    sa_rxml_escape(out, p->unit);
+    fputs(")</title></polygon>\n", out);
+}
+
 /* The target line, the cumulative use (a point a month, with its value) and the projection to the end. */
 static void panel_lines(FILE *out, const geo_t *g)
 {
@@ -249,6 +271,14 @@ static void panel_legend(FILE *out, const geo_t *g)
     x = legend_item(out, x, y, "#1f3f6e", true, NULL, "cumulative use");
     if (p->target > 0)
         x = legend_item(out, x, y, "#555", true, "6 4", "award (target to date)");
+    if (p->target > 0 && p->band_hi > 0) {
+        char label[64];
+        snprintf(label, sizeof label, "%g-%g %% of the target", p->band_lo, p->band_hi);
+        fprintf(out, "<rect x=\"%.1f\" y=\"%.1f\" width=\"18\" height=\"10\" fill=\"#1e8449\" fill-opacity=\"0.12\" "
+                     "stroke=\"#1e8449\" stroke-opacity=\"0.35\"/>\n", x, y - 9);
+        svg_text(out, x + 22, y, NULL, " font-size=\"10\"", label);
+        x += 30 + 5.6 * (double)strlen(label);
+    }
     if (p->projected >= 0 && p->data_to < p->axis_to)
         legend_item(out, x, y, status_colour(p->status), true, "3 3", "projection at the recent rate");
 }
@@ -263,6 +293,8 @@ static void svg_panel(FILE *out, const sa_rchart_t *p, double y0)
         g.span = 1;
     fprintf(out, "<g class=\"panel\">\n");
     panel_frame(out, &g, y0);
+    if (!p->nseries)
+        panel_band(out, &g);
     panel_bars(out, &g);
     if (!p->nseries)
         panel_lines(out, &g);

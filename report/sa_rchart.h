@@ -24,6 +24,8 @@ typedef struct {
     int64_t *m;                     /* nm + 1 bucket bounds within [from, axis_to] (owned) */
     double *val;                    /* per bucket, in unit (owned) */
     double target;                  /* the award; < 0: none */
+    double band_lo, band_hi;        /* the award's status band, % of the target to date (under_pct, over_pct):
+                                       drawn around the target line when band_hi > 0 */
     double projected;               /* projected cumulative use at axis_to; < 0: none */
     const char *status;             /* static: the award's status ("over pace"); NULL: none */
     const char *unit;               /* static: "GPU-years" */

@@ -46,7 +46,11 @@ static bool json_write(const json_t *doc, FILE *out)
     return ok;
 }
 
-/* The pages' style: readable at 800 px, wide tables scroll in their own box, charts scale down. */
+/*
+ * The pages' style: readable at 800 px (narrower cells and headers that wrap under
+ * 1000 px, so that the usage table fits whole), wider tables scroll in their own box,
+ * charts scale down.
+ */
 static const char page_css[] =
     "body { font-family: sans-serif; margin: 1em; color: #222; max-width: 1240px; }\n"
     "h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.6em; }\n"
@@ -67,7 +71,13 @@ static const char page_css[] =
     "td.b-over-pace, td.b-warning { background: #fbe3c6; }\n"
     "td.b-on-track, td.b-ok, td.b-used { background: #d8eed8; }\n"
     "td.b-under, td.b-idle, td.b-used-idle { background: #fdf3c8; }\n"
-    "td.b-no-award, td.b-not-started, td.b-info { background: #ececec; }\n";
+    "td.b-no-award, td.b-not-started, td.b-info { background: #ececec; }\n"
+    "@media (max-width: 1000px) {\n"
+    "  body { margin: 0.5em; }\n"
+    "  table { font-size: 0.88em; }\n"
+    "  th, td { padding: 0.15em 0.3em; }\n"
+    "  th { white-space: normal; min-width: 3em; }\n"
+    "}\n";
 
 void sa_rhtml_begin(FILE *out, const char *title, const char *script, const char *nav)
 {

@@ -573,7 +573,9 @@ void sa_rtable_write_html(const sa_rtable_t *t, const sa_rview_t *view, const ch
         size_t c = view ? view->col[i] : i;
         bool num = t->cols[c].type != SA_COL_STR, hidden = !view && (t->cols[c].flags & SA_COL_LONG);
         open_cell(out, "th", num, hidden, NULL);
-        fprintf(out, " scope=\"col\" data-key=\"%s\">", t->cols[c].key);
+        fputs(" scope=\"col\" data-key=\"", out);
+        sa_rxml_escape(out, t->cols[c].key); /* a pivoted table's keys come from data */
+        fputs("\">", out);
         sa_rxml_escape(out, t->cols[c].title);
         fputs("</th>", out);
     }

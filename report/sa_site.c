@@ -30,6 +30,8 @@
 
 /* The placeholder of the link to the page's other version (control characters never come from data). */
 #define OTHER_VERSION "\001V\001"
+/* The placeholder of an account page's months, known once its trend is written (page_t.range). */
+#define RANGE_MARK "\001R\001"
 
 /* ---- names --------------------------------------------------------------------------- */
 
@@ -97,6 +99,8 @@ typedef struct {
     const char *colspec;  /* the HTML table's columns (NULL: the brief ones, the rest behind a switch) */
     sa_strv_t *accounts;  /* when not NULL: collect the accounts of the document's rows */
     bool trend;           /* also the first chart's months as a table ("months") */
+    bool pivot;           /* the current report's rows as a table of states (pivot_current) */
+    char range[48];       /* the months of the trend's table, "YYYY-MM to YYYY-MM" (account pages) */
     bool healthy;
 } page_t;
 
@@ -229,6 +233,26 @@ static char *fill_version(const char *text, const char *href, const char *label)
     return out;
 }
 
+/* text with every mark replaced by with (caller frees; NULL on out of memory). */
+static char *replace_mark(const char *text, const char *mark, const char *with)
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&out, &len);
+    const char *p = text, *q;
+
+    if (!m)
+        return NULL;
+    while ((q = strstr(p, mark))) {
+        fwrite(p, 1, (size_t)(q - p), m);
+        fputs(with, m);
+        p = q + strlen(mark);
+    }
+    fputs(p, m);
+    fclose(m);
+    return out;
+}
+
 /* Ends a page and writes both versions. */
 static bool page_close(page_t *pg, bool ok, sa_error_t *error)
 {
@@ -237,6 +261,16 @@ static bool page_close(page_t *pg, bool ok, sa_error_t *error)
 
     sa_rhtml_end(pg->f);
     fclose(pg->f);
+    if (ok && pg->range[0] && strstr(pg->buf, RANGE_MARK)) {
+        char *r = replace_mark(pg->buf, RANGE_MARK, pg->range);
+        if (r) {
+            free(pg->buf);
+            pg->buf = r;
+        } else {
+            ok = false;
+            sa_error_nomem(error);
+        }
+    }
     if (ok) {
         href = sa_rprintf("%s.js.html", base);
         plain = href ? fill_version(pg->buf, href, "interactive version") : NULL;
@@ -330,11 +364,144 @@ static bool trend_table(page_t *pg, const sa_rchart_t *c, sa_error_t *error)
             sa_rtable_str(&t, r, 3, c->unit);
         }
     }
+    if (t.nrows) /* the page's subtitle says these months */
+        snprintf(pg->range, sizeof pg->range, "%s to %s", sa_rtable_cell(&t, 0, 0)->s,
+                 sa_rtable_cell(&t, t.nrows - 1, 0)->s);
     pg->trend = false;
     pg->table = "months";
     pg->heading = "Month by month";
     ok = ok ? on_doc(&d, pg, error) : (sa_error_nomem(error), false);
     sa_rtable_clear(&t);
+    return ok;
+}
+
+/* A string's copy in v (kept for a table's columns); NULL on out of memory. */
+static const char *keep(sa_strv_t *v, char *s)
+{
+    if (!s || !sa_strv_push(v, s)) {
+        free(s);
+        return NULL;
+    }
+    free(s);
+    return v->v[v->n - 1];
+}
+
+/*
+ * The rows of one section ("current" or "finished") of the current report's document
+ * (a row per cluster, section, grouping, name and state) pivoted for a cluster's page:
+ * a row per grouping and name, a column of jobs per state (and, for the current jobs,
+ * of their GPUs), the "all" row a total. Written like any section's document (its
+ * preamble only with the first).
+ */
+static bool pivot_current(page_t *pg, const sa_rdoc_t *d, const char *section, bool preamble, sa_error_t *error)
+{
+    const sa_rtable_t *t = d->table;
+    size_t c_sect = sa_rtable_col(t, "section"), c_by = sa_rtable_col(t, "by"), c_key = sa_rtable_col(t, "key");
+    size_t c_state = sa_rtable_col(t, "state"), c_jobs = sa_rtable_col(t, "jobs"), c_gpus = sa_rtable_col(t, "gpus");
+    bool with_gpus = strcmp(section, "current") == 0;
+    sa_strv_t states, names, rows;
+    sa_col_t *cols = NULL;
+    sa_rtable_t p;
+    sa_rdoc_t pd = *d;
+    size_t ncols, ns;
+    bool ok = false;
+
+    if (c_sect == SIZE_MAX || c_by == SIZE_MAX || c_key == SIZE_MAX || c_state == SIZE_MAX || c_jobs == SIZE_MAX ||
+        c_gpus == SIZE_MAX) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "the current report lacks a column the site pivots");
+        return false;
+    }
+    sa_strv_init(&states);
+    sa_strv_init(&names);
+    sa_strv_init(&rows);
+    sa_rtable_init(&p, NULL, 0);
+    /* the states (in the report's order) and the rows, "by\001key", in order of appearance */
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *st = sa_rtable_cell(t, r, c_state)->s, *by = sa_rtable_cell(t, r, c_by)->s;
+        const char *key = sa_rtable_cell(t, r, c_key)->s, *sect = sa_rtable_cell(t, r, c_sect)->s;
+        char *rk;
+        if (!sect || strcmp(sect, section) != 0)
+            continue;
+        rk = sa_rprintf("%s\001%s", by ? by : "", key ? key : "");
+        if (!rk || (st && !sa_strv_contains(&states, st) && !sa_strv_push(&states, st)) ||
+            (!sa_strv_contains(&rows, rk) && !sa_strv_push(&rows, rk))) {
+            free(rk);
+            goto nomem;
+        }
+        free(rk);
+    }
+    ns = states.n;
+    ncols = 2 + (with_gpus ? 2 : 1) * ns;
+    if (!(cols = calloc(ncols, sizeof *cols)))
+        goto nomem;
+    cols[0] = (sa_col_t){"by", "By", SA_COL_STR, 0, 0};
+    cols[1] = (sa_col_t){"key", "Name", SA_COL_STR, 0, 0};
+    for (size_t i = 0; i < ncols - 2; i++) {
+        const char *st = states.v[i % ns];
+        bool gpus = i >= ns;
+        char *k = sa_rprintf("%s%s", st, gpus ? "_gpus" : ""), *title = sa_rprintf("%s%s", st, gpus ? " GPUs" : "");
+        /* a column key from data: [a-z0-9_] only (it is a JSON member, a CSV header, an attribute) */
+        for (char *q = k; q && *q; q++)
+            *q = (char)(*q >= 'A' && *q <= 'Z' ? *q - 'A' + 'a'
+                        : (*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') ? *q : '_');
+        for (char *q = title; q && *q; q++)
+            *q = *q == '_' ? ' ' : *q; /* OUT OF MEMORY: a header that can wrap */
+        cols[2 + i].key = keep(&names, k);
+        cols[2 + i].title = keep(&names, title);
+        cols[2 + i].type = SA_COL_INT;
+        if (!cols[2 + i].key || !cols[2 + i].title)
+            goto nomem;
+    }
+    sa_rtable_init(&p, cols, ncols);
+    for (size_t k = 0; k < rows.n; k++) {
+        size_t r = sa_rtable_add_row(&p);
+        const char *sep = strchr(rows.v[k], '\001');
+        char *by;
+        if (r == SIZE_MAX || !(by = strndup(rows.v[k], (size_t)(sep - rows.v[k]))))
+            goto nomem;
+        sa_rtable_str(&p, r, 0, by);
+        sa_rtable_str(&p, r, 1, sep + 1);
+        if (strcmp(by, "all") == 0)
+            sa_rtable_mark_total(&p, r);
+        free(by);
+        for (size_t i = 2; i < ncols; i++)
+            sa_rtable_int(&p, r, i, 0);
+    }
+    for (size_t r = 0; r < t->nrows; r++) {
+        const char *st = sa_rtable_cell(t, r, c_state)->s, *by = sa_rtable_cell(t, r, c_by)->s;
+        const char *key = sa_rtable_cell(t, r, c_key)->s, *sect = sa_rtable_cell(t, r, c_sect)->s;
+        size_t row = SIZE_MAX, col = SIZE_MAX;
+        char *rk;
+        if (!sect || strcmp(sect, section) != 0)
+            continue;
+        if (!(rk = sa_rprintf("%s\001%s", by ? by : "", key ? key : "")))
+            goto nomem;
+        for (size_t k = 0; k < rows.n && row == SIZE_MAX; k++)
+            if (strcmp(rows.v[k], rk) == 0)
+                row = k;
+        free(rk);
+        for (size_t i = 0; st && i < ns && col == SIZE_MAX; i++)
+            if (strcmp(states.v[i], st) == 0)
+                col = 2 + i;
+        if (row == SIZE_MAX || col == SIZE_MAX)
+            continue;
+        sa_rtable_int(&p, row, col, sa_rtable_cell(&p, row, col)->i + sa_rtable_cell(t, r, c_jobs)->i);
+        if (with_gpus)
+            sa_rtable_int(&p, row, col + ns, sa_rtable_cell(&p, row, col + ns)->i + sa_rtable_cell(t, r, c_gpus)->i);
+    }
+    pd.table = &p;
+    if (!preamble)
+        pd.preamble = NULL;
+    ok = on_doc(&pd, pg, error);
+    goto done;
+nomem:
+    sa_error_nomem(error);
+done:
+    sa_rtable_clear(&p);
+    free(cols);
+    sa_strv_clear(&states);
+    sa_strv_clear(&names);
+    sa_strv_clear(&rows);
     return ok;
 }
 
@@ -349,6 +516,15 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
     FILE *m;
     bool ok;
 
+    if (pg->pivot) {
+        /* the queue, then the jobs finished: two narrow tables instead of a row per state */
+        pg->pivot = false;
+        if (!pivot_current(pg, d, "current", true, error))
+            return false;
+        pg->table = "finished";
+        pg->heading = "Jobs finished in the last 24 hours";
+        return pivot_current(pg, d, "finished", false, error);
+    }
     if (pg->accounts)
         collect_accounts(pg, d->table);
     if (!write_data(pg, d, error))
@@ -416,6 +592,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     pg->table = sec->table;
     pg->heading = sec->heading;
     pg->colspec = sec->colspec;
+    pg->pivot = sec->kind == S_CURRENT;
     pg->healthy = true;
     /* warnings (a GPU type without an RGU weight) are in the pages' preambles: not repeated per section */
     switch (sec->kind) {
@@ -529,9 +706,8 @@ static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
     int64_t cur = sa_rmonth_floor(s->o->now);
     section_t health = {S_HEALTH, "health", "Health of the archive (the last 24 hours)", NULL,
                         SA_UNSET, SA_UNSET, 0, NULL, false, false};
-    section_t queue = {S_CURRENT, "queue", "Current queue (the latest squeue snapshot) and jobs finished in the "
-                                           "last 24 hours", NULL, SA_UNSET, SA_UNSET, SA_BY_PARTITION | SA_BY_ACCOUNT,
-                       NULL, false, false};
+    section_t queue = {S_CURRENT, "queue", "Current queue (the latest squeue snapshot)", NULL, SA_UNSET, SA_UNSET,
+                       SA_BY_PARTITION | SA_BY_ACCOUNT, NULL, false, false};
     section_t all = {S_USAGE, "accounts", range, NULL, s->from, s->to, SA_BY_ACCOUNT, NULL, true, false};
     int64_t ms, me;
     bool ok;
@@ -573,20 +749,22 @@ static bool account_page(site_t *s, const scluster_t *c, const char *account, sa
 {
     page_t pg;
     char *f = file_name(account), *rel = f ? sa_rprintf("%s/account-%s", c->file, f) : NULL;
-    char *title = sa_rprintf("%s, account %s", c->name, account), range[64];
+    char *title = sa_rprintf("%s, account %s", c->name, account), range[96];
     /* the trend against the award, its charts broken down by user and GPU type; then one table of both */
     section_t trend = {S_USAGE, "trend", "Trend", NULL, s->from, s->to,
                        SA_BY_ACCOUNT | SA_BY_USER | SA_BY_GPU_TYPE, account, true, false};
-    section_t users = {S_USAGE, "users", "Users and GPU types", NULL, s->from, s->to, SA_BY_USER | SA_BY_GPU_TYPE,
+    section_t users = {S_USAGE, "users", range, NULL, s->from, s->to, SA_BY_USER | SA_BY_GPU_TYPE,
                        account, false, false};
     bool ok = rel && title;
 
-    snprintf(range, sizeof range, "%s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
+    snprintf(range, sizeof range, "Users and GPU types, %s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
     if (!ok)
         sa_error_nomem(error);
     ok = ok && page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);
     if (ok) {
-        para(&pg, "meta", range);
+        /* the months of the trend's table (from the award's start when there is one): known once it is written */
+        snprintf(pg.range, sizeof pg.range, "%s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
+        fputs("<p class=\"meta\">" RANGE_MARK "</p>\n", pg.f);
         pg.trend = true;
         ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error);
         ok = page_close(&pg, ok, error) && ok;

@@ -299,6 +299,8 @@ static bool award_chart(sa_usage_t *u, const sa_award_t *a, const sa_uaward_t *f
     c->axis_to = a->end;
     c->data_to = f->to;
     c->target = a->amount;
+    c->band_lo = a->under_pct;
+    c->band_hi = a->over_pct;
     c->projected = f->to > a->start ? f->projected : -1;
     c->status = f->status;
     c->unit = a->unit == SA_AWARD_RGU_YEARS ? "RGU-years" : "GPU-years";

@@ -363,10 +363,25 @@ static void ingest_demo(void)
     snprintf(spool, sizeof spool, "--spool-dir=%s/spool", dir);
     snprintf(sq, sizeof sq, "--sqlite=%s/demo.sqlite", dir);
     snprintf(uri_env, sizeof uri_env, "SLURM_INGEST_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
+    /* a node snapshot a day, as tools/quickstart ingests them (the time series utilization reads) */
+    for (int day = 1; day <= 31; day++) {
+        char si[600], at[64];
+        char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--cluster=demo", (char *)"--no-mongo", lock, spool, sq,
+                        (char *)"--max-gap=25h", si, at, (char *)"-q", NULL};
+        int rc;
+        snprintf(si, sizeof si, "--sinfo=%s/demo/nodes/sinfo-2026-10-%02d.json", SA_FIXTURES_DIR, day);
+        snprintf(at, sizeof at, "--at=2026-10-%02dT12:00:00Z", day);
+        rc = tu_run(argv, NULL, &out, &err);
+        if (rc != 0)
+            fail_msg("slurm-ingest of the demo's snapshot of day %d: exit %d: %s", day, rc, err);
+        free(out);
+        free(err);
+        out = err = NULL;
+    }
     {
         char dbopt[128];
         char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--cluster=demo", dbopt, lock, spool, sq,
-                        (char *)"--sinfo=" SA_FIXTURES_DIR "/demo/sinfo-end.json",
+                        (char *)"--max-gap=25h", (char *)"--sinfo=" SA_FIXTURES_DIR "/demo/sinfo-end.json",
                         (char *)"--squeue=" SA_FIXTURES_DIR "/demo/squeue-end.json",
                         (char *)"--sacct=" SA_FIXTURES_DIR "/demo/sacct-2026-10.txt",
                         (char *)"--at=2026-10-31T23:55:00Z", (char *)"-q", NULL};
@@ -553,9 +568,144 @@ static void test_readme_reports(void **state)
     free(readme);
 }
 
+/* ---- the demo agrees with itself ------------------------------------------------------ */
+
+/* slurm-report ARGS --json on the demo's database and time series; its output, parsed. */
+static json_t *report_json(const char *const *args)
+{
+    char uri_env[1024], dbopt[160], sq[160], *out = NULL, *err = NULL, *argv[32];
+    char *env[] = {uri_env, NULL};
+    json_error_t jerr;
+    json_t *j;
+    int n = 0, rc;
+
+    snprintf(uri_env, sizeof uri_env, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
+    snprintf(dbopt, sizeof dbopt, "--db=%s", db_name);
+    snprintf(sq, sizeof sq, "--sqlite=%s/demo.sqlite", demo_dir);
+    argv[n++] = (char *)SA_REPORT_BIN;
+    for (; *args; args++)
+        argv[n++] = (char *)*args;
+    argv[n++] = dbopt;
+    argv[n++] = sq;
+    argv[n++] = (char *)"--json";
+    argv[n] = NULL;
+    rc = tu_run(argv, env, &out, &err);
+    if (rc != 0)
+        fail_msg("slurm-report %s exits %d: %s", argv[1], rc, err);
+    j = json_loads(out, 0, &jerr);
+    if (!j)
+        fail_msg("slurm-report %s: not JSON (%s)", argv[1], jerr.text);
+    free(out);
+    free(err);
+    return j;
+}
+
+/* The subjects of health's gpu-capacity rows over October, ','-joined (caller frees; "" when none). */
+static char *capacity_warnings(void)
+{
+    static const char *const args[] = {"health", "-M", "demo", "-S", "2026-10-01", "-E", "2026-11-01",
+                                       "--now", "2026-11-01T00:00:00Z", "--stale", "30d", NULL};
+    json_t *h = report_json(args), *row;
+    char *out = NULL;
+    size_t len = 0, i;
+    FILE *m = open_memstream(&out, &len);
+
+    json_array_foreach(json_object_get(h, "rows"), i, row) {
+        if (strcmp(str(row, "check"), "gpu-capacity") == 0) {
+            fprintf(m, "%s%s", len ? "," : "", str(row, "subject"));
+            fflush(m);
+            printf("  health: %s %s: %s\n", str(row, "check"), str(row, "subject"), str(row, "detail"));
+        }
+    }
+    fclose(m);
+    json_decref(h);
+    return out;
+}
+
+/*
+ * The quickstart's reports agree: no node is allocated more GPUs than it has (health's
+ * gpu-capacity), so usage's GPU-hours (the jobs' allocations) and utilization's used
+ * GPU-hours (the nodes' snapshots, one a day) are within a few percent; efficiency has
+ * usage figures. Then the check is shown to find a node given more GPUs than it has.
+ */
+static void test_demo_consistent(void **state)
+{
+    static const char *const usage[] = {"usage", "-M", "demo", "--month", "2026-10", "-t", "hours", NULL};
+    static const char *const util[] = {"utilization", "-M", "demo", "--month", "2026-10", NULL};
+    static const char *const eff[] = {"efficiency", "-M", "demo", "--month", "2026-10", NULL};
+    json_t *u, *t, *row, *e;
+    double alloc_h = 0, used_h = 0;
+    char *warn;
+    const char *victim = NULL, *node = NULL;
+    size_t i;
+    (void)state;
+
+    ingest_demo();
+    read_all_docs();
+    warn = capacity_warnings();
+    if (warn[0])
+        fail_msg("the demo gives nodes more GPUs than they have: %s", warn);
+    free(warn);
+    u = report_json(usage);
+    json_array_foreach(json_object_get(u, "totals"), i, row)
+        alloc_h += json_number_value(json_object_get(row, "gpu_hours"));
+    json_decref(u);
+    t = report_json(util);
+    json_array_foreach(json_object_get(t, "rows"), i, row) {
+        if (strcmp(str(row, "gpu_type"), "*") == 0)
+            used_h += json_number_value(json_object_get(row, "gpu_used_hours"));
+    }
+    json_decref(t);
+    printf("  October: usage %.2f GPU-hours allocated, utilization %.2f GPU-hours used (%+.1f %%)\n", alloc_h, used_h,
+           100.0 * (used_h - alloc_h) / alloc_h);
+    assert_true(alloc_h > 10000);
+    /* a snapshot a day samples the allocations: a few percent apart, not 46 */
+    if (used_h < alloc_h * 0.95 || used_h > alloc_h * 1.05)
+        fail_msg("usage says %.2f GPU-hours, utilization %.2f used", alloc_h, used_h);
+    e = report_json(eff);
+    row = json_array_get(json_object_get(e, "totals"), 0);
+    assert_non_null(row);
+    /* sacct's usage columns are there: utilisation for some runs (not all), CPU and memory efficiency */
+    assert_true(json_is_number(json_object_get(row, "gpu_util_percent")));
+    assert_true(json_number_value(json_object_get(row, "no_data_percent")) > 0);
+    assert_true(json_number_value(json_object_get(row, "no_data_percent")) < 100);
+    assert_true(json_is_number(json_object_get(row, "cpu_efficiency_percent")));
+    assert_true(json_is_number(json_object_get(row, "mem_efficiency_percent")));
+    json_decref(e);
+
+    /* a job whose TRES says 4000 GPUs on one node: gpu-capacity names the node */
+    json_array_foreach(all_docs, i, row) {
+        json_t *r0 = json_array_get(json_object_get(row, "runs"), 0);
+        /* a job of mid-October (ids follow submission: about 75 a day from 2026-09-29) */
+        if (strcmp(str(row, "state"), "COMPLETED") == 0 && num(row, "job_id") > 101000 && num(r0, "gpus") > 0 &&
+            strcmp(str(r0, "nodes"), "gpu03") == 0) {
+            victim = str(row, "_id");
+            node = str(r0, "nodes");
+            break;
+        }
+    }
+    assert_non_null(victim);
+    {
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db_name, "jobs");
+        bson_t *sel = BCON_NEW("_id", BCON_UTF8(victim)), *set = BCON_NEW("$set", "{", "runs.0.gpus", BCON_INT64(4000), "}");
+        bson_t *back = BCON_NEW("$set", "{", "runs.0.gpus", BCON_INT64(num(json_array_get(json_object_get(row, "runs"), 0), "gpus")), "}");
+        bson_error_t berr;
+        assert_true(mongoc_collection_update_one(c, sel, set, NULL, NULL, &berr));
+        warn = capacity_warnings();
+        assert_true(mongoc_collection_update_one(c, sel, back, NULL, NULL, &berr));
+        assert_string_equal(warn, node);
+        free(warn);
+        bson_destroy(sel);
+        bson_destroy(set);
+        bson_destroy(back);
+        mongoc_collection_destroy(c);
+    }
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_readme_queries), cmocka_unit_test(test_readme_reports)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_readme_queries), cmocka_unit_test(test_readme_reports),
+                                       cmocka_unit_test(test_demo_consistent)};
     int rc;
     client = tu_mongo_client("readme", &db_name);
     if (!client)

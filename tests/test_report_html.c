@@ -10,8 +10,10 @@
  * fetched from outside; in Chromium, the default pages do not overflow horizontally
  * at 1280 and 800 px (a probe script, added to a copy of the page, measures), the
  * enhanced page's tables sort and filter and its charts show values on hover, with no
- * error in the console; screenshots at both widths (kept in $SA_SITE_SHOTS or
- * /tmp/sa-site-shots to look at).
+ * error in the console; the usage and queue tables fit their box whole at both widths;
+ * screenshots at both widths (kept in $SA_SITE_SHOTS or /tmp/sa-site-shots to look at).
+ * The account page's subtitle names its table's months, award charts draw their status
+ * band, the queue is pivoted (a column per state).
  *
  * Skipped (77, saying why) when Chromium is not installed: `apt-get install chromium`
  * or tools/install-deps. $CHROMIUM names another binary.
@@ -177,6 +179,8 @@ static const char probe_late[] =
     "  var r = {errors: window.__errors || [], enhanced: document.documentElement.classList.contains('enhanced')};\n"
     "  var de = document.documentElement;\n"
     "  r.scrollWidth = de.scrollWidth; r.clientWidth = de.clientWidth;\n"
+    "  r.tables = {}; Array.prototype.forEach.call(document.querySelectorAll('div.wide table[id]'), function (t) {\n"
+    "    r.tables[t.id] = {width: Math.ceil(t.getBoundingClientRect().width), box: t.parentElement.clientWidth}; });\n"
     "  var th = document.querySelector('table#t-accounts th[data-key=\"gpu_years\"]');\n"
     "  function col(t, key) { var ths = t.tHead.rows[0].cells, i;\n"
     "    for (i = 0; i < ths.length; i++) if (ths[i].getAttribute('data-key') === key) break;\n"
@@ -321,7 +325,7 @@ static void test_site_files(void **state)
     static const char *const pages[] = {"index", "ingest", "alpha/index", "alpha/2026-09", "alpha/2026-10",
                                         "alpha/account-physics", "beta/index", "beta/account-lab%2C%22q%22%3Cb%3E%26"};
     static const char *const data[] = {"index.clusters", "ingest.runs-alpha", "alpha/index.usage", "alpha/index.health",
-                                       "alpha/index.queue", "alpha/index.utilization", "alpha/index.stranded",
+                                       "alpha/index.queue", "alpha/index.finished", "alpha/index.utilization", "alpha/index.stranded",
                                        "alpha/2026-09.usage", "alpha/account-physics.trend",
                                        "alpha/account-physics.months", "alpha/account-physics.users"};
     char rel[256];
@@ -410,12 +414,41 @@ static void test_site_fits(void **state)
                    (long long)cw);
             if (sw > cw)
                 fail_msg("%s overflows at %d px: %lld > %lld", pages[i], widths[w], (long long)sw, (long long)cw);
+            /* the tables a reader needs whole: none wider than its box (it would scroll, its last columns hidden) */
+            {
+                static const char *const whole[] = {"t-usage", "t-queue", "t-finished"};
+                json_t *tables = json_object_get(r, "tables");
+                for (size_t k = 0; k < sizeof whole / sizeof whole[0]; k++) {
+                    json_t *tb = json_object_get(tables, whole[k]);
+                    json_int_t tw, bw;
+                    if (!tb)
+                        continue;
+                    tw = json_integer_value(json_object_get(tb, "width"));
+                    bw = json_integer_value(json_object_get(tb, "box"));
+                    printf("  %s: %lld px in a %lld px box\n", whole[k], (long long)tw, (long long)bw);
+                    if (tw > bw)
+                        fail_msg("%s at %d px: table %s is %lld px wide in a %lld px box (its last columns hidden)",
+                                 pages[i], widths[w], whole[k], (long long)tw, (long long)bw);
+                }
+                if (strcmp(pages[i], "alpha/index.html") == 0)
+                    assert_non_null(json_object_get(tables, "t-usage")); /* the check above means something */
+            }
             assert_int_equal(json_array_size(json_object_get(r, "errors")), 0);
             json_decref(r);
         }
     }
     if (mkdir(shots, 0755) != 0 && errno != EEXIST)
         fail_msg("%s: %s", shots, strerror(errno));
+    for (int w = 0; w < 2; w++) {
+        char url[600], shot[600];
+        struct stat st;
+        snprintf(url, sizeof url, "file://%s/alpha/account-physics.html", site);
+        snprintf(shot, sizeof shot, "%s/alpha-account-physics-%d.png", shots, widths[w]);
+        free(browse(url, widths[w], 2400, false, shot));
+        assert_int_equal(stat(shot, &st), 0);
+        assert_true(st.st_size > 20000);
+        printf("screenshot %s: %lld bytes\n", shot, (long long)st.st_size);
+    }
     for (int w = 0; w < 2; w++) {
         for (int js = 0; js < 2; js++) {
             char url[600], shot[600];
@@ -428,6 +461,64 @@ static void test_site_fits(void **state)
             printf("screenshot %s: %lld bytes\n", shot, (long long)st.st_size);
         }
     }
+}
+
+/*
+ * What the pages say agrees with what they show: the account page's subtitle names the
+ * months of its month-by-month table; the charts of awards draw the status band (80 to
+ * 120 % of the target); the queue is a row per partition and account with a column per
+ * state, not a row per state repeating the cluster.
+ */
+static void test_site_says_what_it_shows(void **state)
+{
+    char url[600], *dom, *p, first[16] = "", last[16] = "", *html;
+    json_t *months, *rows, *row, *queue;
+    size_t i;
+    (void)state;
+
+    need_site();
+    snprintf(url, sizeof url, "file://%s/alpha/account-physics.html", site);
+    dom = browse(url, 800, 2000, false, NULL);
+    months = json_loads(html = site_file("alpha/account-physics.months.json"), 0, NULL);
+    free(html);
+    rows = json_object_get(months, "rows");
+    assert_true(json_array_size(rows) >= 2);
+    snprintf(first, sizeof first, "%s", json_string_value(json_object_get(json_array_get(rows, 0), "month")));
+    snprintf(last, sizeof last, "%s",
+             json_string_value(json_object_get(json_array_get(rows, json_array_size(rows) - 1), "month")));
+    p = strstr(dom, "<p class=\"meta\">");
+    assert_non_null(p);
+    {
+        char want[64];
+        snprintf(want, sizeof want, "<p class=\"meta\">%s to %s</p>", first, last);
+        printf("account page: %.40s; its table: %s to %s\n", p, first, last);
+        if (strncmp(p, want, strlen(want)) != 0)
+            fail_msg("the account page's subtitle is not its table's months (%s): %.60s", want, p);
+    }
+    /* the award's chart: its band, between 80 and 120 % of the target to date */
+    expect(dom, "<polygon class=\"band\"", "alpha/account-physics.html");
+    expect(dom, "on track: 80 to 120 % of the target to date", "alpha/account-physics.html");
+    free(dom);
+    json_decref(months);
+
+    queue = json_loads(html = site_file("alpha/index.queue.json"), 0, NULL);
+    free(html);
+    rows = json_object_get(queue, "rows");
+    assert_true(json_array_size(rows) >= 2);
+    json_array_foreach(rows, i, row) {
+        assert_null(json_object_get(row, "cluster"));
+        assert_null(json_object_get(row, "state"));
+        for (size_t k = 0; k < i; k++) {
+            json_t *o = json_array_get(rows, k);
+            if (strcmp(json_string_value(json_object_get(o, "by")), json_string_value(json_object_get(row, "by"))) == 0 &&
+                strcmp(json_string_value(json_object_get(o, "key")), json_string_value(json_object_get(row, "key"))) == 0)
+                fail_msg("the queue has two rows for %s %s", json_string_value(json_object_get(row, "by")),
+                         json_string_value(json_object_get(row, "key")));
+        }
+    }
+    assert_non_null(json_object_get(json_array_get(rows, 0), "running"));
+    assert_non_null(json_object_get(json_array_get(rows, 0), "running_gpus"));
+    json_decref(queue);
 }
 
 /* The enhanced page: its script runs without an error, sorts, filters and shows chart values on hover. */
@@ -480,6 +571,7 @@ int main(void)
         cmocka_unit_test(test_site_files),
         cmocka_unit_test(test_site_plain),
         cmocka_unit_test(test_site_fits),
+        cmocka_unit_test(test_site_says_what_it_shows),
         cmocka_unit_test(test_site_enhanced),
     };
     char cmd[128];
