@@ -6,6 +6,7 @@
  * same documents as the live runs, credentials kept out of messages.
  */
 #include "testutil.h"
+#include "tu_archive.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
+#include <sqlite3.h>
 
 #include "sa_exit.h"
 #include "sa_time.h"
@@ -456,6 +458,192 @@ static void test_replay_archive(void **state)
     free(b);
 }
 
+/* ---- replays of grouped sinfo captures (issue 22, item 2) -------------------------------- */
+
+/* Runs a box's slurm-ingest with args; fails, printing its stderr, on another exit status. */
+static void box_expect(const tu_box_t *b, const char *const args[], const char *const env[], int want)
+{
+    char *err = NULL;
+    int rc = tu_box_run(b, args, env, &err);
+    if (rc != want)
+        fail_msg("%s %s in %s: exit %d, expected %d; stderr: %.2000s", b->bin, args[0], b->dir, rc, want,
+                 err ? err : "");
+    free(err);
+}
+
+/* One integer from the time series at path. */
+static long long ts_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    long long v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        fail_msg("%s: %s: %s", path, sql, sqlite3_errmsg(db));
+    if (sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+/* Fails unless box b holds the documents and the time series of the reference box ref. */
+static void expect_same_archive(const tu_box_t *ref, const tu_box_t *b, const char *what)
+{
+    json_t *want = tu_archive_docs(client, ref->db, "jobs"), *got = tu_archive_docs(client, b->db, "jobs");
+    char *ts_want = tu_tsdb_dump(tu_box_path(ref, "ts.db")), *ts_got;
+    tu_cmp_t cmp;
+    bool same;
+
+    memset(&cmp, 0, sizeof cmp);
+    assert_true(json_array_size(want) > 100);
+    same = tu_archive_compare(want, got, &cmp);
+    json_decref(want);
+    json_decref(got);
+    if (!same)
+        fail_msg("%s: the job documents differ from one clean replay's: %zu lost, %zu duplicated, %zu differ "
+                 "(first: %s)", what, cmp.lost, cmp.duplicated, cmp.differ, cmp.first);
+    ts_got = tu_tsdb_dump(tu_box_path(b, "ts.db"));
+    assert_non_null(ts_want);
+    assert_non_null(ts_got);
+    if (strcmp(ts_want, ts_got) != 0) {
+        size_t i = 0, line = 1;
+        for (; ts_want[i] && ts_want[i] == ts_got[i]; i++)
+            line += ts_want[i] == '\n';
+        fail_msg("%s: the time series differs from one clean replay's from its line %zu (%.200s vs %.200s)", what,
+                 line, ts_want + i, ts_got + i);
+    }
+    free(ts_want);
+    free(ts_got);
+}
+
+/*
+ * An archive of grouped `sinfo --json` captures (nodes whose GPUs Slurm does not say per
+ * node, untyped A100 TRES) replayed twice into the same database, and a replay killed
+ * halfway then run again, give the documents and the time series of one clean replay, and
+ * their rollups equal their documents. A snapshot once took a node's configuration (and an
+ * untyped run its GPU type) from the nearest per-node observation, during a second replay
+ * a later one: GPU-hours carried went from 9.50 to 96.50 and 15 of 594 documents changed
+ * runs[].gpu_type_source.
+ */
+static void test_replay_grouped_idempotent(void **state)
+{
+    char gen[300], path[400], archive[300], archive_opt[320], base[128], *out = NULL, *err = NULL;
+    const char *replay[] = {"replay", archive, NULL}, *rollup[] = {"rollup", NULL};
+    tu_box_t live, clean, twice, killed;
+    json_t *index;
+    json_error_t jerr;
+    int rc;
+    (void)state;
+
+    if (access(SA_PYTHON3, X_OK) != 0) {
+        printf("SKIP: no python3 (%s) to run tools/gen-cluster\n", SA_PYTHON3);
+        skip();
+    }
+    snprintf(gen, sizeof gen, "%s/gen-grouped", tmp);
+    {
+        char *argv[] = {(char *)SA_PYTHON3, (char *)SA_SOURCE_DIR "/tools/gen-cluster", (char *)"--evolve",
+                        (char *)"30", (char *)"--grouped-sinfo", (char *)"--untyped-tres", (char *)"a100",
+                        (char *)"--only", (char *)"none", (char *)"-q", (char *)"--out", gen, NULL};
+        rc = tu_run(argv, NULL, &out, &err);
+        if (rc != 0)
+            fail_msg("tools/gen-cluster: exit %d: %s", rc, err);
+        free(out);
+        free(err);
+    }
+    snprintf(path, sizeof path, "%s/evolve/index.json", gen);
+    assert_non_null(index = json_load_file(path, 0, &jerr));
+    assert_int_equal(json_array_size(index), 30);
+
+    /* the live runs, each snapshot kept in an archive */
+    snprintf(base, sizeof base, "%s_grp", db_name);
+    {
+        char db[160];
+        snprintf(db, sizeof db, "%s_live", base);
+        tu_box_init(&live, "grp-live", uri, db);
+    }
+    snprintf(archive, sizeof archive, "%s/archive", live.dir);
+    snprintf(archive_opt, sizeof archive_opt, "--archive-dir=%s", archive);
+    for (size_t i = 0; i < json_array_size(index); i++) {
+        const json_t *snap = json_array_get(index, i);
+        char at[64], files[3][400];
+        const char *args[12] = {at, archive_opt, "--sinfo", files[0], "--squeue", files[1], NULL};
+        snprintf(at, sizeof at, "--at=%s", json_string_value(json_object_get(snap, "at")));
+        snprintf(files[0], sizeof files[0], "%s/evolve/%s", gen,
+                 json_string_value(json_object_get(snap, "sinfo_grouped")));
+        snprintf(files[1], sizeof files[1], "%s/evolve/%s", gen, json_string_value(json_object_get(snap, "squeue")));
+        if (json_object_get(snap, "sacct")) {
+            snprintf(files[2], sizeof files[2], "%s/evolve/%s", gen,
+                     json_string_value(json_object_get(snap, "sacct")));
+            args[6] = "--sacct";
+            args[7] = files[2];
+            args[8] = NULL;
+        }
+        box_expect(&live, args, NULL, SA_EXIT_OK);
+    }
+    json_decref(index);
+
+    /* one clean replay: the reference; the case is the one of the issue */
+    {
+        char db[160];
+        snprintf(db, sizeof db, "%s_clean", base);
+        tu_box_init(&clean, "grp-clean", uri, db);
+    }
+    box_expect(&clean, replay, NULL, SA_EXIT_OK);
+    box_expect(&clean, rollup, NULL, SA_EXIT_OK);
+    assert_true(ts_int(tu_box_path(&clean, "ts.db"), "SELECT count(*) FROM attr WHERE gpu_config = 1") > 0);
+    assert_true(ts_int(tu_box_path(&clean, "ts.db"), "SELECT count(*) FROM attr WHERE gpu_config = 2") > 0);
+    {
+        long long node = tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"node\"}"),
+                  carried = tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"carried\"}"),
+                  unknown = tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"unknown\"}");
+        printf("clean replay: jobs with runs typed from their nodes %lld, carried %lld, unknown %lld\n", node, carried,
+               unknown);
+        assert_true(node + carried > 0 && unknown > 0);
+    }
+    /* the live runs landed each snapshot as the replay does */
+    expect_same_archive(&clean, &live, "the live runs");
+
+    /* replayed twice into the same database and time series */
+    {
+        char db[160];
+        snprintf(db, sizeof db, "%s_twice", base);
+        tu_box_init(&twice, "grp-twice", uri, db);
+    }
+    box_expect(&twice, replay, NULL, SA_EXIT_OK);
+    box_expect(&twice, replay, NULL, SA_EXIT_OK);
+    expect_same_archive(&clean, &twice, "replayed twice");
+    box_expect(&twice, rollup, NULL, SA_EXIT_OK);
+
+    /* a replay killed halfway (between two bulk writes of a snapshot's jobs), then run again */
+    {
+        char db[160];
+        snprintf(db, sizeof db, "%s_killed", base);
+        tu_box_init(&killed, "grp-killed", uri, db);
+    }
+    if (!SA_FAULTS_BIN[0]) {
+        printf("note: built without SA_FAULT_INJECTION: the replay killed halfway is not checked\n");
+    } else {
+        const char *fault[] = {"SA_FAULT=mongo-write:40", NULL};
+        long long landed;
+        killed.bin = SA_FAULTS_BIN;
+        box_expect(&killed, replay, fault, 128 + SIGKILL);
+        killed.bin = SA_INGEST_BIN;
+        landed = ts_int(tu_box_path(&killed, "ts.db"), "SELECT count(*) FROM snapshot");
+        if (landed < 5 || landed > 25)
+            fail_msg("the replay was killed after %lld of 30 snapshots, not halfway", landed);
+        box_expect(&killed, replay, NULL, SA_EXIT_OK);
+        expect_same_archive(&clean, &killed, "a replay killed halfway and run again");
+        box_expect(&killed, rollup, NULL, SA_EXIT_OK);
+    }
+
+    const tu_box_t *boxes[] = {&live, &clean, &twice, &killed};
+    for (size_t i = 0; i < 4; i++) {
+        tu_mongo_drop(client, boxes[i]->db);
+        tu_box_destroy((tu_box_t *)boxes[i]);
+    }
+}
+
 /* The start of job job_id in db (epoch seconds), SA_UNSET when absent. */
 static int64_t job_start(const char *db, int64_t job_id)
 {
@@ -588,6 +776,7 @@ int main(void)
         cmocka_unit_test(test_hung_command),
         cmocka_unit_test(test_slurm_errors),
         cmocka_unit_test(test_replay_archive),
+        cmocka_unit_test(test_replay_grouped_idempotent),
         cmocka_unit_test(test_sacct_local_time),
         cmocka_unit_test(test_no_mongoc_shm),
     };
