@@ -480,10 +480,13 @@ static int64_t untyped_gpus(const sa_job_t *job)
 /*
  * The GPU type of each run whose GPUs are untyped ("gres/gpu=2" in AccountingStorageTRES
  * without the typed entry), from its nodes' snapshot at the run's start in the time
- * series (sa_tsdb_run_gpu_type): stored in the run with where it came from, so that ad
- * hoc queries of the archive and the reports agree. No time series: nothing looked up.
+ * series (sa_tsdb_run_gpu_type), never a snapshot later than the records' observation
+ * time `at` (a replay finds the later ones already there): stored in the run with where
+ * it came from, so that ad hoc queries of the archive and the reports agree. No time
+ * series: nothing looked up.
  */
-static bool resolve_run_gpu_types(const sa_ingest_env_t *env, const char *cluster, jobvec_t *jobs, sa_error_t *error)
+static bool resolve_run_gpu_types(const sa_ingest_env_t *env, const char *cluster, int64_t at, jobvec_t *jobs,
+                                  sa_error_t *error)
 {
     sa_tsdb_t *db = NULL;
     bool ok = true;
@@ -496,7 +499,7 @@ static bool resolve_run_gpu_types(const sa_ingest_env_t *env, const char *cluste
                     !(db = sa_tsdb_open(env->sqlite_path, true, 10000, error))))
             return !env->sqlite_path || access(env->sqlite_path, F_OK) != 0;
         ok = sa_tsdb_run_gpu_type(db, cluster, j->nodes, j->start,
-                                  sa_job_state_is_final(j->state.base) ? j->end : SA_UNSET, &j->run_gpu_type,
+                                  sa_job_state_is_final(j->state.base) ? j->end : SA_UNSET, at, &j->run_gpu_type,
                                   &j->run_gpu_type_source, error);
     }
     sa_tsdb_close(db);
@@ -506,7 +509,7 @@ static bool resolve_run_gpu_types(const sa_ingest_env_t *env, const char *cluste
 static bool writer_flush(writer_t *w, sa_error_t *error)
 {
     bool ok = true;
-    if (w->batch.n && !resolve_run_gpu_types(w->env, w->ctx->cluster, &w->batch, error))
+    if (w->batch.n && !resolve_run_gpu_types(w->env, w->ctx->cluster, w->ctx->at, &w->batch, error))
         ok = false;
     else if (w->batch.n)
         ok = sa_archive_write_jobs2(w->env->archive, w->env->cache, w->ctx, w->sacct_ctx, w->batch.v, w->batch.n,

@@ -854,7 +854,8 @@ static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_e
         sa_log(SA_LOG_WARN,
                "the GPUs of %zu node(s) are unknown: sinfo --json without -N groups nodes and does not say "
                "each node's GPUs; capture `sinfo -N --json` (as the live mode does), or give --node-config "
-               "with `scontrol show nodes --json` once; slurm-report utilization shows their time apart",
+               "with `scontrol show nodes --json` once, with an --at no later than the snapshots it is for; "
+               "slurm-report utilization shows their time apart",
                r->st.nodes_gpu_unknown);
 
     if (r->archive && !sa_archive_record_run(r->archive, doc, &err))

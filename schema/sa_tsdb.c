@@ -223,14 +223,12 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_SNAPS_RANGE] = "SELECT at FROM snapshot WHERE cluster_id = ?1 AND at >= ?2 AND at < ?3 ORDER BY at",
     /* a node's configured GPUs observed per node: in its intervals, or alone (node_config_gpu) */
     [S_NODE_GET] = "SELECT id FROM node WHERE cluster_id = ?1 AND name = ?2",
-    /* before: an interval carried earlier holds the same totals, and ends the walk back at once */
+    /* before: an interval carried earlier holds the same totals, and ends the walk back at once;
+     * strictly before, as a row at ?2 is what an earlier landing of the same snapshot wrote */
     [S_CFG_IV_BEFORE] = "SELECT i.start, i.attr_id FROM node_interval i JOIN attr a ON a.id = i.attr_id"
-                        " WHERE i.node_id = ?1 AND i.start <= ?2 AND (a.gpu_config IS NULL OR a.gpu_config = 1)"
+                        " WHERE i.node_id = ?1 AND i.start < ?2 AND (a.gpu_config IS NULL OR a.gpu_config = 1)"
                         " ORDER BY i.start DESC LIMIT 1",
-    [S_CFG_IV_AFTER] = "SELECT i.start, i.attr_id FROM node_interval i JOIN attr a ON a.id = i.attr_id"
-                       " WHERE i.node_id = ?1 AND i.start > ?2 AND a.gpu_config IS NULL ORDER BY i.start LIMIT 1",
     [S_CFG_BEFORE] = "SELECT max(at) FROM node_config_gpu WHERE node_id = ?1 AND at <= ?2",
-    [S_CFG_AFTER] = "SELECT min(at) FROM node_config_gpu WHERE node_id = ?1 AND at > ?2",
     [S_CFG_GPUS] = "SELECT gpu_type_id, total FROM node_config_gpu WHERE node_id = ?1 AND at = ?2 AND total > 0",
     [S_CFG_DEL] = "DELETE FROM node_config_gpu WHERE node_id = ?1 AND at = ?2",
     [S_CFG_INS] = "INSERT INTO node_config_gpu (node_id, at, gpu_type_id, total) VALUES (?1, ?2, ?3, ?4)",

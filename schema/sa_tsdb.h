@@ -149,12 +149,17 @@ bool sa_tsdb_write_node_config(sa_tsdb_t *db, const char *cluster, int64_t at, s
 
 /*
  * Fills in the configured GPUs of every node of nodes[0..n) whose gpu_config is
- * SA_NODE_GPUS_UNKNOWN from the node's nearest per-node observation of cluster: the
- * latest at or before `at` (in the intervals written from snapshots that said the node's
- * own GPUs, or in sa_tsdb_write_node_config's records), else the earliest after it. A
- * node found gets gpus_total, gpu_config SA_NODE_GPUS_CARRIED and gpu_config_at; its
- * gpus_used stays as it was (empty: unknown, except on IDLE and DOWN nodes). *unknown
- * (may be NULL) gets the number of nodes left SA_NODE_GPUS_UNKNOWN. Reads only.
+ * SA_NODE_GPUS_UNKNOWN, for the snapshot at `at`, from the node's latest per-node
+ * observation of cluster before it: in the intervals that start before `at` (written
+ * from snapshots that said the node's own GPUs, or carried), or in
+ * sa_tsdb_write_node_config's records at or before `at`. Never from a later one, so that
+ * the result does not depend on what was written after `at` (a replay into a time
+ * series that holds the same snapshots already, or a replay killed halfway and run
+ * again, gives what one clean replay gives); a node seen per node only later stays
+ * unknown. A node found gets gpus_total, gpu_config SA_NODE_GPUS_CARRIED and
+ * gpu_config_at; its gpus_used stays as it was (empty: unknown, except on IDLE and DOWN
+ * nodes). *unknown (may be NULL) gets the number of nodes left SA_NODE_GPUS_UNKNOWN.
+ * Reads only.
  */
 bool sa_tsdb_carry_gpu_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa_node_t *const *nodes, size_t n,
                               size_t *unknown, sa_error_t *error);
@@ -162,13 +167,15 @@ bool sa_tsdb_carry_gpu_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa
 /*
  * The single GPU type of the nodes of hostlist at a run's start, for runs whose GPUs are
  * untyped: from the snapshot at or before start (or, when the series starts later, the
- * first snapshot before end). *type (caller frees) is NULL and *source
+ * first snapshot before end), never one after `until`, the time the run was observed
+ * (SA_UNSET: no bound), so that the result does not depend on snapshots written after
+ * it. *type (caller frees) is NULL and *source
  * SA_RUN_GPU_TYPE_UNKNOWN when the nodes have no type, several, differ, are absent or of
  * unknown GPU configuration; else *source is NODE, or CARRIED when any node's GPUs were
  * carried. Reads only; a cluster without snapshots gives UNKNOWN.
  */
 bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
-                          char **type, int *source, sa_error_t *error);
+                          int64_t until, char **type, int *source, sa_error_t *error);
 
 /* ---- reading ---------------------------------------------------------------------- */
 /*

@@ -114,11 +114,15 @@ typedef struct {
     bool found;
 } cand_t;
 
-/* The node's observation from the intervals (iv) or the records, before (after false) or after `at`. */
-static bool find_cand(sa_tsdb_t *db, int64_t nid, int64_t at, bool after, bool iv, cand_t *c, sa_error_t *error)
+/*
+ * The node's latest observation from the intervals (iv: those that start before `at`) or
+ * the records (at or before `at`). Never a later one: what a snapshot lands as must not
+ * depend on what was landed after it (a replay into the same time series, or a replay
+ * killed halfway and run again, then gives what one clean replay gives).
+ */
+static bool find_cand(sa_tsdb_t *db, int64_t nid, int64_t at, bool iv, cand_t *c, sa_error_t *error)
 {
-    sqlite3_stmt *s = tsdb_stmt(db, iv ? (after ? S_CFG_IV_AFTER : S_CFG_IV_BEFORE) : (after ? S_CFG_AFTER : S_CFG_BEFORE),
-                                error);
+    sqlite3_stmt *s = tsdb_stmt(db, iv ? S_CFG_IV_BEFORE : S_CFG_BEFORE, error);
     int rc;
 
     c->found = false;
@@ -192,24 +196,23 @@ nomem:
     return false;
 }
 
-/* Carries one node's configuration, when one was observed. */
+/* Carries one node's configuration, when one was observed before `at`. */
 static bool carry_node(sa_tsdb_t *db, int64_t cid, int64_t at, sa_node_t *node, sa_error_t *error)
 {
-    cand_t iv, rec, *best = NULL;
+    cand_t iv, rec;
+    const cand_t *best;
     int64_t nid;
 
     if (!node_id(db, cid, node->name, false, &nid, error))
         return false;
     if (!nid)
         return true;
-    for (int after = 0; after < 2 && !best; after++) {
-        if (!find_cand(db, nid, at, after, true, &iv, error) || !find_cand(db, nid, at, after, false, &rec, error))
-            return false;
-        if (iv.found && rec.found) /* the nearer one: later before `at`, earlier after it */
-            best = (after ? iv.at <= rec.at : iv.at >= rec.at) ? &iv : &rec;
-        else
-            best = iv.found ? &iv : rec.found ? &rec : NULL;
-    }
+    if (!find_cand(db, nid, at, true, &iv, error) || !find_cand(db, nid, at, false, &rec, error))
+        return false;
+    if (iv.found && rec.found) /* the later one; an interval when both are at the same time */
+        best = iv.at >= rec.at ? &iv : &rec;
+    else
+        best = iv.found ? &iv : rec.found ? &rec : NULL;
     return !best || carry_from(db, nid, best, node, error);
 }
 
@@ -249,9 +252,15 @@ done:
 
 /* ---- a run's GPU type from its nodes ------------------------------------------------------- */
 
-/* The snapshot for a run [start, end): the last at or before start, else the first before end; SA_UNSET. */
-static bool run_snapshot(sa_tsdb_t *db, int64_t cid, int64_t start, int64_t end, int64_t *at, sa_error_t *error)
+/*
+ * The snapshot for a run [start, end) observed at `until`: the last at or before start,
+ * else the first before end; never one after `until` (SA_UNSET: no bound). *at SA_UNSET
+ * when none.
+ */
+static bool run_snapshot(sa_tsdb_t *db, int64_t cid, int64_t start, int64_t end, int64_t until, int64_t *at,
+                         sa_error_t *error)
 {
+    int64_t last = until != SA_UNSET && until < start ? until : start;
     sqlite3_stmt *s;
     bool found;
 
@@ -260,10 +269,10 @@ static bool run_snapshot(sa_tsdb_t *db, int64_t cid, int64_t start, int64_t end,
         if (!(s = tsdb_stmt(db, k ? S_SNAP_NEXT : S_SNAP_PREV, error)))
             return false;
         sqlite3_bind_int64(s, 1, cid);
-        sqlite3_bind_int64(s, 2, k ? start : start == INT64_MAX ? start : start + 1); /* PREV: at < start + 1 */
+        sqlite3_bind_int64(s, 2, k ? start : last == INT64_MAX ? last : last + 1); /* PREV: at < last + 1 */
         if (!tsdb_step_int(db, s, at, &found, "reading snapshots", error))
             return false;
-        if (found && (k == 0 || end == SA_UNSET || *at < end))
+        if (found && (k == 0 || ((end == SA_UNSET || *at < end) && (until == SA_UNSET || *at <= until))))
             return true;
         *at = SA_UNSET;
     }
@@ -317,7 +326,7 @@ done:
 }
 
 bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
-                          char **type, int *source, sa_error_t *error)
+                          int64_t until, char **type, int *source, sa_error_t *error)
 {
     sa_strv_t names;
     int64_t cid, at, *ids = NULL, tid = 0;
@@ -340,7 +349,7 @@ bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostli
         ok = true;
         goto done;
     }
-    if (!run_snapshot(db, cid, start, end, &at, error))
+    if (!run_snapshot(db, cid, start, end, until, &at, error))
         goto done;
     if (at == SA_UNSET) {
         ok = true;

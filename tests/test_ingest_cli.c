@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
+#include <sqlite3.h>
 
 #include "sa_exit.h"
 #include "sa_time.h"
@@ -494,6 +495,242 @@ static void test_replay_archive(void **state)
     free(b);
 }
 
+/* ---- replays of grouped sinfo captures (issue 22, item 2) -------------------------------- */
+
+/* Runs a box's slurm-ingest with args; fails, printing its stderr, on another exit status. */
+static void box_expect(const tu_box_t *b, const char *const args[], const char *const env[], int want)
+{
+    char *err = NULL;
+    int rc = tu_box_run(b, args, env, &err);
+    if (rc != want)
+        fail_msg("%s %s in %s: exit %d, expected %d; stderr: %.2000s", b->bin, args[0], b->dir, rc, want,
+                 err ? err : "");
+    free(err);
+}
+
+/* One integer from the time series at path. */
+static long long ts_int(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    sqlite3_stmt *s = NULL;
+    long long v = -1;
+    if (sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+        sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+        fail_msg("%s: %s: %s", path, sql, sqlite3_errmsg(db));
+    if (sqlite3_step(s) == SQLITE_ROW)
+        v = sqlite3_column_int64(s, 0);
+    sqlite3_finalize(s);
+    sqlite3_close(db);
+    return v;
+}
+
+/* Fails unless box b holds the documents and the time series of the reference box ref. */
+static void expect_same_archive(const tu_box_t *ref, const tu_box_t *b, const char *what)
+{
+    json_t *want = tu_archive_docs(client, ref->db, "jobs"), *got = tu_archive_docs(client, b->db, "jobs");
+    char *ts_want = tu_tsdb_dump(tu_box_path(ref, "ts.db")), *ts_got;
+    tu_cmp_t cmp;
+    bool same;
+
+    memset(&cmp, 0, sizeof cmp);
+    assert_true(json_array_size(want) > 100);
+    same = tu_archive_compare(want, got, &cmp);
+    json_decref(want);
+    json_decref(got);
+    if (!same)
+        fail_msg("%s: the job documents differ from one clean replay's: %zu lost, %zu duplicated, %zu differ "
+                 "(first: %s)", what, cmp.lost, cmp.duplicated, cmp.differ, cmp.first);
+    ts_got = tu_tsdb_dump(tu_box_path(b, "ts.db"));
+    assert_non_null(ts_want);
+    assert_non_null(ts_got);
+    if (strcmp(ts_want, ts_got) != 0) {
+        size_t i = 0, line = 1;
+        for (; ts_want[i] && ts_want[i] == ts_got[i]; i++)
+            line += ts_want[i] == '\n';
+        fail_msg("%s: the time series differs from one clean replay's from its line %zu (%.200s vs %.200s)", what,
+                 line, ts_want + i, ts_got + i);
+    }
+    free(ts_want);
+    free(ts_got);
+}
+
+/*
+ * tools/gen-cluster --evolve 30 --grouped-sinfo --untyped-tres a100 --only none in
+ * tmp/gen-evolve, made once; false (after printing why) when python3 is missing.
+ */
+static bool gen_evolve(char *gen, size_t len)
+{
+    static bool made;
+    char *out = NULL, *err = NULL;
+    int rc;
+
+    snprintf(gen, len, "%s/gen-evolve", tmp);
+    if (made)
+        return true;
+    if (access(SA_PYTHON3, X_OK) != 0) {
+        printf("SKIP: no python3 (%s) to run tools/gen-cluster\n", SA_PYTHON3);
+        return false;
+    }
+    {
+        char *argv[] = {(char *)SA_PYTHON3, (char *)SA_SOURCE_DIR "/tools/gen-cluster", (char *)"--evolve",
+                        (char *)"30", (char *)"--grouped-sinfo", (char *)"--untyped-tres", (char *)"a100",
+                        (char *)"--only", (char *)"none", (char *)"-q", (char *)"--out", gen, NULL};
+        rc = tu_run(argv, NULL, &out, &err);
+        if (rc != 0)
+            fail_msg("tools/gen-cluster: exit %d: %s", rc, err);
+        free(out);
+        free(err);
+    }
+    made = true;
+    return true;
+}
+
+/*
+ * The snapshots of gen/evolve (node states from the capture index.json names sinfo_key)
+ * ingested live with --archive-dir, then replayed once (the reference: *clean), twice into
+ * the same database, and (kill) killed halfway then run again: the job documents and the
+ * time series of each equal the clean replay's, and `slurm-ingest rollup` finds the
+ * rollups equal to the documents. The live box and the clean one are left to the caller (*live,
+ * *clean) for its own checks; the others are removed.
+ */
+static void replay_idempotent(const char *gen, const char *sinfo_key, const char *tag, bool kill, tu_box_t *live,
+                              tu_box_t *clean)
+{
+    char path[400], archive[300], archive_opt[320], name[64], db[160];
+    const char *replay[] = {"replay", archive, NULL}, *rollup[] = {"rollup", NULL};
+    tu_box_t twice, killed;
+    json_t *index;
+    json_error_t jerr;
+
+    snprintf(path, sizeof path, "%s/evolve/index.json", gen);
+    assert_non_null(index = json_load_file(path, 0, &jerr));
+    assert_int_equal(json_array_size(index), 30);
+
+    /* the live runs, each snapshot kept in an archive */
+    snprintf(name, sizeof name, "%s-live", tag);
+    snprintf(db, sizeof db, "%s_%s_live", db_name, tag);
+    tu_box_init(live, name, uri, db);
+    snprintf(archive, sizeof archive, "%s/archive", live->dir);
+    snprintf(archive_opt, sizeof archive_opt, "--archive-dir=%s", archive);
+    for (size_t i = 0; i < json_array_size(index); i++) {
+        const json_t *snap = json_array_get(index, i);
+        char at[64], files[3][400];
+        const char *args[12] = {at, archive_opt, "--sinfo", files[0], "--squeue", files[1], NULL};
+        snprintf(at, sizeof at, "--at=%s", json_string_value(json_object_get(snap, "at")));
+        snprintf(files[0], sizeof files[0], "%s/evolve/%s", gen, json_string_value(json_object_get(snap, sinfo_key)));
+        snprintf(files[1], sizeof files[1], "%s/evolve/%s", gen, json_string_value(json_object_get(snap, "squeue")));
+        if (json_object_get(snap, "sacct")) {
+            snprintf(files[2], sizeof files[2], "%s/evolve/%s", gen,
+                     json_string_value(json_object_get(snap, "sacct")));
+            args[6] = "--sacct";
+            args[7] = files[2];
+            args[8] = NULL;
+        }
+        box_expect(live, args, NULL, SA_EXIT_OK);
+    }
+    json_decref(index);
+
+    /* one clean replay: the reference; the live runs landed each snapshot as it does */
+    snprintf(name, sizeof name, "%s-clean", tag);
+    snprintf(db, sizeof db, "%s_%s_clean", db_name, tag);
+    tu_box_init(clean, name, uri, db);
+    box_expect(clean, replay, NULL, SA_EXIT_OK);
+    box_expect(clean, rollup, NULL, SA_EXIT_OK);
+    expect_same_archive(clean, live, "the live runs");
+
+    /* replayed twice into the same database and time series */
+    snprintf(name, sizeof name, "%s-twice", tag);
+    snprintf(db, sizeof db, "%s_%s_twice", db_name, tag);
+    tu_box_init(&twice, name, uri, db);
+    box_expect(&twice, replay, NULL, SA_EXIT_OK);
+    box_expect(&twice, replay, NULL, SA_EXIT_OK);
+    expect_same_archive(clean, &twice, "replayed twice");
+    box_expect(&twice, rollup, NULL, SA_EXIT_OK);
+    tu_mongo_drop(client, twice.db);
+    tu_box_destroy(&twice);
+
+    /* a replay killed halfway (after a bulk write of a snapshot's jobs), then run again */
+    if (!kill)
+        return;
+    if (!SA_FAULTS_BIN[0]) {
+        printf("note: built without SA_FAULT_INJECTION: the replay killed halfway is not checked\n");
+        return;
+    }
+    snprintf(name, sizeof name, "%s-killed", tag);
+    snprintf(db, sizeof db, "%s_%s_killed", db_name, tag);
+    tu_box_init(&killed, name, uri, db);
+    {
+        const char *fault[] = {"SA_FAULT=mongo-write:40", NULL};
+        long long landed;
+        killed.bin = SA_FAULTS_BIN;
+        box_expect(&killed, replay, fault, 128 + SIGKILL);
+        killed.bin = SA_INGEST_BIN;
+        landed = ts_int(tu_box_path(&killed, "ts.db"), "SELECT count(*) FROM snapshot");
+        if (landed < 5 || landed > 25)
+            fail_msg("the replay was killed after %lld of 30 snapshots, not halfway", landed);
+    }
+    box_expect(&killed, replay, NULL, SA_EXIT_OK);
+    expect_same_archive(clean, &killed, "a replay killed halfway and run again");
+    box_expect(&killed, rollup, NULL, SA_EXIT_OK);
+    tu_mongo_drop(client, killed.db);
+    tu_box_destroy(&killed);
+}
+
+static void boxes_done(tu_box_t *a, tu_box_t *b)
+{
+    tu_mongo_drop(client, a->db);
+    tu_mongo_drop(client, b->db);
+    tu_box_destroy(a);
+    tu_box_destroy(b);
+}
+
+/*
+ * Issue 22, item 2: an archive of grouped `sinfo --json` captures (nodes whose GPUs Slurm
+ * does not say per node, untyped A100 TRES) replayed twice, or killed halfway and run
+ * again, gives what one clean replay gives. A snapshot once took a node's configuration
+ * (and an untyped run its GPU type) from the nearest per-node observation, during a second
+ * replay a later one: GPU-hours carried went from 9.50 to 96.50 and 15 of 594 documents
+ * changed runs[].gpu_type_source.
+ */
+static void test_replay_grouped_idempotent(void **state)
+{
+    char gen[300];
+    tu_box_t live, clean;
+    (void)state;
+
+    if (!gen_evolve(gen, sizeof gen))
+        skip();
+    replay_idempotent(gen, "sinfo_grouped", "grp", true, &live, &clean);
+    /* the case of the issue: carried and unknown GPU configurations, runs typed from their nodes and not */
+    assert_true(ts_int(tu_box_path(&clean, "ts.db"), "SELECT count(*) FROM attr WHERE gpu_config = 1") > 0);
+    assert_true(ts_int(tu_box_path(&clean, "ts.db"), "SELECT count(*) FROM attr WHERE gpu_config = 2") > 0);
+    {
+        long long node = tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"node\"}"),
+                  carried = tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"carried\"}"),
+                  unknown = tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"unknown\"}");
+        printf("grouped: jobs with runs typed from their nodes %lld, carried %lld, unknown %lld\n", node, carried,
+               unknown);
+        assert_true(node + carried > 0 && unknown > 0);
+    }
+    boxes_done(&live, &clean);
+}
+
+/* The same snapshots captured per node (sinfo -N --json): nothing carried, replayed twice as once. */
+static void test_replay_pernode_idempotent(void **state)
+{
+    char gen[300];
+    tu_box_t live, clean;
+    (void)state;
+
+    if (!gen_evolve(gen, sizeof gen))
+        skip();
+    replay_idempotent(gen, "sinfo", "pn", false, &live, &clean);
+    assert_int_equal(ts_int(tu_box_path(&clean, "ts.db"), "SELECT count(*) FROM attr WHERE gpu_config IS NOT NULL"),
+                     0);
+    assert_true(tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"node\"}") > 0);
+    boxes_done(&live, &clean);
+}
+
 /* The start of job job_id in db (epoch seconds), SA_UNSET when absent. */
 static int64_t job_start(const char *db, int64_t job_id)
 {
@@ -748,6 +985,8 @@ int main(void)
         cmocka_unit_test(test_hung_command),
         cmocka_unit_test(test_slurm_errors),
         cmocka_unit_test(test_replay_archive),
+        cmocka_unit_test(test_replay_grouped_idempotent),
+        cmocka_unit_test(test_replay_pernode_idempotent),
         cmocka_unit_test(test_sacct_local_time),
         cmocka_unit_test(test_no_mongoc_shm),
         cmocka_unit_test(test_phases_sum_to_wall),

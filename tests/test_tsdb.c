@@ -6,6 +6,7 @@
  * corrupt, newer schema, locked, disk full) leaving the previous contents intact.
  */
 #include "testutil.h"
+#include "tu_archive.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1569,7 +1570,7 @@ static void test_gpu_config_carry(void **state)
     /* the g1 row at T0 (observed, IDLE) is not carried */
     assert_near(hfind(&h, "(null)", "IDLE")->gpu_hours_total, 4 * 300 / 3600.0);
 
-    /* a configuration observed alone, later (scontrol show nodes --json): carried backwards to g2 */
+    /* a configuration observed alone, later (scontrol show nodes --json): never carried back to g2 */
     cfg[0] = mk("g2", "IDLE", 64, 0, "gpu", "h100", 8, 0, NULL);
     assert_true(sa_tsdb_write_node_config(db, "k", T0 + 3600, cfg, 1, &err));
     assert_true(sa_tsdb_write_node_config(db, "k", T0 + 3600, cfg, 1, &err)); /* replaced, not doubled */
@@ -1577,16 +1578,141 @@ static void test_gpu_config_carry(void **state)
     free_nodes(cfg, 1);
     grp[0] = mk_grouped("g2", "IDLE");
     assert_true(sa_tsdb_carry_gpu_config(db, "k", T0 + 900, grp, 1, &unknown, &err));
+    assert_int_equal(unknown, 1);
+    assert_int_equal(grp[0]->gpu_config, SA_NODE_GPUS_UNKNOWN);
+    assert_int_equal(sa_gpus_total(&grp[0]->gpus_total), 0);
+    free_nodes(grp, 1);
+    /* as of its time on, it is */
+    grp[0] = mk_grouped("g2", "IDLE");
+    assert_true(sa_tsdb_carry_gpu_config(db, "k", T0 + 3600, grp, 1, &unknown, &err));
     assert_int_equal(unknown, 0);
     assert_true(sa_gpus_get(&grp[0]->gpus_total, "h100") == 8);
     assert_true(grp[0]->gpu_config_at == T0 + 3600);
-    write_ok(db, "k", T0 + 900, grp, 1, NULL);
+    write_ok(db, "k", T0 + 3600, grp, 1, NULL);
     free_nodes(grp, 1);
     verify_ok(db, "k", 4);
     /* IDLE: carried GPUs are idle, not of unknown use */
-    hours(db, "k", T0 + 900, T0 + 1200, SA_TSDB_BY_GPU_TYPE, &h);
+    hours(db, "k", T0 + 3600, T0 + 3900, SA_TSDB_BY_GPU_TYPE, &h);
     assert_int_equal(h.n, 0); /* the latest snapshot: no time after it */
     free_nodes(obs, 2);
+    sa_tsdb_close(db);
+}
+
+/* Lands a grouped snapshot at `at` of g1 and g2 as slurm-ingest does: carried, then written. */
+static void land_grouped(sa_tsdb_t *db, int64_t at, size_t want_unknown)
+{
+    sa_node_t *grp[2] = {mk_grouped("g1", "MIXED"), mk_grouped("g2", "IDLE")};
+    size_t unknown = 99;
+    sa_error_t err;
+
+    assert_true(sa_tsdb_carry_gpu_config(db, "r", at, grp, 2, &unknown, &err));
+    assert_int_equal(unknown, want_unknown);
+    write_ok(db, "r", at, grp, 2, NULL);
+    free_nodes(grp, 2);
+}
+
+/*
+ * Issue 22, item 2: a snapshot landed again (a replay into a time series that holds it
+ * already, or a replay killed halfway and run again) lands as it did the first time: a
+ * per-node observation later than it, already there, is not carried back to it, nor is
+ * what its own earlier landing wrote.
+ */
+static void test_gpu_config_replayed(void **state)
+{
+    char path[512];
+    sa_tsdb_t *db;
+    sa_node_t *obs[2], *one[1];
+    char *once = NULL, *twice;
+    sa_error_t err;
+    (void)state;
+
+    snprintf(path, sizeof path, "%s", dbpath("gpucfg-replay"));
+    db = open_ok(path);
+    /* T0: g1 said per node (4 A100s); T0+300: grouped; T0+600: both said per node (g1 now 8 H100s) */
+    for (int pass = 0; pass < 2; pass++) {
+        obs[0] = mk("g1", "IDLE", 64, 0, "gpu", "a100", 4, 0, NULL);
+        write_ok(db, "r", T0, obs, 1, NULL);
+        free_nodes(obs, 1);
+        {
+            sa_node_t *grp[2] = {mk_grouped("g1", "MIXED"), mk_grouped("g2", "IDLE")};
+            size_t unknown = 99;
+            assert_true(sa_tsdb_carry_gpu_config(db, "r", T0 + 300, grp, 2, &unknown, &err));
+            assert_int_equal(unknown, 1); /* g2: said only later, at T0+600 (already there on the second pass) */
+            assert_int_equal(grp[1]->gpu_config, SA_NODE_GPUS_UNKNOWN);
+            assert_int_equal(grp[0]->gpu_config, SA_NODE_GPUS_CARRIED);
+            assert_true(grp[0]->gpu_config_at == T0);
+            assert_true(sa_gpus_get(&grp[0]->gpus_total, "a100") == 4);
+            assert_true(sa_gpus_total(&grp[0]->gpus_total) == 4); /* not T0+600's H100s */
+            write_ok(db, "r", T0 + 300, grp, 2, NULL);
+            free_nodes(grp, 2);
+        }
+        obs[0] = mk("g1", "IDLE", 64, 0, "gpu", "h100", 8, 0, NULL);
+        obs[1] = mk("g2", "IDLE", 64, 0, "gpu", "a100", 2, 0, NULL);
+        write_ok(db, "r", T0 + 600, obs, 2, NULL);
+        free_nodes(obs, 2);
+        if (pass == 0)
+            once = tu_tsdb_dump(path);
+    }
+    twice = tu_tsdb_dump(path);
+    assert_non_null(once);
+    assert_non_null(twice);
+    assert_string_equal(once, twice);
+    free(once);
+    free(twice);
+    verify_ok(db, "r", 3);
+
+    /* the snapshot's own earlier landing is not an observation: a record before it, put in since, is carried */
+    one[0] = mk("g1", "IDLE", 64, 0, "gpu", "a100", 2, 0, NULL);
+    assert_true(sa_tsdb_write_node_config(db, "r", T0 + 100, one, 1, &err));
+    free_nodes(one, 1);
+    one[0] = mk_grouped("g1", "MIXED");
+    {
+        size_t unknown = 99;
+        assert_true(sa_tsdb_carry_gpu_config(db, "r", T0 + 300, one, 1, &unknown, &err));
+        assert_int_equal(unknown, 0);
+    }
+    assert_true(one[0]->gpu_config_at == T0 + 100);
+    assert_true(sa_gpus_get(&one[0]->gpus_total, "a100") == 2);
+    free_nodes(one, 1);
+    /* and a later snapshot carries from the per-node one before it, the nearest */
+    land_grouped(db, T0 + 900, 0);
+    sa_tsdb_close(db);
+}
+
+/* A run's GPU type is never taken from a snapshot later than the time it was observed. */
+static void test_run_gpu_type_until(void **state)
+{
+    sa_tsdb_t *db = open_ok(dbpath("runtype"));
+    sa_node_t *n[1];
+    sa_error_t err;
+    char *type = NULL;
+    int source = -1;
+    (void)state;
+
+    n[0] = mk("g1", "MIXED", 64, 8, "gpu", "a100", 4, 2, NULL);
+    write_ok(db, "u", T0 + 600, n, 1, NULL);
+    free_nodes(n, 1);
+    n[0] = mk("g1", "MIXED", 64, 8, "gpu", "h100", 4, 2, NULL);
+    write_ok(db, "u", T0 + 1200, n, 1, NULL);
+    free_nodes(n, 1);
+    /* a run started before the series: its first snapshot, unless it is later than the observation */
+    assert_true(sa_tsdb_run_gpu_type(db, "u", "g1", T0, SA_UNSET, SA_UNSET, &type, &source, &err));
+    assert_string_equal(type, "a100");
+    assert_int_equal(source, SA_RUN_GPU_TYPE_NODE);
+    free(type);
+    assert_true(sa_tsdb_run_gpu_type(db, "u", "g1", T0, SA_UNSET, T0 + 600, &type, &source, &err));
+    assert_string_equal(type, "a100");
+    free(type);
+    assert_true(sa_tsdb_run_gpu_type(db, "u", "g1", T0, SA_UNSET, T0 + 300, &type, &source, &err));
+    assert_null(type);
+    assert_int_equal(source, SA_RUN_GPU_TYPE_UNKNOWN);
+    /* a start after the observation (a pending job's expected start): the snapshot at or before the observation */
+    assert_true(sa_tsdb_run_gpu_type(db, "u", "g1", T0 + 1500, SA_UNSET, SA_UNSET, &type, &source, &err));
+    assert_string_equal(type, "h100");
+    free(type);
+    assert_true(sa_tsdb_run_gpu_type(db, "u", "g1", T0 + 1500, SA_UNSET, T0 + 900, &type, &source, &err));
+    assert_string_equal(type, "a100");
+    free(type);
     sa_tsdb_close(db);
 }
 
@@ -1701,6 +1827,8 @@ int main(void)
         cmocka_unit_test(test_error_disk_full),
         cmocka_unit_test(test_error_input),
         cmocka_unit_test(test_gpu_config_carry),
+        cmocka_unit_test(test_gpu_config_replayed),
+        cmocka_unit_test(test_run_gpu_type_until),
         cmocka_unit_test(test_migrate_v1),
     };
     return cmocka_run_group_tests_name("tsdb", tests, group_setup, group_teardown);
