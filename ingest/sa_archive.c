@@ -1420,7 +1420,7 @@ static bool retype_doc(sa_tsdb_t *db, const char *cluster, int64_t last, const j
         int source = 0;
         if (!run_needs_type(r))
             continue;
-        if (!sa_tsdb_run_gpu_type(db, cluster, r->nodes, r->start, r->end, &type, &source, error))
+        if (!sa_tsdb_run_gpu_type(db, cluster, r->nodes, r->start, r->end, SA_UNSET, &type, &source, error))
             return false;
         if (!type) {
             *pending = *pending || last == SA_UNSET || last < r->start + 86400;
