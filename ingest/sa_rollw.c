@@ -753,7 +753,8 @@ static bool untyped_apply(sa_strv_t *list, const sa_strv_t *add, const sa_strv_t
         if (!sa_strv_push(list, add->v[i]))
             return false;
     }
-    qsort(list->v, list->n, sizeof *list->v, str_cmp);
+    if (list->n > 1)
+        qsort(list->v, list->n, sizeof *list->v, str_cmp);
     out = 0;
     for (size_t i = 0; i < list->n; i++) {
         if (out > 0 && strcmp(list->v[out - 1], list->v[i]) == 0)
