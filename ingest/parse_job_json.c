@@ -169,13 +169,13 @@ static bool get_exit(const json_t *o, const char *key, int *rc, int *sig, bool *
 static bool extra_set(json_t **extra, const char *key, json_t *value, sa_error_t *error)
 {
     if (!value)
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     if (!*extra && !(*extra = json_object())) {
         json_decref(value);
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     }
     if (json_object_set_new(*extra, key, value) != 0)
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     return true;
 }
 
@@ -209,7 +209,7 @@ static bool extra_top(json_t **extra, const json_t *elem, const char *const *kno
     }
     if (json_object_update(*extra, rest) != 0) {
         json_decref(rest);
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     }
     json_decref(rest);
     return true;
@@ -276,7 +276,7 @@ static bool set_display_id(sa_job_t *job, sa_error_t *error)
             snprintf(s, n, "%" PRId64, job->job_id);
     }
     if (!s)
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     free(job->job_id_display);
     job->job_id_display = s;
     return true;
@@ -347,7 +347,7 @@ static bool squeue_state_fixup(sa_state_t *st, sa_error_t *error)
     if (!newbase)
         return true;
     if (!(base = strdup(newbase)))
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     /* rebuild the flags: the old base word in, the new base word out */
     sa_strv_init(&flags);
     for (size_t i = 0; i < st->flags.n; i++) {
@@ -364,7 +364,7 @@ static bool squeue_state_fixup(sa_state_t *st, sa_error_t *error)
 fail:
     sa_strv_clear(&flags);
     free(base);
-    return sa_json_oom(error);
+    return sa_error_nomem(error);
 }
 
 /* ---- GPUs -------------------------------------------------------------------------- */
@@ -456,7 +456,7 @@ static bool derive_gpu_request(const json_t *elem, sa_job_t *job, sa_error_t *er
             goto done;
         }
         if (!sa_gpus_add(&scaled, found.v[i].type, c)) {
-            sa_json_oom(error);
+            sa_error_nomem(error);
             goto done;
         }
     }
@@ -554,7 +554,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
                 return false;
             }
             if (count > 0 && !sa_gpus_add(&t->gpus, name + 4, count))
-                return sa_json_oom(error);
+                return sa_error_nomem(error);
         } else {
             /* "energy", "fs/disk", "gres/shard", "license/matlab" -> text */
             size_t klen = strlen(type) + (name ? strlen(name) + 1 : 0) + 1;
@@ -562,23 +562,23 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
             char val[32];
             int rc;
             if (!okey)
-                return sa_json_oom(error);
+                return sa_error_nomem(error);
             snprintf(okey, klen, "%s%s%s", type, name ? "/" : "", name ? name : "");
             snprintf(val, sizeof val, "%" PRId64, count);
             if (!t->other && !(t->other = json_object())) {
                 free(okey);
-                return sa_json_oom(error);
+                return sa_error_nomem(error);
             }
             rc = json_object_set_new(t->other, okey, json_string(val));
             free(okey);
             if (rc != 0)
-                return sa_json_oom(error);
+                return sa_error_nomem(error);
         }
     }
     if (untyped != SA_UNSET) {
         t->gpu_total = untyped;
         if (typed_sum < untyped && !sa_gpus_add(&t->gpus, "", untyped - typed_sum))
-            return sa_json_oom(error);
+            return sa_error_nomem(error);
     } else {
         t->gpu_total = typed_sum;
     }
@@ -1045,7 +1045,7 @@ static bool step_id_from_json(const json_t *so, char **out, sa_error_t *error)
         return true;
     n = strlen(s) + 32;
     if (!(*out = malloc(n)))
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     if (component != SA_UNSET && !strchr(s, '+'))
         snprintf(*out, n, "%s+%" PRId64, s, component);
     else
@@ -1065,7 +1065,7 @@ static bool sacct_step(const json_t *so, sa_job_t *job, sa_error_t *error)
         return false;
     }
     if (!(st = sa_job_add_step(job)))
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
 
     if (!sa_json_get_obj(so, "step", &step, error))
         return false;

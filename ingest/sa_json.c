@@ -43,12 +43,6 @@ const char *sa_json_type_name(const json_t *v)
 }
 
 /* The parsers' out-of-memory error, as a return value. */
-bool sa_json_oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 /* Interprets an integer that may be one of Slurm's raw sentinels. */
 static void noval_from_int(int64_t n, bool sentinel16, sa_noval_t *out)
 {

@@ -26,9 +26,6 @@
  * (a real), "boolean", "null"; "nothing" when v is NULL (absent). */
 const char *sa_json_type_name(const json_t *v);
 
-/* Sets the parsers' out-of-memory error ("out of memory"); returns false. */
-bool sa_json_oom(sa_error_t *error);
-
 /* A value of a NO_VAL-tagged number. */
 typedef struct {
     bool set;       /* a real value (0 included) */

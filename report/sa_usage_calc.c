@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 /* ---- the sums ------------------------------------------------------------------------ */
 
 /* Hash of a key for the open-addressing slots (a multiply-xorshift mix of the four ids). */
@@ -278,7 +272,7 @@ static bool build_bounds(sa_usage_t *u, sa_error_t *error)
     }
     if (!ok) {
         free(v.v);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     qsort(v.v, v.n, sizeof *v.v, i64_cmp);
     u->s.nb = 0;
@@ -297,7 +291,7 @@ static bool intern_clusters(sa_usage_t *u, FILE *warn, sa_error_t *error)
 {
     u->s.nclusters = u->clusters.n;
     if (!(u->as_of = calloc(u->s.nclusters ? u->s.nclusters : 1, sizeof *u->as_of)))
-        return oom(error);
+        return sa_error_nomem(error);
     for (size_t i = 0; i < u->s.nclusters; i++) {
         const sa_rcluster_t *c = &u->clusters.v[i];
         if (sa_rintern(&u->s.names, c->name) != i) {
@@ -309,7 +303,7 @@ static bool intern_clusters(sa_usage_t *u, FILE *warn, sa_error_t *error)
             fprintf(warn, "slurm-report: cluster %s is not in the archive (no clusters document)\n", c->name);
     }
     u->s.unknown_id = sa_rintern(&u->s.names, "unknown");
-    return u->s.unknown_id != UINT32_MAX || oom(error);
+    return u->s.unknown_id != UINT32_MAX || sa_error_nomem(error);
 }
 
 bool sa_usage_load(sa_usage_t *u, const sa_report_opts_t *o, sa_error_t *error)
@@ -353,7 +347,7 @@ bool sa_usage_prepare(sa_usage_t *u, sa_rdb_t *db, FILE *warn, sa_error_t *error
         !check_names(u, db, error))
         return false;
     if (!(u->award_in = calloc(u->awards.n + 1, sizeof *u->award_in)))
-        return oom(error);
+        return sa_error_nomem(error);
     for (size_t i = 0; i < u->awards.n; i++) {
         const sa_award_t *a = &u->awards.v[i];
         bool acc_ok = !o->accounts.n || sa_strv_contains(&o->accounts, a->account);
@@ -542,7 +536,7 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t
     if (!order || !g) {
         free(order);
         free(g);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     for (size_t i = 0; i < nacc; i++)
         order[i] = i;
