@@ -25,6 +25,7 @@
  * last one under the same key (most of a squeue job's ~130 members repeat from job
  * to job), so records of one document share those values.
  */
+#include "sa_vec.h"
 #include "sa_parse.h"
 
 #include <errno.h>
@@ -136,20 +137,15 @@ static bool stream_fill(stream_t *s, sa_error_t *error)
         s->pos = 0;
     }
     if (s->len == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : STREAM_CHUNK;
-        char *b;
-        if (cap > STREAM_MAX_RECORD) {
+        if ((s->cap ? s->cap * 2 : STREAM_CHUNK) > STREAM_MAX_RECORD) {
             sa_error_set(error, SA_ERR_INPUT, 0, "a single JSON record at byte %zu is larger than %u MiB",
                          stream_offset(s), STREAM_MAX_RECORD >> 20);
             return false;
         }
-        b = realloc(s->buf, cap);
-        if (!b) {
+        if (!SA_VEC_GROW(s->buf, s->cap, s->len, 1, STREAM_CHUNK)) {
             sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "out of memory reading input");
             return false;
         }
-        s->buf = b;
-        s->cap = cap;
     }
     n = s->r->read(s->r, s->buf + s->len, s->cap - s->len, error);
     if (n < 0)
@@ -278,14 +274,8 @@ static size_t skip_blanks(const unsigned char *p, size_t i, size_t n)
 /* Notes a member separator of the value being scanned; false on OOM. */
 static bool push_sep(stream_t *s, size_t at)
 {
-    if (s->nseps == s->seps_cap) {
-        size_t cap = s->seps_cap ? s->seps_cap * 2 : 256;
-        size_t *v = realloc(s->seps, cap * sizeof *v);
-        if (!v)
-            return false;
-        s->seps = v;
-        s->seps_cap = cap;
-    }
+    if (!SA_VEC_GROW(s->seps, s->seps_cap, s->nseps, 1, 256))
+        return false;
     s->seps[s->nseps++] = at;
     return true;
 }
@@ -308,16 +298,8 @@ static int scan_value(stream_t *s, size_t *vlen)
     char *o;
 
     /* the copy is never longer than the input (and a space kept from the last call) */
-    if (s->out_cap - s->out_len < n - i + 1 + SCAN_SLACK) {
-        size_t cap = s->out_cap ? s->out_cap : 4096;
-        char *b;
-        while (cap - s->out_len < n - i + 1 + SCAN_SLACK)
-            cap *= 2;
-        if (!(b = realloc(s->out, cap)))
-            return -1;
-        s->out = b;
-        s->out_cap = cap;
-    }
+    if (!SA_VEC_GROW(s->out, s->out_cap, s->out_len, n - i + 1 + SCAN_SLACK, 4096))
+        return -1;
     o = s->out + s->out_len;
     while (i < n && !done) {
         unsigned char c;
@@ -905,14 +887,9 @@ bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_si
             ;
         if (eof || (i < p.pre_len && p.pre_len - i >= 16))
             break;
-        if (p.pre_len == cap) {
-            char *b = cap < (1u << 24) ? realloc(p.pre, cap * 2) : NULL;
-            if (!b) {
-                sa_error_set(error, SA_ERR_INPUT, 0, "input starts with more than 16 MiB of blank space");
-                goto done;
-            }
-            p.pre = b;
-            cap *= 2;
+        if (p.pre_len == cap && (cap >= (1u << 24) || !SA_VEC_GROW(p.pre, cap, p.pre_len, 1, cap))) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "input starts with more than 16 MiB of blank space");
+            goto done;
         }
         n = r->read(r, p.pre + p.pre_len, cap - p.pre_len, error);
         if (n < 0)

@@ -23,6 +23,7 @@
  * Sums are integers (GPU-seconds, CPU milliseconds, KiB, thousandths of a percent x
  * GPU-seconds), so results do not depend on the order documents arrive in.
  */
+#include "sa_vec.h"
 #include "sa_rcommon.h"
 #include "sa_efficiency.h"
 
@@ -105,14 +106,8 @@ static eacc_t *acc_get(eff_t *e, uint32_t a, uint32_t u, uint32_t t)
         return NULL;
     if (*slot)
         return &e->v[*slot - 1];
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 64;
-        eacc_t *v = realloc(e->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        e->v = v;
-        e->cap = cap;
-    }
+    if (!SA_VEC_GROW(e->v, e->cap, e->n, 1, 64))
+        return NULL;
     x = &e->v[e->n];
     memset(x, 0, sizeof *x);
     x->k = k;

@@ -5,6 +5,7 @@
  * label (slurm_archive_report_timestamp_seconds alone describes the file). Node
  * states are exact ("IDLE+DRAIN"); a GPU or CPU is counted once, under one status.
  */
+#include "sa_vec.h"
 #include "sa_prom.h"
 
 #include <inttypes.h>
@@ -159,15 +160,9 @@ bool sa_prom_add(sa_prom_t *p, const char *metric, double value, bool merge, ...
             return true;
         }
     }
-    if (p->n[m] == p->cap[m]) {
-        size_t cap = p->cap[m] ? p->cap[m] * 2 : 16;
-        sample_t *v = realloc(p->v[m], cap * sizeof *v);
-        if (!v) {
-            free(labels);
-            return false;
-        }
-        p->v[m] = v;
-        p->cap[m] = cap;
+    if (!SA_VEC_GROW(p->v[m], p->cap[m], p->n[m], 1, 16)) {
+        free(labels);
+        return false;
     }
     p->v[m][p->n[m]].labels = labels;
     p->v[m][p->n[m]++].value = value;

@@ -2,6 +2,7 @@
  * sa_rutil.c - small helpers of slurm-report (see sa_rutil.h).
  */
 #define _GNU_SOURCE /* vasprintf */
+#include "sa_vec.h"
 #include "sa_rutil.h"
 
 #include <ctype.h>
@@ -182,14 +183,8 @@ uint32_t sa_rintern_n(sa_rintern_t *in, const char *s, size_t len)
             return in->slots[h] - 1;
         h = (h + 1) & (in->nslots - 1);
     }
-    if (in->n == in->cap) {
-        uint32_t cap = in->cap ? in->cap * 2 : 32;
-        char **v = realloc(in->strs, cap * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        in->strs = v;
-        in->cap = cap;
-    }
+    if (!SA_VEC_GROW(in->strs, in->cap, in->n, 1, 32))
+        return UINT32_MAX;
     if (!(in->strs[in->n] = strndup(s, len)))
         return UINT32_MAX;
     in->slots[h] = in->n + 1;

@@ -74,7 +74,8 @@ unsigned sa_umask_file_mode(void);
 
 typedef struct {
     char **strs;     /* id -> string (owned) */
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     uint32_t *slots; /* open addressing: id + 1, 0 = empty */
     uint32_t nslots;
 } sa_rintern_t;

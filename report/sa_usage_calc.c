@@ -3,6 +3,7 @@
  * key and segment, the boundaries, RGU weights, grouping, and the awards: target to
  * date, projection and status.
  */
+#include "sa_vec.h"
 #include "sa_usage.h"
 
 #include <ctype.h>
@@ -78,14 +79,8 @@ static sa_uacc_t *acc_get(sa_usums_t *s, const sa_ukey_t *k)
         return NULL;
     if (*slot)
         return &s->acc[*slot - 1];
-    if (s->nacc == s->acccap) {
-        size_t cap = s->acccap ? s->acccap * 2 : 256;
-        sa_uacc_t *v = realloc(s->acc, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        s->acc = v;
-        s->acccap = cap;
-    }
+    if (!SA_VEC_GROW(s->acc, s->acccap, s->nacc, 1, 256))
+        return NULL;
     a = &s->acc[s->nacc];
     a->k = *k;
     a->secs = calloc(s->nb - 1, sizeof *a->secs);
@@ -232,14 +227,8 @@ typedef struct {
 
 static bool i64v_push(i64v_t *v, int64_t t)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        int64_t *p = realloc(v->v, cap * sizeof *p);
-        if (!p)
-            return false;
-        v->v = p;
-        v->cap = cap;
-    }
+    if (!SA_VEC_GROW(v->v, v->cap, v->n, 1, 64))
+        return false;
     v->v[v->n++] = t;
     return true;
 }

@@ -49,6 +49,7 @@
  * from the dictionary tables (cluster, node, state, reason, partition, partset,
  * gpu_type, attr, total_key).
  */
+#include "sa_vec.h"
 #include "sa_tsdb_private.h"
 
 #include <inttypes.h>
@@ -553,8 +554,9 @@ static const idlist_t *partset_parts(sa_tsdb_t *db, int64_t partset_id, sa_error
 {
     u64ent_t *e = tsdb_u64map_get(&db->partsets, (uint64_t)partset_id);
     sqlite3_stmt *s;
-    idlist_t *l = NULL, *nl;
-    size_t cap = 0;
+    idlist_t *l = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0;
     int rc;
 
     if (e)
@@ -562,31 +564,31 @@ static const idlist_t *partset_parts(sa_tsdb_t *db, int64_t partset_id, sa_error
     if (!(s = tsdb_stmt(db, S_PARTSET_MEMBERS, error)))
         return NULL;
     sqlite3_bind_int64(s, 1, partset_id);
-    if (!(l = malloc(sizeof *l + 4 * sizeof(int64_t))))
-        goto nomem;
-    l->n = 0;
-    cap = 4;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (l->n == cap) {
-            cap *= 2;
-            if (!(nl = realloc(l, sizeof *l + cap * sizeof(int64_t))))
-                goto nomem;
-            l = nl;
-        }
-        l->ids[l->n++] = sqlite3_column_int64(s, 0);
+        if (!SA_VEC_GROW(ids, cap, n, 1, 4))
+            goto nomem;
+        ids[n++] = sqlite3_column_int64(s, 0);
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
-        free(l);
+        free(ids);
         tsdb_sql_err(db, rc, "reading partition sets", error);
         return NULL;
     }
+    if (!(l = malloc(sizeof *l + n * sizeof(int64_t))))
+        goto nomem;
+    l->n = n;
+    if (n)
+        memcpy(l->ids, ids, n * sizeof(int64_t));
+    free(ids);
+    ids = NULL;
     if (!(e = tsdb_u64map_put(&db->partsets, (uint64_t)partset_id)))
         goto nomem;
     e->ptr = l;
     return l;
 nomem:
     sqlite3_reset(s);
+    free(ids);
     free(l);
     tsdb_oom(db, error);
     return NULL;
@@ -638,14 +640,10 @@ const attr_t *tsdb_attr_get(sa_tsdb_t *db, int64_t id, sa_error_t *error)
         goto fail;
     sqlite3_bind_int64(s, 1, id);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (a->ngpus == cap) {
-            agpu_t *ng = realloc(a->gpus, (cap = cap ? cap * 2 : 2) * sizeof *ng);
-            if (!ng) {
-                sqlite3_reset(s);
-                tsdb_oom(db, error);
-                goto fail;
-            }
-            a->gpus = ng;
+        if (!SA_VEC_GROW(a->gpus, cap, a->ngpus, 1, 2)) {
+            sqlite3_reset(s);
+            tsdb_oom(db, error);
+            goto fail;
         }
         a->gpus[a->ngpus].type_id = sqlite3_column_int64(s, 0);
         a->gpus[a->ngpus].total = sqlite3_column_int64(s, 1);
@@ -697,14 +695,8 @@ bool tsdb_tot_same(const tot_t *a, const tot_t *b)
 
 tot_t *tsdb_totv_push(totv_t *t)
 {
-    if (t->n == t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 32;
-        tot_t *nv = realloc(t->v, ncap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        t->v = nv;
-        t->cap = ncap;
-    }
+    if (!SA_VEC_GROW(t->v, t->cap, t->n, 1, 32))
+        return NULL;
     memset(&t->v[t->n], 0, sizeof t->v[0]);
     return &t->v[t->n++];
 }
@@ -924,7 +916,7 @@ bool tsdb_load_nodes(sa_tsdb_t *db, int64_t cid, wnode_t **out, size_t *n, size_
     sqlite3_stmt *s = tsdb_stmt(db, S_NODES, error);
     wnode_t *v = NULL;
     char **nm = NULL;
-    size_t cap = 0, len = 0;
+    size_t cap = 0, vcap = 0, len = 0;
     int rc;
 
     *out = NULL;
@@ -934,18 +926,10 @@ bool tsdb_load_nodes(sa_tsdb_t *db, int64_t cid, wnode_t **out, size_t *n, size_
         return false;
     sqlite3_bind_int64(s, 1, cid);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 256;
-            wnode_t *nv = realloc(v, (ncap + extra) * sizeof *nv);
-            char **nn = nv ? realloc(nm, ncap * sizeof *nn) : NULL;
-            if (nv)
-                v = nv;
-            if (!nn) {
-                sqlite3_reset(s);
-                goto nomem;
-            }
-            nm = nn;
-            cap = ncap;
+        /* v keeps room for `extra` more nodes after the last */
+        if (!SA_VEC_GROW(v, vcap, len, 1 + extra, 256) || !SA_VEC_GROW(nm, cap, len, 1, 256)) {
+            sqlite3_reset(s);
+            goto nomem;
         }
         memset(&v[len], 0, sizeof v[len]);
         v[len].id = sqlite3_column_int64(s, 0);
@@ -999,16 +983,12 @@ bool tsdb_load_snapshots(sa_tsdb_t *db, int64_t cid, int64_t from, int64_t to, i
     sqlite3_bind_int64(s, 2, from);
     sqlite3_bind_int64(s, 3, to);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            int64_t *nv = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof *nv);
-            if (!nv) {
-                sqlite3_reset(s);
-                free(v);
-                *n = 0;
-                tsdb_oom(db, error);
-                return false;
-            }
-            v = nv;
+        if (!SA_VEC_GROW(v, cap, *n, 1, 256)) {
+            sqlite3_reset(s);
+            free(v);
+            *n = 0;
+            tsdb_oom(db, error);
+            return false;
         }
         v[(*n)++] = sqlite3_column_int64(s, 0);
     }
@@ -1055,15 +1035,11 @@ bool tsdb_load_gaps(sa_tsdb_t *db, int64_t cid, bool range, int64_t from, int64_
         sqlite3_bind_int64(s, 3, to);
     }
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            span_t *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *nv);
-            if (!nv) {
-                sqlite3_reset(s);
-                free(v);
-                tsdb_oom(db, error);
-                return false;
-            }
-            v = nv;
+        if (!SA_VEC_GROW(v, cap, *n, 1, 16)) {
+            sqlite3_reset(s);
+            free(v);
+            tsdb_oom(db, error);
+            return false;
         }
         v[*n].start = sqlite3_column_int64(s, 0);
         v[*n].end = sqlite3_column_int64(s, 1);

@@ -3,6 +3,7 @@
  * snapshot and checks every stored total and the nodes' current attributes against
  * them.
  */
+#include "sa_vec.h"
 #include "sa_tsdb_private.h"
 
 #include <inttypes.h>
@@ -24,13 +25,8 @@ static bool load_total_rows(sa_tsdb_t *db, int k, int64_t cid, totv_t *rows, int
     sqlite3_bind_int64(s, 1, cid);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         tot_t *t = tsdb_totv_push(rows);
-        if (rows->n > cap) {
-            int64_t *na = realloc(*ats, (cap = rows->cap) * sizeof *na);
-            if (!na)
-                t = NULL;
-            else
-                *ats = na;
-        }
+        if (t && !SA_VEC_GROW(*ats, cap, rows->n - 1, 1, 32))
+            t = NULL;
         if (!t) {
             sqlite3_reset(s);
             tsdb_oom(db, error);
