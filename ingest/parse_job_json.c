@@ -497,7 +497,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
 {
     json_t *item;
     size_t i;
-    int64_t untyped = SA_UNSET, typed_sum = 0;
+    sa_tres_gpus_t gpus;
     char where[64];
 
     if (!arr || json_is_null(arr))
@@ -507,6 +507,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
                      sa_json_type_name(arr));
         return false;
     }
+    sa_tres_gpus_init(&gpus);
     json_array_foreach(arr, i, item) {
         const char *type, *name = NULL;
         const json_t *nv;
@@ -547,14 +548,10 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
         } else if (strcmp(type, "billing") == 0 && !name) {
             t->billing = (double)count;
         } else if (strcmp(type, "gres") == 0 && name && strcmp(name, "gpu") == 0) {
-            untyped = count;
+            sa_tres_gpus_untyped(&gpus, count);
         } else if (strcmp(type, "gres") == 0 && name && strncmp(name, "gpu:", 4) == 0 && name[4]) {
-            if (__builtin_add_overflow(typed_sum, count, &typed_sum) || typed_sum > SA_MAX_SAFE_INT) {
-                sa_error_set(error, SA_ERR_INPUT, 0, "%s: GPU count sum out of range", where);
+            if (count > 0 && !sa_tres_gpus_typed(&gpus, t, name + 4, count, where, error))
                 return false;
-            }
-            if (count > 0 && !sa_gpus_add(&t->gpus, name + 4, count))
-                return sa_error_nomem(error);
         } else {
             /* "energy", "fs/disk", "gres/shard", "license/matlab" -> text */
             size_t klen = strlen(type) + (name ? strlen(name) + 1 : 0) + 1;
@@ -575,14 +572,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
                 return sa_error_nomem(error);
         }
     }
-    if (untyped != SA_UNSET) {
-        t->gpu_total = untyped;
-        if (typed_sum < untyped && !sa_gpus_add(&t->gpus, "", untyped - typed_sum))
-            return sa_error_nomem(error);
-    } else {
-        t->gpu_total = typed_sum;
-    }
-    return true;
+    return sa_tres_gpus_finish(&gpus, t, error);
 }
 
 /* ---- squeue -------------------------------------------------------------------------- */

@@ -30,6 +30,28 @@
 bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error);
 
 /*
+ * The one TRES GPU rule, for both TRES readers (the string above and sacct's JSON list
+ * of {type, name, count}): gathered entry by entry, then finished. The untyped total
+ * ("gres/gpu") wins; typed entries ("gres/gpu:T") are the split, added to t->gpus as
+ * they come; without an untyped entry their sum is the total; when the split sums to
+ * less than the untyped total, the shortfall goes under type "".
+ */
+typedef struct {
+    int64_t untyped;   /* SA_UNSET until an untyped entry is seen */
+    int64_t typed_sum;
+} sa_tres_gpus_t;
+
+void sa_tres_gpus_init(sa_tres_gpus_t *b);
+/* The untyped total (the last one seen counts). */
+void sa_tres_gpus_untyped(sa_tres_gpus_t *b, int64_t n);
+/* A typed entry of n GPUs of type: added to t->gpus. False on out of memory, or when the
+ * typed sum passes 2^53 ("<where>: GPU count sum out of range"). */
+bool sa_tres_gpus_typed(sa_tres_gpus_t *b, sa_tres_t *t, const char *type, int64_t n, const char *where,
+                        sa_error_t *error);
+/* Sets t->gpu_total and adds the shortfall under ""; false on out of memory. */
+bool sa_tres_gpus_finish(const sa_tres_gpus_t *b, sa_tres_t *t, sa_error_t *error);
+
+/*
  * Adds the GPU counts of a GRES string to *out (by type):
  *   "gpu:a100:4(S:0-1)", "gpu:1g.10gb:21(S:1)", "gpu:h100:2,gpu:h200:4", "gpu:4",
  *   "gpu:a100:2(IDX:0-1)", "gpu:h100:0(IDX:N/A)", "gpu:0,tpu:0", "gpu:h200:0(IDX:)",
