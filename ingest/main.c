@@ -25,7 +25,6 @@
 #include "sa_mongo.h"
 #include "sa_parse.h"
 #include "sa_run.h"
-#include "sa_strings.h"
 #include "sa_time.h"
 
 #ifndef SA_VERSION

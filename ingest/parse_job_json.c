@@ -52,7 +52,8 @@
 
 #include "sa_json.h"
 #include "sa_parse.h"
-#include "sa_strings.h"
+#include "sa_hostlist.h"
+#include "sa_tres.h"
 
 /* Largest integer a double (and so a Mongo/JS reader) holds exactly. */
 #define SA_MAX_SAFE_INT (INT64_C(1) << 53)

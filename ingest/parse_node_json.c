@@ -27,7 +27,8 @@
 
 #include "sa_vec.h"
 #include "sa_json.h"
-#include "sa_strings.h"
+#include "sa_hostlist.h"
+#include "sa_tres.h"
 
 /* Counts larger than this are rejected as garbage (2^53, exact in a double). */
 #define COUNT_MAX (INT64_C(1) << 53)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 
 #define NO_VAL32 4294967294LL
 #define INFINITE32 4294967295LL

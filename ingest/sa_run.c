@@ -21,7 +21,7 @@
 #include "sa_lock.h"
 #include "sa_log.h"
 #include "sa_snapshot.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 #include "sa_time.h"
 #include "sa_tsdb.h"
 #include "sa_vec.h"

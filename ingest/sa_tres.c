@@ -1,12 +1,14 @@
 /*
  * sa_tres.c - TRES strings ("cpu=4,mem=16G,gres/gpu:a100=2") and GRES strings
- * ("gpu:a100:4(S:0-1)") (see sa_strings.h and slurm-formats.md section 9).
+ * ("gpu:a100:4(S:0-1)") (see sa_tres.h; the forms are those of Slurm's documentation:
+ * TRES in sacct(1) (AllocTRES, ReqTRES, TRESUsage*) and slurm.conf(5), GRES in gres.conf(5)).
  *
  * Memory: units K M G T P are powers of 1024; the result is in MiB, rounded to the
  * nearest whole MiB (half up), so "12248K" is 12 MiB and "1K" is 0 MiB. A bare
  * number is MiB.
  */
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
+#include "sa_tres.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,18 +1,17 @@
 /*
- * sa_strings.h - Slurm's little string languages: TRES and GRES strings, hostlist
- * expressions, sacct text times and durations, text node states.
+ * sa_tres.h - Slurm's TRES and GRES strings ("cpu=4,mem=16G,gres/gpu:a100=2",
+ * "gpu:a100:4(S:0-1)") and the sizes of sacct's usage fields (sa_tres.c).
  *
  * Pure functions: no I/O. Errors fill an optional sa_error_t (passed last) with a
  * one-line message that quotes the offending text (sa_error_quote()).
  */
-#ifndef SA_STRINGS_H
-#define SA_STRINGS_H
+#ifndef SA_TRES_H
+#define SA_TRES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "sa_error.h"
-#include "sa_hostlist.h" /* sa_hostlist_expand() */
 #include "sa_model.h"
 
 /*
@@ -64,38 +63,6 @@ bool sa_tres_gpus_finish(const sa_tres_gpus_t *b, sa_tres_t *t, sa_error_t *erro
 bool sa_gres_parse_gpus(const char *s, bool request, sa_gpus_t *out, sa_error_t *error);
 
 /*
- * sacct text date "2026-11-25T21:37:49" (UTC, as run with TZ=UTC
- * SLURM_TIME_FORMAT=standard; a trailing "Z" is accepted) -> epoch.
- * "Unknown", "None", "N/A", "" -> SA_UNSET, returns true. Fails on anything else.
- */
-bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error);
-/* The same in the process's current TZ (set by sa_tz_enter, schema/sa_time.h). */
-bool sa_time_parse_text_local(const char *s, int64_t *out, sa_error_t *error);
-
-/*
- * Durations "[DD-[HH:]]MM:SS", "MM:SS.mmm", "D-HH:MM:SS" -> seconds (fraction dropped).
- * "UNLIMITED", "INVALID", "Partition_Limit", "" -> SA_UNSET (UNLIMITED -> SA_INFINITE).
- */
-bool sa_duration_parse(const char *s, int64_t *out, sa_error_t *error);
-
-/*
- * Text node state as sinfo/scontrol print it: "IDLE+DRAIN", "idle~", "down*", "mix-",
- * "UNKNOWN+MAINTENANCE+RESERVED+NOT_RESPONDING", "drained", "draining", "maint".
- * Suffixes: * NOT_RESPONDING, ~ POWERED_DOWN, # POWERING_UP, % POWERING_DOWN,
- * ! POWER_DOWN (pending), @ REBOOT_REQUESTED, ^ REBOOT_ISSUED, - PLANNED,
- * $ MAINTENANCE (reservation). sinfo's derived words map to base + flags
- * ("drained" -> IDLE+DRAIN, "draining" -> ALLOCATED+DRAIN ...). Unknown words are
- * kept upper-cased. *out must be initialised.
- */
-bool sa_node_state_parse_text(const char *s, sa_state_t *out, sa_error_t *error);
-
-/*
- * CPU time as sacct prints TotalCPU, UserCPU, SystemCPU: "MM:SS.mmm", "[D-]HH:MM:SS"
- * -> seconds with the milliseconds kept. "" -> -1 (absent), returns true.
- */
-bool sa_cputime_parse(const char *s, double *out, sa_error_t *error);
-
-/*
  * A size as sacct prints MaxRSS, AveRSS and the sizes in TRESUsage* strings:
  * "1294440K", "0.31M", "85399.46K", "0" (K M G T P powers of 1024; a bare number is
  * bytes) -> bytes, rounded to the nearest. "" -> SA_UNSET, returns true.
@@ -108,11 +75,5 @@ bool sa_size_bytes_parse(const char *s, int64_t *out, sa_error_t *error);
  * unit and reads as itself) into *out; SA_UNSET when the string has no such entry.
  */
 bool sa_tres_usage_get(const char *s, const char *name, int64_t *out, sa_error_t *error);
-
-/* Parses a decimal int64 with nothing after it; fails on overflow or junk. */
-bool sa_parse_int64(const char *s, int64_t *out);
-
-/* "rc:sig" ("0:15") -> *rc, *sig. */
-bool sa_exitcode_parse_text(const char *s, int *rc, int *sig, sa_error_t *error);
 
 #endif
