@@ -2,7 +2,9 @@
  * parse_job_json.c - one element of the "jobs" array of squeue --json (also
  * scontrol show job --json, restd /slurm/vX/jobs) or sacct --json (restd
  * /slurmdb/vX/jobs) -> one sa_job_t, for every format from openapi v0.0.37
- * (21.08) to data_parser v0.0.44 (25.11). See research/slurm-formats.md §3-§6, §9.3.
+ * (21.08) to data_parser v0.0.44 (25.11): the fields of each version are those of the REST API
+ * reference of Slurm's documentation (slurm.schedmd.com/rest_api.html), the encodings of a
+ * value those sa_json.h reads.
  *
  * The shape is decided per FIELD, never per file or per record: a hand-merged
  * array may mix v0.0.37 and v0.0.39 records, and within one v0.0.40 sacct record

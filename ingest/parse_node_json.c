@@ -1,7 +1,8 @@
 /*
  * parse_node_json.c - node records from Slurm's JSON node outputs, every version.
  *
- * Two shapes (research/slurm-formats.md §7):
+ * Two shapes (sinfo --json changed shape in Slurm 23.02; see sinfo(1), scontrol(1) and the
+ * REST API reference of Slurm's documentation, slurm.schedmd.com/rest_api.html):
  *
  *  - The node list: one element of a top-level "nodes" array. Produced by
  *    `scontrol show nodes --json`, slurmrestd GET /slurm/vX/nodes, and `sinfo --json`

@@ -1,6 +1,7 @@
 /*
  * sa_json.c - reading Slurm's JSON values with jansson, whatever the version
- * (see sa_json.h and research/slurm-formats.md §3).
+ * (see sa_json.h for the encodings of a scalar in each OpenAPI / data_parser version, as
+ * the REST API reference of Slurm's documentation, slurm.schedmd.com/rest_api.html, gives them).
  */
 #include "sa_json.h"
 
