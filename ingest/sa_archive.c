@@ -1027,10 +1027,10 @@ static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, sa_archiv
 bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
                            size_t n, sa_archive_stats_t *stats, sa_error_t *error)
 {
-    return sa_archive_write_jobs2(a, cache, ctx, NULL, jobs, n, stats, error);
+    return sa_archive_write_snapshot_jobs(a, cache, ctx, NULL, jobs, n, stats, error);
 }
 
-bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
+bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
                             const sa_obs_ctx_t *sacct_ctx, sa_job_t *const *jobs, size_t n, sa_archive_stats_t *stats,
                             sa_error_t *error)
 {
