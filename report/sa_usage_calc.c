@@ -37,36 +37,33 @@ static const sa_ukey_t *key_at(const void *arr, size_t i, size_t stride)
     return (const sa_ukey_t *)(const void *)((const char *)arr + i * stride);
 }
 
+/* The caller's array, for sa_map_slot's callbacks. */
+typedef struct {
+    const void *arr;
+    size_t stride;
+} ukey_arr_t;
+
+static uint64_t ukey_hash_at(size_t i, void *ctx)
+{
+    const ukey_arr_t *a = ctx;
+    return key_hash(key_at(a->arr, i, a->stride));
+}
+
+static bool ukey_eq_at(size_t i, const void *key, void *ctx)
+{
+    const ukey_arr_t *a = ctx;
+    return key_eq(key_at(a->arr, i, a->stride), key);
+}
+
 uint32_t *sa_ukeyidx_slot(sa_ukeyidx_t *ix, const sa_ukey_t *k, const void *arr, size_t n, size_t stride)
 {
-    size_t h;
-
-    if ((n + 1) * 2 > ix->nslots) { /* double the slots */
-        size_t nslots = ix->nslots ? ix->nslots * 2 : 1024;
-        uint32_t *slots = calloc(nslots, sizeof *slots);
-        if (!slots)
-            return NULL;
-        for (size_t i = 0; i < n; i++) {
-            h = key_hash(key_at(arr, i, stride)) & (nslots - 1);
-            while (slots[h])
-                h = (h + 1) & (nslots - 1);
-            slots[h] = (uint32_t)i + 1;
-        }
-        free(ix->slots);
-        ix->slots = slots;
-        ix->nslots = nslots;
-    }
-    h = key_hash(k) & (ix->nslots - 1);
-    while (ix->slots[h] && !key_eq(key_at(arr, ix->slots[h] - 1, stride), k))
-        h = (h + 1) & (ix->nslots - 1);
-    return &ix->slots[h];
+    ukey_arr_t a = {arr, stride};
+    return sa_map_slot(&ix->map, key_hash(k), k, n, ukey_hash_at, ukey_eq_at, &a);
 }
 
 void sa_ukeyidx_clear(sa_ukeyidx_t *ix)
 {
-    free(ix->slots);
-    ix->slots = NULL;
-    ix->nslots = 0;
+    sa_map_clear(&ix->map);
 }
 
 /* The accumulator of key k, created (zero) when new; NULL on out of memory. */

@@ -61,17 +61,6 @@
 
 /* ---- small containers ------------------------------------------------------------ */
 
-/* FNV-1a over bytes, continuing from h. */
-uint64_t tsdb_fnv(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
-
 /* Mixes a 64-bit key for the open-addressing tables. */
 uint64_t tsdb_mix64(uint64_t x)
 {
@@ -83,52 +72,42 @@ uint64_t tsdb_mix64(uint64_t x)
     return x;
 }
 
+static uint64_t u64_hash_at(size_t i, void *ctx)
+{
+    const u64map_t *m = ctx;
+    return tsdb_mix64(m->v[i].key);
+}
+
+static bool u64_eq_at(size_t i, const void *key, void *ctx)
+{
+    const u64map_t *m = ctx;
+    return m->v[i].key == *(const uint64_t *)key;
+}
+
 /* The entry of key, NULL when absent. */
 u64ent_t *tsdb_u64map_get(const u64map_t *m, uint64_t key)
 {
-    if (m->cap == 0)
-        return NULL;
-    for (size_t i = tsdb_mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->v[i].used)
-            return NULL;
-        if (m->v[i].key == key)
-            return &m->v[i];
-    }
+    size_t i = sa_map_find(&m->map, tsdb_mix64(key), &key, u64_eq_at, (void *)m);
+    return i == SIZE_MAX ? NULL : &m->v[i];
 }
 
 /* Returns the entry of key, adding it (zeroed) when absent; NULL on OOM. */
 u64ent_t *tsdb_u64map_put(u64map_t *m, uint64_t key)
 {
+    uint32_t *slot = sa_map_slot(&m->map, tsdb_mix64(key), &key, m->n, u64_hash_at, u64_eq_at, m);
     u64ent_t *e;
 
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 64;
-        u64ent_t *nv = calloc(ncap, sizeof *nv);
-        if (!nv)
-            return NULL;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->v[i].used)
-                continue;
-            size_t j = tsdb_mix64(m->v[i].key) & (ncap - 1);
-            while (nv[j].used)
-                j = (j + 1) & (ncap - 1);
-            nv[j] = m->v[i];
-        }
-        free(m->v);
-        m->v = nv;
-        m->cap = ncap;
-    }
-    size_t i = tsdb_mix64(key) & (m->cap - 1);
-    while (m->v[i].used && m->v[i].key != key)
-        i = (i + 1) & (m->cap - 1);
-    e = &m->v[i];
-    if (!e->used) {
-        e->used = true;
-        e->key = key;
-        e->ival = 0;
-        e->ptr = NULL;
-        m->n++;
-    }
+    if (!slot)
+        return NULL;
+    if (*slot)
+        return &m->v[*slot - 1];
+    if (!SA_VEC_GROW(m->v, m->cap, m->n, 1, 32))
+        return NULL;
+    e = &m->v[m->n];
+    memset(e, 0, sizeof *e);
+    e->key = key;
+    *slot = (uint32_t)m->n + 1;
+    m->n++;
     return e;
 }
 
@@ -136,12 +115,13 @@ u64ent_t *tsdb_u64map_put(u64map_t *m, uint64_t key)
 void tsdb_u64map_clear(u64map_t *m, void (*free_ptr)(void *))
 {
     if (free_ptr) {
-        for (size_t i = 0; i < m->cap; i++) {
-            if (m->v[i].used && m->v[i].ptr)
+        for (size_t i = 0; i < m->n; i++) {
+            if (m->v[i].ptr)
                 free_ptr(m->v[i].ptr);
         }
     }
     free(m->v);
+    sa_map_clear(&m->map);
     m->v = NULL;
     m->n = m->cap = 0;
 }
@@ -447,7 +427,7 @@ static const struct {
 bool tsdb_dict_id(sa_tsdb_t *db, int k, const char *text, bool create, const sa_state_t *st, int64_t *id,
                   bool *created, sa_error_t *error)
 {
-    uint64_t h = tsdb_fnv(FNV_INIT + (uint64_t)k, text, strlen(text));
+    uint64_t h = sa_fnv1a_more(FNV_INIT + (uint64_t)k, text, strlen(text));
     u64ent_t *e = tsdb_u64map_get(&db->ids[k], h);
     sqlite3_stmt *s;
     char what[64];

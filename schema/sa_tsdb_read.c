@@ -226,7 +226,7 @@ typedef struct {
 static hacc_t *hacc_get(hacc_list_t *l, int64_t group, bool has_group, int64_t state_id)
 {
     uint64_t key =
-        tsdb_fnv(tsdb_fnv(FNV_INIT, &group, sizeof group), &state_id, sizeof state_id) ^ (uint64_t)has_group;
+        sa_fnv1a_more(sa_fnv1a_more(FNV_INIT, &group, sizeof group), &state_id, sizeof state_id) ^ (uint64_t)has_group;
     u64ent_t *e = tsdb_u64map_get(&l->index, key);
 
     /* verify: the key is a hash of the pair, collisions are resolved by probing on */
