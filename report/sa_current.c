@@ -9,7 +9,6 @@
  * (or a later sacct) gave. Finished jobs: final documents (jobs and jobs_superseded)
  * whose end is at or after --since (default now - 24 h).
  */
-#include "sa_vec.h"
 #include "sa_rcommon.h"
 
 #include <errno.h>
@@ -20,6 +19,7 @@
 #include "sa_jobview.h"
 #include "sa_prom.h"
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 enum { K_CLUSTER, K_SECTION, K_BY, K_KEY, K_STATE, K_JOBS, K_GPUS, K_N };
 

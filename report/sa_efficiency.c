@@ -23,7 +23,6 @@
  * Sums are integers (GPU-seconds, CPU milliseconds, KiB, thousandths of a percent x
  * GPU-seconds), so results do not depend on the order documents arrive in.
  */
-#include "sa_vec.h"
 #include "sa_rcommon.h"
 #include "sa_efficiency.h"
 
@@ -36,6 +35,7 @@
 #include "sa_rollread.h"
 #include "sa_rollup.h"
 #include "sa_usage.h"
+#include "sa_vec.h"
 
 /* ---- columns ------------------------------------------------------------------------------ */
 

@@ -7,7 +7,6 @@
  * untyped runs of a month fall on a few snapshots only when the series is sparse;
  * with a dense series the maps are small and cheap to rebuild).
  */
-#include "sa_vec.h"
 #include "sa_nodegpu.h"
 
 #include <stdint.h>
@@ -16,6 +15,7 @@
 
 #include "sa_hostlist.h"
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 /* ---- hostlist expansion --------------------------------------------------------- */
 

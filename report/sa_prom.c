@@ -5,7 +5,6 @@
  * label (slurm_archive_report_timestamp_seconds alone describes the file). Node
  * states are exact ("IDLE+DRAIN"); a GPU or CPU is counted once, under one status.
  */
-#include "sa_vec.h"
 #include "sa_prom.h"
 
 #include <inttypes.h>
@@ -15,6 +14,7 @@
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 /* Every metric, in the order written. */
 static const struct {

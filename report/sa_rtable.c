@@ -1,7 +1,6 @@
 /*
  * sa_rtable.c - report tables and their text, JSON and HTML renderings (see sa_rtable.h).
  */
-#include "sa_vec.h"
 #include "sa_rtable.h"
 
 #include <ctype.h>
@@ -12,6 +11,7 @@
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 void sa_rtable_init(sa_rtable_t *t, const sa_col_t *cols, size_t ncols)
 {

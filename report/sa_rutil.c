@@ -2,7 +2,6 @@
  * sa_rutil.c - small helpers of slurm-report (see sa_rutil.h).
  */
 #define _GNU_SOURCE /* vasprintf */
-#include "sa_vec.h"
 #include "sa_rutil.h"
 
 #include <ctype.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "sa_time.h"
+#include "sa_vec.h"
 
 bool sa_rlist_split(const char *s, sa_strv_t *out)
 {

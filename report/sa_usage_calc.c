@@ -3,7 +3,6 @@
  * key and segment, the boundaries, RGU weights, grouping, and the awards: target to
  * date, projection and status.
  */
-#include "sa_vec.h"
 #include "sa_usage.h"
 
 #include <ctype.h>
@@ -12,6 +11,8 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sa_vec.h"
 
 /* ---- the sums ------------------------------------------------------------------------ */
 

@@ -49,7 +49,6 @@
  * from the dictionary tables (cluster, node, state, reason, partition, partset,
  * gpu_type, attr, total_key).
  */
-#include "sa_vec.h"
 #include "sa_tsdb_private.h"
 
 #include <inttypes.h>
@@ -58,6 +57,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sa_vec.h"
 
 /* ---- small containers ------------------------------------------------------------ */
 

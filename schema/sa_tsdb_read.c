@@ -3,13 +3,14 @@
  * and coverage, node/CPU/GPU hours by exact state and grouping, the nodes of a
  * snapshot, scheduler statistics. Every call is one read transaction.
  */
-#include "sa_vec.h"
 #include "sa_tsdb_private.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sa_vec.h"
 
 bool sa_tsdb_last_snapshot(sa_tsdb_t *db, const char *cluster, int64_t *at, sa_error_t *error)
 {

@@ -3,7 +3,6 @@
  * snapshot and checks every stored total and the nodes' current attributes against
  * them.
  */
-#include "sa_vec.h"
 #include "sa_tsdb_private.h"
 
 #include <inttypes.h>
@@ -11,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "sa_vec.h"
 
 /* Reads every total row of a table (S_TOT_ALL / S_GTOT_ALL) with its `at` into rows/ats. */
 static bool load_total_rows(sa_tsdb_t *db, int k, int64_t cid, totv_t *rows, int64_t **ats, sa_error_t *error)
