@@ -24,8 +24,7 @@
 #include "sa_log.h"
 #include "sa_mongo.h"
 #include "sa_parse.h"
-#include "sa_run.h"
-#include "sa_strings.h"
+#include "sa_invocation.h"
 #include "sa_time.h"
 
 #ifndef SA_VERSION
@@ -191,7 +190,7 @@ static int usage_exit(const sa_error_t *error)
  * (said on stderr).
  */
 static int configure(const char *config_path, const char *const table_values[], int nv, int nq, const char *at_text,
-                     sa_config_t *cfg, sa_ingest_config_t *ic, sa_run_opts_t *ro)
+                     sa_config_t *cfg, sa_ingest_config_t *ic, sa_invocation_opts_t *ro)
 {
     sa_error_t error;
 
@@ -298,9 +297,9 @@ static int run_dump(int argc, char **argv, int first, const char *const *table_v
  * (nothing) an ingest run. Returns the exit code.
  */
 static int run_command(int argc, char **argv, int first, bool rebuild, const sa_ingest_config_t *ic,
-                       sa_run_opts_t *ro)
+                       sa_invocation_opts_t *ro)
 {
-    sa_run_result_t result;
+    sa_invocation_result_t result;
     sa_error_t error;
 
     sa_error_clear(&error);
@@ -309,13 +308,13 @@ static int run_command(int argc, char **argv, int first, bool rebuild, const sa_
             fputs("slurm-ingest: usage: slurm-ingest replay DIR --cluster NAME\n", stderr);
             return SA_EXIT_USAGE;
         }
-        result = sa_run_replay(ro, argv[first + 1], &error);
+        result = sa_invocation_replay(ro, argv[first + 1], &error);
     } else if (first < argc && strcmp(argv[first], "migrate") == 0 && first + 1 == argc) {
-        result = sa_run_migrate(ro, &error);
+        result = sa_invocation_migrate(ro, &error);
     } else if (first < argc && strcmp(argv[first], "rollup") == 0 && first + 1 == argc) {
         size_t differ = 0;
-        result = sa_run_rollup(ro, rebuild, &differ, &error);
-        if (result == SA_RUN_OK && differ && !rebuild) {
+        result = sa_invocation_rollup(ro, rebuild, &differ, &error);
+        if (result == SA_INVOCATION_OK && differ && !rebuild) {
             sa_log(SA_LOG_ERROR, "%zu rollup document(s) differ from the job documents (slurm-ingest rollup --rebuild "
                                  "rewrites them)", differ);
             return SA_EXIT_UNHEALTHY;
@@ -324,16 +323,16 @@ static int run_command(int argc, char **argv, int first, bool rebuild, const sa_
         fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[first]);
         return SA_EXIT_USAGE;
     } else {
-        result = sa_run_ingest(ro, &error);
+        result = sa_invocation_ingest(ro, &error);
     }
 
     switch (result) {
-    case SA_RUN_OK: return SA_EXIT_OK;
-    case SA_RUN_SPOOLED:
+    case SA_INVOCATION_OK: return SA_EXIT_OK;
+    case SA_INVOCATION_SPOOLED:
         sa_log(SA_LOG_WARN, "MongoDB unreachable: captures spooled in %s/%s, nothing lost", ic->spool_dir,
                ic->cluster);
         return SA_EXIT_SPOOLED;
-    case SA_RUN_FAILED:
+    case SA_INVOCATION_FAILED:
     default:
         sa_log(SA_LOG_ERROR, "%s", error.message);
         return sa_exit_code_for(&error, true);
@@ -361,7 +360,7 @@ int main(int argc, char **argv)
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     static struct option longopts[96];
     static const char *table_values[64];
-    sa_run_opts_t ro;
+    sa_invocation_opts_t ro;
     sa_config_t cfg;
     static sa_ingest_config_t ic;
     sa_error_t error;

@@ -2,7 +2,9 @@
  * parse_job_json.c - one element of the "jobs" array of squeue --json (also
  * scontrol show job --json, restd /slurm/vX/jobs) or sacct --json (restd
  * /slurmdb/vX/jobs) -> one sa_job_t, for every format from openapi v0.0.37
- * (21.08) to data_parser v0.0.44 (25.11). See research/slurm-formats.md §3-§6, §9.3.
+ * (21.08) to data_parser v0.0.44 (25.11): the fields of each version are those of the REST API
+ * reference of Slurm's documentation (slurm.schedmd.com/rest_api.html), the encodings of a
+ * value those sa_json.h reads.
  *
  * The shape is decided per FIELD, never per file or per record: a hand-merged
  * array may mix v0.0.37 and v0.0.39 records, and within one v0.0.40 sacct record
@@ -52,7 +54,8 @@
 
 #include "sa_json.h"
 #include "sa_parse.h"
-#include "sa_strings.h"
+#include "sa_hostlist.h"
+#include "sa_tres.h"
 
 /* Largest integer a double (and so a Mongo/JS reader) holds exactly. */
 #define SA_MAX_SAFE_INT (INT64_C(1) << 53)
@@ -169,13 +172,13 @@ static bool get_exit(const json_t *o, const char *key, int *rc, int *sig, bool *
 static bool extra_set(json_t **extra, const char *key, json_t *value, sa_error_t *error)
 {
     if (!value)
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     if (!*extra && !(*extra = json_object())) {
         json_decref(value);
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     }
     if (json_object_set_new(*extra, key, value) != 0)
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     return true;
 }
 
@@ -209,7 +212,7 @@ static bool extra_top(json_t **extra, const json_t *elem, const char *const *kno
     }
     if (json_object_update(*extra, rest) != 0) {
         json_decref(rest);
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     }
     json_decref(rest);
     return true;
@@ -276,7 +279,7 @@ static bool set_display_id(sa_job_t *job, sa_error_t *error)
             snprintf(s, n, "%" PRId64, job->job_id);
     }
     if (!s)
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     free(job->job_id_display);
     job->job_id_display = s;
     return true;
@@ -347,7 +350,7 @@ static bool squeue_state_fixup(sa_state_t *st, sa_error_t *error)
     if (!newbase)
         return true;
     if (!(base = strdup(newbase)))
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     /* rebuild the flags: the old base word in, the new base word out */
     sa_strv_init(&flags);
     for (size_t i = 0; i < st->flags.n; i++) {
@@ -364,7 +367,7 @@ static bool squeue_state_fixup(sa_state_t *st, sa_error_t *error)
 fail:
     sa_strv_clear(&flags);
     free(base);
-    return sa_json_oom(error);
+    return sa_error_nomem(error);
 }
 
 /* ---- GPUs -------------------------------------------------------------------------- */
@@ -456,7 +459,7 @@ static bool derive_gpu_request(const json_t *elem, sa_job_t *job, sa_error_t *er
             goto done;
         }
         if (!sa_gpus_add(&scaled, found.v[i].type, c)) {
-            sa_json_oom(error);
+            sa_error_nomem(error);
             goto done;
         }
     }
@@ -497,7 +500,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
 {
     json_t *item;
     size_t i;
-    int64_t untyped = SA_UNSET, typed_sum = 0;
+    sa_tres_gpus_t gpus;
     char where[64];
 
     if (!arr || json_is_null(arr))
@@ -507,6 +510,7 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
                      sa_json_type_name(arr));
         return false;
     }
+    sa_tres_gpus_init(&gpus);
     json_array_foreach(arr, i, item) {
         const char *type, *name = NULL;
         const json_t *nv;
@@ -547,14 +551,10 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
         } else if (strcmp(type, "billing") == 0 && !name) {
             t->billing = (double)count;
         } else if (strcmp(type, "gres") == 0 && name && strcmp(name, "gpu") == 0) {
-            untyped = count;
+            sa_tres_gpus_untyped(&gpus, count);
         } else if (strcmp(type, "gres") == 0 && name && strncmp(name, "gpu:", 4) == 0 && name[4]) {
-            if (__builtin_add_overflow(typed_sum, count, &typed_sum) || typed_sum > SA_MAX_SAFE_INT) {
-                sa_error_set(error, SA_ERR_INPUT, 0, "%s: GPU count sum out of range", where);
+            if (count > 0 && !sa_tres_gpus_typed(&gpus, t, name + 4, count, where, error))
                 return false;
-            }
-            if (count > 0 && !sa_gpus_add(&t->gpus, name + 4, count))
-                return sa_json_oom(error);
         } else {
             /* "energy", "fs/disk", "gres/shard", "license/matlab" -> text */
             size_t klen = strlen(type) + (name ? strlen(name) + 1 : 0) + 1;
@@ -562,27 +562,20 @@ static bool tres_from_list(const json_t *arr, const char *key, sa_tres_t *t, sa_
             char val[32];
             int rc;
             if (!okey)
-                return sa_json_oom(error);
+                return sa_error_nomem(error);
             snprintf(okey, klen, "%s%s%s", type, name ? "/" : "", name ? name : "");
             snprintf(val, sizeof val, "%" PRId64, count);
             if (!t->other && !(t->other = json_object())) {
                 free(okey);
-                return sa_json_oom(error);
+                return sa_error_nomem(error);
             }
             rc = json_object_set_new(t->other, okey, json_string(val));
             free(okey);
             if (rc != 0)
-                return sa_json_oom(error);
+                return sa_error_nomem(error);
         }
     }
-    if (untyped != SA_UNSET) {
-        t->gpu_total = untyped;
-        if (typed_sum < untyped && !sa_gpus_add(&t->gpus, "", untyped - typed_sum))
-            return sa_json_oom(error);
-    } else {
-        t->gpu_total = typed_sum;
-    }
-    return true;
+    return sa_tres_gpus_finish(&gpus, t, error);
 }
 
 /* ---- squeue -------------------------------------------------------------------------- */
@@ -1045,7 +1038,7 @@ static bool step_id_from_json(const json_t *so, char **out, sa_error_t *error)
         return true;
     n = strlen(s) + 32;
     if (!(*out = malloc(n)))
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     if (component != SA_UNSET && !strchr(s, '+'))
         snprintf(*out, n, "%s+%" PRId64, s, component);
     else
@@ -1065,7 +1058,7 @@ static bool sacct_step(const json_t *so, sa_job_t *job, sa_error_t *error)
         return false;
     }
     if (!(st = sa_job_add_step(job)))
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
 
     if (!sa_json_get_obj(so, "step", &step, error))
         return false;

@@ -1,7 +1,8 @@
 /*
  * parse_node_json.c - node records from Slurm's JSON node outputs, every version.
  *
- * Two shapes (research/slurm-formats.md §7):
+ * Two shapes (sinfo --json changed shape in Slurm 23.02; see sinfo(1), scontrol(1) and the
+ * REST API reference of Slurm's documentation, slurm.schedmd.com/rest_api.html):
  *
  *  - The node list: one element of a top-level "nodes" array. Produced by
  *    `scontrol show nodes --json`, slurmrestd GET /slurm/vX/nodes, and `sinfo --json`
@@ -27,7 +28,8 @@
 
 #include "sa_vec.h"
 #include "sa_json.h"
-#include "sa_strings.h"
+#include "sa_hostlist.h"
+#include "sa_tres.h"
 
 /* Counts larger than this are rejected as garbage (2^53, exact in a double). */
 #define COUNT_MAX (INT64_C(1) << 53)
@@ -77,11 +79,11 @@ static bool get_partitions(const json_t *o, const char *key, sa_strv_t *out, sa_
         char *save = NULL;
         bool ok = true;
         if (!copy)
-            return sa_json_oom(error);
+            return sa_error_nomem(error);
         for (char *tok = strtok_r(copy, ", ", &save); tok && ok; tok = strtok_r(NULL, ", ", &save))
             ok = sa_strv_add_sorted_unique(out, tok);
         free(copy);
-        return ok ? true : sa_json_oom(error);
+        return ok ? true : sa_error_nomem(error);
     }
     if (!json_is_array(v)) {
         sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a list of strings, got %s", key, sa_json_type_name(v));
@@ -96,7 +98,7 @@ static bool get_partitions(const json_t *o, const char *key, sa_strv_t *out, sa_
         if (json_string_length(item) == 0)
             continue;
         if (!sa_strv_add_sorted_unique(out, json_string_value(item)))
-            return sa_json_oom(error);
+            return sa_error_nomem(error);
     }
     return true;
 }
@@ -143,7 +145,7 @@ static bool gpus_used_from_tres(const char *tres_used, sa_node_t *node, sa_error
             ok = sa_gpus_set(&node->gpus_used, t.gpus.v[i].type, t.gpus.v[i].count);
     }
     if (!ok)
-        sa_json_oom(error);
+        sa_error_nomem(error);
 done:
     sa_tres_clear(&t);
     return ok;
@@ -399,7 +401,7 @@ static bool group_names(const json_t *nodes, sa_strv_t *names, sa_error_t *error
                 return false;
             }
         } else if (s[0] && !sa_strv_push(names, s)) {
-            return sa_json_oom(error);
+            return sa_error_nomem(error);
         }
     }
     return true;
@@ -425,10 +427,10 @@ static bool put_leftovers(json_t **extra, const char *key, const json_t *sub, co
         return true;
     if (!*extra && !(*extra = json_object())) {
         json_decref(left);
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     }
     if (json_object_set_new(*extra, key, left) != 0)
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
     return true;
 }
 
@@ -491,7 +493,7 @@ static bool group_to_proto(const json_t *group, const char *partition, sa_node_t
     bool single;
 
     if (partition && !sa_strv_add_sorted_unique(&proto->partitions, partition))
-        return sa_json_oom(error);
+        return sa_error_nomem(error);
 
     if (!sa_json_get_obj(group, "nodes", &nodes, error) || !group_names(nodes, names, error) ||
         !sub_count(nodes, "nodes", "total", &total_nodes, error))
@@ -544,14 +546,14 @@ static bool group_to_proto(const json_t *group, const char *partition, sa_node_t
         arr = json_array();
         if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
             json_decref(arr);
-            return sa_json_oom(error);
+            return sa_error_nomem(error);
         }
         if (!(proto->extra = json_object())) {
             json_decref(arr);
-            return sa_json_oom(error);
+            return sa_error_nomem(error);
         }
         if (json_object_set_new(proto->extra, "sinfo_groups", arr) != 0)
-            return sa_json_oom(error);
+            return sa_error_nomem(error);
         return true;
     }
 
@@ -778,7 +780,7 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
     if (!group_partition(group, &partition, error))
         goto done;
     if (!(proto = sa_node_new())) {
-        sa_json_oom(error);
+        sa_error_nomem(error);
         goto done;
     }
     if (!group_to_proto(group, partition, proto, &names, error))
@@ -786,7 +788,7 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
     for (size_t i = 0; i < names.n; i++) {
         sa_node_t *node = acc_node(acc, names.v[i]);
         if (!node || !merge_node(node, proto)) {
-            sa_json_oom(error);
+            sa_error_nomem(error);
             goto done;
         }
     }

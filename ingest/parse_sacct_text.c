@@ -1,5 +1,6 @@
 /*
- * parse_sacct_text.c - sacct -P / -p text (slurm-formats.md section 10).
+ * parse_sacct_text.c - sacct -P / -p text (--parsable2 / --parsable of sacct(1), Slurm's
+ * documentation: one line per job or step, fields joined by '|', -p with a trailing '|').
  *
  * The input is read one line at a time from the sa_reader_t (sa_lines.h: the line
  * buffer grows to the longest line and refuses lines over SA_LINES_CAP). The header
@@ -19,7 +20,8 @@
  */
 #include "sa_lines.h"
 #include "sa_parse.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
+#include "sa_tres.h"
 #include "sa_time.h"
 #include "sa_vec.h"
 

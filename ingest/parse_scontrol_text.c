@@ -15,7 +15,8 @@
  */
 #include "sa_lines.h"
 #include "sa_parse.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
+#include "sa_tres.h"
 
 #include <ctype.h>
 #include <errno.h>

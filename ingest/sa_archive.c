@@ -1027,10 +1027,10 @@ static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, sa_archiv
 bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
                            size_t n, sa_archive_stats_t *stats, sa_error_t *error)
 {
-    return sa_archive_write_jobs2(a, cache, ctx, NULL, jobs, n, stats, error);
+    return sa_archive_write_snapshot_jobs(a, cache, ctx, NULL, jobs, n, stats, error);
 }
 
-bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
+bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
                             const sa_obs_ctx_t *sacct_ctx, sa_job_t *const *jobs, size_t n, sa_archive_stats_t *stats,
                             sa_error_t *error)
 {
@@ -1116,7 +1116,7 @@ static bool restage_vanished(sa_archive_t *a, sa_rollw_t *w, const char *cluster
     for (size_t i = 0; ok && i < nvan; i++) {
         want[i] = &slots[i];
         if (!(slots[i].id = sa_jobdoc_id(cluster, van[i])))
-            ok = (sa_error_nomem(error), false);
+            ok = sa_error_nomem(error);
     }
     ok = ok && read_docs(a, want, nvan, stats, error);
     for (size_t i = 0; ok && i < nvan; i++) {
@@ -1169,10 +1169,10 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
     }
     /* their open runs will end: journaled first (sa_rollw.h) */
     if (nvan && !(rw = sa_rollw_new(a->rollups, a->hosts, ctx->cluster)))
-        ok = (sa_error_nomem(error), false);
+        ok = sa_error_nomem(error);
     for (size_t i = 0; ok && i < nvan; i++) {
         char *id = sa_jobdoc_id(ctx->cluster, van[i]);
-        ok = id ? sa_rollw_journal_add_open(rw, id, error) : (sa_error_nomem(error), false);
+        ok = id ? sa_rollw_journal_add_open(rw, id, error) : sa_error_nomem(error);
         free(id);
     }
     ok = ok && (!nvan || sa_rollw_journal_write(rw, error));
@@ -1506,21 +1506,21 @@ bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_
     for (size_t i = 0; ok && i < ids.n; i++) {
         want[i] = &slots[i];
         if (!(slots[i].id = strdup(ids.v[i])))
-            ok = (sa_error_nomem(error), false);
+            ok = sa_error_nomem(error);
     }
     ok = ok && read_docs(a, want, ids.n, &stats, error);
     for (size_t i = 0; ok && i < ids.n; i++) { /* type what can be, journaled before any write */
         bson_t b = BSON_INITIALIZER;
         bool pending = false;
         if (!slots[i].stored) {
-            ok = sa_strv_push(&done, ids.v[i]) || (sa_error_nomem(error), false); /* gone (or superseded) */
+            ok = sa_strv_push(&done, ids.v[i]) || sa_error_nomem(error); /* gone (or superseded) */
             continue;
         }
         ok = doc_to_bson(slots[i].stored, &b, error) &&
              retype_doc(db, cluster, last, slots[i].stored, &b, &view, &docs[i], &pending, error) &&
              (!docs[i] || sa_rollw_journal_add(w, slots[i].id, &b, error));
         if (ok && !pending && !docs[i] && !sa_strv_push(&done, ids.v[i]))
-            ok = (sa_error_nomem(error), false);
+            ok = sa_error_nomem(error);
         bson_destroy(&b);
     }
     ok = ok && sa_rollw_journal_write(w, error);

@@ -103,7 +103,7 @@ bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_c
  * sacct_ctx (its release and data_parser), the others with ctx; both have the same
  * cluster and observation time. sacct_ctx may be NULL (all records use ctx).
  */
-bool sa_archive_write_jobs2(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
+bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
                             const sa_obs_ctx_t *sacct_ctx, sa_job_t *const *jobs, size_t n, sa_archive_stats_t *stats,
                             sa_error_t *error);
 

@@ -512,7 +512,7 @@ static bool writer_flush(writer_t *w, sa_error_t *error)
     if (w->batch.n && !resolve_run_gpu_types(w->env, w->ctx->cluster, w->ctx->at, &w->batch, error))
         ok = false;
     else if (w->batch.n)
-        ok = sa_archive_write_jobs2(w->env->archive, w->env->cache, w->ctx, w->sacct_ctx, w->batch.v, w->batch.n,
+        ok = sa_archive_write_snapshot_jobs(w->env->archive, w->env->cache, w->ctx, w->sacct_ctx, w->batch.v, w->batch.n,
                                     &w->stats->jobs, error);
     jobs_clear(&w->batch);
     return ok;

@@ -1,6 +1,7 @@
 /*
  * sa_json.c - reading Slurm's JSON values with jansson, whatever the version
- * (see sa_json.h and research/slurm-formats.md §3).
+ * (see sa_json.h for the encodings of a scalar in each OpenAPI / data_parser version, as
+ * the REST API reference of Slurm's documentation, slurm.schedmd.com/rest_api.html, gives them).
  */
 #include "sa_json.h"
 
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 
 #define NO_VAL32 4294967294LL
 #define INFINITE32 4294967295LL
@@ -43,12 +44,6 @@ const char *sa_json_type_name(const json_t *v)
 }
 
 /* The parsers' out-of-memory error, as a return value. */
-bool sa_json_oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 /* Interprets an integer that may be one of Slurm's raw sentinels. */
 static void noval_from_int(int64_t n, bool sentinel16, sa_noval_t *out)
 {

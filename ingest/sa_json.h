@@ -26,9 +26,6 @@
  * (a real), "boolean", "null"; "nothing" when v is NULL (absent). */
 const char *sa_json_type_name(const json_t *v);
 
-/* Sets the parsers' out-of-memory error ("out of memory"); returns false. */
-bool sa_json_oom(sa_error_t *error);
-
 /* A value of a NO_VAL-tagged number. */
 typedef struct {
     bool set;       /* a real value (0 included) */
@@ -89,7 +86,8 @@ json_t *sa_json_extra(const json_t *o, const char *const *known_keys);
  * Decoded exit code from any Slurm form: raw wait status integer (squeue v0.0.37/38),
  * {set,infinite,number} raw status (v0.0.39), {status, return_code, signal} objects
  * (sacct <= v0.0.39 and v0.0.40+). *reliable is set false for the pre-v0.0.40 sacct
- * object form whose SUCCESS/0 cannot be trusted (Slurm bug; see slurm-formats.md §6).
+ * object form whose SUCCESS/0 cannot be trusted (a bug of Slurm's data_parser before
+ * v0.0.40: that form can say SUCCESS/0 for a job that did not succeed).
  * Unknown -> rc = sig = -1.
  */
 bool sa_json_exit_code(const json_t *v, int *rc, int *sig, bool *reliable, const char *key, sa_error_t *error);

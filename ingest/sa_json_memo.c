@@ -3,8 +3,8 @@
  * the same text under the same key in an earlier record (see sa_json_memo.h).
  *
  * The memo maps the text of a key (as printed, quotes included) to its decoded key
- * and to the last value text seen under it with that text's decoded value. It is an
- * open-addressing hash table that stops taking keys at MEMO_MAX_KEYS (a document
+ * and to the last value text seen under it with that text's decoded value. Its entries
+ * are a vector found through an sa_map (schema/sa_map.h); it stops taking keys at MEMO_MAX_KEYS (a document
  * whose records all have different keys then decodes without it); value texts
  * longer than MEMO_MAX_VALUE (a job_resources listing every core) are not kept.
  */
@@ -15,11 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_map.h"
+#include "sa_vec.h"
+
 #define MEMO_MAX_KEYS 1024
 #define MEMO_MAX_VALUE 4096
 
 typedef struct {
-    char *key_text; /* NULL: a free slot */
+    char *key_text;
     size_t key_len;
     uint64_t hash;
     json_t *key;    /* the decoded key, a string */
@@ -29,8 +32,9 @@ typedef struct {
 } memo_entry_t;
 
 struct sa_json_memo {
-    memo_entry_t *slots;
-    size_t cap, n; /* cap is a power of two; n <= cap / 2 */
+    memo_entry_t *v; /* in the order the keys came */
+    size_t n, cap;
+    sa_map_t map;    /* key text -> index in v */
 };
 
 sa_json_memo_t *sa_json_memo_new(void)
@@ -42,26 +46,37 @@ void sa_json_memo_destroy(sa_json_memo_t *memo)
 {
     if (!memo)
         return;
-    for (size_t i = 0; i < memo->cap; i++) {
-        memo_entry_t *e = &memo->slots[i];
-        if (!e->key_text)
-            continue;
+    for (size_t i = 0; i < memo->n; i++) {
+        memo_entry_t *e = &memo->v[i];
         free(e->key_text);
         json_decref(e->key);
         free(e->val_text);
         json_decref(e->val);
     }
-    free(memo->slots);
+    free(memo->v);
+    sa_map_clear(&memo->map);
     free(memo);
 }
 
-/* FNV-1a over the key text. */
-static uint64_t text_hash(const char *s, size_t n)
+/* A key text looked up in the memo. */
+typedef struct {
+    const char *text;
+    size_t len;
+    uint64_t hash;
+} textkey_t;
+
+static uint64_t entry_hash_at(size_t i, void *ctx)
 {
-    uint64_t h = 14695981039346656037ULL;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ULL;
-    return h;
+    const sa_json_memo_t *memo = ctx;
+    return memo->v[i].hash;
+}
+
+static bool entry_eq_at(size_t i, const void *key, void *ctx)
+{
+    const sa_json_memo_t *memo = ctx;
+    const memo_entry_t *e = &memo->v[i];
+    const textkey_t *k = key;
+    return e->hash == k->hash && e->key_len == k->len && memcmp(e->key_text, k->text, k->len) == 0;
 }
 
 /* Decodes one JSON text (any value, nothing after it); NULL when jansson refuses it. */
@@ -71,29 +86,6 @@ static json_t *decode(const char *text, size_t len)
     return json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
 }
 
-/* Doubles the table (or makes the first one); false on OOM. */
-static bool memo_grow(sa_json_memo_t *memo)
-{
-    size_t cap = memo->cap ? memo->cap * 2 : 256;
-    memo_entry_t *slots = calloc(cap, sizeof *slots);
-
-    if (!slots)
-        return false;
-    for (size_t i = 0; i < memo->cap; i++) {
-        memo_entry_t *e = &memo->slots[i];
-        size_t j;
-        if (!e->key_text)
-            continue;
-        for (j = (size_t)e->hash & (cap - 1); slots[j].key_text; j = (j + 1) & (cap - 1))
-            ;
-        slots[j] = *e;
-    }
-    free(memo->slots);
-    memo->slots = slots;
-    memo->cap = cap;
-    return true;
-}
-
 /*
  * The entry of a key text, created (with the decoded key) when new. *bad is set when
  * the text is not a JSON string. NULL without *bad: no entry (the table is full or
@@ -101,19 +93,16 @@ static bool memo_grow(sa_json_memo_t *memo)
  */
 static memo_entry_t *memo_entry(sa_json_memo_t *memo, const char *text, size_t len, bool *bad)
 {
-    uint64_t h = text_hash(text, len);
-    memo_entry_t *e = NULL;
-    size_t j;
+    textkey_t k = {text, len, sa_fnv1a(text, len)};
+    size_t i = sa_map_find(&memo->map, k.hash, &k, entry_eq_at, memo);
+    memo_entry_t *e;
+    uint32_t *slot;
     json_t *key;
     char *copy;
 
     *bad = false;
-    for (j = memo->cap ? (size_t)h & (memo->cap - 1) : 0; memo->cap && memo->slots[j].key_text;
-         j = (j + 1) & (memo->cap - 1)) {
-        e = &memo->slots[j];
-        if (e->hash == h && e->key_len == len && memcmp(e->key_text, text, len) == 0)
-            return e;
-    }
+    if (i != SIZE_MAX)
+        return &memo->v[i];
     if (memo->n >= MEMO_MAX_KEYS)
         return NULL;
     key = decode(text, len);
@@ -122,19 +111,19 @@ static memo_entry_t *memo_entry(sa_json_memo_t *memo, const char *text, size_t l
         *bad = true;
         return NULL;
     }
-    if ((memo->n + 1 > memo->cap / 2 && !memo_grow(memo)) || !(copy = malloc(len ? len : 1))) {
+    if (!(slot = sa_map_slot(&memo->map, k.hash, &k, memo->n, entry_hash_at, entry_eq_at, memo)) ||
+        !SA_VEC_GROW(memo->v, memo->cap, memo->n, 1, 64) || !(copy = malloc(len ? len : 1))) {
         json_decref(key);
         return NULL;
     }
     memcpy(copy, text, len);
-    for (j = (size_t)h & (memo->cap - 1); memo->slots[j].key_text; j = (j + 1) & (memo->cap - 1))
-        ;
-    e = &memo->slots[j];
+    e = &memo->v[memo->n];
     memset(e, 0, sizeof *e);
     e->key_text = copy;
     e->key_len = len;
-    e->hash = h;
+    e->hash = k.hash;
     e->key = key;
+    *slot = (uint32_t)memo->n + 1;
     memo->n++;
     return e;
 }

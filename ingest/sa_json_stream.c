@@ -24,8 +24,13 @@
  * sa_json_memo.c, which decodes a member value only when its text differs from the
  * last one under the same key (most of a squeue job's ~130 members repeat from job
  * to job), so records of one document share those values.
+ *
+ * The readers, the kinds and sa_parse_any, which sends an input to this walker or to a
+ * text parser, are sa_parse.c's.
  */
 #include "sa_parse.h"
+
+#include "sa_vec.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -44,48 +49,6 @@
  * starts at (and stops at 2048), so members are decoded one by one only well below. */
 #define SPLIT_MAX_DEPTH 1024
 #define STREAM_SLACK 16 /* a decoding error this close to the end of the buffer waits for more input */
-
-/* ---- readers ------------------------------------------------------------------ */
-
-static ssize_t mem_read(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
-{
-    size_t n = r->mem_len - r->mem_pos;
-    (void)error;
-    if (n > cap)
-        n = cap;
-    memcpy(buf, r->mem + r->mem_pos, n);
-    r->mem_pos += n;
-    return (ssize_t)n;
-}
-
-void sa_reader_init_mem(sa_reader_t *r, const char *data, size_t len)
-{
-    memset(r, 0, sizeof *r);
-    r->read = mem_read;
-    r->mem = data;
-    r->mem_len = len;
-    r->fd = -1;
-}
-
-static ssize_t fd_read(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
-{
-    for (;;) {
-        ssize_t n = read(r->fd, buf, cap);
-        if (n >= 0)
-            return n;
-        if (errno == EINTR)
-            continue;
-        sa_error_set(error, SA_ERR_IO, errno, "read failed: %s", strerror(errno));
-        return -1;
-    }
-}
-
-void sa_reader_init_fd(sa_reader_t *r, int fd)
-{
-    memset(r, 0, sizeof *r);
-    r->read = fd_read;
-    r->fd = fd;
-}
 
 /* ---- the chunk buffer ----------------------------------------------------------- */
 
@@ -136,20 +99,15 @@ static bool stream_fill(stream_t *s, sa_error_t *error)
         s->pos = 0;
     }
     if (s->len == s->cap) {
-        size_t cap = s->cap ? s->cap * 2 : STREAM_CHUNK;
-        char *b;
-        if (cap > STREAM_MAX_RECORD) {
+        if ((s->cap ? s->cap * 2 : STREAM_CHUNK) > STREAM_MAX_RECORD) {
             sa_error_set(error, SA_ERR_INPUT, 0, "a single JSON record at byte %zu is larger than %u MiB",
                          stream_offset(s), STREAM_MAX_RECORD >> 20);
             return false;
         }
-        b = realloc(s->buf, cap);
-        if (!b) {
+        if (!SA_VEC_GROW(s->buf, s->cap, s->len, 1, STREAM_CHUNK)) {
             sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "out of memory reading input");
             return false;
         }
-        s->buf = b;
-        s->cap = cap;
     }
     n = s->r->read(s->r, s->buf + s->len, s->cap - s->len, error);
     if (n < 0)
@@ -278,14 +236,8 @@ static size_t skip_blanks(const unsigned char *p, size_t i, size_t n)
 /* Notes a member separator of the value being scanned; false on OOM. */
 static bool push_sep(stream_t *s, size_t at)
 {
-    if (s->nseps == s->seps_cap) {
-        size_t cap = s->seps_cap ? s->seps_cap * 2 : 256;
-        size_t *v = realloc(s->seps, cap * sizeof *v);
-        if (!v)
-            return false;
-        s->seps = v;
-        s->seps_cap = cap;
-    }
+    if (!SA_VEC_GROW(s->seps, s->seps_cap, s->nseps, 1, 256))
+        return false;
     s->seps[s->nseps++] = at;
     return true;
 }
@@ -308,16 +260,8 @@ static int scan_value(stream_t *s, size_t *vlen)
     char *o;
 
     /* the copy is never longer than the input (and a space kept from the last call) */
-    if (s->out_cap - s->out_len < n - i + 1 + SCAN_SLACK) {
-        size_t cap = s->out_cap ? s->out_cap : 4096;
-        char *b;
-        while (cap - s->out_len < n - i + 1 + SCAN_SLACK)
-            cap *= 2;
-        if (!(b = realloc(s->out, cap)))
-            return -1;
-        s->out = b;
-        s->out_cap = cap;
-    }
+    if (!SA_VEC_GROW(s->out, s->out_cap, s->out_len, n - i + 1 + SCAN_SLACK, 4096))
+        return -1;
     o = s->out + s->out_len;
     while (i < n && !done) {
         unsigned char c;
@@ -832,113 +776,5 @@ done:
     free(s.buf);
     free(s.out);
     free(s.seps);
-    return ok;
-}
-
-const char *sa_kind_name(sa_kind_t k)
-{
-    switch (k) {
-    case SA_KIND_SQUEUE_JSON:
-        return "squeue JSON";
-    case SA_KIND_SACCT_JSON:
-        return "sacct JSON";
-    case SA_KIND_NODES_JSON:
-        return "node list JSON";
-    case SA_KIND_SINFO_JSON:
-        return "sinfo JSON";
-    case SA_KIND_SACCT_TEXT:
-        return "sacct text";
-    case SA_KIND_SCONTROL_NODES_TEXT:
-        return "scontrol nodes text";
-    case SA_KIND_UNKNOWN:
-        break;
-    }
-    return "unknown";
-}
-
-/* ---- dispatch on the first byte ------------------------------------------------------ */
-
-/* A reader that first returns bytes already read, then delegates. */
-typedef struct {
-    sa_reader_t base; /* must be first */
-    sa_reader_t *inner;
-    char *pre;
-    size_t pre_len, pre_pos;
-} prefix_reader_t;
-
-static ssize_t prefix_read(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
-{
-    prefix_reader_t *p = (prefix_reader_t *)r;
-    if (p->pre_pos < p->pre_len) {
-        size_t n = p->pre_len - p->pre_pos;
-        if (n > cap)
-            n = cap;
-        memcpy(buf, p->pre + p->pre_pos, n);
-        p->pre_pos += n;
-        return (ssize_t)n;
-    }
-    return p->inner->read(p->inner, buf, cap, error);
-}
-
-bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_sink_t *sink, sa_meta_t *meta,
-                  sa_kind_t *kind_out, sa_error_t *error)
-{
-    prefix_reader_t p = {.inner = r};
-    size_t cap = 4096, i;
-    bool ok = false, eof = false;
-
-    p.base.read = prefix_read;
-    p.base.fd = -1;
-    if (kind_out)
-        *kind_out = SA_KIND_UNKNOWN;
-    p.pre = malloc(cap);
-    if (!p.pre) {
-        sa_error_nomem(error);
-        return false;
-    }
-    /* read until a non-blank byte and 16 more bytes are in, or the input ends */
-    for (;;) {
-        ssize_t n;
-        /* a UTF-8 byte order mark (an editor's, a Windows tool's) is not part of the text */
-        p.pre_pos = p.pre_len >= 3 && memcmp(p.pre, "\xEF\xBB\xBF", 3) == 0 ? 3 : 0;
-        for (i = p.pre_pos; i < p.pre_len && strchr(" \t\r\n", p.pre[i]); i++)
-            ;
-        if (eof || (i < p.pre_len && p.pre_len - i >= 16))
-            break;
-        if (p.pre_len == cap) {
-            char *b = cap < (1u << 24) ? realloc(p.pre, cap * 2) : NULL;
-            if (!b) {
-                sa_error_set(error, SA_ERR_INPUT, 0, "input starts with more than 16 MiB of blank space");
-                goto done;
-            }
-            p.pre = b;
-            cap *= 2;
-        }
-        n = r->read(r, p.pre + p.pre_len, cap - p.pre_len, error);
-        if (n < 0)
-            goto done;
-        if (n == 0)
-            eof = true;
-        p.pre_len += (size_t)n;
-    }
-    if (i == p.pre_len) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "empty input");
-        goto done;
-    }
-    if (p.pre[i] == '{' || p.pre[i] == '[') {
-        ok = sa_parse_json(&p.base, sink, meta, kind_out, error);
-    } else if (p.pre_len - i >= 9 && memcmp(p.pre + i, "NodeName=", 9) == 0) {
-        if (kind_out)
-            *kind_out = SA_KIND_SCONTROL_NODES_TEXT;
-        ok = sa_parse_scontrol_nodes_text(&p.base, sink, error);
-    } else if (p.pre[i] == '<') {
-        sa_error_set(error, SA_ERR_INPUT, 0, "input is HTML or XML, not Slurm output");
-    } else {
-        if (kind_out)
-            *kind_out = SA_KIND_SACCT_TEXT;
-        ok = sa_parse_sacct_text(&p.base, topts, sink, error);
-    }
-done:
-    free(p.pre);
     return ok;
 }

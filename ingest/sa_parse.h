@@ -4,7 +4,8 @@
  * Pure: bytes in (from an sa_reader_t, which the caller backs with a file, a pipe or
  * memory), records out (to callbacks), no I/O of their own. Memory stays flat with
  * the size of the input: the top-level "jobs" / "nodes" / "sinfo" arrays are walked
- * one element at a time (sa_json_stream.c); sacct text one line at a time.
+ * one element at a time (sa_json_stream.c); sacct text one line at a time. sa_parse.c
+ * holds the readers and sa_parse_any.
  *
  * Records passed to callbacks are borrowed (see sa_model.h); a callback returning
  * false stops the parse, and its error is returned.

@@ -41,12 +41,6 @@ struct sa_rollw {
     sa_rollw_stats_t stats;
 };
 
-static bool oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 sa_rollw_t *sa_rollw_new(mongoc_collection_t *coll, const char *hosts, const char *cluster)
 {
     sa_rollw_t *w = calloc(1, sizeof *w);
@@ -117,7 +111,7 @@ static sa_rolldoc_t *mini_of(sa_rollw_t *w, int64_t day, sa_error_t *error)
             return &w->mini[i];
     }
     if (!SA_VEC_GROW(w->mini, w->minicap, w->nmini, 1, 8)) {
-        oom(error);
+        sa_error_nomem(error);
         return NULL;
     }
     if (!sa_rolldoc_new(&w->mini[w->nmini], w->cluster, day, error))
@@ -172,7 +166,7 @@ static bool note_untyped(sa_rollw_t *w, const char *id, bool gone, sa_error_t *e
 {
     bool needs = !gone && w->view.cluster && sa_rollw_needs_type(&w->view);
     if (!sa_strv_push(needs ? &w->untyped_add : &w->untyped_del, id))
-        return oom(error);
+        return sa_error_nomem(error);
     return true;
 }
 
@@ -231,14 +225,14 @@ static bool jn_push(sa_rollw_t *w, const char *id, const int64_t *days, size_t n
 {
     jentry_t *e;
     if (!SA_VEC_GROW(w->jn, w->jncap, w->njn, 1, 64))
-        return oom(error);
+        return sa_error_nomem(error);
     e = &w->jn[w->njn];
     e->id = strdup(id);
     e->days = malloc((ndays ? ndays : 1) * sizeof *e->days);
     if (!e->id || !e->days) {
         free(e->id);
         free(e->days);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     memcpy(e->days, days, ndays * sizeof *days);
     e->ndays = ndays;
@@ -253,7 +247,7 @@ bool sa_rollw_journal_add(sa_rollw_t *w, const char *id, const bson_t *old_doc, 
     if (!contrib(w, old_doc, &w->oldc, error))
         return false;
     if (!(days = malloc((w->oldc.ndays ? w->oldc.ndays : 1) * sizeof *days)))
-        return oom(error);
+        return sa_error_nomem(error);
     for (size_t i = 0; i < w->oldc.ndays; i++)
         days[i] = w->oldc.days[i].day;
     ok = jn_push(w, id, days, w->oldc.ndays, error);
@@ -284,7 +278,7 @@ static bool journal_update(sa_rollw_t *w, const bson_t *upd, sa_error_t *error)
     char *pid = pending_id(w);
     bool ok;
     if (!pid)
-        return oom(error);
+        return sa_error_nomem(error);
     BSON_APPEND_UTF8(&filter, "_id", pid);
     BSON_APPEND_BOOL(&opts, "upsert", true);
     ok = mongoc_collection_update_one(w->coll, &filter, upd, &opts, NULL, &berr);
@@ -340,7 +334,7 @@ bool sa_rollw_journal_write(sa_rollw_t *w, sa_error_t *error)
     if (ok) {
         jn_clear(w);
         if (!SA_VEC_GROW(w->nonces, w->noncecap, w->nnonces, 1, 4) || !(w->nonces[w->nnonces] = strdup(nonce)))
-            return oom(error);
+            return sa_error_nomem(error);
         w->nnonces++;
     }
     return ok;
@@ -480,7 +474,7 @@ bool sa_rollw_recover(sa_rollw_t *w, mongoc_collection_t *jobs, mongoc_collectio
     if (njobs)
         *njobs = 0;
     if (!pid)
-        return oom(error);
+        return sa_error_nomem(error);
     BSON_APPEND_UTF8(&filter, "_id", pid);
     cur = mongoc_collection_find_with_opts(w->coll, &filter, NULL, NULL);
     if (mongoc_cursor_next(cur, &b)) {
@@ -506,7 +500,7 @@ bool sa_rollw_recover(sa_rollw_t *w, mongoc_collection_t *jobs, mongoc_collectio
                 ok = bson_iter_recurse(&batches, &batch) && recover_batch(w, &batch, jobs, superseded, &n, error);
                 if (ok && (!SA_VEC_GROW(dead, deadcap, ndead, 1, 4) ||
                            !(dead[ndead] = strdup(bson_iter_key(&batches)))))
-                    ok = oom(error);
+                    ok = sa_error_nomem(error);
                 else if (ok)
                     ndead++;
             }
@@ -642,7 +636,7 @@ static bool write_rows(sa_rollw_t *w, const sa_rolldoc_t *d, int64_t m_v, sa_err
     bool ok;
 
     if (!id)
-        return oom(error);
+        return sa_error_nomem(error);
     ok = sa_rolldoc_rows_bson(d, m_v, &b, error);
     BSON_APPEND_UTF8(&filter, "_id", id);
     BSON_APPEND_DOCUMENT_BEGIN(&filter, "m_v", &cond);
@@ -682,7 +676,7 @@ bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t
 
     *v = 0;
     if (!id)
-        return oom(error);
+        return sa_error_nomem(error);
     BSON_APPEND_UTF8(&filter, "_id", id);
     cur = mongoc_collection_find_with_opts(w->coll, &filter, NULL, NULL);
     if (mongoc_cursor_next(cur, &b)) {
@@ -692,7 +686,7 @@ bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t
         if (bson_iter_init_find(&it, b, "ids") && BSON_ITER_HOLDS_ARRAY(&it) && bson_iter_recurse(&it, &arr)) {
             while (ok && bson_iter_next(&arr)) {
                 if (BSON_ITER_HOLDS_UTF8(&arr) && !sa_strv_push(ids, bson_iter_utf8(&arr, NULL)))
-                    ok = oom(error);
+                    ok = sa_error_nomem(error);
             }
         }
         if (*v == 0)
@@ -716,7 +710,7 @@ static bool untyped_write(sa_rollw_t *w, const sa_strv_t *ids, int64_t v, bool *
 
     *conflict = false;
     if (!id)
-        return oom(error);
+        return sa_error_nomem(error);
     BSON_APPEND_UTF8(&doc, "_id", id);
     BSON_APPEND_INT64(&doc, "_v", v + 1);
     BSON_APPEND_ARRAY_BEGIN(&doc, "ids", &arr);
@@ -788,7 +782,7 @@ bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_
             }
             sa_strv_clear(&old);
             if (!ok)
-                oom(error);
+                sa_error_nomem(error);
             else if (changed)
                 ok = untyped_write(w, &list, v, &conflict, error);
         }
@@ -811,7 +805,7 @@ bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)
     bool ok = ids && pending;
 
     if (!ok)
-        oom(error);
+        sa_error_nomem(error);
     for (size_t i = 0; ok && i < n; i++) {
         ids[i] = w->mini[i].id;
         pending[i] = true;
@@ -836,7 +830,7 @@ bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)
         if (!pids || !pdocs) {
             free(pids);
             free(pdocs);
-            ok = oom(error);
+            ok = sa_error_nomem(error);
             break;
         }
         for (size_t i = 0, k = 0; i < n; i++) {
@@ -931,7 +925,7 @@ static sa_rolldoc_t *docset_get(docset_t *s, const char *cluster, int64_t day, s
     bool found;
     size_t pos;
     if (!id) {
-        oom(error);
+        sa_error_nomem(error);
         return NULL;
     }
     pos = docset_pos(s, id, &found);
@@ -939,7 +933,7 @@ static sa_rolldoc_t *docset_get(docset_t *s, const char *cluster, int64_t day, s
     if (found)
         return &s->v[pos];
     if (!SA_VEC_GROW(s->v, s->cap, s->n, 1, 64)) {
-        oom(error);
+        sa_error_nomem(error);
         return NULL;
     }
     memmove(&s->v[pos + 1], &s->v[pos], (s->n - pos) * sizeof *s->v);
@@ -979,7 +973,7 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
         if (bson_iter_init_find(&it, b, "_v") && BSON_ITER_HOLDS_NUMBER(&it))
             v = bson_iter_as_int64(&it);
         if (sa_rollw_needs_type(&view) && !sa_strv_push(untyped, view.id.value.v_utf8.str))
-            ok = oom(error);
+            ok = sa_error_nomem(error);
         for (size_t d = 0; ok && d < c.ndays; d++) {
             sa_rolldoc_t *doc = docset_get(s, cluster, c.days[d].day, error);
             ok = doc && sa_rolldoc_put(doc, view.id.value.v_utf8.str, v, &c, error);
@@ -1027,7 +1021,7 @@ static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char
         s = is_members_id(d.id) ? members : rows;
         pos = docset_pos(s, d.id, &found);
         if (found || !SA_VEC_GROW(s->v, s->cap, s->n, 1, 64)) {
-            ok = found ? (sa_error_set(error, SA_ERR_MONGO, 0, "rollup %s stored twice", d.id), false) : oom(error);
+            ok = found ? (sa_error_set(error, SA_ERR_MONGO, 0, "rollup %s stored twice", d.id), false) : sa_error_nomem(error);
             break;
         }
         memmove(&s->v[pos + 1], &s->v[pos], (s->n - pos) * sizeof *s->v);
@@ -1247,7 +1241,7 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
         sa_strv_init(&all);
         ok = w && sa_rollw_untyped_list(w, &all, &v, error) && sa_rollw_untyped_update(w, &untyped, &all, error);
         if (!w)
-            oom(error);
+            sa_error_nomem(error);
         sa_strv_clear(&all);
         sa_rollw_free(w);
     }

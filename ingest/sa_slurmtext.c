@@ -1,10 +1,10 @@
 /*
  * sa_slurmtext.c - the small text encodings of Slurm's command line tools: sacct
  * dates and durations, text node states, integers and "rc:sig" exit codes
- * (see sa_strings.h).
+ * (see sa_slurmtext.h).
  */
 #define _GNU_SOURCE /* strptime, timegm */
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -1,16 +1,19 @@
 /*
  * sa_tres.c - TRES strings ("cpu=4,mem=16G,gres/gpu:a100=2") and GRES strings
- * ("gpu:a100:4(S:0-1)") (see sa_strings.h and slurm-formats.md section 9).
+ * ("gpu:a100:4(S:0-1)") (see sa_tres.h; the forms are those of Slurm's documentation:
+ * TRES in sacct(1) (AllocTRES, ReqTRES, TRESUsage*) and slurm.conf(5), GRES in gres.conf(5)).
  *
  * Memory: units K M G T P are powers of 1024; the result is in MiB, rounded to the
  * nearest whole MiB (half up), so "12248K" is 12 MiB and "1K" is 0 MiB. A bare
  * number is MiB.
  */
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
+#include "sa_tres.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -206,8 +209,40 @@ static bool tres_other(sa_tres_t *t, const char *name, const char *value)
     return json_object_set_new(t->other, name, v) == 0;
 }
 
+void sa_tres_gpus_init(sa_tres_gpus_t *b)
+{
+    b->untyped = SA_UNSET;
+    b->typed_sum = 0;
+}
+
+void sa_tres_gpus_untyped(sa_tres_gpus_t *b, int64_t n)
+{
+    b->untyped = n;
+}
+
+bool sa_tres_gpus_typed(sa_tres_gpus_t *b, sa_tres_t *t, const char *type, int64_t n, const char *where,
+                        sa_error_t *error)
+{
+    if (__builtin_add_overflow(b->typed_sum, n, &b->typed_sum) || b->typed_sum > MAX_COUNT) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: GPU count sum out of range", where);
+        return false;
+    }
+    return sa_gpus_add(&t->gpus, type, n) || sa_error_nomem(error);
+}
+
+bool sa_tres_gpus_finish(const sa_tres_gpus_t *b, sa_tres_t *t, sa_error_t *error)
+{
+    if (b->untyped == SA_UNSET) {
+        t->gpu_total = b->typed_sum;
+        return true;
+    }
+    t->gpu_total = b->untyped;
+    return b->typed_sum >= b->untyped || sa_gpus_add(&t->gpus, "", b->untyped - b->typed_sum) ||
+           sa_error_nomem(error);
+}
+
 /*
- * Parses "name=value(,name=value)*". GPUs: the untyped "gres/gpu=N" is the total;
+ * Parses "name=value(,name=value)*". GPUs (sa_tres_gpus_t): the untyped "gres/gpu=N" is the total;
  * typed "gres/gpu:T=N" give the split; the typed sum is the total only when no
  * untyped entry is present; typed entries that sum to less than the untyped total
  * leave the rest under type "".
@@ -216,11 +251,10 @@ bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error)
 {
     char q[QUOTE_MAX + 8], q2[QUOTE_MAX + 8], q3[QUOTE_MAX + 8];
     char *copy = NULL, *tok, *next;
-    int64_t untyped = SA_UNSET, typed_sum = 0;
-    sa_gpus_t typed;
+    sa_tres_gpus_t gpus;
     bool ok = false;
 
-    sa_gpus_init(&typed);
+    sa_tres_gpus_init(&gpus);
     if (!s || !*s)
         return true;
     copy = strdup(s);
@@ -262,14 +296,16 @@ bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error)
                 goto done;
             }
         } else if (!usage && strcmp(name, "gres/gpu") == 0) {
-            if (!parse_count(val, &untyped))
-                goto bad_count;
-        } else if (!usage && strncmp(name, "gres/gpu:", 9) == 0 && name[9]) {
             if (!parse_count(val, &n))
                 goto bad_count;
-            if (!sa_gpus_add(&typed, name + 9, n))
-                goto oom;
-            typed_sum += n;
+            sa_tres_gpus_untyped(&gpus, n);
+        } else if (!usage && strncmp(name, "gres/gpu:", 9) == 0 && name[9]) {
+            char where[QUOTE_MAX + 16];
+            if (!parse_count(val, &n))
+                goto bad_count;
+            snprintf(where, sizeof where, "TRES '%s'", Q(s, q));
+            if (!sa_tres_gpus_typed(&gpus, out, name + 9, n, where, error))
+                goto done;
         } else if (!tres_other(out, name, val)) {
             sa_error_set(error, SA_ERR_INPUT, 0, "TRES '%s': %s: value is not UTF-8 text", Q(s, q), Q(name, q2));
             goto done;
@@ -280,24 +316,8 @@ bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error)
                      Q(name, q2), Q(val, q3));
         goto done;
     }
-    /* GPUs: typed entries add detail, never to the total */
-    for (size_t i = 0; i < typed.n; i++) {
-        if (!sa_gpus_add(&out->gpus, typed.v[i].type, typed.v[i].count))
-            goto oom;
-    }
-    if (untyped != SA_UNSET) {
-        if (typed_sum < untyped && !sa_gpus_add(&out->gpus, "", untyped - typed_sum))
-            goto oom;
-        out->gpu_total = untyped;
-    } else {
-        out->gpu_total = typed_sum;
-    }
-    ok = true;
-    goto done;
-oom:
-    sa_error_nomem(error);
+    ok = sa_tres_gpus_finish(&gpus, out, error);
 done:
-    sa_gpus_clear(&typed);
     free(copy);
     return ok;
 }

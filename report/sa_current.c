@@ -19,6 +19,7 @@
 #include "sa_jobview.h"
 #include "sa_prom.h"
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 enum { K_CLUSTER, K_SECTION, K_BY, K_KEY, K_STATE, K_JOBS, K_GPUS, K_N };
 
@@ -54,16 +55,8 @@ typedef struct {
 static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char *state, int64_t gpus,
                       sa_error_t *error)
 {
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 256;
-        tally_t *v = realloc(c->v, cap * sizeof *v);
-        if (!v) {
-            sa_error_nomem(error);
-            return false;
-        }
-        c->v = v;
-        c->cap = cap;
-    }
+    if (!SA_VEC_GROW(c->v, c->cap, c->n, 1, 256))
+        return sa_error_nomem(error);
     c->v[c->n].sect = c->sect;
     c->v[c->n].by = sa_rintern(&c->names, by);
     c->v[c->n].key = sa_rintern(&c->names, key ? key : "");

@@ -35,6 +35,7 @@
 #include "sa_rollread.h"
 #include "sa_rollup.h"
 #include "sa_usage.h"
+#include "sa_vec.h"
 
 /* ---- columns ------------------------------------------------------------------------------ */
 
@@ -105,14 +106,8 @@ static eacc_t *acc_get(eff_t *e, uint32_t a, uint32_t u, uint32_t t)
         return NULL;
     if (*slot)
         return &e->v[*slot - 1];
-    if (e->n == e->cap) {
-        size_t cap = e->cap ? e->cap * 2 : 64;
-        eacc_t *v = realloc(e->v, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        e->v = v;
-        e->cap = cap;
-    }
+    if (!SA_VEC_GROW(e->v, e->cap, e->n, 1, 64))
+        return NULL;
     x = &e->v[e->n];
     memset(x, 0, sizeof *x);
     x->k = k;

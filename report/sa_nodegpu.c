@@ -15,6 +15,7 @@
 
 #include "sa_hostlist.h"
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 /* ---- hostlist expansion --------------------------------------------------------- */
 
@@ -134,17 +135,9 @@ static bool fill_node(const sa_tsdb_node_t *node, void *vctx, sa_error_t *error)
         type = type == TYPE_NONE || type == t ? t : TYPE_MULTI;
     }
     if (id >= m->cap) {
-        size_t cap = m->cap ? m->cap * 2 : 256;
-        uint32_t *v;
-        while (cap <= id)
-            cap *= 2;
-        v = realloc(m->type, cap * sizeof *v);
-        if (!v) {
-            sa_error_nomem(error);
-            return false;
-        }
-        m->type = v;
-        m->cap = cap;
+        size_t cap = m->cap;
+        if (!SA_VEC_GROW(m->type, m->cap, cap, (size_t)id + 1 - cap, 256))
+            return sa_error_nomem(error);
     }
     m->type[id] = type;
     return true;

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 /* Every metric, in the order written. */
 static const struct {
@@ -159,15 +160,9 @@ bool sa_prom_add(sa_prom_t *p, const char *metric, double value, bool merge, ...
             return true;
         }
     }
-    if (p->n[m] == p->cap[m]) {
-        size_t cap = p->cap[m] ? p->cap[m] * 2 : 16;
-        sample_t *v = realloc(p->v[m], cap * sizeof *v);
-        if (!v) {
-            free(labels);
-            return false;
-        }
-        p->v[m] = v;
-        p->cap[m] = cap;
+    if (!SA_VEC_GROW(p->v[m], p->cap[m], p->n[m], 1, 16)) {
+        free(labels);
+        return false;
     }
     p->v[m][p->n[m]].labels = labels;
     p->v[m][p->n[m]++].value = value;

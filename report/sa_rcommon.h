@@ -39,8 +39,8 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
 sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error);
 
 /*
- * The job base states the reports count as final: sa_job_final_states (schema/) and
- * REVOKED (a federated sibling job), which slurm-ingest does not count as final.
+ * The job base states the reports count as final: sa_job_final_states (schema/), the one
+ * list slurm-ingest uses too (REVOKED, a federated sibling job, included).
  */
 bool sa_rstate_is_final(const char *s);
 /* Appends {"state": {op: [those states]}} to b; op is "$in" or "$nin". */

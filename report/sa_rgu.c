@@ -135,7 +135,7 @@ static bool add_cluster_entry(sa_rgu_t *r, const char *cluster, const json_t *e,
         return false;
     }
     if (!(v = realloc(r->v, (r->n + 1) * sizeof *v)))
-        return sa_error_nomem(error), false;
+        return sa_error_nomem(error);
     r->v = v;
     ent = &r->v[r->n++];
     memset(ent, 0, sizeof *ent);
@@ -148,7 +148,7 @@ static bool add_cluster_entry(sa_rgu_t *r, const char *cluster, const json_t *e,
         *p = (char)tolower((unsigned char)*p);
     if (!ent->cluster || !ent->name || !low || !sa_strv_push(&ent->match, low)) {
         free(low);
-        return sa_error_nomem(error), false;
+        return sa_error_nomem(error);
     }
     free(low);
     r->has_clusters = true;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_vec.h"
 
 void sa_rtable_init(sa_rtable_t *t, const sa_col_t *cols, size_t ncols)
 {
@@ -33,15 +34,11 @@ void sa_rtable_clear(sa_rtable_t *t)
 size_t sa_rtable_add_row(sa_rtable_t *t)
 {
     if (t->nrows == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        sa_cell_t *c = realloc(t->cells, cap * (t->ncols ? t->ncols : 1) * sizeof *c);
-        unsigned char *f;
-        if (!c)
+        /* cells hold ncols per row: grown in rows' worth of cells, then the flags to match */
+        size_t w = t->ncols ? t->ncols : 1, ccap = t->cap * w, cap = t->cap;
+        if (!SA_VEC_GROW(t->cells, ccap, t->nrows * w, w, 16 * w) ||
+            !SA_VEC_GROW(t->rflags, cap, t->nrows, 1, 16))
             return SIZE_MAX;
-        t->cells = c;
-        if (!(f = realloc(t->rflags, cap)))
-            return SIZE_MAX;
-        t->rflags = f;
         t->cap = cap;
     }
     memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof *t->cells);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sa_time.h"
+#include "sa_vec.h"
 
 bool sa_rlist_split(const char *s, sa_strv_t *out)
 {
@@ -124,15 +125,24 @@ bool sa_rduration_parse(const char *s, int64_t *secs)
 
 /* ---- interning ---------------------------------------------------------------- */
 
-/* FNV-1a of len bytes. */
-static uint32_t str_hash(const char *s, size_t len)
+/* A string of len bytes (not NUL-terminated), looked up among the interned ones. */
+typedef struct {
+    const char *s;
+    size_t len;
+} strkey_t;
+
+static uint64_t intern_hash_at(size_t id, void *ctx)
 {
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 16777619u;
-    }
-    return h;
+    const sa_rintern_t *in = ctx;
+    return sa_fnv1a(in->strs[id], strlen(in->strs[id]));
+}
+
+static bool intern_eq_at(size_t id, const void *key, void *ctx)
+{
+    const sa_rintern_t *in = ctx;
+    const strkey_t *k = key;
+    const char *cand = in->strs[id];
+    return strncmp(cand, k->s, k->len) == 0 && cand[k->len] == '\0';
 }
 
 void sa_rintern_init(sa_rintern_t *in)
@@ -145,54 +155,24 @@ void sa_rintern_clear(sa_rintern_t *in)
     for (uint32_t i = 0; i < in->n; i++)
         free(in->strs[i]);
     free(in->strs);
-    free(in->slots);
+    sa_map_clear(&in->map);
     memset(in, 0, sizeof *in);
-}
-
-/* Doubles the slot table (load factor <= 1/2). */
-static bool intern_grow(sa_rintern_t *in)
-{
-    uint32_t nslots = in->nslots ? in->nslots * 2 : 64;
-    uint32_t *slots = calloc(nslots, sizeof *slots);
-
-    if (!slots)
-        return false;
-    for (uint32_t id = 0; id < in->n; id++) {
-        uint32_t h = str_hash(in->strs[id], strlen(in->strs[id])) & (nslots - 1);
-        while (slots[h])
-            h = (h + 1) & (nslots - 1);
-        slots[h] = id + 1;
-    }
-    free(in->slots);
-    in->slots = slots;
-    in->nslots = nslots;
-    return true;
 }
 
 uint32_t sa_rintern_n(sa_rintern_t *in, const char *s, size_t len)
 {
-    uint32_t h;
+    strkey_t k = {s, len};
+    uint32_t *slot = sa_map_slot(&in->map, sa_fnv1a(s, len), &k, in->n, intern_hash_at, intern_eq_at, in);
 
-    if ((in->n + 1) * 2 > in->nslots && !intern_grow(in))
+    if (!slot)
         return UINT32_MAX;
-    h = str_hash(s, len) & (in->nslots - 1);
-    while (in->slots[h]) {
-        const char *cand = in->strs[in->slots[h] - 1];
-        if (strncmp(cand, s, len) == 0 && cand[len] == '\0')
-            return in->slots[h] - 1;
-        h = (h + 1) & (in->nslots - 1);
-    }
-    if (in->n == in->cap) {
-        uint32_t cap = in->cap ? in->cap * 2 : 32;
-        char **v = realloc(in->strs, cap * sizeof *v);
-        if (!v)
-            return UINT32_MAX;
-        in->strs = v;
-        in->cap = cap;
-    }
+    if (*slot)
+        return *slot - 1;
+    if (!SA_VEC_GROW(in->strs, in->cap, in->n, 1, 32))
+        return UINT32_MAX;
     if (!(in->strs[in->n] = strndup(s, len)))
         return UINT32_MAX;
-    in->slots[h] = in->n + 1;
+    *slot = in->n + 1;
     return in->n++;
 }
 
@@ -203,18 +183,9 @@ uint32_t sa_rintern(sa_rintern_t *in, const char *s)
 
 uint32_t sa_rintern_find(const sa_rintern_t *in, const char *s)
 {
-    size_t len = strlen(s);
-    uint32_t h;
-
-    if (!in->nslots)
-        return UINT32_MAX;
-    h = str_hash(s, len) & (in->nslots - 1);
-    while (in->slots[h]) {
-        if (strcmp(in->strs[in->slots[h] - 1], s) == 0)
-            return in->slots[h] - 1;
-        h = (h + 1) & (in->nslots - 1);
-    }
-    return UINT32_MAX;
+    strkey_t k = {s, strlen(s)};
+    size_t id = sa_map_find(&in->map, sa_fnv1a(s, k.len), &k, intern_eq_at, (void *)in);
+    return id == SIZE_MAX ? UINT32_MAX : (uint32_t)id;
 }
 
 void sa_rwrap(const char *s, size_t width, sa_strv_t *out)

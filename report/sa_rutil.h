@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sa_map.h"
 #include "sa_error.h"
 #include "sa_model.h"
 
@@ -74,9 +75,9 @@ unsigned sa_umask_file_mode(void);
 
 typedef struct {
     char **strs;     /* id -> string (owned) */
-    uint32_t n, cap;
-    uint32_t *slots; /* open addressing: id + 1, 0 = empty */
-    uint32_t nslots;
+    uint32_t n;
+    size_t cap;
+    sa_map_t map;    /* string -> id */
 } sa_rintern_t;
 
 void sa_rintern_init(sa_rintern_t *in);

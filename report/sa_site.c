@@ -370,7 +370,7 @@ static bool trend_table(page_t *pg, const sa_rchart_t *c, sa_error_t *error)
     pg->trend = false;
     pg->table = "months";
     pg->heading = "Month by month";
-    ok = ok ? on_doc(&d, pg, error) : (sa_error_nomem(error), false);
+    ok = ok ? on_doc(&d, pg, error) : sa_error_nomem(error);
     sa_rtable_clear(&t);
     return ok;
 }

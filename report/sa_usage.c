@@ -15,12 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 /* ---- columns ------------------------------------------------------------------------------- */
 
 enum { C_CLUSTER, C_ACCOUNT, C_USER, C_TYPE, C_HOURS, C_MINUTES, C_YEARS, C_PCTCL, C_RGU, C_UNW, C_AWARD, C_AUNIT,
@@ -333,7 +327,7 @@ static bool account_charts(sa_usage_t *u, unsigned by, sa_rchart_t *charts, size
     }
     free(order);
     free(g);
-    return ok || oom(error);
+    return ok || sa_error_nomem(error);
 }
 
 /* ---- rows ---------------------------------------------------------------------------------- */
@@ -421,7 +415,7 @@ static bool award_rows(sa_usage_t *u, utable_t *ut, unsigned by, const sa_ugroup
     size_t *aord, na;
 
     if (!award_order(u, &aord, &na))
-        return oom(error);
+        return sa_error_nomem(error);
     for (uint32_t c = 0; c < u->s.nclusters; c++) {
         const char *cl = sa_rintern_str(&u->s.names, c);
         for (size_t i = 0; i < na; i++) {
@@ -454,7 +448,7 @@ static bool award_rows(sa_usage_t *u, utable_t *ut, unsigned by, const sa_ugroup
     return true;
 nomem:
     free(aord);
-    return oom(error);
+    return sa_error_nomem(error);
 }
 
 /* Without awards: one row per group of the --by keys, and a total per cluster. */
@@ -466,7 +460,7 @@ static bool group_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, s
             if (groups[g].k.c != c)
                 continue;
             if ((r = sa_rtable_add_row(&ut->t)) == SIZE_MAX)
-                return oom(error);
+                return sa_error_nomem(error);
             set_str(ut, r, C_CLUSTER, sa_rintern_str(&u->s.names, groups[g].k.c));
             set_str(ut, r, C_ACCOUNT, sa_rintern_str(&u->s.names, groups[g].k.a));
             set_str(ut, r, C_USER, sa_rintern_str(&u->s.names, groups[g].k.u));
@@ -474,7 +468,7 @@ static bool group_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, s
             set_use(u, ut, r, c, &groups[g].window);
         }
         if (!total_row(u, ut, c))
-            return oom(error);
+            return sa_error_nomem(error);
     }
     return true;
 }
@@ -685,7 +679,7 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     usage_columns(&u, by, &ut);
     /* a chart per award or account, and up to two breakdowns of each */
     if (!(charts = calloc(3 * (u.awards.n + u.s.nacc) + 1, sizeof *charts))) {
-        oom(error);
+        sa_error_nomem(error);
         goto done;
     }
     if (!usage_rows(&u, by, &ut, charts, &ncharts, error))

@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sa_map.h"
 #include "sa_alloc.h"
 #include "sa_rcommon.h"
 #include "sa_rgu.h"
@@ -42,8 +43,7 @@ typedef struct {
  * sa_ukey_t (the usage sums, the efficiency sums): load factor at most 1/2.
  */
 typedef struct {
-    uint32_t *slots; /* a record's index + 1; 0: empty */
-    size_t nslots;
+    sa_map_t map;
 } sa_ukeyidx_t;
 
 /*

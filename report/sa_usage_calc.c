@@ -12,11 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static bool oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
+#include "sa_vec.h"
 
 /* ---- the sums ------------------------------------------------------------------------ */
 
@@ -42,36 +38,33 @@ static const sa_ukey_t *key_at(const void *arr, size_t i, size_t stride)
     return (const sa_ukey_t *)(const void *)((const char *)arr + i * stride);
 }
 
+/* The caller's array, for sa_map_slot's callbacks. */
+typedef struct {
+    const void *arr;
+    size_t stride;
+} ukey_arr_t;
+
+static uint64_t ukey_hash_at(size_t i, void *ctx)
+{
+    const ukey_arr_t *a = ctx;
+    return key_hash(key_at(a->arr, i, a->stride));
+}
+
+static bool ukey_eq_at(size_t i, const void *key, void *ctx)
+{
+    const ukey_arr_t *a = ctx;
+    return key_eq(key_at(a->arr, i, a->stride), key);
+}
+
 uint32_t *sa_ukeyidx_slot(sa_ukeyidx_t *ix, const sa_ukey_t *k, const void *arr, size_t n, size_t stride)
 {
-    size_t h;
-
-    if ((n + 1) * 2 > ix->nslots) { /* double the slots */
-        size_t nslots = ix->nslots ? ix->nslots * 2 : 1024;
-        uint32_t *slots = calloc(nslots, sizeof *slots);
-        if (!slots)
-            return NULL;
-        for (size_t i = 0; i < n; i++) {
-            h = key_hash(key_at(arr, i, stride)) & (nslots - 1);
-            while (slots[h])
-                h = (h + 1) & (nslots - 1);
-            slots[h] = (uint32_t)i + 1;
-        }
-        free(ix->slots);
-        ix->slots = slots;
-        ix->nslots = nslots;
-    }
-    h = key_hash(k) & (ix->nslots - 1);
-    while (ix->slots[h] && !key_eq(key_at(arr, ix->slots[h] - 1, stride), k))
-        h = (h + 1) & (ix->nslots - 1);
-    return &ix->slots[h];
+    ukey_arr_t a = {arr, stride};
+    return sa_map_slot(&ix->map, key_hash(k), k, n, ukey_hash_at, ukey_eq_at, &a);
 }
 
 void sa_ukeyidx_clear(sa_ukeyidx_t *ix)
 {
-    free(ix->slots);
-    ix->slots = NULL;
-    ix->nslots = 0;
+    sa_map_clear(&ix->map);
 }
 
 /* The accumulator of key k, created (zero) when new; NULL on out of memory. */
@@ -84,14 +77,8 @@ static sa_uacc_t *acc_get(sa_usums_t *s, const sa_ukey_t *k)
         return NULL;
     if (*slot)
         return &s->acc[*slot - 1];
-    if (s->nacc == s->acccap) {
-        size_t cap = s->acccap ? s->acccap * 2 : 256;
-        sa_uacc_t *v = realloc(s->acc, cap * sizeof *v);
-        if (!v)
-            return NULL;
-        s->acc = v;
-        s->acccap = cap;
-    }
+    if (!SA_VEC_GROW(s->acc, s->acccap, s->nacc, 1, 256))
+        return NULL;
     a = &s->acc[s->nacc];
     a->k = *k;
     a->secs = calloc(s->nb - 1, sizeof *a->secs);
@@ -238,14 +225,8 @@ typedef struct {
 
 static bool i64v_push(i64v_t *v, int64_t t)
 {
-    if (v->n == v->cap) {
-        size_t cap = v->cap ? v->cap * 2 : 64;
-        int64_t *p = realloc(v->v, cap * sizeof *p);
-        if (!p)
-            return false;
-        v->v = p;
-        v->cap = cap;
-    }
+    if (!SA_VEC_GROW(v->v, v->cap, v->n, 1, 64))
+        return false;
     v->v[v->n++] = t;
     return true;
 }
@@ -278,7 +259,7 @@ static bool build_bounds(sa_usage_t *u, sa_error_t *error)
     }
     if (!ok) {
         free(v.v);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     qsort(v.v, v.n, sizeof *v.v, i64_cmp);
     u->s.nb = 0;
@@ -297,7 +278,7 @@ static bool intern_clusters(sa_usage_t *u, FILE *warn, sa_error_t *error)
 {
     u->s.nclusters = u->clusters.n;
     if (!(u->as_of = calloc(u->s.nclusters ? u->s.nclusters : 1, sizeof *u->as_of)))
-        return oom(error);
+        return sa_error_nomem(error);
     for (size_t i = 0; i < u->s.nclusters; i++) {
         const sa_rcluster_t *c = &u->clusters.v[i];
         if (sa_rintern(&u->s.names, c->name) != i) {
@@ -309,7 +290,7 @@ static bool intern_clusters(sa_usage_t *u, FILE *warn, sa_error_t *error)
             fprintf(warn, "slurm-report: cluster %s is not in the archive (no clusters document)\n", c->name);
     }
     u->s.unknown_id = sa_rintern(&u->s.names, "unknown");
-    return u->s.unknown_id != UINT32_MAX || oom(error);
+    return u->s.unknown_id != UINT32_MAX || sa_error_nomem(error);
 }
 
 bool sa_usage_load(sa_usage_t *u, const sa_report_opts_t *o, sa_error_t *error)
@@ -353,7 +334,7 @@ bool sa_usage_prepare(sa_usage_t *u, sa_rdb_t *db, FILE *warn, sa_error_t *error
         !check_names(u, db, error))
         return false;
     if (!(u->award_in = calloc(u->awards.n + 1, sizeof *u->award_in)))
-        return oom(error);
+        return sa_error_nomem(error);
     for (size_t i = 0; i < u->awards.n; i++) {
         const sa_award_t *a = &u->awards.v[i];
         bool acc_ok = !o->accounts.n || sa_strv_contains(&o->accounts, a->account);
@@ -542,7 +523,7 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t
     if (!order || !g) {
         free(order);
         free(g);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     for (size_t i = 0; i < nacc; i++)
         order[i] = i;

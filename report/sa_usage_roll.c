@@ -21,12 +21,6 @@ typedef struct {
     int64_t as_of;
 } rctx_t;
 
-static bool oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 /* True when no boundary of the sums falls strictly inside the day and the day is within the range. */
 static bool whole_day(int64_t day, void *vctx)
 {
@@ -67,7 +61,7 @@ static bool on_doc(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
             if (row->s.gpu_s <= 0 || !key_of(r, &d->keys[row->key], &k))
                 continue;
             if (k.c == UINT32_MAX || !sa_usums_add_secs(r->s, &k, d->day, row->s.gpu_s))
-                return oom(error);
+                return sa_error_nomem(error);
         }
         return true;
     }
@@ -78,7 +72,7 @@ static bool on_doc(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
             if (x[SA_RR_GPUS] <= 0 || end <= x[SA_RR_START] || !key_of(r, &d->keys[x[SA_RR_KEY]], &k))
                 continue;
             if (k.c == UINT32_MAX || !sa_usums_add(r->s, &k, x[SA_RR_GPUS], x[SA_RR_START], end))
-                return oom(error);
+                return sa_error_nomem(error);
         }
     }
     return true;

@@ -43,12 +43,6 @@ typedef struct {
     sa_rcontrib_t contrib;    /* what it contributes */
 } scan_t;
 
-static bool oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 /* Adds the GPU-seconds of one job document's contribution to the sums. */
 static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
 {
@@ -62,7 +56,7 @@ static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
         return true;
     cid = sa_rintern(&sc->s->names, j->cluster);
     if (cid >= sc->s->nclusters)
-        return cid == UINT32_MAX ? oom(error) : true;
+        return cid == UINT32_MAX ? sa_error_nomem(error) : true;
     if (!sa_rcontrib_of(&sc->contrib, j, error))
         return false;
     for (size_t d = 0; d < c->ndays; d++) {
@@ -79,9 +73,9 @@ static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
             k.u = sa_rintern(&sc->s->names, key->s[1]);
             k.t = sa_rintern(&sc->s->names, key->s[4]);
             if (k.a == UINT32_MAX || k.u == UINT32_MAX || k.t == UINT32_MAX)
-                return oom(error);
+                return sa_error_nomem(error);
             if (end > x[SA_RR_START] && !sa_usums_add(sc->s, &k, x[SA_RR_GPUS], x[SA_RR_START], end))
-                return oom(error);
+                return sa_error_nomem(error);
         }
     }
     return true;

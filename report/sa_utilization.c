@@ -170,7 +170,7 @@ static bool add_row(const sa_tsdb_hours_t *h, void *vctx, sa_error_t *error)
     size_t r;
 
     if (c->per_type && !h->group) /* nodes without GPUs: in the "*" rows; unknown GPUs: a row apart */
-        return !h->gpu_config_unknown || add_unknown_row(c, h) || (sa_error_nomem(error), false);
+        return !h->gpu_config_unknown || add_unknown_row(c, h) || sa_error_nomem(error);
     if (!c->per_type) {
         c->unknown_node_h += h->node_hours_gpu_unknown;
         c->carried_gpu_h += h->gpu_hours_carried;

@@ -54,9 +54,10 @@ void sa_error_prefix(sa_error_t *error, const char *fmt, ...)
     fold_controls(error->message);
 }
 
-void sa_error_nomem(sa_error_t *error)
+bool sa_error_nomem(sa_error_t *error)
 {
     sa_error_set(error, SA_ERR_NOMEM, ENOMEM, "out of memory");
+    return false;
 }
 
 static const char *oom_program = "slurm-archive";

@@ -42,8 +42,9 @@ void sa_error_set(sa_error_t *error, sa_err_domain_t domain, int code, const cha
 /* Prepends "prefix: " to an existing message (e.g. the file name). */
 void sa_error_prefix(sa_error_t *error, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Sets *error to "out of memory" (SA_ERR_NOMEM, code ENOMEM). */
-void sa_error_nomem(sa_error_t *error);
+/* Sets *error to "out of memory" (SA_ERR_NOMEM, code ENOMEM). Returns false, so that
+ * `return sa_error_nomem(error);` fails a function. */
+bool sa_error_nomem(sa_error_t *error);
 
 /*
  * Allocation that cannot fail: on out of memory it prints "<program>: out of memory"

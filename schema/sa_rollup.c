@@ -13,12 +13,6 @@
 #include "sa_model.h"
 #include "sa_vec.h"
 
-static bool oom(sa_error_t *error)
-{
-    sa_error_nomem(error);
-    return false;
-}
-
 int64_t sa_rollup_day(int64_t t)
 {
     int64_t d = t / SA_DAY;
@@ -231,7 +225,7 @@ bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error)
             continue; /* not a time of this world: counted nowhere (and no rollup _id can name its day) */
         if (r->end == SA_UNSET) {
             if (!run_day(c, j, r, SA_UNSET))
-                return oom(error);
+                return sa_error_nomem(error);
             continue;
         }
         first = sa_rollup_day(r->start);
@@ -242,7 +236,7 @@ bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error)
             last = first + SA_ROLLUP_MAX_DAYS * (int64_t)SA_DAY; /* an end years away: counted for that long */
         for (int64_t d = first; d <= last; d += SA_DAY) {
             if (!run_day(c, j, r, d))
-                return oom(error);
+                return sa_error_nomem(error);
         }
     }
     return true;
@@ -303,7 +297,7 @@ bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_
     d->day = day;
     if (!(d->cluster = strdup(cluster)) || !(d->id = sa_rollup_id(cluster, day))) {
         sa_rolldoc_clear(d);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     return true;
 }
@@ -433,7 +427,7 @@ static bool put_member(sa_rolldoc_t *d, const char *id, int64_t v, int64_t *rec,
     }
     if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64)) {
         free(rec);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     memmove(&d->m[pos + 1], &d->m[pos], (d->nm - pos) * sizeof *d->m);
     d->m[pos].rec = rec;
@@ -443,7 +437,7 @@ static bool put_member(sa_rolldoc_t *d, const char *id, int64_t v, int64_t *rec,
     if (!(d->m[pos].id = strdup(id))) {
         memmove(&d->m[pos], &d->m[pos + 1], (d->nm - pos) * sizeof *d->m);
         free(rec);
-        return oom(error);
+        return sa_error_nomem(error);
     }
     d->nm++;
     d->changed = true;
@@ -456,7 +450,7 @@ bool sa_rolldoc_put(sa_rolldoc_t *d, const char *id, int64_t v, const sa_rcontri
     size_t n = 0;
 
     if (c && !translate(d, c, d->day, &rec, &n))
-        return oom(error);
+        return sa_error_nomem(error);
     return put_member(d, id, v, rec, n, error);
 }
 
@@ -466,14 +460,14 @@ bool sa_rolldoc_merge(sa_rolldoc_t *dst, const sa_rolldoc_t *src, sa_error_t *er
         const sa_rmember_t *m = &src->m[i];
         int64_t *rec = NULL;
         if (m->nrec && !(rec = malloc(m->nrec * SA_RR_NF * sizeof *rec)))
-            return oom(error);
+            return sa_error_nomem(error);
         for (size_t r = 0; r < m->nrec; r++) {
             int64_t *x = &rec[r * SA_RR_NF];
             memcpy(x, &m->rec[r * SA_RR_NF], SA_RR_NF * sizeof *x);
             if ((x[SA_RR_KEY] = doc_key(dst, src->keys[x[SA_RR_KEY]].s)) < 0 ||
                 (x[SA_RR_STATE] >= 0 && (x[SA_RR_STATE] = doc_state(dst, src->states[x[SA_RR_STATE]])) < 0)) {
                 free(rec);
-                return oom(error);
+                return sa_error_nomem(error);
             }
         }
         if (!put_member(dst, m->id, m->v, rec, m->nrec, error))
@@ -493,7 +487,7 @@ bool sa_rolldoc_sums(const sa_rolldoc_t *d, sa_rsum_t **sums, int64_t **ended, s
         free(*ended);
         *sums = NULL;
         *ended = NULL;
-        return oom(error);
+        return sa_error_nomem(error);
     }
     for (size_t i = 0; i < d->nm; i++) {
         for (size_t r = 0; r < d->m[i].nrec; r++) {
@@ -764,7 +758,7 @@ bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_
         ok = append_members(d, &c, out);
     }
     canon_clear(&c);
-    return ok || oom(error);
+    return ok || sa_error_nomem(error);
 }
 
 bool sa_rolldoc_rows_bson(const sa_rolldoc_t *d, int64_t m_v, bson_t *out, sa_error_t *error)
@@ -791,7 +785,7 @@ bool sa_rolldoc_rows_bson(const sa_rolldoc_t *d, int64_t m_v, bson_t *out, sa_er
         return ok;
     }
     free(id);
-    return oom(error);
+    return sa_error_nomem(error);
 }
 
 /* ---- reading ----------------------------------------------------------------------------------- */
@@ -818,12 +812,12 @@ static bool read_keys(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
         if (n != SA_RK_N)
             return bad(error, d->id, "a key is not {account, user, partition, qos, gpu_type}");
         if (!SA_VEC_GROW(d->keys, d->keycap, d->nkeys, 1, 16))
-            return oom(error);
+            return sa_error_nomem(error);
         for (int k = 0; k < SA_RK_N; k++) { /* appended as is: a stored table has no duplicates */
             if (!(d->keys[d->nkeys].s[k] = strdup(s[k]))) {
                 while (k-- > 0)
                     free(d->keys[d->nkeys].s[k]);
-                return oom(error);
+                return sa_error_nomem(error);
             }
         }
         d->nkeys++;
@@ -873,7 +867,7 @@ static bool read_row(sa_rolldoc_t *d, bson_iter_t *row, sa_rrow_t *r, const char
                     continue;
                 if ((st = doc_state(d, bson_iter_key(&sub))) < 0 ||
                     !SA_VEC_GROW(d->rended, d->rendedcap, d->nrended, 1, 16))
-                    return oom(error);
+                    return sa_error_nomem(error);
                 d->rended[d->nrended].state = st;
                 d->rended[d->nrended++].n = bson_iter_as_int64(&sub);
                 r->nended++;
@@ -900,7 +894,7 @@ static bool read_rows(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
         if (!read_row(d, &row, &r, s, error))
             return false;
         if ((r.key = doc_key(d, (char *const *)s)) < 0 || !SA_VEC_GROW(d->rows, d->rowcap, d->nrows, 1, 16))
-            return oom(error);
+            return sa_error_nomem(error);
         d->rows[d->nrows++] = r;
     }
     return true;
@@ -916,7 +910,7 @@ static bool read_states(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
             return bad(error, d->id, "a state is not a string");
         if (!SA_VEC_GROW(d->states, d->statecap, d->nstates, 1, 8) ||
             !(d->states[d->nstates] = strdup(bson_iter_utf8(&arr, NULL))))
-            return oom(error);
+            return sa_error_nomem(error);
         d->nstates++;
     }
     return true;
@@ -937,7 +931,7 @@ static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, co
         if (n < 0 || (uint64_t)n > (mlen - mp) / SA_RR_NF || (n == 0) != (gone > 0))
             return bad(error, d->id, "a member's record count is out of range");
         if (!SA_VEC_GROW(d->m, d->mcap, d->nm, 1, 64))
-            return oom(error);
+            return sa_error_nomem(error);
         x = &d->m[d->nm];
         x->v = v;
         x->gone_at = gone;
@@ -947,7 +941,7 @@ static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, co
         if (!x->id || !x->rec) {
             free(x->id);
             free(x->rec);
-            return oom(error);
+            return sa_error_nomem(error);
         }
         d->nm++;
         for (size_t r = 0; r < x->nrec * SA_RR_NF; r++) {
@@ -987,10 +981,10 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
         bson_subtype_t st;
         if (strcmp(k, "_id") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
             if (!(d->id = strdup(bson_iter_utf8(&it, NULL))))
-                return oom(error);
+                return sa_error_nomem(error);
         } else if (strcmp(k, "cluster") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
             if (!(d->cluster = strdup(bson_iter_utf8(&it, NULL))))
-                return oom(error);
+                return sa_error_nomem(error);
         } else if (strcmp(k, "day") == 0 && BSON_ITER_HOLDS_DATE_TIME(&it)) {
             d->day = bson_iter_date_time(&it) / 1000;
         } else if (strcmp(k, "_v") == 0 && (BSON_ITER_HOLDS_INT64(&it) || BSON_ITER_HOLDS_INT32(&it))) {

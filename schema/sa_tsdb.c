@@ -58,18 +58,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- small containers ------------------------------------------------------------ */
+#include "sa_vec.h"
 
-/* FNV-1a over bytes, continuing from h. */
-uint64_t tsdb_fnv(uint64_t h, const void *data, size_t len)
-{
-    const unsigned char *p = data;
-    for (size_t i = 0; i < len; i++) {
-        h ^= p[i];
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
+/* ---- small containers ------------------------------------------------------------ */
 
 /* Mixes a 64-bit key for the open-addressing tables. */
 uint64_t tsdb_mix64(uint64_t x)
@@ -82,52 +73,42 @@ uint64_t tsdb_mix64(uint64_t x)
     return x;
 }
 
+static uint64_t u64_hash_at(size_t i, void *ctx)
+{
+    const u64map_t *m = ctx;
+    return tsdb_mix64(m->v[i].key);
+}
+
+static bool u64_eq_at(size_t i, const void *key, void *ctx)
+{
+    const u64map_t *m = ctx;
+    return m->v[i].key == *(const uint64_t *)key;
+}
+
 /* The entry of key, NULL when absent. */
 u64ent_t *tsdb_u64map_get(const u64map_t *m, uint64_t key)
 {
-    if (m->cap == 0)
-        return NULL;
-    for (size_t i = tsdb_mix64(key) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
-        if (!m->v[i].used)
-            return NULL;
-        if (m->v[i].key == key)
-            return &m->v[i];
-    }
+    size_t i = sa_map_find(&m->map, tsdb_mix64(key), &key, u64_eq_at, (void *)m);
+    return i == SIZE_MAX ? NULL : &m->v[i];
 }
 
 /* Returns the entry of key, adding it (zeroed) when absent; NULL on OOM. */
 u64ent_t *tsdb_u64map_put(u64map_t *m, uint64_t key)
 {
+    uint32_t *slot = sa_map_slot(&m->map, tsdb_mix64(key), &key, m->n, u64_hash_at, u64_eq_at, m);
     u64ent_t *e;
 
-    if ((m->n + 1) * 2 > m->cap) {
-        size_t ncap = m->cap ? m->cap * 2 : 64;
-        u64ent_t *nv = calloc(ncap, sizeof *nv);
-        if (!nv)
-            return NULL;
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->v[i].used)
-                continue;
-            size_t j = tsdb_mix64(m->v[i].key) & (ncap - 1);
-            while (nv[j].used)
-                j = (j + 1) & (ncap - 1);
-            nv[j] = m->v[i];
-        }
-        free(m->v);
-        m->v = nv;
-        m->cap = ncap;
-    }
-    size_t i = tsdb_mix64(key) & (m->cap - 1);
-    while (m->v[i].used && m->v[i].key != key)
-        i = (i + 1) & (m->cap - 1);
-    e = &m->v[i];
-    if (!e->used) {
-        e->used = true;
-        e->key = key;
-        e->ival = 0;
-        e->ptr = NULL;
-        m->n++;
-    }
+    if (!slot)
+        return NULL;
+    if (*slot)
+        return &m->v[*slot - 1];
+    if (!SA_VEC_GROW(m->v, m->cap, m->n, 1, 32))
+        return NULL;
+    e = &m->v[m->n];
+    memset(e, 0, sizeof *e);
+    e->key = key;
+    *slot = (uint32_t)m->n + 1;
+    m->n++;
     return e;
 }
 
@@ -135,12 +116,13 @@ u64ent_t *tsdb_u64map_put(u64map_t *m, uint64_t key)
 void tsdb_u64map_clear(u64map_t *m, void (*free_ptr)(void *))
 {
     if (free_ptr) {
-        for (size_t i = 0; i < m->cap; i++) {
-            if (m->v[i].used && m->v[i].ptr)
+        for (size_t i = 0; i < m->n; i++) {
+            if (m->v[i].ptr)
                 free_ptr(m->v[i].ptr);
         }
     }
     free(m->v);
+    sa_map_clear(&m->map);
     m->v = NULL;
     m->n = m->cap = 0;
 }
@@ -444,7 +426,7 @@ static const struct {
 bool tsdb_dict_id(sa_tsdb_t *db, int k, const char *text, bool create, const sa_state_t *st, int64_t *id,
                   bool *created, sa_error_t *error)
 {
-    uint64_t h = tsdb_fnv(FNV_INIT + (uint64_t)k, text, strlen(text));
+    uint64_t h = sa_fnv1a_more(FNV_INIT + (uint64_t)k, text, strlen(text));
     u64ent_t *e = tsdb_u64map_get(&db->ids[k], h);
     sqlite3_stmt *s;
     char what[64];
@@ -551,8 +533,9 @@ static const idlist_t *partset_parts(sa_tsdb_t *db, int64_t partset_id, sa_error
 {
     u64ent_t *e = tsdb_u64map_get(&db->partsets, (uint64_t)partset_id);
     sqlite3_stmt *s;
-    idlist_t *l = NULL, *nl;
-    size_t cap = 0;
+    idlist_t *l = NULL;
+    int64_t *ids = NULL;
+    size_t n = 0, cap = 0;
     int rc;
 
     if (e)
@@ -560,31 +543,31 @@ static const idlist_t *partset_parts(sa_tsdb_t *db, int64_t partset_id, sa_error
     if (!(s = tsdb_stmt(db, S_PARTSET_MEMBERS, error)))
         return NULL;
     sqlite3_bind_int64(s, 1, partset_id);
-    if (!(l = malloc(sizeof *l + 4 * sizeof(int64_t))))
-        goto nomem;
-    l->n = 0;
-    cap = 4;
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (l->n == cap) {
-            cap *= 2;
-            if (!(nl = realloc(l, sizeof *l + cap * sizeof(int64_t))))
-                goto nomem;
-            l = nl;
-        }
-        l->ids[l->n++] = sqlite3_column_int64(s, 0);
+        if (!SA_VEC_GROW(ids, cap, n, 1, 4))
+            goto nomem;
+        ids[n++] = sqlite3_column_int64(s, 0);
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
-        free(l);
+        free(ids);
         tsdb_sql_err(db, rc, "reading partition sets", error);
         return NULL;
     }
+    if (!(l = malloc(sizeof *l + n * sizeof(int64_t))))
+        goto nomem;
+    l->n = n;
+    if (n)
+        memcpy(l->ids, ids, n * sizeof(int64_t));
+    free(ids);
+    ids = NULL;
     if (!(e = tsdb_u64map_put(&db->partsets, (uint64_t)partset_id)))
         goto nomem;
     e->ptr = l;
     return l;
 nomem:
     sqlite3_reset(s);
+    free(ids);
     free(l);
     tsdb_oom(db, error);
     return NULL;
@@ -636,14 +619,10 @@ const attr_t *tsdb_attr_get(sa_tsdb_t *db, int64_t id, sa_error_t *error)
         goto fail;
     sqlite3_bind_int64(s, 1, id);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (a->ngpus == cap) {
-            agpu_t *ng = realloc(a->gpus, (cap = cap ? cap * 2 : 2) * sizeof *ng);
-            if (!ng) {
-                sqlite3_reset(s);
-                tsdb_oom(db, error);
-                goto fail;
-            }
-            a->gpus = ng;
+        if (!SA_VEC_GROW(a->gpus, cap, a->ngpus, 1, 2)) {
+            sqlite3_reset(s);
+            tsdb_oom(db, error);
+            goto fail;
         }
         a->gpus[a->ngpus].type_id = sqlite3_column_int64(s, 0);
         a->gpus[a->ngpus].total = sqlite3_column_int64(s, 1);
@@ -695,14 +674,8 @@ bool tsdb_tot_same(const tot_t *a, const tot_t *b)
 
 tot_t *tsdb_totv_push(totv_t *t)
 {
-    if (t->n == t->cap) {
-        size_t ncap = t->cap ? t->cap * 2 : 32;
-        tot_t *nv = realloc(t->v, ncap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        t->v = nv;
-        t->cap = ncap;
-    }
+    if (!SA_VEC_GROW(t->v, t->cap, t->n, 1, 32))
+        return NULL;
     memset(&t->v[t->n], 0, sizeof t->v[0]);
     return &t->v[t->n++];
 }
@@ -922,7 +895,7 @@ bool tsdb_load_nodes(sa_tsdb_t *db, int64_t cid, wnode_t **out, size_t *n, size_
     sqlite3_stmt *s = tsdb_stmt(db, S_NODES, error);
     wnode_t *v = NULL;
     char **nm = NULL;
-    size_t cap = 0, len = 0;
+    size_t cap = 0, vcap = 0, len = 0;
     int rc;
 
     *out = NULL;
@@ -932,18 +905,10 @@ bool tsdb_load_nodes(sa_tsdb_t *db, int64_t cid, wnode_t **out, size_t *n, size_
         return false;
     sqlite3_bind_int64(s, 1, cid);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 256;
-            wnode_t *nv = realloc(v, (ncap + extra) * sizeof *nv);
-            char **nn = nv ? realloc(nm, ncap * sizeof *nn) : NULL;
-            if (nv)
-                v = nv;
-            if (!nn) {
-                sqlite3_reset(s);
-                goto nomem;
-            }
-            nm = nn;
-            cap = ncap;
+        /* v keeps room for `extra` more nodes after the last */
+        if (!SA_VEC_GROW(v, vcap, len, 1 + extra, 256) || !SA_VEC_GROW(nm, cap, len, 1, 256)) {
+            sqlite3_reset(s);
+            goto nomem;
         }
         memset(&v[len], 0, sizeof v[len]);
         v[len].id = sqlite3_column_int64(s, 0);
@@ -997,16 +962,12 @@ bool tsdb_load_snapshots(sa_tsdb_t *db, int64_t cid, int64_t from, int64_t to, i
     sqlite3_bind_int64(s, 2, from);
     sqlite3_bind_int64(s, 3, to);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            int64_t *nv = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof *nv);
-            if (!nv) {
-                sqlite3_reset(s);
-                free(v);
-                *n = 0;
-                tsdb_oom(db, error);
-                return false;
-            }
-            v = nv;
+        if (!SA_VEC_GROW(v, cap, *n, 1, 256)) {
+            sqlite3_reset(s);
+            free(v);
+            *n = 0;
+            tsdb_oom(db, error);
+            return false;
         }
         v[(*n)++] = sqlite3_column_int64(s, 0);
     }
@@ -1053,15 +1014,11 @@ bool tsdb_load_gaps(sa_tsdb_t *db, int64_t cid, bool range, int64_t from, int64_
         sqlite3_bind_int64(s, 3, to);
     }
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (*n == cap) {
-            span_t *nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof *nv);
-            if (!nv) {
-                sqlite3_reset(s);
-                free(v);
-                tsdb_oom(db, error);
-                return false;
-            }
-            v = nv;
+        if (!SA_VEC_GROW(v, cap, *n, 1, 16)) {
+            sqlite3_reset(s);
+            free(v);
+            tsdb_oom(db, error);
+            return false;
         }
         v[*n].start = sqlite3_column_int64(s, 0);
         v[*n].end = sqlite3_column_int64(s, 1);

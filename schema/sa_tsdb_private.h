@@ -22,28 +22,27 @@
 
 #include <sqlite3.h>
 
+#include "sa_map.h"
 #include "sa_tsdb.h"
 
 /* ---- small containers (sa_tsdb.c) ---------------------------------------------------- */
 
-#define FNV_INIT 14695981039346656037ULL
+#define FNV_INIT SA_FNV1A_INIT /* hashes are sa_fnv1a_more's (sa_map.h) */
 
-/* FNV-1a over bytes, continuing from h. */
-uint64_t tsdb_fnv(uint64_t h, const void *data, size_t len);
 /* Mixes a 64-bit key for the open-addressing tables. */
 uint64_t tsdb_mix64(uint64_t x);
 
-/* An open-addressing map from a 64-bit key to an integer and a pointer. */
+/* A map from a 64-bit key to an integer and a pointer: its entries, found by an sa_map. */
 typedef struct {
     uint64_t key;
     int64_t ival;
     void *ptr;
-    bool used;
 } u64ent_t;
 
 typedef struct {
-    u64ent_t *v;
-    size_t n, cap; /* cap is 0 or a power of two */
+    u64ent_t *v; /* in the order they were added */
+    size_t n, cap;
+    sa_map_t map; /* key -> index in v */
 } u64map_t;
 
 u64ent_t *tsdb_u64map_get(const u64map_t *m, uint64_t key);

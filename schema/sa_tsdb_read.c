@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_vec.h"
+
 bool sa_tsdb_last_snapshot(sa_tsdb_t *db, const char *cluster, int64_t *at, sa_error_t *error)
 {
     int64_t cid;
@@ -225,7 +227,7 @@ typedef struct {
 static hacc_t *hacc_get(hacc_list_t *l, int64_t group, bool has_group, int64_t state_id)
 {
     uint64_t key =
-        tsdb_fnv(tsdb_fnv(FNV_INIT, &group, sizeof group), &state_id, sizeof state_id) ^ (uint64_t)has_group;
+        sa_fnv1a_more(sa_fnv1a_more(FNV_INIT, &group, sizeof group), &state_id, sizeof state_id) ^ (uint64_t)has_group;
     u64ent_t *e = tsdb_u64map_get(&l->index, key);
 
     /* verify: the key is a hash of the pair, collisions are resolved by probing on */
@@ -236,14 +238,8 @@ static hacc_t *hacc_get(hacc_list_t *l, int64_t group, bool has_group, int64_t s
         key = tsdb_mix64(key + 1);
         e = tsdb_u64map_get(&l->index, key);
     }
-    if (l->n == l->cap) {
-        size_t ncap = l->cap ? l->cap * 2 : 64;
-        hacc_t *nv = realloc(l->v, ncap * sizeof *nv);
-        if (!nv)
-            return NULL;
-        l->v = nv;
-        l->cap = ncap;
-    }
+    if (!SA_VEC_GROW(l->v, l->cap, l->n, 1, 64))
+        return NULL;
     if (!(e = tsdb_u64map_put(&l->index, key)))
         return NULL;
     memset(&l->v[l->n], 0, sizeof l->v[0]);
@@ -359,18 +355,11 @@ static bool window_rows(sa_tsdb_t *db, hours_t *h, int64_t node_id, sa_error_t *
     sqlite3_bind_int64(s, 2, h->from);
     sqlite3_bind_int64(s, 3, h->to);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        if (h->nr == h->rcap) {
-            size_t ncap = h->rcap ? h->rcap * 2 : 64;
-            int64_t *n1 = realloc(h->rs, ncap * sizeof *n1), *n2;
-            if (n1)
-                h->rs = n1;
-            if (!n1 || !(n2 = realloc(h->ra, ncap * sizeof *n2))) {
-                sqlite3_reset(s);
-                tsdb_oom(db, error);
-                return false;
-            }
-            h->ra = n2;
-            h->rcap = ncap;
+        size_t acap = h->rcap; /* rs and ra share rcap: ra grows first, on a copy */
+        if (!SA_VEC_GROW(h->ra, acap, h->nr, 1, 64) || !SA_VEC_GROW(h->rs, h->rcap, h->nr, 1, 64)) {
+            sqlite3_reset(s);
+            tsdb_oom(db, error);
+            return false;
         }
         h->rs[h->nr] = sqlite3_column_int64(s, 0);
         h->ra[h->nr] = sqlite3_column_int64(s, 1);

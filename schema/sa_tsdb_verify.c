@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_vec.h"
+
 /* Reads every total row of a table (S_TOT_ALL / S_GTOT_ALL) with its `at` into rows/ats. */
 static bool load_total_rows(sa_tsdb_t *db, int k, int64_t cid, totv_t *rows, int64_t **ats, sa_error_t *error)
 {
@@ -24,13 +26,8 @@ static bool load_total_rows(sa_tsdb_t *db, int k, int64_t cid, totv_t *rows, int
     sqlite3_bind_int64(s, 1, cid);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
         tot_t *t = tsdb_totv_push(rows);
-        if (rows->n > cap) {
-            int64_t *na = realloc(*ats, (cap = rows->cap) * sizeof *na);
-            if (!na)
-                t = NULL;
-            else
-                *ats = na;
-        }
+        if (t && !SA_VEC_GROW(*ats, cap, rows->n - 1, 1, 32))
+            t = NULL;
         if (!t) {
             sqlite3_reset(s);
             tsdb_oom(db, error);

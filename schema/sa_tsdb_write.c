@@ -67,12 +67,12 @@ static uint64_t attr_hash(const attr_t *a)
 {
     int64_t f[9] = {a->state_id,   a->reason_id,  a->partset_id,   a->cpus_total,  a->cpus_alloc,
                     a->cpus_idle,  a->cpus_other, a->mem_total_mb, a->mem_alloc_mb};
-    uint64_t h = tsdb_fnv(FNV_INIT, f, sizeof f);
+    uint64_t h = sa_fnv1a_more(FNV_INIT, f, sizeof f);
     if (a->gpu_config) /* only then: the hashes of version 1 attribute sets stay valid */
-        h = tsdb_fnv(h, &a->gpu_config, sizeof a->gpu_config);
-    h = tsdb_fnv(h, &a->ngpus, sizeof a->ngpus);
+        h = sa_fnv1a_more(h, &a->gpu_config, sizeof a->gpu_config);
+    h = sa_fnv1a_more(h, &a->ngpus, sizeof a->ngpus);
     for (size_t i = 0; i < a->ngpus; i++)
-        h = tsdb_fnv(h, &a->gpus[i], sizeof a->gpus[i]);
+        h = sa_fnv1a_more(h, &a->gpus[i], sizeof a->gpus[i]);
     /* 32 bits: 4 bytes in the row and in its index entry instead of 8; a collision
      * only costs a comparison (attr_id() compares every candidate field by field) */
     return (h ^ (h >> 32)) & 0xffffffffu;
@@ -243,7 +243,7 @@ static bool attr_id(sa_tsdb_t *db, const attr_t *a, int64_t *id, sa_error_t *err
 static bool total_key_id(sa_tsdb_t *db, const tot_t *t, int64_t *id, sa_error_t *error)
 {
     int64_t k[3] = {t->state_id, t->part_id, t->gpu_id};
-    uint64_t h = tsdb_fnv(FNV_INIT, k, sizeof k);
+    uint64_t h = sa_fnv1a_more(FNV_INIT, k, sizeof k);
     u64ent_t *e = tsdb_u64map_get(&db->tkeys, h);
     sqlite3_stmt *s;
     int64_t *copy;

@@ -43,7 +43,8 @@
 #include <mongoc/mongoc.h>
 #include <sqlite3.h>
 
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
+#include "sa_tres.h"
 
 static mongoc_client_t *client;
 static char *db_name;

@@ -6,7 +6,7 @@ For each version v0.0.37 .. v0.0.44 the generator writes a small cluster (with -
 record counts of manifest.json, and give exactly the field values of expect/<file>.jsonl
 (state, ids, times, users, GPUs by type, exit codes, steps, node states, CPUs...). So neither
 the generator nor the parser can drift from the other silently. Also checked: the generator's
-sacct field list is slurm-ingest's (ingest/sa_run.c), its output is deterministic, and the
+sacct field list is slurm-ingest's (ingest/sa_invocation.c), its output is deterministic, and the
 committed fixtures/gen/ are what the generator writes today (fixtures/gen/README.md has the
 commands).
 
@@ -149,18 +149,18 @@ def check_deterministic(gen, tmp):
 
 
 def check_fields(gen, src):
-    with open(os.path.join(src, "ingest", "sa_run.c")) as f:
+    with open(os.path.join(src, "ingest", "sa_invocation.c")) as f:
         c = f.read()
     m = re.search(r"#define SACCT_FIELDS\s*\\?\s*((?:\"[^\"]*\"\s*\\?\s*)+)", c)
     if not m:
-        raise Failure("ingest/sa_run.c: no SACCT_FIELDS")
+        raise Failure("ingest/sa_invocation.c: no SACCT_FIELDS")
     ingest_fields = "".join(re.findall(r"\"([^\"]*)\"", m.group(1)))
     with open(gen) as f:
         g = f.read()
     m = re.search(r"SACCT_FIELDS = \(((?:\s*\"[^\"]*\")+)\)", g)
     gen_fields = "".join(re.findall(r"\"([^\"]*)\"", m.group(1)))
     if gen_fields != ingest_fields:
-        raise Failure("tools/gen-cluster SACCT_FIELDS differs from ingest/sa_run.c:\n  %s\n  %s" %
+        raise Failure("tools/gen-cluster SACCT_FIELDS differs from ingest/sa_invocation.c:\n  %s\n  %s" %
                       (gen_fields, ingest_fields))
 
 

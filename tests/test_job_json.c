@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "sa_json.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 
 /* ---- helpers ---------------------------------------------------------------- */
 

@@ -30,7 +30,7 @@
 
 #include "sa_bson.h"
 #include "sa_model.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 
 #ifndef SA_SOURCE_DIR
 #error SA_SOURCE_DIR

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "sa_jobdoc.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 #include "sa_time.h"
 
 /* ---- helpers ------------------------------------------------------------------ */

@@ -1,5 +1,5 @@
 /*
- * test_strings.c - Slurm's string languages (ingest/sa_strings.h): TRES and GRES
+ * test_strings.c - Slurm's string languages (ingest/sa_tres.h, ingest/sa_slurmtext.h): TRES and GRES
  * strings, hostlist expressions, sacct text dates and durations, text node states,
  * integers and exit codes. Inputs are taken from the real samples where they occur
  * there (the sample is named next to the case).
@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_strings.h"
+#include "sa_hostlist.h"
+#include "sa_slurmtext.h"
+#include "sa_tres.h"
 
 /* ---- helpers ------------------------------------------------------------------ */
 

@@ -144,7 +144,7 @@ static void test_key_index(void **state)
         assert_int_equal(*slot, 0);
     }
     /* load factor at most 1/2 */
-    assert_true(u.s.idx.nslots >= 2 * u.s.nacc);
+    assert_true(u.s.idx.map.nslots >= 2 * u.s.nacc);
     sa_usage_clear(&u);
 }
 

@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "sa_jobdoc.h"
-#include "sa_strings.h" /* sa_parse_int64 */
+#include "sa_slurmtext.h" /* sa_parse_int64 */
 
 #define FZ_MAX_RECORDS 12
 #define FZ_BASE_AT INT64_C(1790064000) /* 2026-09-21T08:00:00Z */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "sa_json.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 
 /* Aborts unless st's flags are sorted, unique, non-NULL; formats it. */
 static void check_state(const sa_state_t *st, const char *what)

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 
 #define YEAR_1000 INT64_C(-30610224000)  /* 1000-01-01T00:00:00Z */
 #define YEAR_10000 INT64_C(253402300800) /* 10000-01-01T00:00:00Z */

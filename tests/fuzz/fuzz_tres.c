@@ -8,7 +8,7 @@
 
 #include <stdlib.h>
 
-#include "sa_strings.h"
+#include "sa_tres.h"
 
 /* Aborts when a GPU list holds a negative count or a NULL type. */
 static void check_gpus(const sa_gpus_t *g, const char *what)

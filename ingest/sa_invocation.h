@@ -1,5 +1,10 @@
 /*
- * sa_run.h - what one invocation of slurm-ingest does for one cluster.
+ * sa_invocation.h - what one invocation of slurm-ingest does for one cluster.
+ *
+ * Words: an invocation is one start of slurm-ingest (the timer's, or by hand); each is
+ * recorded in the collection ingest_runs, a stored name that keeps the word "run". A
+ * run, everywhere else (sa_run_t, a job document's runs[]), is one execution of a job:
+ * a requeued job runs several times.
  *
  * The rule every entry point keeps (a timer run, `replay`, a backfill, `migrate`):
  *
@@ -21,8 +26,8 @@
  * reached, squeue, sinfo and sdiag are still captured and kept and the time series
  * written; sacct waits (Slurm keeps it), and the next run replays the spool first.
  */
-#ifndef SA_RUN_H
-#define SA_RUN_H
+#ifndef SA_INVOCATION_H
+#define SA_INVOCATION_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -41,33 +46,33 @@ typedef struct {
     bool no_mongo;               /* --no-mongo: time series only */
     bool verify;                 /* --verify: check the job cache against the archive */
     const char *node_config;     /* --node-config FILE: nodes' configured GPUs (scontrol show nodes --json), as of at */
-} sa_run_opts_t;
+} sa_invocation_opts_t;
 
 /* The outcome, for the exit code and the log. */
 typedef enum {
-    SA_RUN_OK = 0,
-    SA_RUN_SPOOLED,   /* MongoDB unreachable: captures spooled, nothing lost */
-    SA_RUN_FAILED,    /* error says why (its domain gives the exit code) */
-} sa_run_result_t;
+    SA_INVOCATION_OK = 0,
+    SA_INVOCATION_SPOOLED,   /* MongoDB unreachable: captures spooled, nothing lost */
+    SA_INVOCATION_FAILED,    /* error says why (its domain gives the exit code) */
+} sa_invocation_result_t;
 
 /* One ingest run (the default command). */
-sa_run_result_t sa_run_ingest(const sa_run_opts_t *opts, sa_error_t *error);
+sa_invocation_result_t sa_invocation_ingest(const sa_invocation_opts_t *opts, sa_error_t *error);
 
 /*
  * `slurm-ingest replay DIR`: re-ingests every snapshot of the cluster under DIR (an
  * --archive-dir, a spool, or the flat directories of 0.1) in time order, under the
  * cluster's lock. Nothing under DIR is changed.
  */
-sa_run_result_t sa_run_replay(const sa_run_opts_t *opts, const char *dir, sa_error_t *error);
+sa_invocation_result_t sa_invocation_replay(const sa_invocation_opts_t *opts, const char *dir, sa_error_t *error);
 
 /*
  * `slurm-ingest rollup [--rebuild]`: recomputes the cluster's usage rollups from its job
  * documents and compares them with the stored ones (*differ: how many differ, each
  * named on standard output), or, with rebuild, rewrites them.
  */
-sa_run_result_t sa_run_rollup(const sa_run_opts_t *opts, bool rebuild, size_t *differ, sa_error_t *error);
+sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *opts, bool rebuild, size_t *differ, sa_error_t *error);
 
 /* `slurm-ingest migrate`: moves an archive written by 0.1 to the _id scheme of 0.2 (resumable). */
-sa_run_result_t sa_run_migrate(const sa_run_opts_t *opts, sa_error_t *error);
+sa_invocation_result_t sa_invocation_migrate(const sa_invocation_opts_t *opts, sa_error_t *error);
 
 #endif

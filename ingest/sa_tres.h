@@ -1,18 +1,17 @@
 /*
- * sa_strings.h - Slurm's little string languages: TRES and GRES strings, hostlist
- * expressions, sacct text times and durations, text node states.
+ * sa_tres.h - Slurm's TRES and GRES strings ("cpu=4,mem=16G,gres/gpu:a100=2",
+ * "gpu:a100:4(S:0-1)") and the sizes of sacct's usage fields (sa_tres.c).
  *
  * Pure functions: no I/O. Errors fill an optional sa_error_t (passed last) with a
  * one-line message that quotes the offending text (sa_error_quote()).
  */
-#ifndef SA_STRINGS_H
-#define SA_STRINGS_H
+#ifndef SA_TRES_H
+#define SA_TRES_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
 #include "sa_error.h"
-#include "sa_hostlist.h" /* sa_hostlist_expand() */
 #include "sa_model.h"
 
 /*
@@ -30,6 +29,28 @@
 bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error);
 
 /*
+ * The one TRES GPU rule, for both TRES readers (the string above and sacct's JSON list
+ * of {type, name, count}): gathered entry by entry, then finished. The untyped total
+ * ("gres/gpu") wins; typed entries ("gres/gpu:T") are the split, added to t->gpus as
+ * they come; without an untyped entry their sum is the total; when the split sums to
+ * less than the untyped total, the shortfall goes under type "".
+ */
+typedef struct {
+    int64_t untyped;   /* SA_UNSET until an untyped entry is seen */
+    int64_t typed_sum;
+} sa_tres_gpus_t;
+
+void sa_tres_gpus_init(sa_tres_gpus_t *b);
+/* The untyped total (the last one seen counts). */
+void sa_tres_gpus_untyped(sa_tres_gpus_t *b, int64_t n);
+/* A typed entry of n GPUs of type: added to t->gpus. False on out of memory, or when the
+ * typed sum passes 2^53 ("<where>: GPU count sum out of range"). */
+bool sa_tres_gpus_typed(sa_tres_gpus_t *b, sa_tres_t *t, const char *type, int64_t n, const char *where,
+                        sa_error_t *error);
+/* Sets t->gpu_total and adds the shortfall under ""; false on out of memory. */
+bool sa_tres_gpus_finish(const sa_tres_gpus_t *b, sa_tres_t *t, sa_error_t *error);
+
+/*
  * Adds the GPU counts of a GRES string to *out (by type):
  *   "gpu:a100:4(S:0-1)", "gpu:1g.10gb:21(S:1)", "gpu:h100:2,gpu:h200:4", "gpu:4",
  *   "gpu:a100:2(IDX:0-1)", "gpu:h100:0(IDX:N/A)", "gpu:0,tpu:0", "gpu:h200:0(IDX:)",
@@ -40,38 +61,6 @@ bool sa_tres_parse(const char *s, bool usage, sa_tres_t *out, sa_error_t *error)
  * Non-GPU GRES are ignored. Untyped GPUs are counted under type "".
  */
 bool sa_gres_parse_gpus(const char *s, bool request, sa_gpus_t *out, sa_error_t *error);
-
-/*
- * sacct text date "2026-11-25T21:37:49" (UTC, as run with TZ=UTC
- * SLURM_TIME_FORMAT=standard; a trailing "Z" is accepted) -> epoch.
- * "Unknown", "None", "N/A", "" -> SA_UNSET, returns true. Fails on anything else.
- */
-bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error);
-/* The same in the process's current TZ (set by sa_tz_enter, schema/sa_time.h). */
-bool sa_time_parse_text_local(const char *s, int64_t *out, sa_error_t *error);
-
-/*
- * Durations "[DD-[HH:]]MM:SS", "MM:SS.mmm", "D-HH:MM:SS" -> seconds (fraction dropped).
- * "UNLIMITED", "INVALID", "Partition_Limit", "" -> SA_UNSET (UNLIMITED -> SA_INFINITE).
- */
-bool sa_duration_parse(const char *s, int64_t *out, sa_error_t *error);
-
-/*
- * Text node state as sinfo/scontrol print it: "IDLE+DRAIN", "idle~", "down*", "mix-",
- * "UNKNOWN+MAINTENANCE+RESERVED+NOT_RESPONDING", "drained", "draining", "maint".
- * Suffixes: * NOT_RESPONDING, ~ POWERED_DOWN, # POWERING_UP, % POWERING_DOWN,
- * ! POWER_DOWN (pending), @ REBOOT_REQUESTED, ^ REBOOT_ISSUED, - PLANNED,
- * $ MAINTENANCE (reservation). sinfo's derived words map to base + flags
- * ("drained" -> IDLE+DRAIN, "draining" -> ALLOCATED+DRAIN ...). Unknown words are
- * kept upper-cased. *out must be initialised.
- */
-bool sa_node_state_parse_text(const char *s, sa_state_t *out, sa_error_t *error);
-
-/*
- * CPU time as sacct prints TotalCPU, UserCPU, SystemCPU: "MM:SS.mmm", "[D-]HH:MM:SS"
- * -> seconds with the milliseconds kept. "" -> -1 (absent), returns true.
- */
-bool sa_cputime_parse(const char *s, double *out, sa_error_t *error);
 
 /*
  * A size as sacct prints MaxRSS, AveRSS and the sizes in TRESUsage* strings:
@@ -86,11 +75,5 @@ bool sa_size_bytes_parse(const char *s, int64_t *out, sa_error_t *error);
  * unit and reads as itself) into *out; SA_UNSET when the string has no such entry.
  */
 bool sa_tres_usage_get(const char *s, const char *name, int64_t *out, sa_error_t *error);
-
-/* Parses a decimal int64 with nothing after it; fails on overflow or junk. */
-bool sa_parse_int64(const char *s, int64_t *out);
-
-/* "rc:sig" ("0:15") -> *rc, *sig. */
-bool sa_exitcode_parse_text(const char *s, int *rc, int *sig, sa_error_t *error);
 
 #endif

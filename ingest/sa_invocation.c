@@ -1,9 +1,9 @@
 /*
- * sa_run.c - one slurm-ingest run for one cluster (see sa_run.h for the rule it keeps:
+ * sa_invocation.c - one slurm-ingest invocation for one cluster (see sa_invocation.h for the rule it keeps:
  * lock -> capture -> keep -> parse -> SQLite -> MongoDB -> watermark, drop).
  */
 #define _GNU_SOURCE /* asprintf */
-#include "sa_run.h"
+#include "sa_invocation.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +21,7 @@
 #include "sa_lock.h"
 #include "sa_log.h"
 #include "sa_snapshot.h"
-#include "sa_strings.h"
+#include "sa_slurmtext.h"
 #include "sa_time.h"
 #include "sa_tsdb.h"
 #include "sa_vec.h"
@@ -73,7 +73,7 @@ static const char *const phase_names[PH_N] = {
 
 /* Everything one run holds. */
 typedef struct {
-    const sa_run_opts_t *o;
+    const sa_invocation_opts_t *o;
     const sa_ingest_config_t *c;
     sa_archive_t *archive;   /* NULL: unreachable, or --no-mongo */
     sa_jobcache_t *cache;
@@ -123,7 +123,7 @@ static char *watermark_path(const sa_ingest_config_t *c)
  * line "since T", the --since date of the backfill that set it (so that giving the same
  * --since again resumes that backfill instead of starting it over).
  */
-static void watermark_read2(const sa_ingest_config_t *c, int64_t *wm, int64_t *since)
+static void watermark_read_with_since(const sa_ingest_config_t *c, int64_t *wm, int64_t *since)
 {
     char *path = watermark_path(c), buf[128] = "";
     int fd = path ? open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
@@ -153,7 +153,7 @@ static void watermark_read2(const sa_ingest_config_t *c, int64_t *wm, int64_t *s
 static int64_t watermark_read(const sa_ingest_config_t *c)
 {
     int64_t wm, since;
-    watermark_read2(c, &wm, &since);
+    watermark_read_with_since(c, &wm, &since);
     return wm;
 }
 
@@ -167,7 +167,7 @@ static bool watermark_advance(run_t *r, int64_t t, int64_t since, sa_error_t *er
     bool ok;
     int64_t old, old_since;
 
-    watermark_read2(r->c, &old, &old_since);
+    watermark_read_with_since(r->c, &old, &old_since);
     if (since == SA_UNSET)
         since = old_since;
     if (old != SA_UNSET && old >= t && since == old_since)
@@ -269,7 +269,7 @@ static bool sacct_window(run_t *r, int64_t *start, int64_t *end, int64_t *new_si
     const sa_ingest_config_t *c = r->c;
     int64_t wm, done_since;
 
-    watermark_read2(c, &wm, &done_since);
+    watermark_read_with_since(c, &wm, &done_since);
     *new_since = SA_UNSET;
     *start = wm == SA_UNSET ? r->o->at - 86400 : wm - c->sacct_overlap;
     if (c->since) {
@@ -842,7 +842,7 @@ static void close_stores(run_t *r)
 }
 
 /* The run's result from what happened. */
-static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_error_t *error)
+static sa_invocation_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_error_t *error)
 {
     bool ok = r->failure.domain == SA_ERR_NONE;
     json_t *doc;
@@ -875,12 +875,12 @@ static sa_run_result_t finish(run_t *r, time_t started, bool cache_rebuilt, sa_e
     sa_ingest_stats_clear(&r->st);
     if (!ok) {
         *error = r->failure;
-        return SA_RUN_FAILED;
+        return SA_INVOCATION_FAILED;
     }
-    return r->unreachable ? SA_RUN_SPOOLED : SA_RUN_OK;
+    return r->unreachable ? SA_INVOCATION_SPOOLED : SA_INVOCATION_OK;
 }
 
-static bool run_init(run_t *r, const sa_run_opts_t *o, sa_error_t *error)
+static bool run_init(run_t *r, const sa_invocation_opts_t *o, sa_error_t *error)
 {
     memset(r, 0, sizeof *r);
     r->o = o;
@@ -916,7 +916,7 @@ static void sweep_spool(const sa_ingest_config_t *c)
  * the cluster's lock, and (spool) what a killed run left half written in the spool.
  * NULL (nothing held) on failure.
  */
-static sa_lock_t *run_begin(run_t *r, const sa_run_opts_t *o, bool spool, sa_error_t *error)
+static sa_lock_t *run_begin(run_t *r, const sa_invocation_opts_t *o, bool spool, sa_error_t *error)
 {
     sa_lock_t *lock = NULL;
     int64_t s0, s1, s2;
@@ -1040,7 +1040,7 @@ done:
     return ok;
 }
 
-sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
+sa_invocation_result_t sa_invocation_ingest(const sa_invocation_opts_t *o, sa_error_t *error)
 {
     run_t r;
     sa_lock_t *lock;
@@ -1048,12 +1048,12 @@ sa_run_result_t sa_run_ingest(const sa_run_opts_t *o, sa_error_t *error)
     int64_t sacct_end = SA_UNSET;
     time_t started = time(NULL);
     sa_error_t err;
-    sa_run_result_t result;
+    sa_invocation_result_t result;
 
     for (int k = 0; k < SA_IN_COUNT; k++)
         files_mode = files_mode || o->files[k];
     if (!(lock = run_begin(&r, o, true, error)))
-        return SA_RUN_FAILED;
+        return SA_INVOCATION_FAILED;
     open_stores(&r, &cache_rebuilt);
     /* the nodes' configuration first: the snapshots below carry it */
     ok = !o->node_config || record_node_config(&r, &err);
@@ -1120,19 +1120,19 @@ static bool replay_dir_ok(const char *dir, const char *cluster, sa_error_t *erro
     return false;
 }
 
-sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_t *error)
+sa_invocation_result_t sa_invocation_replay(const sa_invocation_opts_t *o, const char *dir, sa_error_t *error)
 {
     run_t r;
     sa_lock_t *lock;
     bool cache_rebuilt, ok;
     time_t started = time(NULL);
     sa_error_t err;
-    sa_run_result_t result;
+    sa_invocation_result_t result;
 
     if (!replay_dir_ok(dir, o->cfg->cluster, error))
-        return SA_RUN_FAILED;
+        return SA_INVOCATION_FAILED;
     if (!(lock = run_begin(&r, o, false, error)))
-        return SA_RUN_FAILED;
+        return SA_INVOCATION_FAILED;
     free(r.setaside_dir);
     r.setaside_dir = NULL; /* a replay keeps nothing new: what it would set aside, the archive has */
     open_stores(&r, &cache_rebuilt);
@@ -1154,21 +1154,21 @@ sa_run_result_t sa_run_replay(const sa_run_opts_t *o, const char *dir, sa_error_
     return result;
 }
 
-sa_run_result_t sa_run_rollup(const sa_run_opts_t *o, bool rebuild, size_t *differ, sa_error_t *error)
+sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *o, bool rebuild, size_t *differ, sa_error_t *error)
 {
     run_t r;
     sa_lock_t *lock;
     bool cache_rebuilt;
     size_t docs = 0;
-    sa_run_result_t result = SA_RUN_FAILED;
+    sa_invocation_result_t result = SA_INVOCATION_FAILED;
 
     *differ = 0;
     if (!(lock = run_begin(&r, o, false, error)))
-        return SA_RUN_FAILED;
+        return SA_INVOCATION_FAILED;
     open_stores(&r, &cache_rebuilt);
     if (r.archive) {
         if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, &docs, differ, stderr, error)) {
-            result = SA_RUN_OK;
+            result = SA_INVOCATION_OK;
             sa_log(SA_LOG_INFO, "rollups of %s: %zu document(s), %zu %s", r.c->cluster, docs, *differ,
                    rebuild ? "rewritten" : "differ from the job documents");
         }
@@ -1189,16 +1189,16 @@ sa_run_result_t sa_run_rollup(const sa_run_opts_t *o, bool rebuild, size_t *diff
     return result;
 }
 
-sa_run_result_t sa_run_migrate(const sa_run_opts_t *o, sa_error_t *error)
+sa_invocation_result_t sa_invocation_migrate(const sa_invocation_opts_t *o, sa_error_t *error)
 {
     run_t r;
     sa_lock_t *lock;
     bool cache_rebuilt;
     time_t started = time(NULL);
-    sa_run_result_t result;
+    sa_invocation_result_t result;
 
     if (!(lock = run_begin(&r, o, false, error)))
-        return SA_RUN_FAILED;
+        return SA_INVOCATION_FAILED;
     open_stores(&r, &cache_rebuilt); /* migrates, then checks the cache */
     if (!r.archive && r.failure.domain == SA_ERR_NONE)
         sa_error_set(&r.failure, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing migrated");
