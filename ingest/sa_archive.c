@@ -614,6 +614,7 @@ typedef struct {
     bool read;           /* the stored document must be read before merging */
     bool touched, done, conflict;
     bool written;        /* this run wrote doc (and superseded) */
+    json_t *before;      /* the stored document doc was merged from (NULL: none): what its rollups held */
 } slot_t;
 
 /* Order of records of one job: by submit time, squeue before sacct at equal submit. */
@@ -633,7 +634,8 @@ static void slot_reset(slot_t *s)
     json_decref(s->stored);
     json_decref(s->doc);
     json_decref(s->superseded);
-    s->stored = s->doc = s->superseded = NULL;
+    json_decref(s->before);
+    s->stored = s->doc = s->superseded = s->before = NULL;
     s->v = 0;
     s->touched = s->conflict = s->written = false;
 }
@@ -693,6 +695,8 @@ static bool read_docs(sa_archive_t *a, slot_t **want, size_t n, sa_archive_stats
 static bool merge_slot(slot_t *s, sa_job_t *const *sorted, const sa_obs_ctx_t *ctx, const sa_obs_ctx_t *sacct_ctx,
                        sa_archive_stats_t *stats, sa_error_t *error)
 {
+    json_decref(s->before);
+    s->before = s->stored ? json_incref(s->stored) : NULL; /* kept for the rollups: a write's read-back replaces stored */
     s->doc = s->stored ? json_deep_copy(s->stored) : NULL;
     if (s->stored && !s->doc) {
         sa_error_nomem(error);
@@ -1011,7 +1015,7 @@ static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, sa_archiv
         json_t *old;
         if (!s->written || !s->doc)
             continue;
-        ok = stage_doc(w, s->id, s->stored, s->doc, false, error);
+        ok = stage_doc(w, s->id, s->before, s->doc, false, error);
         json_array_foreach(s->superseded, k, old) {
             if (ok && doc_str(old, "_id"))
                 ok = stage_doc(w, doc_str(old, "_id"), NULL, old, false, error);
