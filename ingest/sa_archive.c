@@ -307,22 +307,6 @@ void sa_archive_close(sa_archive_t *a)
 #define MAX_ROUNDS 5      /* conflict retries before giving up */
 #define DOC_LIMIT ((uint32_t)16 * 1024 * 1024 - 64 * 1024) /* MongoDB's 16 MiB, with room for the command */
 
-/* Appends {key: {$in: [strings]}}. */
-static void append_in_strings(bson_t *b, const char *key, char *const *v, size_t n)
-{
-    bson_t in, arr;
-    BSON_APPEND_DOCUMENT_BEGIN(b, key, &in);
-    BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
-    for (size_t i = 0; i < n; i++) {
-        char istr[16];
-        const char *ikey;
-        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-        BSON_APPEND_UTF8(&arr, ikey, v[i]);
-    }
-    bson_append_array_end(&in, &arr);
-    bson_append_document_end(b, &in);
-}
-
 /* A jansson document as BSON, refused when larger than MongoDB takes. */
 static bool doc_to_bson(const json_t *doc, bson_t *b, sa_error_t *error)
 {
@@ -659,7 +643,7 @@ static bool read_docs(sa_archive_t *a, slot_t **want, size_t n, sa_archive_stats
 
         for (size_t i = off; i < end; i++)
             ids[i - off] = want[i]->id;
-        append_in_strings(&filter, "_id", ids, end - off);
+        sa_bson_append_in_strings(&filter, "_id", ids, end - off);
         cursor = mongoc_collection_find_with_opts(a->jobs, &filter, NULL, NULL);
         stats->read_queries++;
         while (ok && mongoc_cursor_next(cursor, &found)) {
@@ -1387,22 +1371,6 @@ bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size
     return sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, docs, differ, out, error);
 }
 
-/* True when run r of a job view has untyped GPUs slurm-ingest found no type for. */
-static bool run_needs_type(const sa_jobview_run_t *r)
-{
-    int64_t typed = 0, untyped = 0;
-    if (r->start == SA_UNSET || r->gpus <= 0 || !r->nodes || r->gpu_type_source == SA_RUN_GPU_TYPE_NODE ||
-        r->gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)
-        return false;
-    for (size_t k = 0; k < r->ngpu_types; k++) {
-        if (r->gpu_types[k].type && r->gpu_types[k].type[0])
-            typed += r->gpu_types[k].count;
-        else
-            untyped += r->gpu_types[k].count;
-    }
-    return untyped > 0 || r->gpus > typed + untyped;
-}
-
 /*
  * Types the runs of one job document whose untyped GPUs had no type (sa_tsdb_run_gpu_type
  * over the series as it is now): *doc gets the new document (NULL: nothing typed);
@@ -1422,7 +1390,7 @@ static bool retype_doc(sa_tsdb_t *db, const char *cluster, int64_t last, const j
         const sa_jobview_run_t *r = &view->runs[i];
         char *type = NULL;
         int source = 0;
-        if (!run_needs_type(r))
+        if (!sa_rollw_run_needs_type(r))
             continue;
         if (!sa_tsdb_run_gpu_type(db, cluster, r->nodes, r->start, r->end, SA_UNSET, &type, &source, error))
             return false;

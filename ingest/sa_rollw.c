@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_bson.h"
 #include "sa_jobview.h"
 #include "sa_mongo.h"
 #include "sa_rollup.h"
@@ -141,21 +142,25 @@ static bool has_day(const sa_rcontrib_t *c, int64_t day)
     return false;
 }
 
+bool sa_rollw_run_needs_type(const sa_jobview_run_t *r)
+{
+    int64_t typed = 0, untyped = 0;
+    if (r->start == SA_UNSET || r->gpus <= 0 || !r->nodes || r->gpu_type_source == SA_RUN_GPU_TYPE_NODE ||
+        r->gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)
+        return false;
+    for (size_t k = 0; k < r->ngpu_types; k++) {
+        if (r->gpu_types[k].type && r->gpu_types[k].type[0])
+            typed += r->gpu_types[k].count;
+        else
+            untyped += r->gpu_types[k].count;
+    }
+    return untyped > 0 || r->gpus > typed + untyped;
+}
+
 bool sa_rollw_needs_type(const sa_jobview_t *j)
 {
     for (size_t i = 0; i < j->nruns; i++) {
-        const sa_jobview_run_t *r = &j->runs[i];
-        int64_t typed = 0, untyped = 0;
-        if (r->start == SA_UNSET || r->gpus <= 0 || r->gpu_type_source == SA_RUN_GPU_TYPE_NODE ||
-            r->gpu_type_source == SA_RUN_GPU_TYPE_CARRIED)
-            continue;
-        for (size_t k = 0; k < r->ngpu_types; k++) {
-            if (r->gpu_types[k].type && r->gpu_types[k].type[0])
-                typed += r->gpu_types[k].count;
-            else
-                untyped += r->gpu_types[k].count;
-        }
-        if (untyped > 0 || r->gpus > typed + untyped)
+        if (sa_rollw_run_needs_type(&j->runs[i]))
             return true;
     }
     return false;
@@ -170,46 +175,19 @@ static bool note_untyped(sa_rollw_t *w, const char *id, bool gone, sa_error_t *e
     return true;
 }
 
-bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_doc, const bson_t *new_doc,
-                    bool with_open, sa_error_t *error)
+/*
+ * Stages the contribution of new_doc (already in w->newc) for job document id at version
+ * v, and its removal from every day of days[0..n) it no longer touches.
+ */
+static bool stage_new(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t n, sa_error_t *error)
 {
-    if (!contrib(w, old_doc, &w->oldc, error) || !contrib(w, new_doc, &w->newc, error) ||
-        !note_untyped(w, id, new_doc == NULL, error))
-        return false;
-    w->stats.staged++;
-    /* the new records in every day they touch, and removals from days only the old one touched */
-    for (size_t i = 0; i < w->newc.ndays; i++) {
-        sa_rolldoc_t *m = mini_of(w, w->newc.days[i].day, error);
-        if (!m || !sa_rolldoc_put(m, id, v, &w->newc, error))
-            return false;
-    }
-    for (size_t i = 0; i < w->oldc.ndays; i++) {
-        sa_rolldoc_t *m;
-        if (has_day(&w->newc, w->oldc.days[i].day))
-            continue;
-        if (!(m = mini_of(w, w->oldc.days[i].day, error)) || !sa_rolldoc_put(m, id, v, NULL, error))
-            return false;
-    }
-    if (with_open && !has_day(&w->newc, SA_UNSET) && !has_day(&w->oldc, SA_UNSET)) {
-        sa_rolldoc_t *m = mini_of(w, SA_UNSET, error);
-        if (!m || !sa_rolldoc_put(m, id, v, NULL, error))
-            return false;
-    }
-    return true;
-}
-
-bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t ndays,
-                         const bson_t *new_doc, sa_error_t *error)
-{
-    if (!contrib(w, new_doc, &w->newc, error) || !note_untyped(w, id, new_doc == NULL, error))
-        return false;
     w->stats.staged++;
     for (size_t i = 0; i < w->newc.ndays; i++) {
         sa_rolldoc_t *m = mini_of(w, w->newc.days[i].day, error);
         if (!m || !sa_rolldoc_put(m, id, v, &w->newc, error))
             return false;
     }
-    for (size_t i = 0; i < ndays; i++) {
+    for (size_t i = 0; i < n; i++) {
         sa_rolldoc_t *m;
         if (has_day(&w->newc, days[i]))
             continue;
@@ -217,6 +195,35 @@ bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t
             return false;
     }
     return true;
+}
+
+bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_doc, const bson_t *new_doc,
+                    bool with_open, sa_error_t *error)
+{
+    int64_t *days;
+    size_t n = 0;
+    bool ok;
+
+    if (!contrib(w, old_doc, &w->oldc, error) || !contrib(w, new_doc, &w->newc, error) ||
+        !note_untyped(w, id, new_doc == NULL, error))
+        return false;
+    /* the days the old contribution touched, and the open runs' document when asked */
+    if (!(days = malloc((w->oldc.ndays + 1) * sizeof *days)))
+        return sa_error_nomem(error);
+    for (size_t i = 0; i < w->oldc.ndays; i++)
+        days[n++] = w->oldc.days[i].day;
+    if (with_open && !has_day(&w->oldc, SA_UNSET))
+        days[n++] = SA_UNSET;
+    ok = stage_new(w, id, v, days, n, error);
+    free(days);
+    return ok;
+}
+
+bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t ndays,
+                         const bson_t *new_doc, sa_error_t *error)
+{
+    return contrib(w, new_doc, &w->newc, error) && note_untyped(w, id, new_doc == NULL, error) &&
+           stage_new(w, id, v, days, ndays, error);
 }
 
 /* ---- the journal ------------------------------------------------------------------------------- */
@@ -261,13 +268,19 @@ bool sa_rollw_journal_add_open(sa_rollw_t *w, const char *id, sa_error_t *error)
     return jn_push(w, id, &open, 1, error);
 }
 
-static char *pending_id(const sa_rollw_t *w)
+/* The _id of one of the cluster's bookkeeping documents in the rollups collection: "<cluster>:<what>". */
+static char *cluster_doc_id(const sa_rollw_t *w, const char *what)
 {
-    size_t n = strlen(w->cluster) + 16;
+    size_t n = strlen(w->cluster) + strlen(what) + 2;
     char *s = malloc(n);
     if (s)
-        snprintf(s, n, "%s:pending", w->cluster);
+        snprintf(s, n, "%s:%s", w->cluster, what);
     return s;
+}
+
+static char *pending_id(const sa_rollw_t *w)
+{
+    return cluster_doc_id(w, "pending");
 }
 
 /* Runs {$set|$unset: {batches.NONCE: ...}} on the journal (upserted). */
@@ -523,21 +536,6 @@ bool sa_rollw_recover(sa_rollw_t *w, mongoc_collection_t *jobs, mongoc_collectio
 
 /* ---- reading and writing rollup documents ---------------------------------------------------- */
 
-static void append_ids(bson_t *filter, char *const *ids, size_t n)
-{
-    bson_t in, arr;
-    char ib[16];
-    const char *ik;
-    BSON_APPEND_DOCUMENT_BEGIN(filter, "_id", &in);
-    BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
-    for (size_t i = 0; i < n; i++) {
-        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
-        BSON_APPEND_UTF8(&arr, ik, ids[i]);
-    }
-    bson_append_array_end(&in, &arr);
-    bson_append_document_end(filter, &in);
-}
-
 /* Reads the stored documents of the ids (docs[i] stays new, _v 0, when not stored). */
 static bool read_docs(sa_rollw_t *w, char *const *ids, sa_rolldoc_t *docs, size_t n, sa_error_t *error)
 {
@@ -552,7 +550,7 @@ static bool read_docs(sa_rollw_t *w, char *const *ids, sa_rolldoc_t *docs, size_
         const bson_t *b;
         bson_error_t berr;
 
-        append_ids(&filter, ids + off, end - off);
+        sa_bson_append_in_strings(&filter, "_id", ids + off, end - off);
         cur = mongoc_collection_find_with_opts(w->coll, &filter, NULL, NULL);
         while (ok && mongoc_cursor_next(cur, &b)) {
             if (!(ok = sa_rolldoc_read(&got, b, error)))
@@ -658,11 +656,7 @@ static bool write_rows(sa_rollw_t *w, const sa_rolldoc_t *d, int64_t m_v, sa_err
 
 static char *untyped_id(const sa_rollw_t *w)
 {
-    size_t n = strlen(w->cluster) + 16;
-    char *s = malloc(n);
-    if (s)
-        snprintf(s, n, "%s:untyped", w->cluster);
-    return s;
+    return cluster_doc_id(w, "untyped");
 }
 
 bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error)
@@ -901,21 +895,7 @@ static void docset_clear(docset_t *s)
 
 static size_t docset_pos(const docset_t *s, const char *id, bool *found)
 {
-    size_t lo = 0, hi = s->n;
-    *found = false;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        int r = strcmp(s->v[mid].id, id);
-        if (r == 0) {
-            *found = true;
-            return mid;
-        }
-        if (r < 0)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return sa_rollup_find(s->v, s->n, sizeof *s->v, id, found);
 }
 
 /* The document of a day in s, created empty (NULL on out of memory). */

@@ -60,7 +60,11 @@ bool sa_rollw_stage_days(sa_rollw_t *w, const char *id, int64_t v, const int64_t
  */
 bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error);
 
-/* True when a run of job j has untyped GPUs whose type slurm-ingest has not found (gpu_type_source unknown). */
+/*
+ * True when run r has untyped GPUs whose type slurm-ingest has not found (gpu_type_source
+ * not node or carried) and nodes it could be found on; sa_rollw_needs_type: a run of job j.
+ */
+bool sa_rollw_run_needs_type(const sa_jobview_run_t *r);
 bool sa_rollw_needs_type(const sa_jobview_t *j);
 /* The ids of the untyped list (appended to ids), and its version (0: none). */
 bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error);

@@ -71,17 +71,7 @@ mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name)
 
 void sa_rbson_append_in(bson_t *b, const char *key, const sa_strv_t *names)
 {
-    bson_t in, arr;
-    BSON_APPEND_DOCUMENT_BEGIN(b, key, &in);
-    BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
-    for (size_t i = 0; i < names->n; i++) {
-        char istr[16];
-        const char *ikey;
-        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
-        BSON_APPEND_UTF8(&arr, ikey, names->v[i]);
-    }
-    bson_append_array_end(&in, &arr);
-    bson_append_document_end(b, &in);
+    sa_bson_append_in_strings(b, key, names->v, names->n);
 }
 
 void sa_rclusters_clear(sa_rclusters_t *c)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_bson.h"
 #include "sa_model.h"
 
 #define ID_BATCH 400 /* _ids per $in query */
@@ -33,20 +34,10 @@ static bool read_ids(sa_rdb_t *db, char **ids, size_t n, rctx_t *r, sa_error_t *
     bool ok = true;
     for (size_t off = 0; ok && off < n; off += ID_BATCH) {
         size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
-        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, in, arr;
-        BSON_APPEND_DOCUMENT_BEGIN(&filter, "_id", &in);
-        BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
-        for (size_t i = off; i < end; i++) {
-            char ib[16];
-            const char *ik;
-            bson_uint32_to_string((uint32_t)(i - off), &ik, ib, sizeof ib);
-            BSON_APPEND_UTF8(&arr, ik, ids[i]);
-        }
-        bson_append_array_end(&in, &arr);
-        bson_append_document_end(&filter, &in);
-        ok = sa_rdb_each(db, SA_ROLLUP_COLL, &filter, &opts, on_doc, r, error);
+        bson_t filter = BSON_INITIALIZER;
+        sa_bson_append_in_strings(&filter, "_id", ids + off, end - off);
+        ok = sa_rdb_each(db, SA_ROLLUP_COLL, &filter, NULL, on_doc, r, error);
         bson_destroy(&filter);
-        bson_destroy(&opts);
     }
     return ok;
 }

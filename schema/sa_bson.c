@@ -335,3 +335,18 @@ const char *sa_bson_iter_str(const bson_iter_t *it, uint32_t *len)
         return NULL;
     return bson_iter_utf8(it, len);
 }
+
+void sa_bson_append_in_strings(bson_t *b, const char *key, char *const *v, size_t n)
+{
+    bson_t in, arr;
+    BSON_APPEND_DOCUMENT_BEGIN(b, key, &in);
+    BSON_APPEND_ARRAY_BEGIN(&in, "$in", &arr);
+    for (size_t i = 0; i < n; i++) {
+        char istr[16];
+        const char *ikey;
+        bson_uint32_to_string((uint32_t)i, &ikey, istr, sizeof istr);
+        BSON_APPEND_UTF8(&arr, ikey, v[i]);
+    }
+    bson_append_array_end(&in, &arr);
+    bson_append_document_end(b, &in);
+}

@@ -28,6 +28,9 @@
 /* Appends the members of object o to *out (initialised by the caller). */
 bool sa_bson_from_json(const json_t *o, bson_t *out, sa_error_t *error);
 
+/* Appends {key: {$in: [v[0], ..., v[n - 1]]}} (strings) to b. */
+void sa_bson_append_in_strings(bson_t *b, const char *key, char *const *v, size_t n);
+
 /* Appends {state: {<op>: [every final job state]}} (op "$in" or "$nin") to a filter. */
 void sa_bson_append_final_states(bson_t *filter, const char *op);
 

@@ -77,17 +77,26 @@ static const char *nz(const char *s)
     return s ? s : "";
 }
 
-/* The index of a key in c (added when new); -1 on out of memory. */
-static int64_t contrib_key(sa_rcontrib_t *c, const sa_jobview_t *j, const char *type)
+/* The index of the key of strings s among keys[0..n), or -1. */
+static int64_t key_index(const sa_rkey_t *keys, size_t n, const char *const *s)
 {
-    const char *s[SA_RK_N] = {nz(j->account), nz(j->user), nz(j->partition), nz(j->qos), type};
-    for (size_t i = 0; i < c->nkeys; i++) {
+    for (size_t i = 0; i < n; i++) {
         size_t k = 0;
-        while (k < SA_RK_N && strcmp(c->keys[i].s[k], s[k]) == 0)
+        while (k < SA_RK_N && strcmp(keys[i].s[k], s[k]) == 0)
             k++;
         if (k == SA_RK_N)
             return (int64_t)i;
     }
+    return -1;
+}
+
+/* The index of a key in c (added when new); -1 on out of memory. */
+static int64_t contrib_key(sa_rcontrib_t *c, const sa_jobview_t *j, const char *type)
+{
+    const char *s[SA_RK_N] = {nz(j->account), nz(j->user), nz(j->partition), nz(j->qos), type};
+    int64_t i = key_index(c->keys, c->nkeys, s);
+    if (i >= 0)
+        return i;
     if (!SA_VEC_GROW(c->keys, c->keycap, c->nkeys, 1, 4))
         return -1;
     for (size_t k = 0; k < SA_RK_N; k++)
@@ -305,13 +314,9 @@ bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_
 /* The index of key s in d (added when new), or -1 on out of memory. */
 static int64_t doc_key(sa_rolldoc_t *d, char *const *s)
 {
-    for (size_t i = 0; i < d->nkeys; i++) {
-        size_t k = 0;
-        while (k < SA_RK_N && strcmp(d->keys[i].s[k], s[k]) == 0)
-            k++;
-        if (k == SA_RK_N)
-            return (int64_t)i;
-    }
+    int64_t i = key_index(d->keys, d->nkeys, (const char *const *)s);
+    if (i >= 0)
+        return i;
     if (!SA_VEC_GROW(d->keys, d->keycap, d->nkeys, 1, 16))
         return -1;
     for (size_t k = 0; k < SA_RK_N; k++) {
