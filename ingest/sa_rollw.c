@@ -200,7 +200,7 @@ static bool stage_new(sa_rollw_t *w, const char *id, int64_t v, const int64_t *d
 bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_doc, const bson_t *new_doc,
                     bool with_open, sa_error_t *error)
 {
-    int64_t *days;
+    int64_t *days, live;
     size_t n = 0;
     bool ok;
 
@@ -208,12 +208,14 @@ bool sa_rollw_stage(sa_rollw_t *w, const char *id, int64_t v, const bson_t *old_
         !note_untyped(w, id, new_doc == NULL, error))
         return false;
     /* the days the old contribution touched, and the open runs' document when asked */
-    if (!(days = malloc((w->oldc.ndays + 1) * sizeof *days)))
+    if (!(days = malloc((w->oldc.ndays + 2) * sizeof *days)))
         return sa_error_nomem(error);
     for (size_t i = 0; i < w->oldc.ndays; i++)
         days[n++] = w->oldc.days[i].day;
     if (with_open && !has_day(&w->oldc, SA_UNSET))
         days[n++] = SA_UNSET;
+    if (with_open && (live = sa_rollup_live_of(w->cluster, id)) != SA_UNSET && !has_day(&w->oldc, live))
+        days[n++] = live;
     ok = stage_new(w, id, v, days, n, error);
     free(days);
     return ok;
@@ -264,8 +266,27 @@ bool sa_rollw_journal_add(sa_rollw_t *w, const char *id, const bson_t *old_doc, 
 
 bool sa_rollw_journal_add_open(sa_rollw_t *w, const char *id, sa_error_t *error)
 {
-    int64_t open = SA_UNSET;
-    return jn_push(w, id, &open, 1, error);
+    int64_t days[2] = {SA_UNSET, sa_rollup_live_of(w->cluster, id)};
+    return jn_push(w, id, days, days[1] == SA_UNSET ? 1 : 2, error);
+}
+
+/* A day value as the journal stores it: the open document -1, live shard k -2 - k. */
+static int64_t jn_day_encode(int64_t day)
+{
+    if (day == SA_UNSET)
+        return -1;
+    if (sa_rollup_kind(day) == SA_ROLLUP_K_LIVE)
+        return -2 - (day - SA_ROLLUP_LIVE);
+    return day;
+}
+
+static int64_t jn_day_decode(int64_t v)
+{
+    if (v >= 0)
+        return v;
+    if (v <= -2 && v > -2 - SA_ROLLUP_LIVE_SHARDS)
+        return SA_ROLLUP_LIVE + (-2 - v);
+    return SA_UNSET;
 }
 
 /* The _id of one of the cluster's bookkeeping documents in the rollups collection: "<cluster>:<what>". */
@@ -334,7 +355,7 @@ bool sa_rollw_journal_write(sa_rollw_t *w, sa_error_t *error)
         BSON_APPEND_ARRAY_BEGIN(&job, "days", &days);
         for (size_t d = 0; d < w->jn[i].ndays; d++) {
             bson_uint32_to_string((uint32_t)d, &dk, db, sizeof db);
-            BSON_APPEND_INT64(&days, dk, w->jn[i].days[d] == SA_UNSET ? -1 : w->jn[i].days[d]);
+            BSON_APPEND_INT64(&days, dk, jn_day_encode(w->jn[i].days[d]));
         }
         bson_append_array_end(&job, &days);
         bson_append_document_end(&jobs, &job);
@@ -434,7 +455,7 @@ static bool recover_batch(sa_rollw_t *w, bson_iter_t *batch, mongoc_collection_t
         return true;
     while (bson_iter_next(&arr)) {
         const char *id = NULL;
-        int64_t days[SA_ROLLUP_MAX_DAYS + 2];
+        int64_t days[SA_ROLLUP_MAX_DAYS + 4];
         size_t nd = 0;
         bson_t *doc;
         bool failed, ok = true;
@@ -447,7 +468,7 @@ static bool recover_batch(sa_rollw_t *w, bson_iter_t *batch, mongoc_collection_t
                      bson_iter_recurse(&job, &d)) {
                 while (bson_iter_next(&d) && nd < sizeof days / sizeof days[0]) {
                     int64_t v = bson_iter_as_int64(&d);
-                    days[nd++] = v < 0 ? SA_UNSET : v;
+                    days[nd++] = jn_day_decode(v);
                 }
             }
         }
@@ -853,7 +874,7 @@ bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)
             }
             /* the day's rows from the members just written (or found): also when a run killed
              * between the two writes left them behind */
-            if (!conflict && pdocs[k].day != SA_UNSET &&
+            if (!conflict && sa_rollup_kind(pdocs[k].day) == SA_ROLLUP_K_DAY &&
                 !write_rows(w, &pdocs[k], pdocs[k].v + (pdocs[k].changed ? 1 : 0), error)) {
                 ok = false;
                 break;
@@ -971,14 +992,16 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
     return ok;
 }
 
-/* Reads the stored rollup documents of the cluster into s. */
-/* True for the _id of a members document ("...:m", "...:open"); else a day's rows document. */
-static bool is_members_id(const char *id)
+/* True for a members document (a day's, open, live, ended); false for a day's rows document. */
+static bool is_members_doc(const sa_rolldoc_t *d)
 {
-    size_t n = strlen(id);
-    return (n > 2 && strcmp(id + n - 2, ":m") == 0) || (n > 5 && strcmp(id + n - 5, ":open") == 0);
+    char *rid = sa_rollup_rows_id(d->cluster, d->day);
+    bool rows = rid && strcmp(rid, d->id) == 0;
+    free(rid);
+    return !rows;
 }
 
+/* Reads the stored rollup documents of the cluster into members and rows. */
 static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char *cluster, docset_t *members,
                         docset_t *rows, sa_error_t *error)
 {
@@ -998,7 +1021,7 @@ static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char
         size_t pos;
         if (!(ok = sa_rolldoc_read(&d, b, error)))
             break;
-        s = is_members_id(d.id) ? members : rows;
+        s = is_members_doc(&d) ? members : rows;
         pos = docset_pos(s, d.id, &found);
         if (found || !SA_VEC_GROW(s->v, s->cap, s->n, 1, 64)) {
             ok = found ? (sa_error_set(error, SA_ERR_MONGO, 0, "rollup %s stored twice", d.id), false) : sa_error_nomem(error);
@@ -1177,7 +1200,7 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
                 (*differ)++;
                 if (out)
                     fprintf(out, "rollup %s: missing\n", want.v[i].id);
-            } else if (want.v[i].day != SA_UNSET) { /* the day's rows: the sums of its stored members */
+            } else if (sa_rollup_kind(want.v[i].day) == SA_ROLLUP_K_DAY) { /* the day's rows: the sums of its members */
                 char *rid = sa_rollup_rows_id(cluster, want.v[i].day);
                 size_t rpos = rid ? docset_pos(&have_rows, rid, &found) : 0;
                 if (!rid || !found || !sa_rolldoc_rows_match(&want.v[i], &have_rows.v[rpos]) ||
@@ -1205,7 +1228,7 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
             if (mid)
                 docset_pos(&want, mid, &found);
             free(mid);
-            if (found && have_rows.v[i].day != SA_UNSET)
+            if (found && sa_rollup_kind(have_rows.v[i].day) == SA_ROLLUP_K_DAY)
                 continue;
             (*differ)++;
             if (out)

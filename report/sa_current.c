@@ -18,6 +18,7 @@
 
 #include "sa_jobview.h"
 #include "sa_prom.h"
+#include "sa_rollread.h"
 #include "sa_rutil.h"
 #include "sa_vec.h"
 
@@ -67,6 +68,16 @@ static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char 
     return true;
 }
 
+/* One job counted under its groupings, from a document or a job list. */
+static bool tally_job(cur_ctx_t *c, const char *partition, const char *account, const char *user, const char *state,
+                      int64_t g, sa_error_t *error)
+{
+    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", partition, state, g, error)) &&
+           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", account, state, g, error)) &&
+           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", user, state, g, error)) &&
+           tally_add(c, "all", "", state, g, error);
+}
+
 static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     cur_ctx_t *c = vctx;
@@ -76,10 +87,7 @@ static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
         return false;
     /* a pending job's GPUs are those it asks for; the others' those of their (last) run */
     g = j->state && strcmp(j->state, "PENDING") == 0 ? j->req_gpus : j->gpus;
-    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", j->partition, j->state, g, error)) &&
-           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", j->account, j->state, g, error)) &&
-           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", j->user, j->state, g, error)) &&
-           tally_add(c, "all", "", j->state, g, error);
+    return tally_job(c, j->partition, j->account, j->user, j->state, g, error);
 }
 
 static cur_ctx_t *cur_sort;
@@ -189,6 +197,47 @@ static bool write_prometheus(const sa_report_opts_t *o, sa_rdb_t *db, const sa_r
     return ok;
 }
 
+typedef struct {
+    cur_ctx_t *c;
+    int64_t since, now;
+} list_ctx_t;
+
+/*
+ * The records of a job list document: a live shard's jobs not marked vanished (section 0),
+ * an ended day's jobs that ended in [since, now) (section 1).
+ */
+static bool on_list(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
+{
+    list_ctx_t *l = vctx;
+    bool live = sa_rollup_kind(d->day) == SA_ROLLUP_K_LIVE;
+
+    l->c->sect = live ? 0 : 1;
+    for (size_t i = 0; i < d->nm; i++) {
+        for (size_t r = 0; r < d->m[i].nrec; r++) {
+            const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
+            char *const *k = d->keys[x[SA_RR_KEY]].s;
+            const char *state = x[SA_RR_STATE] >= 0 ? d->states[x[SA_RR_STATE]] : NULL;
+            if (live ? x[SA_RR_ENDED_AT] >= 0 : (x[SA_RR_END] < l->since || x[SA_RR_END] >= l->now))
+                continue;
+            if (!tally_job(l->c, k[2][0] ? k[2] : NULL, k[0][0] ? k[0] : NULL, k[1][0] ? k[1] : NULL, state,
+                           x[SA_RR_GPUS], error))
+                return false;
+        }
+    }
+    return true;
+}
+
+/* count_cluster from the cluster's job lists (schema/sa_rollup.h): its live shards and the days since. */
+static bool count_cluster_lists(sa_rdb_t *db, const char *cluster, int64_t since, int64_t now, cur_ctx_t *c,
+                                size_t *docs, sa_error_t *error)
+{
+    list_ctx_t l = {c, since, now};
+    if (!sa_rollread_lists(db, cluster, true, since, now, on_list, &l, docs, error))
+        return false;
+    tally_merge(c);
+    return true;
+}
+
 /* Counts the jobs of cluster: those of its latest snapshot (section 0), those finished in [since, now) (1). */
 static bool count_cluster(sa_rdb_t *db, const char *cluster, int64_t since, int64_t now, cur_ctx_t *c,
                           sa_error_t *error)
@@ -261,7 +310,8 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
     int64_t since = o->since != SA_UNSET ? o->since : o->now - 86400;
     unsigned by = o->by ? o->by : (SA_BY_PARTITION | SA_BY_ACCOUNT | SA_BY_USER);
     json_t *extra = NULL;
-    bool ok = false;
+    size_t docs = 0;
+    bool ok = false, all_lists = true;
 
     (void)warn;
     sa_rtable_init(&t, current_cols, K_N);
@@ -283,10 +333,14 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
     }
     for (size_t ci = 0; ci < cl.n; ci++) {
         cur_ctx_t *c = &per[ci];
+        bool lists = !o->from_jobs && cl.v[ci].rollup_version >= SA_ROLLUP_VERSION;
+        all_lists = all_lists && lists;
         sa_rintern_init(&c->names);
         sa_jobview_init(&c->view);
         c->by = by;
-        if (!count_cluster(db, cl.v[ci].name, since, o->now, c, error) || !tally_rows(&t, cl.v[ci].name, c, error))
+        if (!(lists ? count_cluster_lists(db, cl.v[ci].name, since, o->now, c, &docs, error)
+                    : count_cluster(db, cl.v[ci].name, since, o->now, c, error)) ||
+            !tally_rows(&t, cl.v[ci].name, c, error))
             goto done;
         sa_rpreamble_add(&preamble, "%s: latest squeue snapshot %s", cl.v[ci].name,
                         cl.v[ci].last_squeue_at == SA_UNSET ? "none" : sa_riso(cl.v[ci].last_squeue_at));
@@ -295,6 +349,10 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
                                "by their last known state. Jobs (finished): jobs that ended from %s to %s, by final "
                                "state (reused job ids included).",
                     sa_riso(since), sa_riso(o->now));
+    if (o->verbose && all_lists)
+        fprintf(o->verbose, "# read: %zu rollup document(s) by _id\n", docs);
+    else if (o->verbose)
+        fprintf(o->verbose, "# read: the job documents (%s)\n", o->from_jobs ? "--from-jobs" : "a cluster has no rollups");
     if (o->format == SA_FMT_PROMETHEUS) {
         ok = write_prometheus(o, db, &cl, per, since, out, error);
         goto done;

@@ -169,6 +169,8 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
     if (!sa_jobview_read(&e->view, doc, error) || !sa_rcontrib_of(&e->contrib, &e->view, error))
         return false;
     for (size_t d = 0; d < c->ndays; d++) {
+        if (sa_rollup_kind(c->days[d].day) != SA_ROLLUP_K_DAY)
+            continue; /* runs end on days; the job lists hold no efficiency */
         for (size_t i = 0; i < c->days[d].nrec; i++) {
             const int64_t *r = &c->days[d].rec[i * SA_RR_NF];
             eacc_t *x;

@@ -44,6 +44,7 @@
 
 #include "sa_jobview.h"
 #include "sa_nodegpu.h"
+#include "sa_rollread.h"
 #include "sa_rutil.h"
 #include "sa_usage.h"
 
@@ -125,7 +126,7 @@ static bool on_vanished(const bson_t *doc, void *vctx, sa_error_t *error)
 
     if (!sa_jobview_read(&c->view, doc, error))
         return false;
-    if (j->vanished_at == SA_UNSET)
+    if (j->vanished_at == SA_UNSET || j->final)
         return true;
     closed_chance = (c->c->last_sacct_at != SA_UNSET && c->c->last_sacct_at > j->vanished_at) ||
                     c->o->now - j->vanished_at > c->o->stale_s;
@@ -136,6 +137,16 @@ static bool on_vanished(const bson_t *doc, void *vctx, sa_error_t *error)
              closed_chance ? "sacct did not close it" : "waiting for sacct");
     return hrow(c->h, c->c->name, "vanished-job", closed_chance ? "error" : "warning", subject, j->vanished_at, detail,
                 error);
+}
+
+/* The _ids of a live shard's jobs marked vanished, into the sa_strv_t ctx. */
+static bool on_live_vanished(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
+{
+    for (size_t i = 0; i < d->nm; i++) {
+        if (d->m[i].nrec && d->m[i].rec[SA_RR_ENDED_AT] >= 0 && !sa_strv_push(ctx, d->m[i].id))
+            return sa_error_nomem(error);
+    }
+    return true;
 }
 
 static bool on_superseded(const bson_t *doc, void *vctx, sa_error_t *error)
@@ -183,12 +194,63 @@ static bool sum_gpu_config(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *er
     return true;
 }
 
-static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, int64_t start, int64_t end,
-                               hctx_t *h, sa_error_t *error);
+static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, bool lists, int64_t start,
+                               int64_t end, hctx_t *h, sa_error_t *error);
+
+#define ID_BATCH 400 /* _ids per $in query */
+
+/* The job id a document _id "<cluster>:<job_id>[:<submit>]" names (0 when none). */
+static int64_t id_job(const char *id)
+{
+    const char *p = strchr(id, ':');
+    return p ? strtoll(p + 1, NULL, 10) : 0;
+}
+
+static int id_job_cmp(const void *x, const void *y)
+{
+    const char *a = *(char *const *)x, *b = *(char *const *)y;
+    int64_t ja = id_job(a), jb = id_job(b);
+    return ja != jb ? (ja < jb ? -1 : 1) : strcmp(a, b);
+}
+
+/*
+ * Reads the job documents ids names from coll, ID_BATCH by _id per query, in job id
+ * order (ids is sorted so, duplicates dropped).
+ */
+static bool each_by_id(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
+                       void *ctx, sa_error_t *error)
+{
+    size_t n = 0;
+    bool ok = true;
+
+    if (ids->n > 1)
+        qsort(ids->v, ids->n, sizeof *ids->v, id_job_cmp);
+    for (size_t i = 0; i < ids->n; i++) {
+        if (n && strcmp(ids->v[n - 1], ids->v[i]) == 0)
+            free(ids->v[i]);
+        else
+            ids->v[n++] = ids->v[i];
+    }
+    ids->n = n;
+    for (size_t off = 0; ok && off < n; off += ID_BATCH) {
+        size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
+        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
+        sa_bson_append_in_strings(&filter, "_id", ids->v + off, end - off);
+        BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
+        BSON_APPEND_INT32(&sub, "job_id", 1);
+        bson_append_document_end(&opts, &sub);
+        if (projection)
+            BSON_APPEND_DOCUMENT(&opts, "projection", projection);
+        ok = sa_rdb_each(db, coll, &filter, &opts, fn, ctx, error);
+        bson_destroy(&filter);
+        bson_destroy(&opts);
+    }
+    return ok;
+}
 
 /* gpu-config-unknown: nodes whose GPUs the time series does not know, in the window; then gpu-capacity. */
 static bool check_gpu_config(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster,
-                             int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
+                             bool lists, int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
 {
     gpucfg_sum_t g = {0, 0, 0};
     sa_tsdb_t *ts = NULL;
@@ -233,7 +295,7 @@ static bool check_gpu_config(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_o
         if (!hrow(h, cluster, "gpu-config-unknown", "info", "time series", SA_UNSET, detail, error))
             return false;
     }
-    return check_gpu_capacity(db, ts, cluster, start, end, h, error);
+    return check_gpu_capacity(db, ts, cluster, lists, start, end, h, error);
 }
 
 /* gpu-capacity: per node (interned names), GPU-seconds allocated to runs and GPU-hours in the series. */
@@ -345,12 +407,89 @@ static int gpucap_over_cmp(const void *x, const void *y)
  * gpu-capacity: per node, the GPU-time allocated to runs against the node's GPUs in the
  * time series, over the part of the window the series covers.
  */
-static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, int64_t start, int64_t end,
-                               hctx_t *h, sa_error_t *error)
+/* The job documents of a usage members document with GPUs in [lo, hi) (open runs: started before hi). */
+typedef struct {
+    sa_strv_t jobs, superseded;
+    const char *cluster;
+    int64_t lo, hi;
+} gpu_ids_t;
+
+static bool on_gpu_members(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
+{
+    gpu_ids_t *g = ctx;
+    bool open = d->day == SA_UNSET;
+    for (size_t i = 0; i < d->nm; i++) {
+        for (size_t r = 0; r < d->m[i].nrec; r++) {
+            const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
+            if (x[SA_RR_GPUS] <= 0 || x[SA_RR_START] >= g->hi || (!open && x[SA_RR_END] <= g->lo))
+                continue;
+            if (!sa_strv_push(sa_rollup_live_of(g->cluster, d->m[i].id) == SA_UNSET ? &g->superseded : &g->jobs,
+                              d->m[i].id))
+                return sa_error_nomem(error);
+            break;
+        }
+    }
+    return true;
+}
+
+/*
+ * The job documents with GPU runs in [lo, hi) through fn: from the window's rollup
+ * members (the documents then read by _id), or (lists false) by the usage query's shape.
+ */
+static bool each_gpu_job(sa_rdb_t *db, const char *cluster, bool lists, int64_t lo, int64_t hi, sa_rdb_doc_cb fn,
+                         void *ctx, sa_error_t *error)
+{
+    bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, proj = BSON_INITIALIZER, sub, or, alt;
+    bool ok;
+
+    BSON_APPEND_INT32(&proj, "runs.start", 1);
+    BSON_APPEND_INT32(&proj, "runs.end", 1);
+    BSON_APPEND_INT32(&proj, "runs.nodes", 1);
+    BSON_APPEND_INT32(&proj, "runs.gpus", 1);
+    if (lists) {
+        gpu_ids_t g = {.cluster = cluster, .lo = lo, .hi = hi};
+        sa_strv_init(&g.jobs);
+        sa_strv_init(&g.superseded);
+        ok = sa_rollread(db, cluster, lo, hi, true, NULL, on_gpu_members, &g, NULL, error) &&
+             each_by_id(db, "jobs", &g.jobs, &proj, fn, ctx, error) &&
+             each_by_id(db, "jobs_superseded", &g.superseded, &proj, fn, ctx, error);
+        sa_strv_clear(&g.jobs);
+        sa_strv_clear(&g.superseded);
+        bson_destroy(&proj);
+        return ok;
+    }
+    /* the runs with GPUs overlapping [lo, hi): the shape of the usage scan's filter (its indexes) */
+    BSON_APPEND_UTF8(&f, "cluster", cluster);
+    BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.start", &sub);
+    BSON_APPEND_DATE_TIME(&sub, "$lt", hi * 1000);
+    bson_append_document_end(&f, &sub);
+    BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.gpus", &sub);
+    BSON_APPEND_INT32(&sub, "$gt", 0);
+    bson_append_document_end(&f, &sub);
+    BSON_APPEND_ARRAY_BEGIN(&f, "$or", &or);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "0", &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&alt, "runs.end", &sub);
+    BSON_APPEND_DATE_TIME(&sub, "$gte", lo * 1000);
+    bson_append_document_end(&alt, &sub);
+    bson_append_document_end(&or, &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "1", &alt);
+    sa_rbson_append_final_states(&alt, "$nin");
+    bson_append_document_end(&or, &alt);
+    bson_append_array_end(&f, &or);
+    BSON_APPEND_DOCUMENT(&opts, "projection", &proj);
+    ok = sa_rdb_each(db, "jobs", &f, &opts, fn, ctx, error) &&
+         sa_rdb_each(db, "jobs_superseded", &f, &opts, fn, ctx, error);
+    bson_destroy(&f);
+    bson_destroy(&opts);
+    bson_destroy(&proj);
+    return ok;
+}
+
+static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, bool lists, int64_t start,
+                               int64_t end, hctx_t *h, sa_error_t *error)
 {
     gpucap_t g;
     sa_tsdb_coverage_t cov;
-    bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub, or, alt;
     gpucap_over_t *over = NULL;
     size_t nover = 0;
     double scale = 1;
@@ -378,32 +517,7 @@ static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster,
         scale = (double)(g.hi - g.lo) / (double)(g.hi - g.lo - cov.gap_s);
     if (!sa_tsdb_state_hours(ts, cluster, g.lo, g.hi, SA_TSDB_BY_NODE, gpucap_hours, &g, error))
         goto done;
-    /* the runs with GPUs overlapping [lo, hi): the shape of the usage scan's filter (its indexes) */
-    BSON_APPEND_UTF8(&f, "cluster", cluster);
-    BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.start", &sub);
-    BSON_APPEND_DATE_TIME(&sub, "$lt", g.hi * 1000);
-    bson_append_document_end(&f, &sub);
-    BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.gpus", &sub);
-    BSON_APPEND_INT32(&sub, "$gt", 0);
-    bson_append_document_end(&f, &sub);
-    BSON_APPEND_ARRAY_BEGIN(&f, "$or", &or);
-    BSON_APPEND_DOCUMENT_BEGIN(&or, "0", &alt);
-    BSON_APPEND_DOCUMENT_BEGIN(&alt, "runs.end", &sub);
-    BSON_APPEND_DATE_TIME(&sub, "$gte", g.lo * 1000);
-    bson_append_document_end(&alt, &sub);
-    bson_append_document_end(&or, &alt);
-    BSON_APPEND_DOCUMENT_BEGIN(&or, "1", &alt);
-    sa_rbson_append_final_states(&alt, "$nin");
-    bson_append_document_end(&or, &alt);
-    bson_append_array_end(&f, &or);
-    BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &sub);
-    BSON_APPEND_INT32(&sub, "runs.start", 1);
-    BSON_APPEND_INT32(&sub, "runs.end", 1);
-    BSON_APPEND_INT32(&sub, "runs.nodes", 1);
-    BSON_APPEND_INT32(&sub, "runs.gpus", 1);
-    bson_append_document_end(&opts, &sub);
-    if (!sa_rdb_each(db, "jobs", &f, &opts, gpucap_job, &g, error) ||
-        !sa_rdb_each(db, "jobs_superseded", &f, &opts, gpucap_job, &g, error))
+    if (!each_gpu_job(db, cluster, lists, g.lo, g.hi, gpucap_job, &g, error))
         goto done;
     over = calloc(g.names.n + 1, sizeof *over);
     if (!over) {
@@ -443,8 +557,6 @@ done:
     sa_rintern_clear(&g.names);
     sa_jobview_clear(&g.view);
     sa_strv_clear(&g.hosts);
-    bson_destroy(&f);
-    bson_destroy(&opts);
     return ok;
 }
 
@@ -495,6 +607,7 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
     int64_t times[3] = {cl->last_squeue_at, cl->last_sinfo_at, cl->last_sacct_at};
     size_t e0 = h->errors, w0 = h->warnings;
     check_ctx_t c = {.h = h, .o = o, .c = cl, .start = start, .end = end};
+    bool lists = !o->from_jobs && cl->rollup_version >= SA_ROLLUP_VERSION;
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     char detail[512], age[32], lim[32];
     bool ok = false;
@@ -515,17 +628,28 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
         if (!hrow(h, cl->name, "stale-ingest", "error", sources[i], times[i], detail, error))
             goto done;
     }
-    /* vanished unfinished jobs */
-    BSON_APPEND_UTF8(&f, "cluster", cl->name);
-    BSON_APPEND_DOCUMENT_BEGIN(&f, "vanished_at", &sub);
-    BSON_APPEND_BOOL(&sub, "$exists", true);
-    bson_append_document_end(&f, &sub);
-    sa_rbson_append_final_states(&f, "$nin");
-    BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
-    BSON_APPEND_INT32(&sub, "job_id", 1);
-    bson_append_document_end(&opts, &sub);
-    if (!sa_rdb_each(db, "jobs", &f, &opts, on_vanished, &c, error))
-        goto done;
+    /* vanished unfinished jobs: the live shards' jobs marked vanished, read by _id; else a query */
+    if (lists) {
+        sa_strv_t ids;
+        sa_strv_init(&ids);
+        ok = sa_rollread_lists(db, cl->name, true, 0, 0, on_live_vanished, &ids, NULL, error) &&
+             each_by_id(db, "jobs", &ids, NULL, on_vanished, &c, error);
+        sa_strv_clear(&ids);
+        if (!ok)
+            goto done;
+        ok = false;
+    } else {
+        BSON_APPEND_UTF8(&f, "cluster", cl->name);
+        BSON_APPEND_DOCUMENT_BEGIN(&f, "vanished_at", &sub);
+        BSON_APPEND_BOOL(&sub, "$exists", true);
+        bson_append_document_end(&f, &sub);
+        sa_rbson_append_final_states(&f, "$nin");
+        BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
+        BSON_APPEND_INT32(&sub, "job_id", 1);
+        bson_append_document_end(&opts, &sub);
+        if (!sa_rdb_each(db, "jobs", &f, &opts, on_vanished, &c, error))
+            goto done;
+    }
     /* reused job ids */
     bson_reinit(&f);
     bson_reinit(&opts);
@@ -570,7 +694,7 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
     bson_append_document_end(&opts, &sub);
     if (!sa_rdb_each(db, "ingest_runs", &f, &opts, on_failed_run, &c, error))
         goto done;
-    if (!check_gpu_config(db, tsdbs, o, cl->name, start, end, h, error) ||
+    if (!check_gpu_config(db, tsdbs, o, cl->name, lists, start, end, h, error) ||
         (cl->in_archive && !check_gpu_type(db, o, cl->name, start, end, h, error)))
         goto done;
     /* the cluster's summary */

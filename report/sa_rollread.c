@@ -42,25 +42,31 @@ static bool read_ids(sa_rdb_t *db, char **ids, size_t n, rctx_t *r, sa_error_t *
     return ok;
 }
 
+/* The UTC days [from, to) touches, clamped to the days an _id can name: *d0 the first, the count returned. */
+static size_t day_range(int64_t from, int64_t to, int64_t *d0)
+{
+    *d0 = 0;
+    if (from < 0)
+        from = 0;
+    if (to > SA_ROLLUP_LAST_DAY + SA_DAY)
+        to = SA_ROLLUP_LAST_DAY + SA_DAY;
+    if (to <= from)
+        return 0;
+    *d0 = sa_rollup_day(from);
+    return (size_t)((sa_rollup_day(to - 1) - *d0) / SA_DAY + 1);
+}
+
 bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bool open, sa_rollread_whole_fn whole,
                  sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error)
 {
     rctx_t r = {fn, ctx, {0}, docs};
     char **whole_ids = NULL, **part_ids = NULL;
-    size_t nw = 0, np = 0, ndays = 0;
-    int64_t d0, d1;
+    size_t nw = 0, np = 0, ndays;
+    int64_t d0;
     bool ok = true;
 
     sa_rolldoc_init(&r.doc);
-    if (to > from) {
-        if (from < 0)
-            from = 0;
-        if (to > SA_ROLLUP_LAST_DAY + SA_DAY)
-            to = SA_ROLLUP_LAST_DAY + SA_DAY;
-        d0 = sa_rollup_day(from);
-        d1 = sa_rollup_day(to - 1);
-        ndays = d1 >= d0 ? (size_t)((d1 - d0) / SA_DAY + 1) : 0;
-    }
+    ndays = day_range(from, to, &d0);
     whole_ids = calloc(ndays + 1, sizeof *whole_ids);
     part_ids = calloc(ndays + 2, sizeof *part_ids);
     if (!whole_ids || !part_ids) {
@@ -94,5 +100,38 @@ done:
     free(whole_ids);
     free(part_ids);
     sa_rolldoc_clear(&r.doc);
+    return ok;
+}
+
+bool sa_rollread_ids(sa_rdb_t *db, char **ids, size_t n, sa_rollread_fn fn, void *ctx, size_t *docs,
+                     sa_error_t *error)
+{
+    rctx_t r = {fn, ctx, {0}, docs};
+    bool ok;
+    sa_rolldoc_init(&r.doc);
+    ok = read_ids(db, ids, n, &r, error);
+    sa_rolldoc_clear(&r.doc);
+    return ok;
+}
+
+bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t from, int64_t to, sa_rollread_fn fn,
+                       void *ctx, size_t *docs, sa_error_t *error)
+{
+    size_t n = 0, ndays;
+    int64_t d0;
+    char **ids;
+    bool ok = true;
+
+    ndays = day_range(from, to, &d0);
+    if (!(ids = calloc(ndays + SA_ROLLUP_LIVE_SHARDS + 1, sizeof *ids)))
+        return sa_error_nomem(error);
+    for (int k = 0; ok && live && k < SA_ROLLUP_LIVE_SHARDS; k++)
+        ok = (ids[n++] = sa_rollup_id(cluster, SA_ROLLUP_LIVE + k)) != NULL;
+    for (size_t i = 0; ok && i < ndays; i++)
+        ok = (ids[n++] = sa_rollup_id(cluster, d0 + (int64_t)i * SA_DAY + SA_ROLLUP_ENDED)) != NULL;
+    ok = ok ? sa_rollread_ids(db, ids, n, fn, ctx, docs, error) : sa_error_nomem(error);
+    for (size_t i = 0; i < n; i++)
+        free(ids[i]);
+    free(ids);
     return ok;
 }

@@ -28,4 +28,15 @@ typedef bool (*sa_rollread_fn)(const sa_rolldoc_t *d, void *ctx, sa_error_t *err
 bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bool open, sa_rollread_whole_fn whole,
                  sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error);
 
+/* Reads the rollup documents ids[0..n) by _id (absent ones are skipped); *docs (may be NULL) counts them. */
+bool sa_rollread_ids(sa_rdb_t *db, char **ids, size_t n, sa_rollread_fn fn, void *ctx, size_t *docs,
+                     sa_error_t *error);
+
+/*
+ * Reads a cluster's job lists (schema/sa_rollup.h): its live shards when live, and the
+ * ended lists of the days [from, to) touches.
+ */
+bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t from, int64_t to, sa_rollread_fn fn,
+                       void *ctx, size_t *docs, sa_error_t *error);
+
 #endif

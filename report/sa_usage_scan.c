@@ -61,6 +61,9 @@ static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
         return false;
     for (size_t d = 0; d < c->ndays; d++) {
         const sa_rcday_t *day = &c->days[d];
+        sa_rollup_kind_t kind = sa_rollup_kind(day->day);
+        if (kind != SA_ROLLUP_K_DAY && kind != SA_ROLLUP_K_OPEN)
+            continue; /* the job lists (live, ended): no usage */
         for (size_t r = 0; r < day->nrec; r++) {
             const int64_t *x = &day->rec[r * SA_RR_NF];
             const sa_rkey_t *key = &c->keys[x[SA_RR_KEY]];

@@ -2,6 +2,7 @@
  * sa_rollup.c - usage rollups (sa_rollup.h): a job document's contribution to the days
  * of its cluster, and the rollup documents that hold them.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "sa_rollup.h"
 
 #include <math.h>
@@ -21,35 +22,67 @@ int64_t sa_rollup_day(int64_t t)
     return d * SA_DAY;
 }
 
-/* "<cluster>:<YYYY-MM-DD><suffix>", or "<cluster>:open" (day SA_UNSET). */
+sa_rollup_kind_t sa_rollup_kind(int64_t day)
+{
+    if (day == SA_UNSET)
+        return SA_ROLLUP_K_OPEN;
+    if (day >= SA_ROLLUP_LIVE && day < SA_ROLLUP_LIVE + SA_ROLLUP_LIVE_SHARDS)
+        return SA_ROLLUP_K_LIVE;
+    return sa_rollup_day(day) == day ? SA_ROLLUP_K_DAY : SA_ROLLUP_K_ENDED;
+}
+
+int64_t sa_rollup_live_of(const char *cluster, const char *id)
+{
+    size_t n = strlen(cluster);
+    const char *p;
+    uint64_t job = 0;
+
+    if (strncmp(id, cluster, n) != 0 || id[n] != ':' || !id[n + 1])
+        return SA_UNSET;
+    for (p = id + n + 1; *p; p++) {
+        if (*p < '0' || *p > '9')
+            return SA_UNSET; /* jobs_superseded's ":<submit>", or not a job id */
+        job = job * 10 + (uint64_t)(*p - '0');
+    }
+    return SA_ROLLUP_LIVE + (int64_t)(job % SA_ROLLUP_LIVE_SHARDS);
+}
+
+/* "<cluster>:<YYYY-MM-DD><suffix>" of a day's start; NULL on out of memory or a day no _id can name. */
 static char *day_id(const char *cluster, int64_t day, const char *suffix)
 {
     size_t n = strlen(cluster) + 24;
     char *s = malloc(n);
+    time_t tt = (time_t)day;
+    struct tm tm;
     if (!s)
         return NULL;
-    if (day == SA_UNSET) {
-        snprintf(s, n, "%s:open", cluster);
-    } else {
-        time_t tt = (time_t)day;
-        struct tm tm;
-        if (!gmtime_r(&tt, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0) {
-            free(s);
-            return NULL;
-        }
-        snprintf(s, n, "%s:%04d-%02d-%02d%s", cluster, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, suffix);
+    if (!gmtime_r(&tt, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0) {
+        free(s);
+        return NULL;
     }
+    snprintf(s, n, "%s:%04d-%02d-%02d%s", cluster, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, suffix);
     return s;
 }
 
 char *sa_rollup_id(const char *cluster, int64_t day)
 {
+    char *s = NULL;
+    switch (sa_rollup_kind(day)) {
+    case SA_ROLLUP_K_OPEN:
+        return asprintf(&s, "%s:open", cluster) < 0 ? NULL : s;
+    case SA_ROLLUP_K_LIVE:
+        return asprintf(&s, "%s:live:%d", cluster, (int)(day - SA_ROLLUP_LIVE)) < 0 ? NULL : s;
+    case SA_ROLLUP_K_ENDED:
+        return day_id(cluster, day - SA_ROLLUP_ENDED, ":e");
+    case SA_ROLLUP_K_DAY:
+        break;
+    }
     return day_id(cluster, day, ":m");
 }
 
 char *sa_rollup_rows_id(const char *cluster, int64_t day)
 {
-    return day == SA_UNSET ? NULL : day_id(cluster, day, "");
+    return sa_rollup_kind(day) == SA_ROLLUP_K_DAY ? day_id(cluster, day, "") : NULL;
 }
 
 /* ---- a job document's contribution ----------------------------------------------------- */
@@ -222,6 +255,50 @@ static bool run_day(sa_rcontrib_t *c, const sa_jobview_t *j, const sa_typed_run_
     return true;
 }
 
+static int64_t or_zero(int64_t v)
+{
+    return v == SA_UNSET ? 0 : v;
+}
+
+/*
+ * The job's record in the lists: an unfinished document of `jobs` in its live shard, a
+ * final one in the ended list of its end's day (sa_rollup.h).
+ */
+static bool job_lists(sa_rcontrib_t *c, const sa_jobview_t *j)
+{
+    const char *id = j->has_id && j->id.value_type == BSON_TYPE_UTF8 ? j->id.value.v_utf8.str : NULL;
+    bool pending = j->state && strcmp(j->state, "PENDING") == 0;
+    int64_t day, *x, key;
+    sa_rcday_t *d;
+
+    if (!id || !j->cluster)
+        return true;
+    if (!j->final) {
+        if ((day = sa_rollup_live_of(j->cluster, id)) == SA_UNSET)
+            return true; /* an unfinished document of jobs_superseded: in no listing of the queue */
+    } else {
+        if (j->end == SA_UNSET || j->end < 0 || j->end >= SA_ROLLUP_LAST_DAY + SA_DAY)
+            return true; /* no end (or none of this world): in no day's list */
+        day = sa_rollup_day(j->end) + SA_ROLLUP_ENDED;
+    }
+    if (!(d = contrib_day(c, day)) || !(x = day_rec(d)) || (key = contrib_key(c, j, "")) < 0)
+        return false;
+    x[SA_RR_KEY] = key;
+    if (j->state && (x[SA_RR_STATE] = contrib_state(c, j->state)) < 0)
+        return false;
+    x[SA_RR_GPUS] = pending ? j->req_gpus : j->gpus;
+    x[SA_RR_CPUS] = or_zero(pending || j->cpus == SA_UNSET ? j->req_cpus : j->cpus);
+    x[SA_RR_MEM] = or_zero(j->req_mem_mb);
+    if (!j->final) {
+        x[SA_RR_START] = j->submit == SA_UNSET ? -1 : j->submit;
+        x[SA_RR_ENDED_AT] = j->vanished_at == SA_UNSET ? -1 : j->vanished_at;
+    } else {
+        x[SA_RR_START] = j->start == SA_UNSET ? -1 : j->start;
+        x[SA_RR_END] = j->end;
+    }
+    return true;
+}
+
 bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error)
 {
     c->nkeys = c->nstates = c->ndays = 0;
@@ -248,7 +325,7 @@ bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error)
                 return sa_error_nomem(error);
         }
     }
-    return true;
+    return job_lists(c, j) || sa_error_nomem(error);
 }
 
 void sa_rollup_projection(bson_t *opts)
@@ -258,7 +335,7 @@ void sa_rollup_projection(bson_t *opts)
         "state",     "end",           "vanished_at",    "alloc.billing", "req.mem_mb", "runs.start",
         "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
         "runs.gpu_type_source", "runs.cpus", "runs.mem_mb", "runs.elapsed_s", "runs.usage",
-        "history.state", "history.at", NULL};
+        "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus", NULL};
     bson_t proj;
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);
     for (const char *const *f = fields; *f; f++)
@@ -498,7 +575,7 @@ bool sa_rolldoc_sums(const sa_rolldoc_t *d, sa_rsum_t **sums, int64_t **ended, s
         for (size_t r = 0; r < d->m[i].nrec; r++) {
             const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
             sa_rsum_t *s = &(*sums)[x[SA_RR_KEY]];
-            int64_t len = d->day == SA_UNSET ? 0 : x[SA_RR_END] - x[SA_RR_START];
+            int64_t len = sa_rollup_kind(d->day) != SA_ROLLUP_K_DAY ? 0 : x[SA_RR_END] - x[SA_RR_START];
             s->gpu_s += x[SA_RR_GPUS] * len;
             s->cpu_s += x[SA_RR_CPUS] * len;
             s->mem_mb_s += x[SA_RR_MEM] * len;
@@ -569,7 +646,7 @@ static bool get_var(const uint8_t *m, size_t len, size_t *pos, int64_t *v)
 /* Times of a day document's records are kept as seconds into the day (small varints). */
 static int64_t rel_time(int f, int64_t val, int64_t day, bool encode)
 {
-    if (day == SA_UNSET || (f != SA_RR_START && f != SA_RR_END && f != SA_RR_ENDED_AT) ||
+    if (sa_rollup_kind(day) != SA_ROLLUP_K_DAY || (f != SA_RR_START && f != SA_RR_END && f != SA_RR_ENDED_AT) ||
         (f == SA_RR_ENDED_AT && val < 0))
         return val;
     return encode ? val - day : val + day;
@@ -756,8 +833,21 @@ bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_
     if (canon_make(d, &c)) {
         BSON_APPEND_UTF8(out, "_id", d->id);
         BSON_APPEND_UTF8(out, "cluster", d->cluster);
-        if (d->day != SA_UNSET)
+        switch (sa_rollup_kind(d->day)) {
+        case SA_ROLLUP_K_DAY:
             BSON_APPEND_DATE_TIME(out, "day", d->day * 1000);
+            break;
+        case SA_ROLLUP_K_ENDED:
+            BSON_APPEND_DATE_TIME(out, "day", (d->day - SA_ROLLUP_ENDED) * 1000);
+            BSON_APPEND_UTF8(out, "kind", "ended");
+            break;
+        case SA_ROLLUP_K_LIVE:
+            BSON_APPEND_UTF8(out, "kind", "live");
+            BSON_APPEND_INT32(out, "shard", (int32_t)(d->day - SA_ROLLUP_LIVE));
+            break;
+        case SA_ROLLUP_K_OPEN:
+            break;
+        }
         BSON_APPEND_INT64(out, "_v", v);
         append_tables(d, &c, out);
         ok = append_members(d, &c, out);
@@ -976,6 +1066,8 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
     const uint8_t *ids = NULL, *m = NULL;
     uint32_t idlen = 0, mlen = 0;
     int64_t nf = SA_RR_NF;
+    const char *kind = NULL;
+    int32_t shard = -1;
     bool has_rows = false, enc_ok = false;
 
     sa_rolldoc_clear(d);
@@ -996,6 +1088,10 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             d->v = bson_iter_as_int64(&it);
         } else if (strcmp(k, "m_v") == 0 && (BSON_ITER_HOLDS_INT64(&it) || BSON_ITER_HOLDS_INT32(&it))) {
             d->m_v = bson_iter_as_int64(&it);
+        } else if (strcmp(k, "kind") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
+            kind = bson_iter_utf8(&it, NULL);
+        } else if (strcmp(k, "shard") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
+            shard = bson_iter_int32(&it);
         } else if (strcmp(k, "nf") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
             nf = bson_iter_int32(&it);
         } else if (strcmp(k, "enc") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
@@ -1017,6 +1113,13 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
     }
     if (!d->id || !d->cluster)
         return bad(error, d->id, "no _id or cluster");
+    if (kind && strcmp(kind, "ended") == 0 && d->day != SA_UNSET)
+        d->day += SA_ROLLUP_ENDED;
+    else if (kind && strcmp(kind, "live") == 0) {
+        if (shard < 0 || shard >= SA_ROLLUP_LIVE_SHARDS)
+            return bad(error, d->id, "a live shard out of range");
+        d->day = SA_ROLLUP_LIVE + shard;
+    }
     if ((ids || m) && (nf != SA_RR_NF || !enc_ok))
         return bad(error, d->id, "written by another version of slurm-ingest (record size differs): run "
                                  "`slurm-ingest rollup --rebuild`");

@@ -26,6 +26,18 @@
  * (no end yet): their start and rates, counted by a report up to the cluster's last
  * observation. A poll rewrites it only when a run starts or ends.
  *
+ * Two lists of job documents, with the same members, versions and tombstones, so that
+ * `current` and `health` read their answer by _id too:
+ *   "<cluster>:live:<k>"  the unfinished jobs of `jobs` (k = job id mod
+ *            SA_ROLLUP_LIVE_SHARDS, so that a queue of millions stays under 16 MB a
+ *            document): one record each, its state, GPUs (asked for while pending),
+ *            CPUs, memory asked for, submit time (START) and vanished_at (ENDED_AT, -1
+ *            when listed);
+ *   "<cluster>:<YYYY-MM-DD>:e"  the final documents (jobs and jobs_superseded) whose end
+ *            is that day: state, GPUs, CPUs, start and end.
+ * A contribution names its documents by a "day" value (sa_rollup_kind): a day's start,
+ * SA_UNSET (open), SA_ROLLUP_LIVE + k (live shard k), a day's start + SA_ROLLUP_ENDED.
+ *
  * Each member is replaced whole from the job document (never incremented), and only
  * by a document version at least as new as the one it came from, so writing the same
  * job twice, in any order, from two writers or after a crash, gives the same rollups as
@@ -46,7 +58,7 @@
 
 #define SA_ROLLUP_COLL "rollups"
 /* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt. */
-#define SA_ROLLUP_VERSION 1
+#define SA_ROLLUP_VERSION 2
 /* The encoding of the packed members ("enc"): zigzag varints. */
 #define SA_ROLLUP_ENC "varint1"
 /* The idle threshold of the efficiency sums kept in rollups (percent; efficiency's default). */
@@ -58,6 +70,20 @@
 #define SA_ROLLUP_TOMBSTONE_S 3600
 /* The last day a rollup _id can name (9999-12-31). */
 #define SA_ROLLUP_LAST_DAY 253402214400LL
+/* The live shards' "day" values: SA_ROLLUP_LIVE + k, k < SA_ROLLUP_LIVE_SHARDS. */
+#define SA_ROLLUP_LIVE (INT64_MIN + 1)
+#define SA_ROLLUP_LIVE_SHARDS 16
+/* A day's start + SA_ROLLUP_ENDED: the jobs that ended that day. */
+#define SA_ROLLUP_ENDED 1
+
+/* What a "day" value names. */
+typedef enum { SA_ROLLUP_K_DAY, SA_ROLLUP_K_OPEN, SA_ROLLUP_K_LIVE, SA_ROLLUP_K_ENDED } sa_rollup_kind_t;
+sa_rollup_kind_t sa_rollup_kind(int64_t day);
+/*
+ * The live shard of job document id of cluster ("<cluster>:<job_id>"): SA_ROLLUP_LIVE + k;
+ * SA_UNSET for any other _id (jobs_superseded's "<cluster>:<job_id>:<submit>").
+ */
+int64_t sa_rollup_live_of(const char *cluster, const char *id);
 
 /* The fields of a member record (int64 each). */
 enum {
@@ -140,9 +166,12 @@ typedef struct {
     bool changed;
 } sa_rolldoc_t;
 
-/* The _id of a cluster's members document of a day, "<cluster>:<YYYY-MM-DD>:m" (SA_UNSET: "<cluster>:open"). */
+/*
+ * The _id of a cluster's members document of a day, "<cluster>:<YYYY-MM-DD>:m" (SA_UNSET:
+ * "<cluster>:open"; live shard k: "<cluster>:live:<k>"; ended: "<cluster>:<YYYY-MM-DD>:e").
+ */
 char *sa_rollup_id(const char *cluster, int64_t day);
-/* The _id of a cluster's rows document of a day, "<cluster>:<YYYY-MM-DD>" (SA_UNSET: NULL). */
+/* The _id of a cluster's rows document of a day, "<cluster>:<YYYY-MM-DD>" (any other kind: NULL). */
 char *sa_rollup_rows_id(const char *cluster, int64_t day);
 /* The start of the UTC day holding t. */
 int64_t sa_rollup_day(int64_t t);

@@ -84,8 +84,12 @@ static void test_contrib_across_midnight(void **state)
     sa_jobview_init(&v);
     sa_rcontrib_init(&c);
     contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndays, 2);
+    assert_int_equal(c.ndays, 3); /* two days of usage, and the ended list of 10-05 */
     assert_null(day_of(&c, SA_UNSET));
+    assert_non_null(x = day_of(&c, D4 + 24 * H + SA_ROLLUP_ENDED));
+    assert_int_equal(x->nrec, 1);
+    assert_int_equal(x->rec[SA_RR_END], D4 + 26 * H);
+    assert_string_equal(c.states[x->rec[SA_RR_STATE]], "COMPLETED");
     assert_non_null(x = day_of(&c, D4));
     assert_int_equal(x->nrec, 1);
     assert_int_equal(x->rec[SA_RR_START], D4 + 22 * H);
@@ -165,6 +169,99 @@ static void test_contrib_requeue_open_and_split(void **state)
     contrib_of_json(&v, &c, &b, json);
     assert_non_null(x = day_of(&c, D4));
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], SA_GPU_TYPE_UNKNOWN);
+    bson_destroy(b);
+    sa_rcontrib_clear(&c);
+    sa_jobview_clear(&v);
+}
+
+/*
+ * The job lists: a pending job of `jobs` is in live shard 1234 mod 16 = 2 with the GPUs it
+ * asks for; marked vanished, the same record carries vanished_at; its jobs_superseded
+ * copy (unfinished) is in no list; a final job is in the ended list of its end's day.
+ * The documents keep their kind through BSON.
+ */
+static void test_contrib_job_lists(void **state)
+{
+    char json[1024];
+    sa_jobview_t v;
+    sa_rcontrib_t c;
+    sa_rolldoc_t d, back;
+    sa_error_t err;
+    bson_t *b, out = BSON_INITIALIZER;
+    const sa_rcday_t *x;
+    char *id;
+    (void)state;
+
+    assert_int_equal(sa_rollup_live_of("c", "c:1234"), SA_ROLLUP_LIVE + 2);
+    assert_int_equal(sa_rollup_live_of("c", "c:1234:1700000000"), SA_UNSET);
+    assert_int_equal(sa_rollup_live_of("c", "cc:1234"), SA_UNSET);
+    assert_int_equal(sa_rollup_kind(SA_ROLLUP_LIVE + 15), SA_ROLLUP_K_LIVE);
+    assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_ENDED), SA_ROLLUP_K_ENDED);
+    assert_int_equal(sa_rollup_kind(D4), SA_ROLLUP_K_DAY);
+    assert_string_equal(id = sa_rollup_id("c", SA_ROLLUP_LIVE + 2), "c:live:2");
+    free(id);
+    assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_ENDED), "c:2026-10-04:e");
+    free(id);
+    assert_null(sa_rollup_rows_id("c", D4 + SA_ROLLUP_ENDED));
+
+    sa_jobview_init(&v);
+    sa_rcontrib_init(&c);
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:1234\", \"job_id\": 1234, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
+             "\"partition\": \"gpu\", \"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, \"gpus\": 0, "
+             "\"req\": {\"gpus\": 4, \"cpus\": 32}, \"vanished_at\": {\"$date\": %lld}}",
+             (D4 + H) * 1000, (D4 + 3 * H) * 1000);
+    contrib_of_json(&v, &c, &b, json);
+    assert_int_equal(c.ndays, 1);
+    assert_non_null(x = day_of(&c, SA_ROLLUP_LIVE + 2));
+    assert_int_equal(x->rec[SA_RR_GPUS], 4);
+    assert_int_equal(x->rec[SA_RR_CPUS], 32);
+    assert_int_equal(x->rec[SA_RR_START], D4 + H);
+    assert_int_equal(x->rec[SA_RR_ENDED_AT], D4 + 3 * H);
+    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[2], "gpu");
+    assert_string_equal(c.states[x->rec[SA_RR_STATE]], "PENDING");
+    /* the live shard through BSON: its kind and record come back */
+    assert_true(sa_rolldoc_new(&d, "c", SA_ROLLUP_LIVE + 2, &err));
+    assert_true(sa_rolldoc_put(&d, "c:1234", 7, &c, &err));
+    assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
+    sa_rolldoc_init(&back);
+    assert_true(sa_rolldoc_read(&back, &out, &err));
+    assert_int_equal(back.day, SA_ROLLUP_LIVE + 2);
+    assert_string_equal(back.id, "c:live:2");
+    assert_true(sa_rolldoc_equal(&d, &back));
+    sa_rolldoc_clear(&back);
+    sa_rolldoc_clear(&d);
+    bson_reinit(&out);
+    bson_destroy(b);
+
+    /* the same job kept aside by a reuse of its id: in no list */
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:1234:%lld\", \"job_id\": 1234, \"cluster\": \"c\", \"state\": \"RUNNING\"}",
+             (D4 + H));
+    contrib_of_json(&v, &c, &b, json);
+    assert_int_equal(c.ndays, 0);
+    bson_destroy(b);
+
+    /* final: the ended list of its end's day */
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:7\", \"job_id\": 7, \"cluster\": \"c\", \"state\": \"CANCELLED\", \"gpus\": 1, "
+             "\"end\": {\"$date\": %lld}}",
+             (D4 + 5 * H) * 1000);
+    contrib_of_json(&v, &c, &b, json);
+    assert_int_equal(c.ndays, 1);
+    assert_non_null(x = day_of(&c, D4 + SA_ROLLUP_ENDED));
+    assert_int_equal(x->rec[SA_RR_END], D4 + 5 * H);
+    assert_int_equal(x->rec[SA_RR_START], -1);
+    assert_true(sa_rolldoc_new(&d, "c", D4 + SA_ROLLUP_ENDED, &err));
+    assert_true(sa_rolldoc_put(&d, "c:7", 2, &c, &err));
+    assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
+    sa_rolldoc_init(&back);
+    assert_true(sa_rolldoc_read(&back, &out, &err));
+    assert_int_equal(back.day, D4 + SA_ROLLUP_ENDED);
+    assert_true(sa_rolldoc_equal(&d, &back));
+    sa_rolldoc_clear(&back);
+    sa_rolldoc_clear(&d);
+    bson_destroy(&out);
     bson_destroy(b);
     sa_rcontrib_clear(&c);
     sa_jobview_clear(&v);
@@ -518,6 +615,49 @@ static void test_equal_to_documents(void **state)
             }
         }
     }
+    /* current and health read the job lists: equal to their queries, with a vanished job (alpha's 111) */
+    {
+        static const char *const at[] = {"2026-09-30T12:00:00Z", "2026-10-01T12:00:00Z"};
+        static const char *const files[] = {"report-squeue-alpha-0930.json", "report-squeue-alpha-1001.json"};
+        static const char *const lists[][8] = {
+            {"current", "--now", "2026-11-01T04:00:00Z", "--since", "2026-10-01", NULL},
+            {"current", "--now", "2026-11-01T04:00:00Z", "--since", "2026-10-31T22:30:00", NULL},
+            {"current", "--now", "2026-10-15T12:00:00Z", "--since", "2026-10-15T05:17:00", NULL},
+            {"health", "--now", "2026-11-01T04:00:00Z", "-S", "2026-10-01", NULL},
+            {"health", "--now", "2026-10-15T12:00:00Z", NULL},
+        };
+        for (int i = 0; i < 2; i++) {
+            char sqf[400];
+            snprintf(sqf, sizeof sqf, "%s", tu_fixture(files[i]));
+            const char *args[] = {"--squeue", sqf, "--at", at[i], NULL};
+            assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
+        }
+        for (size_t l = 0; l < sizeof lists / sizeof lists[0]; l++) {
+            char *out[2] = {NULL, NULL};
+            int rc[2];
+            for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+                const char *args[12];
+                int n = 0;
+                for (int k = 0; lists[l][k]; k++)
+                    args[n++] = lists[l][k];
+                args[n++] = "-P";
+                args[n++] = from_jobs ? "--from-jobs" : "-v";
+                args[n] = NULL;
+                rc[from_jobs] = run_report(uri, db, sqlite, args, &out[from_jobs]);
+            }
+            assert_int_equal(rc[0], rc[1]);
+            if (strcmp(out[0], out[1]) != 0)
+                fail_msg("%s %s: the job lists give\n%s\nthe documents\n%s", lists[l][0], lists[l][4] ? lists[l][4] : "",
+                         out[0], out[1]);
+            if (l == 0 && !(strstr(out[0], "synth|finished|") && strstr(out[0], "alpha|current|all||PENDING|2|0") &&
+                   strstr(out[0], "alpha|current|all||RUNNING|1|8")))
+                fail_msg("current: not both sections, or not alpha's three listed jobs:\n%s", out[0]);
+            if (l == 3)
+                assert_non_null(strstr(out[0], "alpha|vanished-job|error|job 111|"));
+            free(out[0]);
+            free(out[1]);
+        }
+    }
     printf("  %zu reports from the rollups equal to the job documents' path, %zu of them with rows\n", compared,
            with_rows);
     assert_true(with_rows >= compared - 6); /* only the early-morning cut of the 15th may have no ended run */
@@ -536,6 +676,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_contrib_across_midnight),
         cmocka_unit_test(test_contrib_requeue_open_and_split),
+        cmocka_unit_test(test_contrib_job_lists),
         cmocka_unit_test(test_rolldoc_members),
         cmocka_unit_test(test_rollups_of_the_demo),
         cmocka_unit_test(test_gpu_type_one_rule),
