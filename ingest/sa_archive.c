@@ -1378,24 +1378,26 @@ bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size
  * (the series does not reach a day past it).
  */
 static bool retype_doc(sa_tsdb_t *db, const char *cluster, int64_t last, const json_t *stored, const bson_t *b,
-                       sa_jobview_t *view, json_t **doc, bool *pending, sa_error_t *error)
+                       sa_jobview_t *view, json_t **doc, bool *pending, bool *waiting, sa_error_t *error)
 {
     json_t *runs;
 
     *doc = NULL;
-    *pending = false;
+    *pending = *waiting = false;
     if (!sa_jobview_read(view, b, error))
         return false;
     for (size_t i = 0; i < view->nruns; i++) {
         const sa_jobview_run_t *r = &view->runs[i];
         char *type = NULL;
         int source = 0;
+        bool cfg_unknown = false;
         if (!sa_rollw_run_needs_type(r))
             continue;
-        if (!sa_tsdb_run_gpu_type(db, cluster, r->nodes, r->start, r->end, SA_UNSET, &type, &source, error))
+        if (!sa_tsdb_run_gpu_type_later(db, cluster, r->nodes, r->start, r->end, &type, &source, &cfg_unknown, error))
             return false;
         if (!type) {
             *pending = *pending || last == SA_UNSET || last < r->start + 86400;
+            *waiting = *waiting || cfg_unknown;
             continue;
         }
         if (!*doc && !(*doc = json_deep_copy(stored))) {
@@ -1436,11 +1438,11 @@ static bool retype_write(sa_archive_t *a, const char *id, int64_t v, json_t *doc
     return ok;
 }
 
-bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_path, size_t *retyped,
-                       sa_error_t *error)
+bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_path, bool new_config,
+                       size_t *retyped, sa_error_t *error)
 {
     sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
-    sa_strv_t ids, done, none;
+    sa_strv_t ids, done, wait_add, wait_del, none;
     sa_tsdb_t *db = NULL;
     slot_t *slots = NULL;
     slot_t **want = NULL;
@@ -1448,19 +1450,25 @@ bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_
     sa_jobview_t view;
     sa_archive_stats_t stats;
     int64_t v, last = SA_UNSET;
+    size_t nfresh;
     bool ok;
 
     *retyped = 0;
     memset(&stats, 0, sizeof stats);
     sa_strv_init(&ids);
     sa_strv_init(&done);
+    sa_strv_init(&wait_add);
+    sa_strv_init(&wait_del);
     sa_strv_init(&none);
     sa_jobview_init(&view);
     if (!w) {
         sa_error_nomem(error);
         return false;
     }
+    /* the untyped list every run; the jobs waiting for their nodes' GPUs when this run brought some */
     ok = sa_rollw_untyped_list(w, &ids, &v, error);
+    nfresh = ids.n;
+    ok = ok && (!new_config || sa_rollw_waiting_list(w, &ids, &v, error));
     if (!ok || !ids.n || !sqlite_path || access(sqlite_path, F_OK) != 0)
         goto done; /* nothing to type, or nothing to type them with */
     if (!(db = sa_tsdb_open(sqlite_path, true, 10000, error)) || !sa_tsdb_last_snapshot(db, cluster, &last, error)) {
@@ -1483,17 +1491,22 @@ bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_
     ok = ok && read_docs(a, want, ids.n, &stats, error);
     for (size_t i = 0; ok && i < ids.n; i++) { /* type what can be, journaled before any write */
         bson_t b = BSON_INITIALIZER;
-        bool pending = false;
-        if (!slots[i].stored) {
-            ok = sa_strv_push(&done, ids.v[i]) || sa_error_nomem(error); /* gone (or superseded) */
+        bool pending = false, waiting = false, fresh = i < nfresh;
+        if (!slots[i].stored) { /* gone (or superseded) */
+            ok = sa_strv_push(fresh ? &done : &wait_del, ids.v[i]) || sa_error_nomem(error);
             continue;
         }
         ok = doc_to_bson(slots[i].stored, &b, error) &&
-             retype_doc(db, cluster, last, slots[i].stored, &b, &view, &docs[i], &pending, error) &&
+             retype_doc(db, cluster, last, slots[i].stored, &b, &view, &docs[i], &pending, &waiting, error) &&
              (!docs[i] || sa_rollw_journal_add(w, slots[i].id, &b, error));
-        if (ok && !pending && !docs[i] && !sa_strv_push(&done, ids.v[i]))
-            ok = sa_error_nomem(error);
         bson_destroy(&b);
+        if (!ok || pending)
+            continue; /* still in its first day: stays in the untyped list (the flush keeps a re-typed one there) */
+        /* out of the untyped list; into the waiting list while its nodes' GPUs are not known at all */
+        ok = (!fresh || sa_strv_push(&done, ids.v[i])) &&
+             sa_strv_push(waiting ? &wait_add : &wait_del, ids.v[i]);
+        if (!ok)
+            sa_error_nomem(error);
     }
     ok = ok && sa_rollw_journal_write(w, error);
     for (size_t i = 0; ok && i < ids.n; i++) {
@@ -1505,7 +1518,8 @@ bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_
         *retyped += written;
     }
     ok = ok && sa_rollw_flush(w, error) && sa_rollw_journal_done(w, error) &&
-         sa_rollw_untyped_update(w, &none, &done, error);
+         sa_rollw_untyped_update(w, &none, &done, error) &&
+         ((!wait_add.n && !wait_del.n) || sa_rollw_waiting_update(w, &wait_add, &wait_del, error));
 done:
     for (size_t i = 0; slots && i < ids.n; i++) {
         slot_reset(&slots[i]);
@@ -1519,6 +1533,8 @@ done:
     sa_jobview_clear(&view);
     sa_strv_clear(&ids);
     sa_strv_clear(&done);
+    sa_strv_clear(&wait_add);
+    sa_strv_clear(&wait_del);
     sa_strv_clear(&none);
     sa_rollw_free(w);
     return ok;

@@ -147,14 +147,18 @@ bool sa_archive_rollups_recover(sa_archive_t *a, const char *cluster, size_t *jo
 
 /*
  * Re-types the runs whose untyped GPUs had no type when they were ingested (the rollups'
- * untyped list), from the time series at sqlite_path as it is now: the same rule as at
- * ingest (sa_tsdb_run_gpu_type), so a run ingested before the node snapshots around its
- * start moves from "unknown" to its type, in its document and its rollups. A job leaves
- * the list once typed, or once the series reaches a day past its run's start. *retyped:
- * documents written.
+ * untyped list), from the time series at sqlite_path as it is now: the rule of ingest,
+ * and a node whose GPUs the run's snapshot did not say (grouped sinfo) takes the type of
+ * its nearest later per-node observation (sa_tsdb_run_gpu_type_later), so a run ingested
+ * before the node snapshots around its start, or on nodes seen per node only later (a
+ * per-node capture, --node-config), moves from "unknown" to its type, in its document
+ * and its rollups. A job leaves the untyped list once typed, or once the series reaches
+ * a day past its run's start; then, while a node of its run has never been seen per
+ * node, it waits in a second list that is read only by a run that brought per-node
+ * observations (new_config). *retyped: documents written.
  */
-bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_path, size_t *retyped,
-                       sa_error_t *error);
+bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_path, bool new_config,
+                       size_t *retyped, sa_error_t *error);
 
 /* Reads the cluster's document ({} when none). New reference. */
 json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t *error);

@@ -949,10 +949,12 @@ static void retype(run_t *r)
 {
     size_t n = 0;
     sa_error_t err;
+    /* per-node observations this run: --node-config, or a snapshot that said a node's own GPUs */
+    bool new_config = r->o->node_config || r->st.nodes > r->st.nodes_gpu_carried + r->st.nodes_gpu_unknown;
 
     if (!r->archive || r->failure.domain != SA_ERR_NONE || !r->c->sqlite)
         return;
-    if (!sa_archive_retype(r->archive, r->c->cluster, r->c->sqlite, &n, &err)) {
+    if (!sa_archive_retype(r->archive, r->c->cluster, r->c->sqlite, new_config, &n, &err)) {
         if (err.domain == SA_ERR_MONGO || err.domain == SA_ERR_UNREACHABLE)
             sa_archive_confirm_unreachable(r->archive, &err);
         note_failure(r, &err);

@@ -675,18 +675,18 @@ static bool write_rows(sa_rollw_t *w, const sa_rolldoc_t *d, int64_t m_v, sa_err
 
 /* ---- the job documents whose GPUs have no type yet ---------------------------------------------- */
 
-static char *untyped_id(const sa_rollw_t *w)
+static char *untyped_id(const sa_rollw_t *w, bool waiting)
 {
-    return cluster_doc_id(w, "untyped");
+    return cluster_doc_id(w, waiting ? "untyped-config" : "untyped");
 }
 
-bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error)
+static bool list_read(sa_rollw_t *w, bool waiting, sa_strv_t *ids, int64_t *v, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER;
     mongoc_cursor_t *cur;
     const bson_t *b;
     bson_error_t berr;
-    char *id = untyped_id(w);
+    char *id = untyped_id(w, waiting);
     bool ok = true;
 
     *v = 0;
@@ -716,11 +716,22 @@ bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t
     return ok;
 }
 
+bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error)
+{
+    return list_read(w, false, ids, v, error);
+}
+
+bool sa_rollw_waiting_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error)
+{
+    return list_read(w, true, ids, v, error);
+}
+
 /* Writes the list (stored at version v, 0: none) as version v + 1; *conflict when it changed since. */
-static bool untyped_write(sa_rollw_t *w, const sa_strv_t *ids, int64_t v, bool *conflict, sa_error_t *error)
+static bool untyped_write(sa_rollw_t *w, bool waiting, const sa_strv_t *ids, int64_t v, bool *conflict,
+                          sa_error_t *error)
 {
     bson_t doc = BSON_INITIALIZER, arr;
-    char *id = untyped_id(w);
+    char *id = untyped_id(w, waiting);
     bool ok;
 
     *conflict = false;
@@ -775,14 +786,44 @@ static bool untyped_apply(sa_strv_t *list, const sa_strv_t *add, const sa_strv_t
     return true;
 }
 
-bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error)
+/* The job id of a job document _id "<cluster>:<job_id>[:<submit>]". */
+static long long id_job(const char *id, size_t cluster_len)
+{
+    return strtoll(id + cluster_len + 1, NULL, 10);
+}
+
+static size_t cap_cluster_len;
+
+static int id_job_cmp(const void *a, const void *b)
+{
+    long long x = id_job(*(char *const *)a, cap_cluster_len), y = id_job(*(char *const *)b, cap_cluster_len);
+    return (x > y) - (x < y);
+}
+
+/* The waiting list keeps its SA_ROLLW_WAITING_MAX newest jobs (by job id): the oldest leave first. */
+static void cap_waiting(const sa_rollw_t *w, sa_strv_t *list)
+{
+    size_t drop;
+    if (list->n <= SA_ROLLW_WAITING_MAX)
+        return;
+    cap_cluster_len = strlen(w->cluster);
+    qsort(list->v, list->n, sizeof *list->v, id_job_cmp);
+    drop = list->n - SA_ROLLW_WAITING_MAX;
+    for (size_t i = 0; i < drop; i++)
+        free(list->v[i]);
+    memmove(list->v, list->v + drop, SA_ROLLW_WAITING_MAX * sizeof *list->v);
+    list->n = SA_ROLLW_WAITING_MAX;
+    qsort(list->v, list->n, sizeof *list->v, str_cmp);
+}
+
+static bool list_update(sa_rollw_t *w, bool waiting, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error)
 {
     for (int round = 0; round < MAX_ROUNDS; round++) {
         sa_strv_t list;
         int64_t v;
         bool changed, conflict = false, ok;
         sa_strv_init(&list);
-        ok = sa_rollw_untyped_list(w, &list, &v, error);
+        ok = list_read(w, waiting, &list, &v, error);
         if (ok) {
             size_t before = list.n;
             sa_strv_t old;
@@ -790,6 +831,8 @@ bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_
             for (size_t i = 0; ok && i < list.n; i++)
                 ok = sa_strv_push(&old, list.v[i]);
             ok = ok && untyped_apply(&list, add, del);
+            if (ok && waiting)
+                cap_waiting(w, &list);
             if (ok) { /* the same set again: nothing to write */
                 changed = list.n != before;
                 for (size_t i = 0; !changed && i < list.n; i++)
@@ -799,7 +842,7 @@ bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_
             if (!ok)
                 sa_error_nomem(error);
             else if (changed)
-                ok = untyped_write(w, &list, v, &conflict, error);
+                ok = untyped_write(w, waiting, &list, v, &conflict, error);
         }
         sa_strv_clear(&list);
         if (!ok)
@@ -810,6 +853,16 @@ bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_
     sa_error_set(error, SA_ERR_MONGO, 0, "MongoDB at %s: the rollups' untyped list kept changing while being written",
                  w->hosts);
     return false;
+}
+
+bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error)
+{
+    return list_update(w, false, add, del, error);
+}
+
+bool sa_rollw_waiting_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error)
+{
+    return list_update(w, true, add, del, error);
 }
 
 bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)

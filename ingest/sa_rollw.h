@@ -70,6 +70,14 @@ bool sa_rollw_needs_type(const sa_jobview_t *j);
 bool sa_rollw_untyped_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error);
 /* list := (list - del) + add, conditional on its version (retried). */
 bool sa_rollw_untyped_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error);
+/*
+ * The same for the list of jobs waiting for their nodes' GPUs to be said ("<cluster>:
+ * untyped-config": untyped runs on nodes seen only in grouped sinfo so far), which the
+ * re-typing reads only when a run brought per-node observations.
+ */
+#define SA_ROLLW_WAITING_MAX 50000 /* jobs at most (the oldest leave first) */
+bool sa_rollw_waiting_list(sa_rollw_t *w, sa_strv_t *ids, int64_t *v, sa_error_t *error);
+bool sa_rollw_waiting_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_t *del, sa_error_t *error);
 
 /*
  * The journal (document "<cluster>:pending" of the rollups collection) makes a kill

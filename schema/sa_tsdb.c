@@ -211,6 +211,11 @@ static const char *const stmt_sql[S_COUNT] = {
                         " WHERE i.node_id = ?1 AND i.start < ?2 AND (a.gpu_config IS NULL OR a.gpu_config = 1)"
                         " ORDER BY i.start DESC LIMIT 1",
     [S_CFG_BEFORE] = "SELECT max(at) FROM node_config_gpu WHERE node_id = ?1 AND at <= ?2",
+    /* after: a run's re-typing takes the nearest later observation of a node unknown at its start */
+    [S_CFG_IV_AFTER] = "SELECT i.start, i.attr_id FROM node_interval i JOIN attr a ON a.id = i.attr_id"
+                       " WHERE i.node_id = ?1 AND i.start >= ?2 AND (a.gpu_config IS NULL OR a.gpu_config = 1)"
+                       " ORDER BY i.start LIMIT 1",
+    [S_CFG_AFTER] = "SELECT min(at) FROM node_config_gpu WHERE node_id = ?1 AND at >= ?2",
     [S_CFG_GPUS] = "SELECT gpu_type_id, total FROM node_config_gpu WHERE node_id = ?1 AND at = ?2 AND total > 0",
     [S_CFG_DEL] = "DELETE FROM node_config_gpu WHERE node_id = ?1 AND at = ?2",
     [S_CFG_INS] = "INSERT INTO node_config_gpu (node_id, at, gpu_type_id, total) VALUES (?1, ?2, ?3, ?4)",

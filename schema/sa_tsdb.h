@@ -177,6 +177,16 @@ bool sa_tsdb_carry_gpu_config(sa_tsdb_t *db, const char *cluster, int64_t at, sa
 bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
                           int64_t until, char **type, int *source, sa_error_t *error);
 
+/*
+ * sa_tsdb_run_gpu_type for the re-typing of runs already archived (no bound in time):
+ * a node whose GPUs the run's snapshot did not say (grouped sinfo) takes the type of its
+ * nearest later per-node observation (a per-node snapshot, or --node-config), and the
+ * run's source is then CARRIED. *cfg_unknown: a node's GPUs are not known at all yet (a
+ * later observation may still type the run).
+ */
+bool sa_tsdb_run_gpu_type_later(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
+                                char **type, int *source, bool *cfg_unknown, sa_error_t *error);
+
 /* ---- reading ---------------------------------------------------------------------- */
 /*
  * Every read is one read transaction (a consistent view while a writer commits). A

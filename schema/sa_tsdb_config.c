@@ -120,9 +120,10 @@ typedef struct {
  * depend on what was landed after it (a replay into the same time series, or a replay
  * killed halfway and run again, then gives what one clean replay gives).
  */
-static bool find_cand(sa_tsdb_t *db, int64_t nid, int64_t at, bool iv, cand_t *c, sa_error_t *error)
+static bool find_cand_dir(sa_tsdb_t *db, int64_t nid, int64_t at, bool iv, bool after, cand_t *c, sa_error_t *error)
 {
-    sqlite3_stmt *s = tsdb_stmt(db, iv ? S_CFG_IV_BEFORE : S_CFG_BEFORE, error);
+    sqlite3_stmt *s = tsdb_stmt(db, after ? (iv ? S_CFG_IV_AFTER : S_CFG_AFTER) : (iv ? S_CFG_IV_BEFORE : S_CFG_BEFORE),
+                                error);
     int rc;
 
     c->found = false;
@@ -144,6 +145,11 @@ static bool find_cand(sa_tsdb_t *db, int64_t nid, int64_t at, bool iv, cand_t *c
         return false;
     }
     return true;
+}
+
+static bool find_cand(sa_tsdb_t *db, int64_t nid, int64_t at, bool iv, cand_t *c, sa_error_t *error)
+{
+    return find_cand_dir(db, nid, at, iv, false, c, error);
 }
 
 /*
@@ -280,14 +286,55 @@ static bool run_snapshot(sa_tsdb_t *db, int64_t cid, int64_t start, int64_t end,
 }
 
 /* The single GPU type of the nodes ids[0..n) at snapshot at: *type_id 0 when none; *carried when any was. */
-static bool nodes_type(sa_tsdb_t *db, int64_t cid, const int64_t *ids, size_t n, int64_t at, int64_t *type_id,
-                       bool *carried, sa_error_t *error)
+/*
+ * The single GPU type of node nid's nearest per-node observation at or after `at` (an
+ * interval, or a record of sa_tsdb_write_node_config; the earlier of the two): *t 0 when
+ * none was observed, -1 when several types or none.
+ */
+static bool later_type(sa_tsdb_t *db, int64_t nid, int64_t at, int64_t *t, sa_error_t *error)
+{
+    cand_t iv, rec;
+    const cand_t *best;
+    sa_node_t node;
+    bool ok;
+
+    *t = 0;
+    if (!find_cand_dir(db, nid, at, true, true, &iv, error) || !find_cand_dir(db, nid, at, false, true, &rec, error))
+        return false;
+    if (iv.found && rec.found)
+        best = iv.at <= rec.at ? &iv : &rec;
+    else
+        best = iv.found ? &iv : rec.found ? &rec : NULL;
+    if (!best)
+        return true;
+    memset(&node, 0, sizeof node);
+    sa_gpus_init(&node.gpus_total);
+    ok = carry_from(db, nid, best, &node, error);
+    for (size_t g = 0; ok && g < node.gpus_total.n; g++) {
+        const char *type = node.gpus_total.v[g].type;
+        int64_t tid;
+        if (!type || !*type || node.gpus_total.v[g].count <= 0)
+            continue;
+        if (!(ok = tsdb_dict_id(db, K_GPU_TYPE, type, false, NULL, &tid, NULL, error)))
+            break;
+        *t = *t == 0 || *t == tid ? tid : -1;
+    }
+    if (ok && *t == 0)
+        *t = -1; /* observed, without a type */
+    sa_gpus_clear(&node.gpus_total);
+    return ok;
+}
+
+static bool nodes_type(sa_tsdb_t *db, int64_t cid, const int64_t *ids, size_t n, int64_t at, bool later,
+                       int64_t *type_id, bool *carried, bool *cfg_unknown, sa_error_t *error)
 {
     int64_t *vals = calloc(n ? n : 1, sizeof *vals);
     bool ok = false;
 
     *type_id = 0;
     *carried = false;
+    if (cfg_unknown)
+        *cfg_unknown = false;
     if (!vals) {
         tsdb_oom(db, error);
         return false;
@@ -302,6 +349,22 @@ static bool nodes_type(sa_tsdb_t *db, int64_t cid, const int64_t *ids, size_t n,
             ok = vals[i] == 0; /* absent: no type; else a database error */
             *type_id = 0;
             goto done;
+        }
+        if (a->gpu_config == SA_NODE_GPUS_UNKNOWN && later) {
+            /* its GPUs unknown then (grouped sinfo): the nearest later per-node observation */
+            if (!later_type(db, ids[i], at, &t, error)) {
+                ok = false;
+                goto done;
+            }
+            if (t == 0)
+                *cfg_unknown = true;
+            if (t <= 0 || (*type_id && *type_id != t)) {
+                *type_id = 0;
+                goto done;
+            }
+            *type_id = t;
+            *carried = true;
+            continue;
         }
         for (size_t g = 0; g < a->ngpus; g++) {
             const char *name = tsdb_dict_name(db, K_GPU_TYPE, a->gpus[g].type_id, error);
@@ -325,8 +388,8 @@ done:
     return ok;
 }
 
-bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
-                          int64_t until, char **type, int *source, sa_error_t *error)
+static bool run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
+                         int64_t until, bool later, char **type, int *source, bool *cfg_unknown, sa_error_t *error)
 {
     sa_strv_t names;
     int64_t cid, at, *ids = NULL, tid = 0;
@@ -367,7 +430,7 @@ bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostli
             goto done;
         }
     }
-    if (!nodes_type(db, cid, ids, names.n, at, &tid, &carried, error))
+    if (!nodes_type(db, cid, ids, names.n, at, later, &tid, &carried, cfg_unknown, error))
         goto done;
     if (tid > 0) {
         const char *name = tsdb_dict_name(db, K_GPU_TYPE, tid, error);
@@ -384,4 +447,17 @@ done:
     free(ids);
     sa_strv_clear(&names);
     return ok;
+}
+
+bool sa_tsdb_run_gpu_type(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
+                          int64_t until, char **type, int *source, sa_error_t *error)
+{
+    return run_gpu_type(db, cluster, hostlist, start, end, until, false, type, source, NULL, error);
+}
+
+bool sa_tsdb_run_gpu_type_later(sa_tsdb_t *db, const char *cluster, const char *hostlist, int64_t start, int64_t end,
+                                char **type, int *source, bool *cfg_unknown, sa_error_t *error)
+{
+    *cfg_unknown = false;
+    return run_gpu_type(db, cluster, hostlist, start, end, SA_UNSET, true, type, source, cfg_unknown, error);
 }

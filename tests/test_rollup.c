@@ -528,6 +528,88 @@ static void test_gpu_type_one_rule(void **state)
 }
 
 /*
+ * A run on a node seen only in grouped sinfo (gh001 shares a line with gh002) has no type
+ * at ingest, nor a day later (the job then waits in "<cluster>:untyped-config"); the first
+ * per-node snapshot, two days on, says gh001 holds h100s: the next run re-types the run
+ * (2 GPUs x 10 h = 20 h100 GPU-hours), in the document and the rollups, both reports alike.
+ */
+static void test_retype_later_config(void **state)
+{
+    char *db = NULL, *out = NULL, dir[] = "/tmp/sa-rollup-XXXXXX", sacct[300], sqlite[300], grouped[400],
+         pernode[400];
+    mongoc_client_t *client = tu_mongo_client("test_rollup", &db);
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    static const char *const snaps[] = {"2026-10-04T23:55:00Z", "2026-10-05T00:05:00Z", "2026-10-06T12:00:00Z"};
+    FILE *f;
+    (void)state;
+
+    if (!client)
+        skip();
+    assert_non_null(mkdtemp(dir));
+    snprintf(sacct, sizeof sacct, "%s/sacct.txt", dir);
+    snprintf(sqlite, sizeof sqlite, "%s/ts.sqlite", dir);
+    snprintf(grouped, sizeof grouped, "%s", tu_fixture("gen/v0.0.40/sinfo.json"));
+    snprintf(pernode, sizeof pernode, "%s", tu_fixture("gen/v0.0.40/sinfo-N.json"));
+    assert_non_null(f = fopen(sacct, "w"));
+    fputs("JobID|JobIDRaw|User|Account|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
+          "900|900|ann|physics|gpu|COMPLETED|0:0|2026-10-04T23:00:00|2026-10-05T00:00:00|2026-10-05T10:00:00|36000|"
+          "cpu=8,gres/gpu=2,node=1|gh001\n", f);
+    fclose(f);
+    for (size_t i = 0; i < 2; i++) {
+        const char *args[] = {"--sinfo", grouped, "--at", snaps[i], "--max-gap", "2d", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
+    }
+    {
+        const char *args[] = {"--sacct", sacct, "--at", "2026-10-05T10:05:00Z", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
+        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"synth:untyped\", \"ids\": \"synth:900\"}"), 1);
+    }
+    {   /* a day past its start, still grouped: it waits for its node's GPUs */
+        const char *args[] = {"--sinfo", grouped, "--at", snaps[2], "--max-gap", "2d", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
+        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"synth:untyped\", \"ids\": \"synth:900\"}"), 0);
+        assert_int_equal(
+            tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"synth:untyped-config\", \"ids\": \"synth:900\"}"), 1);
+    }
+    {
+        const char *usage[] = {"usage", "-M", "synth", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
+                               "-t", "hours", "-P", "-n", NULL};
+        assert_int_equal(run_report(uri, db, sqlite, usage, &out), 0);
+        assert_non_null(strstr(out, "synth|unknown|20.00"));
+        free(out);
+    }
+    {   /* per node, two days on */
+        const char *args[] = {"--sinfo", pernode, "--at", "2026-10-08T12:00:00Z", "--max-gap", "2d", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
+        assert_int_equal(
+            tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"synth:untyped-config\", \"ids\": \"synth:900\"}"), 0);
+        assert_int_equal(tu_count(client, db, "jobs", "{\"_id\": \"synth:900\", \"runs.gpu_type\": \"h100\", "
+                                                      "\"runs.gpu_type_source\": \"carried\"}"), 1);
+    }
+    for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+        const char *usage[] = {"usage", "-M", "synth", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
+                               "-t", "hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
+        const char *eff[] = {"efficiency", "-M", "synth", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
+                             "-o", "gpu_type,gpu_hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
+        assert_int_equal(run_report(uri, db, sqlite, usage, &out), 0);
+        assert_non_null(strstr(out, "synth|h100|20.00"));
+        assert_null(strstr(out, "unknown"));
+        free(out);
+        assert_int_equal(run_report(uri, db, sqlite, eff, &out), 0);
+        assert_string_equal(out, "h100|20.00\n");
+        free(out);
+    }
+    {
+        const char *verify[] = {"rollup", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", verify, NULL), 0);
+    }
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+    tu_rm_rf(dir);
+}
+
+/*
  * Every number of usage and efficiency from the rollups equals the job documents' path (--from-jobs), byte for
  * byte: over fixtures/gen/v0.0.40 (one generated cluster: requeued, array, het, GPU, MIG, failing, cancelled jobs),
  * plus a job id reused (the first job moves to jobs_superseded), a requeued job's two runs, and a run across the
@@ -680,6 +762,7 @@ int main(void)
         cmocka_unit_test(test_rolldoc_members),
         cmocka_unit_test(test_rollups_of_the_demo),
         cmocka_unit_test(test_gpu_type_one_rule),
+        cmocka_unit_test(test_retype_later_config),
         cmocka_unit_test(test_equal_to_documents),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
