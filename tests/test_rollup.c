@@ -469,6 +469,33 @@ static int run_report(const char *uri, const char *db, const char *sqlite, const
 }
 
 /*
+ * 20 GPU-hours of h100 on 2026-10-05 in usage and efficiency by GPU type, from the rollups
+ * and from the documents, and nothing unknown; the rollups equal to the documents.
+ */
+static void h100_in_both(const char *uri, const char *db, const char *dir, const char *sqlite, const char *cluster)
+{
+    char want[64], *out = NULL;
+    snprintf(want, sizeof want, "%s|h100|20.00", cluster);
+    for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+        const char *usage[] = {"usage", "-M", cluster, "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
+                               "-t", "hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
+        const char *eff[] = {"efficiency", "-M", cluster, "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
+                             "-o", "gpu_type,gpu_hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
+        assert_int_equal(run_report(uri, db, sqlite, usage, &out), 0);
+        assert_non_null(strstr(out, want));
+        assert_null(strstr(out, "unknown"));
+        free(out);
+        assert_int_equal(run_report(uri, db, sqlite, eff, &out), 0);
+        assert_string_equal(out, "h100|20.00\n");
+        free(out);
+    }
+    {
+        const char *verify[] = {"rollup", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, cluster, verify, NULL), 0);
+    }
+}
+
+/*
  * Issue 21's reproduction: one sacct line with gres/gpu=2 (untyped) on gpu02, 2026-10-05 00:00-10:00,
  * ingested before the node snapshots around its start (gpu02 holds h100s). Before, usage said h100
  * 20.00 GPU-hours and efficiency unknown 20.00; now both say h100 (2 GPUs x 10 h = 20 GPU-hours), by
@@ -476,7 +503,7 @@ static int run_report(const char *uri, const char *db, const char *sqlite, const
  */
 static void test_gpu_type_one_rule(void **state)
 {
-    char *db = NULL, *out = NULL, dir[] = "/tmp/sa-rollup-XXXXXX", sacct[300], sqlite[300];
+    char *db = NULL, dir[] = "/tmp/sa-rollup-XXXXXX", sacct[300], sqlite[300];
     mongoc_client_t *client = tu_mongo_client("test_rollup", &db);
     const char *uri = getenv("SLURM_TEST_MONGO_URI");
     static const char *const snaps[] = {"2026-10-04T23:50:00Z", "2026-10-04T23:55:00Z", "2026-10-05T00:00:00Z",
@@ -504,23 +531,7 @@ static void test_gpu_type_one_rule(void **state)
         const char *args[] = {"--sinfo", nodes, "--at", snaps[i], NULL};
         assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
     }
-    for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
-        const char *usage[] = {"usage", "-M", "alpha", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
-                               "-t", "hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
-        const char *eff[] = {"efficiency", "-M", "alpha", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
-                             "-o", "gpu_type,gpu_hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
-        assert_int_equal(run_report(uri, db, sqlite, usage, &out), 0);
-        assert_non_null(strstr(out, "alpha|h100|20.00"));
-        assert_null(strstr(out, "unknown"));
-        free(out);
-        assert_int_equal(run_report(uri, db, sqlite, eff, &out), 0);
-        assert_string_equal(out, "h100|20.00\n");
-        free(out);
-    }
-    {
-        const char *verify[] = {"rollup", NULL};
-        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", verify, NULL), 0);
-    }
+    h100_in_both(uri, db, dir, sqlite, "alpha");
     tu_mongo_drop(client, db);
     mongoc_client_destroy(client);
     free(db);
@@ -586,23 +597,7 @@ static void test_retype_later_config(void **state)
         assert_int_equal(tu_count(client, db, "jobs", "{\"_id\": \"synth:900\", \"runs.gpu_type\": \"h100\", "
                                                       "\"runs.gpu_type_source\": \"carried\"}"), 1);
     }
-    for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
-        const char *usage[] = {"usage", "-M", "synth", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
-                               "-t", "hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
-        const char *eff[] = {"efficiency", "-M", "synth", "-S", "2026-10-05", "-E", "2026-10-06", "--by", "gpu-type",
-                             "-o", "gpu_type,gpu_hours", "-P", "-n", from_jobs ? "--from-jobs" : "-v", NULL};
-        assert_int_equal(run_report(uri, db, sqlite, usage, &out), 0);
-        assert_non_null(strstr(out, "synth|h100|20.00"));
-        assert_null(strstr(out, "unknown"));
-        free(out);
-        assert_int_equal(run_report(uri, db, sqlite, eff, &out), 0);
-        assert_string_equal(out, "h100|20.00\n");
-        free(out);
-    }
-    {
-        const char *verify[] = {"rollup", NULL};
-        assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", verify, NULL), 0);
-    }
+    h100_in_both(uri, db, dir, sqlite, "synth");
     tu_mongo_drop(client, db);
     mongoc_client_destroy(client);
     free(db);
