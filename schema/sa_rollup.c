@@ -44,7 +44,8 @@ int64_t sa_rollup_live_of(const char *cluster, const char *id)
             return SA_UNSET; /* jobs_superseded's ":<submit>", or not a job id */
         job = job * 10 + (uint64_t)(*p - '0');
     }
-    return SA_ROLLUP_LIVE + (int64_t)(job % SA_ROLLUP_LIVE_SHARDS);
+    /* blocks of 1,024 consecutive ids: a batch of jobs (written in job id order) touches one or two shards */
+    return SA_ROLLUP_LIVE + (int64_t)(job / 1024 % SA_ROLLUP_LIVE_SHARDS);
 }
 
 /* "<cluster>:<YYYY-MM-DD><suffix>" of a day's start; NULL on out of memory or a day no _id can name. */

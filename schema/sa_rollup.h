@@ -28,9 +28,9 @@
  *
  * Two lists of job documents, with the same members, versions and tombstones, so that
  * `current` and `health` read their answer by _id too:
- *   "<cluster>:live:<k>"  the unfinished jobs of `jobs` (k = job id mod
- *            SA_ROLLUP_LIVE_SHARDS, so that a queue of millions stays under 16 MB a
- *            document): one record each, its state, GPUs (asked for while pending),
+ *   "<cluster>:live:<k>"  the unfinished jobs of `jobs` (k = job id / 1024 mod
+ *            SA_ROLLUP_LIVE_SHARDS: a queue of millions stays under 16 MB a document,
+ *            and a batch of consecutive ids touches one or two shards): one record each, its state, GPUs (asked for while pending),
  *            CPUs, memory asked for, submit time (START) and vanished_at (ENDED_AT, -1
  *            when listed);
  *   "<cluster>:<YYYY-MM-DD>:e"  the final documents (jobs and jobs_superseded) whose end

@@ -175,7 +175,7 @@ static void test_contrib_requeue_open_and_split(void **state)
 }
 
 /*
- * The job lists: a pending job of `jobs` is in live shard 1234 mod 16 = 2 with the GPUs it
+ * The job lists: a pending job of `jobs` is in live shard 5234 / 1024 mod 16 = 5 with the GPUs it
  * asks for; marked vanished, the same record carries vanished_at; its jobs_superseded
  * copy (unfinished) is in no list; a final job is in the ended list of its end's day.
  * The documents keep their kind through BSON.
@@ -192,13 +192,14 @@ static void test_contrib_job_lists(void **state)
     char *id;
     (void)state;
 
-    assert_int_equal(sa_rollup_live_of("c", "c:1234"), SA_ROLLUP_LIVE + 2);
-    assert_int_equal(sa_rollup_live_of("c", "c:1234:1700000000"), SA_UNSET);
-    assert_int_equal(sa_rollup_live_of("c", "cc:1234"), SA_UNSET);
+    assert_int_equal(sa_rollup_live_of("c", "c:5234"), SA_ROLLUP_LIVE + 5);
+    assert_int_equal(sa_rollup_live_of("c", "c:17408"), SA_ROLLUP_LIVE + 1); /* 17 blocks of 1,024: 17 mod 16 */
+    assert_int_equal(sa_rollup_live_of("c", "c:5234:1700000000"), SA_UNSET);
+    assert_int_equal(sa_rollup_live_of("c", "cc:5234"), SA_UNSET);
     assert_int_equal(sa_rollup_kind(SA_ROLLUP_LIVE + 15), SA_ROLLUP_K_LIVE);
     assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_ENDED), SA_ROLLUP_K_ENDED);
     assert_int_equal(sa_rollup_kind(D4), SA_ROLLUP_K_DAY);
-    assert_string_equal(id = sa_rollup_id("c", SA_ROLLUP_LIVE + 2), "c:live:2");
+    assert_string_equal(id = sa_rollup_id("c", SA_ROLLUP_LIVE + 5), "c:live:5");
     free(id);
     assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_ENDED), "c:2026-10-04:e");
     free(id);
@@ -207,13 +208,13 @@ static void test_contrib_job_lists(void **state)
     sa_jobview_init(&v);
     sa_rcontrib_init(&c);
     snprintf(json, sizeof json,
-             "{\"_id\": \"c:1234\", \"job_id\": 1234, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
+             "{\"_id\": \"c:5234\", \"job_id\": 5234, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
              "\"partition\": \"gpu\", \"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, \"gpus\": 0, "
              "\"req\": {\"gpus\": 4, \"cpus\": 32}, \"vanished_at\": {\"$date\": %lld}}",
              (D4 + H) * 1000, (D4 + 3 * H) * 1000);
     contrib_of_json(&v, &c, &b, json);
     assert_int_equal(c.ndays, 1);
-    assert_non_null(x = day_of(&c, SA_ROLLUP_LIVE + 2));
+    assert_non_null(x = day_of(&c, SA_ROLLUP_LIVE + 5));
     assert_int_equal(x->rec[SA_RR_GPUS], 4);
     assert_int_equal(x->rec[SA_RR_CPUS], 32);
     assert_int_equal(x->rec[SA_RR_START], D4 + H);
@@ -221,13 +222,13 @@ static void test_contrib_job_lists(void **state)
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[2], "gpu");
     assert_string_equal(c.states[x->rec[SA_RR_STATE]], "PENDING");
     /* the live shard through BSON: its kind and record come back */
-    assert_true(sa_rolldoc_new(&d, "c", SA_ROLLUP_LIVE + 2, &err));
-    assert_true(sa_rolldoc_put(&d, "c:1234", 7, &c, &err));
+    assert_true(sa_rolldoc_new(&d, "c", SA_ROLLUP_LIVE + 5, &err));
+    assert_true(sa_rolldoc_put(&d, "c:5234", 7, &c, &err));
     assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
     sa_rolldoc_init(&back);
     assert_true(sa_rolldoc_read(&back, &out, &err));
-    assert_int_equal(back.day, SA_ROLLUP_LIVE + 2);
-    assert_string_equal(back.id, "c:live:2");
+    assert_int_equal(back.day, SA_ROLLUP_LIVE + 5);
+    assert_string_equal(back.id, "c:live:5");
     assert_true(sa_rolldoc_equal(&d, &back));
     sa_rolldoc_clear(&back);
     sa_rolldoc_clear(&d);
@@ -236,7 +237,7 @@ static void test_contrib_job_lists(void **state)
 
     /* the same job kept aside by a reuse of its id: in no list */
     snprintf(json, sizeof json,
-             "{\"_id\": \"c:1234:%lld\", \"job_id\": 1234, \"cluster\": \"c\", \"state\": \"RUNNING\"}",
+             "{\"_id\": \"c:5234:%lld\", \"job_id\": 5234, \"cluster\": \"c\", \"state\": \"RUNNING\"}",
              (D4 + H));
     contrib_of_json(&v, &c, &b, json);
     assert_int_equal(c.ndays, 0);
