@@ -865,82 +865,51 @@ bool sa_rollw_waiting_update(sa_rollw_t *w, const sa_strv_t *add, const sa_strv_
     return list_update(w, true, add, del, error);
 }
 
+/*
+ * Merges the staged mini into its stored document and writes it: *conflict when the
+ * document changed between the read and the write (then read and merged again). One
+ * document at a time, so that what a flush holds is one stored document (a live shard, a
+ * busy day), not all of them.
+ */
+static bool flush_one(sa_rollw_t *w, const sa_rolldoc_t *mini, bool *conflict, sa_error_t *error)
+{
+    sa_rolldoc_t pd;
+    char *id = mini->id;
+    bool ok;
+
+    *conflict = false;
+    ok = sa_rolldoc_new(&pd, w->cluster, mini->day, error) && read_docs(w, &id, &pd, 1, error);
+    if (ok) {
+        pd.changed = false;
+        ok = sa_rolldoc_merge(&pd, mini, error);
+    }
+    ok = ok && (!pd.changed || write_doc(w, &pd, conflict, error));
+    /* the day's rows from the members just written (or found): also when a run killed
+     * between the two writes left them behind */
+    ok = ok && (*conflict || sa_rollup_kind(pd.day) != SA_ROLLUP_K_DAY ||
+                write_rows(w, &pd, pd.v + (pd.changed ? 1 : 0), error));
+    sa_rolldoc_clear(&pd);
+    return ok;
+}
+
 bool sa_rollw_flush(sa_rollw_t *w, sa_error_t *error)
 {
-    size_t n = w->nmini;
-    char **ids = calloc(n ? n : 1, sizeof *ids);
-    bool *pending = calloc(n ? n : 1, sizeof *pending);
-    bool ok = ids && pending;
+    bool ok = true;
 
-    if (!ok)
-        sa_error_nomem(error);
-    for (size_t i = 0; ok && i < n; i++) {
-        ids[i] = w->mini[i].id;
-        pending[i] = true;
+    for (size_t i = 0; ok && i < w->nmini; i++) {
+        bool conflict = true;
+        for (int round = 0; ok && conflict; round++) {
+            if (round == MAX_ROUNDS) {
+                sa_error_set(error, SA_ERR_MONGO, 0, "MongoDB at %s: rollup documents kept changing while being "
+                                                     "written (%d attempts): is another slurm-ingest writing this "
+                                                     "cluster?",
+                             w->hosts, MAX_ROUNDS);
+                ok = false;
+                break;
+            }
+            ok = flush_one(w, &w->mini[i], &conflict, error);
+        }
     }
-    for (int round = 0; ok; round++) {
-        size_t np = 0;
-        char **pids = NULL;
-        sa_rolldoc_t *pdocs = NULL;
-        for (size_t i = 0; i < n; i++)
-            np += pending[i];
-        if (!np)
-            break;
-        if (round == MAX_ROUNDS) {
-            sa_error_set(error, SA_ERR_MONGO, 0, "MongoDB at %s: rollup documents kept changing while being written "
-                                                 "(%d attempts): is another slurm-ingest writing this cluster?",
-                         w->hosts, MAX_ROUNDS);
-            ok = false;
-            break;
-        }
-        pids = calloc(np, sizeof *pids);
-        pdocs = calloc(np, sizeof *pdocs);
-        if (!pids || !pdocs) {
-            free(pids);
-            free(pdocs);
-            ok = sa_error_nomem(error);
-            break;
-        }
-        for (size_t i = 0, k = 0; i < n; i++) {
-            if (pending[i])
-                pids[k++] = ids[i];
-        }
-        for (size_t k = 0; ok && k < np; k++) {
-            size_t i = 0;
-            while (ids[i] != pids[k])
-                i++;
-            ok = sa_rolldoc_new(&pdocs[k], w->cluster, w->mini[i].day, error);
-        }
-        ok = ok && read_docs(w, pids, pdocs, np, error);
-        for (size_t k = 0, i = 0; ok && k < np; k++, i++) {
-            bool conflict = false;
-            while (ids[i] != pids[k])
-                i++;
-            pdocs[k].changed = false;
-            if (!sa_rolldoc_merge(&pdocs[k], &w->mini[i], error)) {
-                ok = false;
-                break;
-            }
-            if (pdocs[k].changed && !write_doc(w, &pdocs[k], &conflict, error)) {
-                ok = false;
-                break;
-            }
-            /* the day's rows from the members just written (or found): also when a run killed
-             * between the two writes left them behind */
-            if (!conflict && sa_rollup_kind(pdocs[k].day) == SA_ROLLUP_K_DAY &&
-                !write_rows(w, &pdocs[k], pdocs[k].v + (pdocs[k].changed ? 1 : 0), error)) {
-                ok = false;
-                break;
-            }
-            pending[i] = conflict;
-        }
-        for (size_t k = 0; k < np; k++)
-            sa_rolldoc_clear(&pdocs[k]);
-        free(pdocs);
-        free(pids);
-    }
-    free(ids);
-    free(pending);
     if (ok && (w->untyped_add.n || w->untyped_del.n)) {
         ok = sa_rollw_untyped_update(w, &w->untyped_add, &w->untyped_del, error);
         sa_strv_clear(&w->untyped_add);
