@@ -593,10 +593,7 @@ bool sa_rolldoc_sums(const sa_rolldoc_t *d, sa_rsum_t **sums, int64_t **ended, s
 
 /* ---- BSON ------------------------------------------------------------------------------------- */
 
-static const char *const eff_names[SA_RR_NF - SA_RR_E_RUNS] = {
-    "runs",        "gpu_runs",    "mem_runs",    "gpu_s",        "idle_gpu_s",  "no_data_gpu_s",
-    "util_gpu_s",  "util_mpct_s", "cpu_used_ms", "cpu_alloc_s",  "mem_used_kib", "mem_req_kib"};
-static const char *const key_names[SA_RK_N] = {"account", "user", "partition", "qos", "gpu_type"};
+
 
 static int key_cmp(const sa_rkey_t *a, const sa_rkey_t *b)
 {
@@ -710,63 +707,92 @@ static bool canon_make(const sa_rolldoc_t *d, canon_t *c)
     return true;
 }
 
-static void append_rows(const sa_rolldoc_t *d, const canon_t *c, const sa_rsum_t *sums, const int64_t *ended,
+/*
+ * A day's rows, packed (r): per row in the order of the keys table, its key index, gpu_s,
+ * cpu_s, mem_mb_s, billing_milli_s, runs_started, the SA_RR_NF - SA_RR_E_RUNS efficiency
+ * sums, the number of states it has runs ended in, then (state index, runs) for each;
+ * zigzag varints. The server then stores and returns a day as a few values, however many
+ * rows it has (FerretDB spends microseconds per value it decodes).
+ */
+static bool append_rows(const sa_rolldoc_t *d, const canon_t *c, const sa_rsum_t *sums, const int64_t *ended,
                         bson_t *out)
 {
-    bson_t rows, row, sub;
-    char ib[16];
-    const char *ik;
+    size_t cap = c->nk * (6 + (SA_RR_NF - SA_RR_E_RUNS) + 1 + 2 * c->ns) * 10 + 1;
+    uint8_t *r = malloc(cap), *p = r;
 
-    BSON_APPEND_ARRAY_BEGIN(out, "rows", &rows);
+    if (!r || cap > UINT32_MAX) {
+        free(r);
+        return false;
+    }
     for (size_t i = 0; i < c->nk; i++) {
-        size_t k = c->korder[i];
-        const sa_rsum_t *s = &sums[k];
-        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
-        BSON_APPEND_DOCUMENT_BEGIN(&rows, ik, &row);
-        for (int f = 0; f < SA_RK_N; f++)
-            BSON_APPEND_UTF8(&row, key_names[f], d->keys[k].s[f]);
-        BSON_APPEND_INT64(&row, "gpu_s", s->gpu_s);
-        BSON_APPEND_INT64(&row, "cpu_s", s->cpu_s);
-        BSON_APPEND_INT64(&row, "mem_mb_s", s->mem_mb_s);
-        BSON_APPEND_INT64(&row, "billing_milli_s", s->bill_milli_s);
-        BSON_APPEND_INT64(&row, "runs_started", s->started);
-        BSON_APPEND_DOCUMENT_BEGIN(&row, "runs_ended", &sub);
+        size_t k = c->korder[i], nend = 0;
+        const sa_rsum_t *sm = &sums[k];
+        p = put_var(p, (int64_t)i);
+        p = put_var(p, sm->gpu_s);
+        p = put_var(p, sm->cpu_s);
+        p = put_var(p, sm->mem_mb_s);
+        p = put_var(p, sm->bill_milli_s);
+        p = put_var(p, sm->started);
+        for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++)
+            p = put_var(p, sm->e[e]);
+        for (size_t t = 0; t < c->ns; t++)
+            nend += ended[k * d->nstates + c->sorder[t]] != 0;
+        p = put_var(p, (int64_t)nend);
         for (size_t t = 0; t < c->ns; t++) {
             int64_t n = ended[k * d->nstates + c->sorder[t]];
-            if (n)
-                BSON_APPEND_INT64(&sub, d->states[c->sorder[t]], n);
+            if (n) {
+                p = put_var(p, (int64_t)t);
+                p = put_var(p, n);
+            }
         }
-        bson_append_document_end(&row, &sub);
-        BSON_APPEND_DOCUMENT_BEGIN(&row, "eff", &sub);
-        for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++)
-            BSON_APPEND_INT64(&sub, eff_names[e], s->e[e]);
-        bson_append_document_end(&row, &sub);
-        bson_append_document_end(&rows, &row);
     }
-    bson_append_array_end(out, &rows);
+    bson_append_binary(out, "r", -1, BSON_SUBTYPE_BINARY, r, (uint32_t)(p - r));
+    free(r);
+    return true;
 }
 
-static void append_tables(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
+/*
+ * The keys (kt: per key its SA_RK_N strings, each NUL-terminated) and states (st: each
+ * NUL-terminated) tables, in canonical order, packed for the reason of append_rows.
+ */
+static bool append_tables(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
 {
-    bson_t arr, key;
-    char ib[16];
-    const char *ik;
+    size_t kl = 0, sl = 0;
+    char *kt, *st, *p;
 
-    BSON_APPEND_ARRAY_BEGIN(out, "keys", &arr);
     for (size_t i = 0; i < c->nk; i++) {
-        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
-        BSON_APPEND_DOCUMENT_BEGIN(&arr, ik, &key); /* FerretDB 1.24 stores no array of arrays */
         for (int f = 0; f < SA_RK_N; f++)
-            BSON_APPEND_UTF8(&key, key_names[f], d->keys[c->korder[i]].s[f]);
-        bson_append_document_end(&arr, &key);
+            kl += strlen(d->keys[c->korder[i]].s[f]) + 1;
     }
-    bson_append_array_end(out, &arr);
-    BSON_APPEND_ARRAY_BEGIN(out, "states", &arr);
+    for (size_t i = 0; i < c->ns; i++)
+        sl += strlen(d->states[c->sorder[i]]) + 1;
+    kt = malloc(kl + 1);
+    st = malloc(sl + 1);
+    if (!kt || !st || kl > UINT32_MAX || sl > UINT32_MAX) {
+        free(kt);
+        free(st);
+        return false;
+    }
+    p = kt;
+    for (size_t i = 0; i < c->nk; i++) {
+        for (int f = 0; f < SA_RK_N; f++) {
+            size_t l = strlen(d->keys[c->korder[i]].s[f]) + 1;
+            memcpy(p, d->keys[c->korder[i]].s[f], l);
+            p += l;
+        }
+    }
+    p = st;
     for (size_t i = 0; i < c->ns; i++) {
-        bson_uint32_to_string((uint32_t)i, &ik, ib, sizeof ib);
-        BSON_APPEND_UTF8(&arr, ik, d->states[c->sorder[i]]);
+        size_t l = strlen(d->states[c->sorder[i]]) + 1;
+        memcpy(p, d->states[c->sorder[i]], l);
+        p += l;
     }
-    bson_append_array_end(out, &arr);
+    BSON_APPEND_UTF8(out, "enc", SA_ROLLUP_ENC);
+    bson_append_binary(out, "kt", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)kt, (uint32_t)kl);
+    bson_append_binary(out, "st", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)st, (uint32_t)sl);
+    free(kt);
+    free(st);
+    return true;
 }
 
 /*
@@ -818,7 +844,6 @@ static bool append_members(const sa_rolldoc_t *d, const canon_t *c, bson_t *out)
         }
     }
     BSON_APPEND_INT32(out, "nf", SA_RR_NF);
-    BSON_APPEND_UTF8(out, "enc", SA_ROLLUP_ENC);
     bson_append_binary(out, "ids", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)ids, (uint32_t)idlen);
     bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, m, (uint32_t)(p - m));
     free(ids);
@@ -850,8 +875,7 @@ bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_
             break;
         }
         BSON_APPEND_INT64(out, "_v", v);
-        append_tables(d, &c, out);
-        ok = append_members(d, &c, out);
+        ok = append_tables(d, &c, out) && append_members(d, &c, out);
     }
     canon_clear(&c);
     return ok || sa_error_nomem(error);
@@ -871,8 +895,9 @@ bool sa_rolldoc_rows_bson(const sa_rolldoc_t *d, int64_t m_v, bson_t *out, sa_er
             BSON_APPEND_UTF8(out, "cluster", d->cluster);
             BSON_APPEND_DATE_TIME(out, "day", d->day * 1000);
             BSON_APPEND_INT64(out, "m_v", m_v);
-            append_rows(d, &c, sums, ended, out);
-            ok = true;
+            ok = append_tables(d, &c, out) && append_rows(d, &c, sums, ended, out);
+            if (!ok)
+                sa_error_nomem(error);
         }
         canon_clear(&c);
         free(sums);
@@ -892,21 +917,26 @@ static bool bad(sa_error_t *error, const char *id, const char *what)
     return false;
 }
 
-static bool read_keys(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
+/* The next NUL-terminated string of a packed table at *pos, or NULL at its end or when it is cut. */
+static const char *next_str(const uint8_t *t, size_t len, size_t *pos)
 {
-    bson_iter_t arr, key;
-    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &arr))
-        return bad(error, d->id, "keys is not an array");
-    while (bson_iter_next(&arr)) {
-        char *s[SA_RK_N];
-        int n = 0;
-        if (!BSON_ITER_HOLDS_DOCUMENT(&arr) || !bson_iter_recurse(&arr, &key))
-            return bad(error, d->id, "a key is not a document");
-        while (n < SA_RK_N && bson_iter_next(&key) && BSON_ITER_HOLDS_UTF8(&key) &&
-               strcmp(bson_iter_key(&key), key_names[n]) == 0)
-            s[n++] = (char *)bson_iter_utf8(&key, NULL);
-        if (n != SA_RK_N)
-            return bad(error, d->id, "a key is not {account, user, partition, qos, gpu_type}");
+    const char *s = (const char *)t + *pos;
+    const uint8_t *nul = *pos < len ? memchr(t + *pos, 0, len - *pos) : NULL;
+    if (!nul)
+        return NULL;
+    *pos = (size_t)(nul - t) + 1;
+    return s;
+}
+
+static bool read_keys(sa_rolldoc_t *d, const uint8_t *t, uint32_t len, sa_error_t *error)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        const char *s[SA_RK_N];
+        for (int k = 0; k < SA_RK_N; k++) {
+            if (!(s[k] = next_str(t, len, &pos)))
+                return bad(error, d->id, "the keys table is cut");
+        }
         if (!SA_VEC_GROW(d->keys, d->keycap, d->nkeys, 1, 16))
             return sa_error_nomem(error);
         for (int k = 0; k < SA_RK_N; k++) { /* appended as is: a stored table has no duplicates */
@@ -921,93 +951,55 @@ static bool read_keys(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
     return true;
 }
 
-/* One row's sums: {gpu_s, cpu_s, ..., runs_ended: {STATE: n}, eff: {...}}; key strings into s. */
-static bool read_row(sa_rolldoc_t *d, bson_iter_t *row, sa_rrow_t *r, const char **s, sa_error_t *error)
+static bool read_states(sa_rolldoc_t *d, const uint8_t *t, uint32_t len, sa_error_t *error)
 {
-    static const char *const sums[] = {"gpu_s", "cpu_s", "mem_mb_s", "billing_milli_s", "runs_started"};
-    bson_iter_t sub;
-    int nk = 0;
-
-    while (bson_iter_next(row)) {
-        const char *k = bson_iter_key(row);
-        bool done = false;
-        for (int f = 0; f < SA_RK_N && !done; f++) {
-            if (strcmp(k, key_names[f]) == 0 && BSON_ITER_HOLDS_UTF8(row)) {
-                s[f] = bson_iter_utf8(row, NULL);
-                nk++;
-                done = true;
-            }
-        }
-        for (int f = 0; f < 5 && !done; f++) {
-            if (strcmp(k, sums[f]) == 0 && BSON_ITER_HOLDS_NUMBER(row)) {
-                int64_t v = bson_iter_as_int64(row);
-                int64_t *dst[] = {&r->s.gpu_s, &r->s.cpu_s, &r->s.mem_mb_s, &r->s.bill_milli_s, &r->s.started};
-                *dst[f] = v;
-                done = true;
-            }
-        }
-        if (done)
-            continue;
-        if (strcmp(k, "eff") == 0 && BSON_ITER_HOLDS_DOCUMENT(row) && bson_iter_recurse(row, &sub)) {
-            while (bson_iter_next(&sub)) {
-                for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++) {
-                    if (strcmp(bson_iter_key(&sub), eff_names[e]) == 0 && BSON_ITER_HOLDS_NUMBER(&sub))
-                        r->s.e[e] = bson_iter_as_int64(&sub);
-                }
-            }
-        } else if (strcmp(k, "runs_ended") == 0 && BSON_ITER_HOLDS_DOCUMENT(row) && bson_iter_recurse(row, &sub)) {
-            r->ended_first = d->nrended;
-            while (bson_iter_next(&sub)) {
-                int64_t st;
-                if (!BSON_ITER_HOLDS_NUMBER(&sub))
-                    continue;
-                if ((st = doc_state(d, bson_iter_key(&sub))) < 0 ||
-                    !SA_VEC_GROW(d->rended, d->rendedcap, d->nrended, 1, 16))
-                    return sa_error_nomem(error);
-                d->rended[d->nrended].state = st;
-                d->rended[d->nrended++].n = bson_iter_as_int64(&sub);
-                r->nended++;
-            }
-        }
-    }
-    if (nk != SA_RK_N)
-        return bad(error, d->id, "a row lacks its key (account, user, partition, qos, gpu_type)");
-    return true;
-}
-
-static bool read_rows(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
-{
-    bson_iter_t arr, row;
-    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &arr))
-        return bad(error, d->id, "rows is not an array");
-    d->has_rows = true;
-    while (bson_iter_next(&arr)) {
-        const char *s[SA_RK_N];
-        sa_rrow_t r;
-        memset(&r, 0, sizeof r);
-        if (!BSON_ITER_HOLDS_DOCUMENT(&arr) || !bson_iter_recurse(&arr, &row))
-            return bad(error, d->id, "a row is not a document");
-        if (!read_row(d, &row, &r, s, error))
-            return false;
-        if ((r.key = doc_key(d, (char *const *)s)) < 0 || !SA_VEC_GROW(d->rows, d->rowcap, d->nrows, 1, 16))
-            return sa_error_nomem(error);
-        d->rows[d->nrows++] = r;
-    }
-    return true;
-}
-
-static bool read_states(sa_rolldoc_t *d, bson_iter_t *it, sa_error_t *error)
-{
-    bson_iter_t arr;
-    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &arr))
-        return bad(error, d->id, "states is not an array");
-    while (bson_iter_next(&arr)) {
-        if (!BSON_ITER_HOLDS_UTF8(&arr))
-            return bad(error, d->id, "a state is not a string");
-        if (!SA_VEC_GROW(d->states, d->statecap, d->nstates, 1, 8) ||
-            !(d->states[d->nstates] = strdup(bson_iter_utf8(&arr, NULL))))
+    size_t pos = 0;
+    while (pos < len) {
+        const char *s = next_str(t, len, &pos);
+        if (!s)
+            return bad(error, d->id, "the states table is cut");
+        if (!SA_VEC_GROW(d->states, d->statecap, d->nstates, 1, 8) || !(d->states[d->nstates] = strdup(s)))
             return sa_error_nomem(error);
         d->nstates++;
+    }
+    return true;
+}
+
+/* The packed rows (append_rows), against the tables read before. */
+static bool read_rows(sa_rolldoc_t *d, const uint8_t *r, uint32_t len, sa_error_t *error)
+{
+    size_t pos = 0;
+    d->has_rows = true;
+    while (pos < len) {
+        sa_rrow_t row;
+        int64_t *f[] = {&row.key, &row.s.gpu_s, &row.s.cpu_s, &row.s.mem_mb_s, &row.s.bill_milli_s, &row.s.started};
+        int64_t nend;
+        memset(&row, 0, sizeof row);
+        for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+            if (!get_var(r, len, &pos, f[i]))
+                return bad(error, d->id, "the rows are cut");
+        }
+        for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++) {
+            if (!get_var(r, len, &pos, &row.s.e[e]))
+                return bad(error, d->id, "the rows are cut");
+        }
+        if (row.key < 0 || (size_t)row.key >= d->nkeys || !get_var(r, len, &pos, &nend) || nend < 0 ||
+            (size_t)nend > d->nstates)
+            return bad(error, d->id, "a row's key or states are out of range");
+        row.ended_first = d->nrended;
+        for (int64_t k = 0; k < nend; k++) {
+            int64_t st, n;
+            if (!get_var(r, len, &pos, &st) || !get_var(r, len, &pos, &n) || st < 0 || (size_t)st >= d->nstates)
+                return bad(error, d->id, "a row's runs ended are cut or out of range");
+            if (!SA_VEC_GROW(d->rended, d->rendedcap, d->nrended, 1, 16))
+                return sa_error_nomem(error);
+            d->rended[d->nrended].state = st;
+            d->rended[d->nrended++].n = n;
+            row.nended++;
+        }
+        if (!SA_VEC_GROW(d->rows, d->rowcap, d->nrows, 1, 16))
+            return sa_error_nomem(error);
+        d->rows[d->nrows++] = row;
     }
     return true;
 }
@@ -1063,13 +1055,12 @@ static bool read_members(sa_rolldoc_t *d, const uint8_t *ids, uint32_t idlen, co
 bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
 {
     bson_iter_t it;
-    bson_iter_t rows_it;
-    const uint8_t *ids = NULL, *m = NULL;
-    uint32_t idlen = 0, mlen = 0;
+    const uint8_t *ids = NULL, *m = NULL, *kt = NULL, *stt = NULL, *rows = NULL;
+    uint32_t idlen = 0, mlen = 0, ktlen = 0, stlen = 0, rlen = 0;
     int64_t nf = SA_RR_NF;
     const char *kind = NULL;
     int32_t shard = -1;
-    bool has_rows = false, enc_ok = false;
+    bool enc_ok = false;
 
     sa_rolldoc_clear(d);
     if (!bson_iter_init(&it, b))
@@ -1097,15 +1088,12 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             nf = bson_iter_int32(&it);
         } else if (strcmp(k, "enc") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
             enc_ok = strcmp(bson_iter_utf8(&it, NULL), SA_ROLLUP_ENC) == 0;
-        } else if (strcmp(k, "keys") == 0) {
-            if (!read_keys(d, &it, error))
-                return false;
-        } else if (strcmp(k, "states") == 0) {
-            if (!read_states(d, &it, error))
-                return false;
-        } else if (strcmp(k, "rows") == 0) {
-            rows_it = it;
-            has_rows = true;
+        } else if (strcmp(k, "kt") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
+            bson_iter_binary(&it, &st, &ktlen, &kt);
+        } else if (strcmp(k, "st") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
+            bson_iter_binary(&it, &st, &stlen, &stt);
+        } else if (strcmp(k, "r") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
+            bson_iter_binary(&it, &st, &rlen, &rows);
         } else if (strcmp(k, "ids") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
             bson_iter_binary(&it, &st, &idlen, &ids);
         } else if (strcmp(k, "m") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
@@ -1121,11 +1109,12 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             return bad(error, d->id, "a live shard out of range");
         d->day = SA_ROLLUP_LIVE + shard;
     }
-    if ((ids || m) && (nf != SA_RR_NF || !enc_ok))
+    if ((ids || m || rows) && (nf != SA_RR_NF || !enc_ok))
         return bad(error, d->id, "written by another version of slurm-ingest (record size differs): run "
                                  "`slurm-ingest rollup --rebuild`");
-    /* the keys table first (records index it as stored), then the rows (keys by name) */
-    if (has_rows && !read_rows(d, &rows_it, error))
+    /* the tables first (records and rows index them as stored) */
+    if ((kt && !read_keys(d, kt, ktlen, error)) || (stt && !read_states(d, stt, stlen, error)) ||
+        (rows && !read_rows(d, rows, rlen, error)))
         return false;
     d->has_members = ids && m;
     return (!ids && !m) || read_members(d, ids, idlen, m, mlen, error);
