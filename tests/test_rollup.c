@@ -10,6 +10,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -605,6 +607,28 @@ static void test_retype_later_config(void **state)
     tu_rm_rf(dir);
 }
 
+/* True when a and b are the same text but for numbers that differ by at most 1e-9 (relative, or absolute under 1). */
+static bool same_to_1e9(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if ((isdigit((unsigned char)*a) || *a == '-') && (isdigit((unsigned char)*b) || *b == '-')) {
+            char *ea, *eb;
+            double x = strtod(a, &ea), y = strtod(b, &eb);
+            if (ea != a && eb != b) {
+                double m = fabs(x) > fabs(y) ? fabs(x) : fabs(y);
+                if (fabs(x - y) > 1e-9 * (m > 1 ? m : 1))
+                    return false;
+                a = ea;
+                b = eb;
+                continue;
+            }
+        }
+        if (*a++ != *b++)
+            return false;
+    }
+    return *a == *b;
+}
+
 /*
  * Every number of usage and efficiency from the rollups equals the job documents' path (--from-jobs), byte for
  * byte: over fixtures/gen/v0.0.40 (one generated cluster: requeued, array, het, GPU, MIG, failing, cancelled jobs),
@@ -735,6 +759,43 @@ static void test_equal_to_documents(void **state)
             free(out[0]);
             free(out[1]);
         }
+    }
+    /* the whole site: every page, CSV and JSON file the same from the rollups and from the documents */
+    {
+        char site[2][400], *out = NULL, *err = NULL;
+        for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+            snprintf(site[from_jobs], sizeof site[from_jobs], "%s/site-%d", dir, from_jobs);
+            const char *args[] = {"site", site[from_jobs], "--now", "2026-11-01T04:00:00Z", "--months", "3",
+                                  from_jobs ? "--from-jobs" : NULL, NULL};
+            assert_int_equal(run_report(uri, db, sqlite, args, &out), 0);
+            free(out);
+            out = NULL;
+        }
+        {   /* the files diff names must hold the same text with the same numbers to 1e-9 */
+            char *argv[] = {"/usr/bin/diff", "-rq", site[0], site[1], NULL};
+            int rc = tu_run(argv, NULL, &out, &err);
+            size_t files = 0;
+            assert_true(rc == 0 || rc == 1);
+            for (char *line = out, *next; line && *line; line = next) {
+                char a[600], b[600], *ta, *tb;
+                next = strchr(line, '\n');
+                if (next)
+                    *next++ = 0;
+                if (sscanf(line, "Files %599s and %599s differ", a, b) != 2)
+                    fail_msg("the sites differ: %s", line);
+                assert_non_null(ta = tu_read_file(a, NULL));
+                assert_non_null(tb = tu_read_file(b, NULL));
+                if (!same_to_1e9(ta, tb))
+                    fail_msg("%s and %s differ beyond 1e-9", a, b);
+                free(ta);
+                free(tb);
+                files++;
+            }
+            printf("  the site from the rollups equals the documents' (%zu file(s) equal to 1e-9, the others byte for "
+                   "byte)\n", files);
+        }
+        free(out);
+        free(err);
     }
     printf("  %zu reports from the rollups equal to the job documents' path, %zu of them with rows\n", compared,
            with_rows);
