@@ -31,6 +31,11 @@ struct sa_archive {
     mongoc_client_t *client;
     mongoc_database_t *db;
     mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating, *rollups;
+    /* the rollups staged by sa_archive_write_snapshot_jobs, flushed every ROLLUP_FLUSH_JOBS
+     * jobs and by sa_archive_flush_rollups (the journal covers what is staged) */
+    sa_rollw_t *rw;
+    char *rw_cluster;
+    size_t rw_jobs;
     char *hosts; /* for messages: host:port list, never the URI (it may hold a password) */
     char *uri;   /* kept only to ask again after a connection error (never printed) */
     sa_archive_open_ms_t open_ms; /* what sa_archive_open took, step by step */
@@ -286,6 +291,8 @@ void sa_archive_close(sa_archive_t *a)
 {
     if (!a)
         return;
+    sa_rollw_free(a->rw); /* not flushed: the next run restages it from the journal */
+    free(a->rw_cluster);
     mongoc_collection_destroy(a->jobs);
     mongoc_collection_destroy(a->superseded);
     mongoc_collection_destroy(a->clusters);
@@ -970,6 +977,13 @@ done:
     return ok;
 }
 
+/*
+ * The jobs whose rollups a run stages before it writes them: a steady poll writes a few
+ * thousand jobs in batches of 500, each touching most live shards, which are then read
+ * and written once, not once a batch.
+ */
+#define ROLLUP_FLUSH_JOBS 4000
+
 /* Stages a job document (JSON) and what it replaced in the rollup writer. */
 static bool stage_doc(sa_rollw_t *w, const char *id, const json_t *old, const json_t *now, bool with_open,
                       sa_error_t *error)
@@ -988,7 +1002,8 @@ static bool stage_doc(sa_rollw_t *w, const char *id, const json_t *old, const js
  * written: every document written, and those it displaced (jobs_superseded); then the
  * batch leaves the journal.
  */
-static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, sa_archive_stats_t *stats, sa_error_t *error)
+static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, bool flush, sa_archive_stats_t *stats,
+                          sa_error_t *error)
 {
     bool ok = true;
     size_t before = sa_rollw_stats(w)->docs_written, cbefore = sa_rollw_stats(w)->conflicts;
@@ -1006,7 +1021,7 @@ static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, sa_archiv
         }
     }
     SA_FAULT_POINT("rollup-write");
-    ok = ok && sa_rollw_flush(w, error) && sa_rollw_journal_done(w, error);
+    ok = ok && (!flush || (sa_rollw_flush(w, error) && sa_rollw_journal_done(w, error)));
     stats->rollups_written += sa_rollw_stats(w)->docs_written - before;
     stats->conflicts += sa_rollw_stats(w)->conflicts - cbefore;
     return ok;
@@ -1015,7 +1030,44 @@ static bool write_rollups(sa_rollw_t *w, slot_t *slots, size_t nslots, sa_archiv
 bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, sa_job_t *const *jobs,
                            size_t n, sa_archive_stats_t *stats, sa_error_t *error)
 {
-    return sa_archive_write_snapshot_jobs(a, cache, ctx, NULL, jobs, n, stats, error);
+    return sa_archive_write_snapshot_jobs(a, cache, ctx, NULL, jobs, n, stats, error) &&
+           sa_archive_flush_rollups(a, stats, error);
+}
+
+bool sa_archive_flush_rollups(sa_archive_t *a, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    bool ok = true;
+    if (a->rw) {
+        size_t before = sa_rollw_stats(a->rw)->docs_written, cbefore = sa_rollw_stats(a->rw)->conflicts;
+        ok = sa_rollw_flush(a->rw, error) && sa_rollw_journal_done(a->rw, error);
+        stats->rollups_written += sa_rollw_stats(a->rw)->docs_written - before;
+        stats->conflicts += sa_rollw_stats(a->rw)->conflicts - cbefore;
+    }
+    sa_rollw_free(a->rw);
+    free(a->rw_cluster);
+    a->rw = NULL;
+    a->rw_cluster = NULL;
+    a->rw_jobs = 0;
+    return ok;
+}
+
+/* The rollup writer of the cluster's batches (another cluster's is flushed first); NULL with *error set. */
+static sa_rollw_t *batch_rollw(sa_archive_t *a, const char *cluster, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    if (a->rw && strcmp(a->rw_cluster, cluster) != 0 && !sa_archive_flush_rollups(a, stats, error))
+        return NULL;
+    if (!a->rw) {
+        a->rw = sa_rollw_new(a->rollups, a->hosts, cluster);
+        a->rw_cluster = strdup(cluster);
+        if (!a->rw || !a->rw_cluster) {
+            sa_rollw_free(a->rw);
+            free(a->rw_cluster);
+            a->rw = NULL;
+            a->rw_cluster = NULL;
+            sa_error_nomem(error);
+        }
+    }
+    return a->rw;
 }
 
 bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
@@ -1024,11 +1076,13 @@ bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const
 {
     sa_job_t **sorted = malloc((n ? n : 1) * sizeof *sorted);
     slot_t *slots = calloc(n ? n : 1, sizeof *slots);
-    sa_rollw_t *rw = sa_rollw_new(a->rollups, a->hosts, ctx->cluster);
+    sa_rollw_t *rw = batch_rollw(a, ctx->cluster, stats, error);
     size_t nslots = 0;
     bool ok = false;
 
-    if (!sorted || !slots || !rw) {
+    if (!rw)
+        goto done;
+    if (!sorted || !slots) {
         sa_error_nomem(error);
         goto done;
     }
@@ -1073,9 +1127,19 @@ bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const
             goto done;
         }
     }
-    ok = write_rollups(rw, slots, nslots, stats, error) && update_cache(cache, slots, nslots, sorted, ctx, error);
+    a->rw_jobs += nslots;
+    ok = write_rollups(rw, slots, nslots, a->rw_jobs >= ROLLUP_FLUSH_JOBS, stats, error) &&
+         update_cache(cache, slots, nslots, sorted, ctx, error);
+    if (ok && a->rw_jobs >= ROLLUP_FLUSH_JOBS)
+        a->rw_jobs = 0;
 done:
-    sa_rollw_free(rw);
+    if (!ok && rw) { /* what it staged stays in the journal for the next run */
+        sa_rollw_free(a->rw);
+        free(a->rw_cluster);
+        a->rw = NULL;
+        a->rw_cluster = NULL;
+        a->rw_jobs = 0;
+    }
     for (size_t i = 0; i < nslots; i++) {
         slot_reset(&slots[i]);
         free(slots[i].id);

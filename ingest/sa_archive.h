@@ -106,6 +106,13 @@ bool sa_archive_write_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_c
 bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx,
                             const sa_obs_ctx_t *sacct_ctx, sa_job_t *const *jobs, size_t n, sa_archive_stats_t *stats,
                             sa_error_t *error);
+/*
+ * sa_archive_write_snapshot_jobs stages its jobs' rollups (journaled) and writes them
+ * every few thousand jobs; this writes what is staged. Call it after an input's last
+ * batch (sa_archive_write_jobs does). A run that ends without it leaves the staged jobs
+ * in the journal, and the next run restages them.
+ */
+bool sa_archive_flush_rollups(sa_archive_t *a, sa_archive_stats_t *stats, sa_error_t *error);
 
 /*
  * After a complete squeue listing taken at ctx->at with job ids listed[0..n) (sorted):

@@ -604,7 +604,7 @@ static bool write_input(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         sa_meta_clear(&meta);
         jobs_clear(&w.batch);
     }
-    return ok;
+    return ok && sa_archive_flush_rollups(env->archive, &stats->jobs, error);
 }
 
 /*
