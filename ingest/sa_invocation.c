@@ -789,6 +789,14 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "built the usage rollups of %s from its job documents: %zu day(s)", r->c->cluster, moved);
+    ok = sa_archive_ingest_days_init(r->archive, r->c->cluster, &moved, &err);
+    lap(r, PH_ROLLUPS);
+    if (!ok) {
+        set_up_failed(r, &err);
+        return;
+    }
+    if (moved)
+        sa_log(SA_LOG_INFO, "built the ingest days of %s from ingest_runs: %zu day(s)", r->c->cluster, moved);
     ok = sa_archive_rollups_recover(r->archive, r->c->cluster, &moved, &err);
     lap(r, PH_ROLLUPS);
     if (!ok) {
