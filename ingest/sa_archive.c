@@ -1453,20 +1453,27 @@ static bool cluster_set_times(sa_archive_t *a, const char *cluster, const char *
     bson_t filter = BSON_INITIALIZER, upd = BSON_INITIALIZER, opts = BSON_INITIALIZER, set, unset;
     bson_error_t berr;
     bool ok = true;
+    size_t nset = 0;
 
     BSON_APPEND_UTF8(&filter, "_id", cluster);
-    BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &set);
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] != SA_UNSET)
-            BSON_APPEND_DATE_TIME(&set, names[i], v[i] * 1000);
+    for (size_t i = 0; i < n; i++)
+        nset += v[i] != SA_UNSET;
+    if (nset) { /* an empty operator is an error before MongoDB 5.0 */
+        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &set);
+        for (size_t i = 0; i < n; i++) {
+            if (v[i] != SA_UNSET)
+                BSON_APPEND_DATE_TIME(&set, names[i], v[i] * 1000);
+        }
+        bson_append_document_end(&upd, &set);
     }
-    bson_append_document_end(&upd, &set);
-    BSON_APPEND_DOCUMENT_BEGIN(&upd, "$unset", &unset);
-    for (size_t i = 0; i < n; i++) {
-        if (v[i] == SA_UNSET)
-            BSON_APPEND_UTF8(&unset, names[i], "");
+    if (nset < n) {
+        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$unset", &unset);
+        for (size_t i = 0; i < n; i++) {
+            if (v[i] == SA_UNSET)
+                BSON_APPEND_UTF8(&unset, names[i], "");
+        }
+        bson_append_document_end(&upd, &unset);
     }
-    bson_append_document_end(&upd, &unset);
     BSON_APPEND_BOOL(&opts, "upsert", true);
     if (!cluster_upsert(a, &filter, &upd, &opts, &berr)) {
         sa_mongo_error(error, a->hosts, "updating clusters", &berr);

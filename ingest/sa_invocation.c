@@ -1178,7 +1178,7 @@ sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *o, bool 
         if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, &docs, differ, stderr, error)) {
             result = SA_INVOCATION_OK;
             sa_log(SA_LOG_INFO, "rollups of %s: %zu document(s), %zu %s", r.c->cluster, docs, *differ,
-                   rebuild ? "rewritten" : "differ from the job documents");
+                   rebuild ? "rewritten" : "differ from the job documents and ingest_runs");
         }
     } else if (r.unreachable) {
         sa_error_set(error, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: rollups not checked");
