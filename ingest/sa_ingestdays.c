@@ -103,6 +103,12 @@ static int day_cmp(const void *a, const void *b)
     return strcmp(((const day_t *)a)->id, ((const day_t *)b)->id);
 }
 
+/* The day of d with the id of key, or NULL (no bsearch of an empty, NULL array: undefined behaviour). */
+static day_t *day_find(const days_t *d, const day_t *key)
+{
+    return d->n ? bsearch(key, d->v, d->n, sizeof *d->v, day_cmp) : NULL;
+}
+
 /* Starts the document of day id in want, its runs array open in *arr. */
 static bool day_open(days_t *want, const char *cluster, const char *id, bson_t *arr, sa_error_t *error)
 {
@@ -380,7 +386,7 @@ static bool compare_days(mongoc_collection_t *days, const char *hosts, const cha
     bool ok = true;
 
     for (size_t i = 0; ok && i < want->n; i++) {
-        day_t *h = bsearch(&want->v[i], have->v, have->n, sizeof *have->v, day_cmp);
+        day_t *h = day_find(have, &want->v[i]);
         bool equal = false;
         ok = !h || days_equal(want->v[i].doc, h->doc, &equal, error);
         if (!ok || equal)
@@ -394,7 +400,7 @@ static bool compare_days(mongoc_collection_t *days, const char *hosts, const cha
             ok = add_missing(days, hosts, cluster, &want->v[i], h, error);
     }
     for (size_t i = 0; ok && i < have->n; i++) {
-        if (bsearch(&have->v[i], want->v, want->n, sizeof *want->v, day_cmp))
+        if (day_find(want, &have->v[i]))
             continue;
         (*differ)++;
         if (out)

@@ -306,7 +306,8 @@ typedef struct {
     char *health, *table, *metrics;
 } said_t;
 
-static void reports(const char *uri, const char *db, const char *dir, said_t *s)
+/* with_site: also the site (its ingest table and metrics; the slow part on FerretDB), else only health. */
+static void reports(const char *uri, const char *db, const char *dir, bool with_site, said_t *s)
 {
     static const char *const health[] = {"health", "-M", "demo", "-S", "2026-10-01", "-E", "2026-10-06", "--now",
                                          "2026-10-06T00:00:00Z", "--json", NULL};
@@ -334,6 +335,9 @@ static void reports(const char *uri, const char *db, const char *dir, said_t *s)
     json_decref(failed);
     json_decref(h);
     free(out);
+    s->table = s->metrics = NULL;
+    if (!with_site)
+        return;
     free(run_report(uri, db, sqlite, site_args));
     snprintf(path, sizeof path, "%s/ingest.runs-demo.json", site);
     s->table = read_text(path);
@@ -406,9 +410,9 @@ static void test_ingest_days(void **state)
     assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
 
     /* the reports from the days, then from ingest_runs (as for an archive not built yet): the same */
-    reports(uri, db, dir, &days);
+    reports(uri, db, dir, true, &days);
     update(client, db, "clusters", "demo", BCON_NEW("$unset", "{", "ingest_days_version", BCON_UTF8(""), "}"));
-    reports(uri, db, dir, &scan);
+    reports(uri, db, dir, true, &scan);
     update(client, db, "clusters", "demo", BCON_NEW("$set", "{", "ingest_days_version", BCON_INT64(1), "}"));
     assert_string_equal(days.health, scan.health);
     assert_string_equal(days.table, scan.table);
@@ -452,9 +456,8 @@ static void test_ingest_days(void **state)
     assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
     {
         said_t again;
-        reports(uri, db, dir, &again);
+        reports(uri, db, dir, false, &again);
         assert_string_equal(again.health, days.health);
-        assert_string_equal(again.table, days.table);
         said_clear(&again);
     }
 
@@ -486,7 +489,7 @@ static void test_ingest_days(void **state)
     assert_true(json_equal(before, after));
     {
         said_t again;
-        reports(uri, db, dir, &again);
+        reports(uri, db, dir, true, &again);
         assert_string_equal(again.health, days.health);
         assert_string_equal(again.table, days.table);
         assert_string_equal(again.metrics, days.metrics);
