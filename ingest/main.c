@@ -5,7 +5,8 @@
  *   slurm-ingest --cluster NAME [options]          one run (Slurm commands or --squeue/--sinfo/... files)
  *   slurm-ingest replay DIR --cluster NAME [...]   re-ingest an --archive-dir (or spool) in time order
  *   slurm-ingest migrate --cluster NAME [...]      move an archive of 0.1 to the _id scheme of 0.2
- *   slurm-ingest rollup [--rebuild] --cluster NAME  check (rebuild) the usage rollups against the job documents
+ *   slurm-ingest rollup [--rebuild] --cluster NAME  check (rebuild) the usage rollups against the job documents,
+ *                                                   and ingest_days against ingest_runs
  *   slurm-ingest --dump FILE...                    print the parsed records as JSON lines
  */
 #include <errno.h>
@@ -315,8 +316,8 @@ static int run_command(int argc, char **argv, int first, bool rebuild, const sa_
         size_t differ = 0;
         result = sa_invocation_rollup(ro, rebuild, &differ, &error);
         if (result == SA_INVOCATION_OK && differ && !rebuild) {
-            sa_log(SA_LOG_ERROR, "%zu rollup document(s) differ from the job documents (slurm-ingest rollup --rebuild "
-                                 "rewrites them)", differ);
+            sa_log(SA_LOG_ERROR, "%zu rollup or ingest_days document(s) or clusters field(s) differ from the job "
+                                 "documents and ingest_runs (slurm-ingest rollup --rebuild rewrites them)", differ);
             return SA_EXIT_UNHEALTHY;
         }
     } else if (first < argc) {

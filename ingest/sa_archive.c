@@ -20,6 +20,8 @@
 #include "sa_vec.h"
 #include "sa_bson.h"
 #include "sa_fault.h"
+#include "sa_ingestday.h"
+#include "sa_ingestdays.h"
 #include "sa_job_schema_json.h"
 #include "sa_mongo.h"
 #include "sa_rollup.h"
@@ -30,12 +32,15 @@
 struct sa_archive {
     mongoc_client_t *client;
     mongoc_database_t *db;
-    mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating, *rollups;
+    mongoc_collection_t *jobs, *superseded, *clusters, *runs, *migrating, *rollups, *days;
     /* the rollups staged by sa_archive_write_snapshot_jobs, flushed every ROLLUP_FLUSH_JOBS
      * jobs and by sa_archive_flush_rollups (the journal covers what is staged) */
     sa_rollw_t *rw;
     char *rw_cluster;
     size_t rw_jobs;
+    /* the clusters document's first_submit as last read or written (SA_UNSET: not known):
+     * only a batch with an earlier submit writes it */
+    int64_t first_submit;
     char *hosts; /* for messages: host:port list, never the URI (it may hold a password) */
     char *uri;   /* kept only to ask again after a connection error (never printed) */
     sa_archive_open_ms_t open_ms; /* what sa_archive_open took, step by step */
@@ -260,6 +265,8 @@ sa_archive_t *sa_archive_open(const char *uri_str, const char *db_name, char **v
     a->runs = mongoc_database_get_collection(a->db, "ingest_runs");
     a->migrating = mongoc_database_get_collection(a->db, "jobs_migrating");
     a->rollups = mongoc_database_get_collection(a->db, SA_ROLLUP_COLL);
+    a->days = mongoc_database_get_collection(a->db, SA_INGEST_DAYS_COLL);
+    a->first_submit = SA_UNSET;
     a->uri = strdup(uri_str);
     if (!a->uri) {
         sa_error_nomem(error);
@@ -299,6 +306,7 @@ void sa_archive_close(sa_archive_t *a)
     mongoc_collection_destroy(a->runs);
     mongoc_collection_destroy(a->migrating);
     mongoc_collection_destroy(a->rollups);
+    mongoc_collection_destroy(a->days);
     mongoc_database_destroy(a->db);
     mongoc_client_destroy(a->client);
     free(a->hosts);
@@ -929,6 +937,49 @@ static bool journal_round(sa_rollw_t *rw, slot_t *slots, size_t nslots, sa_error
     return sa_rollw_journal_write(rw, error);
 }
 
+static bool cluster_update(sa_archive_t *a, const char *cluster, const json_t *min_times, const json_t *max_times,
+                           const json_t *set, sa_error_t *error);
+
+static void min_submit(const json_t *doc, int64_t *min)
+{
+    int64_t t = doc_int(doc, "submit");
+    if (t != SA_UNSET && (*min == SA_UNSET || t < *min))
+        *min = t;
+}
+
+/*
+ * Lowers the clusters document's first_submit (where the site's months begin) to the
+ * earliest submit of the documents a round is about to write, when that is earlier than
+ * known. Before the writes: a run killed between the two leaves it no later than the
+ * documents (and the next run writes them).
+ */
+static bool lower_first_submit(sa_archive_t *a, const char *cluster, const slot_t *slots, size_t nslots,
+                               sa_error_t *error)
+{
+    int64_t min = SA_UNSET;
+    json_t *t, *old;
+    size_t k;
+    bool ok;
+
+    for (size_t i = 0; i < nslots; i++) {
+        if (slots[i].done || !slots[i].doc)
+            continue;
+        min_submit(slots[i].doc, &min);
+        json_array_foreach(slots[i].superseded, k, old) {
+            min_submit(old, &min);
+        }
+    }
+    if (min == SA_UNSET || (a->first_submit != SA_UNSET && a->first_submit <= min))
+        return true;
+    if (!(t = json_pack("{s:I}", "first_submit", (json_int_t)min)))
+        return sa_error_nomem(error);
+    ok = cluster_update(a, cluster, t, NULL, NULL, error);
+    json_decref(t);
+    if (ok)
+        a->first_submit = min;
+    return ok;
+}
+
 /* One round: read what must be read, merge, write; slots end done or in conflict. */
 static bool write_round(sa_archive_t *a, sa_rollw_t *rw, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
                         const sa_obs_ctx_t *ctx, const sa_obs_ctx_t *sacct_ctx, sa_archive_stats_t *stats,
@@ -958,7 +1009,8 @@ static bool write_round(sa_archive_t *a, sa_rollw_t *rw, slot_t *slots, size_t n
             stats->unchanged++;
         }
     }
-    if (!journal_round(rw, slots, nslots, error) || !write_superseded(a, slots, nslots, stats, error))
+    if (!lower_first_submit(a, ctx->cluster, slots, nslots, error) || !journal_round(rw, slots, nslots, error) ||
+        !write_superseded(a, slots, nslots, stats, error))
         goto done;
     SA_FAULT_POINT("superseded-written");
     for (size_t i = 0; i < nslots; i++) { /* inserts first, then replaces (want[] reused) */
@@ -1429,10 +1481,175 @@ bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_
 
 /* ---- the clusters collection and ingest_runs ------------------------------------------- */
 
+/* The earliest submit of the cluster's job documents (jobs and jobs_superseded; a scan), SA_UNSET when none. */
+static bool earliest_submit(sa_archive_t *a, const char *cluster, int64_t *min, sa_error_t *error)
+{
+    bson_t *filter = BCON_NEW("cluster", BCON_UTF8(cluster));
+    bson_t *opts = BCON_NEW("projection", "{", "submit", BCON_INT32(1), "_id", BCON_INT32(0), "}");
+    bool ok = true;
+
+    *min = SA_UNSET;
+    for (int k = 0; ok && k < 2; k++) {
+        mongoc_cursor_t *cur = mongoc_collection_find_with_opts(k ? a->superseded : a->jobs, filter, opts, NULL);
+        const bson_t *doc;
+        bson_error_t berr;
+        while (mongoc_cursor_next(cur, &doc)) {
+            bson_iter_t it;
+            int64_t t = bson_iter_init_find(&it, doc, "submit") ? sa_bson_iter_time(&it) : SA_UNSET;
+            if (t != SA_UNSET && (*min == SA_UNSET || t < *min))
+                *min = t;
+        }
+        if (mongoc_cursor_error(cur, &berr)) {
+            sa_mongo_error(error, a->hosts, "reading job documents", &berr);
+            ok = false;
+        }
+        mongoc_cursor_destroy(cur);
+    }
+    bson_destroy(filter);
+    bson_destroy(opts);
+    return ok;
+}
+
+/* $set of the named times (dates), $unset of those SA_UNSET, on the cluster's document. */
+static bool cluster_set_times(sa_archive_t *a, const char *cluster, const char *const *names, const int64_t *v,
+                              size_t n, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER, upd = BSON_INITIALIZER, opts = BSON_INITIALIZER, set, unset;
+    bson_error_t berr;
+    bool ok = true;
+    size_t nset = 0;
+
+    BSON_APPEND_UTF8(&filter, "_id", cluster);
+    for (size_t i = 0; i < n; i++)
+        nset += v[i] != SA_UNSET;
+    if (nset) { /* an empty operator is an error before MongoDB 5.0 */
+        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &set);
+        for (size_t i = 0; i < n; i++) {
+            if (v[i] != SA_UNSET)
+                BSON_APPEND_DATE_TIME(&set, names[i], v[i] * 1000);
+        }
+        bson_append_document_end(&upd, &set);
+    }
+    if (nset < n) {
+        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$unset", &unset);
+        for (size_t i = 0; i < n; i++) {
+            if (v[i] == SA_UNSET)
+                BSON_APPEND_UTF8(&unset, names[i], "");
+        }
+        bson_append_document_end(&upd, &unset);
+    }
+    BSON_APPEND_BOOL(&opts, "upsert", true);
+    if (!cluster_upsert(a, &filter, &upd, &opts, &berr)) {
+        sa_mongo_error(error, a->hosts, "updating clusters", &berr);
+        ok = false;
+    }
+    bson_destroy(&filter);
+    bson_destroy(&upd);
+    bson_destroy(&opts);
+    return ok;
+}
+
+/* $min of first_run_at and first_submit, $max of last_run_at (want: in the order of cluster_derived's names). */
+static bool cluster_widen(sa_archive_t *a, const char *cluster, const int64_t want[3], sa_error_t *error)
+{
+    json_t *tmin = json_object(), *tmax = json_object();
+    bool ok = tmin && tmax;
+
+    if (ok && want[0] != SA_UNSET)
+        json_object_set_new(tmin, "first_run_at", json_integer((json_int_t)want[0]));
+    if (ok && want[1] != SA_UNSET)
+        json_object_set_new(tmax, "last_run_at", json_integer((json_int_t)want[1]));
+    if (ok && want[2] != SA_UNSET)
+        json_object_set_new(tmin, "first_submit", json_integer((json_int_t)want[2]));
+    ok = ok ? cluster_update(a, cluster, tmin, tmax, NULL, error) : sa_error_nomem(error);
+    json_decref(tmin);
+    json_decref(tmax);
+    return ok;
+}
+
+/*
+ * What the cluster's document derives from ingest_runs and the job documents: the span
+ * of its runs (first_run_at, last_run_at: where a report finds its ingest_days) and
+ * first_submit. Compared with the document; rebuild: set; add: widened ($min, $max:
+ * what a writer running meanwhile wrote stays).
+ */
+static bool cluster_derived(sa_archive_t *a, const char *cluster, sa_ingestdays_mode_t mode, int64_t first_run,
+                            int64_t last_run, size_t *differ, FILE *out, sa_error_t *error)
+{
+    static const char *const names[3] = {"first_run_at", "last_run_at", "first_submit"};
+    int64_t want[3] = {first_run, last_run, SA_UNSET};
+    json_t *cdoc = NULL;
+    size_t n0 = *differ;
+    bool ok = earliest_submit(a, cluster, &want[2], error) && (cdoc = sa_archive_cluster_get(a, cluster, error));
+
+    for (int i = 0; ok && i < 3; i++) {
+        int64_t have = doc_int(cdoc, names[i]);
+        if (have == want[i])
+            continue;
+        (*differ)++;
+        if (out) {
+            char h[32] = "none", w[32] = "none";
+            if (have != SA_UNSET)
+                sa_time_format(have, h, sizeof h);
+            if (want[i] != SA_UNSET)
+                sa_time_format(want[i], w, sizeof w);
+            fprintf(out, "clusters %s: %s is %s, the %s say %s\n", cluster, names[i], h,
+                    i < 2 ? "ingest runs" : "job documents", w);
+        }
+    }
+    if (ok && mode == SA_INGESTDAYS_REBUILD && *differ > n0)
+        ok = cluster_set_times(a, cluster, names, want, 3, error);
+    if (ok && mode == SA_INGESTDAYS_ADD && *differ > n0)
+        ok = cluster_widen(a, cluster, want, error);
+    if (ok)
+        a->first_submit = want[2];
+    json_decref(cdoc);
+    return ok;
+}
+
+/* The cluster's ingest_days and derived clusters fields against ingest_runs and the job documents. */
+static bool derived_rebuild(sa_archive_t *a, const char *cluster, sa_ingestdays_mode_t mode, size_t *docs,
+                            size_t *differ, FILE *out, sa_error_t *error)
+{
+    int64_t first = SA_UNSET, last = SA_UNSET;
+    return sa_ingestdays_rebuild(a->db, a->hosts, cluster, mode, docs, differ, &first, &last, out, error) &&
+           cluster_derived(a, cluster, mode, first, last, differ, out, error);
+}
+
 bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size_t *docs, size_t *differ, FILE *out,
                         sa_error_t *error)
 {
-    return sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, docs, differ, out, error);
+    size_t ddocs = 0, ddiffer = 0;
+    bool ok = sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, docs, differ, out, error) &&
+              derived_rebuild(a, cluster, rebuild ? SA_INGESTDAYS_REBUILD : SA_INGESTDAYS_VERIFY, &ddocs, &ddiffer, out,
+                              error);
+    *docs += ddocs;
+    *differ += ddiffer;
+    return ok;
+}
+
+bool sa_archive_ingest_days_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error)
+{
+    json_t *cdoc = sa_archive_cluster_get(a, cluster, error), *set;
+    size_t differ = 0;
+    bool ok;
+
+    *built = 0;
+    if (!cdoc)
+        return false;
+    if (doc_int(cdoc, "ingest_days_version") >= SA_INGEST_DAYS_VERSION) {
+        a->first_submit = doc_int(cdoc, "first_submit");
+        json_decref(cdoc);
+        return true;
+    }
+    json_decref(cdoc);
+    set = json_pack("{s:I}", "ingest_days_version", (json_int_t)SA_INGEST_DAYS_VERSION);
+    ok = set && derived_rebuild(a, cluster, SA_INGESTDAYS_ADD, built, &differ, NULL, error) &&
+         cluster_update(a, cluster, NULL, NULL, set, error);
+    if (!set)
+        sa_error_nomem(error);
+    json_decref(set);
+    return ok;
 }
 
 /*
@@ -1658,23 +1875,33 @@ json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t 
     return doc;
 }
 
-bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_t *max_times, const json_t *set,
-                               sa_error_t *error)
+/* Appends {op: {name: date, ...}} of the times (epoch seconds) of the object times, when it has any. */
+static void append_times(bson_t *upd, const char *op, const json_t *times)
+{
+    const char *k;
+    json_t *v;
+    bson_t part;
+
+    if (!times || !json_object_size(times))
+        return;
+    BSON_APPEND_DOCUMENT_BEGIN(upd, op, &part);
+    json_object_foreach((json_t *)times, k, v) {
+        BSON_APPEND_DATE_TIME(&part, k, (int64_t)json_integer_value(v) * 1000);
+    }
+    bson_append_document_end(upd, &part);
+}
+
+/* $min of min_times, $max of max_times, $set of set (each may be NULL) on the cluster's document. */
+static bool cluster_update(sa_archive_t *a, const char *cluster, const json_t *min_times, const json_t *max_times,
+                           const json_t *set, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER, upd = BSON_INITIALIZER, opts = BSON_INITIALIZER, part;
     bson_error_t berr;
     bool ok = true;
 
     BSON_APPEND_UTF8(&filter, "_id", cluster);
-    if (max_times && json_object_size(max_times)) {
-        const char *k;
-        json_t *v;
-        BSON_APPEND_DOCUMENT_BEGIN(&upd, "$max", &part);
-        json_object_foreach((json_t *)max_times, k, v) {
-            BSON_APPEND_DATE_TIME(&part, k, (int64_t)json_integer_value(v) * 1000);
-        }
-        bson_append_document_end(&upd, &part);
-    }
+    append_times(&upd, "$min", min_times);
+    append_times(&upd, "$max", max_times);
     if (set && json_object_size(set)) {
         BSON_APPEND_DOCUMENT_BEGIN(&upd, "$set", &part);
         ok = sa_bson_from_json(set, &part, error);
@@ -1691,15 +1918,40 @@ bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_
     return ok;
 }
 
+bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_t *max_times, const json_t *set,
+                               sa_error_t *error)
+{
+    return cluster_update(a, cluster, NULL, max_times, set, error);
+}
+
+/*
+ * The run's _id is made here: it is the key of the run's entry in ingest_days, written
+ * next (a run recorded there but not in its day is found by `slurm-ingest rollup`).
+ */
 bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error)
 {
     bson_t b = BSON_INITIALIZER;
     bson_error_t berr;
-    bool ok = sa_bson_from_json(run, &b, error);
+    bson_oid_t oid;
+    const char *cluster = doc_str(run, "cluster");
+    json_t *tmin = NULL, *tmax = NULL;
+    int64_t started = SA_UNSET;
+    bool ok;
+
+    bson_oid_init(&oid, NULL);
+    ok = BSON_APPEND_OID(&b, "_id", &oid) && sa_bson_from_json(run, &b, error);
     if (ok && !mongoc_collection_insert_one(a->runs, &b, NULL, NULL, &berr)) {
         sa_mongo_error(error, a->hosts, "writing ingest_runs", &berr);
         ok = false;
     }
+    ok = ok && (!cluster || sa_ingestdays_push(a->days, a->hosts, cluster, &b, &started, error));
+    if (ok && cluster) { /* where a reader finds the cluster's days */
+        tmin = json_pack("{s:I}", "first_run_at", (json_int_t)started);
+        tmax = json_pack("{s:I}", "last_run_at", (json_int_t)started);
+        ok = tmin && tmax ? cluster_update(a, cluster, tmin, tmax, NULL, error) : sa_error_nomem(error);
+    }
+    json_decref(tmin);
+    json_decref(tmax);
     bson_destroy(&b);
     return ok;
 }

@@ -133,9 +133,12 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
 bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_error_t *error);
 
 /*
- * The usage rollups of cluster (schema/sa_rollup.h) recomputed from its job documents:
- * rebuild replaces the stored ones; else they are compared: *differ rollup documents
- * differ (each named on out, may be NULL). *docs: how many there should be.
+ * The usage rollups of cluster (schema/sa_rollup.h) recomputed from its job documents,
+ * its ingest_days (schema/sa_ingestday.h) from ingest_runs, and the clusters document's
+ * first_run_at, last_run_at (its runs' span) and first_submit (the earliest submit of
+ * its job documents, jobs and jobs_superseded): rebuild replaces the stored ones; else
+ * they are compared: *differ documents or fields differ (each named on out, may be
+ * NULL). *docs: how many documents there should be.
  */
 bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size_t *docs, size_t *differ, FILE *out,
                         sa_error_t *error);
@@ -145,6 +148,12 @@ bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size
  * clusters document. *built: rollup documents written.
  */
 bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error);
+/*
+ * Builds the cluster's ingest_days and first_submit once (an archive written before
+ * them), then records ingest_days_version in its clusters document. *built: day
+ * documents there are.
+ */
+bool sa_archive_ingest_days_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error);
 
 /*
  * Makes good what a killed run left between its job writes and its rollup writes (the
@@ -173,7 +182,10 @@ json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t 
 bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_t *max_times, const json_t *set,
                                sa_error_t *error);
 
-/* Inserts one ingest_runs document (times as epoch seconds under time keys). */
+/*
+ * Inserts one ingest_runs document (times as epoch seconds under time keys), then its
+ * entry in ingest_days and the span of the cluster's runs (first_run_at, last_run_at).
+ */
 bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error);
 
 /* Reads one job document (NULL when absent, with no error). For tests and tools. */

@@ -789,6 +789,14 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "built the usage rollups of %s from its job documents: %zu day(s)", r->c->cluster, moved);
+    ok = sa_archive_ingest_days_init(r->archive, r->c->cluster, &moved, &err);
+    lap(r, PH_ROLLUPS);
+    if (!ok) {
+        set_up_failed(r, &err);
+        return;
+    }
+    if (moved)
+        sa_log(SA_LOG_INFO, "built the ingest days of %s from ingest_runs: %zu day(s)", r->c->cluster, moved);
     ok = sa_archive_rollups_recover(r->archive, r->c->cluster, &moved, &err);
     lap(r, PH_ROLLUPS);
     if (!ok) {
@@ -1172,7 +1180,7 @@ sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *o, bool 
         if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, &docs, differ, stderr, error)) {
             result = SA_INVOCATION_OK;
             sa_log(SA_LOG_INFO, "rollups of %s: %zu document(s), %zu %s", r.c->cluster, docs, *differ,
-                   rebuild ? "rewritten" : "differ from the job documents");
+                   rebuild ? "rewritten" : "differ from the job documents and ingest_runs");
         }
     } else if (r.unreachable) {
         sa_error_set(error, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: rollups not checked");

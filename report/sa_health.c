@@ -13,7 +13,8 @@
  * - reused-job-id: documents in jobs_superseded (a job id given to a new job):
  *   warning when some were last seen in the window, info otherwise. Normal after
  *   MaxJobId wraps; frequent reuse means slurmctld lost its state.
- * - failed-ingest (error): ingest_runs with ok false that started in the window.
+ * - failed-ingest (error): ingest runs with ok false that started in the window (read from
+ *   the cluster's ingest_days of the window, by _id).
  * - time-series: the cluster has no time series (info: no DIR/CLUSTER.sqlite, as for a
  *   cluster ingested from sacct alone), or --sqlite does not exist or cannot be read
  *   (warning): the gpu-config-unknown check was not made; never a failure of health.
@@ -608,6 +609,7 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
     size_t e0 = h->errors, w0 = h->warnings;
     check_ctx_t c = {.h = h, .o = o, .c = cl, .start = start, .end = end};
     bool lists = !o->from_jobs && cl->rollup_version >= SA_ROLLUP_VERSION;
+    const sa_rdb_runs_query_t failed = {.from = start, .to = end, .ok = 0, .newest_first = false, .limit = 0};
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
     char detail[512], age[32], lim[32];
     bool ok = false;
@@ -681,18 +683,7 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
             goto done;
     }
     /* failed ingest runs */
-    bson_reinit(&f);
-    bson_reinit(&opts);
-    BSON_APPEND_UTF8(&f, "cluster", cl->name);
-    BSON_APPEND_BOOL(&f, "ok", false);
-    BSON_APPEND_DOCUMENT_BEGIN(&f, "started_at", &sub);
-    BSON_APPEND_DATE_TIME(&sub, "$gte", start * 1000);
-    BSON_APPEND_DATE_TIME(&sub, "$lt", end * 1000);
-    bson_append_document_end(&f, &sub);
-    BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
-    BSON_APPEND_INT32(&sub, "started_at", 1);
-    bson_append_document_end(&opts, &sub);
-    if (!sa_rdb_each(db, "ingest_runs", &f, &opts, on_failed_run, &c, error))
+    if (!sa_rdb_ingest_runs(db, cl, &failed, on_failed_run, &c, error))
         goto done;
     if (!check_gpu_config(db, tsdbs, o, cl->name, lists, start, end, h, error) ||
         (cl->in_archive && !check_gpu_type(db, o, cl->name, start, end, h, error)))

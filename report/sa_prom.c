@@ -349,21 +349,13 @@ static bool on_run(const bson_t *doc, void *vctx, sa_error_t *error)
     return true;
 }
 
-/* The latest run of cluster in ingest_runs (only_ok: the latest successful one) into *r. */
-static bool last_run(sa_rdb_t *db, const char *cluster, bool only_ok, run_ctx_t *r, sa_error_t *error)
+/* The latest ingest run of cluster c (only_ok: the latest successful one) into *r: its latest days first. */
+static bool last_run(sa_rdb_t *db, const sa_rcluster_t *c, bool only_ok, run_ctx_t *r, sa_error_t *error)
 {
-    bson_t *f = BCON_NEW("cluster", BCON_UTF8(cluster));
-    bson_t *opts = BCON_NEW("sort", "{", "started_at", BCON_INT32(-1), "}", "limit", BCON_INT64(1), "projection",
-                            "{", "started_at", BCON_INT32(1), "finished_at", BCON_INT32(1), "ok", BCON_INT32(1), "}");
-    bool ok;
-
-    if (only_ok)
-        BSON_APPEND_BOOL(f, "ok", true);
+    const sa_rdb_runs_query_t q = {.from = SA_UNSET, .to = SA_UNSET, .ok = only_ok ? 1 : -1, .newest_first = true,
+                                   .limit = 1};
     memset(r, 0, sizeof *r);
-    ok = sa_rdb_each(db, "ingest_runs", f, opts, on_run, r, error);
-    bson_destroy(f);
-    bson_destroy(opts);
-    return ok;
+    return sa_rdb_ingest_runs(db, c, &q, on_run, r, error);
 }
 
 bool sa_prom_ingest(sa_prom_t *p, sa_rdb_t *db, const sa_rcluster_t *c, int64_t now, sa_error_t *error)
@@ -385,7 +377,7 @@ bool sa_prom_ingest(sa_prom_t *p, sa_rdb_t *db, const sa_rcluster_t *c, int64_t 
         sa_error_nomem(error);
         return false;
     }
-    if (!last_run(db, c->name, false, &last, error) || !last_run(db, c->name, true, &good, error))
+    if (!last_run(db, c, false, &last, error) || !last_run(db, c, true, &good, error))
         return false;
     if (last.found && last.finished != SA_UNSET)
         ok = sa_prom_add(p, "slurm_archive_ingest_last_run_timestamp_seconds", (double)last.finished, false,

@@ -6,17 +6,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_ingestday.h"
 #include "sa_mongo.h"
+#include "sa_rollup.h"
+#include "sa_vec.h"
 
 struct sa_rdb {
     mongoc_client_t *client;
     mongoc_database_t *db;
-    mongoc_collection_t *colls[5];
+    mongoc_collection_t *colls[6];
     char *hosts; /* host:port list for messages, never the URI (it may hold a password) */
     char *name;  /* the database */
 };
 
-static const char *const coll_names[5] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups"};
+static const char *const coll_names[6] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups",
+                                          SA_INGEST_DAYS_COLL};
 
 void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr)
 {
@@ -42,7 +46,7 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
         sa_error_nomem(error);
         return NULL;
     }
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         db->colls[i] = mongoc_database_get_collection(db->db, coll_names[i]);
     return db;
 }
@@ -51,7 +55,7 @@ void sa_rdb_close(sa_rdb_t *db)
 {
     if (!db)
         return;
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 6; i++)
         mongoc_collection_destroy(db->colls[i]);
     mongoc_database_destroy(db->db);
     mongoc_client_destroy(db->client);
@@ -62,7 +66,7 @@ void sa_rdb_close(sa_rdb_t *db)
 
 mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name)
 {
-    for (int i = 0; i < 5; i++) {
+    for (int i = 0; i < 6; i++) {
         if (strcmp(name, coll_names[i]) == 0)
             return db->colls[i];
     }
@@ -90,12 +94,19 @@ int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback)
     return t == SA_UNSET ? fallback : t;
 }
 
+/* A cluster without a document: no times, nothing kept. */
+static void cluster_unset(sa_rcluster_t *c)
+{
+    c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
+    c->first_run_at = c->last_run_at = c->first_submit = SA_UNSET;
+    c->rollup_version = c->ingest_days_version = 0;
+}
+
 /* Reads one clusters document into c (name already set or taken from _id). */
 static void read_cluster(const bson_t *doc, sa_rcluster_t *c)
 {
     bson_iter_t it;
-    c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
-    c->rollup_version = 0;
+    cluster_unset(c);
     if (!bson_iter_init(&it, doc))
         return;
     while (bson_iter_next(&it)) {
@@ -110,6 +121,14 @@ static void read_cluster(const bson_t *doc, sa_rcluster_t *c)
             c->last_sinfo_at = sa_bson_iter_time(&it);
         else if (strcmp(k, "rollup_version") == 0)
             c->rollup_version = sa_bson_iter_int(&it, 0);
+        else if (strcmp(k, "ingest_days_version") == 0)
+            c->ingest_days_version = sa_bson_iter_int(&it, 0);
+        else if (strcmp(k, "first_run_at") == 0)
+            c->first_run_at = sa_bson_iter_time(&it);
+        else if (strcmp(k, "last_run_at") == 0)
+            c->last_run_at = sa_bson_iter_time(&it);
+        else if (strcmp(k, "first_submit") == 0)
+            c->first_submit = sa_bson_iter_time(&it);
     }
 }
 
@@ -215,8 +234,7 @@ bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, 
         }
         for (size_t i = 0; i < names->n; i++) {
             sa_rcluster_t *c = &out->v[out->n++];
-            c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
-            c->rollup_version = 0;
+            cluster_unset(c);
             for (size_t k = 0; k < nfound; k++) {
                 if (found[k].name && strcmp(found[k].name, names->v[i]) == 0) {
                     *c = found[k];
@@ -339,4 +357,195 @@ double sa_ringest_run_number(const bson_t *doc, const char *path)
         (BSON_ITER_HOLDS_NUMBER(&v) || BSON_ITER_HOLDS_DOUBLE(&v)))
         return bson_iter_as_double(&v);
     return 0;
+}
+
+/* ---- ingest runs, by day ---------------------------------------------------------- */
+
+#define EMPTY_DAYS_MAX 731 /* a walk ends after two years of days without a run */
+
+typedef struct {
+    int64_t started;
+    const char *key; /* in doc */
+    bson_t *doc;
+} rrun_t;
+
+typedef struct {
+    rrun_t *v;
+    size_t n, cap;
+} rruns_t;
+
+static void rruns_clear(rruns_t *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        bson_destroy(r->v[i].doc);
+    free(r->v);
+    memset(r, 0, sizeof *r);
+}
+
+static int rrun_cmp(const void *a, const void *b)
+{
+    const rrun_t *x = a, *y = b;
+    if (x->started != y->started)
+        return x->started < y->started ? -1 : 1;
+    return strcmp(x->key ? x->key : "", y->key ? y->key : "");
+}
+
+/* Whether an entry is one q asks for. */
+static bool run_wanted(const bson_t *e, int64_t started, const sa_rdb_runs_query_t *q)
+{
+    sa_ringest_run_t f;
+
+    if (started == SA_UNSET || (q->from != SA_UNSET && started < q->from) || (q->to != SA_UNSET && started >= q->to))
+        return false;
+    sa_ringest_run_read(e, &f);
+    return q->ok < 0 || (f.has_ok && f.ok_flag == (q->ok == 1));
+}
+
+/* Adds the entries of one ingest_days document that q asks for to r (copies). */
+static bool day_entries(const bson_t *day, const sa_rdb_runs_query_t *q, rruns_t *r, sa_error_t *error)
+{
+    bson_iter_t it, child;
+
+    if (!bson_iter_init_find(&it, day, "runs") || !BSON_ITER_HOLDS_ARRAY(&it) || !bson_iter_recurse(&it, &child))
+        return true;
+    while (bson_iter_next(&child)) {
+        const uint8_t *data;
+        uint32_t len;
+        int64_t started;
+        bson_t e;
+        if (!BSON_ITER_HOLDS_DOCUMENT(&child))
+            continue;
+        bson_iter_document(&child, &len, &data);
+        if (!bson_init_static(&e, data, len))
+            continue;
+        sa_ingestday_entry_key(&e, &started);
+        if (!run_wanted(&e, started, q))
+            continue;
+        if (!SA_VEC_GROW(r->v, r->cap, r->n, 1, 64) || !(r->v[r->n].doc = bson_new_from_data(data, len)))
+            return sa_error_nomem(error);
+        r->v[r->n].key = sa_ingestday_entry_key(r->v[r->n].doc, &r->v[r->n].started);
+        r->n++;
+    }
+    return true;
+}
+
+/* Reads the days of c from day down to stop (at most SA_INGEST_DAYS_BATCH) into r; *found: documents read. */
+static bool read_day_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t day, int64_t stop,
+                           const sa_rdb_runs_query_t *q, rruns_t *r, size_t *found, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    mongoc_cursor_t *cur;
+    const bson_t *doc;
+    bson_error_t berr;
+    sa_strv_t ids;
+    bool ok = true;
+
+    *found = 0;
+    sa_strv_init(&ids);
+    for (int k = 0; ok && k < SA_INGEST_DAYS_BATCH && day - k * SA_DAY >= stop; k++) {
+        char *id = sa_ingestday_id(c->name, day - k * SA_DAY);
+        ok = (id && sa_strv_push(&ids, id)) || sa_error_nomem(error);
+        free(id);
+    }
+    if (!ok) {
+        sa_strv_clear(&ids);
+        return false;
+    }
+    sa_rbson_append_in(&filter, "_id", &ids);
+    cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_INGEST_DAYS_COLL), &filter, NULL, NULL);
+    while (ok && mongoc_cursor_next(cur, &doc)) {
+        (*found)++;
+        ok = day_entries(doc, q, r, error);
+    }
+    if (ok && mongoc_cursor_error(cur, &berr)) {
+        sa_rdb_error(error, db, "reading ingest_days", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(&filter);
+    sa_strv_clear(&ids);
+    return ok;
+}
+
+/* Calls fn with the runs of r by started_at (one per key), newest first or oldest first; *given counts them. */
+static bool give_runs(rruns_t *r, const sa_rdb_runs_query_t *q, sa_rdb_doc_cb fn, void *ctx, size_t *given,
+                      sa_error_t *error)
+{
+    bool ok = true;
+
+    if (r->n)
+        qsort(r->v, r->n, sizeof *r->v, rrun_cmp);
+    for (size_t k = 0; ok && k < r->n && (!q->limit || *given < q->limit); k++) {
+        size_t i = q->newest_first ? r->n - 1 - k : k;
+        size_t prev = q->newest_first ? i + 1 : i - 1;
+        if (k && r->v[i].key && r->v[prev].key && strcmp(r->v[i].key, r->v[prev].key) == 0)
+            continue; /* a $push retried */
+        ok = fn(r->v[i].doc, ctx, error);
+        (*given)++;
+    }
+    return ok;
+}
+
+/* The old way, for a cluster without ingest_days: one find over ingest_runs. */
+static bool runs_scan(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_query_t *q, sa_rdb_doc_cb fn, void *ctx,
+                      sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
+    bool ok;
+
+    BSON_APPEND_UTF8(&filter, "cluster", c->name);
+    if (q->ok >= 0)
+        BSON_APPEND_BOOL(&filter, "ok", q->ok == 1);
+    if (q->from != SA_UNSET || q->to != SA_UNSET) {
+        BSON_APPEND_DOCUMENT_BEGIN(&filter, "started_at", &sub);
+        if (q->from != SA_UNSET)
+            BSON_APPEND_DATE_TIME(&sub, "$gte", q->from * 1000);
+        if (q->to != SA_UNSET)
+            BSON_APPEND_DATE_TIME(&sub, "$lt", q->to * 1000);
+        bson_append_document_end(&filter, &sub);
+    }
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
+    BSON_APPEND_INT32(&sub, "started_at", q->newest_first ? -1 : 1);
+    bson_append_document_end(&opts, &sub);
+    if (q->limit)
+        BSON_APPEND_INT64(&opts, "limit", (int64_t)q->limit);
+    ok = sa_rdb_each(db, "ingest_runs", &filter, &opts, fn, ctx, error);
+    bson_destroy(&filter);
+    bson_destroy(&opts);
+    return ok;
+}
+
+bool sa_rdb_ingest_runs(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_query_t *q, sa_rdb_doc_cb fn,
+                        void *ctx, sa_error_t *error)
+{
+    int64_t hi = c->last_run_at, lo = c->first_run_at, day, empty = 0;
+    rruns_t r = {0};
+    size_t given = 0;
+    bool ok = true;
+
+    if (c->ingest_days_version < SA_INGEST_DAYS_VERSION)
+        return runs_scan(db, c, q, fn, ctx, error);
+    if (hi == SA_UNSET || lo == SA_UNSET)
+        return true; /* no run yet */
+    if (q->to != SA_UNSET && q->to - 1 < hi)
+        hi = q->to - 1;
+    if (q->from != SA_UNSET && q->from > lo)
+        lo = q->from;
+    lo = sa_rollup_day(lo);
+    for (day = sa_rollup_day(hi); ok && day >= lo && empty < EMPTY_DAYS_MAX * SA_DAY;
+         day -= SA_INGEST_DAYS_BATCH * SA_DAY) {
+        size_t found = 0, before = r.n;
+        ok = read_day_batch(db, c, day, lo, q, &r, &found, error);
+        empty = found ? 0 : empty + SA_INGEST_DAYS_BATCH * SA_DAY;
+        if (ok && q->newest_first && r.n > before) { /* a batch's runs are all newer than the next batch's */
+            ok = give_runs(&r, q, fn, ctx, &given, error);
+            rruns_clear(&r);
+            if (q->limit && given >= q->limit)
+                break;
+        }
+    }
+    if (ok && !q->newest_first)
+        ok = give_runs(&r, q, fn, ctx, &given, error);
+    rruns_clear(&r);
+    return ok;
 }

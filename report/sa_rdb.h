@@ -1,6 +1,6 @@
 /*
  * sa_rdb.h - slurm-report's read-only access to the job archive in MongoDB (the
- * collections slurm-ingest writes: jobs, jobs_superseded, clusters, ingest_runs, rollups;
+ * collections slurm-ingest writes: jobs, jobs_superseded, clusters, ingest_runs, ingest_days, rollups;
  * schema/job.schema.json). Nothing here writes, creates or indexes anything.
  *
  * Every query is a plain find (filter, projection, batch size) valid on MongoDB
@@ -43,6 +43,10 @@ typedef struct {
     char *name;
     int64_t last_squeue_at, last_sacct_at, last_sinfo_at;
     int64_t rollup_version; /* slurm-ingest keeps the cluster's usage rollups (schema/sa_rollup.h); 0: not */
+    /* slurm-ingest keeps the cluster's ingest_days and first_submit (schema/sa_ingestday.h); 0: not */
+    int64_t ingest_days_version;
+    int64_t first_run_at, last_run_at; /* the span of its ingest runs' started_at */
+    int64_t first_submit;              /* the earliest submit of its job documents */
     bool in_archive; /* false: named by -M but no document */
 } sa_rcluster_t;
 
@@ -102,6 +106,26 @@ typedef struct {
 } sa_ringest_run_t;
 
 void sa_ringest_run_read(const bson_t *doc, sa_ringest_run_t *f);
+
+/* Which ingest runs sa_rdb_ingest_runs gives. */
+typedef struct {
+    int64_t from, to;  /* started_at in [from, to); SA_UNSET: unbounded */
+    int ok;            /* -1: any; 0: failed runs only (ok false); 1: successful runs only */
+    bool newest_first; /* else oldest first */
+    size_t limit;      /* at most this many (0: all) */
+} sa_rdb_runs_query_t;
+
+/*
+ * Calls fn with each ingest run of cluster c that q selects (an entry of its ingest_days,
+ * which has the members of an ingest_runs document the reports read, under their names;
+ * one per run), by started_at. The days are read by _id, SA_INGEST_DAYS_BATCH at a time,
+ * from the latest day the query and the cluster's runs allow back to the earliest, and
+ * the walk stops once limit runs are given (newest first) or after two years of days
+ * without a run. A cluster whose ingest_days slurm-ingest has not built yet (an archive
+ * of an older version) is read from ingest_runs as before, with one find.
+ */
+bool sa_rdb_ingest_runs(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_query_t *q, sa_rdb_doc_cb fn,
+                        void *ctx, sa_error_t *error);
 /* A number of an ingest_runs document by its dotted path ("phases_ms.exec", "counts.docs_read"); 0 when absent. */
 double sa_ringest_run_number(const bson_t *doc, const char *path);
 

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_ingestday.h"
 #include "sa_jobview.h"
 #include "sa_rcommon.h"
 #include "sa_rutil.h"
@@ -869,7 +870,7 @@ static bool run_plots(page_t *pg, const sa_rtable_t *t, sa_error_t *error)
     return true;
 }
 
-/* ingest.html: per cluster, its last 300 runs from ingest_runs, as a table and over time. */
+/* ingest.html: per cluster, its last 300 runs (from its ingest_days), as a table and over time. */
 static bool ingest_page(site_t *s, sa_error_t *error)
 {
     page_t pg;
@@ -880,20 +881,17 @@ static bool ingest_page(site_t *s, sa_error_t *error)
     for (size_t i = 0; ok && i < s->cl.n; i++) {
         sa_rtable_t t;
         char heading[160], table[160];
-        bson_t *f = BCON_NEW("cluster", BCON_UTF8(s->c[i].name));
-        bson_t *opts = BCON_NEW("sort", "{", "started_at", BCON_INT32(-1), "}", "limit", BCON_INT64(300));
+        const sa_rdb_runs_query_t q = {.from = SA_UNSET, .to = SA_UNSET, .ok = -1, .newest_first = true, .limit = 300};
         sa_rdoc_t d = {.kind = "ingest", .title = "ingest runs", .table = &t};
 
         sa_rtable_init(&t, run_cols, RUN_N);
-        ok = sa_rdb_each(s->db, "ingest_runs", f, opts, on_run_doc, &t, error);
+        ok = sa_rdb_ingest_runs(s->db, &s->cl.v[i], &q, on_run_doc, &t, error);
         snprintf(heading, sizeof heading, "%s: the last %zu runs, newest first", s->c[i].name, t.nrows);
         snprintf(table, sizeof table, "runs-%s", s->c[i].file);
         pg.table = table;
         pg.heading = heading;
         ok = ok && on_doc(&d, &pg, error) && run_plots(&pg, &t, error);
         sa_rtable_clear(&t);
-        bson_destroy(f);
-        bson_destroy(opts);
     }
     if (ok)
         para(&pg, "meta", "Phases: capture (the Slurm commands), parse, SQLite (the time series), MongoDB (the job "
@@ -973,18 +971,26 @@ static bool index_page(site_t *s, sa_error_t *error)
 
 /* ---- the whole site ---------------------------------------------------------------------------------- */
 
-/* The time of the cluster's first data: its first node snapshot, or its lowest job id's submit time. */
-static bool first_data(site_t *s, const char *cluster, sa_tsdb_t *ts, int64_t *first, sa_error_t *error)
+/*
+ * The earliest submit of the cluster's jobs: first_submit of its clusters document (the
+ * earliest of every job document, jobs and jobs_superseded); an archive whose ingest_days
+ * slurm-ingest has not built yet (an older version) has none, and is asked as before for
+ * its lowest job id's submit (a scan on FerretDB).
+ */
+static bool first_submit(site_t *s, const sa_rcluster_t *rc, int64_t *first, sa_error_t *error)
 {
-    bson_t *f = BCON_NEW("cluster", BCON_UTF8(cluster));
-    bson_t *opts = BCON_NEW("sort", "{", "job_id", BCON_INT32(1), "}", "limit", BCON_INT64(1), "projection", "{",
-                            "submit", BCON_INT32(1), "}");
-    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(sa_rdb_collection(s->db, "jobs"), f, opts, NULL);
+    bson_t *f, *opts;
+    mongoc_cursor_t *cur;
     const bson_t *doc;
-    sa_tsdb_coverage_t cov;
     bool ok = true;
 
-    *first = SA_UNSET;
+    *first = rc->first_submit;
+    if (rc->ingest_days_version >= SA_INGEST_DAYS_VERSION)
+        return true;
+    f = BCON_NEW("cluster", BCON_UTF8(rc->name));
+    opts = BCON_NEW("sort", "{", "job_id", BCON_INT32(1), "}", "limit", BCON_INT64(1), "projection", "{", "submit",
+                    BCON_INT32(1), "}");
+    cur = mongoc_collection_find_with_opts(sa_rdb_collection(s->db, "jobs"), f, opts, NULL);
     if (mongoc_cursor_next(cur, &doc)) {
         sa_jobview_t v;
         sa_jobview_init(&v);
@@ -995,9 +1001,18 @@ static bool first_data(site_t *s, const char *cluster, sa_tsdb_t *ts, int64_t *f
     mongoc_cursor_destroy(cur);
     bson_destroy(f);
     bson_destroy(opts);
+    return ok;
+}
+
+/* The time of the cluster's first data: its first node snapshot, or its earliest job submit. */
+static bool first_data(site_t *s, const sa_rcluster_t *rc, sa_tsdb_t *ts, int64_t *first, sa_error_t *error)
+{
+    sa_tsdb_coverage_t cov;
+    bool ok = first_submit(s, rc, first, error);
+
     if (!ok)
         return false;
-    if (ts && (ok = sa_tsdb_coverage(ts, cluster, s->o->now - 1, s->o->now, &cov, error)) && cov.first != SA_UNSET &&
+    if (ts && (ok = sa_tsdb_coverage(ts, rc->name, s->o->now - 1, s->o->now, &cov, error)) && cov.first != SA_UNSET &&
         (*first == SA_UNSET || cov.first < *first))
         *first = cov.first;
     return ok;
@@ -1016,7 +1031,7 @@ static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_erro
         return false;
     if (last == SA_UNSET)
         ts = NULL; /* a --sqlite file without this cluster */
-    if (!first_data(s, c->name, ts, &first, error))
+    if (!first_data(s, &s->cl.v[c - s->c], ts, &first, error))
         return false;
     c->has_series = ts != NULL;
     if (first != SA_UNSET && sa_rmonth_floor(first) > m)

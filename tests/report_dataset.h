@@ -73,6 +73,8 @@ static int64_t rd_load_dataset(const char *mongo_uri, const char *db, const char
             /* as every slurm-ingest run does first: the cluster's rollups are kept from here on */
             if (!sa_archive_rollups_init(a, snap.cluster, &built, &err))
                 fail_msg("rollups of %s: %s", snap.cluster, err.message);
+            if (!sa_archive_ingest_days_init(a, snap.cluster, &built, &err))
+                fail_msg("ingest days of %s: %s", snap.cluster, err.message);
             snap.at = at + (int64_t)(n * every);
             for (int k = 0; k < SA_IN_COUNT; k++)
                 snap.files[k] = files[k];
