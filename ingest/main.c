@@ -5,7 +5,7 @@
  *   slurm-ingest --cluster NAME [options]          one run (Slurm commands or --squeue/--sinfo/... files)
  *   slurm-ingest replay DIR --cluster NAME [...]   re-ingest an --archive-dir (or spool) in time order
  *   slurm-ingest migrate --cluster NAME [...]      move an archive of 0.1 to the _id scheme of 0.2
- *   slurm-ingest rollup [--rebuild] --cluster NAME  check (rebuild) the usage rollups against the job documents,
+ *   slurm-ingest rollup [--rebuild] [--since DATE] --cluster NAME  check (rebuild) the usage rollups against the job documents,
  *                                                   and ingest_days against ingest_runs
  *   slurm-ingest --dump FILE...                    print the parsed records as JSON lines
  */
@@ -43,7 +43,7 @@ static void usage(FILE *out)
     fputs("Usage: slurm-ingest --cluster NAME [OPTION]...\n"
           "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
           "       slurm-ingest migrate --cluster NAME [OPTION]...\n"
-          "       slurm-ingest rollup [--rebuild] --cluster NAME [OPTION]...\n"
+          "       slurm-ingest rollup [--rebuild] [--since DATE] --cluster NAME [OPTION]...\n"
           "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] [--tz ZONE] FILE...\n"
           "\n"
           "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"

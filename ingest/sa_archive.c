@@ -1616,11 +1616,11 @@ static bool derived_rebuild(sa_archive_t *a, const char *cluster, sa_ingestdays_
            cluster_derived(a, cluster, mode, first, last, differ, out, error);
 }
 
-bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size_t *docs, size_t *differ, FILE *out,
-                        sa_error_t *error)
+bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, int64_t since, size_t *docs,
+                        size_t *differ, FILE *out, sa_error_t *error)
 {
     size_t ddocs = 0, ddiffer = 0;
-    bool ok = sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, docs, differ, out, error) &&
+    bool ok = sa_rollw_rebuild(a->db, a->hosts, cluster, rebuild, since, docs, differ, out, error) &&
               derived_rebuild(a, cluster, rebuild ? SA_INGESTDAYS_REBUILD : SA_INGESTDAYS_VERIFY, &ddocs, &ddiffer, out,
                               error);
     *docs += ddocs;
@@ -1846,7 +1846,7 @@ bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built
     }
     json_decref(cdoc);
     set = json_pack("{s:I}", "rollup_version", (json_int_t)SA_ROLLUP_VERSION);
-    ok = set && sa_rollw_rebuild(a->db, a->hosts, cluster, true, built, &differ, NULL, error) &&
+    ok = set && sa_rollw_rebuild(a->db, a->hosts, cluster, true, SA_UNSET, built, &differ, NULL, error) &&
          sa_archive_cluster_update(a, cluster, NULL, set, error);
     if (!set)
         sa_error_nomem(error);

@@ -138,10 +138,11 @@ bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_
  * first_run_at, last_run_at (its runs' span) and first_submit (the earliest submit of
  * its job documents, jobs and jobs_superseded): rebuild replaces the stored ones; else
  * they are compared: *differ documents or fields differ (each named on out, may be
- * NULL). *docs: how many documents there should be.
+ * NULL). *docs: how many documents there should be. since (SA_UNSET: all): the usage
+ * rollups of the days from since on only (sa_rollw_rebuild).
  */
-bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, size_t *docs, size_t *differ, FILE *out,
-                        sa_error_t *error);
+bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, int64_t since, size_t *docs,
+                        size_t *differ, FILE *out, sa_error_t *error);
 /*
  * Builds the cluster's rollups from its job documents once (an archive written before
  * rollups; a new cluster: nothing to build), then records rollup_version in its

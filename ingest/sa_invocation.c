@@ -1170,14 +1170,17 @@ sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *o, bool 
     sa_lock_t *lock;
     bool cache_rebuilt;
     size_t docs = 0;
+    int64_t since = SA_UNSET;
     sa_invocation_result_t result = SA_INVOCATION_FAILED;
 
     *differ = 0;
     if (!(lock = run_begin(&r, o, false, error)))
         return SA_INVOCATION_FAILED;
     open_stores(&r, &cache_rebuilt);
-    if (r.archive) {
-        if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, &docs, differ, stderr, error)) {
+    if (r.archive && r.c->since && !sa_time_parse(r.c->since, o->at, &since, error)) {
+        error->domain = SA_ERR_USAGE;
+    } else if (r.archive) {
+        if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, since, &docs, differ, stderr, error)) {
             result = SA_INVOCATION_OK;
             sa_log(SA_LOG_INFO, "rollups of %s: %zu document(s), %zu %s", r.c->cluster, docs, *differ,
                    rebuild ? "rewritten" : "differ from the job documents and ingest_runs");

@@ -969,8 +969,48 @@ static sa_rolldoc_t *docset_get(docset_t *s, const char *cluster, int64_t day, s
 }
 
 /* Adds the contribution of every job document of coll of the cluster to s. */
-static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const char *cluster, docset_t *s,
-                         sa_strv_t *untyped, sa_error_t *error)
+/* True when the rollup document of day is one a rebuild since `since` covers. */
+static bool in_since(int64_t day, int64_t since)
+{
+    switch (sa_rollup_kind(day)) {
+    case SA_ROLLUP_K_DAY: return since == SA_UNSET || day + SA_DAY > since;
+    case SA_ROLLUP_K_ENDED: return since == SA_UNSET || day - SA_ROLLUP_ENDED + SA_DAY > since;
+    default: return true;
+    }
+}
+
+/*
+ * Appends to filter what selects the job documents that can touch a day from since's on:
+ * ended (or a run ended) that day or later, unfinished, or without an end.
+ */
+static void append_since(bson_t *filter, int64_t since)
+{
+    bson_t or, alt, sub;
+    int64_t from = sa_rollup_day(since) * 1000;
+    BSON_APPEND_ARRAY_BEGIN(filter, "$or", &or);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "0", &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&alt, "end", &sub);
+    BSON_APPEND_DATE_TIME(&sub, "$gte", from);
+    bson_append_document_end(&alt, &sub);
+    bson_append_document_end(&or, &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "1", &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&alt, "runs.end", &sub);
+    BSON_APPEND_DATE_TIME(&sub, "$gte", from);
+    bson_append_document_end(&alt, &sub);
+    bson_append_document_end(&or, &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "2", &alt);
+    sa_bson_append_final_states(&alt, "$nin");
+    bson_append_document_end(&or, &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&or, "3", &alt);
+    BSON_APPEND_DOCUMENT_BEGIN(&alt, "end", &sub);
+    BSON_APPEND_BOOL(&sub, "$exists", false);
+    bson_append_document_end(&alt, &sub);
+    bson_append_document_end(&or, &alt);
+    bson_append_array_end(filter, &or);
+}
+
+static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const char *cluster, int64_t since,
+                         docset_t *s, sa_strv_t *untyped, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER;
     mongoc_cursor_t *cur;
@@ -983,6 +1023,8 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
     sa_jobview_init(&view);
     sa_rcontrib_init(&c);
     BSON_APPEND_UTF8(&filter, "cluster", cluster);
+    if (since != SA_UNSET)
+        append_since(&filter, since);
     sa_rollup_projection(&opts);
     BSON_APPEND_INT32(&opts, "batchSize", 1000);
     cur = mongoc_collection_find_with_opts(coll, &filter, &opts, NULL);
@@ -998,7 +1040,10 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
         if (sa_rollw_needs_type(&view) && !sa_strv_push(untyped, view.id.value.v_utf8.str))
             ok = sa_error_nomem(error);
         for (size_t d = 0; ok && d < c.ndays; d++) {
-            sa_rolldoc_t *doc = docset_get(s, cluster, c.days[d].day, error);
+            sa_rolldoc_t *doc;
+            if (!in_since(c.days[d].day, since))
+                continue;
+            doc = docset_get(s, cluster, c.days[d].day, error);
             ok = doc && sa_rolldoc_put(doc, view.id.value.v_utf8.str, v, &c, error);
         }
     }
@@ -1024,8 +1069,8 @@ static bool is_members_doc(const sa_rolldoc_t *d)
 }
 
 /* Reads the stored rollup documents of the cluster into members and rows. */
-static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char *cluster, docset_t *members,
-                        docset_t *rows, sa_error_t *error)
+static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char *cluster, int64_t since,
+                        docset_t *members, docset_t *rows, sa_error_t *error)
 {
     docset_t *s;
     bson_t filter = BSON_INITIALIZER;
@@ -1043,6 +1088,8 @@ static bool read_stored(mongoc_collection_t *coll, const char *hosts, const char
         size_t pos;
         if (!(ok = sa_rolldoc_read(&d, b, error)))
             break;
+        if (!in_since(d.day, since))
+            continue; /* before the days asked for: left as it is */
         s = is_members_doc(&d) ? members : rows;
         pos = docset_pos(s, d.id, &found);
         if (found || !SA_VEC_GROW(s->v, s->cap, s->n, 1, 64)) {
@@ -1193,8 +1240,8 @@ static void print_diff(FILE *out, const sa_rolldoc_t *want, const sa_rolldoc_t *
             n > 3 ? ", ..." : "");
 }
 
-bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *cluster, bool rebuild, size_t *docs,
-                      size_t *differ, FILE *out, sa_error_t *error)
+bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *cluster, bool rebuild, int64_t since,
+                      size_t *docs, size_t *differ, FILE *out, sa_error_t *error)
 {
     mongoc_collection_t *jobs = mongoc_database_get_collection(db, "jobs");
     mongoc_collection_t *sup = mongoc_database_get_collection(db, "jobs_superseded");
@@ -1206,9 +1253,9 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
     *docs = *differ = 0;
     sa_strv_init(&untyped);
     sa_strv_init(&none);
-    ok = compute_coll(jobs, hosts, cluster, &want, &untyped, error) &&
-         compute_coll(sup, hosts, cluster, &want, &untyped, error) &&
-         read_stored(roll, hosts, cluster, &have, &have_rows, error);
+    ok = compute_coll(jobs, hosts, cluster, since, &want, &untyped, error) &&
+         compute_coll(sup, hosts, cluster, since, &want, &untyped, error) &&
+         read_stored(roll, hosts, cluster, since, &have, &have_rows, error);
     if (ok) {
         *docs = want.n;
         for (size_t i = 0; i < want.n; i++) {
@@ -1264,7 +1311,8 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
         sa_strv_t all;
         int64_t v;
         sa_strv_init(&all);
-        ok = w && sa_rollw_untyped_list(w, &all, &v, error) && sa_rollw_untyped_update(w, &untyped, &all, error);
+        ok = w && sa_rollw_untyped_list(w, &all, &v, error) &&
+             sa_rollw_untyped_update(w, &untyped, since == SA_UNSET ? &all : &none, error);
         if (!w)
             sa_error_nomem(error);
         sa_strv_clear(&all);

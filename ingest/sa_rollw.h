@@ -109,9 +109,12 @@ bool sa_rollw_recover(sa_rollw_t *w, mongoc_collection_t *jobs, mongoc_collectio
  * Recomputes every rollup document of the cluster from the job documents of jobs and
  * jobs_superseded (db's collections). rebuild: replaces the stored ones (and removes
  * those no document contributes to); else compares: *differ counts the rollup documents
- * that differ from the recomputed ones, each named on out (may be NULL).
+ * that differ from the recomputed ones, each named on out (may be NULL). since (SA_UNSET:
+ * all): only the days from the one holding since on, the open runs and the live shards,
+ * from the job documents that can touch them (ended since, or unfinished); the untyped
+ * list then only gains.
  */
-bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *cluster, bool rebuild, size_t *docs,
-                      size_t *differ, FILE *out, sa_error_t *error);
+bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *cluster, bool rebuild, int64_t since,
+                      size_t *docs, size_t *differ, FILE *out, sa_error_t *error);
 
 #endif

@@ -439,6 +439,30 @@ static void test_rollups_of_the_demo(void **state)
     assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
     assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-15\"}"), 1);
 
+    /* --since: two days lost, one before it (left alone) and one after it (found, rebuilt) */
+    {
+        const char *verify_since[] = {"rollup", "--since", "2026-10-10", NULL};
+        const char *rebuild_since[] = {"rollup", "--rebuild", "--since", "2026-10-10", NULL};
+        bson_t *f3 = BCON_NEW("_id", BCON_UTF8("demo:2026-10-03")), *f20 = BCON_NEW("_id", BCON_UTF8("demo:2026-10-20"));
+        assert_true(mongoc_collection_delete_one(coll, f3, NULL, NULL, &berr));
+        assert_true(mongoc_collection_delete_one(coll, f20, NULL, NULL, &berr));
+        assert_int_equal(run_ingest(uri, db, dir, verify_since, &out), 9);
+        assert_non_null(strstr(out, "demo:2026-10-20: missing"));
+        assert_null(strstr(out, "demo:2026-10-03"));
+        free(out);
+        assert_int_equal(run_ingest(uri, db, dir, rebuild_since, NULL), 0);
+        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-20\"}"), 1);
+        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-03\"}"), 0);
+        assert_int_equal(run_ingest(uri, db, dir, verify_since, NULL), 0);
+        assert_int_equal(run_ingest(uri, db, dir, verify, &out), 9);
+        assert_non_null(strstr(out, "demo:2026-10-03: missing"));
+        free(out);
+        assert_int_equal(run_ingest(uri, db, dir, rebuild, NULL), 0);
+        assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
+        bson_destroy(f3);
+        bson_destroy(f20);
+    }
+
     bson_destroy(filter);
     mongoc_collection_destroy(coll);
     tu_mongo_drop(client, db);
