@@ -710,8 +710,19 @@ static void test_equal_to_documents(void **state)
         assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
         assert_int_equal(tu_count(client, db, "jobs_superseded", "{}"), 1);
     }
+#if defined(__SANITIZE_ADDRESS__)
+    /* 60 report runs and two sites: a minute more under AddressSanitizer, which would take the suite past its 20
+     * minutes; the same code runs under the sanitizers in the windows kept here and in test_report_html's site */
+    const bool all = false;
+    printf("SKIP: the comparison of every window and grouping, and of the whole site, runs in the Release build only "
+           "(AddressSanitizer: a month and a cut day by user and GPU type here, the site in test_report_html)\n");
+#else
+    const bool all = true;
+#endif
     for (size_t w = 0; w < sizeof windows / sizeof windows[0]; w++) {
         for (size_t b = 0; b < sizeof bys / sizeof bys[0]; b++) {
+            if (!all && ((w != 0 && w != 2) || b != 1))
+                continue;
             for (int report = 0; report < 2; report++) {
                 char *out[2] = {NULL, NULL};
                 for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
@@ -785,7 +796,7 @@ static void test_equal_to_documents(void **state)
         }
     }
     /* the whole site: every page, CSV and JSON file the same from the rollups and from the documents */
-    {
+    if (all) {
         char site[2][400], *out = NULL, *err = NULL;
         for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
             snprintf(site[from_jobs], sizeof site[from_jobs], "%s/site-%d", dir, from_jobs);
@@ -823,7 +834,7 @@ static void test_equal_to_documents(void **state)
     }
     printf("  %zu reports from the rollups equal to the job documents' path, %zu of them with rows\n", compared,
            with_rows);
-    assert_true(with_rows >= compared - 6); /* only the early-morning cut of the 15th may have no ended run */
+    assert_true(with_rows + (all ? 6 : 1) >= compared); /* only the early-morning cut of the 15th may have no ended run */
     {
         const char *verify[] = {"rollup", NULL};
         assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", verify, NULL), 0);
