@@ -786,28 +786,13 @@ static bool untyped_apply(sa_strv_t *list, const sa_strv_t *add, const sa_strv_t
     return true;
 }
 
-/* The job id of a job document _id "<cluster>:<job_id>[:<submit>]". */
-static long long id_job(const char *id, size_t cluster_len)
-{
-    return strtoll(id + cluster_len + 1, NULL, 10);
-}
-
-static size_t cap_cluster_len;
-
-static int id_job_cmp(const void *a, const void *b)
-{
-    long long x = id_job(*(char *const *)a, cap_cluster_len), y = id_job(*(char *const *)b, cap_cluster_len);
-    return (x > y) - (x < y);
-}
-
 /* The waiting list keeps its SA_ROLLW_WAITING_MAX newest jobs (by job id): the oldest leave first. */
-static void cap_waiting(const sa_rollw_t *w, sa_strv_t *list)
+static void cap_waiting(sa_strv_t *list)
 {
     size_t drop;
     if (list->n <= SA_ROLLW_WAITING_MAX)
         return;
-    cap_cluster_len = strlen(w->cluster);
-    qsort(list->v, list->n, sizeof *list->v, id_job_cmp);
+    qsort(list->v, list->n, sizeof *list->v, sa_rollup_id_job_cmp);
     drop = list->n - SA_ROLLW_WAITING_MAX;
     for (size_t i = 0; i < drop; i++)
         free(list->v[i]);
@@ -832,7 +817,7 @@ static bool list_update(sa_rollw_t *w, bool waiting, const sa_strv_t *add, const
                 ok = sa_strv_push(&old, list.v[i]);
             ok = ok && untyped_apply(&list, add, del);
             if (ok && waiting)
-                cap_waiting(w, &list);
+                cap_waiting(&list);
             if (ok) { /* the same set again: nothing to write */
                 changed = list.n != before;
                 for (size_t i = 0; !changed && i < list.n; i++)

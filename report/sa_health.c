@@ -200,20 +200,6 @@ static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster,
 
 #define ID_BATCH 400 /* _ids per $in query */
 
-/* The job id a document _id "<cluster>:<job_id>[:<submit>]" names (0 when none). */
-static int64_t id_job(const char *id)
-{
-    const char *p = strchr(id, ':');
-    return p ? strtoll(p + 1, NULL, 10) : 0;
-}
-
-static int id_job_cmp(const void *x, const void *y)
-{
-    const char *a = *(char *const *)x, *b = *(char *const *)y;
-    int64_t ja = id_job(a), jb = id_job(b);
-    return ja != jb ? (ja < jb ? -1 : 1) : strcmp(a, b);
-}
-
 /*
  * Reads the job documents ids names from coll, ID_BATCH by _id per query, in job id
  * order (ids is sorted so, duplicates dropped).
@@ -225,7 +211,7 @@ static bool each_by_id(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bso
     bool ok = true;
 
     if (ids->n > 1)
-        qsort(ids->v, ids->n, sizeof *ids->v, id_job_cmp);
+        qsort(ids->v, ids->n, sizeof *ids->v, sa_rollup_id_job_cmp);
     for (size_t i = 0; i < ids->n; i++) {
         if (n && strcmp(ids->v[n - 1], ids->v[i]) == 0)
             free(ids->v[i]);

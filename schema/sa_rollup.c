@@ -48,6 +48,20 @@ int64_t sa_rollup_live_of(const char *cluster, const char *id)
     return SA_ROLLUP_LIVE + (int64_t)(job / 1024 % SA_ROLLUP_LIVE_SHARDS);
 }
 
+/* The job id a job document _id names (0 when none). */
+static int64_t id_job(const char *id)
+{
+    const char *p = strchr(id, ':');
+    return p ? strtoll(p + 1, NULL, 10) : 0;
+}
+
+int sa_rollup_id_job_cmp(const void *a, const void *b)
+{
+    const char *x = *(char *const *)a, *y = *(char *const *)b;
+    int64_t jx = id_job(x), jy = id_job(y);
+    return jx != jy ? (jx < jy ? -1 : 1) : strcmp(x, y);
+}
+
 /* "<cluster>:<YYYY-MM-DD><suffix>" of a day's start; NULL on out of memory or a day no _id can name. */
 static char *day_id(const char *cluster, int64_t day, const char *suffix)
 {

@@ -88,6 +88,11 @@ sa_rollup_kind_t sa_rollup_kind(int64_t day);
  * SA_UNSET for any other _id (jobs_superseded's "<cluster>:<job_id>:<submit>").
  */
 int64_t sa_rollup_live_of(const char *cluster, const char *id);
+/*
+ * Orders job document _ids ("<cluster>:<job_id>[:<submit>]"; a cluster name has no ':')
+ * by the job id they name, then as strings: a qsort comparator of char *.
+ */
+int sa_rollup_id_job_cmp(const void *a, const void *b);
 
 /* The fields of a member record (int64 each). */
 enum {
