@@ -354,38 +354,7 @@ static void test_rolldoc_members(void **state)
 static int run_ingest_cluster(const char *uri, const char *db, const char *dir, const char *cluster,
                               const char *const *extra, char **err_out)
 {
-    char env_uri[600], sqlite[300], spool[300];
-    char *argv[40];
-    char *err = NULL, *o = NULL;
-    char *env[] = {env_uri, NULL};
-    int n = 0, rc;
-
-    snprintf(env_uri, sizeof env_uri, "SLURM_INGEST_MONGO_URI=%s", uri);
-    snprintf(sqlite, sizeof sqlite, "%s/ts.sqlite", dir);
-    snprintf(spool, sizeof spool, "%s/spool", dir);
-    argv[n++] = (char *)SA_INGEST_BIN;
-    for (const char *const *e = extra; *e; e++)
-        argv[n++] = (char *)*e;
-    argv[n++] = "--cluster";
-    argv[n++] = (char *)cluster;
-    argv[n++] = "--db";
-    argv[n++] = (char *)db;
-    argv[n++] = "--sqlite";
-    argv[n++] = sqlite;
-    argv[n++] = "--lock-dir";
-    argv[n++] = (char *)dir;
-    argv[n++] = "--spool-dir";
-    argv[n++] = spool;
-    argv[n] = NULL;
-    rc = tu_run(argv, env, &o, &err);
-    if (rc != 0 && rc != 9)
-        fprintf(stderr, "slurm-ingest exited %d: %s\n", rc, err ? err : "");
-    free(o);
-    if (err_out)
-        *err_out = err;
-    else
-        free(err);
-    return rc;
+    return tu_run_ingest(SA_INGEST_BIN, uri, db, dir, cluster, extra, err_out);
 }
 
 static int run_ingest(const char *uri, const char *db, const char *dir, const char *const *extra, char **err_out)

@@ -143,6 +143,15 @@ void tu_mongo_drop(struct _mongoc_client_t *client, const char *db_name);
  */
 int tu_run(char *const argv[], char *const env_extra[], char **out, char **err);
 
+/*
+ * Runs slurm-ingest (bin) with extra[] (NULL-terminated) for cluster, MongoDB database db
+ * at uri (SLURM_INGEST_MONGO_URI), and its time series, lock and spool under dir
+ * (ts.sqlite, dir, spool); returns its exit status. An exit other than 0 or 9 prints its
+ * stderr; *err_out (may be NULL) receives that stderr (caller frees).
+ */
+int tu_run_ingest(const char *bin, const char *uri, const char *db, const char *dir, const char *cluster,
+                  const char *const *extra, char **err_out);
+
 /* ---- libmongoc's shared memory (issue 22) ---- */
 
 /* True if /dev/shm/mongoc-<pid> (libmongoc's counters of process pid) exists. */
