@@ -8,13 +8,17 @@
  * v0.0.37-v0.0.39 print times as plain integers; v0.0.40+ as {set,infinite,number};
  * sa_json_get_int/time accept both.
  */
+#define _GNU_SOURCE /* asprintf */
 #include "sa_sdiag.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
 #include "sa_json.h"
+#include "sa_vec.h"
 
 /* The keys of "statistics" that sa_sdiag_t models, NULL-terminated. */
 static const char *const sdiag_known_keys[] = {
@@ -47,6 +51,48 @@ static bool get_figure(const json_t *stats, const char *key, const char *kind, i
     if (*out != SA_UNSET && *out < 0) {
         sa_error_set(error, SA_ERR_INPUT, 0, "%s: negative value %lld", key, (long long)*out);
         return false;
+    }
+    return true;
+}
+
+/*
+ * Appends the entries of statistics' array key (rpcs_by_message_type: name_key
+ * "message_type", id_key "type_id"; rpcs_by_user: "user", "user_id") to out->rpcs. An
+ * entry without a name is named by its id; one with neither, or without a count, is
+ * skipped. Fails on an array or entry of the wrong type, or a negative figure.
+ */
+static bool get_rpcs(const json_t *stats, const char *key, sa_sdiag_rpc_kind_t kind, const char *name_key,
+                     const char *id_key, sa_sdiag_t *out, sa_error_t *error)
+{
+    json_t *arr, *e;
+    size_t i, cap = out->nrpcs;
+
+    if (!sa_json_get_arr(stats, key, &arr, error))
+        return false;
+    json_array_foreach(arr, i, e) {
+        sa_sdiag_rpc_t r = {kind, NULL, SA_UNSET, SA_UNSET};
+        int64_t id = SA_UNSET;
+        if (!json_is_object(e)) {
+            sa_error_set(error, SA_ERR_INPUT, 0, "%s[%zu]: expected an object, got %s", key, i, sa_json_type_name(e));
+            return false;
+        }
+        if (!sa_json_get_int(e, id_key, &id, error) || !get_figure(e, "count", "INT", &r.count, error) ||
+            !get_figure(e, "total_time", "INT", &r.total_time, error) ||
+            !sa_json_get_str(e, name_key, &r.name, error)) {
+            sa_error_prefix(error, "%s", key);
+            return false;
+        }
+        if (!r.name && id >= 0 && id != SA_INFINITE && asprintf(&r.name, "%lld", (long long)id) < 0)
+            return sa_error_nomem(error);
+        if (!r.name || r.count == SA_UNSET) {
+            free(r.name);
+            continue;
+        }
+        if (!SA_VEC_GROW(out->rpcs, cap, out->nrpcs, 1, 64)) {
+            free(r.name);
+            return sa_error_nomem(error);
+        }
+        out->rpcs[out->nrpcs++] = r;
     }
     return true;
 }
@@ -116,6 +162,9 @@ bool sa_sdiag_parse_json(const char *data, size_t len, sa_sdiag_t *out, sa_error
         goto bad;
     SA_SDIAG_FIELDS(SDIAG_GET_)
 #undef SDIAG_GET_
+    if (!get_rpcs(stats, "rpcs_by_message_type", SA_SDIAG_RPC_TYPE, "message_type", "type_id", out, error) ||
+        !get_rpcs(stats, "rpcs_by_user", SA_SDIAG_RPC_USER, "user", "user_id", out, error))
+        goto bad;
     out->extra = sa_json_extra(stats, sdiag_known_keys);
     ok = true;
     goto done;

@@ -200,6 +200,15 @@ static const char *const stmt_sql[S_COUNT] = {
                    " ORDER BY t.at, k.state_id, k.partition_id, k.gpu_type_id",
     [S_SCHED_PUT] = "INSERT OR REPLACE INTO sched (cluster_id, at" SDIAG_COLS ") VALUES (?, ?" SDIAG_QMARKS ")",
     [S_SCHED_RANGE] = "SELECT at" SDIAG_COLS " FROM sched WHERE cluster_id = ?1 AND at >= ?2 AND at < ?3 ORDER BY at",
+    /* sdiag's RPC counts by message type (kind 0) and by user (1), schema version 3 */
+    [S_RPCNAME_GET] = "SELECT id FROM rpc_name WHERE name = ?1",
+    [S_RPCNAME_INS] = "INSERT INTO rpc_name (name) VALUES (?1)",
+    [S_NAME_RPCNAME] = "SELECT name FROM rpc_name WHERE id = ?1",
+    [S_RPC_DEL] = "DELETE FROM sched_rpc WHERE cluster_id = ?1 AND at = ?2",
+    [S_RPC_INS] = "INSERT OR REPLACE INTO sched_rpc (cluster_id, at, kind, name_id, count, total_time)"
+                  " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    [S_RPC_AT] = "SELECT r.kind, n.name, r.count, r.total_time FROM sched_rpc r JOIN rpc_name n ON n.id = r.name_id"
+                 " WHERE r.cluster_id = ?1 AND r.at = ?2 ORDER BY r.kind, n.name",
     [S_CLUSTERS] = "SELECT name FROM cluster ORDER BY name",
     [S_SNAP_FIRST] = "SELECT min(at) FROM snapshot WHERE cluster_id = ?1",
     [S_SNAPS_RANGE] = "SELECT at FROM snapshot WHERE cluster_id = ?1 AND at >= ?2 AND at < ?3 ORDER BY at",
@@ -422,6 +431,7 @@ static const struct {
     [K_PARTITION] = {S_PART_GET, S_PART_INS, S_NAME_PART, "partition"},
     [K_PARTSET] = {S_PARTSET_GET, S_PARTSET_INS, S_NAME_PARTSET, "partition set"},
     [K_GPU_TYPE] = {S_GPUTYPE_GET, S_GPUTYPE_INS, S_NAME_GPUTYPE, "GPU type"},
+    [K_RPC_NAME] = {S_RPCNAME_GET, S_RPCNAME_INS, S_NAME_RPCNAME, "RPC name"},
 };
 
 /*
@@ -847,6 +857,8 @@ void sa_sdiag_init(sa_sdiag_t *sd)
 #define SDIAG_UNSET_(name, kind) sd->name = SA_UNSET;
     SA_SDIAG_FIELDS(SDIAG_UNSET_)
 #undef SDIAG_UNSET_
+    sd->rpcs = NULL;
+    sd->nrpcs = 0;
     sd->extra = NULL;
 }
 
@@ -854,6 +866,11 @@ void sa_sdiag_clear(sa_sdiag_t *sd)
 {
     if (!sd)
         return;
+    for (size_t i = 0; i < sd->nrpcs; i++)
+        free(sd->rpcs[i].name);
+    free(sd->rpcs);
+    sd->rpcs = NULL;
+    sd->nrpcs = 0;
     json_decref(sd->extra);
     sd->extra = NULL;
 }

@@ -35,7 +35,7 @@
 #include "sa_model.h"
 
 /* PRAGMA user_version of the schema this code writes (schema/timeseries.sql). */
-#define SA_TSDB_SCHEMA_VERSION 2
+#define SA_TSDB_SCHEMA_VERSION 3
 /* PRAGMA application_id marking our databases: 'SATS'. */
 #define SA_TSDB_APPLICATION_ID 0x53415453
 /* Snapshots further apart than this leave a gap (unknown time) between them. */
@@ -60,16 +60,29 @@
     X(bf_depth_mean, INT) X(bf_depth_mean_try, INT) X(bf_last_depth, INT) X(bf_last_depth_try, INT)       \
     X(bf_queue_len, INT) X(bf_queue_len_mean, INT) X(bf_when_last_cycle, TIME)
 
+/* What an RPC count is counted by: sdiag's rpcs_by_message_type or rpcs_by_user. */
+typedef enum { SA_SDIAG_RPC_TYPE = 0, SA_SDIAG_RPC_USER = 1 } sa_sdiag_rpc_kind_t;
+
+/* One entry of rpcs_by_message_type or rpcs_by_user (table sched_rpc). */
+typedef struct {
+    sa_sdiag_rpc_kind_t kind;
+    char *name;         /* the message type ("REQUEST_JOB_INFO") or the user's name (its uid when unnamed) */
+    int64_t count;      /* RPCs since slurmctld started or the statistics were reset (sdiag --reset) */
+    int64_t total_time; /* their total time, microseconds; SA_UNSET when not said */
+} sa_sdiag_rpc_t;
+
 typedef struct {
 #define SA_SDIAG_MEMBER(name, kind) int64_t name;
     SA_SDIAG_FIELDS(SA_SDIAG_MEMBER)
 #undef SA_SDIAG_MEMBER
+    sa_sdiag_rpc_t *rpcs; /* by message type, then by user; NULL when none (owned) */
+    size_t nrpcs;
     json_t *extra; /* every other key of "statistics" (rpcs_by_user, bf_exit, ...); NULL when none */
 } sa_sdiag_t;
 
-/* Sets every figure to SA_UNSET and extra to NULL. */
+/* Sets every figure to SA_UNSET, rpcs and extra to NULL. */
 void sa_sdiag_init(sa_sdiag_t *sd);
-/* Frees extra; the figures are left as they are. Accepts NULL. */
+/* Frees rpcs and extra; the figures are left as they are. Accepts NULL. */
 void sa_sdiag_clear(sa_sdiag_t *sd);
 
 /* ---- opening ---------------------------------------------------------------- */
@@ -307,9 +320,19 @@ bool sa_tsdb_nodes_at(sa_tsdb_t *db, const char *cluster, int64_t at, sa_tsdb_no
 
 typedef bool (*sa_tsdb_sdiag_cb)(int64_t at, const sa_sdiag_t *sd, void *ctx, sa_error_t *error);
 
-/* The stored scheduler statistics of cluster within [from, to), in time order (extra is NULL). */
+/* The stored scheduler statistics of cluster within [from, to), in time order (extra and rpcs are NULL:
+ * sa_tsdb_sdiag_rpcs reads those of one). */
 bool sa_tsdb_sdiag_range(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_sdiag_cb cb,
                          void *ctx, sa_error_t *error);
+
+typedef bool (*sa_tsdb_rpc_cb)(const sa_sdiag_rpc_t *rpc, void *ctx, sa_error_t *error);
+
+/*
+ * The RPC counts of cluster's scheduler statistics stored at `at` (table sched_rpc): by
+ * message type, then by user, each in name order. None (true) when there are none.
+ */
+bool sa_tsdb_sdiag_rpcs(sa_tsdb_t *db, const char *cluster, int64_t at, sa_tsdb_rpc_cb cb, void *ctx,
+                        sa_error_t *error);
 
 /*
  * Checks that cluster's data is whole: every interval row starts at a snapshot, every

@@ -128,6 +128,11 @@ static const char *const migrations[] = {
     "CREATE TABLE node_config_gpu (node_id INTEGER NOT NULL REFERENCES node (id), at INTEGER NOT NULL,"
     " gpu_type_id INTEGER NOT NULL REFERENCES gpu_type (id), total INTEGER NOT NULL,"
     " PRIMARY KEY (node_id, at, gpu_type_id)) WITHOUT ROWID;",
+    /* 2 -> 3: sdiag's RPC counts by message type and by user */
+    "CREATE TABLE rpc_name (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE sched_rpc (cluster_id INTEGER NOT NULL REFERENCES cluster (id), at INTEGER NOT NULL,"
+    " kind INTEGER NOT NULL, name_id INTEGER NOT NULL REFERENCES rpc_name (id), count INTEGER NOT NULL,"
+    " total_time INTEGER, PRIMARY KEY (cluster_id, at, kind, name_id)) WITHOUT ROWID;",
     NULL,
 };
 

@@ -54,7 +54,7 @@ void tsdb_u64map_clear(u64map_t *m, void (*free_ptr)(void *));
 /* ---- the handle ------------------------------------------------------------------------ */
 
 /* Dictionary kinds: tables mapping a text to an id. */
-enum { K_CLUSTER, K_STATE, K_REASON, K_PARTITION, K_PARTSET, K_GPU_TYPE, K_COUNT };
+enum { K_CLUSTER, K_STATE, K_REASON, K_PARTITION, K_PARTSET, K_GPU_TYPE, K_RPC_NAME, K_COUNT };
 
 /* An attribute set in memory (a row of attr with its attr_gpu rows). */
 typedef struct {
@@ -89,7 +89,7 @@ enum {
     S_GAP_DEL, S_GAP_INS, S_GAP_LAST_END, S_GAPS_ALL, S_GAPS_RANGE,
     S_IV_AT, S_IV_PUT, S_IV_DEL, S_IV_WINDOW, S_IV_ALL,
     S_TKEY_GET, S_TKEY_INS, S_TOT_DEL, S_TOT_INS, S_GTOT_DEL, S_GTOT_INS, S_TOT_ALL, S_GTOT_ALL,
-    S_SCHED_PUT, S_SCHED_RANGE,
+    S_SCHED_PUT, S_SCHED_RANGE, S_RPCNAME_GET, S_RPCNAME_INS, S_NAME_RPCNAME, S_RPC_DEL, S_RPC_INS, S_RPC_AT,
     S_CLUSTERS, S_SNAP_FIRST, S_SNAPS_RANGE,
     S_NODE_GET, S_CFG_IV_BEFORE, S_CFG_BEFORE, S_CFG_IV_AFTER, S_CFG_AFTER, S_CFG_GPUS, S_CFG_DEL, S_CFG_INS,
     S_COUNT

@@ -661,8 +661,13 @@ done:
     return ok;
 }
 
-bool sa_tsdb_sdiag_range(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_sdiag_cb cb,
-                         void *ctx, sa_error_t *error)
+/*
+ * Runs statement k with the cluster's id and a (and b when nb is 2) bound, calling row for
+ * each row, in one read transaction; an unknown cluster has no rows.
+ */
+static bool each_row(sa_tsdb_t *db, const char *cluster, int k, int nb, int64_t a, int64_t b,
+                     bool (*row)(sqlite3_stmt *s, void *ctx, sa_error_t *error), void *ctx, const char *what,
+                     sa_error_t *error)
 {
     int64_t cid;
     bool ok = false;
@@ -675,26 +680,21 @@ bool sa_tsdb_sdiag_range(sa_tsdb_t *db, const char *cluster, int64_t from, int64
         ok = true;
         goto done;
     }
-    if (!(s = tsdb_stmt(db, S_SCHED_RANGE, error)))
+    if (!(s = tsdb_stmt(db, k, error)))
         goto done;
     sqlite3_bind_int64(s, 1, cid);
-    sqlite3_bind_int64(s, 2, from);
-    sqlite3_bind_int64(s, 3, to);
+    sqlite3_bind_int64(s, 2, a);
+    if (nb == 2)
+        sqlite3_bind_int64(s, 3, b);
     while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        sa_sdiag_t sd;
-        int i = 1;
-        sa_sdiag_init(&sd);
-#define SDIAG_COL_(name, kind) sd.name = tsdb_col_opt(s, i++);
-        SA_SDIAG_FIELDS(SDIAG_COL_)
-#undef SDIAG_COL_
-        if (!cb(sqlite3_column_int64(s, 0), &sd, ctx, error)) {
+        if (!row(s, ctx, error)) {
             sqlite3_reset(s);
             goto done;
         }
     }
     sqlite3_reset(s);
     if (rc != SQLITE_DONE) {
-        tsdb_sql_err(db, rc, "reading scheduler statistics", error);
+        tsdb_sql_err(db, rc, what, error);
         goto done;
     }
     ok = true;
@@ -703,3 +703,48 @@ done:
     return ok;
 }
 
+typedef struct {
+    sa_tsdb_sdiag_cb cb;
+    sa_tsdb_rpc_cb rpc_cb;
+    void *ctx;
+    sa_tsdb_t *db;
+} sched_rows_t;
+
+static bool sdiag_row(sqlite3_stmt *s, void *vctx, sa_error_t *error)
+{
+    sched_rows_t *c = vctx;
+    sa_sdiag_t sd;
+    int i = 1;
+
+    sa_sdiag_init(&sd);
+#define SDIAG_COL_(name, kind) sd.name = tsdb_col_opt(s, i++);
+    SA_SDIAG_FIELDS(SDIAG_COL_)
+#undef SDIAG_COL_
+    return c->cb(sqlite3_column_int64(s, 0), &sd, c->ctx, error);
+}
+
+bool sa_tsdb_sdiag_range(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_sdiag_cb cb,
+                         void *ctx, sa_error_t *error)
+{
+    sched_rows_t c = {cb, NULL, ctx, db};
+    return each_row(db, cluster, S_SCHED_RANGE, 2, from, to, sdiag_row, &c, "reading scheduler statistics", error);
+}
+
+static bool rpc_row(sqlite3_stmt *s, void *vctx, sa_error_t *error)
+{
+    sched_rows_t *c = vctx;
+    sa_sdiag_rpc_t r = {sqlite3_column_int(s, 0) ? SA_SDIAG_RPC_USER : SA_SDIAG_RPC_TYPE,
+                        (char *)sqlite3_column_text(s, 1), sqlite3_column_int64(s, 2), tsdb_col_opt(s, 3)};
+    if (!r.name) {
+        tsdb_oom(c->db, error);
+        return false;
+    }
+    return c->rpc_cb(&r, c->ctx, error);
+}
+
+bool sa_tsdb_sdiag_rpcs(sa_tsdb_t *db, const char *cluster, int64_t at, sa_tsdb_rpc_cb cb, void *ctx,
+                        sa_error_t *error)
+{
+    sched_rows_t c = {NULL, cb, ctx, db};
+    return each_row(db, cluster, S_RPC_AT, 1, at, 0, rpc_row, &c, "reading RPC statistics", error);
+}

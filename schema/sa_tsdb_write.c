@@ -377,7 +377,29 @@ static bool put_sdiag(sa_tsdb_t *db, int64_t cid, int64_t at, const sa_sdiag_t *
 #define SDIAG_BIND_(name, kind) tsdb_bind_opt(s, i++, sd->name);
     SA_SDIAG_FIELDS(SDIAG_BIND_)
 #undef SDIAG_BIND_
-    return tsdb_step_done(db, s, "writing scheduler statistics", error);
+    if (!tsdb_step_done(db, s, "writing scheduler statistics", error) || !(s = tsdb_stmt(db, S_RPC_DEL, error)))
+        return false;
+    /* the RPC counts of the same row: replaced with it */
+    sqlite3_bind_int64(s, 1, cid);
+    sqlite3_bind_int64(s, 2, at);
+    if (!tsdb_step_done(db, s, "writing scheduler statistics", error))
+        return false;
+    for (size_t k = 0; k < sd->nrpcs; k++) {
+        const sa_sdiag_rpc_t *r = &sd->rpcs[k];
+        int64_t name_id;
+        if (!tsdb_dict_id(db, K_RPC_NAME, r->name, true, NULL, &name_id, NULL, error) ||
+            !(s = tsdb_stmt(db, S_RPC_INS, error)))
+            return false;
+        sqlite3_bind_int64(s, 1, cid);
+        sqlite3_bind_int64(s, 2, at);
+        sqlite3_bind_int64(s, 3, r->kind);
+        sqlite3_bind_int64(s, 4, name_id);
+        sqlite3_bind_int64(s, 5, r->count);
+        tsdb_bind_opt(s, 6, r->total_time);
+        if (!tsdb_step_done(db, s, "writing RPC statistics", error))
+            return false;
+    }
+    return true;
 }
 
 /*

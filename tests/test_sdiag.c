@@ -69,6 +69,15 @@ static void test_v0041(void **state)
     assert_int_equal(sd.bf_last_backfilled_jobs, 3321);
     assert_int_equal(sd.bf_when_last_cycle, 1760003971);
     assert_int_equal(sd.bf_active, 0);
+    /* the RPC counts: by message type, then by user (kept in extra too) */
+    assert_int_equal(sd.nrpcs, 2);
+    assert_int_equal(sd.rpcs[0].kind, SA_SDIAG_RPC_TYPE);
+    assert_string_equal(sd.rpcs[0].name, "REQUEST_PARTITION_INFO");
+    assert_int_equal(sd.rpcs[0].count, 52011);
+    assert_int_equal(sd.rpcs[0].total_time, 4120033);
+    assert_int_equal(sd.rpcs[1].kind, SA_SDIAG_RPC_USER);
+    assert_string_equal(sd.rpcs[1].name, "root");
+    assert_int_equal(sd.rpcs[1].count, 181203);
     /* unmodelled keys are kept */
     assert_non_null(sd.extra);
     assert_true(json_is_array(json_object_get(sd.extra, "rpcs_by_user")));
@@ -90,6 +99,7 @@ static void test_v0038(void **state)
     assert_int_equal(sd.bf_cycle_last, 655);
     assert_int_equal(sd.bf_when_last_cycle, 1689999950);
     /* absent in this release */
+    assert_int_equal(sd.nrpcs, 0);
     assert_int_equal(sd.agent_thread_count, SA_UNSET);
     sa_sdiag_clear(&sd);
 }
@@ -123,6 +133,19 @@ static void test_errors(void **state)
     assert_string_equal(parse_error("{\"statistics\": {\"jobs_pending\": -3}}"),
                         "sdiag: statistics: jobs_pending: negative value -3");
     assert_string_equal(parse_error("{\"statistics\": [1]}"), "sdiag: statistics: expected an object");
+    assert_string_equal(parse_error("{\"statistics\": {\"rpcs_by_user\": [3]}}"),
+                        "sdiag: statistics: rpcs_by_user[0]: expected an object, got integer");
+    assert_string_equal(parse_error("{\"statistics\": {\"rpcs_by_user\": [{\"user\": \"a\", \"count\": -1}]}}"),
+                        "sdiag: statistics: rpcs_by_user: count: negative value -1");
+    /* an unnamed user is named by its uid; an entry without a count is left out */
+    {
+        const char *j = "{\"statistics\": {\"rpcs_by_user\": [{\"user_id\": 1001, \"count\": 4},"
+                        " {\"user\": \"b\"}]}}";
+        assert_true(sa_sdiag_parse_json(j, strlen(j), &sd, &err));
+        assert_int_equal(sd.nrpcs, 1);
+        assert_string_equal(sd.rpcs[0].name, "1001");
+        sa_sdiag_clear(&sd);
+    }
     assert_string_equal(parse_error("{\"jobs\": []}"),
                         "sdiag: no \"statistics\" object (not sdiag --json output?)");
     assert_string_equal(parse_error("[]"), "sdiag: expected a JSON object at top level, got an array");

@@ -1123,6 +1123,21 @@ static bool collect_sdiag(int64_t at, const sa_sdiag_t *sd, void *ctx, sa_error_
     return true;
 }
 
+typedef struct {
+    char line[8][96];
+    size_t n;
+} rpcrows_t;
+
+static bool collect_rpc(const sa_sdiag_rpc_t *r, void *ctx, sa_error_t *error)
+{
+    rpcrows_t *x = ctx;
+    (void)error;
+    assert_true(x->n < 8);
+    snprintf(x->line[x->n++], sizeof x->line[0], "%d %s %lld %lld", (int)r->kind, r->name, (long long)r->count,
+             (long long)r->total_time);
+    return true;
+}
+
 static void test_sdiag_store(void **state)
 {
     sa_tsdb_t *db = open_ok(dbpath("sdiag"));
@@ -1163,6 +1178,25 @@ static void test_sdiag_store(void **state)
     assert_int_equal(got.sd[0].req_time, 1760004000);
     assert_int_equal(got.at[1], T0 + 60);
     assert_int_equal(got.sd[1].jobs_pending, 7);
+    assert_null(got.sd[0].rpcs);
+    /* the RPC counts, with each row: the fixture's one message type and one user */
+    {
+        rpcrows_t r = {0};
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0, collect_rpc, &r, &err));
+        assert_int_equal(r.n, 2);
+        assert_string_equal(r.line[0], "0 REQUEST_PARTITION_INFO 52011 4120033");
+        assert_string_equal(r.line[1], "1 root 181203 20110234");
+        /* replaced with its row: one entry fewer */
+        free(sd.rpcs[1].name);
+        sd.nrpcs = 1;
+        assert_true(sa_tsdb_write_sdiag(db, "s", T0, &sd, &err));
+        r.n = 0;
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0, collect_rpc, &r, &err));
+        assert_int_equal(r.n, 1);
+        r.n = 0;
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0 + 1, collect_rpc, &r, &err));
+        assert_int_equal(r.n, 0);
+    }
     sa_sdiag_clear(&sd);
     free_nodes(n, 1);
     sa_tsdb_close(db);
@@ -1360,12 +1394,12 @@ static void test_error_newer(void **state)
     free_nodes(n, 1);
     sa_tsdb_close(db);
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 3", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(c);
 
     assert_non_null(strstr(open_error(path, false, NULL),
-                           "schema version 3 is newer than this program knows (2); upgrade slurm-archive"));
-    assert_non_null(strstr(open_error(path, true, NULL), "schema version 3 is newer"));
+                           "schema version 4 is newer than this program knows (3); upgrade slurm-archive"));
+    assert_non_null(strstr(open_error(path, true, NULL), "schema version 4 is newer"));
     /* nothing touched */
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
     {
@@ -1375,7 +1409,7 @@ static void test_error_newer(void **state)
                                             -1, &s, NULL),
                          SQLITE_OK);
         assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-        assert_int_equal(sqlite3_column_int(s, 0), 3);
+        assert_int_equal(sqlite3_column_int(s, 0), 4);
         assert_int_equal(sqlite3_column_int(s, 1), 1);
         sqlite3_finalize(s);
     }
@@ -1740,7 +1774,7 @@ static void test_migrate_v1(void **state)
     /* make it what version 1 wrote */
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
     assert_int_equal(sqlite3_exec(c, "ALTER TABLE attr DROP COLUMN gpu_config; DROP TABLE node_config_gpu;"
-                                     " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+                                     " DROP TABLE sched_rpc; DROP TABLE rpc_name; PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(c);
     /* read-only: refused, untouched */
     assert_non_null(strstr(open_error(path, true, NULL), "schema version 1 is older"));
@@ -1748,6 +1782,7 @@ static void test_migrate_v1(void **state)
     assert_int_equal(sql_int(db, "PRAGMA user_version"), SA_TSDB_SCHEMA_VERSION);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM pragma_table_info('attr') WHERE name = 'gpu_config'"), 1);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM node_config_gpu"), 0);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM sched_rpc"), 0); /* version 3's table */
     verify_ok(db, "m", 2);
     hours(db, "m", T0, T0 + 300, SA_TSDB_BY_GPU_TYPE, &h);
     assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_used, 2 * 300 / 3600.0);
