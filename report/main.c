@@ -81,6 +81,8 @@ static void usage(FILE *out)
           "  --idle-threshold PCT     efficiency: a run under this GPU utilisation is idle (default 5)\n"
           "  --from-jobs              usage, efficiency, current, health: read the job documents, not the\n"
           "                           rollups (the reference)\n"
+          "  --per-node               current --prometheus: also a gauge per node (CPUs, memory, GPUs by type:\n"
+          "                           configured and allocated; its exact state as a label)\n"
           "\n"
           "Output:\n"
           "  --json, --csv, --svg (usage), --html, --prometheus (current)   the output kind (default: a table)\n"
@@ -173,7 +175,7 @@ typedef struct {
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
-       O_TEXTFILE, O_IDLE, O_FROM_JOBS };
+       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE };
 
 /* -o / --format: a column list; an output kind name (0.2's --format json) or a file name (0.2's -o FILE). */
 static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
@@ -227,6 +229,7 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case O_PROM: o->format = SA_FMT_PROMETHEUS; break;
     case 'n': o->no_header = true; break;
     case O_FROM_JOBS: o->from_jobs = true; break;
+    case O_PER_NODE: o->per_node = true; break;
     case 'v': o->verbose = stderr; break;
     case 'l': o->long_format = true; break;
     case 'e': cli->helpformat = true; break;
@@ -339,6 +342,7 @@ static const struct option longopts[] = {
     {"now", required_argument, NULL, O_NOW},     {"months", required_argument, NULL, O_MONTHS},
     {"idle-threshold", required_argument, NULL, O_IDLE},
     {"from-jobs", no_argument, NULL, O_FROM_JOBS},
+    {"per-node", no_argument, NULL, O_PER_NODE},
     {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -406,6 +410,8 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("--since: %s", error.message);
     if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
+    if (o->per_node && (o->format != SA_FMT_PROMETHEUS || strcmp(cli->cmd, "current") != 0))
+        return die_usage("--per-node is for `current --prometheus`%s", "");
     if (o->delimiter && !*o->delimiter)
         return die_usage("--delimiter: must not be empty%s", "");
     /* a --sqlite that is not there is a slip on the command line; health says it in a row instead */

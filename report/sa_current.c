@@ -40,7 +40,7 @@ const sa_col_t *sa_current_cols(size_t *n)
 /* One counted observation: (section, by, key, state) as interned ids. */
 typedef struct {
     uint32_t sect, by, key, state;
-    int64_t count, gpus;
+    int64_t count, gpus, cpus, mem_mb; /* cpus, mem_mb: the current jobs' (sa_rollup_list_cpus) */
 } tally_t;
 
 typedef struct {
@@ -52,8 +52,13 @@ typedef struct {
     sa_jobview_t view; /* the job document at hand */
 } cur_ctx_t;
 
+/* A job's GPUs, CPUs and memory (MiB), as its job list records them. */
+typedef struct {
+    int64_t gpus, cpus, mem_mb;
+} res_t;
+
 /* Records one job of the current section under (by, key, state): merged and counted later. */
-static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char *state, int64_t gpus,
+static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char *state, const res_t *r,
                       sa_error_t *error)
 {
     if (!SA_VEC_GROW(c->v, c->cap, c->n, 1, 256))
@@ -63,31 +68,35 @@ static bool tally_add(cur_ctx_t *c, const char *by, const char *key, const char 
     c->v[c->n].key = sa_rintern(&c->names, key ? key : "");
     c->v[c->n].state = sa_rintern(&c->names, state ? state : "?");
     c->v[c->n].count = 1;
-    c->v[c->n].gpus = gpus;
+    c->v[c->n].gpus = r->gpus;
+    c->v[c->n].cpus = r->cpus;
+    c->v[c->n].mem_mb = r->mem_mb;
     c->n++;
     return true;
 }
 
 /* One job counted under its groupings, from a document or a job list. */
 static bool tally_job(cur_ctx_t *c, const char *partition, const char *account, const char *user, const char *state,
-                      int64_t g, sa_error_t *error)
+                      const res_t *r, sa_error_t *error)
 {
-    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", partition, state, g, error)) &&
-           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", account, state, g, error)) &&
-           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", user, state, g, error)) &&
-           tally_add(c, "all", "", state, g, error);
+    return ((c->by & SA_BY_PARTITION) == 0 || tally_add(c, "partition", partition, state, r, error)) &&
+           ((c->by & SA_BY_ACCOUNT) == 0 || tally_add(c, "account", account, state, r, error)) &&
+           ((c->by & SA_BY_USER) == 0 || tally_add(c, "user", user, state, r, error)) &&
+           tally_add(c, "all", "", state, r, error);
 }
 
 static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     cur_ctx_t *c = vctx;
     const sa_jobview_t *j = &c->view;
-    int64_t g;
+    res_t r;
     if (!sa_jobview_read(&c->view, doc, error))
         return false;
     /* a pending job's GPUs are those it asks for; the others' those of their (last) run */
-    g = j->state && strcmp(j->state, "PENDING") == 0 ? j->req_gpus : j->gpus;
-    return tally_job(c, j->partition, j->account, j->user, j->state, g, error);
+    r.gpus = j->state && strcmp(j->state, "PENDING") == 0 ? j->req_gpus : j->gpus;
+    r.cpus = sa_rollup_list_cpus(j);
+    r.mem_mb = sa_rollup_list_mem_mb(j);
+    return tally_job(c, j->partition, j->account, j->user, j->state, &r, error);
 }
 
 static cur_ctx_t *cur_sort;
@@ -128,6 +137,8 @@ static void tally_merge(cur_ctx_t *c)
         if (n && tally_cmp(&c->v[n - 1], &c->v[i]) == 0) {
             c->v[n - 1].count += c->v[i].count;
             c->v[n - 1].gpus += c->v[i].gpus;
+            c->v[n - 1].cpus += c->v[i].cpus;
+            c->v[n - 1].mem_mb += c->v[i].mem_mb;
         }
         else
             c->v[n++] = c->v[i];
@@ -135,26 +146,33 @@ static void tally_merge(cur_ctx_t *c)
     c->n = n;
 }
 
-/* The job metrics of one cluster's tallies: counts (and GPUs of the current jobs) per grouping. */
+/* One job metric of a tally: slurm_archive_[BY_]NAME{cluster[,BY=key],state}. */
+static bool prom_job_metric(sa_prom_t *p, const char *cluster, const char *by, const char *key, const char *state,
+                            const char *name, double v)
+{
+    bool all = strcmp(by, "all") == 0;
+    char metric[64];
+    snprintf(metric, sizeof metric, "slurm_archive_%s%s%s", all ? "" : by, all ? "" : "_", name);
+    return all ? sa_prom_add(p, metric, v, false, "cluster", cluster, "state", state, NULL)
+               : sa_prom_add(p, metric, v, false, "cluster", cluster, by, key, "state", state, NULL);
+}
+
+/*
+ * The job metrics of one cluster's tallies: counts per grouping; of the current jobs also
+ * their GPUs, CPUs and memory (asked for while pending: a partition's pending resources).
+ */
 static bool prom_jobs(sa_prom_t *p, const char *cluster, const cur_ctx_t *c)
 {
     for (size_t i = 0; i < c->n; i++) {
         const tally_t *t = &c->v[i];
         const char *by = sa_rintern_str(&c->names, t->by), *key = sa_rintern_str(&c->names, t->key);
         const char *state = sa_rintern_str(&c->names, t->state);
-        bool all = strcmp(by, "all") == 0, ok;
-        char jobs[64], gpus[64];
-        snprintf(jobs, sizeof jobs, "slurm_archive_%s%s%s", all ? "" : by, all ? "" : "_",
-                 t->sect ? "finished_jobs" : "jobs");
-        snprintf(gpus, sizeof gpus, "slurm_archive_%s%sjob_gpus", all ? "" : by, all ? "" : "_");
-        if (all)
-            ok = sa_prom_add(p, jobs, (double)t->count, false, "cluster", cluster, "state", state, NULL) &&
-                 (t->sect || sa_prom_add(p, gpus, (double)t->gpus, false, "cluster", cluster, "state", state, NULL));
-        else
-            ok = sa_prom_add(p, jobs, (double)t->count, false, "cluster", cluster, by, key, "state", state, NULL) &&
-                 (t->sect ||
-                  sa_prom_add(p, gpus, (double)t->gpus, false, "cluster", cluster, by, key, "state", state, NULL));
-        if (!ok)
+        if (!prom_job_metric(p, cluster, by, key, state, t->sect ? "finished_jobs" : "jobs", (double)t->count))
+            return false;
+        if (!t->sect && (!prom_job_metric(p, cluster, by, key, state, "job_gpus", (double)t->gpus) ||
+                         !prom_job_metric(p, cluster, by, key, state, "job_cpus", (double)t->cpus) ||
+                         !prom_job_metric(p, cluster, by, key, state, "job_memory_bytes",
+                                          (double)t->mem_mb * 1048576.0)))
             return false;
     }
     return true;
@@ -181,7 +199,7 @@ static bool write_prometheus(const sa_report_opts_t *o, sa_rdb_t *db, const sa_r
             sa_error_nomem(error);
             break;
         }
-        ok = sa_rtsdbs_get(&tsdbs, o, cl->v[ci].name, false, &ts, error) && (!ts || sa_prom_nodes(p, ts, cl->v[ci].name, error)) &&
+        ok = sa_rtsdbs_get(&tsdbs, o, cl->v[ci].name, false, &ts, error) && (!ts || sa_prom_nodes(p, ts, cl->v[ci].name, o->per_node, error)) &&
              sa_prom_ingest(p, db, &cl->v[ci], o->now, error);
     }
     if (ok && !sa_prom_add(p, "slurm_archive_report_timestamp_seconds", (double)o->now, false, NULL)) {
@@ -217,10 +235,11 @@ static bool on_list(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
             const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
             char *const *k = d->keys[x[SA_RR_KEY]].s;
             const char *state = x[SA_RR_STATE] >= 0 ? d->states[x[SA_RR_STATE]] : NULL;
+            const res_t res = {x[SA_RR_GPUS], x[SA_RR_CPUS], x[SA_RR_MEM]};
             if (live ? x[SA_RR_ENDED_AT] >= 0 : (x[SA_RR_END] < l->since || x[SA_RR_END] >= l->now))
                 continue;
             if (!tally_job(l->c, k[2][0] ? k[2] : NULL, k[0][0] ? k[0] : NULL, k[1][0] ? k[1] : NULL, state,
-                           x[SA_RR_GPUS], error))
+                           &res, error))
                 return false;
         }
     }
@@ -258,6 +277,9 @@ static bool count_cluster(sa_rdb_t *db, const char *cluster, int64_t since, int6
     BSON_APPEND_INT32(&sub, "user", 1);
     BSON_APPEND_INT32(&sub, "gpus", 1);
     BSON_APPEND_INT32(&sub, "req.gpus", 1);
+    BSON_APPEND_INT32(&sub, "cpus", 1);
+    BSON_APPEND_INT32(&sub, "req.cpus", 1);
+    BSON_APPEND_INT32(&sub, "req.mem_mb", 1);
     bson_append_document_end(&opts, &sub);
     c->sect = 0;
     ok = sa_rdb_each(db, "jobs", &f, &opts, on_job, c, error);

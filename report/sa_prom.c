@@ -29,6 +29,18 @@ static const struct {
     {"slurm_archive_partition_job_gpus", "GPUs of the jobs in the latest squeue snapshot, by partition and state."},
     {"slurm_archive_account_job_gpus", "GPUs of the jobs in the latest squeue snapshot, by account and state."},
     {"slurm_archive_user_job_gpus", "GPUs of the jobs in the latest squeue snapshot, by user and state."},
+    {"slurm_archive_job_cpus", "CPUs of the jobs in the latest squeue snapshot (allocated; requested when pending), "
+                               "by state."},
+    {"slurm_archive_partition_job_cpus", "CPUs of the jobs in the latest squeue snapshot, by partition and state."},
+    {"slurm_archive_account_job_cpus", "CPUs of the jobs in the latest squeue snapshot, by account and state."},
+    {"slurm_archive_user_job_cpus", "CPUs of the jobs in the latest squeue snapshot, by user and state."},
+    {"slurm_archive_job_memory_bytes", "Memory of the jobs in the latest squeue snapshot (the job's total asked for, "
+                                       "what Slurm allocates), by state."},
+    {"slurm_archive_partition_job_memory_bytes", "Memory of the jobs in the latest squeue snapshot, by partition and "
+                                                 "state."},
+    {"slurm_archive_account_job_memory_bytes", "Memory of the jobs in the latest squeue snapshot, by account and "
+                                               "state."},
+    {"slurm_archive_user_job_memory_bytes", "Memory of the jobs in the latest squeue snapshot, by user and state."},
     {"slurm_archive_finished_jobs", "Jobs that ended since the --since time, by final state."},
     {"slurm_archive_partition_finished_jobs", "Jobs that ended since the --since time, by partition and final state."},
     {"slurm_archive_account_finished_jobs", "Jobs that ended since the --since time, by account and final state."},
@@ -39,6 +51,13 @@ static const struct {
     {"slurm_archive_cpus", "CPUs of the latest node snapshot by node state and status: allocated, idle, stranded "
                            "(idle on a node down, drained, failing or reserved), other."},
     {"slurm_archive_cluster_cpus", "CPUs of the latest node snapshot."},
+    {"slurm_archive_partition_cpus", "CPUs of the latest node snapshot by partition, node state and status, as "
+                                     "slurm_archive_cpus (a node in two partitions counts in both)."},
+    {"slurm_archive_memory_bytes", "Memory of the latest node snapshot by node state and status: allocated, idle, "
+                                   "stranded (free where no job can use it, as GPUs)."},
+    {"slurm_archive_partition_memory_bytes", "Memory of the latest node snapshot by partition, node state and "
+                                             "status."},
+    {"slurm_archive_cluster_memory_bytes", "Memory (RealMemory) of the latest node snapshot."},
     {"slurm_archive_gpus", "GPUs of the latest node snapshot by type, node state and status: allocated, idle, "
                            "stranded (idle where no job can use them), unknown (carried GPUs of a node that may "
                            "run jobs: in use or not, nobody said)."},
@@ -47,6 +66,13 @@ static const struct {
                                        "(grouped sinfo --json), by config: carried (from an earlier per-node "
                                        "observation) or unknown (their GPUs are in no GPU metric)."},
     {"slurm_archive_nodes_snapshot_timestamp_seconds", "Time of the latest node snapshot."},
+    {"slurm_archive_node_cpus", "--per-node: the node's CPUs in the latest node snapshot, with its exact state."},
+    {"slurm_archive_node_cpus_alloc", "--per-node: the node's CPUs allocated to jobs."},
+    {"slurm_archive_node_memory_bytes", "--per-node: the node's memory (RealMemory)."},
+    {"slurm_archive_node_memory_alloc_bytes", "--per-node: the node's memory allocated to jobs."},
+    {"slurm_archive_node_gpus", "--per-node: the node's GPUs, by type."},
+    {"slurm_archive_node_gpus_alloc", "--per-node: the node's GPUs allocated to jobs, by type (none when nobody "
+                                      "said: GPUs carried from an earlier observation of a busy node)."},
     {"slurm_archive_scheduler_threads", "sdiag: server threads of slurmctld."},
     {"slurm_archive_scheduler_agent_queue_size", "sdiag: RPCs queued for agents."},
     {"slurm_archive_scheduler_dbd_agent_queue_size", "sdiag: messages queued for slurmdbd."},
@@ -65,6 +91,10 @@ static const struct {
     {"slurm_archive_scheduler_backfill_depth_mean", "sdiag: jobs looked at per backfill cycle, mean."},
     {"slurm_archive_scheduler_backfill_queue_length", "sdiag: jobs pending in the backfill queue."},
     {"slurm_archive_scheduler_backfilled_jobs", "sdiag: jobs started by backfill since the statistics were reset."},
+    {"slurm_archive_scheduler_rpcs", "sdiag: RPCs by message type since slurmctld started or sdiag --reset."},
+    {"slurm_archive_scheduler_rpc_time_seconds", "sdiag: the total time of those RPCs, by message type."},
+    {"slurm_archive_scheduler_user_rpcs", "sdiag: RPCs by user since slurmctld started or sdiag --reset."},
+    {"slurm_archive_scheduler_user_rpc_time_seconds", "sdiag: the total time of those RPCs, by user."},
     {"slurm_archive_scheduler_sample_timestamp_seconds", "sdiag: when the statistics were taken."},
     {"slurm_archive_last_ingest_timestamp_seconds", "Time of the last successful ingest of each source."},
     {"slurm_archive_ingest_lag_seconds", "Age of the last successful ingest of each source when this was written."},
@@ -193,46 +223,107 @@ bool sa_prom_write(const sa_prom_t *p, FILE *out)
 typedef struct {
     sa_prom_t *p;
     const char *cluster;
-    bool ok;
+    bool per_node;
 } nodes_ctx_t;
 
-/* Adds one node: its state, partitions, CPUs by status and GPUs by type and status. */
+#define MIB 1048576.0
+
+/* Adds v to metric{cluster[,partition],state,status} (part NULL: no partition label). */
+static bool add_status(sa_prom_t *p, const char *metric, double v, const char *cluster, const char *part,
+                       const char *st, const char *status)
+{
+    return part ? sa_prom_add(p, metric, v, true, "cluster", cluster, "partition", part, "state", st, "status", status,
+                              NULL)
+                : sa_prom_add(p, metric, v, true, "cluster", cluster, "state", st, "status", status, NULL);
+}
+
+/*
+ * Node n's CPUs and memory by status, of the cluster (part NULL) or of partition part. why:
+ * why nobody can use the node's idle resources (sa_tsdb_strand_reason), NULL when they can.
+ */
+static bool cpu_mem(sa_prom_t *p, const char *cluster, const char *part, const sa_tsdb_node_t *n, const char *st,
+                    const char *why)
+{
+    const char *cm = part ? "slurm_archive_partition_cpus" : "slurm_archive_cpus";
+    const char *mm = part ? "slurm_archive_partition_memory_bytes" : "slurm_archive_memory_bytes";
+    /* a node no job can use strands its idle CPUs too (not a busy one: its CPUs are what is used) */
+    bool cpus_stranded = why && strcmp(why, "no free CPU") != 0;
+    bool ok = true;
+
+    if (n->cpus_total != SA_UNSET) {
+        if (n->cpus_alloc != SA_UNSET)
+            ok = add_status(p, cm, (double)n->cpus_alloc, cluster, part, st, "allocated");
+        if (ok && n->cpus_idle != SA_UNSET)
+            ok = add_status(p, cm, (double)n->cpus_idle, cluster, part, st, cpus_stranded ? "stranded" : "idle");
+        if (ok && n->cpus_other != SA_UNSET)
+            ok = add_status(p, cm, (double)n->cpus_other, cluster, part, st, "other");
+    }
+    if (ok && n->mem_total_mb != SA_UNSET) {
+        int64_t alloc = n->mem_alloc_mb != SA_UNSET && n->mem_alloc_mb > 0 ? n->mem_alloc_mb : 0;
+        int64_t free_mb = n->mem_total_mb > alloc ? n->mem_total_mb - alloc : 0;
+        /* free memory on a node nobody can use, or whose CPUs are all taken, is stranded (as GPUs) */
+        ok = add_status(p, mm, (double)alloc * MIB, cluster, part, st, "allocated") &&
+             add_status(p, mm, (double)free_mb * MIB, cluster, part, st, why ? "stranded" : "idle");
+    }
+    return ok;
+}
+
+/* --per-node: node n's CPUs, memory and GPUs by type, configured and allocated, its exact state as a label. */
+static bool per_node(sa_prom_t *p, const char *cluster, const sa_tsdb_node_t *n, const char *st, bool use_unknown)
+{
+    bool ok = true;
+#define NODE_ADD(metric, v) sa_prom_add(p, metric, v, false, "cluster", cluster, "node", n->name, "state", st, NULL)
+    if (n->cpus_total != SA_UNSET)
+        ok = NODE_ADD("slurm_archive_node_cpus", (double)n->cpus_total);
+    if (ok && n->cpus_alloc != SA_UNSET)
+        ok = NODE_ADD("slurm_archive_node_cpus_alloc", (double)n->cpus_alloc);
+    if (ok && n->mem_total_mb != SA_UNSET)
+        ok = NODE_ADD("slurm_archive_node_memory_bytes", (double)n->mem_total_mb * MIB);
+    if (ok && n->mem_alloc_mb != SA_UNSET)
+        ok = NODE_ADD("slurm_archive_node_memory_alloc_bytes", (double)n->mem_alloc_mb * MIB);
+#undef NODE_ADD
+    for (size_t i = 0; ok && i < n->ngpus; i++) {
+        const char *type = n->gpus[i].type && n->gpus[i].type[0] ? n->gpus[i].type : "(untyped)";
+        ok = sa_prom_add(p, "slurm_archive_node_gpus", (double)n->gpus[i].total, false, "cluster", cluster, "node",
+                         n->name, "state", st, "gpu_type", type, NULL) &&
+             (use_unknown || sa_prom_add(p, "slurm_archive_node_gpus_alloc",
+                                         (double)(n->gpus[i].used > 0 ? n->gpus[i].used : 0), false, "cluster",
+                                         cluster, "node", n->name, "state", st, "gpu_type", type, NULL));
+    }
+    return ok;
+}
+
+/* Adds one node: its state, partitions, CPUs and memory by status, GPUs by type and status. */
 static bool on_node(const sa_tsdb_node_t *n, void *vctx, sa_error_t *error)
 {
     nodes_ctx_t *c = vctx;
     sa_prom_t *p = c->p;
     const char *st = n->state ? n->state : "UNKNOWN";
     const char *why = sa_tsdb_strand_reason(n->state, (double)n->cpus_total, (double)n->cpus_idle);
-    /* a node no job can use strands its idle CPUs too (not a busy one: its CPUs are what is used) */
-    bool cpus_stranded = why && strcmp(why, "no free CPU") != 0;
+    /* carried GPUs: none in use on an IDLE or DOWN node, else unknown */
+    bool use_unknown = n->gpu_config == SA_NODE_GPUS_CARRIED && n->base && strcmp(n->base, "IDLE") != 0 &&
+                       strcmp(n->base, "DOWN") != 0;
     bool ok = sa_prom_add(p, "slurm_archive_nodes", 1, true, "cluster", c->cluster, "state", st, NULL);
     char *parts = strdup(n->partitions ? n->partitions : "");
 
+    ok = ok && parts;
     for (char *save = NULL, *t = parts ? strtok_r(parts, ",", &save) : NULL; ok && t; t = strtok_r(NULL, ",", &save))
         ok = sa_prom_add(p, "slurm_archive_partition_nodes", 1, true, "cluster", c->cluster, "partition", t, "state",
-                         st, NULL);
+                         st, NULL) &&
+             cpu_mem(p, c->cluster, t, n, st, why);
     free(parts);
-    if (ok && n->cpus_total != SA_UNSET) {
+    ok = ok && cpu_mem(p, c->cluster, NULL, n, st, why);
+    if (ok && n->cpus_total != SA_UNSET)
         ok = sa_prom_add(p, "slurm_archive_cluster_cpus", (double)n->cpus_total, true, "cluster", c->cluster, NULL);
-        if (ok && n->cpus_alloc != SA_UNSET)
-            ok = sa_prom_add(p, "slurm_archive_cpus", (double)n->cpus_alloc, true, "cluster", c->cluster, "state", st,
-                             "status", "allocated", NULL);
-        if (ok && n->cpus_idle != SA_UNSET)
-            ok = sa_prom_add(p, "slurm_archive_cpus", (double)n->cpus_idle, true, "cluster", c->cluster, "state", st,
-                             "status", cpus_stranded ? "stranded" : "idle", NULL);
-        if (ok && n->cpus_other != SA_UNSET)
-            ok = sa_prom_add(p, "slurm_archive_cpus", (double)n->cpus_other, true, "cluster", c->cluster, "state", st,
-                             "status", "other", NULL);
-    }
+    if (ok && n->mem_total_mb != SA_UNSET)
+        ok = sa_prom_add(p, "slurm_archive_cluster_memory_bytes", (double)n->mem_total_mb * MIB, true, "cluster",
+                         c->cluster, NULL);
     if (ok && n->gpu_config != SA_NODE_GPUS_OBSERVED)
         ok = sa_prom_add(p, "slurm_archive_nodes_gpu_config", 1, true, "cluster", c->cluster, "config",
                          sa_node_gpu_config_name(n->gpu_config), NULL);
     for (size_t i = 0; ok && i < n->ngpus; i++) {
         const char *type = n->gpus[i].type && n->gpus[i].type[0] ? n->gpus[i].type : "(untyped)";
         int64_t used = n->gpus[i].used > 0 ? n->gpus[i].used : 0, idle = n->gpus[i].total - used;
-        /* carried GPUs: none in use on an IDLE or DOWN node, else unknown */
-        bool use_unknown = n->gpu_config == SA_NODE_GPUS_CARRIED && n->base && strcmp(n->base, "IDLE") != 0 &&
-                           strcmp(n->base, "DOWN") != 0;
         ok = sa_prom_add(p, "slurm_archive_cluster_gpus", (double)n->gpus[i].total, true, "cluster", c->cluster,
                          "gpu_type", type, NULL) &&
              sa_prom_add(p, "slurm_archive_gpus", (double)used, true, "cluster", c->cluster, "gpu_type", type,
@@ -241,6 +332,8 @@ static bool on_node(const sa_tsdb_node_t *n, void *vctx, sa_error_t *error)
                          "gpu_type", type, "state", st, "status", use_unknown ? "unknown" : why ? "stranded" : "idle",
                          NULL);
     }
+    if (ok && c->per_node)
+        ok = per_node(p, c->cluster, n, st, use_unknown);
     if (!ok)
         sa_error_nomem(error);
     return ok;
@@ -258,6 +351,8 @@ static bool on_sdiag(int64_t at, const sa_sdiag_t *sd, void *vctx, sa_error_t *e
     (void)error;
     c->last = *sd;
     c->last.extra = NULL;
+    c->last.rpcs = NULL;
+    c->last.nrpcs = 0;
     c->at = at;
     return true;
 }
@@ -301,9 +396,31 @@ static bool sdiag_metrics(sa_prom_t *p, const char *cluster, const sa_sdiag_t *s
     return ok;
 }
 
-bool sa_prom_nodes(sa_prom_t *p, sa_tsdb_t *db, const char *cluster, sa_error_t *error)
+typedef struct {
+    sa_prom_t *p;
+    const char *cluster;
+} rpc_ctx_t;
+
+/* One RPC count of the latest sdiag: its count and total time, by message type or by user. */
+static bool on_rpc(const sa_sdiag_rpc_t *r, void *vctx, sa_error_t *error)
 {
-    nodes_ctx_t c = {p, cluster, true};
+    rpc_ctx_t *c = vctx;
+    bool user = r->kind == SA_SDIAG_RPC_USER;
+    const char *label = user ? "user" : "operation";
+    bool ok = sa_prom_add(c->p, user ? "slurm_archive_scheduler_user_rpcs" : "slurm_archive_scheduler_rpcs",
+                          (double)r->count, false, "cluster", c->cluster, label, r->name, NULL) &&
+              (r->total_time == SA_UNSET ||
+               sa_prom_add(c->p,
+                           user ? "slurm_archive_scheduler_user_rpc_time_seconds"
+                                : "slurm_archive_scheduler_rpc_time_seconds",
+                           (double)r->total_time * 1e-6, false, "cluster", c->cluster, label, r->name, NULL));
+    return ok || sa_error_nomem(error);
+}
+
+bool sa_prom_nodes(sa_prom_t *p, sa_tsdb_t *db, const char *cluster, bool per_node, sa_error_t *error)
+{
+    nodes_ctx_t c = {p, cluster, per_node};
+    rpc_ctx_t rc = {p, cluster};
     sdiag_ctx_t sc;
     int64_t at;
 
@@ -326,7 +443,7 @@ bool sa_prom_nodes(sa_prom_t *p, sa_tsdb_t *db, const char *cluster, sa_error_t 
         sa_error_nomem(error);
         return false;
     }
-    return true;
+    return sc.at == SA_UNSET || sa_tsdb_sdiag_rpcs(db, cluster, sc.at, on_rpc, &rc, error);
 }
 
 /* ---- the ingester ------------------------------------------------------------------------ */

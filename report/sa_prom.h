@@ -5,11 +5,13 @@
  * TYPE lines, as node_exporter's textfile collector and promtool read them.
  *
  * What it carries, per cluster, after what the common Slurm exporters publish:
- * - jobs and their GPUs by state (all, by partition, account, user), finished jobs;
- * - nodes by exact state (and partition), CPUs allocated / idle / other by node state,
- *   GPUs allocated / idle / stranded by GPU type and node state, from the latest
- *   snapshot of the time series;
- * - the scheduler's figures of the latest sdiag;
+ * - jobs and their GPUs, CPUs and memory by state (all, by partition, account, user),
+ *   finished jobs;
+ * - nodes by exact state (and partition), CPUs and memory allocated / idle / stranded
+ *   (/ other) by node state (and partition), GPUs allocated / idle / stranded by GPU type
+ *   and node state, from the latest snapshot of the time series; with --per-node, each
+ *   node's CPUs, memory and GPUs, configured and allocated;
+ * - the scheduler's figures of the latest sdiag, its RPC counts by message type and user;
  * - the ingester: last ingest per source and its lag, the last run and the last
  *   successful run.
  */
@@ -37,8 +39,11 @@ void sa_prom_free(sa_prom_t *p); /* accepts NULL */
  */
 bool sa_prom_add(sa_prom_t *p, const char *metric, double value, bool merge, ...) __attribute__((sentinel));
 
-/* The nodes, CPUs and GPUs of cluster's latest snapshot and its latest sdiag (nothing when none). */
-bool sa_prom_nodes(sa_prom_t *p, sa_tsdb_t *db, const char *cluster, sa_error_t *error);
+/*
+ * The nodes, CPUs, memory and GPUs of cluster's latest snapshot (per_node: also a gauge per
+ * node) and its latest sdiag with its RPC counts (nothing when none).
+ */
+bool sa_prom_nodes(sa_prom_t *p, sa_tsdb_t *db, const char *cluster, bool per_node, sa_error_t *error);
 
 /* The ingester's figures of cluster c at now: lag per source, its last run and last successful run. */
 bool sa_prom_ingest(sa_prom_t *p, sa_rdb_t *db, const sa_rcluster_t *c, int64_t now, sa_error_t *error);

@@ -104,6 +104,7 @@ typedef struct {
     double idle_threshold;               /* efficiency: a run under this GPU utilisation % is idle (5) */
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */
     bool from_jobs;                      /* --from-jobs: sums from the job documents, not the rollups (the reference) */
+    bool per_node;                       /* --per-node: current --prometheus adds a gauge per node */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);

@@ -275,6 +275,17 @@ static int64_t or_zero(int64_t v)
     return v == SA_UNSET ? 0 : v;
 }
 
+int64_t sa_rollup_list_cpus(const sa_jobview_t *j)
+{
+    bool pending = j->state && strcmp(j->state, "PENDING") == 0;
+    return or_zero(pending || j->cpus == SA_UNSET ? j->req_cpus : j->cpus);
+}
+
+int64_t sa_rollup_list_mem_mb(const sa_jobview_t *j)
+{
+    return or_zero(j->req_mem_mb);
+}
+
 /*
  * The job's record in the lists: an unfinished document of `jobs` in its live shard, a
  * final one in the ended list of its end's day (sa_rollup.h).
@@ -302,8 +313,8 @@ static bool job_lists(sa_rcontrib_t *c, const sa_jobview_t *j)
     if (j->state && (x[SA_RR_STATE] = contrib_state(c, j->state)) < 0)
         return false;
     x[SA_RR_GPUS] = pending ? j->req_gpus : j->gpus;
-    x[SA_RR_CPUS] = or_zero(pending || j->cpus == SA_UNSET ? j->req_cpus : j->cpus);
-    x[SA_RR_MEM] = or_zero(j->req_mem_mb);
+    x[SA_RR_CPUS] = sa_rollup_list_cpus(j);
+    x[SA_RR_MEM] = sa_rollup_list_mem_mb(j);
     if (!j->final) {
         x[SA_RR_START] = j->submit == SA_UNSET ? -1 : j->submit;
         x[SA_RR_ENDED_AT] = j->vanished_at == SA_UNSET ? -1 : j->vanished_at;

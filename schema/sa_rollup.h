@@ -94,6 +94,14 @@ int64_t sa_rollup_live_of(const char *cluster, const char *id);
  */
 int sa_rollup_id_job_cmp(const void *a, const void *b);
 
+/*
+ * What a job list records of job j (and what `current --from-jobs` counts, the same rule):
+ * its CPUs, allocated, or asked for while pending or when the allocation is not said; its
+ * memory, the job's total asked for (what Slurm allocates), MiB. 0 when not said.
+ */
+int64_t sa_rollup_list_cpus(const sa_jobview_t *j);
+int64_t sa_rollup_list_mem_mb(const sa_jobview_t *j);
+
 /* The fields of a member record (int64 each). */
 enum {
     SA_RR_KEY,        /* index into the document's keys */
