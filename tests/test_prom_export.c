@@ -207,6 +207,16 @@ static void test_promtool_and_option(void **state)
         free(err);
     }
     {
+        /* the reference path, the job documents, gives the same file as the job lists */
+        const char *args[] = {"current", "--prometheus", "--per-node", "--from-jobs", NULL};
+        char *lists = tu_read_file(path_in("textfile/slurm_archive.prom"), NULL);
+        assert_int_equal(report(args, &out, &err), 0);
+        assert_string_equal(out, lists);
+        free(lists);
+        free(out);
+        free(err);
+    }
+    {
         const char *args[] = {"current", "--per-node", NULL};
         assert_int_equal(report(args, &out, &err), 2);
         assert_non_null(strstr(err, "--per-node is for `current --prometheus`"));
