@@ -204,7 +204,9 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_RPCNAME_GET] = "SELECT id FROM rpc_name WHERE name = ?1",
     [S_RPCNAME_INS] = "INSERT INTO rpc_name (name) VALUES (?1)",
     [S_NAME_RPCNAME] = "SELECT name FROM rpc_name WHERE id = ?1",
-    [S_RPC_DEL] = "DELETE FROM sched_rpc WHERE cluster_id = ?1 AND at = ?2",
+    /* one row's RPC counts are kept per cluster and UTC hour: the latest observation's (?3: the hour's start) */
+    [S_RPC_DEL] = "DELETE FROM sched_rpc WHERE cluster_id = ?1 AND at <= ?2 AND at >= ?3",
+    [S_RPC_LATER] = "SELECT 1 FROM sched_rpc WHERE cluster_id = ?1 AND at > ?2 AND at < ?3 + 3600 LIMIT 1",
     [S_RPC_INS] = "INSERT OR REPLACE INTO sched_rpc (cluster_id, at, kind, name_id, count, total_time)"
                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
     [S_RPC_AT] = "SELECT r.kind, n.name, r.count, r.total_time FROM sched_rpc r JOIN rpc_name n ON n.id = r.name_id"

@@ -368,7 +368,8 @@ static bool begin_write(sa_tsdb_t *db, sa_error_t *error)
 static bool put_sdiag(sa_tsdb_t *db, int64_t cid, int64_t at, const sa_sdiag_t *sd, sa_error_t *error)
 {
     sqlite3_stmt *s = tsdb_stmt(db, S_SCHED_PUT, error);
-    int i = 3;
+    int i = 3, rc;
+    int64_t hour;
 
     if (!s)
         return false;
@@ -377,11 +378,32 @@ static bool put_sdiag(sa_tsdb_t *db, int64_t cid, int64_t at, const sa_sdiag_t *
 #define SDIAG_BIND_(name, kind) tsdb_bind_opt(s, i++, sd->name);
     SA_SDIAG_FIELDS(SDIAG_BIND_)
 #undef SDIAG_BIND_
-    if (!tsdb_step_done(db, s, "writing scheduler statistics", error) || !(s = tsdb_stmt(db, S_RPC_DEL, error)))
+    if (!tsdb_step_done(db, s, "writing scheduler statistics", error) || !(s = tsdb_stmt(db, S_RPC_LATER, error)))
         return false;
-    /* the RPC counts of the same row: replaced with it */
+    /*
+     * The RPC counts (cumulative since slurmctld's start) are kept for the latest observation
+     * of each UTC hour, in whatever order snapshots come: one a poll would be 100 names x 288
+     * polls a day (220 MB a year). A later row of the hour keeps its own; else this one
+     * replaces the hour's earlier one.
+     */
+    hour = at - (at % 3600 + 3600) % 3600;
     sqlite3_bind_int64(s, 1, cid);
     sqlite3_bind_int64(s, 2, at);
+    sqlite3_bind_int64(s, 3, hour);
+    if ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        sqlite3_reset(s);
+        return true;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        tsdb_sql_err(db, rc, "reading RPC statistics", error);
+        return false;
+    }
+    if (!(s = tsdb_stmt(db, S_RPC_DEL, error)))
+        return false;
+    sqlite3_bind_int64(s, 1, cid);
+    sqlite3_bind_int64(s, 2, at);
+    sqlite3_bind_int64(s, 3, hour);
     if (!tsdb_step_done(db, s, "writing scheduler statistics", error))
         return false;
     for (size_t k = 0; k < sd->nrpcs; k++) {

@@ -256,11 +256,12 @@ CREATE TABLE rpc_name (
     name TEXT NOT NULL UNIQUE
 );
 
--- sdiag's RPC counts ("rpcs_by_message_type", "rpcs_by_user"), one row per entry of each
--- stored `sched` row (written with it, replaced with it). Counts and times accumulate from
--- slurmctld's start or the last `sdiag --reset` (not at midnight, unlike sched's counters).
--- About 22 bytes a row (measured): a poll every 5 minutes of a controller answering 60 message
--- types for 40 users adds about 620 kB a day, 220 MB a year.
+-- sdiag's RPC counts ("rpcs_by_message_type", "rpcs_by_user"), one row per entry, of the
+-- latest stored `sched` row of each UTC hour (a later observation of the hour replaces them,
+-- in any order). Counts and times accumulate from slurmctld's start or the last
+-- `sdiag --reset` (not at midnight, unlike sched's counters). About 22 bytes a row (measured):
+-- a controller answering 60 message types for 40 users adds about 53 kB a day, 19 MB a year
+-- (one set a poll would be 620 kB a day).
 CREATE TABLE sched_rpc (
     cluster_id INTEGER NOT NULL REFERENCES cluster (id),
     at         INTEGER NOT NULL,   -- the sched row's observation time

@@ -1179,23 +1179,38 @@ static void test_sdiag_store(void **state)
     assert_int_equal(got.at[1], T0 + 60);
     assert_int_equal(got.sd[1].jobs_pending, 7);
     assert_null(got.sd[0].rpcs);
-    /* the RPC counts, with each row: the fixture's one message type and one user */
+    /*
+     * The RPC counts: the fixture's one message type and one user, kept for the latest row of
+     * each UTC hour. T0 (08:53:20) and T0 + 60 are one hour: T0 + 60's replaced T0's.
+     */
     {
         rpcrows_t r = {0};
         assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0, collect_rpc, &r, &err));
+        assert_int_equal(r.n, 0);
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0 + 60, collect_rpc, &r, &err));
         assert_int_equal(r.n, 2);
         assert_string_equal(r.line[0], "0 REQUEST_PARTITION_INFO 52011 4120033");
         assert_string_equal(r.line[1], "1 root 181203 20110234");
-        /* replaced with its row: one entry fewer */
+        /* an earlier row of the hour written again (a replay) leaves the later one's */
         free(sd.rpcs[1].name);
         sd.nrpcs = 1;
         assert_true(sa_tsdb_write_sdiag(db, "s", T0, &sd, &err));
         r.n = 0;
         assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0, collect_rpc, &r, &err));
-        assert_int_equal(r.n, 1);
-        r.n = 0;
-        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0 + 1, collect_rpc, &r, &err));
         assert_int_equal(r.n, 0);
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0 + 60, collect_rpc, &r, &err));
+        assert_int_equal(r.n, 2);
+        /* the same row again: replaced with it (one entry fewer) */
+        assert_true(sa_tsdb_write_sdiag(db, "s", T0 + 60, &sd, &err));
+        r.n = 0;
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0 + 60, collect_rpc, &r, &err));
+        assert_int_equal(r.n, 1);
+        /* the next hour (09:00:00 on) keeps its own beside it */
+        assert_true(sa_tsdb_write_sdiag(db, "s", T0 + 400, &sd, &err));
+        r.n = 0;
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0 + 60, collect_rpc, &r, &err));
+        assert_true(sa_tsdb_sdiag_rpcs(db, "s", T0 + 400, collect_rpc, &r, &err));
+        assert_int_equal(r.n, 2);
     }
     sa_sdiag_clear(&sd);
     free_nodes(n, 1);
