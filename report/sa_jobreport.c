@@ -83,16 +83,10 @@ typedef struct {
 
 /* ---- formatting ------------------------------------------------------------------------- */
 
-/* seconds -> "[D-]HH:MM:SS" (seff's and sacct's form) into buf. */
+/* seconds -> "[D-]HH:MM:SS" (seff's and sacct's form) into buf, rounded to the second. */
 static const char *hms(double secs, char *buf, size_t n)
 {
-    int64_t s = (int64_t)(secs + 0.5), d = s / 86400;
-    if (d > 0)
-        snprintf(buf, n, "%" PRId64 "-%02d:%02d:%02d", d, (int)(s % 86400 / 3600), (int)(s % 3600 / 60),
-                 (int)(s % 60));
-    else
-        snprintf(buf, n, "%02d:%02d:%02d", (int)(s / 3600), (int)(s % 3600 / 60), (int)(s % 60));
-    return buf;
+    return sa_rhms((int64_t)(secs + 0.5), buf, n);
 }
 
 /* bytes -> "1.23 GB" with seff's 1024-based units into buf. */

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,4 +288,15 @@ const char *sa_riso(int64_t t)
     else
         sa_time_format(t, b, 32);
     return b;
+}
+
+const char *sa_rhms(int64_t s, char *buf, size_t n)
+{
+    int64_t d = s / 86400;
+    if (d > 0)
+        snprintf(buf, n, "%" PRId64 "-%02d:%02d:%02d", d, (int)(s % 86400 / 3600), (int)(s % 3600 / 60),
+                 (int)(s % 60));
+    else
+        snprintf(buf, n, "%02d:%02d:%02d", (int)(s / 3600), (int)(s % 3600 / 60), (int)(s % 60));
+    return buf;
 }

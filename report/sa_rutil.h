@@ -94,5 +94,7 @@ static inline const char *sa_rintern_str(const sa_rintern_t *in, uint32_t id)
 
 /* ISO-8601 of t ("" for SA_UNSET) in a static rotating buffer (8 live at once). */
 const char *sa_riso(int64_t t);
+/* seconds -> "[D-]HH:MM:SS" (sacct's Elapsed, seff's times) into buf; returns buf. */
+const char *sa_rhms(int64_t s, char *buf, size_t n);
 
 #endif
