@@ -27,8 +27,6 @@
  */
 #include "sa_rcommon.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -459,23 +457,6 @@ static bool cluster_from_jobs(sa_rdb_t *db, jobs_t *c, sa_error_t *error)
 
 /* ---- -j: the jobs named -------------------------------------------------------------------- */
 
-/* A job id of digits only into *id (false: not one). */
-static bool id_digits(const char *s, size_t len, int64_t *id)
-{
-    char buf[32];
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return false;
-    }
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    errno = 0;
-    *id = strtoll(buf, NULL, 10);
-    return errno == 0;
-}
-
 /* A document read by its raw id: an array's or a het job's leader stands for its members (read next). */
 static bool on_named(const bson_t *doc, void *vctx, sa_error_t *error)
 {
@@ -500,18 +481,10 @@ static bool find_named(sa_rdb_t *db, jobs_t *c, const char *coll, const char *fo
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER;
     bool ok;
     BSON_APPEND_UTF8(&f, "cluster", c->cluster);
-    if (*form == 'j') {
+    if (*form == 'j')
         BSON_APPEND_INT64(&f, "job_id", a);
-    } else if (*form == 'a' || *form == '_') {
-        BSON_APPEND_INT64(&f, "array.job_id", a);
-        if (*form == '_')
-            BSON_APPEND_INT64(&f, "array.task_id", b);
-    } else {
-        BSON_APPEND_NULL(&f, "array.job_id"); /* a het job is never an array: the index's next key */
-        BSON_APPEND_INT64(&f, "het.job_id", a);
-        if (*form == '+')
-            BSON_APPEND_INT64(&f, "het.offset", b);
-    }
+    else
+        sa_rbson_append_members(&f, *form == 'a' || *form == '_', a, *form == '_' || *form == '+' ? b : SA_UNSET);
     jobs_projection(&opts);
     c->superseded = strcmp(coll, "jobs_superseded") == 0;
     ok = sa_rdb_each(db, coll, &f, &opts, fn, c, error);
@@ -535,12 +508,12 @@ static bool cluster_named(sa_rdb_t *db, jobs_t *c, sa_error_t *error)
         const char *s = ids->v[i], *sep = strpbrk(s, "_+");
         int64_t a, b;
         char buf[300];
-        if (!sep && id_digits(s, strlen(s), &a)) {
+        if (!sep && sa_rjob_id_digits(s, strlen(s), &a)) {
             snprintf(buf, sizeof buf, "%s:%" PRId64, c->cluster, a);
             ok = sa_strv_push(&byid, buf) || sa_error_nomem(error);
             if (ok && c->o->duplicates)
                 ok = find_named(db, c, "jobs_superseded", "j", a, 0, on_job, error);
-        } else if (sep && id_digits(s, (size_t)(sep - s), &a) && id_digits(sep + 1, strlen(sep + 1), &b)) {
+        } else if (sep && sa_rjob_id_digits(s, (size_t)(sep - s), &a) && sa_rjob_id_digits(sep + 1, strlen(sep + 1), &b)) {
             ok = find_named(db, c, "jobs", *sep == '_' ? "_" : "+", a, b, on_job, error);
         } else {
             sa_error_set(error, SA_ERR_USAGE, 0, "-j: expected job ids (123, 123_4, 123+1), got '%s'", s);
