@@ -970,6 +970,8 @@ static void same_listing(const char *what, char *sacct, char *report)
     for (const char *p = report; (p = strchr(p, '\n')); p++)
         lines++;
     printf("  slurm-report jobs %s: %zu lines, as sacct\n", what, lines);
+    if (strstr(what, "-D"))
+        printf("%s", report); /* JobID|State|ExitCode|Elapsed, sorted */
     if (strcmp(sacct, report) != 0)
         fail_msg("slurm-report jobs %s differs from sacct:\nsacct:\n%sslurm-report:\n%s", what, sacct, report);
     free(sacct);
@@ -1022,10 +1024,10 @@ static void test_scenario(void **state)
     check_requeued(sc.requeue);
     check_gpu_job(sc.gpu);
     check_report(sc.gpu, t_begin);
+    check_jobs_listing(&sc, t_begin);
     check_usage(sc.burn);
     check_nothing_unfinished();
     check_drain();
-    check_jobs_listing(&sc, t_begin);
 }
 
 /* ---- the untyped variant (issue 15) ---------------------------------------------------------- */
