@@ -43,6 +43,8 @@ static void usage(FILE *out)
           "       slurm-report efficiency [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
           "                    [--idle-threshold PCT] ...\n"
           "       slurm-report job [-M CLUSTERS] JOBID [--json] ...\n"
+          "       slurm-report jobs [-M CLUSTERS] [-A ACCOUNTS] [-u USERS] [-s STATES] [-S START] [-E END]\n"
+          "                    [--name NAMES] [-r PARTITIONS] [-j JOBIDS] [-D] [-o FIELDS] ...\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "\n"
           "Reports:\n"
@@ -55,6 +57,7 @@ static void usage(FILE *out)
           "  efficiency           what the allocated GPUs and CPUs did: GPU-hours, idle GPU-hours, mean GPU\n"
           "                       utilisation, CPU and memory efficiency (seff), GPU-hours without usage data\n"
           "  job                  one job's whole story: identity, history, runs, steps, seff's efficiency lines\n"
+          "  jobs                 a listing like sacct -X: one line per job, sacct's options and field names\n"
           "  site                 a static web site of every report in DIR (replaced atomically)\n"
           "\n"
           "What:\n"
@@ -79,10 +82,17 @@ static void usage(FILE *out)
           "  --now TIME               take TIME as now (reproducible reports)\n"
           "  --months N               site: the last N months (default 12)\n"
           "  --idle-threshold PCT     efficiency: a run under this GPU utilisation is idle (default 5)\n"
-          "  --from-jobs              usage, efficiency, current, health: read the job documents, not the\n"
-          "                           rollups (the reference)\n"
           "  --per-node               current --prometheus: also a gauge per node (CPUs, memory, GPUs by type:\n"
           "                           configured and allocated; its exact state as a label)\n"
+          "  --from-jobs              usage, efficiency, current, health, jobs: read the job documents, not\n"
+          "                           the rollups (the reference)\n"
+          "  -s, --state LIST         jobs: states (PD, R, S, CD, F, CA, TO, OOM, NF, ... or their names);\n"
+          "                           jobs in them during [-S, -E] (default -S and -E: now)\n"
+          "  -j, --jobs LIST          jobs: these ids (123: an array's every task, a het job's every\n"
+          "                           component; 123_4, 123+1); no window unless -S is given\n"
+          "  -r, --partition LIST     jobs: only these partitions;  --name LIST  only these job names\n"
+          "  -D, --duplicates         jobs: each run of a requeued job, and jobs whose id was reused\n"
+          "                           (jobs: -S defaults to today's midnight, -E to now; -e lists the fields)\n"
           "\n"
           "Output:\n"
           "  --json, --csv, --svg (usage), --html, --prometheus (current)   the output kind (default: a table)\n"
@@ -175,7 +185,7 @@ typedef struct {
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
-       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE };
+       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_NAME };
 
 /* -o / --format: a column list; an output kind name (0.2's --format json) or a file name (0.2's -o FILE). */
 static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
@@ -206,6 +216,11 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case 'M': sa_rlist_split(arg, &o->clusters); break;
     case 'A': sa_rlist_split(arg, &o->accounts); break;
     case 'u': sa_rlist_split(arg, &o->users); break;
+    case 's': sa_rlist_split(arg, &o->states); break;
+    case 'r': sa_rlist_split(arg, &o->partitions); break;
+    case 'j': sa_rlist_split(arg, &o->job_ids); break;
+    case O_NAME: sa_rlist_split(arg, &o->names); break;
+    case 'D': o->duplicates = true; break;
     case O_MONTH: cli->month = arg; break;
     case 'S': cli->start = arg; break;
     case 'E': cli->end = arg; break;
@@ -343,6 +358,9 @@ static const struct option longopts[] = {
     {"idle-threshold", required_argument, NULL, O_IDLE},
     {"from-jobs", no_argument, NULL, O_FROM_JOBS},
     {"per-node", no_argument, NULL, O_PER_NODE},
+    {"state", required_argument, NULL, 's'},     {"partition", required_argument, NULL, 'r'},
+    {"jobs", required_argument, NULL, 'j'},      {"name", required_argument, NULL, O_NAME},
+    {"duplicates", no_argument, NULL, 'D'},
     {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -353,7 +371,7 @@ static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
     int c, rc;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:ehVv", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:ehVvs:r:j:D", longopts, NULL)) != -1) {
         if (c == '?' || c == ':')
             return bad_option(c, argv);
         if ((rc = apply_option(c, optarg, o, cli)) >= 0)
@@ -402,12 +420,15 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("-S: %s", error.message);
     if (cli->end && !sa_time_parse(cli->end, o->now, &o->end, &error))
         return die_usage("-E: %s", error.message);
-    if (cli->end && !cli->start && !cli->month && strcmp(cli->cmd, "health") != 0)
+    if (cli->end && !cli->start && !cli->month && strcmp(cli->cmd, "health") != 0 && strcmp(cli->cmd, "jobs") != 0)
         return die_usage("-E needs -S%s", "");
     if (cli->start && !cli->end)
         o->end = o->now;
     if (cli->since && !sa_time_parse(cli->since, o->now, &o->since, &error))
         return die_usage("--since: %s", error.message);
+    if ((o->states.n || o->partitions.n || o->job_ids.n || o->names.n || o->duplicates) &&
+        strcmp(cli->cmd, "jobs") != 0)
+        return die_usage("-s, -r, -j, --name and -D are options of `jobs`, not of %s", cli->cmd);
     if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
     if (o->per_node && (o->format != SA_FMT_PROMETHEUS || strcmp(cli->cmd, "current") != 0))

@@ -198,43 +198,6 @@ static bool sum_gpu_config(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *er
 static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, bool lists, int64_t start,
                                int64_t end, hctx_t *h, sa_error_t *error);
 
-#define ID_BATCH 400 /* _ids per $in query */
-
-/*
- * Reads the job documents ids names from coll, ID_BATCH by _id per query, in job id
- * order (ids is sorted so, duplicates dropped).
- */
-static bool each_by_id(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
-                       void *ctx, sa_error_t *error)
-{
-    size_t n = 0;
-    bool ok = true;
-
-    if (ids->n > 1)
-        qsort(ids->v, ids->n, sizeof *ids->v, sa_rollup_id_job_cmp);
-    for (size_t i = 0; i < ids->n; i++) {
-        if (n && strcmp(ids->v[n - 1], ids->v[i]) == 0)
-            free(ids->v[i]);
-        else
-            ids->v[n++] = ids->v[i];
-    }
-    ids->n = n;
-    for (size_t off = 0; ok && off < n; off += ID_BATCH) {
-        size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
-        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
-        sa_bson_append_in_strings(&filter, "_id", ids->v + off, end - off);
-        BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
-        BSON_APPEND_INT32(&sub, "job_id", 1);
-        bson_append_document_end(&opts, &sub);
-        if (projection)
-            BSON_APPEND_DOCUMENT(&opts, "projection", projection);
-        ok = sa_rdb_each(db, coll, &filter, &opts, fn, ctx, error);
-        bson_destroy(&filter);
-        bson_destroy(&opts);
-    }
-    return ok;
-}
-
 /* gpu-config-unknown: nodes whose GPUs the time series does not know, in the window; then gpu-capacity. */
 static bool check_gpu_config(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts_t *o, const char *cluster,
                              bool lists, int64_t start, int64_t end, hctx_t *h, sa_error_t *error)
@@ -438,8 +401,8 @@ static bool each_gpu_job(sa_rdb_t *db, const char *cluster, bool lists, int64_t 
         sa_strv_init(&g.jobs);
         sa_strv_init(&g.superseded);
         ok = sa_rollread(db, cluster, lo, hi, true, NULL, on_gpu_members, &g, NULL, error) &&
-             each_by_id(db, "jobs", &g.jobs, &proj, fn, ctx, error) &&
-             each_by_id(db, "jobs_superseded", &g.superseded, &proj, fn, ctx, error);
+             sa_rollread_jobs(db, "jobs", &g.jobs, &proj, fn, ctx, error) &&
+             sa_rollread_jobs(db, "jobs_superseded", &g.superseded, &proj, fn, ctx, error);
         sa_strv_clear(&g.jobs);
         sa_strv_clear(&g.superseded);
         bson_destroy(&proj);
@@ -621,7 +584,7 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
         sa_strv_t ids;
         sa_strv_init(&ids);
         ok = sa_rollread_lists(db, cl->name, true, 0, 0, on_live_vanished, &ids, NULL, error) &&
-             each_by_id(db, "jobs", &ids, NULL, on_vanished, &c, error);
+             sa_rollread_jobs(db, "jobs", &ids, NULL, on_vanished, &c, error);
         sa_strv_clear(&ids);
         if (!ok)
             goto done;

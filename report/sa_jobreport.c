@@ -16,8 +16,6 @@
 #include "sa_rcommon.h"
 #include "sa_efficiency.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,16 +81,10 @@ typedef struct {
 
 /* ---- formatting ------------------------------------------------------------------------- */
 
-/* seconds -> "[D-]HH:MM:SS" (seff's and sacct's form) into buf. */
+/* seconds -> "[D-]HH:MM:SS" (seff's and sacct's form) into buf, rounded to the second. */
 static const char *hms(double secs, char *buf, size_t n)
 {
-    int64_t s = (int64_t)(secs + 0.5), d = s / 86400;
-    if (d > 0)
-        snprintf(buf, n, "%" PRId64 "-%02d:%02d:%02d", d, (int)(s % 86400 / 3600), (int)(s % 3600 / 60),
-                 (int)(s % 60));
-    else
-        snprintf(buf, n, "%02d:%02d:%02d", (int)(s / 3600), (int)(s % 3600 / 60), (int)(s % 60));
-    return buf;
+    return sa_rhms((int64_t)(secs + 0.5), buf, n);
 }
 
 /* bytes -> "1.23 GB" with seff's 1024-based units into buf. */
@@ -398,23 +390,6 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
     return true;
 }
 
-/* A job id of digits only into *id (false: not one). */
-static bool parse_id(const char *s, size_t len, int64_t *id)
-{
-    char buf[32];
-    if (len == 0 || len >= sizeof buf)
-        return false;
-    for (size_t i = 0; i < len; i++) {
-        if (!isdigit((unsigned char)s[i]))
-            return false;
-    }
-    memcpy(buf, s, len);
-    buf[len] = '\0';
-    errno = 0;
-    *id = strtoll(buf, NULL, 10);
-    return errno == 0;
-}
-
 /*
  * The filter: the raw id (digits), an array task 123_4 or a het component 123+1 (the
  * index {cluster, array.job_id, het.job_id} serves both), or another id as shown
@@ -433,18 +408,11 @@ static bool job_filter(const sa_report_opts_t *o, const sa_strv_t *clusters, bso
         return false;
     }
     sep = strpbrk(s, "_+");
-    if (!sep && parse_id(s, strlen(s), &a)) {
+    if (!sep && sa_rjob_id_digits(s, strlen(s), &a)) {
         BSON_APPEND_INT64(f, "job_id", a); /* the index {cluster, job_id} */
         *raw = a;
-    } else if (sep && parse_id(s, (size_t)(sep - s), &a) && parse_id(sep + 1, strlen(sep + 1), &b)) {
-        if (*sep == '_') {
-            BSON_APPEND_INT64(f, "array.job_id", a);
-            BSON_APPEND_INT64(f, "array.task_id", b);
-        } else {
-            BSON_APPEND_NULL(f, "array.job_id"); /* a het job is never an array: the index's next key */
-            BSON_APPEND_INT64(f, "het.job_id", a);
-            BSON_APPEND_INT64(f, "het.offset", b);
-        }
+    } else if (sep && sa_rjob_id_digits(s, (size_t)(sep - s), &a) && sa_rjob_id_digits(sep + 1, strlen(sep + 1), &b)) {
+        sa_rbson_append_members(f, *sep == '_', a, b);
     } else {
         BSON_APPEND_UTF8(f, "job_id_display", s);
     }
@@ -486,14 +454,8 @@ static bool each_member(sa_rdb_t *db, jr_t *jr, const jr_kind_t *k, int64_t raw,
 
     BSON_APPEND_UTF8(&f, "cluster", k->cluster);
     BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
-    if (k->array_job_id != SA_UNSET) {
-        BSON_APPEND_INT64(&f, "array.job_id", raw);
-        BSON_APPEND_INT32(&sub, "array.task_id", 1);
-    } else {
-        BSON_APPEND_NULL(&f, "array.job_id");
-        BSON_APPEND_INT64(&f, "het.job_id", raw);
-        BSON_APPEND_INT32(&sub, "het.offset", 1);
-    }
+    sa_rbson_append_members(&f, k->array_job_id != SA_UNSET, raw, SA_UNSET);
+    BSON_APPEND_INT32(&sub, k->array_job_id != SA_UNSET ? "array.task_id" : "het.offset", 1);
     BSON_APPEND_INT32(&sub, "job_id", 1);
     bson_append_document_end(&opts, &sub);
     ok = sa_rdb_each(db, "jobs", &f, &opts, on_doc, jr, error);

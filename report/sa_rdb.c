@@ -549,3 +549,17 @@ bool sa_rdb_ingest_runs(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_
     rruns_clear(&r);
     return ok;
 }
+
+void sa_rbson_append_members(bson_t *b, bool array, int64_t id, int64_t sub)
+{
+    if (array) {
+        BSON_APPEND_INT64(b, "array.job_id", id);
+        if (sub != SA_UNSET)
+            BSON_APPEND_INT64(b, "array.task_id", sub);
+    } else {
+        BSON_APPEND_NULL(b, "array.job_id"); /* a het job is never an array: the index's next key */
+        BSON_APPEND_INT64(b, "het.job_id", id);
+        if (sub != SA_UNSET)
+            BSON_APPEND_INT64(b, "het.offset", sub);
+    }
+}

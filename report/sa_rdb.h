@@ -78,6 +78,13 @@ int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
 
 /* ---- reading BSON values: sa_bson_iter_time/int/str of schema/sa_bson.h ---------- */
 
+/*
+ * Appends the filter of an array's tasks (array.job_id: id, and array.task_id: sub when
+ * sub is not SA_UNSET) or of a het job's components (array.job_id: null, het.job_id: id,
+ * and het.offset: sub): the index {cluster, array.job_id, het.job_id} serves both.
+ */
+void sa_rbson_append_members(bson_t *b, bool array, int64_t id, int64_t sub);
+
 /* Appends {key: {$in: [names...]}} to b. */
 void sa_rbson_append_in(bson_t *b, const char *key, const sa_strv_t *names);
 

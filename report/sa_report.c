@@ -32,6 +32,10 @@ void sa_report_opts_init(sa_report_opts_t *o)
     sa_strv_init(&o->clusters);
     sa_strv_init(&o->accounts);
     sa_strv_init(&o->users);
+    sa_strv_init(&o->states);
+    sa_strv_init(&o->names);
+    sa_strv_init(&o->partitions);
+    sa_strv_init(&o->job_ids);
     o->start = o->end = SA_UNSET;
     o->now = (int64_t)time(NULL);
     o->unit = SA_UNIT_GPU_YEARS;
@@ -64,6 +68,10 @@ void sa_report_opts_clear(sa_report_opts_t *o)
     sa_strv_clear(&o->clusters);
     sa_strv_clear(&o->accounts);
     sa_strv_clear(&o->users);
+    sa_strv_clear(&o->states);
+    sa_strv_clear(&o->names);
+    sa_strv_clear(&o->partitions);
+    sa_strv_clear(&o->job_ids);
     sa_colspecs_free(o->columns, o->ncolumns);
     o->columns = NULL;
     o->ncolumns = 0;

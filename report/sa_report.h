@@ -105,6 +105,10 @@ typedef struct {
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */
     bool from_jobs;                      /* --from-jobs: sums from the job documents, not the rollups (the reference) */
     bool per_node;                       /* --per-node: current --prometheus adds a gauge per node */
+    /* jobs (sacct's options) */
+    sa_strv_t states;                    /* -s: state names or sacct's abbreviations, as given; empty = any */
+    sa_strv_t names, partitions, job_ids; /* --name, --partition / -r, -j; empty = any */
+    bool duplicates;                     /* -D: every run of a requeued job, and jobs whose id was reused */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);
@@ -132,6 +136,8 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
 bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* One job's whole story from the archive (sa_jobreport.c); SA_ERR_USAGE when the archive has no such job. */
 bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* A sacct-like listing of the archive's jobs (sa_jobs.c). */
+bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /*
  * The one table of slurm-report's reports: name, columns (-e, -o), and the function that

@@ -135,3 +135,34 @@ bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t fro
     free(ids);
     return ok;
 }
+
+bool sa_rollread_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
+                      void *ctx, sa_error_t *error)
+{
+    size_t n = 0;
+    bool ok = true;
+
+    if (ids->n > 1)
+        qsort(ids->v, ids->n, sizeof *ids->v, sa_rollup_id_job_cmp);
+    for (size_t i = 0; i < ids->n; i++) {
+        if (n && strcmp(ids->v[n - 1], ids->v[i]) == 0)
+            free(ids->v[i]);
+        else
+            ids->v[n++] = ids->v[i];
+    }
+    ids->n = n;
+    for (size_t off = 0; ok && off < n; off += ID_BATCH) {
+        size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
+        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
+        sa_bson_append_in_strings(&filter, "_id", ids->v + off, end - off);
+        BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
+        BSON_APPEND_INT32(&sub, "job_id", 1);
+        bson_append_document_end(&opts, &sub);
+        if (projection)
+            BSON_APPEND_DOCUMENT(&opts, "projection", projection);
+        ok = sa_rdb_each(db, coll, &filter, &opts, fn, ctx, error);
+        bson_destroy(&filter);
+        bson_destroy(&opts);
+    }
+    return ok;
+}

@@ -39,4 +39,11 @@ bool sa_rollread_ids(sa_rdb_t *db, char **ids, size_t n, sa_rollread_fn fn, void
 bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t from, int64_t to, sa_rollread_fn fn,
                        void *ctx, size_t *docs, sa_error_t *error);
 
+/*
+ * Reads the job documents ids names from coll (jobs or jobs_superseded) by _id, 400 per
+ * $in query, in job id order (ids is sorted so, duplicates dropped); projection may be NULL.
+ */
+bool sa_rollread_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
+                      void *ctx, sa_error_t *error);
+
 #endif

@@ -6,6 +6,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,4 +288,31 @@ const char *sa_riso(int64_t t)
     else
         sa_time_format(t, b, 32);
     return b;
+}
+
+const char *sa_rhms(int64_t s, char *buf, size_t n)
+{
+    int64_t d = s / 86400;
+    if (d > 0)
+        snprintf(buf, n, "%" PRId64 "-%02d:%02d:%02d", d, (int)(s % 86400 / 3600), (int)(s % 3600 / 60),
+                 (int)(s % 60));
+    else
+        snprintf(buf, n, "%02d:%02d:%02d", (int)(s / 3600), (int)(s % 3600 / 60), (int)(s % 60));
+    return buf;
+}
+
+bool sa_rjob_id_digits(const char *s, size_t len, int64_t *id)
+{
+    char buf[32];
+    if (len == 0 || len >= sizeof buf)
+        return false;
+    for (size_t i = 0; i < len; i++) {
+        if (!isdigit((unsigned char)s[i]))
+            return false;
+    }
+    memcpy(buf, s, len);
+    buf[len] = '\0';
+    errno = 0;
+    *id = strtoll(buf, NULL, 10);
+    return errno == 0;
 }

@@ -94,5 +94,9 @@ static inline const char *sa_rintern_str(const sa_rintern_t *in, uint32_t id)
 
 /* ISO-8601 of t ("" for SA_UNSET) in a static rotating buffer (8 live at once). */
 const char *sa_riso(int64_t t);
+/* A job id of digits only, s[0..len), into *id; false when it is not one (or too long). */
+bool sa_rjob_id_digits(const char *s, size_t len, int64_t *id);
+/* seconds -> "[D-]HH:MM:SS" (sacct's Elapsed, seff's times) into buf; returns buf. */
+const char *sa_rhms(int64_t s, char *buf, size_t n);
 
 #endif

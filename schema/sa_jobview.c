@@ -364,6 +364,8 @@ static void reset(sa_jobview_t *v)
     v->exit_code = v->exit_signal = -1;
     v->time_limit_unlimited = false;
     v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
+    v->eligible = SA_UNSET;
+    v->reason = NULL;
     v->expected_start = v->array_job_id = v->array_task_id = v->het_job_id = v->het_offset = SA_UNSET;
     v->runs = NULL;
     v->history = NULL;
@@ -424,6 +426,8 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
             read_exit(it, &v->exit_code, &v->exit_signal);
         else if (key_is(k, "elapsed_s"))
             v->elapsed_s = sa_bson_iter_int(it, SA_UNSET);
+        else if (key_is(k, "eligible"))
+            v->eligible = sa_bson_iter_time(it);
         break;
     case 'g':
         if (key_is(k, "gpus"))
@@ -478,6 +482,8 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
             read_req(v, it);
         else if (key_is(k, "restart_cnt"))
             v->restart_cnt = sa_bson_iter_int(it, SA_UNSET);
+        else if (key_is(k, "reason"))
+            v->reason = sa_bson_iter_str(it, NULL);
         break;
     case 't':
         if (key_is(k, "time_limit_min"))

@@ -888,6 +888,131 @@ static void check_drain(void)
     }
 }
 
+/* ---- slurm-report jobs against sacct (issue 23) ------------------------------------------------ */
+
+static int line_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of text sorted (sacct and the listing may order ties apart), sacct's "CANCELLED by UID" as CANCELLED. */
+static char *sorted_lines(const char *text)
+{
+    char *copy = strdup(text), *save = NULL, **v = NULL, *out;
+    size_t n = 0, len = 0;
+
+    assert_non_null(copy);
+    for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        char *by = strstr(l, " by ");
+        if (by) /* "CANCELLED by 0|...": the uid dropped */
+            memmove(by, by + 4 + strspn(by + 4, "0123456789"), strlen(by + 4 + strspn(by + 4, "0123456789")) + 1);
+        v = realloc(v, (n + 1) * sizeof *v);
+        assert_non_null(v);
+        v[n++] = l;
+        len += strlen(l) + 1;
+    }
+    qsort(v, n, sizeof *v, line_cmp);
+    out = calloc(1, len + 1);
+    assert_non_null(out);
+    for (size_t i = 0; i < n; i++) {
+        strcat(out, v[i]);
+        strcat(out, "\n");
+    }
+    free(v);
+    free(copy);
+    return out;
+}
+
+/* slurm-report jobs -M CLUSTER ARGS -P -n -o JobID,State,ExitCode,Elapsed on the test's archive (sorted lines). */
+static char *report_jobs(const char *const *args)
+{
+    char *argv[24], db[128], env_uri[600], *o = NULL, *e = NULL, *sorted;
+    char *env[] = {env_uri, NULL};
+    int argc = 0;
+
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    argv[argc++] = (char *)SA_REPORT_BIN;
+    argv[argc++] = (char *)"jobs";
+    argv[argc++] = (char *)"-M";
+    argv[argc++] = (char *)cluster;
+    argv[argc++] = db;
+    for (const char *const *a = args; *a && argc < 18; a++)
+        argv[argc++] = (char *)*a;
+    argv[argc++] = (char *)"-P";
+    argv[argc++] = (char *)"-n";
+    argv[argc++] = (char *)"-o";
+    argv[argc++] = (char *)"JobID,State,ExitCode,Elapsed";
+    argv[argc] = NULL;
+    if (tu_run(argv, env, &o, &e) != 0)
+        fail_msg("slurm-report jobs failed: %s", e);
+    sorted = sorted_lines(o);
+    free(o);
+    free(e);
+    return sorted;
+}
+
+/* sacct -X -P -n ARGS -o JobID,State,ExitCode,Elapsed (sorted lines). */
+static char *sacct_jobs(const char *a1, const char *a2, const char *a3, const char *a4, const char *a5,
+                        const char *a6)
+{
+    char *out, *sorted;
+    if (cmd(&out, "sacct", "-X", "-P", "-n", "-o", "JobID,State,ExitCode,Elapsed", a1, a2, a3, a4, a5, a6, NULL) != 0)
+        fail_msg("sacct failed");
+    sorted = sorted_lines(out);
+    free(out);
+    return sorted;
+}
+
+static void same_listing(const char *what, char *sacct, char *report)
+{
+    size_t lines = 0;
+    for (const char *p = report; (p = strchr(p, '\n')); p++)
+        lines++;
+    printf("  slurm-report jobs %s: %zu lines, as sacct\n", what, lines);
+    if (strstr(what, "-D"))
+        printf("%s", report); /* JobID|State|ExitCode|Elapsed, sorted */
+    if (strcmp(sacct, report) != 0)
+        fail_msg("slurm-report jobs %s differs from sacct:\nsacct:\n%sslurm-report:\n%s", what, sacct, report);
+    free(sacct);
+    free(report);
+}
+
+/*
+ * slurm-report jobs gives the scenario's jobs as sacct does: the same JobIDs (the array's tasks 4_1 ..., the
+ * het job's components 5+0, 5+1), states, exit codes and elapsed times; for -j of them, with -D (the requeued
+ * job's two runs), and for the scenario's window (-S its start, -E now: sacct's window semantics).
+ */
+static void check_jobs_listing(const scenario_t *sc, time_t t_begin)
+{
+    const long all[] = {sc->ok, sc->fail, sc->killed, sc->timeout, sc->array, sc->het, sc->requeue,
+                        sc->held, sc->cancelled, sc->gpu, sc->burn};
+    char ids[512] = "", start[32], end[32];
+    time_t now = time(NULL) + 60;
+
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%ld", i ? "," : "", all[i]);
+    strftime(start, sizeof start, "%Y-%m-%dT%H:%M:%S", gmtime(&t_begin));
+    strftime(end, sizeof end, "%Y-%m-%dT%H:%M:%S", gmtime(&now));
+    {
+        const char *a[] = {"-j", ids, NULL};
+        same_listing("-j (every job of the scenario)", sacct_jobs("-j", ids, NULL, NULL, NULL, NULL), report_jobs(a));
+    }
+    {
+        const char *a[] = {"-j", ids, "-D", NULL};
+        same_listing("-j -D", sacct_jobs("-D", "-j", ids, NULL, NULL, NULL), report_jobs(a));
+    }
+    {
+        const char *a[] = {"-S", start, "-E", end, NULL};
+        same_listing("-S START -E END", sacct_jobs("-S", start, "-E", end, NULL, NULL), report_jobs(a));
+    }
+    {
+        const char *a[] = {"-s", "F,CA,TO", "-S", start, "-E", end, NULL};
+        same_listing("-s F,CA,TO -S START -E END", sacct_jobs("-s", "F,CA,TO", "-S", start, "-E", end),
+                     report_jobs(a));
+    }
+}
+
 static void test_scenario(void **state)
 {
     scenario_t sc;
@@ -899,6 +1024,7 @@ static void test_scenario(void **state)
     check_requeued(sc.requeue);
     check_gpu_job(sc.gpu);
     check_report(sc.gpu, t_begin);
+    check_jobs_listing(&sc, t_begin);
     check_usage(sc.burn);
     check_nothing_unfinished();
     check_drain();

@@ -1,0 +1,319 @@
+/*
+ * test_jobs.c - `slurm-report jobs` (report/sa_jobs.c), sacct's listing from the archive, on
+ * fixtures/gen/v0.0.40 (one generated cluster observed at 2026-10-15T12:00:00Z: failing,
+ * cancelled, timed-out, OOM, node-fail, requeued jobs, arrays 1030 and 1045, het jobs 1049 and
+ * 1051; the sacct lines quoted in the comments are that fixture's sacct-P.txt) plus a job id
+ * reused (9001): which jobs each filter lists, with their states, exit codes and elapsed times
+ * worked out by hand from the fixture; the job lists' path byte-equal to --from-jobs; and the
+ * number of documents the listing read.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <mongoc/mongoc.h>
+
+#include "testutil.h"
+#include "tu_archive.h"
+
+typedef struct {
+    mongoc_client_t *client;
+    char *db;
+    const char *uri;
+    char dir[64];
+} fx_t;
+
+static fx_t fx;
+
+/* Ingests the generated cluster as "synth" at its observation time, then a reused id (9001). */
+static int setup(void **state)
+{
+    char sq[400], si[400], sa[400], extra[300];
+    (void)state;
+    if (!(fx.client = tu_mongo_client("test_jobs", &fx.db)))
+        return 0; /* each test skips */
+    fx.uri = getenv("SLURM_TEST_MONGO_URI");
+    snprintf(fx.dir, sizeof fx.dir, "/tmp/sa-jobs-XXXXXX");
+    if (!mkdtemp(fx.dir))
+        return -1;
+    snprintf(sq, sizeof sq, "%s", tu_fixture("gen/v0.0.40/squeue.json"));
+    snprintf(si, sizeof si, "%s", tu_fixture("gen/v0.0.40/sinfo-N.json"));
+    snprintf(sa, sizeof sa, "%s", tu_fixture("gen/v0.0.40/sacct-P.txt"));
+    snprintf(extra, sizeof extra, "%s/reused.txt", fx.dir);
+    tu_write_text(extra,
+                  "JobID|JobIDRaw|JobName|User|Account|Partition|State|ExitCode|Submit|Eligible|Start|End|ElapsedRaw|"
+                  "AllocTRES|NodeList\n"
+                  /* 9001 twice: the second, submitted after the first ended, is a new job (the id reused) */
+                  "9001|9001|first|ann|physics|gpu|COMPLETED|0:0|2026-10-14T08:00:00|2026-10-14T08:00:00|"
+                  "2026-10-14T09:00:00|2026-10-14T21:30:00|45000|cpu=8,gres/gpu:a100=2,node=1|ga001\n"
+                  "9001|9001|second|bob|bio|gpu|FAILED|2:0|2026-10-15T08:00:00|2026-10-15T08:00:00|"
+                  "2026-10-15T08:10:00|2026-10-15T10:10:00|7200|cpu=4,node=1|c0001\n");
+    {
+        const char *args[] = {"--squeue", sq, "--sinfo", si, "--sacct", sa, "--at", "2026-10-15T12:00:00Z", NULL};
+        const char *args2[] = {"--sacct", extra, "--at", "2026-10-15T12:00:00Z", NULL};
+        if (tu_run_ingest(SA_INGEST_BIN, fx.uri, fx.db, fx.dir, "synth", args, NULL) != 0 ||
+            tu_run_ingest(SA_INGEST_BIN, fx.uri, fx.db, fx.dir, "synth", args2, NULL) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    if (fx.client) {
+        tu_mongo_drop(fx.client, fx.db);
+        mongoc_client_destroy(fx.client);
+        free(fx.db);
+        tu_rm_rf(fx.dir);
+    }
+    return 0;
+}
+
+/* Runs slurm-report jobs with args (NULL-terminated) and --now at the observation; its exit status, *out, *err. */
+static int jobs(const char *const *args, bool from_jobs, char **out, char **err)
+{
+    char env_uri[600], dbopt[200];
+    char *argv[48], *e = NULL;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", fx.uri);
+    snprintf(dbopt, sizeof dbopt, "--db=%s", fx.db);
+    argv[n++] = (char *)SA_REPORT_BIN;
+    argv[n++] = (char *)"jobs";
+    argv[n++] = (char *)"--now=2026-10-15T12:00:00Z";
+    argv[n++] = dbopt;
+    for (const char *const *a = args; *a && n < 45; a++)
+        argv[n++] = (char *)*a;
+    if (from_jobs)
+        argv[n++] = (char *)"--from-jobs";
+    argv[n] = NULL;
+    rc = tu_run(argv, env, out, &e);
+    if (err)
+        *err = e;
+    else
+        free(e);
+    return rc;
+}
+
+/* Lists with args (-P -n added) and checks the lines; the same from the documents (--from-jobs). */
+static void expect(const char *const *args, const char *want)
+{
+    const char *a[40];
+    char *out[2] = {NULL, NULL}, *err = NULL;
+    size_t n = 0;
+
+    if (!fx.client)
+        skip();
+    for (const char *const *p = args; *p && n < 36; p++)
+        a[n++] = *p;
+    a[n++] = "-P";
+    a[n++] = "-n";
+    a[n] = NULL;
+    for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+        int rc = jobs(a, from_jobs, &out[from_jobs], &err);
+        if (rc != 0)
+            fail_msg("slurm-report jobs exited %d: %s", rc, err ? err : "");
+        free(err);
+        err = NULL;
+    }
+    if (strcmp(out[0], want) != 0)
+        fail_msg("slurm-report jobs %s ... gave\n%s\nwanted\n%s", args[0], out[0], want);
+    if (strcmp(out[0], out[1]) != 0)
+        fail_msg("the job lists give\n%s\nthe documents (--from-jobs)\n%s", out[0], out[1]);
+    free(out[0]);
+    free(out[1]);
+}
+
+/*
+ * "Which of alice's jobs failed last week?" as sacct's users type it: -u, -s F,NF, -S/-E.
+ * alice's jobs: 1001 R, 1013 NODE_FAIL, 1016 PD, 1057 FAILED, 1063 PD, 1069 PD, 1071 R.
+ *   1013  start 11:48:40, end 11:55:20: 6 min 40 s; ExitCode 0:9 (killed by signal 9)
+ *   1057  start 08:19:53, end 09:21:19: 1 h 1 min 26 s; 0:9
+ * From 10:00 on only 1013 ended in the window (1057 ended at 09:21:19).
+ */
+static void test_user_state_window(void **state)
+{
+    const char *a[] = {"-u", "alice", "-s", "F,NF", "-S", "2026-10-15", "-E", "2026-10-16", "-o",
+                       "JobID,State,ExitCode,Elapsed", NULL};
+    const char *b[] = {"-u", "alice", "-s", "failed,node_fail", "-S", "2026-10-15T10:00", "-E", "now", "-o",
+                       "jobid,state,exitcode,elapsed", NULL};
+    (void)state;
+    expect(a, "1013|NODE_FAIL|0:9|00:06:40\n"
+              "1057|FAILED|0:9|01:01:26\n");
+    expect(b, "1013|NODE_FAIL|0:9|00:06:40\n");
+}
+
+/*
+ * Without -s, sacct's window: eligible before E and not ended before S. carol from 11:15 to 11:30:
+ *   1003     R, eligible 11:25                          listed
+ *   1015     CD, eligible 11:51:10 (after E)            not
+ *   1024     pending again (requeued), eligible 12:00:21 not
+ *   1045_1   CD, ended 11:10 (before S)                 not
+ *   1045_2   CD, 11:01 to 11:20: 19 min                 listed
+ *   1045_3   F 1:0, ended 11:58:20                      listed
+ *   1045_4   R since 11:53:20 (6 min 40 s to 12:00)     listed
+ *   1058     F, ended 09:39:16                          not
+ *   1064     PD, eligible 2026-10-13                    listed: pending, Elapsed 00:00:00
+ */
+static void test_window_without_states(void **state)
+{
+    const char *a[] = {"-u", "carol", "-S", "2026-10-15T11:15", "-E", "2026-10-15T11:30", "-o",
+                       "jobid,state,exitcode,elapsed", NULL};
+    (void)state;
+    expect(a, "1003|RUNNING|0:0|00:30:00\n"
+              "1045_2|COMPLETED|0:0|00:19:00\n"
+              "1045_3|FAILED|1:0|00:13:20\n"
+              "1045_4|RUNNING|0:0|00:06:40\n"
+              "1064|PENDING|0:0|00:00:00\n");
+}
+
+/*
+ * -j of an array: every task, the tasks not started yet collapsed as sacct shows them (1030_[15-100%10],
+ * last); 1045's task 4 kept the array's own id. -j of a het job's leader: each component.
+ * -j of one task and one component: those alone.
+ */
+static void test_named_arrays_and_het(void **state)
+{
+    const char *a[] = {"-j", "1045,1049", "-o", "jobid,state,exitcode,elapsed", NULL};
+    const char *b[] = {"-j", "1030", "-o", "jobid,state", "-s", "PD,CD", NULL};
+    const char *c[] = {"-j", "1030_3,1051+1", "-o", "jobid,state,partition", NULL};
+    (void)state;
+    /* 1045_1 11:01-11:10 9 min; _2 11:01-11:20 19 min; _3 11:45-11:58:20 13 min 20 s exit 1; _4 running since
+     * 11:53:20; 1049+0 and +1 running since 11:43:20: 16 min 40 s to 12:00 */
+    expect(a, "1045_1|COMPLETED|0:0|00:09:00\n"
+              "1045_2|COMPLETED|0:0|00:19:00\n"
+              "1045_3|FAILED|1:0|00:13:20\n"
+              "1045_4|RUNNING|0:0|00:06:40\n"
+              "1049+0|RUNNING|0:0|00:16:40\n"
+              "1049+1|RUNNING|0:0|00:16:40\n");
+    /* 1030: tasks 1-4 completed, 5-14 running (not asked for), 15-100 step 10 pending */
+    expect(b, "1030_1|COMPLETED\n1030_2|COMPLETED\n1030_3|COMPLETED\n1030_4|COMPLETED\n1030_[15-100%10]|PENDING\n");
+    expect(c, "1030_3|COMPLETED|cpu\n1051+1|PENDING|gpu\n");
+}
+
+/*
+ * -D: 1026 ran three times (sacct: REQUEUED 4000 s, REQUEUED 5000 s, COMPLETED 7950 s), each run a line;
+ * 1024 ran once (REQUEUED, 10:53:20-11:58:20, 65 min) and is pending again: its run, then the job.
+ * A reused id: 9001's earlier job (ann, COMPLETED, 45,000 s = 12 h 30 min) shows only with -D.
+ */
+static void test_duplicates(void **state)
+{
+    const char *a[] = {"-j", "1024,1026,9001", "-D", "-o", "jobid,user,state,exitcode,elapsed", NULL};
+    const char *b[] = {"-j", "1024,1026,9001", "-o", "jobid,user,state,exitcode,elapsed", NULL};
+    const char *c[] = {"-D", "-u", "ann,bob", "-s", "CD,F", "-S", "2026-10-14", "-E", "2026-10-16", "-A", "physics,bio",
+                       "-o", "jobid,user,state,exitcode,elapsed", NULL};
+    (void)state;
+    expect(a, "1024|carol|REQUEUED|0:0|01:05:00\n"
+              "1024|carol|PENDING|0:0|00:00:00\n"
+              "1026|erin|REQUEUED|0:0|01:06:40\n"
+              "1026|erin|REQUEUED|0:0|01:23:20\n"
+              "1026|erin|COMPLETED|0:0|02:12:30\n"
+              "9001|ann|COMPLETED|0:0|12:30:00\n"
+              "9001|bob|FAILED|2:0|02:00:00\n");
+    expect(b, "1024|carol|PENDING|0:0|00:00:00\n"
+              "1026|erin|COMPLETED|0:0|02:12:30\n"
+              "9001|bob|FAILED|2:0|02:00:00\n");
+    /* bob's completed array tasks 1030_1-4 (bio) and 1014 too; the window is the 14th and 15th */
+    expect(c, "1014|bob|COMPLETED|0:0|00:06:40\n"
+              "1030_1|bob|COMPLETED|0:0|00:10:00\n"
+              "1030_2|bob|COMPLETED|0:0|00:10:00\n"
+              "1030_3|bob|COMPLETED|0:0|00:10:00\n"
+              "1030_4|bob|COMPLETED|0:0|00:24:15\n"
+              "9001|ann|COMPLETED|0:0|12:30:00\n"
+              "9001|bob|FAILED|2:0|02:00:00\n");
+}
+
+/*
+ * The job lists' path equals the documents' for every filter here and for the whole day, every field;
+ * and it reads what the answer needs: alice's failures read 2 job documents (after the lists), the
+ * whole day's listing 72: the 69 jobs it lists (9001 included), and 1018, 1019 and 1065, which wait on a
+ * dependency or are held: never eligible (squeue's eligible_time 0), so not listed, as in sacct.
+ */
+static void test_lists_equal_documents(void **state)
+{
+    static const char *const cases[][12] = {
+        {"-S", "2026-10-15", "-E", "2026-10-16", NULL},
+        {"-S", "2026-10-15T11:50", "-E", "2026-10-15T11:55", "-D", NULL},
+        {"-s", "R,PD,S", NULL},
+        {"-s", "CA,TO,OOM", "-S", "2026-10-15", NULL},
+        {"-r", "gpu,long", "-S", "2026-10-12", "--name", "train,forever,relax", NULL},
+        {"-A", "chem", "-S", "2026-10-01", "-D", NULL},
+    };
+    char *out = NULL, *err = NULL;
+    (void)state;
+    if (!fx.client)
+        skip();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *a[16];
+        char *o[2] = {NULL, NULL};
+        size_t n = 0;
+        for (size_t k = 0; cases[i][k]; k++)
+            a[n++] = cases[i][k];
+        a[n++] = "-P";
+        a[n++] = "-l";
+        a[n] = NULL;
+        assert_int_equal(jobs(a, false, &o[0], NULL), 0);
+        assert_int_equal(jobs(a, true, &o[1], NULL), 0);
+        if (strcmp(o[0], o[1]) != 0)
+            fail_msg("case %zu: the job lists give\n%s\nthe documents\n%s", i, o[0], o[1]);
+        assert_non_null(strchr(strchr(o[0], '\n') + 1, '\n')); /* a header and rows */
+        free(o[0]);
+        free(o[1]);
+    }
+    {
+        const char *a[] = {"-u", "alice", "-s", "F,NF", "-S", "2026-10-15", "-E", "2026-10-16", "-v", "-P", NULL};
+        assert_int_equal(jobs(a, false, &out, &err), 0);
+        assert_non_null(strstr(err, "job list document(s) by _id, then 2 job document(s) by _id"));
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"-S", "2026-10-15", "-E", "2026-10-16", "--json", NULL};
+        assert_int_equal(jobs(a, false, &out, NULL), 0);
+        assert_non_null(strstr(out, "\"job_documents\": 72"));
+        assert_non_null(strstr(out, "\"jobid\": \"1030_[15-100%10]\""));
+        assert_null(strstr(out, "\"jobid\": \"1018\""));
+        assert_null(strstr(out, "\"jobid\": \"1065\""));
+        free(out);
+    }
+}
+
+/* An unknown state or job id is a usage error (exit 2), and -e lists sacct's field names. */
+static void test_usage_errors(void **state)
+{
+    const char *a[] = {"-s", "XX", NULL};
+    const char *b[] = {"-j", "12x", NULL};
+    const char *e[] = {"-e", NULL};
+    char *out = NULL, *err = NULL;
+    (void)state;
+    if (!fx.client)
+        skip();
+    assert_int_equal(jobs(a, false, &out, &err), 2);
+    assert_non_null(strstr(err, "unknown state 'XX'"));
+    free(out);
+    free(err);
+    assert_int_equal(jobs(b, false, &out, &err), 2);
+    free(out);
+    free(err);
+    assert_int_equal(jobs(e, false, &out, NULL), 0);
+    assert_non_null(strstr(out, "exitcode"));
+    assert_non_null(strstr(out, "AllocTRES"));
+    free(out);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_user_state_window),    cmocka_unit_test(test_window_without_states),
+        cmocka_unit_test(test_named_arrays_and_het), cmocka_unit_test(test_duplicates),
+        cmocka_unit_test(test_lists_equal_documents), cmocka_unit_test(test_usage_errors),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
