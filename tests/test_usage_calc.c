@@ -99,12 +99,12 @@ static void test_segments(void **state)
         assert_int_equal(sa_usums_get(&u.s, acc_of(other), 0, 300), 0);
     }
     /* seconds into the segment holding t: 7 at t = 150 -> [100,200) = 207; t = 300 (the end) is outside */
-    assert_true(sa_usums_add_secs(&u.s, &k, 150, 7));
+    assert_true(sa_usums_add_secs(&u.s, &k, 150, (const int64_t[SA_TRES_N]){7}));
     assert_int_equal(a->secs[1], 207);
-    assert_true(sa_usums_add_secs(&u.s, &k, 100, 3)); /* a boundary starts its segment: 210 */
+    assert_true(sa_usums_add_secs(&u.s, &k, 100, (const int64_t[SA_TRES_N]){3})); /* a boundary starts its segment: 210 */
     assert_int_equal(a->secs[1], 210);
-    assert_true(sa_usums_add_secs(&u.s, &k, 300, 1000));
-    assert_true(sa_usums_add_secs(&u.s, &k, -1, 1000));
+    assert_true(sa_usums_add_secs(&u.s, &k, 300, (const int64_t[SA_TRES_N]){1000}));
+    assert_true(sa_usums_add_secs(&u.s, &k, -1, (const int64_t[SA_TRES_N]){1000}));
     assert_int_equal(sa_usums_get(&u.s, a, 0, 300), 150 + 210 + 110);
     sa_usage_clear(&u);
 }
@@ -153,7 +153,7 @@ static void test_sums_weights_units(void **state)
 {
     const int64_t b[] = {0, 10 * HOUR};
     sa_ukey_t ka, kv, kg;
-    sa_usum_t s = {0, 0, 0, 0};
+    sa_usum_t s = {0};
     int64_t milli;
     bool guess;
     (void)state;
