@@ -351,14 +351,15 @@ bool sa_usage_load(sa_usage_t *u, const sa_report_opts_t *o, sa_error_t *error)
             u->rgu_cols = true;
         if (sa_award_tres(&u->awards.v[i]) != SA_TRES_GPU)
             u->s.ntres = SA_TRES_N;
+        u->want[sa_award_tres(&u->awards.v[i])] = true; /* an award's TRES has its columns */
     }
     for (size_t i = 0; i < o->ntres; i++) {
         u->want[o->tres[i]] = true;
         if (o->tres[i] != SA_TRES_GPU)
             u->s.ntres = SA_TRES_N;
     }
-    if (!o->ntres)
-        u->want[SA_TRES_GPU] = true;
+    if (!o->ntres && !u->want[SA_TRES_CPU] && !u->want[SA_TRES_BILLING])
+        u->want[SA_TRES_GPU] = true; /* gres/gpu unless -T or the awards say otherwise */
     if (!u->s.ntres)
         u->s.ntres = 1;
     return true;
