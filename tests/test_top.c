@@ -314,6 +314,46 @@ static void test_top(void **state)
     }
 }
 
+/*
+ * The site: CPU and memory next to the GPUs on the cluster page (per account) and on an
+ * account page (per user and GPU type); the cluster page names the command that lists
+ * its latest month's jobs instead of a page of them (the dataset's months end with
+ * 2026-10, the month of its "now").
+ */
+static void test_site_tres(void **state)
+{
+    char dir[] = "/tmp/sa-test-top-site-XXXXXX", *site, *page, *cmd;
+    (void)state;
+
+    assert_non_null(mkdtemp(dir));
+    site = sa_rprintf("%s/site", dir);
+    {
+        const char *a[] = {"site", site, NULL};
+        free(ok_run(a));
+    }
+    page = sa_rprintf("%s/alpha/index.html", site);
+    {
+        size_t len;
+        char *html = tu_read_file(page, &len);
+        assert_non_null(html);
+        expect_in(html, "data-key=\"core_years\">Core-years</th>");
+        expect_in(html, "data-key=\"mem_gb_years\">GB-years</th>");
+        expect_in(html, "<code>slurm-report jobs -M alpha -S 2026-10-01 -E 2026-11-01</code>");
+        free(html);
+        free(page);
+        page = sa_rprintf("%s/alpha/account-physics.html", site);
+        html = tu_read_file(page, &len);
+        assert_non_null(html);
+        expect_in(html, "data-key=\"core_years\">Core-years</th>");
+        free(html);
+    }
+    cmd = sa_rprintf("rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(cmd);
+    free(page);
+    free(site);
+}
+
 static void test_show(void **state)
 {
     (void)state;
@@ -343,6 +383,7 @@ int main(void)
         cmocka_unit_test(test_award_core_years),
         cmocka_unit_test(test_utilization_summary),
         cmocka_unit_test(test_top),
+        cmocka_unit_test(test_site_tres),
         cmocka_unit_test(test_show),
     };
     int rc;
