@@ -171,17 +171,7 @@ static void top_preamble(const sa_usage_t *u, sa_strv_t *p)
                      sa_rtres_name(rank_tres(o)), sa_riso(o->start), sa_riso(o->end), list);
     sa_rpreamble_add(p, "Units: GPU-, core- (CPU), GB- (memory, 1 GB = 1024 MB) and billing-hours or -years "
                         "(1 year = %g hours); a user's row sums all their accounts.", u->hpy);
-    for (size_t c = 0; c < u->s.nclusters; c++) {
-        const double *cap = u->cap_s ? &u->cap_s[c * SA_TRES_N] : NULL;
-        if (cap && cap[SA_TRES_GPU] >= 0)
-            sa_rpreamble_add(p, "%s: capacity %.2f GPU-hours, %.2f core-hours in the window (every node in every "
-                                "state, from the time series; percent is of it, as sreport's)",
-                             sa_rintern_str(&u->s.names, (uint32_t)c), cap[SA_TRES_GPU] / 3600.0,
-                             cap[SA_TRES_CPU] / 3600.0);
-        else
-            sa_rpreamble_add(p, "%s: capacity not known (no node state time series in the window): no percent",
-                             sa_rintern_str(&u->s.names, (uint32_t)c));
-    }
+    sa_usage_capacity_lines(u, p);
 }
 
 bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)

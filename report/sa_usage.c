@@ -583,6 +583,8 @@ static void tres_preamble(const sa_usage_t *u, sa_strv_t *p)
                            "of all its nodes in every state (allocated, idle, down, drained, reserved) x the time, "
                            "from the node state time series; time between snapshots the series does not know "
                            "counts nowhere.");
+    if (o->unit == SA_UNIT_PERCENT)
+        sa_usage_capacity_lines(u, p);
 }
 
 /* The preamble: period, clusters, unit and constant, rules. */

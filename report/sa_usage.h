@@ -136,6 +136,7 @@ typedef struct {
     bool want[SA_TRES_N];     /* the TRES -T asks for (gres/gpu when none) */
     double *cap_s;            /* -t percent: per cluster c and TRES r, cap_s[c * SA_TRES_N + r], the capacity
                                  in TRES-seconds over the window (the time series); < 0: not known */
+    int64_t *cap_known_s;     /* per cluster: the seconds of the window its time series knows */
 } sa_usage_t;
 
 
@@ -174,6 +175,8 @@ typedef struct {
  * else such a cluster's capacity is left unknown (< 0).
  */
 bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error);
+/* A preamble line per cluster: its capacity and the time the series knows, or that it is not known. */
+void sa_usage_capacity_lines(const sa_usage_t *u, sa_strv_t *p);
 /* s's TRES r in percent of cluster c's capacity over the window (0 when it has none). */
 double sa_usage_percent(const sa_usage_t *u, uint32_t c, sa_rtres_t r, const sa_usum_t *s);
 

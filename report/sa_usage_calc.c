@@ -225,6 +225,7 @@ void sa_usage_clear(sa_usage_t *u)
     free(u->award_in);
     free(u->wcache);
     free(u->cap_s);
+    free(u->cap_known_s);
     sa_strv_clear(&u->guessed);
     memset(u, 0, sizeof *u);
 }

@@ -46,7 +46,8 @@ bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error)
             return false;
         }
     }
-    if (!(u->cap_s = calloc(u->s.nclusters * SA_TRES_N + 1, sizeof *u->cap_s)))
+    if (!(u->cap_s = calloc(u->s.nclusters * SA_TRES_N + 1, sizeof *u->cap_s)) ||
+        !(u->cap_known_s = calloc(u->s.nclusters + 1, sizeof *u->cap_known_s)))
         return sa_error_nomem(error);
     sa_rtsdbs_init(&tsdbs);
     for (uint32_t c = 0; c < u->s.nclusters; c++) {
@@ -56,6 +57,7 @@ bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error)
     for (uint32_t c = 0; ok && c < u->s.nclusters; c++) {
         const char *name = sa_rintern_str(&u->s.names, c);
         cap_t cap = {0, 0, 0};
+        sa_tsdb_coverage_t cov;
         sa_tsdb_t *db = NULL;
         ok = sa_rtsdbs_get(&tsdbs, o, name, false, &db, error);
         if (ok && !db && !required)
@@ -73,11 +75,28 @@ bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error)
                          "cluster %s in the window, so its capacity is not known", name);
             ok = false;
         }
+        ok = ok && sa_tsdb_coverage(db, name, o->start, o->end, &cov, error);
         if (ok) {
             u->cap_s[c * SA_TRES_N + SA_TRES_GPU] = cap.gpu_h * 3600.0;
             u->cap_s[c * SA_TRES_N + SA_TRES_CPU] = cap.cpu_h * 3600.0;
+            u->cap_known_s[c] = (o->end - o->start) - cov.before_s - cov.gap_s - cov.after_s;
         }
     }
     sa_rtsdbs_clear(&tsdbs);
     return ok;
+}
+
+void sa_usage_capacity_lines(const sa_usage_t *u, sa_strv_t *p)
+{
+    for (uint32_t c = 0; c < u->s.nclusters; c++) {
+        const double *cap = u->cap_s ? &u->cap_s[c * SA_TRES_N] : NULL;
+        const char *name = sa_rintern_str(&u->s.names, c);
+        if (cap && cap[SA_TRES_GPU] >= 0)
+            sa_rpreamble_add(p, "%s: capacity %.2f GPU-hours, %.2f core-hours over the %.2f h of the window's %.2f "
+                                "the time series knows (use outside them can take percent past 100)",
+                             name, cap[SA_TRES_GPU] / 3600.0, cap[SA_TRES_CPU] / 3600.0,
+                             (double)u->cap_known_s[c] / 3600.0, (double)(u->o->end - u->o->start) / 3600.0);
+        else
+            sa_rpreamble_add(p, "%s: capacity not known (no node state time series in the window): no percent", name);
+    }
 }
