@@ -693,6 +693,13 @@ static json_t *usage_json(const sa_usage_t *u, const sa_strv_t *preamble, const 
     else
         json_object_set_new(extra, "hours_per_gpu_year", json_real(u->hpy));
     json_object_set_new(extra, "unit", json_string(sa_unit_key(o->unit)));
+    if (o->ntres) { /* -T: each TRES and the unit of its figures */
+        json_t *tres = json_array();
+        for (size_t i = 0; i < o->ntres; i++)
+            json_array_append_new(tres, json_pack("{s:s, s:s}", "name", sa_rtres_name(o->tres[i]), "unit",
+                                                  sa_rtres_unit_title(o->tres[i], o->unit)));
+        json_object_set_new(extra, "tres", tres);
+    }
     for (size_t i = 0; i < u->clusters.n; i++) {
         json_t *c = json_pack("{s:s}", "name", u->clusters.v[i].name);
         json_object_set_new(c, "as_of", json_string(sa_riso(u->as_of[i])));

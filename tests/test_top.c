@@ -141,6 +141,15 @@ static void test_usage_tres(void **state)
         expect_in(out, "TRES cpu: core-hours");
         free(out);
     }
+    /* JSON: each TRES and its unit, the rows' keys */
+    {
+        const char *j[] = {"usage", "-M", "beta", "--month", "2026-09", "-T", "cpu,mem", "--json", NULL};
+        out = same_from_jobs(j);
+        expect_in(out, "\"name\": \"cpu\",\n      \"unit\": \"core-years\"");
+        expect_in(out, "\"name\": \"mem\",\n      \"unit\": \"GB-years\"");
+        expect_in(out, "\"core_hours\": 192.0");
+        free(out);
+    }
     /* a TRES sreport does not name: exit 2 */
     {
         const char *bad[] = {"usage", "--month", "2026-09", "-T", "cpu,licenses", NULL};
