@@ -440,8 +440,32 @@ static void test_allocation_numbers(void **state)
     row = find_row(doc, "account", "chem", NULL);
     assert_true(fabs(num(row, "used_since_start") - (20 * 12.2 + 24 * 2.0 + 4 * 4.0) / 8760) < 1e-12);
     assert_true(fabs(num(row, "gpu_hours_unweighted") - 2) < 1e-9);
+    /*
+     * physics' core-year award, 2 core-years from 09-01 (after its GPU award: same account, later start): alice's
+     * 101 (32 CPUs, 12 h in September) 384 + 105 (32 CPUs, no GPU, 24 h) 768 + 108 (8 x 4 h) 32 + 107 (16 x 6 h)
+     * 96 + 112 (8 x 5 h) 40, and carol's 168 (103: 8 x 6 h + 8 x 2 h = 64, 113: 104) = 1488 core-hours; target
+     * 2 x 30 / 365; projection at the 30 days' rate over the 335 days left: 1488 x (1 + 335 / 30) / 8760 = 2.067,
+     * past the award: over pace
+     */
+    {
+        json_t *rows = json_object_get(doc, "rows");
+        size_t i;
+        row = NULL;
+        json_array_foreach(rows, i, row) {
+            const char *unit = json_string_value(json_object_get(row, "award_unit"));
+            if (unit && strcmp(unit, "core-years") == 0)
+                break;
+        }
+        assert_true(i < json_array_size(rows));
+        assert_string_equal(json_string_value(json_object_get(row, "account")), "physics");
+        assert_true(fabs(num(row, "used_since_start") - 1488.0 / 8760) < 1e-12);
+        assert_true(fabs(num(row, "core_hours") - 1488.0) < 1e-9);
+        assert_true(fabs(num(row, "target_to_date") - 2.0 * 30 / 365) < 1e-12);
+        assert_true(fabs(num(row, "projected_at_end") - 1488.0 * (1 + 335.0 / 30) / 8760) < 1e-9);
+        assert_string_equal(json_string_value(json_object_get(row, "status")), "over pace");
+    }
     /* the award that ended before the window is not reported; the beta account without award is */
-    assert_int_equal(json_array_size(json_object_get(doc, "rows")), 5);
+    assert_int_equal(json_array_size(json_object_get(doc, "rows")), 6);
     row = find_row(doc, "cluster", "beta", "account", "lab,\"q\"<b>&", NULL);
     assert_string_equal(json_string_value(json_object_get(row, "status")), "no award");
     json_decref(doc);
@@ -825,7 +849,8 @@ static void test_allocations_file(void **state)
     (void)state;
 
     assert_true(sa_awards_load(path, &a, &err));
-    assert_int_equal(a.n, 5);
+    assert_int_equal(a.n, 6);
+    assert_int_equal(a.v[4].unit, SA_AWARD_CORE_YEARS);
     assert_string_equal(a.v[2].account, "bio");
     assert_string_equal(a.v[2].gpu_type, "h100");
     assert_true(a.v[2].under_pct == 50 && a.v[2].over_pct == 150);
