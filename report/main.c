@@ -45,6 +45,7 @@ static void usage(FILE *out)
           "       slurm-report job [-M CLUSTERS] JOBID [--json] ...\n"
           "       slurm-report jobs [-M CLUSTERS] [-A ACCOUNTS] [-u USERS] [-s STATES] [-S START] [-E END]\n"
           "                    [--name NAMES] [-r PARTITIONS] [-j JOBIDS] [-D] [-o FIELDS] ...\n"
+          "       slurm-report top [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--top N] [-T TRES,...] ...\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "\n"
           "Reports:\n"
@@ -59,6 +60,8 @@ static void usage(FILE *out)
           "  job                  one job's whole story: identity, history, runs, steps, seff's efficiency lines\n"
           "  jobs                 a listing like sacct -X: one line per job, sacct's options and field names\n"
           "  site                 a static web site of every report in DIR (replaced atomically)\n"
+          "  top                  the top N users and accounts by a TRES in the window, with their share of\n"
+          "                       the cluster's capacity (sreport user TopUsage)\n"
           "\n"
           "What:\n"
           "  -M, --cluster LIST       clusters (comma-separated; default: all in the archive)\n"
@@ -73,7 +76,14 @@ static void usage(FILE *out)
           "  -u, --users LIST         only these users\n"
           "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
           "  -t hours|minutes|percent|years   the unit of time figures, like sreport (usage: GPU-years by\n"
-          "                           default; percent: of the cluster's total; utilization: hours by default)\n"
+          "                           default; percent: of the cluster's capacity (time series), as sreport's;\n"
+          "                           utilization: hours by default)\n"
+          "  -T, --tres LIST          usage, top: cpu, mem, gres/gpu, billing (sreport's names; default gres/gpu):\n"
+          "                           core-, GB- and billing-hours/years; runs without GPUs count for cpu, mem,\n"
+          "                           billing; top ranks by the first\n"
+          "  --top N                  top: N users and N accounts per cluster (default 10)\n"
+          "  --summary                utilization: capacity by class (allocated, idle, stranded, down, planned\n"
+          "                           down, reserved, unknown), 100 % a row, per cluster, CPUs, GPUs, GPU type\n"
           "  --unit UNIT              gpu-hours, gpu-years or rgu-years\n"
           "  --year-days N            days in a GPU-year (default 365: 8760 GPU-hours)\n"
           "  --rgu-weights FILE       RGU weights instead of the built-in table (schema/rgu-weights.json)\n"
@@ -186,6 +196,34 @@ typedef struct {
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
        O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_NAME };
+/* usage, top and utilization's TRES and capacity options (-T has its letter) */
+enum { O_TOP = 400, O_SUMMARY };
+
+/* -T, --tres: a comma list of sreport's TRES names (gres/gpu, cpu, mem, billing), each once. */
+static int parse_tres(const char *arg, sa_report_opts_t *o)
+{
+    sa_strv_t v;
+    int rc = -1;
+
+    sa_strv_init(&v);
+    o->ntres = 0;
+    if (!sa_rlist_split(arg, &v) || v.n == 0)
+        rc = die_usage("-T: expected a comma list of cpu, mem, gres/gpu, billing, got '%s'", arg);
+    for (size_t i = 0; rc < 0 && i < v.n; i++) {
+        sa_rtres_t r;
+        bool dup = false;
+        if (!sa_rtres_parse(v.v[i], &r)) {
+            rc = die_usage("-T: unknown TRES '%s' (cpu, mem, gres/gpu, billing)", v.v[i]);
+            break;
+        }
+        for (size_t j = 0; j < o->ntres; j++)
+            dup = dup || o->tres[j] == r;
+        if (!dup)
+            o->tres[o->ntres++] = r;
+    }
+    sa_strv_clear(&v);
+    return rc;
+}
 
 /* -o / --format: a column list; an output kind name (0.2's --format json) or a file name (0.2's -o FILE). */
 static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
@@ -258,6 +296,15 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
         if (*e || !(o->idle_threshold >= 0 && o->idle_threshold <= 100))
             return die_usage("--idle-threshold: expected a percentage from 0 to 100, got '%s'", arg);
         break;
+    case 'T': return parse_tres(arg, o);
+    case O_SUMMARY: o->summary = true; break;
+    case O_TOP: {
+        long n = strtol(arg, &e, 10);
+        if (*e || n < 1 || n > 100000)
+            return die_usage("--top: expected a count from 1 to 100000, got '%s'", arg);
+        o->top_n = (size_t)n;
+        break;
+    }
     case O_MONTHS:
         cli->months = (int)strtol(arg, &e, 10);
         if (*e || cli->months < 1 || cli->months > 120)
@@ -361,6 +408,8 @@ static const struct option longopts[] = {
     {"state", required_argument, NULL, 's'},     {"partition", required_argument, NULL, 'r'},
     {"jobs", required_argument, NULL, 'j'},      {"name", required_argument, NULL, O_NAME},
     {"duplicates", no_argument, NULL, 'D'},
+    {"tres", required_argument, NULL, 'T'},      {"top", required_argument, NULL, O_TOP},
+    {"summary", no_argument, NULL, O_SUMMARY},
     {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
@@ -371,7 +420,7 @@ static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
     int c, rc;
 
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:ehVvs:r:j:D", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, ":M:S:E:A:u:pPno:lt:T:ehVvs:r:j:D", longopts, NULL)) != -1) {
         if (c == '?' || c == ':')
             return bad_option(c, argv);
         if ((rc = apply_option(c, optarg, o, cli)) >= 0)

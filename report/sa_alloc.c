@@ -13,7 +13,8 @@
 
 const char *sa_award_unit_name(sa_award_unit_t u)
 {
-    return u == SA_AWARD_RGU_YEARS ? "rgu-years" : "gpu-years";
+    return u == SA_AWARD_RGU_YEARS ? "rgu-years" : u == SA_AWARD_CORE_YEARS ? "core-years"
+                                     : u == SA_AWARD_BILLING_YEARS ? "billing-years" : "gpu-years";
 }
 
 void sa_awards_clear(sa_awards_t *a)
@@ -144,8 +145,13 @@ static bool read_award(const json_t *o, sa_award_t *a, char *what, size_t whatsz
         a->unit = SA_AWARD_GPU_YEARS;
     } else if (json_is_string(unit) && strcmp(json_string_value(unit), "rgu-years") == 0) {
         a->unit = SA_AWARD_RGU_YEARS;
+    } else if (json_is_string(unit) && strcmp(json_string_value(unit), "core-years") == 0) {
+        a->unit = SA_AWARD_CORE_YEARS;
+    } else if (json_is_string(unit) && strcmp(json_string_value(unit), "billing-years") == 0) {
+        a->unit = SA_AWARD_BILLING_YEARS;
     } else {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%sunit: expected \"gpu-years\" or \"rgu-years\"", what);
+        sa_error_set(error, SA_ERR_INPUT, 0,
+                     "%sunit: expected \"gpu-years\", \"rgu-years\", \"core-years\" or \"billing-years\"", what);
         goto done;
     }
     if (!sa_rtime_parse(start, &a->start)) {

@@ -1,6 +1,7 @@
 /*
- * sa_alloc.h - the allocations file (--allocations FILE): awards of GPU-years or
- * RGU-years per cluster and account. Format: schema/allocations.schema.json.
+ * sa_alloc.h - the allocations file (--allocations FILE): awards of GPU-years,
+ * RGU-years, core-years (CPUs) or billing-years per cluster and account. Format:
+ * schema/allocations.schema.json.
  */
 #ifndef SA_ALLOC_H
 #define SA_ALLOC_H
@@ -11,7 +12,8 @@
 
 #include "sa_error.h"
 
-typedef enum { SA_AWARD_GPU_YEARS = 0, SA_AWARD_RGU_YEARS } sa_award_unit_t;
+/* The unit of an award: its TRES is GPUs for the first two, CPUs for core-years, billing for billing-years. */
+typedef enum { SA_AWARD_GPU_YEARS = 0, SA_AWARD_RGU_YEARS, SA_AWARD_CORE_YEARS, SA_AWARD_BILLING_YEARS } sa_award_unit_t;
 
 typedef struct {
     char *cluster, *account;
@@ -37,6 +39,6 @@ typedef struct {
 bool sa_awards_load(const char *path, sa_awards_t *out, sa_error_t *error);
 void sa_awards_clear(sa_awards_t *a);
 
-const char *sa_award_unit_name(sa_award_unit_t u); /* "gpu-years", "rgu-years" */
+const char *sa_award_unit_name(sa_award_unit_t u); /* "gpu-years", "rgu-years", "core-years", "billing-years" */
 
 #endif

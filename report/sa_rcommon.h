@@ -46,6 +46,14 @@ bool sa_rstate_is_final(const char *s);
 /* Appends {"state": {op: [those states]}} to b; op is "$in" or "$nin". */
 void sa_rbson_append_final_states(bson_t *b, const char *op);
 
+/*
+ * utilization --summary (sa_utilsum.c): per cluster of clusters, its CPUs, GPUs and each
+ * GPU type's capacity by class (allocated, idle, stranded, down, planned down, reserved,
+ * unknown), each row adding to 100 %.
+ */
+bool sa_report_utilization_summary(const sa_report_opts_t *o, const sa_strv_t *clusters, sa_rtsdbs_t *tsdbs,
+                                   FILE *out, sa_error_t *error);
+
 /* The columns of each report (sa_report_columns). */
 const sa_col_t *sa_usage_cols(size_t *n);
 const sa_col_t *sa_utilization_cols(size_t *n);
@@ -54,5 +62,6 @@ const sa_col_t *sa_current_cols(size_t *n);
 const sa_col_t *sa_efficiency_cols(size_t *n);
 const sa_col_t *sa_job_cols(size_t *n);
 const sa_col_t *sa_jobs_cols(size_t *n);
+const sa_col_t *sa_top_cols(size_t *n);
 
 #endif

@@ -44,6 +44,7 @@ void sa_report_opts_init(sa_report_opts_t *o)
     o->since = SA_UNSET;
     o->format = SA_FMT_TABLE;
     o->idle_threshold = 5;
+    o->top_n = 10;
 }
 
 unsigned sa_report_by(const sa_report_opts_t *o, unsigned dflt)

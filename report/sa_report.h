@@ -55,6 +55,16 @@ typedef enum {
     SA_UNIT_PERCENT, /* percent of the cluster's total over the window */
 } sa_unit_t;
 
+/*
+ * The trackable resources usage and top count (-T, sreport's names): gres/gpu in
+ * GPU-seconds, cpu in CPU-seconds, mem in MiB-seconds, billing in thousandths of a
+ * billing unit x seconds (the rollups' gpu_s, cpu_s, mem_mb_s, billing_milli_s).
+ */
+typedef enum { SA_TRES_GPU = 0, SA_TRES_CPU, SA_TRES_MEM, SA_TRES_BILLING, SA_TRES_N } sa_rtres_t;
+/* sreport's name of a TRES ("gres/gpu", "cpu", "mem", "billing"), and back (also "gpu"), case-insensitive. */
+const char *sa_rtres_name(sa_rtres_t r);
+bool sa_rtres_parse(const char *s, sa_rtres_t *r);
+
 struct sa_rdoc; /* a report's document, sa_render.h */
 /* Receives a report's document instead of its being written (the site writes it several ways). */
 typedef bool (*sa_rdoc_cb)(const struct sa_rdoc *doc, void *ctx, sa_error_t *error);
@@ -109,6 +119,11 @@ typedef struct {
     sa_strv_t states;                    /* -s: state names or sacct's abbreviations, as given; empty = any */
     sa_strv_t names, partitions, job_ids; /* --name, --partition / -r, -j; empty = any */
     bool duplicates;                     /* -D: every run of a requeued job, and jobs whose id was reused */
+    /* usage and top: -T, the TRES counted, in the order given (ntres 0: gres/gpu alone) */
+    sa_rtres_t tres[SA_TRES_N];
+    size_t ntres;
+    size_t top_n;                        /* top: --top N (10) */
+    bool summary;                        /* utilization: --summary, percent of capacity per class */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);
@@ -138,6 +153,8 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
 bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* A sacct-like listing of the archive's jobs (sa_jobs.c). */
 bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* The top users and accounts by a TRES, with their share of capacity (sa_top.c). */
+bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /*
  * The one table of slurm-report's reports: name, columns (-e, -o), and the function that

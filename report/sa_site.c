@@ -561,6 +561,7 @@ typedef struct {
     const char *account;  /* -A; NULL: every account */
     bool awards;          /* with the site's --allocations */
     bool stranded;        /* utilization: the stranded GPUs alone */
+    bool tres;            /* usage: CPU and memory next to the GPUs (-T gres/gpu,cpu,mem) */
 } section_t;
 
 /* Runs a section's report for cluster into the page. */
@@ -590,6 +591,12 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     o.doc_cb = on_doc;
     o.doc_ctx = pg;
     o.stranded_only = sec->stranded;
+    o.ntres = 0;
+    if (sec->tres) {
+        o.tres[o.ntres++] = SA_TRES_GPU;
+        o.tres[o.ntres++] = SA_TRES_CPU;
+        o.tres[o.ntres++] = SA_TRES_MEM;
+    }
     pg->table = sec->table;
     pg->heading = sec->heading;
     pg->colspec = sec->colspec;
@@ -634,10 +641,10 @@ static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64
                            sa_error_t *error)
 {
     char h1[160], h2[160], h3[160], h4[160];
-    section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false};
-    section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false};
-    section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false};
-    section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true};
+    section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false, false};
+    section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false, false};
+    section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false, false};
+    section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true, false};
 
     snprintf(h1, sizeof h1, "GPU usage%s, %s", pg->s->o->allocations_path ? " against the awards" : " by account", when);
     snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
@@ -693,6 +700,20 @@ static void cluster_links(page_t *pg, const scluster_t *c)
         free(f);
     }
     fputs(c->accounts.n ? "</p>\n" : " none with use in these months</p>\n", pg->f);
+    if (c->months.n) { /* a month's jobs can be many: not a page, the command that lists them */
+        int64_t ms, me;
+        const char *m = c->months.v[c->months.n - 1];
+        if (sa_rmonth_parse(m, &ms, &me)) {
+            char from[16], to[16];
+            snprintf(from, sizeof from, "%.10s", sa_riso(ms));
+            snprintf(to, sizeof to, "%.10s", sa_riso(me));
+            fputs("<p class=\"links\">Jobs of a month are not a page (a month can hold very many); list them with "
+                  "<code>slurm-report jobs -M ", pg->f);
+            sa_rxml_escape(pg->f, c->name);
+            fprintf(pg->f, " -S %s -E %s</code> (add <code>-A ACCOUNT</code>, <code>-u USER</code>, "
+                           "<code>-s FAILED</code>, ...).</p>\n", from, to);
+        }
+    }
 }
 
 /*
@@ -706,14 +727,14 @@ static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
     const char *last = c->months.n ? c->months.v[c->months.n - 1] : NULL;
     int64_t cur = sa_rmonth_floor(s->o->now);
     section_t health = {S_HEALTH, "health", "Health of the archive (the last 24 hours)", NULL,
-                        SA_UNSET, SA_UNSET, 0, NULL, false, false};
+                        SA_UNSET, SA_UNSET, 0, NULL, false, false, false};
     section_t queue = {S_CURRENT, "queue", "Current queue (the latest squeue snapshot)", NULL, SA_UNSET, SA_UNSET,
-                       SA_BY_PARTITION | SA_BY_ACCOUNT, NULL, false, false};
-    section_t all = {S_USAGE, "accounts", range, NULL, s->from, s->to, SA_BY_ACCOUNT, NULL, true, false};
+                       SA_BY_PARTITION | SA_BY_ACCOUNT, NULL, false, false, false};
+    section_t all = {S_USAGE, "accounts", range, NULL, s->from, s->to, SA_BY_ACCOUNT, NULL, true, false, true};
     int64_t ms, me;
     bool ok;
 
-    snprintf(range, sizeof range, "GPU usage per account, %s to %s", c->months.n ? c->months.v[0] : "?",
+    snprintf(range, sizeof range, "GPU, CPU and memory usage per account, %s to %s", c->months.n ? c->months.v[0] : "?",
              last ? last : "?");
     /* the latest month shown is the last complete one during the first week of a month */
     if (c->months.n >= 2 && s->o->now - cur < 7 * 86400)
@@ -753,12 +774,13 @@ static bool account_page(site_t *s, const scluster_t *c, const char *account, sa
     char *title = sa_rprintf("%s, account %s", c->name, account), range[96];
     /* the trend against the award, its charts broken down by user and GPU type; then one table of both */
     section_t trend = {S_USAGE, "trend", "Trend", NULL, s->from, s->to,
-                       SA_BY_ACCOUNT | SA_BY_USER | SA_BY_GPU_TYPE, account, true, false};
+                       SA_BY_ACCOUNT | SA_BY_USER | SA_BY_GPU_TYPE, account, true, false, false};
     section_t users = {S_USAGE, "users", range, NULL, s->from, s->to, SA_BY_USER | SA_BY_GPU_TYPE,
-                       account, false, false};
+                       account, false, false, true};
     bool ok = rel && title;
 
-    snprintf(range, sizeof range, "Users and GPU types, %s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
+    snprintf(range, sizeof range, "Users and GPU types (GPUs, CPUs, memory), %s to %s", c->months.v[0],
+             c->months.v[c->months.n - 1]);
     if (!ok)
         sa_error_nomem(error);
     ok = ok && page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);

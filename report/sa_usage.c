@@ -17,9 +17,12 @@
 
 /* ---- columns ------------------------------------------------------------------------------- */
 
-enum { C_CLUSTER, C_ACCOUNT, C_USER, C_TYPE, C_HOURS, C_MINUTES, C_YEARS, C_PCTCL, C_RGU, C_UNW, C_AWARD, C_AUNIT,
-       C_ASTART, C_AEND, C_USEDW, C_USEDS, C_TARGET, C_PCT, C_PROJ, C_PROJPCT, C_ELAPSED, C_ASOF, C_STATUS, C_NOTE,
-       C_N };
+/* C_CPU .. C_BILL + 3: per TRES cpu, mem, billing its hours, minutes, years and percent of capacity. */
+enum { C_CLUSTER, C_ACCOUNT, C_USER, C_TYPE, C_HOURS, C_MINUTES, C_YEARS, C_PCTCL, C_RGU, C_UNW, C_CPU, C_MEM = C_CPU + 4,
+       C_BILL = C_MEM + 4, C_AWARD = C_BILL + 4, C_AUNIT, C_ASTART, C_AEND, C_USEDW, C_USEDS, C_TARGET, C_PCT, C_PROJ,
+       C_PROJPCT, C_ELAPSED, C_ASOF, C_STATUS, C_NOTE, C_N };
+/* The first column of TRES r (C_HOURS for GPUs), and of its unit: + 0 hours, 1 minutes, 2 years, 3 percent. */
+static const int tres_col[SA_TRES_N] = {C_HOURS, C_CPU, C_MEM, C_BILL};
 
 /* Every column; which are brief (shown by default in the table and HTML) depends on the unit: usage_columns(). */
 static const sa_col_t all_cols[C_N] = {
@@ -33,6 +36,18 @@ static const sa_col_t all_cols[C_N] = {
     [C_PCTCL] = {"percent_of_cluster", "% of cluster", SA_COL_NUM, 1, 0},
     [C_RGU] = {"rgu_years", "RGU-years", SA_COL_NUM, 4, SA_COL_LONG},
     [C_UNW] = {"gpu_hours_unweighted", "Unweighted GPU-h", SA_COL_NUM, 2, SA_COL_LONG},
+    [C_CPU] = {"core_hours", "Core-hours", SA_COL_NUM, 2, SA_COL_LONG},
+    [C_CPU + 1] = {"core_minutes", "Core-minutes", SA_COL_NUM, 1, 0},
+    [C_CPU + 2] = {"core_years", "Core-years", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_CPU + 3] = {"cpu_percent_of_cluster", "% CPU", SA_COL_NUM, 1, 0},
+    [C_MEM] = {"mem_gb_hours", "GB-hours", SA_COL_NUM, 2, SA_COL_LONG},
+    [C_MEM + 1] = {"mem_gb_minutes", "GB-minutes", SA_COL_NUM, 1, 0},
+    [C_MEM + 2] = {"mem_gb_years", "GB-years", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_MEM + 3] = {"mem_percent_of_cluster", "% mem", SA_COL_NUM, 1, 0},
+    [C_BILL] = {"billing_hours", "Billing-hours", SA_COL_NUM, 2, SA_COL_LONG},
+    [C_BILL + 1] = {"billing_minutes", "Billing-minutes", SA_COL_NUM, 1, 0},
+    [C_BILL + 2] = {"billing_years", "Billing-years", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_BILL + 3] = {"billing_percent_of_cluster", "% billing", SA_COL_NUM, 1, 0},
     [C_AWARD] = {"award", "Award", SA_COL_NUM, 4, 0},
     [C_AUNIT] = {"award_unit", "Unit", SA_COL_STR, 0, 0},
     [C_ASTART] = {"award_start", "Award start", SA_COL_STR, 0, SA_COL_LONG},
@@ -75,19 +90,25 @@ static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
     bool want[C_N] = {
         /* with awards the rows are the awards: --by user,gpu-type only breaks down the charts */
         [C_CLUSTER] = true, [C_ACCOUNT] = alloc || (by & SA_BY_ACCOUNT), [C_USER] = !alloc && (by & SA_BY_USER),
-        [C_TYPE] = (by & SA_BY_GPU_TYPE) || alloc, [C_HOURS] = true, [C_YEARS] = true,
-        [C_MINUTES] = unit == SA_UNIT_GPU_MINUTES, [C_PCTCL] = unit == SA_UNIT_PERCENT,
-        [C_RGU] = u->rgu_cols, [C_UNW] = u->rgu_cols,
+        [C_TYPE] = (by & SA_BY_GPU_TYPE) || alloc, [C_RGU] = u->rgu_cols && u->want[SA_TRES_GPU],
+        [C_UNW] = u->rgu_cols && u->want[SA_TRES_GPU],
     };
     size_t n = 0;
 
+    for (int r = 0; r < SA_TRES_N; r++) { /* per TRES: hours and years always, minutes or percent with -t */
+        want[tres_col[r]] = want[tres_col[r] + 2] = u->want[r];
+        want[tres_col[r] + 1] = u->want[r] && unit == SA_UNIT_GPU_MINUTES;
+        want[tres_col[r] + 3] = u->want[r] && unit == SA_UNIT_PERCENT;
+    }
     for (int i = 0; i < C_N; i++) {
         ut->col_of[i] = -1;
         if (want[i] || (alloc && i >= C_AWARD)) {
+            bool years = unit == SA_UNIT_GPU_YEARS || (unit == SA_UNIT_RGU_YEARS && i > C_UNW);
             ut->col_of[i] = (int)n;
             ut->cols[n] = all_cols[i];
             if ((i == C_HOURS && unit == SA_UNIT_GPU_HOURS) || (i == C_YEARS && unit == SA_UNIT_GPU_YEARS) ||
-                ((i == C_RGU || i == C_UNW) && unit == SA_UNIT_RGU_YEARS))
+                ((i == C_RGU || i == C_UNW) && unit == SA_UNIT_RGU_YEARS) ||
+                (i >= C_CPU && i < C_AWARD && ((i - C_CPU) % 4 == 0 ? unit == SA_UNIT_GPU_HOURS : years)))
                 ut->cols[n].flags &= ~(unsigned)SA_COL_LONG;
             n++;
         }
@@ -107,10 +128,10 @@ static void set_num(utable_t *ut, size_t r, int id, double v)
         sa_rtable_num(&ut->t, r, (size_t)ut->col_of[id], v);
 }
 
-/* The GPU-seconds of every key of cluster c over [x, y). */
+/* The use of every key of cluster c over [x, y). */
 static sa_usum_t cluster_sum(sa_usage_t *u, uint32_t c, int64_t x, int64_t y)
 {
-    sa_usum_t s = {0, 0, 0, 0};
+    sa_usum_t s = {0};
     for (size_t i = 0; i < u->s.nacc; i++) {
         if (u->s.acc[i].k.c == c)
             sa_usage_sum_add(u, &s, &u->s.acc[i], x, y);
@@ -120,19 +141,25 @@ static sa_usum_t cluster_sum(sa_usage_t *u, uint32_t c, int64_t x, int64_t y)
 
 /*
  * The use columns of a row of cluster c: GPU-hours, GPU-minutes, GPU-years, percent of
- * the cluster's GPU time in the window, RGU-years, unweighted GPU-hours.
+ * the cluster's GPU capacity in the window, RGU-years, unweighted GPU-hours; the same
+ * (but RGU) of the other TRES asked for.
  */
 static void set_use(sa_usage_t *u, utable_t *ut, size_t r, uint32_t c, const sa_usum_t *s)
 {
     set_num(ut, r, C_HOURS, sa_usage_hours(s->secs));
     set_num(ut, r, C_MINUTES, (double)s->secs / 60.0);
     set_num(ut, r, C_YEARS, sa_usage_hours(s->secs) / u->hpy);
-    if (ut->col_of[C_PCTCL] >= 0) {
-        sa_usum_t all = cluster_sum(u, c, u->o->start, u->o->end);
-        set_num(ut, r, C_PCTCL, all.secs ? 100.0 * (double)s->secs / (double)all.secs : 0);
-    }
     set_num(ut, r, C_RGU, sa_usage_rgu_years(u, s));
     set_num(ut, r, C_UNW, sa_usage_hours(s->unweighted));
+    for (int t = 0; t < SA_TRES_N; t++) {
+        if (t != SA_TRES_GPU) {
+            set_num(ut, r, tres_col[t], sa_usage_tres_in_unit(u, (sa_rtres_t)t, SA_UNIT_GPU_HOURS, s));
+            set_num(ut, r, tres_col[t] + 1, sa_usage_tres_in_unit(u, (sa_rtres_t)t, SA_UNIT_GPU_MINUTES, s));
+            set_num(ut, r, tres_col[t] + 2, sa_usage_tres_in_unit(u, (sa_rtres_t)t, SA_UNIT_GPU_YEARS, s));
+        }
+        if (ut->col_of[tres_col[t] + 3] >= 0)
+            set_num(ut, r, tres_col[t] + 3, sa_usage_percent(u, c, (sa_rtres_t)t, s));
+    }
 }
 
 /*
@@ -180,10 +207,23 @@ static bool in_scope(sa_usage_t *u, const scope_t *sc, const sa_uacc_t *acc)
     return acc->k.c == sc->c && acc->k.a == sc->a;
 }
 
-/* A sum in the chart's unit: the award's (GPU- or RGU-years), else the report's. */
+/* The TRES of the charts without an award: the first of -T. */
+static sa_rtres_t chart_tres(const sa_report_opts_t *o)
+{
+    return o->ntres ? o->tres[0] : SA_TRES_GPU;
+}
+
+/* The TRES a chart counts: its award's, else the first of -T. */
+static sa_rtres_t scope_tres(const sa_usage_t *u, const scope_t *sc)
+{
+    return sc->award ? sa_award_tres(sc->award) : chart_tres(u->o);
+}
+
+/* A sum in the chart's unit: the award's (GPU-, RGU-, core- or billing-years), else the report's. */
 static double scope_units(sa_usage_t *u, const scope_t *sc, const sa_usum_t *s)
 {
-    return sc->award ? sa_usage_award_units(u, sc->award, s) : sa_usage_in_unit(u, chart_unit(u->o), s);
+    return sc->award ? sa_usage_award_units(u, sc->award, s)
+                     : sa_usage_tres_in_unit(u, chart_tres(u->o), chart_unit(u->o), s);
 }
 
 /* The values of a chart whose months are set: the use of the scope, per month (and per series). */
@@ -195,12 +235,12 @@ static bool chart_fill(sa_usage_t *u, sa_rchart_t *c, const scope_t *sc, unsigne
             continue;
         for (size_t k = 0; k < u->s.nacc; k++) {
             const sa_uacc_t *acc = &u->s.acc[k];
-            sa_usum_t s = {0, 0, 0, 0};
+            sa_usum_t s = {0};
             size_t j = 0;
             if (!in_scope(u, sc, acc))
                 continue;
             sa_usage_sum_add(u, &s, acc, x, y);
-            if (!s.secs)
+            if (!s.tres[scope_tres(u, sc)])
                 continue;
             if (series_key) {
                 const char *name = sa_rintern_str(&u->s.names, series_key == SA_BY_USER ? acc->k.u : acc->k.t);
@@ -225,7 +265,7 @@ static bool series_names(sa_usage_t *u, const scope_t *sc, unsigned key, int64_t
     sa_strv_init(&names);
     for (size_t k = 0; k < u->s.nacc; k++) {
         const sa_uacc_t *acc = &u->s.acc[k];
-        if (in_scope(u, sc, acc) && sa_usums_get(&u->s, acc, x, y) > 0 &&
+        if (in_scope(u, sc, acc) && sa_usums_get_tres(&u->s, acc, scope_tres(u, sc), x, y) > 0 &&
             !sa_strv_add_sorted_unique(&names, sa_rintern_str(&u->s.names, key == SA_BY_USER ? acc->k.u : acc->k.t))) {
             sa_strv_clear(&names);
             return false;
@@ -297,7 +337,7 @@ static bool award_chart(sa_usage_t *u, const sa_award_t *a, const sa_uaward_t *f
     c->band_hi = a->over_pct;
     c->projected = f->to > a->start ? f->projected : -1;
     c->status = f->status;
-    c->unit = a->unit == SA_AWARD_RGU_YEARS ? "RGU-years" : "GPU-years";
+    c->unit = a->unit == SA_AWARD_RGU_YEARS ? "RGU-years" : sa_rtres_unit_title(sa_award_tres(a), SA_UNIT_GPU_YEARS);
     return c->title && c->subtitle && sa_rchart_months(c) && chart_fill(u, c, &sc, 0);
 }
 
@@ -316,12 +356,13 @@ static bool account_charts(sa_usage_t *u, unsigned by, sa_rchart_t *charts, size
         scope_t sc = {NULL, g[i].k.c, g[i].k.a};
         c->title = sa_rprintf("%s / %s", sa_rintern_str(&u->s.names, g[i].k.c), sa_rintern_str(&u->s.names, g[i].k.a));
         c->subtitle = sa_rprintf("%.4g %s in the window (no award given)",
-                                 sa_usage_in_unit(u, chart_unit(o), &g[i].window), sa_unit_title(chart_unit(o)));
+                                 sa_usage_tres_in_unit(u, chart_tres(o), chart_unit(o), &g[i].window),
+                                 sa_rtres_unit_title(chart_tres(o), chart_unit(o)));
         c->from = o->start;
         c->axis_to = o->end;
         c->data_to = o->end;
         c->target = c->projected = -1;
-        c->unit = sa_unit_title(chart_unit(o));
+        c->unit = sa_rtres_unit_title(chart_tres(o), chart_unit(o));
         ok = c->title && c->subtitle && sa_rchart_months(c) && chart_fill(u, c, &sc, 0) &&
              breakdowns(u, by, &sc, charts, ncharts);
     }
@@ -451,6 +492,12 @@ nomem:
     return sa_error_nomem(error);
 }
 
+/* The GPU type as shown: "(none)" for the runs without GPUs (counted with -T cpu, mem, billing). */
+static const char *type_shown(const char *t)
+{
+    return t[0] ? t : "(none)";
+}
+
 /* Without awards: one row per group of the --by keys, and a total per cluster. */
 static bool group_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, size_t ngroups, sa_error_t *error)
 {
@@ -464,7 +511,7 @@ static bool group_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, s
             set_str(ut, r, C_CLUSTER, sa_rintern_str(&u->s.names, groups[g].k.c));
             set_str(ut, r, C_ACCOUNT, sa_rintern_str(&u->s.names, groups[g].k.a));
             set_str(ut, r, C_USER, sa_rintern_str(&u->s.names, groups[g].k.u));
-            set_str(ut, r, C_TYPE, sa_rintern_str(&u->s.names, groups[g].k.t));
+            set_str(ut, r, C_TYPE, type_shown(sa_rintern_str(&u->s.names, groups[g].k.t)));
             set_use(u, ut, r, c, &groups[g].window);
         }
         if (!total_row(u, ut, c))
@@ -513,6 +560,33 @@ static bool check_opts(const sa_report_opts_t *o, unsigned by, sa_error_t *error
     return true;
 }
 
+/* The preamble lines of -T (other TRES than GPUs) and of -t percent. */
+static void tres_preamble(const sa_usage_t *u, sa_strv_t *p)
+{
+    const sa_report_opts_t *o = u->o;
+    bool other = false;
+
+    for (size_t i = 0; i < o->ntres; i++) {
+        sa_rtres_t r = o->tres[i];
+        if (r == SA_TRES_GPU)
+            continue;
+        other = true;
+        sa_rpreamble_add(p, "TRES %s: %s", sa_rtres_name(r),
+                         sa_rtres_unit_title(r, o->unit == SA_UNIT_RGU_YEARS ? SA_UNIT_GPU_YEARS : o->unit));
+    }
+    if (other)
+        sa_rpreamble_add(p, "CPU, memory and billing: per run, its allocated CPUs, memory (1 GB = 1024 MB, as Slurm "
+                           "counts) and billing weight x the overlap with the window; runs without GPUs count too "
+                           "(GPU type (none)).");
+    if (o->unit == SA_UNIT_PERCENT)
+        sa_rpreamble_add(p, "Percent: of the cluster's capacity over the window, as sreport's: the GPUs (and CPUs) "
+                           "of all its nodes in every state (allocated, idle, down, drained, reserved) x the time, "
+                           "from the node state time series; time between snapshots the series does not know "
+                           "counts nowhere.");
+    if (o->unit == SA_UNIT_PERCENT)
+        sa_usage_capacity_lines(u, p);
+}
+
 /* The preamble: period, clusters, unit and constant, rules. */
 static void usage_preamble(const sa_usage_t *u, sa_strv_t *p, const sa_strv_t *unweighted)
 {
@@ -521,7 +595,15 @@ static void usage_preamble(const sa_usage_t *u, sa_strv_t *p, const sa_strv_t *u
     size_t len = 0;
     FILE *m = open_memstream(&clusters, &len);
 
-    sa_rpreamble_add(p, "GPU usage from %s to %s (UTC, end excluded)", sa_riso(o->start), sa_riso(o->end));
+    if (o->ntres) {
+        char list[64] = "";
+        for (size_t i = 0; i < o->ntres; i++)
+            snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s", i ? "," : "", sa_rtres_name(o->tres[i]));
+        sa_rpreamble_add(p, "Usage of TRES %s from %s to %s (UTC, end excluded)", list, sa_riso(o->start),
+                         sa_riso(o->end));
+    } else {
+        sa_rpreamble_add(p, "GPU usage from %s to %s (UTC, end excluded)", sa_riso(o->start), sa_riso(o->end));
+    }
     if (m) {
         for (size_t i = 0; i < u->clusters.n; i++) {
             const sa_rcluster_t *c = &u->clusters.v[i];
@@ -540,6 +622,7 @@ static void usage_preamble(const sa_usage_t *u, sa_strv_t *p, const sa_strv_t *u
     sa_rpreamble_add(p, "Clusters: %s", clusters ? clusters : "?");
     free(clusters);
     sa_rpreamble_add(p, "Unit: %s; 1 GPU-year = %g GPU-hours (%g days)", sa_unit_title(o->unit), u->hpy, o->year_days);
+    tres_preamble(u, p);
     if (o->accounts.n || o->users.n) {
         char *only = NULL;
         size_t l = 0;
@@ -610,6 +693,13 @@ static json_t *usage_json(const sa_usage_t *u, const sa_strv_t *preamble, const 
     else
         json_object_set_new(extra, "hours_per_gpu_year", json_real(u->hpy));
     json_object_set_new(extra, "unit", json_string(sa_unit_key(o->unit)));
+    if (o->ntres) { /* -T: each TRES and the unit of its figures */
+        json_t *tres = json_array();
+        for (size_t i = 0; i < o->ntres; i++)
+            json_array_append_new(tres, json_pack("{s:s, s:s}", "name", sa_rtres_name(o->tres[i]), "unit",
+                                                  sa_rtres_unit_title(o->tres[i], o->unit)));
+        json_object_set_new(extra, "tres", tres);
+    }
     for (size_t i = 0; i < u->clusters.n; i++) {
         json_t *c = json_pack("{s:s}", "name", u->clusters.v[i].name);
         json_object_set_new(c, "as_of", json_string(sa_riso(u->as_of[i])));
@@ -667,7 +757,8 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     sa_strv_init(&unweighted);
     sa_rtable_init(&ut.t, ut.cols, 0);
     if (!check_opts(o, by, error) || !sa_usage_load(&u, o, error) || !(db = sa_report_connect(o, error)) ||
-        !sa_usage_prepare(&u, db, warn, error) || !sa_usage_read(db, &u, error))
+        !sa_usage_prepare(&u, db, warn, error) || (o->unit == SA_UNIT_PERCENT && !sa_usage_capacity(&u, true, error)) ||
+        !sa_usage_read(db, &u, error))
         goto done;
     if (u.rgu_cols) {
         sa_usage_unweighted(&u, &unweighted);

@@ -55,10 +55,13 @@ typedef struct {
 uint32_t *sa_ukeyidx_slot(sa_ukeyidx_t *ix, const sa_ukey_t *k, const void *arr, size_t n, size_t stride);
 void sa_ukeyidx_clear(sa_ukeyidx_t *ix);
 
-/* The GPU-seconds of one key, per segment. */
+/*
+ * The use of one key, per segment and TRES (sa_rtres_t of sa_report.h): secs[r * (nb - 1)
+ * + j] of TRES r in segment j, r < the sums' ntres; secs[j] are the GPU-seconds.
+ */
 typedef struct {
     sa_ukey_t k;
-    int64_t *secs; /* nb - 1 segments */
+    int64_t *secs;
 } sa_uacc_t;
 _Static_assert(offsetof(sa_uacc_t, k) == 0, "sa_ukeyidx_t finds a record's key at its start");
 
@@ -71,14 +74,28 @@ typedef struct {
     sa_uacc_t *acc;
     size_t nacc, acccap;
     sa_ukeyidx_t idx;    /* acc by key */
+    /*
+     * The TRES held: 1 (GPU-seconds alone: runs without GPUs are not counted), or
+     * SA_TRES_N (CPU, memory and billing too, and the runs without GPUs, under GPU type "").
+     */
+    size_t ntres;
 } sa_usums_t;
 
 /* Adds count GPUs over [start, end) (clipped to the range) to key k; false on out of memory. */
 bool sa_usums_add(sa_usums_t *s, const sa_ukey_t *k, int64_t count, int64_t start, int64_t end);
-/* Adds secs GPU-seconds to key k in the segment holding t (t within the range); false on out of memory. */
-bool sa_usums_add_secs(sa_usums_t *s, const sa_ukey_t *k, int64_t t, int64_t secs);
+/* Adds rate[r] of each TRES r < s->ntres over [start, end) (clipped to the range) to key k. */
+bool sa_usums_add_rates(sa_usums_t *s, const sa_ukey_t *k, const int64_t rate[SA_TRES_N], int64_t start, int64_t end);
+/* Adds v[r] TRES-seconds of each TRES r < s->ntres to key k in the segment holding t (within the range). */
+bool sa_usums_add_secs(sa_usums_t *s, const sa_ukey_t *k, int64_t t, const int64_t v[SA_TRES_N]);
 /* GPU-seconds of one key over [x, y), both boundaries. */
 int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t y);
+/* The TRES-seconds of TRES r of one key over [x, y) (0 for a TRES the sums do not hold). */
+int64_t sa_usums_get_tres(const sa_usums_t *s, const sa_uacc_t *a, sa_rtres_t r, int64_t x, int64_t y);
+/*
+ * The rates of a rollup member record x (schema/sa_rollup.h) per TRES: GPUs, CPUs, MiB,
+ * billing x 1000.
+ */
+void sa_usums_rates_of(const int64_t *x, int64_t rate[SA_TRES_N]);
 
 /* ---- the scan (sa_usage_scan.c) ---------------------------------------------------------- */
 
@@ -116,7 +133,12 @@ typedef struct {
     sa_strv_t guessed;        /* GPU types weighted by a guess (sa_rgu_weight_on), sorted */
     int64_t guessed_secs;     /* their GPU-seconds in the range (sa_usage_guesses) */
     size_t docs_read;         /* rollup documents read (0: the job documents were) */
+    bool want[SA_TRES_N];     /* the TRES -T asks for (gres/gpu when none) */
+    double *cap_s;            /* -t percent: per cluster c and TRES r, cap_s[c * SA_TRES_N + r], the capacity
+                                 in TRES-seconds over the window (the time series); < 0: not known */
+    int64_t *cap_known_s;     /* per cluster: the seconds of the window its time series knows */
 } sa_usage_t;
+
 
 /* True when every cluster reported has rollups and --from-jobs was not given. */
 bool sa_usage_rollups_usable(const sa_usage_t *u);
@@ -143,7 +165,23 @@ size_t sa_usage_cluster(const sa_usage_t *u, const char *name);
 typedef struct {
     int64_t secs, rgu_msecs, unweighted;
     int64_t guessed;          /* of secs: weighted by a guess (a bare MIG profile: the parent GPU not said) */
+    int64_t tres[SA_TRES_N];  /* TRES-seconds of each TRES (tres[SA_TRES_GPU] = secs) */
 } sa_usum_t;
+
+/*
+ * The capacity (sa_usage_cap.c): sets u->cap_s from the time series of each cluster.
+ * required (-t percent): SA_ERR_USAGE (exit 2) when a cluster has none, no snapshot in
+ * the window, or -T asks for mem or billing (the series holds no capacity of them);
+ * else such a cluster's capacity is left unknown (< 0).
+ */
+bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error);
+/* A preamble line per cluster: its capacity and the time the series knows, or that it is not known. */
+void sa_usage_capacity_lines(const sa_usage_t *u, sa_strv_t *p);
+/* s's TRES r in percent of cluster c's capacity over the window (0 when it has none). */
+double sa_usage_percent(const sa_usage_t *u, uint32_t c, sa_rtres_t r, const sa_usum_t *s);
+
+/* True when s has use of a TRES the report asks for. */
+bool sa_usage_has_use(const sa_usage_t *u, const sa_usum_t *s);
 
 /* Adds the use of accumulator a over [x, y) to *s. */
 void sa_usage_sum_add(sa_usage_t *u, sa_usum_t *s, const sa_uacc_t *a, int64_t x, int64_t y);
@@ -160,6 +198,11 @@ double sa_usage_rgu_years(const sa_usage_t *u, const sa_usum_t *s);
 /* A sum in a report unit. */
 double sa_usage_in_unit(const sa_usage_t *u, sa_unit_t unit, const sa_usum_t *s);
 const char *sa_unit_title(sa_unit_t unit); /* "GPU-years" */
+/* A TRES's sum in a unit: GPUs as sa_usage_in_unit; cpu in core-, mem in GB- (1024 MiB), billing in billing-hours, minutes or years. */
+double sa_usage_tres_in_unit(const sa_usage_t *u, sa_rtres_t r, sa_unit_t unit, const sa_usum_t *s);
+/* "core-years" (the unit of TRES r's figures in unit). */
+const char *sa_rtres_unit_title(sa_rtres_t r, sa_unit_t unit);
+
 const char *sa_unit_key(sa_unit_t unit);   /* "gpu-years" */
 
 /* The types without an RGU weight that have use in the range, sorted (appended to out). */
@@ -183,6 +226,9 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order, sa_ugroup_t **g
                      sa_error_t *error);
 
 /* ---- awards ---- */
+
+/* The TRES of an award's unit: gres/gpu (GPU- and RGU-years), cpu (core-years), billing (billing-years). */
+sa_rtres_t sa_award_tres(const sa_award_t *a);
 
 /* True if the accumulator falls in the award's scope (cluster, account, type glob, case-insensitive). */
 bool sa_usage_award_matches(sa_usage_t *u, const sa_award_t *a, const sa_uacc_t *acc);

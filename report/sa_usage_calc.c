@@ -11,7 +11,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
+#include "sa_rollup.h"
 #include "sa_vec.h"
 
 /* ---- the sums ------------------------------------------------------------------------ */
@@ -67,6 +69,12 @@ void sa_ukeyidx_clear(sa_ukeyidx_t *ix)
     sa_map_clear(&ix->map);
 }
 
+/* The TRES the sums hold (1: GPU-seconds alone). */
+static size_t usums_ntres(const sa_usums_t *s)
+{
+    return s->ntres ? s->ntres : 1;
+}
+
 /* The accumulator of key k, created (zero) when new; NULL on out of memory. */
 static sa_uacc_t *acc_get(sa_usums_t *s, const sa_ukey_t *k)
 {
@@ -81,7 +89,7 @@ static sa_uacc_t *acc_get(sa_usums_t *s, const sa_ukey_t *k)
         return NULL;
     a = &s->acc[s->nacc];
     a->k = *k;
-    a->secs = calloc(s->nb - 1, sizeof *a->secs);
+    a->secs = calloc((s->nb - 1) * usums_ntres(s), sizeof *a->secs);
     if (!a->secs)
         return NULL;
     *slot = (uint32_t)++s->nacc;
@@ -90,10 +98,26 @@ static sa_uacc_t *acc_get(sa_usums_t *s, const sa_ukey_t *k)
 
 bool sa_usums_add(sa_usums_t *s, const sa_ukey_t *k, int64_t count, int64_t from, int64_t to)
 {
-    size_t lo = 0, hi = s->nb - 1;
+    int64_t rate[SA_TRES_N] = {count, 0, 0, 0};
+    return count <= 0 || sa_usums_add_rates(s, k, rate, from, to);
+}
+
+/* True when no rate of a TRES the sums hold is positive. */
+static bool no_rate(const sa_usums_t *s, const int64_t *rate)
+{
+    for (size_t r = 0; r < usums_ntres(s); r++) {
+        if (rate[r] > 0)
+            return false;
+    }
+    return true;
+}
+
+bool sa_usums_add_rates(sa_usums_t *s, const sa_ukey_t *k, const int64_t rate[SA_TRES_N], int64_t from, int64_t to)
+{
+    size_t lo = 0, hi = s->nb - 1, nseg = s->nb - 1;
     sa_uacc_t *a;
 
-    if (count <= 0 || to <= s->b[0] || from >= s->b[s->nb - 1])
+    if (no_rate(s, rate) || to <= s->b[0] || from >= s->b[s->nb - 1])
         return true;
     if (!(a = acc_get(s, k)))
         return false;
@@ -112,10 +136,20 @@ bool sa_usums_add(sa_usums_t *s, const sa_ukey_t *k, int64_t count, int64_t from
     }
     for (size_t j = lo; j + 1 < s->nb && s->b[j] < to; j++) {
         int64_t x = from > s->b[j] ? from : s->b[j], y = to < s->b[j + 1] ? to : s->b[j + 1];
-        if (y > x)
-            a->secs[j] += count * (y - x);
+        for (size_t r = 0; y > x && r < usums_ntres(s); r++) {
+            if (rate[r] > 0)
+                a->secs[r * nseg + j] += rate[r] * (y - x);
+        }
     }
     return true;
+}
+
+void sa_usums_rates_of(const int64_t *x, int64_t rate[SA_TRES_N])
+{
+    rate[SA_TRES_GPU] = x[SA_RR_GPUS];
+    rate[SA_TRES_CPU] = x[SA_RR_CPUS];
+    rate[SA_TRES_MEM] = x[SA_RR_MEM];
+    rate[SA_TRES_BILLING] = x[SA_RR_BILL];
 }
 
 /* Index of boundary t (which must be one). */
@@ -132,12 +166,12 @@ static size_t bound_index(const sa_usums_t *s, int64_t t)
     return lo;
 }
 
-bool sa_usums_add_secs(sa_usums_t *s, const sa_ukey_t *k, int64_t t, int64_t secs)
+bool sa_usums_add_secs(sa_usums_t *s, const sa_ukey_t *k, int64_t t, const int64_t v[SA_TRES_N])
 {
     sa_uacc_t *a;
     size_t lo = 0, hi = s->nb - 1;
 
-    if (secs == 0 || t < s->b[0] || t >= s->b[s->nb - 1])
+    if (no_rate(s, v) || t < s->b[0] || t >= s->b[s->nb - 1])
         return true;
     if (!(a = acc_get(s, k)))
         return false;
@@ -148,18 +182,25 @@ bool sa_usums_add_secs(sa_usums_t *s, const sa_ukey_t *k, int64_t t, int64_t sec
         else
             hi = mid;
     }
-    a->secs[lo] += secs;
+    for (size_t r = 0; r < usums_ntres(s); r++)
+        a->secs[r * (s->nb - 1) + lo] += v[r];
     return true;
+}
+
+int64_t sa_usums_get_tres(const sa_usums_t *s, const sa_uacc_t *a, sa_rtres_t r, int64_t x, int64_t y)
+{
+    int64_t v = 0;
+    const int64_t *secs = a->secs + (size_t)r * (s->nb - 1);
+    if (y <= x || (size_t)r >= usums_ntres(s))
+        return 0;
+    for (size_t j = bound_index(s, x), e = bound_index(s, y); j < e && j + 1 < s->nb; j++)
+        v += secs[j];
+    return v;
 }
 
 int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t y)
 {
-    int64_t v = 0;
-    if (y <= x)
-        return 0;
-    for (size_t j = bound_index(s, x), e = bound_index(s, y); j < e && j + 1 < s->nb; j++)
-        v += a->secs[j];
-    return v;
+    return sa_usums_get_tres(s, a, SA_TRES_GPU, x, y);
 }
 
 static void usums_clear(sa_usums_t *s)
@@ -183,6 +224,8 @@ void sa_usage_clear(sa_usage_t *u)
     sa_awards_clear(&u->awards);
     free(u->award_in);
     free(u->wcache);
+    free(u->cap_s);
+    free(u->cap_known_s);
     sa_strv_clear(&u->guessed);
     memset(u, 0, sizeof *u);
 }
@@ -307,8 +350,29 @@ bool sa_usage_load(sa_usage_t *u, const sa_report_opts_t *o, sa_error_t *error)
     for (size_t i = 0; i < u->awards.n; i++) {
         if (u->awards.v[i].unit == SA_AWARD_RGU_YEARS)
             u->rgu_cols = true;
+        if (sa_award_tres(&u->awards.v[i]) != SA_TRES_GPU)
+            u->s.ntres = SA_TRES_N;
+        u->want[sa_award_tres(&u->awards.v[i])] = true; /* an award's TRES has its columns */
     }
+    for (size_t i = 0; i < o->ntres; i++) {
+        u->want[o->tres[i]] = true;
+        if (o->tres[i] != SA_TRES_GPU)
+            u->s.ntres = SA_TRES_N;
+    }
+    if (!o->ntres && !u->want[SA_TRES_CPU] && !u->want[SA_TRES_BILLING])
+        u->want[SA_TRES_GPU] = true; /* gres/gpu unless -T or the awards say otherwise */
+    if (!u->s.ntres)
+        u->s.ntres = 1;
     return true;
+}
+
+bool sa_usage_has_use(const sa_usage_t *u, const sa_usum_t *s)
+{
+    for (int r = 0; r < SA_TRES_N; r++) {
+        if (u->want[r] && s->tres[r] > 0)
+            return true;
+    }
+    return false;
 }
 
 /* -A and -u name accounts and users the archive has (or, for accounts, the awards file). */
@@ -400,8 +464,11 @@ void sa_usage_sum_add(sa_usage_t *u, sa_usum_t *s, const sa_uacc_t *a, int64_t x
 {
     int64_t v = sa_usums_get(&u->s, a, x, y), w;
     bool guess;
+    for (size_t r = 1; r < usums_ntres(&u->s); r++)
+        s->tres[r] += sa_usums_get_tres(&u->s, a, (sa_rtres_t)r, x, y);
     if (!v)
         return;
+    s->tres[SA_TRES_GPU] += v;
     s->secs += v;
     if (sa_usage_weight_on(u, a->k.c, a->k.t, &w, &guess)) {
         s->rgu_msecs += v * w;
@@ -432,13 +499,65 @@ double sa_usage_in_unit(const sa_usage_t *u, sa_unit_t unit, const sa_usum_t *s)
     }
 }
 
+/* Per TRES: the divisor of its TRES-seconds to its amount x seconds (MiB to GB, thousandths of billing). */
+static const double tres_scale[SA_TRES_N] = {1, 1, 1024, 1000};
+/* Per TRES: the names of its amount x time units (hours, minutes, years) and of the TRES. */
+static const char *const tres_units[SA_TRES_N][3] = {
+    {"GPU-hours", "GPU-minutes", "GPU-years"},
+    {"core-hours", "core-minutes", "core-years"},
+    {"GB-hours", "GB-minutes", "GB-years"},
+    {"billing-hours", "billing-minutes", "billing-years"},
+};
+static const char *const tres_names[SA_TRES_N] = {"gres/gpu", "cpu", "mem", "billing"};
+
+const char *sa_rtres_name(sa_rtres_t r)
+{
+    return tres_names[r];
+}
+
+bool sa_rtres_parse(const char *s, sa_rtres_t *r)
+{
+    for (int i = 0; i < SA_TRES_N; i++) {
+        if (strcasecmp(s, tres_names[i]) == 0 || (i == SA_TRES_GPU && strcasecmp(s, "gpu") == 0)) {
+            *r = (sa_rtres_t)i;
+            return true;
+        }
+    }
+    return false;
+}
+
+const char *sa_rtres_unit_title(sa_rtres_t r, sa_unit_t unit)
+{
+    if (r == SA_TRES_GPU)
+        return sa_unit_title(unit);
+    switch (unit) {
+    case SA_UNIT_GPU_HOURS: return tres_units[r][0];
+    case SA_UNIT_GPU_MINUTES: return tres_units[r][1];
+    case SA_UNIT_PERCENT: return r == SA_TRES_CPU ? "percent of the cluster's CPU capacity in the window" : "percent";
+    default: return tres_units[r][2];
+    }
+}
+
+double sa_usage_tres_in_unit(const sa_usage_t *u, sa_rtres_t r, sa_unit_t unit, const sa_usum_t *s)
+{
+    double v;
+    if (r == SA_TRES_GPU)
+        return sa_usage_in_unit(u, unit, s);
+    v = (double)s->tres[r] / tres_scale[r];
+    switch (unit) {
+    case SA_UNIT_GPU_HOURS: return v / 3600.0;
+    case SA_UNIT_GPU_MINUTES: return v / 60.0;
+    default: return v / 3600.0 / u->hpy; /* years (RGU-years weigh GPUs alone; percent: the caller's) */
+    }
+}
+
 const char *sa_unit_title(sa_unit_t unit)
 {
     switch (unit) {
     case SA_UNIT_GPU_HOURS: return "GPU-hours";
     case SA_UNIT_GPU_MINUTES: return "GPU-minutes";
     case SA_UNIT_RGU_YEARS: return "RGU-years";
-    case SA_UNIT_PERCENT: return "percent of the cluster's GPU time in the window";
+    case SA_UNIT_PERCENT: return "percent of the cluster's GPU capacity in the window";
     default: return "GPU-years";
     }
 }
@@ -541,7 +660,7 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t
             j++;
         }
         cur->count = j - i;
-        if (cur->window.secs > 0)
+        if (sa_usage_has_use(u, &cur->window))
             ng++;
         i = j;
     }
@@ -552,6 +671,11 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t
 }
 
 /* ---- awards -------------------------------------------------------------------------------- */
+
+sa_rtres_t sa_award_tres(const sa_award_t *a)
+{
+    return a->unit == SA_AWARD_CORE_YEARS ? SA_TRES_CPU : a->unit == SA_AWARD_BILLING_YEARS ? SA_TRES_BILLING : SA_TRES_GPU;
+}
 
 bool sa_usage_award_matches(sa_usage_t *u, const sa_award_t *a, const sa_uacc_t *acc)
 {
@@ -575,7 +699,7 @@ bool sa_usage_award_matches(sa_usage_t *u, const sa_award_t *a, const sa_uacc_t 
 
 sa_usum_t sa_usage_award_sum(sa_usage_t *u, const sa_award_t *a, int64_t x, int64_t y)
 {
-    sa_usum_t s = {0, 0, 0, 0};
+    sa_usum_t s = {0};
     for (size_t i = 0; i < u->s.nacc; i++) {
         if (sa_usage_award_matches(u, a, &u->s.acc[i]))
             sa_usage_sum_add(u, &s, &u->s.acc[i], x, y);
@@ -585,7 +709,8 @@ sa_usum_t sa_usage_award_sum(sa_usage_t *u, const sa_award_t *a, int64_t x, int6
 
 double sa_usage_award_units(const sa_usage_t *u, const sa_award_t *a, const sa_usum_t *s)
 {
-    return sa_usage_in_unit(u, a->unit == SA_AWARD_RGU_YEARS ? SA_UNIT_RGU_YEARS : SA_UNIT_GPU_YEARS, s);
+    return sa_usage_tres_in_unit(u, sa_award_tres(a), a->unit == SA_AWARD_RGU_YEARS ? SA_UNIT_RGU_YEARS : SA_UNIT_GPU_YEARS,
+                                 s);
 }
 
 void sa_usage_award(sa_usage_t *u, const sa_award_t *a, sa_uaward_t *f)

@@ -39,8 +39,8 @@ static bool key_of(rctx_t *r, const sa_rkey_t *rk, sa_ukey_t *k)
 {
     const sa_report_opts_t *o = r->o;
     if ((o->accounts.n && !sa_strv_contains(&o->accounts, rk->s[0])) ||
-        (o->users.n && !sa_strv_contains(&o->users, rk->s[1])) || !rk->s[4][0])
-        return false; /* another account or user; a CPU-only run */
+        (o->users.n && !sa_strv_contains(&o->users, rk->s[1])) || (!rk->s[4][0] && r->s->ntres == 1))
+        return false; /* another account or user; a CPU-only run when GPUs alone are counted */
     k->c = r->cid;
     k->a = sa_rintern(&r->s->names, rk->s[0]);
     k->u = sa_rintern(&r->s->names, rk->s[1]);
@@ -58,9 +58,10 @@ static bool on_doc(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
     if (!d->has_members) { /* a whole day: its rows */
         for (size_t i = 0; i < d->nrows; i++) {
             const sa_rrow_t *row = &d->rows[i];
-            if (row->s.gpu_s <= 0 || !key_of(r, &d->keys[row->key], &k))
+            const int64_t v[SA_TRES_N] = {row->s.gpu_s, row->s.cpu_s, row->s.mem_mb_s, row->s.bill_milli_s};
+            if (!key_of(r, &d->keys[row->key], &k))
                 continue;
-            if (k.c == UINT32_MAX || !sa_usums_add_secs(r->s, &k, d->day, row->s.gpu_s))
+            if (k.c == UINT32_MAX || !sa_usums_add_secs(r->s, &k, d->day, v))
                 return sa_error_nomem(error);
         }
         return true;
@@ -68,10 +69,11 @@ static bool on_doc(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
     for (size_t m = 0; m < d->nm; m++) {
         for (size_t i = 0; i < d->m[m].nrec; i++) {
             const int64_t *x = &d->m[m].rec[i * SA_RR_NF];
-            int64_t end = d->day == SA_UNSET ? r->as_of : x[SA_RR_END];
-            if (x[SA_RR_GPUS] <= 0 || end <= x[SA_RR_START] || !key_of(r, &d->keys[x[SA_RR_KEY]], &k))
+            int64_t end = d->day == SA_UNSET ? r->as_of : x[SA_RR_END], rate[SA_TRES_N];
+            if (end <= x[SA_RR_START] || !key_of(r, &d->keys[x[SA_RR_KEY]], &k))
                 continue;
-            if (k.c == UINT32_MAX || !sa_usums_add(r->s, &k, x[SA_RR_GPUS], x[SA_RR_START], end))
+            sa_usums_rates_of(x, rate);
+            if (k.c == UINT32_MAX || !sa_usums_add_rates(r->s, &k, rate, x[SA_RR_START], end))
                 return sa_error_nomem(error);
         }
     }

@@ -4,7 +4,7 @@
  * documents.
  *
  * One find per collection (jobs, jobs_superseded) with a filter that keeps the
- * documents having a GPU run that may overlap the scanned range and a projection of
+ * documents having a (GPU) run that may overlap the scanned range and a projection of
  * the fields the one run source reads (sa_rollup_projection); every document's
  * contribution (schema/sa_rollup.h: its runs by the accounting rules of
  * schema/sa_runsrc.h, split by UTC day) adds the GPU-seconds of each record to the
@@ -12,7 +12,8 @@
  * the same runs the same way.
  *
  * Filter (a superset of the documents needed; C decides exactly): cluster in the
- * clusters reported, account/user when filtered, runs.start < END, runs.gpus > 0,
+ * clusters reported, account/user when filtered, runs.start < END, runs.gpus > 0
+ * (unless CPU, memory or billing are counted too: then every run),
  * and (runs.end >= START or the job is not final or the job's end >= START). The
  * last two catch runs without an end (still running, vanished, requeued). The scope
  * is repeated in each clause of the $or so that each clause is an index range on
@@ -43,7 +44,7 @@ typedef struct {
     sa_rcontrib_t contrib;    /* what it contributes */
 } scan_t;
 
-/* Adds the GPU-seconds of one job document's contribution to the sums. */
+/* Adds the GPU-seconds (and CPU, memory, billing) of one job document's contribution to the sums. */
 static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
 {
     const sa_jobview_t *j = &sc->view;
@@ -67,17 +68,18 @@ static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
         for (size_t r = 0; r < day->nrec; r++) {
             const int64_t *x = &day->rec[r * SA_RR_NF];
             const sa_rkey_t *key = &c->keys[x[SA_RR_KEY]];
-            int64_t end = day->day == SA_UNSET ? sc->as_of[cid] : x[SA_RR_END];
+            int64_t end = day->day == SA_UNSET ? sc->as_of[cid] : x[SA_RR_END], rate[SA_TRES_N];
             sa_ukey_t k;
-            if (x[SA_RR_GPUS] <= 0)
-                continue;
+            if (!key->s[4][0] && sc->s->ntres == 1)
+                continue; /* a run without GPUs when GPUs alone are counted */
             k.c = cid;
             k.a = sa_rintern(&sc->s->names, key->s[0]);
             k.u = sa_rintern(&sc->s->names, key->s[1]);
             k.t = sa_rintern(&sc->s->names, key->s[4]);
             if (k.a == UINT32_MAX || k.u == UINT32_MAX || k.t == UINT32_MAX)
                 return sa_error_nomem(error);
-            if (end > x[SA_RR_START] && !sa_usums_add(sc->s, &k, x[SA_RR_GPUS], x[SA_RR_START], end))
+            sa_usums_rates_of(x, rate);
+            if (end > x[SA_RR_START] && !sa_usums_add_rates(sc->s, &k, rate, x[SA_RR_START], end))
                 return sa_error_nomem(error);
         }
     }
@@ -150,9 +152,11 @@ static void build_filter(const scan_t *sc, bson_t *f)
     bson_t cond, or, alt;
 
     append_date_cond(f, "runs.start", "$lt", s->b[s->nb - 1]);
-    BSON_APPEND_DOCUMENT_BEGIN(f, "runs.gpus", &cond);
-    BSON_APPEND_INT32(&cond, "$gt", 0);
-    bson_append_document_end(f, &cond);
+    if (s->ntres == 1) { /* GPUs alone: the documents with a GPU run */
+        BSON_APPEND_DOCUMENT_BEGIN(f, "runs.gpus", &cond);
+        BSON_APPEND_INT32(&cond, "$gt", 0);
+        bson_append_document_end(f, &cond);
+    }
     BSON_APPEND_ARRAY_BEGIN(f, "$or", &or);
     BSON_APPEND_DOCUMENT_BEGIN(&or, "0", &alt);
     append_scope(sc, &alt);

@@ -392,6 +392,10 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
     }
     if (!util_clusters(o, &tsdbs, &clusters, error))
         goto done;
+    if (o->summary) {
+        ok = sa_report_utilization_summary(o, &clusters, &tsdbs, out, error);
+        goto done;
+    }
     sa_rpreamble_add(&preamble, "GPU and CPU time by exact node state from %s to %s (UTC, end excluded)",
                      sa_riso(o->start), sa_riso(o->end));
     for (size_t i = 0; i < clusters.n; i++) {

@@ -102,4 +102,31 @@ static int64_t rd_load_dataset(const char *mongo_uri, const char *db, const char
     return now;
 }
 
+/*
+ * A fresh SQLite path from tmpl ("/tmp/NAME-XXXXXX", at most 63 bytes) with the dataset
+ * ingested into it and db: the group setup of a test program. Returns the dataset's "now".
+ */
+static __attribute__((unused)) int64_t rd_setup(const char *mongo_uri, const char *db, char path[64], const char *tmpl)
+{
+    int fd;
+    snprintf(path, 64, "%s", tmpl);
+    fd = mkstemp(path);
+    if (fd < 0)
+        fail_msg("mkstemp %s failed", tmpl);
+    close(fd);
+    unlink(path); /* sa_tsdb_open creates it */
+    return rd_load_dataset(mongo_uri, db, path);
+}
+
+/* Removes the SQLite file path and its -wal and -shm sides. */
+static __attribute__((unused)) void rd_remove_sqlite(const char *path)
+{
+    char side[96];
+    unlink(path);
+    snprintf(side, sizeof side, "%s-wal", path);
+    unlink(side);
+    snprintf(side, sizeof side, "%s-shm", path);
+    unlink(side);
+}
+
 #endif

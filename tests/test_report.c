@@ -51,27 +51,15 @@ static int golden_written;
 
 static int group_setup(void **state)
 {
-    int fd;
     (void)state;
-    strcpy(sqlite_path, "/tmp/sa-test-report-XXXXXX");
-    fd = mkstemp(sqlite_path);
-    if (fd < 0)
-        return -1;
-    close(fd);
-    unlink(sqlite_path); /* sa_tsdb_open creates it */
-    now_t = rd_load_dataset(uri, db_name, sqlite_path);
+    now_t = rd_setup(uri, db_name, sqlite_path, "/tmp/sa-test-report-XXXXXX");
     return 0;
 }
 
 static int group_teardown(void **state)
 {
-    char side[96];
     (void)state;
-    unlink(sqlite_path);
-    snprintf(side, sizeof side, "%s-wal", sqlite_path);
-    unlink(side);
-    snprintf(side, sizeof side, "%s-shm", sqlite_path);
-    unlink(side);
+    rd_remove_sqlite(sqlite_path);
     return 0;
 }
 
@@ -452,8 +440,32 @@ static void test_allocation_numbers(void **state)
     row = find_row(doc, "account", "chem", NULL);
     assert_true(fabs(num(row, "used_since_start") - (20 * 12.2 + 24 * 2.0 + 4 * 4.0) / 8760) < 1e-12);
     assert_true(fabs(num(row, "gpu_hours_unweighted") - 2) < 1e-9);
+    /*
+     * physics' core-year award, 2 core-years from 09-01 (after its GPU award: same account, later start): alice's
+     * 101 (32 CPUs, 12 h in September) 384 + 105 (32 CPUs, no GPU, 24 h) 768 + 108 (8 x 4 h) 32 + 107 (16 x 6 h)
+     * 96 + 112 (8 x 5 h) 40, and carol's 168 (103: 8 x 6 h + 8 x 2 h = 64, 113: 104) = 1488 core-hours; target
+     * 2 x 30 / 365; projection at the 30 days' rate over the 335 days left: 1488 x (1 + 335 / 30) / 8760 = 2.067,
+     * past the award: over pace
+     */
+    {
+        json_t *rows = json_object_get(doc, "rows");
+        size_t i;
+        row = NULL;
+        json_array_foreach(rows, i, row) {
+            const char *unit = json_string_value(json_object_get(row, "award_unit"));
+            if (unit && strcmp(unit, "core-years") == 0)
+                break;
+        }
+        assert_true(i < json_array_size(rows));
+        assert_string_equal(json_string_value(json_object_get(row, "account")), "physics");
+        assert_true(fabs(num(row, "used_since_start") - 1488.0 / 8760) < 1e-12);
+        assert_true(fabs(num(row, "core_hours") - 1488.0) < 1e-9);
+        assert_true(fabs(num(row, "target_to_date") - 2.0 * 30 / 365) < 1e-12);
+        assert_true(fabs(num(row, "projected_at_end") - 1488.0 * (1 + 335.0 / 30) / 8760) < 1e-9);
+        assert_string_equal(json_string_value(json_object_get(row, "status")), "over pace");
+    }
     /* the award that ended before the window is not reported; the beta account without award is */
-    assert_int_equal(json_array_size(json_object_get(doc, "rows")), 5);
+    assert_int_equal(json_array_size(json_object_get(doc, "rows")), 6);
     row = find_row(doc, "cluster", "beta", "account", "lab,\"q\"<b>&", NULL);
     assert_string_equal(json_string_value(json_object_get(row, "status")), "no award");
     json_decref(doc);
@@ -837,7 +849,8 @@ static void test_allocations_file(void **state)
     (void)state;
 
     assert_true(sa_awards_load(path, &a, &err));
-    assert_int_equal(a.n, 5);
+    assert_int_equal(a.n, 6);
+    assert_int_equal(a.v[4].unit, SA_AWARD_CORE_YEARS);
     assert_string_equal(a.v[2].account, "bio");
     assert_string_equal(a.v[2].gpu_type, "h100");
     assert_true(a.v[2].under_pct == 50 && a.v[2].over_pct == 150);
@@ -853,9 +866,9 @@ static void test_allocations_file(void **state)
     expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": -1, \"unit\": \"gpu-years\", "
                        "\"start\": \"2026-04-01\", \"end\": \"2027-03-01\"}]}",
                        "awards[0] (c/x): amount: expected a number > 0");
-    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": 1, \"unit\": \"core-years\", "
+    expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": 1, \"unit\": \"cpu-years\", "
                        "\"start\": \"2026-04-01\", \"end\": \"2027-03-01\"}]}",
-                       "unit: expected \"gpu-years\" or \"rgu-years\"");
+                       "unit: expected \"gpu-years\", \"rgu-years\", \"core-years\" or \"billing-years\"");
     expect_award_error("{\"awards\": [{\"cluster\": \"c\", \"account\": \"x\", \"amount\": 1, \"unit\": \"gpu-years\", "
                        "\"start\": \"April\", \"end\": \"2027-03-01\"}]}",
                        "start: expected YYYY-MM-DD[Thh:mm[:ss]] (UTC), got 'April'");
@@ -1182,7 +1195,10 @@ static void test_cli_conventions(void **state)
         free(out);
         free(err);
     }
-    /* -t like sreport: minutes, percent of the cluster (the total row is 100) */
+    /*
+     * -t like sreport: minutes; percent of the cluster's capacity, which beta's (no time
+     * series) does not have: one line, exit 2 (test_top checks the figures on alpha)
+     */
     {
         const char *m[] = {"--month", "2026-09", "-M", "beta", "-t", "min", "-n", NULL};
         const char *pc[] = {"--month", "2026-09", "-M", "beta", "-t", "Percent", "-n", NULL};
@@ -1191,9 +1207,10 @@ static void test_cli_conventions(void **state)
         expect_in(out, "beta  (total)      1620.0\n");
         free(out);
         free(err);
-        assert_int_equal(run_ds(pc, &out, &err), 0);
-        expect_in(out, "beta  physics       88.9\n");
-        expect_in(out, "beta  (total)      100.0\n");
+        assert_int_equal(run_ds(pc, &out, &err), 2);
+        assert_string_equal(out, "");
+        expect_in(err, "-t percent cannot be computed: the time series has no snapshot of cluster beta in the window");
+        assert_true(strchr(err, '\n') == err + strlen(err) - 1); /* one line */
         free(out);
         free(err);
     }

@@ -99,13 +99,74 @@ static void test_segments(void **state)
         assert_int_equal(sa_usums_get(&u.s, acc_of(other), 0, 300), 0);
     }
     /* seconds into the segment holding t: 7 at t = 150 -> [100,200) = 207; t = 300 (the end) is outside */
-    assert_true(sa_usums_add_secs(&u.s, &k, 150, 7));
+    assert_true(sa_usums_add_secs(&u.s, &k, 150, (const int64_t[SA_TRES_N]){7}));
     assert_int_equal(a->secs[1], 207);
-    assert_true(sa_usums_add_secs(&u.s, &k, 100, 3)); /* a boundary starts its segment: 210 */
+    assert_true(sa_usums_add_secs(&u.s, &k, 100, (const int64_t[SA_TRES_N]){3})); /* a boundary starts its segment: 210 */
     assert_int_equal(a->secs[1], 210);
-    assert_true(sa_usums_add_secs(&u.s, &k, 300, 1000));
-    assert_true(sa_usums_add_secs(&u.s, &k, -1, 1000));
+    assert_true(sa_usums_add_secs(&u.s, &k, 300, (const int64_t[SA_TRES_N]){1000}));
+    assert_true(sa_usums_add_secs(&u.s, &k, -1, (const int64_t[SA_TRES_N]){1000}));
     assert_int_equal(sa_usums_get(&u.s, a, 0, 300), 150 + 210 + 110);
+    sa_usage_clear(&u);
+}
+
+/*
+ * Every TRES (-T cpu,mem,gres/gpu,billing): each rate over the segments, a run without
+ * GPUs counted for CPU, memory and billing, and the units: core-, GB- (1024 MiB) and
+ * billing-hours and -years; percent of a capacity.
+ */
+static void test_tres(void **state)
+{
+    const int64_t b[] = {0, 3600, 7200};
+    const sa_uacc_t *a;
+    sa_usum_t s = {0};
+    sa_ukey_t k, cpu;
+    (void)state;
+
+    start(b, 3, 0, 7200, 7200);
+    u.s.ntres = SA_TRES_N;
+    k = key("physics", "alice", "a100");
+    cpu = key("physics", "alice", "");
+    /* 2 GPUs, 8 CPUs, 32 GiB (32768 MiB), billing 8 (8000 thousandths) over [1800, 7200) */
+    assert_true(sa_usums_add_rates(&u.s, &k, (const int64_t[SA_TRES_N]){2, 8, 32768, 8000}, 1800, 7200));
+    /* a run without GPUs: 4 CPUs x 3 h = 12 core-hours asked, 2 h of it in the range = 8 core-hours */
+    assert_true(sa_usums_add_rates(&u.s, &cpu, (const int64_t[SA_TRES_N]){0, 4, 1024, 4000}, -3600, 7200));
+    a = acc_of(k);
+    /* GPU: 2 x 1800 = 3600 in [0, 3600), 2 x 3600 = 7200 in [3600, 7200) */
+    assert_int_equal(sa_usums_get(&u.s, a, 0, 7200), 10800);
+    assert_int_equal(sa_usums_get_tres(&u.s, a, SA_TRES_CPU, 0, 3600), 8 * 1800);
+    assert_int_equal(sa_usums_get_tres(&u.s, a, SA_TRES_MEM, 3600, 7200), 32768LL * 3600);
+    assert_int_equal(sa_usums_get_tres(&u.s, a, SA_TRES_BILLING, 0, 7200), 8000LL * 5400);
+    assert_int_equal(sa_usums_get(&u.s, acc_of(cpu), 0, 7200), 0);
+    assert_int_equal(sa_usums_get_tres(&u.s, acc_of(cpu), SA_TRES_CPU, 0, 7200), 4 * 7200);
+    /* a day's rollup row adds each TRES at once, in the segment holding t */
+    assert_true(sa_usums_add_secs(&u.s, &cpu, 100, (const int64_t[SA_TRES_N]){0, 3600, 0, 0}));
+    assert_int_equal(sa_usums_get_tres(&u.s, acc_of(cpu), SA_TRES_CPU, 0, 3600), 4 * 3600 + 3600);
+    sa_usage_sum_add(&u, &s, acc_of(k), 0, 7200);
+    sa_usage_sum_add(&u, &s, acc_of(cpu), 0, 7200);
+    /* CPU: 8 x 1.5 h = 12 + 4 x 2 h = 8 + 1 = 21 core-hours; / 8760 core-years */
+    NEAR(sa_usage_tres_in_unit(&u, SA_TRES_CPU, SA_UNIT_GPU_HOURS, &s), 21.0);
+    NEAR(sa_usage_tres_in_unit(&u, SA_TRES_CPU, SA_UNIT_GPU_MINUTES, &s), 21.0 * 60);
+    NEAR(sa_usage_tres_in_unit(&u, SA_TRES_CPU, SA_UNIT_GPU_YEARS, &s), 21.0 / 8760);
+    /* memory: 32 GB x 1.5 h = 48 + 1 GB x 2 h = 2 -> 50 GB-hours */
+    NEAR(sa_usage_tres_in_unit(&u, SA_TRES_MEM, SA_UNIT_GPU_HOURS, &s), 50.0);
+    /* billing: 8 x 1.5 h = 12 + 4 x 2 h = 8 -> 20 billing-hours */
+    NEAR(sa_usage_tres_in_unit(&u, SA_TRES_BILLING, SA_UNIT_GPU_HOURS, &s), 20.0);
+    /* GPUs as before: 2 x 1.5 h = 3 GPU-hours */
+    NEAR(sa_usage_tres_in_unit(&u, SA_TRES_GPU, SA_UNIT_GPU_HOURS, &s), 3.0);
+    /* percent of a capacity of 2 nodes x 64 CPUs over the 2 h window = 256 core-hours: 21 / 256 = 8.203125 % */
+    u.cap_s = calloc(SA_TRES_N, sizeof *u.cap_s);
+    u.cap_s[SA_TRES_GPU] = -1;
+    u.cap_s[SA_TRES_CPU] = 2 * 64 * 7200.0;
+    NEAR(sa_usage_percent(&u, 0, SA_TRES_CPU, &s), 100.0 * 21 / 256);
+    NEAR(sa_usage_percent(&u, 0, SA_TRES_GPU, &s), 0.0); /* not known: no figure */
+    assert_string_equal(sa_rtres_unit_title(SA_TRES_CPU, SA_UNIT_GPU_YEARS), "core-years");
+    assert_string_equal(sa_rtres_unit_title(SA_TRES_MEM, SA_UNIT_GPU_HOURS), "GB-hours");
+    {
+        sa_rtres_t r;
+        assert_true(sa_rtres_parse("GRES/GPU", &r) && r == SA_TRES_GPU);
+        assert_true(sa_rtres_parse("billing", &r) && r == SA_TRES_BILLING);
+        assert_false(sa_rtres_parse("gres/gpu:a100", &r));
+    }
     sa_usage_clear(&u);
 }
 
@@ -153,7 +214,7 @@ static void test_sums_weights_units(void **state)
 {
     const int64_t b[] = {0, 10 * HOUR};
     sa_ukey_t ka, kv, kg;
-    sa_usum_t s = {0, 0, 0, 0};
+    sa_usum_t s = {0};
     int64_t milli;
     bool guess;
     (void)state;
@@ -401,6 +462,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_segments),
         cmocka_unit_test(test_key_index),
+        cmocka_unit_test(test_tres),
         cmocka_unit_test(test_sums_weights_units),
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_awards),
