@@ -349,7 +349,7 @@ void sa_rollup_projection(bson_t *opts)
         "_v",        "cluster",       "account",        "user",       "partition",    "qos",
         "state",     "end",           "vanished_at",    "alloc.billing", "req.mem_mb", "runs.start",
         "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
-        "runs.gpu_type_source", "runs.cpus", "runs.mem_mb", "runs.elapsed_s", "runs.usage",
+        "runs.gpu_type_source", "runs.cpus", "runs.mem_mb", "runs.elapsed_s", "runs.usage", "runs.prom",
         "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus", NULL};
     bson_t proj;
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);
