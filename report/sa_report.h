@@ -104,6 +104,9 @@ typedef struct {
     double idle_threshold;               /* efficiency: a run under this GPU utilisation % is idle (5) */
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */
     bool from_jobs;                      /* --from-jobs: sums from the job documents, not the rollups (the reference) */
+    bool sort_idle;                      /* efficiency --sort idle: the most idle GPU-hours first */
+    const char *prometheus_url;          /* job --svg --prometheus-url URL: the series fetched (query_range) */
+    const char *prometheus_exporter;     /* its exporter: slurm-job-exporter (NULL) or jobstats */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);

@@ -207,8 +207,15 @@ static void add_eff(int64_t *r, double idle_pct, const sa_eff_run_t *f, int64_t 
         } else {
             r[SA_RR_E_UTIL_S] += gpu_s;
             r[SA_RR_E_UTIL_MPCT_S] += llround(f->gpu_util_pct * 1000.0) * gpu_s;
-            if (f->gpu_util_pct < idle_pct)
+            if (f->util_src == SA_EFF_SRC_PROM)
+                r[SA_RR_E_PROM_S] += gpu_s;
+            if (f->util_src == SA_EFF_SRC_PROM && f->prom_idle_gpu_s >= 0 && f->prom_idle_pct == idle_pct) {
+                /* the GPU-seconds Prometheus saw under the threshold (jobstats' "GPU-hours at 0 %") */
+                int64_t idle = sa_runsrc_share(llround(f->prom_idle_gpu_s), num, den);
+                r[SA_RR_E_IDLE_S] += idle < gpu_s ? idle : gpu_s;
+            } else if (f->gpu_util_pct < idle_pct) {
                 r[SA_RR_E_IDLE_S] += gpu_s;
+            }
         }
     }
     if (f->has_cpu) {

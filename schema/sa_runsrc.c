@@ -27,6 +27,8 @@ static void eff_prom(const sa_jobview_run_t *r, int64_t req_mb, sa_eff_run_t *e)
         e->has_util = true;
         e->gpu_util_pct = p->gpu_util_mean;
         e->util_src = SA_EFF_SRC_PROM;
+        e->prom_idle_gpu_s = p->idle_gpu_s;
+        e->prom_idle_pct = p->idle_pct;
     }
     if (!e->has_cpu && p->cpu_cores_mean >= 0 && r->cpus != SA_UNSET && r->cpus > 0 && e->elapsed_s != SA_UNSET &&
         e->elapsed_s > 0) {
@@ -68,6 +70,7 @@ void sa_eff_run(const sa_jobview_t *j, const sa_jobview_run_t *r, sa_eff_run_t *
         e->has_util = true;
         e->gpu_util_pct = u->gpu_util_pct;
     }
+    e->prom_idle_gpu_s = e->prom_idle_pct = -1;
     e->util_src = e->has_util ? SA_EFF_SRC_SACCT : SA_EFF_SRC_NONE;
     e->cpu_src = e->has_cpu ? SA_EFF_SRC_SACCT : SA_EFF_SRC_NONE;
     e->mem_src = e->has_mem ? SA_EFF_SRC_SACCT : SA_EFF_SRC_NONE;
