@@ -220,6 +220,82 @@ static void test_by_hand(void **state)
     free(err);
 }
 
+/* Runs slurm-report with args (NULL-terminated) on the test's database; its stdout (caller frees). */
+static char *report(const char *const *args)
+{
+    char env_uri[600], *argv[24], *out = NULL, *err = NULL;
+    char *env[] = {env_uri, NULL};
+    size_t n = 0;
+    int rc;
+
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", mongo_uri);
+    argv[n++] = SA_REPORT_BIN;
+    for (; *args; args++)
+        argv[n++] = (char *)*args;
+    argv[n++] = "--db";
+    argv[n++] = db;
+    argv[n] = NULL;
+    if ((rc = tu_run(argv, env, &out, &err)) != 0)
+        fail_msg("slurm-report exited %d: %s", rc, err);
+    free(err);
+    return out;
+}
+
+/*
+ * What the reports make of it: efficiency's GPU utilisation of synth's accounts is
+ * Prometheus's (Util source), ranked by idle GPU-hours with --sort idle; job --svg draws
+ * the stored summary, or the series fetched with --prometheus-url.
+ */
+static void test_reports(void **state)
+{
+    const char *eff[] = {"efficiency", "-M", "synth", "--month", "2026-10", "--by", "account", "--sort", "idle",
+                         "--json", NULL};
+    char id[32], *out, *e;
+    json_error_t jerr;
+    json_t *j, *rows, *row;
+    double last = 1e300;
+    size_t i;
+    bool prom = false;
+    (void)state;
+
+    out = report(eff);
+    if (!(j = json_loads(out, 0, &jerr)))
+        fail_msg("efficiency --json: %s", jerr.text);
+    rows = json_object_get(j, "rows");
+    assert_true(json_array_size(rows) > 1);
+    json_array_foreach(rows, i, row) {
+        const char *src = json_string_value(json_object_get(row, "gpu_util_source"));
+        double idle = json_number_value(json_object_get(row, "idle_gpu_hours"));
+        if (json_is_string(json_object_get(row, "account")) &&
+            strcmp(json_string_value(json_object_get(row, "account")), "TOTAL") == 0)
+            continue;
+        prom = prom || (src && strcmp(src, "prometheus") == 0);
+        if (idle > last)
+            fail_msg("--sort idle: %.2f idle GPU-hours after %.2f", idle, last);
+        last = idle;
+    }
+    assert_true(prom); /* sacct has no gres/gpuutil here: every figure is Prometheus's */
+    json_decref(j);
+    free(out);
+    snprintf(id, sizeof id, "%lld", id_a100);
+    {
+        const char *svg[] = {"job", id, "-M", "synth", "--svg", NULL};
+        const char *fetched[] = {"job", id, "-M", "synth", "--svg", "--prometheus-url", prom_url, NULL};
+        out = report(svg);
+        /* the stored summary: mean (80 x 40/60 + 30)/2 = 41.7, median 55.0, max 80.0 */
+        assert_non_null(strstr(out, "<svg"));
+        assert_non_null(strstr(out, "mean 41.7%"));
+        assert_non_null(strstr(out, "median 55.0%"));
+        free(out);
+        out = report(fetched);
+        /* the series: the GPUs' mean is 15 % for 20 minutes, then 55 %: y = 142 - 106 x 0.15 = 126.1 */
+        assert_non_null(e = strstr(out, "<polyline"));
+        assert_non_null(strstr(e, ",126.1 "));
+        assert_non_null(strstr(e, ",83.7")); /* 142 - 106 x 0.55 = 83.7 */
+        free(out);
+    }
+}
+
 static void test_jobstats(void **state)
 {
     const char *js[] = {"--prometheus-exporter", "jobstats", NULL};
@@ -323,7 +399,8 @@ static bool setup_all(void)
     bool made = mkdtemp(dir) != NULL;
     char *gen[] = {"/usr/bin/python3", TOOLS "gen-cluster", "-q", "--jobs", "60", "--openmetrics", "--only", "squeue,sacct",
                    "--sacct-fields", FIELDS, "--at", AT, "--out", (char *)path("gen"), NULL};
-    char *start[] = {TOOLS "prometheus-test-server", "start", (char *)path("prom"), "--openmetrics",
+    char *start[] = {TOOLS "prometheus-test-server", "start", (char *)path("prom"), "--max-block-duration", "768h",
+                     "--openmetrics",
                      (char *)path("gen/prometheus.om"), NULL};
     char *out = NULL, *err = NULL, *u;
     json_error_t jerr;
@@ -365,6 +442,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_by_hand),
+        cmocka_unit_test(test_reports),
         cmocka_unit_test(test_jobstats),
         cmocka_unit_test(test_faults),
     };
