@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sa_promq.h"
+#include "sa_rtable.h"
 #include "sa_rutil.h"
 #include "sa_vec.h"
 
@@ -58,20 +59,6 @@ bool sa_jsvg_fetch(sa_jsvg_run_t *run, const char *url, const char *exporter, in
     return ok;
 }
 
-/* Text with &, <, > and quotes escaped. */
-static void put_text(FILE *out, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
-    }
-}
-
 static double px(const sa_jsvg_run_t *r, int64_t t)
 {
     double d = r->end > r->start ? (double)(r->end - r->start) : 1.0;
@@ -93,9 +80,9 @@ static void panel(FILE *out, const sa_jsvg_run_t *r, int y)
     double v[3] = {r->mean, r->p50, r->max};
 
     fprintf(out, "<g transform=\"translate(0,%d)\">\n<text x=\"%d\" y=\"16\" font-weight=\"bold\">", y, X0);
-    put_text(out, r->label);
+    sa_rxml_escape(out, r->label);
     fprintf(out, "</text>\n<text x=\"%d\" y=\"30\" font-size=\"10\" fill=\"#555\">", X0);
-    put_text(out, r->source);
+    sa_rxml_escape(out, r->source);
     fputs("</text>\n", out);
     for (int g = 0; g <= 100; g += 50)
         fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#ddd\"/>"
@@ -128,9 +115,9 @@ void sa_jsvg_write(FILE *out, const char *title, const sa_jsvg_run_t *runs, size
                  "width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" font-family=\"sans-serif\" font-size=\"12\">\n",
             W, h, W, h);
     fputs("<title>", out);
-    put_text(out, title);
+    sa_rxml_escape(out, title);
     fputs("</title>\n<text x=\"8\" y=\"18\" font-size=\"14\">", out);
-    put_text(out, title);
+    sa_rxml_escape(out, title);
     fputs("</text>\n", out);
     if (!n)
         fprintf(out, "<text x=\"%d\" y=\"60\">no run with GPUs</text>\n", X0);

@@ -181,6 +181,21 @@ static void expect_none(const json_t *p)
     assert_null(json_object_get(p, "gpu_util_mean"));
 }
 
+/* The four prom-* jobs of cluster as computed by hand above. */
+static void expect_all(const char *cluster, bool jobstats)
+{
+    json_t *doc;
+
+    expect_a100(prom_of(cluster, id_a100, &doc), jobstats);
+    json_decref(doc);
+    expect_two(prom_of(cluster, id_two, &doc));
+    json_decref(doc);
+    expect_mig(prom_of(cluster, id_mig, &doc));
+    json_decref(doc);
+    expect_none(prom_of(cluster, id_none, &doc));
+    json_decref(doc);
+}
+
 static void test_by_hand(void **state)
 {
     json_t *doc;
@@ -194,14 +209,7 @@ static void test_by_hand(void **state)
     if (strstr(err, "warning"))
         fail_msg("a clean import warned: %s", err);
     free(err);
-    expect_a100(prom_of("synth", id_a100, &doc), false);
-    json_decref(doc);
-    expect_two(prom_of("synth", id_two, &doc));
-    json_decref(doc);
-    expect_mig(prom_of("synth", id_mig, &doc));
-    json_decref(doc);
-    expect_none(prom_of("synth", id_none, &doc));
-    json_decref(doc);
+    expect_all("synth", false);
 
     /* again: every run is summarised, the server is not asked (its request counter stays) */
     before = server_queries();
@@ -299,18 +307,10 @@ static void test_reports(void **state)
 static void test_jobstats(void **state)
 {
     const char *js[] = {"--prometheus-exporter", "jobstats", NULL};
-    json_t *doc;
     (void)state;
 
     assert_int_equal(ingest("synthjs", prom_url, js, NULL), 0);
-    expect_a100(prom_of("synthjs", id_a100, &doc), true);
-    json_decref(doc);
-    expect_two(prom_of("synthjs", id_two, &doc));
-    json_decref(doc);
-    expect_mig(prom_of("synthjs", id_mig, &doc));
-    json_decref(doc);
-    expect_none(prom_of("synthjs", id_none, &doc));
-    json_decref(doc);
+    expect_all("synthjs", true);
 }
 
 /* A failed import: exit 0, one warning, no credentials printed, the archive whole and nothing summarised. */
