@@ -675,7 +675,7 @@ static void test_prometheus_faults(void **state)
     struct sockaddr_in sa;
     socklen_t len = sizeof sa;
     int closed = socket(AF_INET, SOCK_STREAM, 0), slow = socket(AF_INET, SOCK_STREAM, 0);
-    char urls[2][160], opt[200];
+    char urls[2][160], opt[200 + 160];
     const char *names[2] = {"down", "slow"};
     (void)state;
 
