@@ -1985,7 +1985,7 @@ json_t *sa_archive_get_job(sa_archive_t *a, const char *cluster, int64_t job_id,
 /* ---- changes by _id (the Prometheus import) ------------------------------------------------ */
 
 bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, int64_t to, sa_strv_t *ids,
-                          sa_error_t *error)
+                          int64_t **ends, size_t *ends_cap, sa_error_t *error)
 {
     sa_strv_t days;
     bson_t filter = BSON_INITIALIZER;
@@ -2014,8 +2014,12 @@ bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, i
         ok = sa_rolldoc_read(&d, b, error);
         for (size_t i = 0; ok && i < d.nm; i++) {
             const sa_rmember_t *m = &d.m[i];
-            if (m->nrec && m->rec[SA_RR_END] > after && m->rec[SA_RR_END] <= to && !sa_strv_push(ids, m->id))
+            if (!m->nrec || m->rec[SA_RR_END] <= after || m->rec[SA_RR_END] > to)
+                continue;
+            if (!SA_VEC_GROW(*ends, *ends_cap, ids->n, 1, 256) || !sa_strv_push(ids, m->id))
                 ok = sa_error_nomem(error);
+            else
+                (*ends)[ids->n - 1] = m->rec[SA_RR_END];
         }
         sa_rolldoc_clear(&d);
     }

@@ -192,10 +192,12 @@ bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error
 /*
  * The _ids of the final job documents of cluster whose end is in (after, to]: the ended
  * lists "<cluster>:<YYYY-MM-DD>:e" of those days (schema/sa_rollup.h), read by _id.
- * Appended to ids, in the lists' order.
+ * Appended to ids, in the lists' order (by day); each one's end appended to *ends (a
+ * growable array of capacity *ends_cap, parallel to ids: entries before the call's are
+ * left alone, and must be there).
  */
 bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, int64_t to, sa_strv_t *ids,
-                          sa_error_t *error);
+                          int64_t **ends, size_t *ends_cap, sa_error_t *error);
 
 /* Reads job documents by _id: docs[i] the document of ids[i] (NULL when there is none). */
 bool sa_archive_read_jobs(sa_archive_t *a, char *const *ids, size_t n, json_t **docs, sa_error_t *error);

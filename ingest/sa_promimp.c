@@ -16,6 +16,8 @@
 #include "sa_vec.h"
 
 #define BATCH_RUNS 32
+#define CHUNK 1000       /* documents read or written at once */
+#define MAX_TASKS 20000  /* runs taken in one run of slurm-ingest (the budget ends it sooner) */
 #define LATE_S 3600 /* a job whose end arrives this late is still found */
 
 enum { ST_UTIL_MEAN, ST_UTIL_P50, ST_UTIL_MAX, ST_IDLE, ST_SERIES, ST_GMEM_MAX, ST_GMEM_MEAN, ST_POWER, ST_SM,
@@ -55,8 +57,19 @@ typedef struct {
     bool done;
 } task_t;
 
+/* A document's _id and its index, or a task's document and index: sorted, to find one's tasks. */
+typedef struct {
+    const char *id;
+    size_t doc, task;
+} pair_t;
+
 typedef struct {
     const sa_promimp_opts_t *o;
+    sa_strv_t ids;    /* the documents looked at: prom_todo first, then the ended lists' */
+    int64_t *ends;    /* their jobs' ends (0: a to-do entry), parallel to ids */
+    size_t ends_cap, unread; /* ids from unread on were not read (the cap) */
+    bool *written;    /* per document: replaced with its runs done */
+    pair_t *by_id, *by_doc; /* the documents by _id; the tasks by document */
     bool js;          /* jobstats */
     const char *label;
     sa_promq_t q;
@@ -180,10 +193,13 @@ static bool ask_batch(imp_t *m, sa_error_t *error)
         for (size_t a = m->first, b; ok && a < m->first + m->count; a = b) {
             for (b = a + 1; b < m->first + m->count && m->t[b].start == m->t[a].start && m->t[b].end == m->t[a].end;)
                 b++;
-            ok = (a == m->first || qput(m, " or ")) && put_term(m, st, a, b);
+            if (m->t[a].end > m->t[a].start) /* a run of no time has no series to ask for */
+                ok = (m->qb.len == 0 || qput(m, " or ")) && put_term(m, st, a, b);
         }
         if (!ok)
             return sa_error_nomem(error);
+        if (m->qb.len == 0)
+            continue;
         form[1] = m->qb.data;
         m->stat = st;
         ok = sa_promq_post(&m->q, "/api/v1/query", form, &data, error) &&
@@ -281,12 +297,6 @@ static void ask_all(imp_t *m, char **warning)
 
 /* ---- the documents ----------------------------------------------------------------------- */
 
-typedef struct {
-    imp_t *m;
-    char **ids;
-    size_t n;
-} patch_ctx_t;
-
 /* runs[].prom of a task done. */
 static json_t *prom_json(const imp_t *m, const task_t *k)
 {
@@ -304,18 +314,55 @@ static json_t *prom_json(const imp_t *m, const task_t *k)
     return p;
 }
 
+static int pair_id_cmp(const void *a, const void *b)
+{
+    return strcmp(((const pair_t *)a)->id, ((const pair_t *)b)->id);
+}
+
+static int pair_doc_cmp(const void *a, const void *b)
+{
+    const pair_t *x = a, *y = b;
+    if (x->doc != y->doc)
+        return x->doc < y->doc ? -1 : 1;
+    return x->task < y->task ? -1 : x->task > y->task;
+}
+
+/* The indexes patch_doc finds a document's tasks by. */
+static bool index_tasks(imp_t *m)
+{
+    if (!(m->by_id = malloc((m->ids.n ? m->ids.n : 1) * sizeof *m->by_id)) ||
+        !(m->by_doc = malloc((m->n ? m->n : 1) * sizeof *m->by_doc)))
+        return false;
+    for (size_t i = 0; i < m->ids.n; i++)
+        m->by_id[i] = (pair_t){m->ids.v[i], i, 0};
+    for (size_t i = 0; i < m->n; i++)
+        m->by_doc[i] = (pair_t){NULL, m->t[i].doc, i};
+    qsort(m->by_id, m->ids.n, sizeof *m->by_id, pair_id_cmp);
+    qsort(m->by_doc, m->n, sizeof *m->by_doc, pair_doc_cmp);
+    return true;
+}
+
 /* The document with runs[].prom of its tasks done (matched by the run's start). */
 static bool patch_doc(void *ctx, const char *id, const json_t *stored, json_t **changed, sa_error_t *error)
 {
-    patch_ctx_t *pc = ctx;
-    imp_t *m = pc->m;
-    json_t *runs;
+    imp_t *m = ctx;
+    pair_t key = {id, 0, 0}, *d = bsearch(&key, m->by_id, m->ids.n, sizeof *m->by_id, pair_id_cmp);
+    size_t lo = 0, hi = m->n;
 
     *changed = NULL;
-    for (size_t i = 0; i < m->n; i++) {
-        task_t *k = &m->t[i];
-        json_t *r = NULL;
-        if (!k->done || strcmp(pc->ids[k->doc], id) != 0)
+    if (!d)
+        return true;
+    while (lo < hi) { /* the first task of the document */
+        size_t mid = lo + (hi - lo) / 2;
+        if (m->by_doc[mid].doc < d->doc)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (; lo < m->n && m->by_doc[lo].doc == d->doc; lo++) {
+        const task_t *k = &m->t[m->by_doc[lo].task];
+        json_t *runs, *r = NULL;
+        if (!k->done)
             continue;
         if (!*changed && !(*changed = json_deep_copy(stored)))
             return sa_error_nomem(error);
@@ -330,24 +377,30 @@ static bool patch_doc(void *ctx, const char *id, const json_t *stored, json_t **
     return true;
 }
 
-/* The documents to look at: prom_todo, then the ended lists from the watermark (or since) on. */
-static bool candidates(sa_archive_t *a, const char *cluster, const sa_promimp_opts_t *o, const json_t *cdoc,
-                       sa_strv_t *ids, int64_t *wm, sa_error_t *error)
+/*
+ * The documents to look at, into m: prom_todo (end 0: before anything), then the ended lists
+ * from the watermark (or since) on, with their ends.
+ */
+static bool candidates(sa_archive_t *a, const char *cluster, imp_t *m, const json_t *cdoc, int64_t *wm,
+                       sa_error_t *error)
 {
     const json_t *todo = json_object_get(cdoc, "prom_todo"), *v;
+    const sa_promimp_opts_t *o = m->o;
     int64_t after;
     size_t i;
 
     *wm = jint(cdoc, "prom_watermark");
     json_array_foreach(todo, i, v) {
-        if (json_is_string(v) && !sa_strv_contains(ids, json_string_value(v)) &&
-            !sa_strv_push(ids, json_string_value(v)))
+        if (!json_is_string(v) || sa_strv_contains(&m->ids, json_string_value(v)))
+            continue;
+        if (!SA_VEC_GROW(m->ends, m->ends_cap, m->ids.n, 1, 256) || !sa_strv_push(&m->ids, json_string_value(v)))
             return sa_error_nomem(error);
+        m->ends[m->ids.n - 1] = 0;
     }
     after = *wm == SA_UNSET ? o->at - 86400 : *wm - LATE_S;
     if (o->since != SA_UNSET && o->since < after)
         after = o->since;
-    return sa_archive_ended_ids(a, cluster, after, o->at, ids, error);
+    return sa_archive_ended_ids(a, cluster, after, o->at, &m->ids, &m->ends, &m->ends_cap, error);
 }
 
 /* Adds id to the to-do unless there. */
@@ -364,11 +417,12 @@ static void todo_add(json_t *todo, const char *id)
 
 /*
  * The new watermark and to-do: the watermark goes to the end of the first run not done
- * (less a second), else to the run's time, never back (but for a backfill); the to-do
- * holds the documents of runs before it not done, and those done whose write lost a race.
+ * (less a second; documents not read for the cap: the first of their ends), else to the
+ * run's time, never back (but for a backfill); the to-do holds the documents of runs
+ * before it not done, and those done whose write lost a race.
  */
-static bool keep_state(sa_archive_t *a, const char *cluster, const imp_t *m, char **ids, json_t **docs,
-                       const bool *written, int64_t wm, sa_promimp_stats_t *st, sa_error_t *error)
+static bool keep_state(sa_archive_t *a, const char *cluster, const imp_t *m, int64_t wm, sa_promimp_stats_t *st,
+                       sa_error_t *error)
 {
     int64_t new_wm = m->o->at;
     json_t *todo = json_array(), *set;
@@ -378,15 +432,22 @@ static bool keep_state(sa_archive_t *a, const char *cluster, const imp_t *m, cha
         if (!m->t[i].done && m->t[i].end - 1 < new_wm)
             new_wm = m->t[i].end - 1;
     }
+    for (size_t i = m->unread; i < m->ids.n; i++) {
+        if (m->ends[i] > 0 && m->ends[i] - 1 < new_wm)
+            new_wm = m->ends[i] - 1;
+    }
     if (wm != SA_UNSET && new_wm < wm && m->o->since == SA_UNSET)
         new_wm = wm;
     for (size_t i = 0; todo && i < m->n; i++) {
         const task_t *k = &m->t[i];
-        if (k->done ? !written[k->doc] : k->end <= new_wm)
-            todo_add(todo, ids[k->doc]);
+        if (k->done ? !m->written[k->doc] : k->end <= new_wm)
+            todo_add(todo, m->ids.v[k->doc]);
         st->left += !k->done;
     }
-    (void)docs;
+    for (size_t i = m->unread; todo && i < m->ids.n; i++) {
+        if (m->ends[i] <= new_wm) /* prom_todo entries left unread */
+            todo_add(todo, m->ids.v[i]);
+    }
     st->todo = json_array_size(todo);
     set = todo ? json_pack("{s:I, s:o}", "prom_watermark", (json_int_t)new_wm, "prom_todo", todo) : NULL;
     ok = set && sa_archive_cluster_update(a, cluster, NULL, set, error);
@@ -396,16 +457,66 @@ static bool keep_state(sa_archive_t *a, const char *cluster, const imp_t *m, cha
     return ok;
 }
 
+/* The runs to summarise, from the documents read CHUNK at a time (each freed once its tasks are taken), up to MAX_TASKS. */
+static bool read_tasks(sa_archive_t *a, imp_t *m, sa_error_t *error)
+{
+    json_t *docs[CHUNK];
+    bool ok = true;
+    size_t i;
+
+    for (i = 0; ok && i < m->ids.n && m->n < MAX_TASKS; i += CHUNK) {
+        size_t n = m->ids.n - i < CHUNK ? m->ids.n - i : CHUNK;
+        ok = sa_archive_read_jobs(a, m->ids.v + i, n, docs, error);
+        for (size_t k = 0; ok && k < n; k++) {
+            ok = !docs[k] || add_tasks(m, docs[k], i + k) || sa_error_nomem(error);
+            json_decref(docs[k]);
+        }
+    }
+    m->unread = i < m->ids.n ? i : m->ids.n;
+    return ok;
+}
+
+/* The documents with a run done, written CHUNK at a time through the archive's path. */
+static bool write_done(sa_archive_t *a, const char *cluster, imp_t *m, sa_promimp_stats_t *st, sa_error_t *error)
+{
+    char **ids = malloc(CHUNK * sizeof *ids);
+    size_t *di = malloc(CHUNK * sizeof *di), n = 0, written;
+    bool replaced[CHUNK], ok = ids && di;
+    bool *queued = calloc(m->ids.n ? m->ids.n : 1, sizeof *queued);
+
+    if (!ok || !queued) {
+        free(ids);
+        free(di);
+        free(queued);
+        return sa_error_nomem(error);
+    }
+    for (size_t i = 0; ok && i <= m->n; i++) {
+        if (i < m->n && m->t[i].done && !queued[m->t[i].doc]) {
+            queued[m->t[i].doc] = true;
+            di[n] = m->t[i].doc;
+            ids[n++] = m->ids.v[m->t[i].doc];
+        }
+        if (n == CHUNK || (i == m->n && n)) {
+            ok = sa_archive_patch_jobs(a, cluster, ids, n, patch_doc, m, &written, replaced, error);
+            for (size_t k = 0; ok && k < n; k++)
+                m->written[di[k]] = replaced[k];
+            st->jobs += written;
+            n = 0;
+        }
+    }
+    free(ids);
+    free(di);
+    free(queued);
+    return ok;
+}
+
 bool sa_promimp_run(sa_archive_t *a, const char *cluster, const sa_promimp_opts_t *o, sa_promimp_stats_t *st,
                     char **warning, sa_error_t *error)
 {
     imp_t m;
-    sa_strv_t ids;
-    json_t *cdoc = NULL, **docs = NULL;
-    bool *written = NULL, ok;
+    json_t *cdoc = NULL;
+    bool ok;
     int64_t wm = SA_UNSET;
-    size_t nw = 0;
-    patch_ctx_t pc;
 
     memset(st, 0, sizeof *st);
     memset(&m, 0, sizeof m);
@@ -416,35 +527,29 @@ bool sa_promimp_run(sa_archive_t *a, const char *cluster, const sa_promimp_opts_
     m.q.url = o->url;
     m.q.timeout_s = o->timeout_s;
     m.read_at = (int64_t)time(NULL);
-    sa_strv_init(&ids);
+    sa_strv_init(&m.ids);
     sa_buf_init(&m.qb, (size_t)1 << 24);
-    ok = (cdoc = sa_archive_cluster_get(a, cluster, error)) != NULL && candidates(a, cluster, o, cdoc, &ids, &wm, error);
-    if (ok && ids.n) {
-        docs = calloc(ids.n, sizeof *docs);
-        written = calloc(ids.n, sizeof *written);
-        ok = (docs && written) || sa_error_nomem(error);
-        ok = ok && sa_archive_read_jobs(a, ids.v, ids.n, docs, error);
-    }
-    for (size_t i = 0; ok && i < ids.n; i++)
-        ok = !docs[i] || add_tasks(&m, docs[i], i) || sa_error_nomem(error);
+    ok = (cdoc = sa_archive_cluster_get(a, cluster, error)) != NULL && candidates(a, cluster, &m, cdoc, &wm, error) &&
+         ((m.written = calloc(m.ids.n ? m.ids.n : 1, sizeof *m.written)) != NULL || sa_error_nomem(error)) &&
+         read_tasks(a, &m, error);
     if (ok && m.n) {
         qsort(m.t, m.n, sizeof *m.t, task_cmp);
-        ask_all(&m, warning);
-        pc = (patch_ctx_t){&m, ids.v, ids.n};
-        ok = sa_archive_patch_jobs(a, cluster, ids.v, ids.n, patch_doc, &pc, &nw, written, error);
-        st->jobs = nw;
+        ok = index_tasks(&m) || sa_error_nomem(error);
+        if (ok)
+            ask_all(&m, warning);
+        ok = ok && write_done(a, cluster, &m, st, error);
         for (size_t i = 0; i < m.n; i++)
-            st->runs += m.t[i].done && written[m.t[i].doc];
+            st->runs += m.t[i].done && m.written[m.t[i].doc];
     }
-    ok = ok && keep_state(a, cluster, &m, ids.v, docs, written, wm, st, error);
+    ok = ok && keep_state(a, cluster, &m, wm, st, error);
     st->queries = m.q.requests;
-    for (size_t i = 0; docs && i < ids.n; i++)
-        json_decref(docs[i]);
-    free(docs);
-    free(written);
     free(m.t);
+    free(m.ends);
+    free(m.written);
+    free(m.by_id);
+    free(m.by_doc);
     sa_buf_clear(&m.qb);
-    sa_strv_clear(&ids);
+    sa_strv_clear(&m.ids);
     json_decref(cdoc);
     return ok;
 }
