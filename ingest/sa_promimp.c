@@ -55,6 +55,7 @@ typedef struct {
     int64_t job_id, start, end, gpus;
     double v[ST_N];  /* answers, NAN: none */
     bool done;
+    char *error;     /* the server refused the run's query (stored as runs[].prom.error), else NULL */
 } task_t;
 
 /* A document's _id and its index, or a task's document and index: sorted, to find one's tasks. */
@@ -232,7 +233,7 @@ static bool add_tasks(imp_t *m, const json_t *doc, size_t di)
             continue;
         if (!SA_VEC_GROW(m->t, m->cap, m->n, 1, 64))
             return false;
-        m->t[m->n] = (task_t){di, i, jint(doc, "job_id"), start, end, gpus == SA_UNSET ? 0 : gpus, {0}, false};
+        m->t[m->n] = (task_t){di, i, jint(doc, "job_id"), start, end, gpus == SA_UNSET ? 0 : gpus, {0}, false, NULL};
         for (int k = 0; k < ST_N; k++)
             m->t[m->n].v[k] = NAN;
         m->n++;
@@ -250,11 +251,11 @@ static int task_cmp(const void *a, const void *b)
     return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
 }
 
-/* The next batch from m->t[from]: up to BATCH_RUNS runs, a job id once. */
-static size_t batch_end(const imp_t *m, size_t from)
+/* The next batch from m->t[from]: up to BATCH_RUNS runs (1 when single), a job id once. */
+static size_t batch_end(const imp_t *m, size_t from, bool single)
 {
     size_t to = from;
-    while (to < m->n && to - from < BATCH_RUNS) {
+    while (to < m->n && to - from < (single ? 1 : BATCH_RUNS)) {
         for (size_t k = from; k < to; k++) {
             if (m->t[k].job_id == m->t[to].job_id)
                 return to;
@@ -264,15 +265,20 @@ static size_t batch_end(const imp_t *m, size_t from)
     return to;
 }
 
-/* Asks every batch, in end order, within the budget; *warning says why it stopped early. */
+/*
+ * Asks every batch, in end order, within the budget; *warning says why it stopped early.
+ * A query the server refuses (SA_PROMQ_REFUSED: a run too large, say) is asked again run by
+ * run, and a run refused alone is done with the server's error: it never blocks the others.
+ */
 static void ask_all(imp_t *m, char **warning)
 {
     struct timespec t0, t;
     sa_error_t err;
+    bool single = false;
 
     clock_gettime(CLOCK_MONOTONIC, &t0);
     for (size_t i = 0; i < m->n;) {
-        size_t to = batch_end(m, i);
+        size_t to = batch_end(m, i, single);
         clock_gettime(CLOCK_MONOTONIC, &t);
         if (m->o->budget_s > 0 && t.tv_sec - t0.tv_sec >= m->o->budget_s) {
             if (asprintf(warning, "Prometheus import: the budget of %llds is spent; %zu run(s) wait for the next run",
@@ -284,10 +290,20 @@ static void ask_all(imp_t *m, char **warning)
         m->count = to - i;
         sa_error_clear(&err);
         if (!ask_batch(m, &err)) {
-            if (asprintf(warning, "Prometheus import stopped, %zu run(s) wait for the next run: %s", m->n - i,
-                         err.message) < 0)
-                *warning = NULL;
-            return;
+            if (err.code == SA_PROMQ_REFUSED && m->count > 1) {
+                single = true; /* the same runs again, one by one */
+                continue;
+            }
+            if (err.code == SA_PROMQ_REFUSED) {
+                m->t[i].error = strdup(err.message);
+                for (int k = 0; k < ST_N; k++)
+                    m->t[i].v[k] = NAN;
+            } else {
+                if (asprintf(warning, "Prometheus import stopped, %zu run(s) wait for the next run: %s", m->n - i,
+                             err.message) < 0)
+                    *warning = NULL;
+                return;
+            }
         }
         for (size_t k = i; k < to; k++)
             m->t[k].done = true;
@@ -311,6 +327,8 @@ static json_t *prom_json(const imp_t *m, const task_t *k)
     }
     if (!isnan(k->v[ST_IDLE]))
         json_object_set_new(p, "idle_pct", json_real(m->o->idle_pct));
+    if (k->error)
+        json_object_set_new(p, "error", json_string(k->error));
     return p;
 }
 
@@ -543,6 +561,8 @@ bool sa_promimp_run(sa_archive_t *a, const char *cluster, const sa_promimp_opts_
     }
     ok = ok && keep_state(a, cluster, &m, wm, st, error);
     st->queries = m.q.requests;
+    for (size_t i = 0; i < m.n; i++)
+        free(m.t[i].error);
     free(m.t);
     free(m.ends);
     free(m.written);

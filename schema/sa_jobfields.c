@@ -185,6 +185,7 @@ const sa_jobfield_t sa_jobfields[] = {
     {"runs[].prom.sm_occupancy_mean", "double", "SM occupancy, percent, the mean over the GPUs (slurm-job-exporter only)"},
     {"runs[].prom.cpu_cores_mean", "double", "CPU cores used on average: the CPU-seconds counter's rate over the run, summed over the nodes"},
     {"runs[].prom.mem_max_bytes", "double", "the most memory the job used on any one node, bytes"},
+    {"runs[].prom.error", "string", "the server refused the run's queries (bad_data, execution): its error; the run is not asked again"},
     {"runs[].usage", "object", "what Slurm measured of the run (sacct usage fields; absent members were not gathered, never 0): CPU times and energy of the allocation line, else summed over the steps; memory the largest of any step; disk summed"},
     {"runs[].usage.cpu_s", "double", "CPU time used, seconds: sacct's TotalCPU (user + system, milliseconds kept)"},
     {"runs[].usage.user_cpu_s", "double", "user CPU time, seconds (UserCPU)"},

@@ -89,8 +89,10 @@ static bool parse_answer(const sa_buf_t *b, long status, const char *where, json
     } else if (strcmp(st, "success") != 0 || !json_object_get(root, "data")) {
         char q[200];
         const char *e = json_string_value(json_object_get(root, "error"));
-        sa_error_set(error, SA_ERR_IO, 0, "%s: HTTP %ld, the server says: %s", where, status,
-                     sa_error_quote(e ? e : st, 160, q, sizeof q));
+        const char *type = json_string_value(json_object_get(root, "errorType"));
+        bool refused = type && (strcmp(type, "bad_data") == 0 || strcmp(type, "execution") == 0);
+        sa_error_set(error, SA_ERR_IO, refused ? SA_PROMQ_REFUSED : 0, "%s: HTTP %ld, the server says: %s", where,
+                     status, sa_error_quote(e ? e : st, 160, q, sizeof q));
     } else {
         *data = json_incref(json_object_get(root, "data"));
         ok = true;

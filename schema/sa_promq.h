@@ -6,8 +6,11 @@
  *
  * Errors are SA_ERR_IO: the server could not be reached, did not answer in time, answered
  * more than the cap, with an HTTP error, with something that is not Prometheus's JSON, or
- * with status "error" (its error text quoted).
+ * with status "error" (its error text quoted). An answer of status "error" whose errorType
+ * says the query itself failed (bad_data, execution: asking again will not help) has the
+ * code SA_PROMQ_REFUSED; any other failure code 0.
  */
+#define SA_PROMQ_REFUSED 1
 #ifndef SA_PROMQ_H
 #define SA_PROMQ_H
 
