@@ -150,6 +150,7 @@ static void expect_a100(const json_t *p, bool jobstats)
     expect_num(p, "cpu_cores_mean", 6);
     expect_num(p, "mem_max_bytes", 12 * GIB);
     assert_string_equal(json_string_value(json_object_get(p, "source")), "prometheus");
+    assert_non_null(json_object_get(json_object_get(p, "read_at"), "$date")); /* a BSON date */
     assert_string_equal(json_string_value(json_object_get(p, "exporter")), jobstats ? "jobstats" : "slurm-job-exporter");
 }
 
