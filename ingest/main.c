@@ -228,6 +228,13 @@ static int configure(const char *config_path, const char *const table_values[], 
         fprintf(stderr, "slurm-ingest: --at: %s\n", error.message);
         return usage_exit(&error);
     }
+    {
+        int64_t t; /* the Prometheus import's backfill start, checked before anything runs */
+        if (ic->prometheus_since && !sa_time_parse(ic->prometheus_since, ro->at, &t, &error)) {
+            fprintf(stderr, "slurm-ingest: prometheus-since: %s\n", error.message);
+            return usage_exit(&error);
+        }
+    }
     if (!ro->no_mongo) {
         /* --mongo-uri on the command line (shown by ps) wins when given; else env, file, credential, config */
         const char *cli_uri = NULL;

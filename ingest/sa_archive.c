@@ -1695,8 +1695,8 @@ static bool retype_doc(sa_tsdb_t *db, const char *cluster, int64_t last, const j
     return true;
 }
 
-/* Replaces one re-typed document if still at the version read; *written says whether it was. */
-static bool retype_write(sa_archive_t *a, const char *id, int64_t v, json_t *doc, bool *written, sa_error_t *error)
+/* Replaces a changed job document if still at the version read; *written says whether it was. */
+static bool replace_at_version(sa_archive_t *a, const char *id, int64_t v, json_t *doc, bool *written, sa_error_t *error)
 {
     bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER, reply;
     bson_error_t berr;
@@ -1794,7 +1794,7 @@ bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_
         bool written = false;
         if (!docs[i])
             continue;
-        ok = retype_write(a, slots[i].id, slots[i].v, docs[i], &written, error) &&
+        ok = replace_at_version(a, slots[i].id, slots[i].v, docs[i], &written, error) &&
              (!written || stage_doc(w, slots[i].id, slots[i].stored, docs[i], false, error));
         *retyped += written;
     }
@@ -1980,4 +1980,145 @@ json_t *sa_archive_get_job(sa_archive_t *a, const char *cluster, int64_t job_id,
     mongoc_cursor_destroy(cursor);
     bson_destroy(&filter);
     return doc;
+}
+
+/* ---- changes by _id (the Prometheus import) ------------------------------------------------ */
+
+bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, int64_t to, sa_strv_t *ids,
+                          int64_t **ends, size_t *ends_cap, sa_error_t *error)
+{
+    sa_strv_t days;
+    bson_t filter = BSON_INITIALIZER;
+    mongoc_cursor_t *cur = NULL;
+    const bson_t *b;
+    bson_error_t berr;
+    sa_rolldoc_t d;
+    bool ok = true;
+
+    sa_strv_init(&days);
+    if (to < after || to < 0)
+        return true;
+    for (int64_t day = sa_rollup_day(after < 0 ? 0 : after); ok && day <= sa_rollup_day(to); day += SA_DAY) {
+        char *id = sa_rollup_id(cluster, day + SA_ROLLUP_ENDED);
+        ok = id && sa_strv_push(&days, id);
+        free(id);
+    }
+    if (!ok) {
+        sa_strv_clear(&days);
+        return sa_error_nomem(error);
+    }
+    sa_bson_append_in_strings(&filter, "_id", days.v, days.n);
+    cur = mongoc_collection_find_with_opts(a->rollups, &filter, NULL, NULL);
+    while (ok && mongoc_cursor_next(cur, &b)) {
+        sa_rolldoc_init(&d);
+        ok = sa_rolldoc_read(&d, b, error);
+        for (size_t i = 0; ok && i < d.nm; i++) {
+            const sa_rmember_t *m = &d.m[i];
+            if (!m->nrec || m->rec[SA_RR_END] <= after || m->rec[SA_RR_END] > to)
+                continue;
+            if (!SA_VEC_GROW(*ends, *ends_cap, ids->n, 1, 256) || !sa_strv_push(ids, m->id))
+                ok = sa_error_nomem(error);
+            else
+                (*ends)[ids->n - 1] = m->rec[SA_RR_END];
+        }
+        sa_rolldoc_clear(&d);
+    }
+    if (ok && mongoc_cursor_error(cur, &berr)) {
+        sa_mongo_error(error, a->hosts, "reading rollups", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(&filter);
+    sa_strv_clear(&days);
+    return ok;
+}
+
+/* Slots for the documents of ids, read; NULL on failure. */
+static slot_t *slots_read(sa_archive_t *a, char *const *ids, size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+{
+    slot_t *slots = calloc(n ? n : 1, sizeof *slots);
+    slot_t **want = calloc(n ? n : 1, sizeof *want);
+    bool ok = slots && want;
+
+    for (size_t i = 0; ok && i < n; i++) {
+        want[i] = &slots[i];
+        ok = (slots[i].id = strdup(ids[i])) != NULL;
+    }
+    if (!ok)
+        sa_error_nomem(error);
+    ok = ok && read_docs(a, want, n, stats, error);
+    free(want);
+    if (!ok && slots) {
+        for (size_t i = 0; i < n; i++) {
+            slot_reset(&slots[i]);
+            free(slots[i].id);
+        }
+        free(slots);
+        slots = NULL;
+    }
+    return slots;
+}
+
+static void slots_free(slot_t *slots, size_t n)
+{
+    for (size_t i = 0; slots && i < n; i++) {
+        slot_reset(&slots[i]);
+        free(slots[i].id);
+    }
+    free(slots);
+}
+
+bool sa_archive_read_jobs(sa_archive_t *a, char *const *ids, size_t n, json_t **docs, sa_error_t *error)
+{
+    sa_archive_stats_t stats;
+    slot_t *slots;
+
+    memset(&stats, 0, sizeof stats);
+    if (!(slots = slots_read(a, ids, n, &stats, error)))
+        return false;
+    for (size_t i = 0; i < n; i++)
+        docs[i] = slots[i].stored ? json_incref(slots[i].stored) : NULL;
+    slots_free(slots, n);
+    return true;
+}
+
+bool sa_archive_patch_jobs(sa_archive_t *a, const char *cluster, char *const *ids, size_t n, sa_archive_patch_fn fn,
+                           void *ctx, size_t *written, bool *replaced, sa_error_t *error)
+{
+    sa_rollw_t *w = sa_rollw_new(a->rollups, a->hosts, cluster);
+    sa_archive_stats_t stats;
+    slot_t *slots = NULL;
+    bool ok = w != NULL;
+
+    *written = 0;
+    memset(&stats, 0, sizeof stats);
+    for (size_t i = 0; replaced && i < n; i++)
+        replaced[i] = false;
+    if (!ok)
+        sa_error_nomem(error);
+    ok = ok && (slots = slots_read(a, ids, n, &stats, error)) != NULL;
+    for (size_t i = 0; ok && i < n; i++) { /* the changes, journaled before any write */
+        bson_t b = BSON_INITIALIZER;
+        if (!slots[i].stored)
+            continue;
+        ok = fn(ctx, slots[i].id, slots[i].stored, &slots[i].doc, error) &&
+             (!slots[i].doc || (doc_to_bson(slots[i].stored, &b, error) &&
+                                sa_rollw_journal_add(w, slots[i].id, &b, error)));
+        bson_destroy(&b);
+    }
+    ok = ok && sa_rollw_journal_write(w, error);
+    for (size_t i = 0; ok && i < n; i++) {
+        bool done = false;
+        if (!slots[i].doc)
+            continue;
+        ok = replace_at_version(a, slots[i].id, slots[i].v, slots[i].doc, &done, error) &&
+             (!done || stage_doc(w, slots[i].id, slots[i].stored, slots[i].doc, false, error));
+        *written += done;
+        if (replaced)
+            replaced[i] = done;
+    }
+    ok = ok && sa_rollw_flush(w, error) && sa_rollw_journal_done(w, error);
+    slots_free(slots, n);
+    sa_rollw_free(w);
+    return ok;
 }

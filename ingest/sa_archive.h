@@ -189,6 +189,31 @@ bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_
  */
 bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error);
 
+/*
+ * The _ids of the final job documents of cluster whose end is in (after, to]: the ended
+ * lists "<cluster>:<YYYY-MM-DD>:e" of those days (schema/sa_rollup.h), read by _id.
+ * Appended to ids, in the lists' order (by day); each one's end appended to *ends (a
+ * growable array of capacity *ends_cap, parallel to ids: entries before the call's are
+ * left alone, and must be there).
+ */
+bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, int64_t to, sa_strv_t *ids,
+                          int64_t **ends, size_t *ends_cap, sa_error_t *error);
+
+/* Reads job documents by _id: docs[i] the document of ids[i] (NULL when there is none). */
+bool sa_archive_read_jobs(sa_archive_t *a, char *const *ids, size_t n, json_t **docs, sa_error_t *error);
+
+/*
+ * Changes job documents by _id through the archive's path: fn is handed each stored
+ * document and returns in *changed a changed copy (NULL: leave it); the changed ones are
+ * journaled, replaced if still at the version read (one changed since is left as it is,
+ * not counted), and their rollups staged and written. *written: documents replaced;
+ * replaced (may be NULL; n entries) says which.
+ */
+typedef bool (*sa_archive_patch_fn)(void *ctx, const char *id, const json_t *stored, json_t **changed,
+                                    sa_error_t *error);
+bool sa_archive_patch_jobs(sa_archive_t *a, const char *cluster, char *const *ids, size_t n, sa_archive_patch_fn fn,
+                           void *ctx, size_t *written, bool *replaced, sa_error_t *error);
+
 /* Reads one job document (NULL when absent, with no error). For tests and tools. */
 json_t *sa_archive_get_job(sa_archive_t *a, const char *cluster, int64_t job_id, sa_error_t *error);
 

@@ -77,6 +77,18 @@ const sa_option_t sa_ingest_options[] = {
     {"sinfo-command", SA_OPT_STRING, "PROGRAM", "sinfo", "The sinfo program."},
     {"sacct-command", SA_OPT_STRING, "PROGRAM", "sacct", "The sacct program."},
     {"sdiag-command", SA_OPT_STRING, "PROGRAM", "sdiag", "The sdiag program."},
+    {"prometheus-url", SA_OPT_STRING, "URL", NULL,
+     "Prometheus server whose per-job exporter series are summarised into each job run once it ended "
+     "(none: no import); credentials in it are never logged."},
+    {"prometheus-exporter", SA_OPT_STRING, "NAME", "slurm-job-exporter",
+     "The exporter whose metrics the server holds: slurm-job-exporter or jobstats."},
+    {"prometheus-budget", SA_OPT_DURATION, "DURATION", "60s",
+     "Time one run spends on the import; what is left waits for the next run."},
+    {"prometheus-timeout", SA_OPT_DURATION, "DURATION", "10s", "Timeout of one query to the server."},
+    {"prometheus-step", SA_OPT_DURATION, "DURATION", "30s",
+     "Resolution of the subqueries (median, idle share): the exporters' scrape interval."},
+    {"prometheus-since", SA_OPT_STRING, "DATE", NULL,
+     "Also summarise the runs that ended from DATE on (a backfill), not only those since the last import."},
     {"log-level", SA_OPT_STRING, "LEVEL", "info",
      "error, warning, info or debug; each -v is one step more verbose, each -q one step quieter."},
     {NULL, SA_OPT_STRING, NULL, NULL, NULL},
@@ -939,6 +951,12 @@ static const struct {
     {"max-gap", offsetof(sa_ingest_config_t, max_gap)},
     {"spool-max", offsetof(sa_ingest_config_t, spool_max)},
     {"cache-keep", offsetof(sa_ingest_config_t, cache_keep)},
+    {"prometheus-url", offsetof(sa_ingest_config_t, prometheus_url)},
+    {"prometheus-exporter", offsetof(sa_ingest_config_t, prometheus_exporter)},
+    {"prometheus-budget", offsetof(sa_ingest_config_t, prometheus_budget)},
+    {"prometheus-timeout", offsetof(sa_ingest_config_t, prometheus_timeout)},
+    {"prometheus-step", offsetof(sa_ingest_config_t, prometheus_step)},
+    {"prometheus-since", offsetof(sa_ingest_config_t, prometheus_since)},
 };
 
 bool sa_ingest_config_fill(const sa_config_t *cfg, sa_ingest_config_t *c, sa_error_t *error)
@@ -973,6 +991,15 @@ bool sa_ingest_config_fill(const sa_config_t *cfg, sa_ingest_config_t *c, sa_err
     }
     if (c->backfill_window <= 0)
         c->backfill_window = 86400;
+    if (c->prometheus_exporter && strcmp(c->prometheus_exporter, "slurm-job-exporter") != 0 &&
+        strcmp(c->prometheus_exporter, "jobstats") != 0) {
+        char q[160];
+        sa_error_set(error, SA_ERR_USAGE, 0, "prometheus-exporter: \"%s\" is neither slurm-job-exporter nor jobstats",
+                     sa_error_quote(c->prometheus_exporter, 64, q, sizeof q));
+        return false;
+    }
+    if (c->prometheus_step <= 0)
+        c->prometheus_step = 30;
     /* a cap of 0 would refuse every capture (exit 10) on an empty spool: say it here */
     if (c->max_output <= 0 || c->spool_max <= 0) {
         const char *key = c->max_output <= 0 ? "max-output" : "spool-max";

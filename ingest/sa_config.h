@@ -216,6 +216,8 @@ typedef struct {
     const char *tz; /* the zone of sacct text captures given as files */
     int64_t backfill_window, sacct_overlap, timeout, max_gap, cache_keep; /* seconds */
     int64_t max_output, spool_max;                                        /* bytes */
+    const char *prometheus_url, *prometheus_exporter, *prometheus_since;  /* the Prometheus import */
+    int64_t prometheus_budget, prometheus_timeout, prometheus_step;       /* seconds */
     char sqlite_buf[4096], job_cache_buf[4096];
 } sa_ingest_config_t;
 

@@ -65,6 +65,8 @@ typedef struct {
     /* nodes of a snapshot whose GPUs Slurm did not say per node (grouped sinfo --json):
      * the most in one snapshot, carried from an earlier per-node observation or left unknown */
     size_t nodes_gpu_carried, nodes_gpu_unknown;
+    /* the Prometheus import: requests, runs summarised, runs left for a later run, documents in its to-do */
+    size_t prom_queries, prom_runs, prom_left, prom_todo;
 } sa_ingest_stats_t;
 
 void sa_ingest_stats_init(sa_ingest_stats_t *st);

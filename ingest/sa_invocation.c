@@ -19,6 +19,8 @@
 #include "sa_fsutil.h"
 #include "sa_jobcache.h"
 #include "sa_lock.h"
+#include "sa_promimp.h"
+#include "sa_rollup.h"
 #include "sa_log.h"
 #include "sa_snapshot.h"
 #include "sa_slurmtext.h"
@@ -54,7 +56,7 @@ static double mono_ms(void)
  * landing a snapshot) took meanwhile, which are phases of their own.
  */
 enum { PH_LOCK, PH_CONNECT, PH_VALIDATOR, PH_INDEXES, PH_MIGRATE, PH_ROLLUPS, PH_CACHE, PH_NODE_CONFIG, PH_CAPTURE,
-       PH_LAND, PH_BACKFILL, PH_RETYPE, PH_FINISH, PH_N };
+       PH_LAND, PH_BACKFILL, PH_RETYPE, PH_PROM, PH_FINISH, PH_N };
 static const char *const phase_names[PH_N] = {
     [PH_LOCK] = "lock",           /* directories checked, the cluster's lock, half-written snapshots swept */
     [PH_CONNECT] = "connect",     /* the client made and the server's first answer */
@@ -68,6 +70,7 @@ static const char *const phase_names[PH_N] = {
     [PH_LAND] = "land",           /* the spool listed, marks, watermark, snapshots dropped, less parse/sqlite/mongo */
     [PH_BACKFILL] = "backfill",   /* sacct windows after the first, less exec/parse/sqlite/mongo */
     [PH_RETYPE] = "retype",       /* runs whose untyped GPUs the node snapshots now type (sa_archive_retype) */
+    [PH_PROM] = "prometheus",     /* the Prometheus import (sa_promimp.h) */
     [PH_FINISH] = "finish",       /* from the last step to the run's record */
 };
 
@@ -660,6 +663,12 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
     json_object_set_new(counts, "insert_rereads", json_integer((json_int_t)st->jobs.insert_rereads));
     json_object_set_new(counts, "nodes_gpu_carried", json_integer((json_int_t)st->nodes_gpu_carried));
     json_object_set_new(counts, "nodes_gpu_unknown", json_integer((json_int_t)st->nodes_gpu_unknown));
+    if (r->c->prometheus_url)
+        json_object_set_new(counts, "prometheus", json_pack("{s:I, s:I, s:I, s:I}", "queries",
+                                                            (json_int_t)st->prom_queries, "runs",
+                                                            (json_int_t)st->prom_runs, "left",
+                                                            (json_int_t)st->prom_left, "todo",
+                                                            (json_int_t)st->prom_todo));
     json_object_set_new(d, "counts", counts);
     if (st->slurm_release)
         json_object_set_new(d, "slurm_release", json_string(st->slurm_release));
@@ -971,6 +980,44 @@ static void retype(run_t *r)
     }
 }
 
+/*
+ * After the snapshots landed, with prometheus-url: the runs that ended since the last import
+ * summarised from the server's series (sa_promimp.h). The server's failures are one warning:
+ * the run's outcome stays the archive's.
+ */
+static void prom_import(run_t *r)
+{
+    const sa_ingest_config_t *c = r->c;
+    sa_promimp_opts_t po = {c->prometheus_url, c->prometheus_exporter, c->prometheus_budget, c->prometheus_timeout,
+                            c->prometheus_step, SA_UNSET, r->o->at, SA_ROLLUP_IDLE_PCT};
+    sa_promimp_stats_t ps;
+    char *warning = NULL;
+    sa_error_t err;
+
+    if (!c->prometheus_url || !r->archive || r->failure.domain != SA_ERR_NONE)
+        return;
+    sa_error_clear(&err);
+    if (c->prometheus_since && !sa_time_parse(c->prometheus_since, r->o->at, &po.since, &err)) {
+        sa_log(SA_LOG_WARN, "prometheus-since: %s", err.message);
+        return;
+    }
+    if (!sa_promimp_run(r->archive, c->cluster, &po, &ps, &warning, &err)) {
+        if (err.domain == SA_ERR_MONGO || err.domain == SA_ERR_UNREACHABLE)
+            sa_archive_confirm_unreachable(r->archive, &err);
+        note_failure(r, &err);
+    }
+    if (warning)
+        sa_log(SA_LOG_WARN, "%s", warning);
+    else if (ps.runs)
+        sa_log(SA_LOG_INFO, "summarised %zu run(s) of %zu job(s) from Prometheus (%zu queries)", ps.runs, ps.jobs,
+               ps.queries);
+    free(warning);
+    r->st.prom_queries += ps.queries;
+    r->st.prom_runs += ps.runs;
+    r->st.prom_left = ps.left;
+    r->st.prom_todo = ps.todo;
+}
+
 /* ---- --node-config ------------------------------------------------------------------------ */
 
 typedef struct {
@@ -1084,6 +1131,8 @@ sa_invocation_result_t sa_invocation_ingest(const sa_invocation_opts_t *o, sa_er
     lap(&r, PH_BACKFILL);
     retype(&r);
     lap(&r, PH_RETYPE);
+    prom_import(&r);
+    lap(&r, PH_PROM);
     result = finish(&r, started, cache_rebuilt, error);
     sa_lock_release(lock);
     return result;
@@ -1157,6 +1206,8 @@ sa_invocation_result_t sa_invocation_replay(const sa_invocation_opts_t *o, const
     lap(&r, PH_LAND);
     retype(&r);
     lap(&r, PH_RETYPE);
+    prom_import(&r);
+    lap(&r, PH_PROM);
     sa_log(SA_LOG_INFO, "replayed %s: %zu record(s) of squeue, %zu of sacct", dir, r.st.squeue_records,
            r.st.sacct_records);
     result = finish(&r, started, cache_rebuilt, error);

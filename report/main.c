@@ -103,9 +103,13 @@ static void usage(FILE *out)
           "  -r, --partition LIST     jobs: only these partitions;  --name LIST  only these job names\n"
           "  -D, --duplicates         jobs: each run of a requeued job, and jobs whose id was reused\n"
           "                           (jobs: -S defaults to today's midnight, -E to now; -e lists the fields)\n"
+          "  --sort idle              efficiency: the most idle allocated GPU-hours first\n"
+          "  --prometheus-url URL     job --svg: fetch the runs' GPU utilisation series from this Prometheus\n"
+          "                           (query_range; default: the figures slurm-ingest stored)\n"
+          "  --prometheus-exporter X  with --prometheus-url: slurm-job-exporter (default) or jobstats\n"
           "\n"
           "Output:\n"
-          "  --json, --csv, --svg (usage), --html, --prometheus (current)   the output kind (default: a table)\n"
+          "  --json, --csv, --svg (usage, job), --html, --prometheus (current)   the output kind (default: a table)\n"
           "  -o, --format COL,COL     the columns, like sacct: NAME, NAME%N (N wide, right-justified), NAME%-N\n"
           "  -l, --long               every column (the table shows the main ones; JSON, CSV, -p carry all)\n"
           "  -e, --helpformat         list the columns of the report and exit\n"
@@ -195,7 +199,7 @@ typedef struct {
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
-       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_NAME };
+       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_NAME, O_SORT, O_PROM_URL, O_PROM_EXPORTER };
 /* usage, top and utilization's TRES and capacity options (-T has its letter) */
 enum { O_TOP = 400, O_SUMMARY };
 
@@ -290,6 +294,17 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
         o->year_days = strtod(arg, &e);
         if (*e || !(o->year_days > 0 && o->year_days <= 366))
             return die_usage("--year-days: expected a number of days in (0, 366], got '%s'", arg);
+        break;
+    case O_SORT:
+        if (strcmp(arg, "idle") != 0)
+            return die_usage("--sort: expected idle, got '%s'", arg);
+        o->sort_idle = true;
+        break;
+    case O_PROM_URL: o->prometheus_url = arg; break;
+    case O_PROM_EXPORTER:
+        if (strcmp(arg, "slurm-job-exporter") != 0 && strcmp(arg, "jobstats") != 0)
+            return die_usage("--prometheus-exporter: expected slurm-job-exporter or jobstats, got '%s'", arg);
+        o->prometheus_exporter = arg;
         break;
     case O_IDLE:
         o->idle_threshold = strtod(arg, &e);
@@ -410,6 +425,8 @@ static const struct option longopts[] = {
     {"duplicates", no_argument, NULL, 'D'},
     {"tres", required_argument, NULL, 'T'},      {"top", required_argument, NULL, O_TOP},
     {"summary", no_argument, NULL, O_SUMMARY},
+    {"sort", required_argument, NULL, O_SORT},   {"prometheus-url", required_argument, NULL, O_PROM_URL},
+    {"prometheus-exporter", required_argument, NULL, O_PROM_EXPORTER},
     {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };

@@ -9,7 +9,8 @@
  *   clips runs to its window instead). Every run of a requeued job counts, and
  *   jobs_superseded too.
  * - GPU-hours = allocated GPUs x elapsed. A run's GPU utilisation is its
- *   runs[].usage.gpu_util_pct (per allocated GPU). Idle GPU-hours: of runs whose
+ *   runs[].usage.gpu_util_pct (per allocated GPU), else the Prometheus import's
+ *   runs[].prom.gpu_util_mean (sa_eff_run; the Util source column says which). Idle GPU-hours: of runs whose
  *   utilisation is known and under --idle-threshold (default 5 %). Mean utilisation:
  *   weighted by GPU-hours over the runs that have one. No usage data: GPU-hours of
  *   runs without a utilisation (Slurm gathered none: no acct_gather_gpu), never
@@ -40,7 +41,7 @@
 /* ---- columns ------------------------------------------------------------------------------ */
 
 enum { E_CLUSTER, E_ACCOUNT, E_USER, E_TYPE, E_RUNS, E_GPU_RUNS, E_GPU_HOURS, E_IDLE_HOURS, E_IDLE_PCT, E_UTIL,
-       E_NODATA_HOURS, E_NODATA_PCT, E_CPU_EFF, E_MEM_EFF, E_CPU_USED, E_CPU_ALLOC, E_MEM_RUNS, E_N };
+       E_NODATA_HOURS, E_NODATA_PCT, E_CPU_EFF, E_MEM_EFF, E_CPU_USED, E_CPU_ALLOC, E_MEM_RUNS, E_UTIL_SRC, E_N };
 
 static const sa_col_t all_cols[E_N] = {
     [E_CLUSTER] = {"cluster", "Cluster", SA_COL_STR, 0, 0},
@@ -60,6 +61,7 @@ static const sa_col_t all_cols[E_N] = {
     [E_CPU_USED] = {"cpu_hours_used", "CPU-h used", SA_COL_NUM, 2, SA_COL_LONG},
     [E_CPU_ALLOC] = {"cpu_hours_allocated", "CPU-h alloc", SA_COL_NUM, 2, SA_COL_LONG},
     [E_MEM_RUNS] = {"mem_runs", "Runs with memory", SA_COL_INT, 0, SA_COL_LONG},
+    [E_UTIL_SRC] = {"gpu_util_source", "Util source", SA_COL_STR, 0, 0},
 };
 
 const sa_col_t *sa_efficiency_cols(size_t *n)
@@ -78,6 +80,7 @@ typedef struct {
     int64_t util_mpct_s;              /* sum of round(util x 1000) x GPU-seconds */
     int64_t cpu_used_ms, cpu_alloc_s; /* runs with has_cpu */
     int64_t mem_used_kib, mem_req_kib; /* runs with has_mem */
+    int64_t prom_s;                    /* of util_gpu_s, Prometheus's (runs[].prom) */
 } eacc_t;
 _Static_assert(offsetof(eacc_t, k) == 0, "sa_ukeyidx_t finds a record's key at its start");
 
@@ -130,6 +133,7 @@ static void acc_add(eacc_t *x, const int64_t *r)
     x->cpu_alloc_s += r[SA_RR_E_CPU_ALLOC_S];
     x->mem_used_kib += r[SA_RR_E_MEM_USED_KIB];
     x->mem_req_kib += r[SA_RR_E_MEM_REQ_KIB];
+    x->prom_s += r[SA_RR_E_PROM_S];
 }
 
 /* True when a record or row carries efficiency figures (its run ended there). */
@@ -299,6 +303,7 @@ static void acc_sum(eacc_t *s, const eacc_t *x)
     s->cpu_alloc_s += x->cpu_alloc_s;
     s->mem_used_kib += x->mem_used_kib;
     s->mem_req_kib += x->mem_req_kib;
+    s->prom_s += x->prom_s;
 }
 
 /* The table: the columns shown (the grouping keys and the figures) and where each is. */
@@ -368,6 +373,21 @@ static void set_figures(etable_t *et, size_t r, const eacc_t *x)
     cell_num(et, r, E_CPU_USED, (double)x->cpu_used_ms / 3.6e6);
     cell_num(et, r, E_CPU_ALLOC, (double)x->cpu_alloc_s / 3600.0);
     cell_int(et, r, E_MEM_RUNS, x->mem_runs);
+    /* where the GPU utilisation came from: Slurm's gres/gpuutil, the Prometheus import, or both */
+    if (x->util_gpu_s > 0)
+        cell_str(et, r, E_UTIL_SRC, x->prom_s == 0 ? "sacct" : x->prom_s == x->util_gpu_s ? "prometheus"
+                                                                                           : "sacct+prometheus");
+}
+
+/* --sort idle: the most idle allocated GPU-hours first (then the keys' order). */
+static int acc_idle_cmp(const void *x, const void *y)
+{
+    const eacc_t *a = x, *b = y;
+    if (a->k.c != b->k.c)
+        return a->k.c < b->k.c ? -1 : 1;
+    if (a->idle_gpu_s != b->idle_gpu_s)
+        return a->idle_gpu_s > b->idle_gpu_s ? -1 : 1;
+    return acc_cmp(x, y);
 }
 
 /* One row per key (sorted), and per cluster a total row when it has more than one key. */
@@ -377,7 +397,7 @@ static bool build_rows(eff_t *e, etable_t *et, sa_error_t *error)
 
     sort_ctx = e;
     if (e->n)
-        qsort(e->v, e->n, sizeof *e->v, acc_cmp);
+        qsort(e->v, e->n, sizeof *e->v, e->o->sort_idle ? acc_idle_cmp : acc_cmp);
     while (i < e->n) {
         size_t first = i, r;
         eacc_t tot;
@@ -413,9 +433,13 @@ static void preamble(const eff_t *e, sa_strv_t *p)
     sa_rpreamble_add(p, "Efficiency of the runs that ended from %s to %s (whole runs; every run of a requeued job).",
                      sa_riso(e->o->start), sa_riso(e->o->end));
     sa_rpreamble_add(p, "GPU-hours: allocated GPUs x elapsed. GPU utilisation: Slurm's gres/gpuutil per allocated "
-                        "GPU (acct_gather_gpu); idle: under %g %%; mean weighted by GPU-hours; no data: runs Slurm "
-                        "gathered no GPU utilisation for (not counted as 0 %%).",
+                        "GPU (acct_gather_gpu), else the Prometheus import's mean (runs[].prom; Util source says "
+                        "which); idle: under %g %% (of a run Prometheus saw, the GPU-seconds it saw under it); mean "
+                        "weighted by GPU-hours; no data: runs with no GPU utilisation from either (not counted as "
+                        "0 %%).",
                      e->threshold);
+    if (e->o->sort_idle)
+        sa_rpreamble_add(p, "Sorted by idle GPU-hours, the most first.");
     sa_rpreamble_add(p, "CPU efficiency: TotalCPU / (elapsed x CPUs); memory efficiency: MaxRSS (largest step) / "
                         "requested memory; summed over the runs that have both (seff).");
 }

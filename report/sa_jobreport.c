@@ -17,13 +17,17 @@
 #include "sa_efficiency.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_jobsvg.h"
+#include "sa_vec.h"
 #include "sa_rutil.h"
 
 enum { J_COLL, J_CLUSTER, J_JOBID, J_RUN, J_STEP, J_NAME, J_STATE, J_START, J_END, J_ELAPSED, J_NODES, J_CPUS,
-       J_GPUS, J_GPU_TYPES, J_CPU_S, J_CPU_EFF, J_MAXRSS, J_MEM_EFF, J_GPU_UTIL, J_GPU_MEM, J_ENERGY, J_EXIT, J_N };
+       J_GPUS, J_GPU_TYPES, J_CPU_S, J_CPU_EFF, J_MAXRSS, J_MEM_EFF, J_GPU_UTIL, J_GPU_MEM, J_ENERGY, J_EXIT,
+       J_UTIL_SRC, J_N };
 
 static const sa_col_t job_cols[J_N] = {
     [J_COLL] = {"document", "Doc", SA_COL_STR, 0, SA_COL_LONG},
@@ -48,6 +52,7 @@ static const sa_col_t job_cols[J_N] = {
     [J_GPU_MEM] = {"gpu_mem_bytes", "GPU mem", SA_COL_INT, 0, SA_COL_LONG},
     [J_ENERGY] = {"energy_j", "Energy J", SA_COL_INT, 0, SA_COL_LONG},
     [J_EXIT] = {"exit", "Exit", SA_COL_STR, 0, SA_COL_LONG},
+    [J_UTIL_SRC] = {"gpu_util_source", "Util source", SA_COL_STR, 0, SA_COL_LONG},
 };
 
 const sa_col_t *sa_job_cols(size_t *n)
@@ -77,6 +82,10 @@ typedef struct {
     jr_kind_t kinds[16];
     size_t nkinds;
     json_t *summaries;       /* the summary of each array or het job shown, for JSON */
+    const sa_report_opts_t *o;
+    FILE *warn;
+    sa_jsvg_run_t *svg;      /* --svg: a panel per GPU run */
+    size_t nsvg, svgcap;
 } jr_t;
 
 /* ---- formatting ------------------------------------------------------------------------- */
@@ -183,8 +192,10 @@ static bool run_rows(jr_t *jr, size_t i, const sa_eff_run_t *f, sa_error_t *erro
         sa_rtable_num(&jr->t, r, J_CPU_EFF, 100.0 * f->cpu_used_s / f->cpu_alloc_s);
     if (f->has_mem)
         sa_rtable_num(&jr->t, r, J_MEM_EFF, 100.0 * (double)f->mem_used_bytes / (double)f->mem_req_bytes);
-    if (f->has_util)
+    if (f->has_util) {
         sa_rtable_num(&jr->t, r, J_GPU_UTIL, f->gpu_util_pct);
+        sa_rtable_str(&jr->t, r, J_UTIL_SRC, sa_eff_src_name(f->util_src));
+    }
     exit_cell(jr, r, run->exit_code, run->exit_signal);
     for (size_t k = 0; k < run->nsteps; k++) {
         const sa_jobview_step_t *s = &run->steps[k];
@@ -274,6 +285,37 @@ static void story_identity(jr_t *jr)
                          j->restart_cnt == SA_UNSET ? (int64_t)j->nruns - 1 : j->restart_cnt);
 }
 
+/* The Prometheus import's figures of run r (runs[].prom), when it has them. */
+static void story_prom(jr_t *jr, const sa_jobview_run_t *r)
+{
+    const sa_jobview_prom_t *p = &r->prom;
+    char a[64], b[64];
+
+    if (!p->has || p->gpu_series == 0) {
+        if (p->has && r->gpus > 0)
+            sa_rpreamble_add(&jr->pre, "  Prometheus (%s, read %s): no GPU series", p->exporter ? p->exporter : "?",
+                             p->read_at != SA_UNSET ? sa_riso(p->read_at) : "?");
+        return;
+    }
+    sa_rpreamble_add(&jr->pre, "  Prometheus (%s, read %s): %" PRId64 " GPU series", p->exporter ? p->exporter : "?",
+                     p->read_at != SA_UNSET ? sa_riso(p->read_at) : "?", p->gpu_series);
+    if (p->gpu_util_mean >= 0)
+        sa_rpreamble_add(&jr->pre, "    GPU utilisation: mean %.1f%%, median %.1f%%, max %.1f%%; idle (under %g%%) "
+                         "%.2f GPU-hours", p->gpu_util_mean, p->gpu_util_p50, p->gpu_util_max,
+                         p->idle_pct >= 0 ? p->idle_pct : 5.0, p->idle_gpu_s >= 0 ? p->idle_gpu_s / 3600.0 : 0.0);
+    if (p->gpu_mem_max_bytes >= 0)
+        sa_rpreamble_add(&jr->pre, "    GPU memory: max %s, mean %s", size_str(llround(p->gpu_mem_max_bytes), a, sizeof a),
+                         size_str(llround(p->gpu_mem_mean_bytes >= 0 ? p->gpu_mem_mean_bytes : 0), b, sizeof b));
+    if (p->gpu_power_mean_w >= 0)
+        sa_rpreamble_add(&jr->pre, "    GPU power: %.0f W per GPU on average", p->gpu_power_mean_w);
+    if (p->sm_occupancy_mean >= 0)
+        sa_rpreamble_add(&jr->pre, "    SM occupancy: %.1f%%", p->sm_occupancy_mean);
+    if (p->cpu_cores_mean >= 0)
+        sa_rpreamble_add(&jr->pre, "    CPU cores used: %.2f on average", p->cpu_cores_mean);
+    if (p->mem_max_bytes >= 0)
+        sa_rpreamble_add(&jr->pre, "    Memory: max %s on one node", size_str(llround(p->mem_max_bytes), a, sizeof a));
+}
+
 /* seff's lines for run i (figures f). */
 static void story_run(jr_t *jr, size_t i, const sa_eff_run_t *f)
 {
@@ -291,23 +333,55 @@ static void story_run(jr_t *jr, size_t i, const sa_eff_run_t *f)
     if (u->cpu_s >= 0)
         sa_rpreamble_add(&jr->pre, "  CPU Utilized: %s", hms(u->cpu_s, a, sizeof a));
     if (f->has_cpu)
-        sa_rpreamble_add(&jr->pre, "  CPU Efficiency: %.2f%% of %s core-walltime", 100.0 * f->cpu_used_s / f->cpu_alloc_s,
-                         hms(f->cpu_alloc_s, b, sizeof b));
+        sa_rpreamble_add(&jr->pre, "  CPU Efficiency: %.2f%% of %s core-walltime%s", 100.0 * f->cpu_used_s /
+                         f->cpu_alloc_s, hms(f->cpu_alloc_s, b, sizeof b),
+                         f->cpu_src == SA_EFF_SRC_PROM ? " (Prometheus: CPU cores used on average)" : "");
     else
         sa_rpreamble_add(&jr->pre, "  CPU Efficiency: unknown (Slurm gathered no TotalCPU for this run)");
     if (u->max_rss_bytes != SA_UNSET)
         sa_rpreamble_add(&jr->pre, "  Memory Utilized: %s", size_str(u->max_rss_bytes, a, sizeof a));
     if (f->has_mem)
-        sa_rpreamble_add(&jr->pre, "  Memory Efficiency: %.2f%% of %s", 100.0 * (double)f->mem_used_bytes /
-                         (double)f->mem_req_bytes, size_str(f->mem_req_bytes, b, sizeof b));
+        sa_rpreamble_add(&jr->pre, "  Memory Efficiency: %.2f%% of %s%s", 100.0 * (double)f->mem_used_bytes /
+                         (double)f->mem_req_bytes, size_str(f->mem_req_bytes, b, sizeof b),
+                         f->mem_src == SA_EFF_SRC_PROM ? " (Prometheus: the most used on one node)" : "");
     else
         sa_rpreamble_add(&jr->pre, "  Memory Efficiency: unknown (no MaxRSS or no requested memory)");
-    if (r->gpus > 0 && f->has_util)
-        sa_rpreamble_add(&jr->pre, "  GPU Utilization: %.1f%% per allocated GPU%s%s", f->gpu_util_pct,
+    if (r->gpus > 0 && f->has_util && f->util_src == SA_EFF_SRC_PROM)
+        sa_rpreamble_add(&jr->pre, "  GPU Utilization: %.1f%% per allocated GPU (Prometheus)", f->gpu_util_pct);
+    else if (r->gpus > 0 && f->has_util)
+        sa_rpreamble_add(&jr->pre, "  GPU Utilization: %.1f%% per allocated GPU%s%s (sacct)", f->gpu_util_pct,
                          u->gpu_mem_bytes != SA_UNSET ? ", GPU memory " : "",
                          u->gpu_mem_bytes != SA_UNSET ? size_str(u->gpu_mem_bytes, a, sizeof a) : "");
     else if (r->gpus > 0)
-        sa_rpreamble_add(&jr->pre, "  GPU Utilization: no usage data (Slurm gathered no gres/gpuutil)");
+        sa_rpreamble_add(&jr->pre, "  GPU Utilization: no usage data (Slurm gathered no gres/gpuutil%s)",
+                         r->prom.has ? "; Prometheus had no series of it" : "");
+    story_prom(jr, r);
+}
+
+/* A run's figures' sources and its runs[].prom, into its JSON. */
+static void run_json_sources(json_t *o, const sa_jobview_run_t *r, const sa_eff_run_t *f)
+{
+    static const char *const keys[] = {"gpu_util_mean", "gpu_util_p50", "gpu_util_max", "idle_gpu_s", "idle_pct",
+                                       "gpu_mem_max_bytes", "gpu_mem_mean_bytes", "gpu_power_mean_w",
+                                       "sm_occupancy_mean", "cpu_cores_mean", "mem_max_bytes"};
+    const sa_jobview_prom_t *p = &r->prom;
+    const double v[] = {p->gpu_util_mean, p->gpu_util_p50, p->gpu_util_max, p->idle_gpu_s, p->idle_pct,
+                        p->gpu_mem_max_bytes, p->gpu_mem_mean_bytes, p->gpu_power_mean_w, p->sm_occupancy_mean,
+                        p->cpu_cores_mean, p->mem_max_bytes};
+    json_t *pj;
+
+    if (!o)
+        return;
+    json_object_set_new(o, "gpu_util_source", json_string(sa_eff_src_name(f->util_src)));
+    json_object_set_new(o, "cpu_source", json_string(sa_eff_src_name(f->cpu_src)));
+    json_object_set_new(o, "mem_source", json_string(sa_eff_src_name(f->mem_src)));
+    if (!p->has)
+        return;
+    pj = json_pack("{s:s, s:s?, s:s?, s:I}", "source", "prometheus", "exporter", p->exporter, "read_at",
+                   p->read_at != SA_UNSET ? sa_riso(p->read_at) : NULL, "gpu_series", (json_int_t)p->gpu_series);
+    for (size_t k = 0; pj && k < sizeof keys / sizeof keys[0]; k++)
+        json_object_set_new(pj, keys[k], v[k] >= 0 ? json_real(v[k]) : json_null());
+    json_object_set_new(o, "prom", pj);
 }
 
 /* The JSON story of the job at hand. */
@@ -347,10 +421,52 @@ static json_t *story_json(jr_t *jr)
                                                                     (double)f.mem_req_bytes)
                                                         : json_null(),
                                               "gpu_util_percent", f.has_util ? json_real(f.gpu_util_pct) : json_null()));
+        run_json_sources(json_array_get(runs, json_array_size(runs) - 1), r, &f);
     }
     json_object_set_new(o, "history", hist);
     json_object_set_new(o, "runs", runs);
     return o;
+}
+
+/* --svg: the panel of GPU run i of the job at hand (the series from --prometheus-url, else the stored summary). */
+static bool svg_run(jr_t *jr, size_t i, const sa_eff_run_t *f, sa_error_t *error)
+{
+    const sa_jobview_t *j = &jr->view;
+    const sa_jobview_run_t *r = &j->runs[i];
+    sa_jsvg_run_t *p;
+    sa_error_t err;
+    char t[256];
+
+    if (r->gpus <= 0 || r->start == SA_UNSET || r->end == SA_UNSET || r->end <= r->start)
+        return true;
+    if (!SA_VEC_GROW(jr->svg, jr->svgcap, jr->nsvg, 1, 4))
+        return sa_error_nomem(error);
+    p = &jr->svg[jr->nsvg++];
+    memset(p, 0, sizeof *p);
+    p->start = r->start;
+    p->end = r->end;
+    if (!(p->label = sa_rprintf("%s %s, run %zu: %s, %" PRId64 " GPUs (%s)", j->cluster ? j->cluster : "?",
+                                j->job_id_display ? j->job_id_display : "?", i + 1, j->name ? j->name : "",
+                                r->gpus, r->ngpu_types ? types_str(r, t, sizeof t) : "gpu")))
+        return sa_error_nomem(error);
+    if (r->prom.has && r->prom.gpu_util_mean >= 0) {
+        p->has_summary = true;
+        p->mean = r->prom.gpu_util_mean;
+        p->p50 = r->prom.gpu_util_p50;
+        p->max = r->prom.gpu_util_max;
+        p->source = "the summary slurm-ingest stored from Prometheus: mean, median, max";
+    } else if (f->has_util) {
+        p->has_summary = true;
+        p->mean = p->p50 = p->max = f->gpu_util_pct;
+        p->source = "Slurm's gres/gpuutil (one figure per run)";
+    } else {
+        p->source = "no GPU utilisation stored";
+    }
+    sa_error_clear(&err);
+    if (jr->o->prometheus_url &&
+        !sa_jsvg_fetch(p, jr->o->prometheus_url, jr->o->prometheus_exporter, j->job_id, &err))
+        fprintf(jr->warn ? jr->warn : stderr, "slurm-report: warning: %s; drawing the stored figures\n", err.message);
+    return true;
 }
 
 /* One document of the job: its story, its rows. */
@@ -383,7 +499,7 @@ static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
         sa_eff_run_t f;
         sa_eff_run(&jr->view, &jr->view.runs[i], &f);
         story_run(jr, i, &f);
-        if (!run_rows(jr, i, &f, error))
+        if (!run_rows(jr, i, &f, error) || (jr->o->format == SA_FMT_SVG && !svg_run(jr, i, &f, error)))
             return false;
     }
     json_array_append_new(jr->jobs, story_json(jr));
@@ -539,8 +655,9 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     int64_t raw;
     bool ok = false;
 
-    (void)warn;
     memset(&jr, 0, sizeof jr);
+    jr.o = o;
+    jr.warn = warn;
     sa_rtable_init(&jr.t, job_cols, J_N);
     sa_strv_init(&jr.pre);
     sa_jobview_init(&jr.view);
@@ -549,7 +666,7 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     sa_strv_init(&jr.member_states);
     sa_strv_init(&jr.pending_tasks);
     sa_strv_init(&names);
-    if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
+    if (o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for job", sa_format_name(o->format));
         goto done;
     }
@@ -596,6 +713,13 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     if (jr.nsuperseded)
         sa_rpreamble_add(&jr.pre, "Reused id: %zu earlier job%s had this id (jobs_superseded), shown first",
                          jr.nsuperseded, jr.nsuperseded == 1 ? "" : "s");
+    if (o->format == SA_FMT_SVG) {
+        char *title = sa_rprintf("slurm-report job %s: GPU utilisation", o->job_arg);
+        sa_jsvg_write(out, title ? title : "slurm-report job", jr.svg, jr.nsvg);
+        free(title);
+        ok = !ferror(out) || (sa_error_set(error, SA_ERR_IO, errno, "writing the SVG: %s", strerror(errno)), false);
+        goto done;
+    }
     extra = json_pack("{s:s, s:O, s:O}", "job", o->job_arg, "jobs", jr.jobs, "summaries", jr.summaries);
     {
         sa_rdoc_t doc = {.kind = "job", .title = "slurm-report: job", .preamble = &jr.pre, .table = &jr.t,
@@ -603,6 +727,7 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
         ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
+    sa_jsvg_free(jr.svg, jr.nsvg);
     json_decref(extra);
     json_decref(jr.jobs);
     json_decref(jr.summaries);

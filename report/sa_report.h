@@ -124,6 +124,9 @@ typedef struct {
     size_t ntres;
     size_t top_n;                        /* top: --top N (10) */
     bool summary;                        /* utilization: --summary, percent of capacity per class */
+    bool sort_idle;                      /* efficiency --sort idle: the most idle GPU-hours first */
+    const char *prometheus_url;          /* job --svg --prometheus-url URL: the series fetched (query_range) */
+    const char *prometheus_exporter;     /* its exporter: slurm-job-exporter (NULL) or jobstats */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);

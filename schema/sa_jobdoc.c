@@ -905,6 +905,9 @@ static void run_fill(json_t *better, const json_t *other)
         json_object_set(better, "steps", json_object_get(other, "steps"));
     if (!json_object_get(better, "usage") && json_object_get(other, "usage"))
         json_object_set(better, "usage", json_object_get(other, "usage"));
+    /* what slurm-ingest's Prometheus import added: no Slurm record carries it */
+    if (!json_object_get(better, "prom") && json_object_get(other, "prom"))
+        json_object_set(better, "prom", json_object_get(other, "prom"));
     if (json_is_true(json_object_get(json_object_get(other, "exit"), "reliable")) &&
         !json_is_true(json_object_get(json_object_get(better, "exit"), "reliable")))
         json_object_set(better, "exit", json_object_get(other, "exit"));
@@ -1260,7 +1263,7 @@ bool sa_jobdoc_is_time_key(const char *key)
                                        "vanished_at", "_reason_at", "started_at", "expected_start", "expected_end",
                                        "submit_first", "finished_at", "last_squeue_at",
                                        "last_sinfo_at", "last_sacct_at", "sacct_watermark", "last_success_at",
-                                       NULL};
+                                       "read_at", "prom_watermark", NULL};
     for (const char *const *k = keys; *k; k++) {
         if (strcmp(key, *k) == 0)
             return true;

@@ -8,6 +8,7 @@
  */
 #include "sa_jobview.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,51 @@ static bool read_steps(sa_jobview_t *v, const bson_iter_t *it, size_t *nstep, si
     return true;
 }
 
+/* Reads runs[].prom into *p. */
+static void read_prom(const bson_iter_t *it, sa_jobview_prom_t *p)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+    } nums[] = {
+        {"gpu_util_mean", offsetof(sa_jobview_prom_t, gpu_util_mean)},
+        {"gpu_util_p50", offsetof(sa_jobview_prom_t, gpu_util_p50)},
+        {"gpu_util_max", offsetof(sa_jobview_prom_t, gpu_util_max)},
+        {"idle_gpu_s", offsetof(sa_jobview_prom_t, idle_gpu_s)},
+        {"idle_pct", offsetof(sa_jobview_prom_t, idle_pct)},
+        {"gpu_mem_max_bytes", offsetof(sa_jobview_prom_t, gpu_mem_max_bytes)},
+        {"gpu_mem_mean_bytes", offsetof(sa_jobview_prom_t, gpu_mem_mean_bytes)},
+        {"gpu_power_mean_w", offsetof(sa_jobview_prom_t, gpu_power_mean_w)},
+        {"sm_occupancy_mean", offsetof(sa_jobview_prom_t, sm_occupancy_mean)},
+        {"cpu_cores_mean", offsetof(sa_jobview_prom_t, cpu_cores_mean)},
+        {"mem_max_bytes", offsetof(sa_jobview_prom_t, mem_max_bytes)},
+    };
+    bson_iter_t e;
+
+    p->has = false;
+    p->read_at = SA_UNSET;
+    p->gpu_series = -1;
+    p->exporter = NULL;
+    for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
+        *(double *)((char *)p + nums[i].off) = -1;
+    if (!it || !BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &e))
+        return;
+    p->has = true;
+    while (bson_iter_next(&e)) {
+        const char *k = bson_iter_key(&e);
+        if (key_is(k, "read_at"))
+            p->read_at = sa_bson_iter_time(&e);
+        else if (key_is(k, "gpu_series"))
+            p->gpu_series = sa_bson_iter_int(&e, -1);
+        else if (key_is(k, "exporter"))
+            p->exporter = sa_bson_iter_str(&e, NULL);
+        for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++) {
+            if (key_is(k, nums[i].key))
+                *(double *)((char *)p + nums[i].off) = iter_num(&e, -1);
+        }
+    }
+}
+
 /* Reads one runs[] document into r (its GPU types into the view's GPU buffer). */
 static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size_t *ngpu, size_t *nstep)
 {
@@ -197,6 +243,7 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
     r->elapsed_s = r->mem_mb = SA_UNSET;
     r->exit_code = r->exit_signal = -1;
     sa_stats_init(&r->usage);
+    read_prom(NULL, &r->prom); /* absent until read */
     while (bson_iter_next(it)) {
         const char *k = bson_iter_key(it);
         switch (k[0]) {
@@ -219,6 +266,10 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
         case 'm':
             if (key_is(k, "mem_mb"))
                 r->mem_mb = sa_bson_iter_int(it, SA_UNSET);
+            break;
+        case 'p':
+            if (key_is(k, "prom"))
+                read_prom(it, &r->prom);
             break;
         case 'u':
             if (key_is(k, "usage"))

@@ -46,6 +46,20 @@ typedef struct {
     sa_stats_t usage;                      /* runs[].steps[].usage (absent members: sa_model.h) */
 } sa_jobview_step_t;
 
+/*
+ * What the cluster's Prometheus recorded of a run (runs[].prom, slurm-ingest's import):
+ * each figure -1 when absent; has false when the run has no prom at all.
+ */
+typedef struct {
+    bool has;
+    int64_t read_at;        /* SA_UNSET when absent */
+    int64_t gpu_series;     /* -1 when absent */
+    double gpu_util_mean, gpu_util_p50, gpu_util_max, idle_gpu_s, idle_pct;
+    double gpu_mem_max_bytes, gpu_mem_mean_bytes, gpu_power_mean_w, sm_occupancy_mean;
+    double cpu_cores_mean, mem_max_bytes;
+    const char *exporter;   /* NULL when absent */
+} sa_jobview_prom_t;
+
 /* One run of a job (runs[]). */
 typedef struct {
     int64_t start, end;     /* SA_UNSET when absent (end: still running, or never seen to end) */
@@ -62,6 +76,7 @@ typedef struct {
     int64_t elapsed_s;      /* SA_UNSET when absent (still running) */
     int64_t mem_mb;         /* allocated memory, SA_UNSET when absent */
     sa_stats_t usage;       /* runs[].usage (absent members: sa_model.h) */
+    sa_jobview_prom_t prom; /* runs[].prom */
     const sa_jobview_step_t *steps; /* runs[].steps, in the document's order */
     size_t nsteps;
 } sa_jobview_run_t;

@@ -207,8 +207,15 @@ static void add_eff(int64_t *r, double idle_pct, const sa_eff_run_t *f, int64_t 
         } else {
             r[SA_RR_E_UTIL_S] += gpu_s;
             r[SA_RR_E_UTIL_MPCT_S] += llround(f->gpu_util_pct * 1000.0) * gpu_s;
-            if (f->gpu_util_pct < idle_pct)
+            if (f->util_src == SA_EFF_SRC_PROM)
+                r[SA_RR_E_PROM_S] += gpu_s;
+            if (f->util_src == SA_EFF_SRC_PROM && f->prom_idle_gpu_s >= 0 && f->prom_idle_pct == idle_pct) {
+                /* the GPU-seconds Prometheus saw under the threshold (jobstats' "GPU-hours at 0 %") */
+                int64_t idle = sa_runsrc_share(llround(f->prom_idle_gpu_s), num, den);
+                r[SA_RR_E_IDLE_S] += idle < gpu_s ? idle : gpu_s;
+            } else if (f->gpu_util_pct < idle_pct) {
                 r[SA_RR_E_IDLE_S] += gpu_s;
+            }
         }
     }
     if (f->has_cpu) {
@@ -360,7 +367,7 @@ void sa_rollup_projection(bson_t *opts)
         "_v",        "cluster",       "account",        "user",       "partition",    "qos",
         "state",     "end",           "vanished_at",    "alloc.billing", "req.mem_mb", "runs.start",
         "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
-        "runs.gpu_type_source", "runs.cpus", "runs.mem_mb", "runs.elapsed_s", "runs.usage",
+        "runs.gpu_type_source", "runs.cpus", "runs.mem_mb", "runs.elapsed_s", "runs.usage", "runs.prom",
         "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus", NULL};
     bson_t proj;
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);

@@ -10,7 +10,7 @@
  *            runs started that day; runs ended that day by final state; and the
  *            efficiency sums of runs that ended that day (runs, gpu_runs, mem_runs,
  *            gpu_s, idle_gpu_s under SA_ROLLUP_IDLE_PCT, no_data_gpu_s, util_gpu_s,
- *            util_mpct_s, cpu_used_ms, cpu_alloc_s, mem_used_kib, mem_req_kib), packed
+ *            util_mpct_s, cpu_used_ms, cpu_alloc_s, mem_used_kib, mem_req_kib, prom_s), packed
  *            like the members (r: zigzag varints per row; kt, st: the keys and states
  *            tables, NUL-terminated strings): the server then decodes a day as a few
  *            values (FerretDB spends microseconds per value; a day of 349 rows as BSON
@@ -61,8 +61,9 @@
 #include "sa_runsrc.h"
 
 #define SA_ROLLUP_COLL "rollups"
-/* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt. */
-#define SA_ROLLUP_VERSION 2
+/* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt.
+ * 3: the efficiency sums take Prometheus's figures (runs[].prom) and count prom_s. */
+#define SA_ROLLUP_VERSION 3
 /* The encoding of the packed members ("enc"): zigzag varints. */
 #define SA_ROLLUP_ENC "varint2"
 /* The idle threshold of the efficiency sums kept in rollups (percent; efficiency's default). */
@@ -126,6 +127,7 @@ enum {
     SA_RR_E_CPU_ALLOC_S,
     SA_RR_E_MEM_USED_KIB,
     SA_RR_E_MEM_REQ_KIB,
+    SA_RR_E_PROM_S,   /* of SA_RR_E_UTIL_S, the GPU-seconds whose utilisation is Prometheus's (runs[].prom) */
     SA_RR_NF
 };
 

@@ -11,6 +11,40 @@
 #include "sa_model.h"
 #include "sa_vec.h"
 
+const char *sa_eff_src_name(int src)
+{
+    return src == SA_EFF_SRC_SACCT ? "sacct" : src == SA_EFF_SRC_PROM ? "prometheus" : "-";
+}
+
+/* The Prometheus import's figures where Slurm's are missing (sa_runsrc.h). */
+static void eff_prom(const sa_jobview_run_t *r, int64_t req_mb, sa_eff_run_t *e)
+{
+    const sa_jobview_prom_t *p = &r->prom;
+
+    if (!p->has)
+        return;
+    if (!e->has_util && r->gpus > 0 && p->gpu_util_mean >= 0) {
+        e->has_util = true;
+        e->gpu_util_pct = p->gpu_util_mean;
+        e->util_src = SA_EFF_SRC_PROM;
+        e->prom_idle_gpu_s = p->idle_gpu_s;
+        e->prom_idle_pct = p->idle_pct;
+    }
+    if (!e->has_cpu && p->cpu_cores_mean >= 0 && r->cpus != SA_UNSET && r->cpus > 0 && e->elapsed_s != SA_UNSET &&
+        e->elapsed_s > 0) {
+        e->has_cpu = true;
+        e->cpu_used_s = p->cpu_cores_mean * (double)e->elapsed_s;
+        e->cpu_alloc_s = (double)e->elapsed_s * (double)r->cpus;
+        e->cpu_src = SA_EFF_SRC_PROM;
+    }
+    if (!e->has_mem && p->mem_max_bytes >= 0 && req_mb != SA_UNSET && req_mb > 0) {
+        e->has_mem = true;
+        e->mem_used_bytes = (int64_t)llround(p->mem_max_bytes);
+        e->mem_req_bytes = req_mb * 1048576;
+        e->mem_src = SA_EFF_SRC_PROM;
+    }
+}
+
 void sa_eff_run(const sa_jobview_t *j, const sa_jobview_run_t *r, sa_eff_run_t *e)
 {
     const sa_stats_t *u = &r->usage;
@@ -36,6 +70,11 @@ void sa_eff_run(const sa_jobview_t *j, const sa_jobview_run_t *r, sa_eff_run_t *
         e->has_util = true;
         e->gpu_util_pct = u->gpu_util_pct;
     }
+    e->prom_idle_gpu_s = e->prom_idle_pct = -1;
+    e->util_src = e->has_util ? SA_EFF_SRC_SACCT : SA_EFF_SRC_NONE;
+    e->cpu_src = e->has_cpu ? SA_EFF_SRC_SACCT : SA_EFF_SRC_NONE;
+    e->mem_src = e->has_mem ? SA_EFF_SRC_SACCT : SA_EFF_SRC_NONE;
+    eff_prom(r, req_mb, e);
 }
 
 int64_t sa_runsrc_share(int64_t a, int64_t num, int64_t den)

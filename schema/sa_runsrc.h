@@ -15,7 +15,11 @@
  *   take the type slurm-ingest found on the run's nodes at its start
  *   (runs[].gpu_type with gpu_type_source node or carried: sa_tsdb_run_gpu_type at
  *   ingest, re-typed when a later observation says it), else "unknown".
- * - The efficiency figures (seff's) of a run whose own end is known: sa_eff_run.
+ * - The efficiency figures (seff's) of a run whose own end is known: sa_eff_run. Slurm's
+ *   figures first (runs[].usage: TotalCPU, MaxRSS, gres/gpuutil); where one is missing, the
+ *   Prometheus import's (runs[].prom: GPU utilisation mean, CPU cores used x elapsed, memory
+ *   max), each figure saying its source; then a run's idle GPU-seconds are those Prometheus
+ *   saw under the threshold (runs[].prom.idle_gpu_s), not the whole run's when its mean is.
  *   A run of several GPU types is split by type: GPU-seconds exactly, CPU and memory
  *   figures in shares (GPUs of the type / GPUs, rounded), the run counted under its
  *   first type.
@@ -45,7 +49,16 @@ typedef struct {
     int64_t mem_req_bytes;  /* the requested memory (req.mem_mb, else the run's allocated memory) */
     bool has_util;          /* the run's GPU utilisation is known (and it has GPUs) */
     double gpu_util_pct;
+    /* where each figure came from: SA_EFF_SRC_SACCT (Slurm's usage), SA_EFF_SRC_PROM (runs[].prom, when
+     * Slurm's is missing), SA_EFF_SRC_NONE (absent) */
+    int util_src, cpu_src, mem_src;
+    /* with util_src SA_EFF_SRC_PROM: the GPU-seconds Prometheus saw under prom_idle_pct (-1: not known) */
+    double prom_idle_gpu_s, prom_idle_pct;
 } sa_eff_run_t;
+
+enum { SA_EFF_SRC_NONE = 0, SA_EFF_SRC_SACCT, SA_EFF_SRC_PROM };
+/* "sacct", "prometheus" or "-". */
+const char *sa_eff_src_name(int src);
 
 /* The figures of run r of job j. */
 void sa_eff_run(const sa_jobview_t *j, const sa_jobview_run_t *r, sa_eff_run_t *e);

@@ -119,6 +119,8 @@ static void test_table(void **state)
         "lock-dir",       "since",           "sacct-overlap", "timeout",      "max-output",    "max-gap",
         "squeue-command", "sinfo-command",   "sacct-command", "sdiag-command", "log-level",    "backfill-window",
         "mongo-uri-file", "job-cache",     "cache-keep",    "spool-max",     "tz",
+        "prometheus-url", "prometheus-exporter", "prometheus-budget", "prometheus-timeout", "prometheus-step",
+        "prometheus-since",
     };
     size_t n = 0;
     (void)state;

@@ -16,7 +16,7 @@
  * binary slurm-ingest-faults); fake Slurm commands that hang, print half their JSON, an
  * HTML page or more than max-output; two runs at once and replay during a timer run;
  * two writers on two lock directories; the spool on a full file system; the time series
- * corrupt and read-only. The last line sums it up: faults injected, documents compared,
+ * corrupt and read-only; the Prometheus import's server down and slow. The last line sums it up: faults injected, documents compared,
  * lost, duplicated.
  */
 #define _GNU_SOURCE
@@ -27,7 +27,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -659,6 +661,64 @@ static void test_bad_commands(void **state)
     }
 }
 
+/* ---- a Prometheus that is down or slow (issue 24) --------------------------------------------- */
+
+/*
+ * The Prometheus import asked of a server that is down (a closed port; the URL carries a
+ * password that must not be printed) or slow (a socket that accepts and never answers):
+ * every run exits 0 with one warning, the archive (and its rollups) is an uninterrupted
+ * run's, and the watermark of the import stays before the jobs that ended. A server
+ * that comes back completes the import: tests/test_promimport.c (a real Prometheus).
+ */
+static void test_prometheus_faults(void **state)
+{
+    struct sockaddr_in sa;
+    socklen_t len = sizeof sa;
+    int closed = socket(AF_INET, SOCK_STREAM, 0), slow = socket(AF_INET, SOCK_STREAM, 0);
+    char urls[2][160], opt[200 + 160];
+    const char *names[2] = {"down", "slow"};
+    (void)state;
+
+    memset(&sa, 0, sizeof sa);
+    sa.sin_family = AF_INET;
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    assert_int_equal(bind(closed, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(getsockname(closed, (struct sockaddr *)&sa, &len), 0);
+    close(closed);
+    snprintf(urls[0], sizeof urls[0], "http://reader:s3cret@127.0.0.1:%d", ntohs(sa.sin_port));
+    sa.sin_port = 0;
+    assert_int_equal(bind(slow, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(listen(slow, 16), 0);
+    len = sizeof sa;
+    assert_int_equal(getsockname(slow, (struct sockaddr *)&sa, &len), 0);
+    snprintf(urls[1], sizeof urls[1], "http://127.0.0.1:%d", ntohs(sa.sin_port));
+    for (int i = 0; i < 2; i++) {
+        tu_box_t b;
+        char name[32], what[128];
+        const char *more[] = {opt, "--prometheus-timeout=1s", NULL};
+        snprintf(name, sizeof name, "prom-%s", names[i]);
+        snprintf(opt, sizeof opt, "--prometheus-url=%s", urls[i]);
+        int warned = 0;
+        box_new(&b, name, false);
+        for (int k = 0; k < STEPS; k++) {
+            char *err = NULL;
+            int rc = step(&b, k, more, NULL, &err);
+            if (rc != SA_EXIT_OK || strstr(err, "s3cret"))
+                fail_msg("Prometheus %s: step %d exited %d (expected 0, no password printed): %s", names[i], k, rc,
+                         err);
+            warned += strstr(err, "warning: Prometheus import stopped") != NULL;
+            free(err);
+            total.faults++;
+        }
+        if (!warned)
+            fail_msg("Prometheus %s: no run warned that the import stopped", names[i]);
+        snprintf(what, sizeof what, "Prometheus %s at every step (exit 0, one warning)", names[i]);
+        compare(&b, false, "nnnnn", true, what);
+        box_done(&b, false);
+    }
+    close(slow);
+}
+
 /* ---- two runs at once; replay during a timer run --------------------------------------------- */
 
 static void test_two_runs_at_once(void **state)
@@ -971,6 +1031,7 @@ int main(void)
         cmocka_unit_test(test_two_writers),
         cmocka_unit_test(test_spool_full),
         cmocka_unit_test(test_sqlite_faults),
+        cmocka_unit_test(test_prometheus_faults),
     };
     int rc;
     char *out = NULL, *err = NULL;
