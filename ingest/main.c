@@ -222,6 +222,9 @@ static int configure(const char *config_path, const char *const table_values[], 
     if (cfg->mongo_uri_exposed)
         sa_log(SA_LOG_WARN, "%s sets mongo-uri and is readable by others: use mongo-uri-file or a systemd credential",
                cfg->path);
+    if (cfg->prometheus_url_exposed)
+        sa_log(SA_LOG_WARN, "%s sets a prometheus-url with a password and is readable by others: make it 0600",
+               cfg->path);
     ro->cfg = ic;
     ro->at = time(NULL);
     if (at_text && !sa_time_parse(at_text, ro->at, &ro->at, &error)) {

@@ -19,6 +19,7 @@
 
 #include "sa_vec.h"
 #include "sa_log.h"
+#include "sa_promq.h"
 #include "sa_time.h"
 
 /* Largest URI file accepted (a URI is a line; this only stops a wrong file name). */
@@ -548,7 +549,8 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
     struct stat st;
     FILE *f = NULL;
     ssize_t len;
-    bool ok = false, sets_uri;
+    bool ok = false, sets_uri, sets_prom_secret = false;
+    const sa_config_entry_t *prom;
     int fd;
 
     sa_config_init(&tmp);
@@ -610,6 +612,13 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
     }
     /* commit: nothing below can fail once the room and the path copy exist */
     sets_uri = find_entry(&tmp, "mongo-uri") != NULL;
+    prom = find_entry(&tmp, "prometheus-url");
+    /* a Prometheus URL with user information (user:password@) is a secret too; one without is not */
+    if (prom && prom->value) {
+        char *red = sa_promq_redact(prom->value);
+        sets_prom_secret = !red || strcmp(red, prom->value) != 0;
+        free(red);
+    }
     path_copy = strdup(path);
     if (!path_copy || !reserve(cfg, tmp.n)) {
         sa_error_nomem(error);
@@ -623,6 +632,8 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
     path_copy = NULL;
     if (sets_uri && (st.st_mode & (S_IRGRP | S_IROTH)))
         cfg->mongo_uri_exposed = true;
+    if (sets_prom_secret && (st.st_mode & (S_IRGRP | S_IROTH)))
+        cfg->prometheus_url_exposed = true;
     ok = true;
 
 done:

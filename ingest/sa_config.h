@@ -123,6 +123,7 @@ typedef struct {
     size_t n, cap;
     char *path;             /* the last file loaded, or NULL */
     bool mongo_uri_exposed; /* a loaded file sets mongo-uri and is readable by group or others */
+    bool prometheus_url_exposed; /* ... sets a prometheus-url holding user:password@ and is readable so */
 } sa_config_t;
 
 void sa_config_init(sa_config_t *cfg);

@@ -421,6 +421,20 @@ static void test_permissions(void **state)
     assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\n", 0644), &cfg, &error));
     assert_false(cfg.mongo_uri_exposed);
     sa_config_clear(&cfg);
+    /* a prometheus-url with user:password@ is a secret in a readable file too; one without is not */
+    assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\nprometheus-url = https://m:" SECRET
+                                                        "@prom.example.org:9090/\n", 0644), &cfg, &error));
+    assert_true(cfg.prometheus_url_exposed);
+    assert_false(cfg.mongo_uri_exposed);
+    sa_config_clear(&cfg);
+    assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\nprometheus-url = https://m:" SECRET
+                                                        "@prom.example.org:9090/\n", 0600), &cfg, &error));
+    assert_false(cfg.prometheus_url_exposed);
+    sa_config_clear(&cfg);
+    assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\nprometheus-url = http://prom:9090/a@b\n", 0644),
+                               &cfg, &error));
+    assert_false(cfg.prometheus_url_exposed);
+    sa_config_clear(&cfg);
     /* writable by every user: refused (anyone could name other commands or directories), cfg untouched */
     assert_false(sa_config_load(write_text(&d, "a.conf", "cluster = a\n", 0666), &cfg, &error));
     assert_int_equal(error.domain, SA_ERR_USAGE);
