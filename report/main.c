@@ -43,6 +43,7 @@ static void usage(FILE *out)
           "       slurm-report efficiency [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
           "                    [--idle-threshold PCT] ...\n"
           "       slurm-report job [-M CLUSTERS] JOBID [--json] ...\n"
+          "       slurm-report waits [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS] ...\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "\n"
           "Reports:\n"
@@ -55,6 +56,8 @@ static void usage(FILE *out)
           "  efficiency           what the allocated GPUs and CPUs did: GPU-hours, idle GPU-hours, mean GPU\n"
           "                       utilisation, CPU and memory efficiency (seff), GPU-hours without usage data\n"
           "  job                  one job's whole story: identity, history, runs, steps, seff's efficiency lines\n"
+          "  waits                queue waits (start - eligible, start - submit) of the runs that started: count,\n"
+          "                       mean, median, p90, max by partition, account, user, GPU type, job size\n"
           "  site                 a static web site of every report in DIR (replaced atomically)\n"
           "\n"
           "What:\n"
@@ -65,7 +68,8 @@ static void usage(FILE *out)
           "  -E, --endtime END        window end (excluded; default: now)\n"
           "  --by KEYS                usage, efficiency: account, user, gpu-type (default: the key columns -o\n"
           "                           names, else account; with --allocations, user and gpu-type break down the\n"
-          "                           charts); current: partition, account, user\n"
+          "                           charts); current: partition, account, user; waits: partition (default),\n"
+          "                           account, user, gpu-type, gpus, nodes (XDMoD's bins 1, 2-4, 5-8, ...)\n"
           "  -A, --accounts LIST      only these accounts\n"
           "  -u, --users LIST         only these users\n"
           "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
@@ -79,11 +83,11 @@ static void usage(FILE *out)
           "  --now TIME               take TIME as now (reproducible reports)\n"
           "  --months N               site: the last N months (default 12)\n"
           "  --idle-threshold PCT     efficiency: a run under this GPU utilisation is idle (default 5)\n"
-          "  --from-jobs              usage, efficiency, current, health: read the job documents, not the\n"
+          "  --from-jobs              usage, efficiency, current, health, waits: read the job documents, not the\n"
           "                           rollups (the reference)\n"
           "\n"
           "Output:\n"
-          "  --json, --csv, --svg (usage), --html, --prometheus (current)   the output kind (default: a table)\n"
+          "  --json, --csv, --svg (usage, waits), --html, --prometheus (current)   the output kind (default: a table)\n"
           "  -o, --format COL,COL     the columns, like sacct: NAME, NAME%N (N wide, right-justified), NAME%-N\n"
           "  -l, --long               every column (the table shows the main ones; JSON, CSV, -p carry all)\n"
           "  -e, --helpformat         list the columns of the report and exit\n"
@@ -125,6 +129,10 @@ static bool parse_by(const char *s, unsigned *by)
             *by |= SA_BY_GPU_TYPE;
         else if (strcmp(v.v[i], "partition") == 0)
             *by |= SA_BY_PARTITION;
+        else if (strcmp(v.v[i], "gpus") == 0)
+            *by |= SA_BY_GPUS;
+        else if (strcmp(v.v[i], "nodes") == 0)
+            *by |= SA_BY_NODES;
         else
             ok = false;
     }
@@ -259,7 +267,8 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     switch (c) {
     case O_BY:
         if (!parse_by(arg, &o->by))
-            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, got '%s'", arg);
+            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, gpus, nodes, got '%s'",
+                             arg);
         return -1;
     case O_UNIT:
         if (strcmp(arg, "gpu-hours") == 0)
@@ -404,6 +413,8 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         o->end = o->now;
     if (cli->since && !sa_time_parse(cli->since, o->now, &o->since, &error))
         return die_usage("--since: %s", error.message);
+    if ((o->by & (SA_BY_GPUS | SA_BY_NODES)) && strcmp(cli->cmd, "waits") != 0)
+        return die_usage("--by gpus, nodes: for `waits`%s", "");
     if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
     if (o->delimiter && !*o->delimiter)

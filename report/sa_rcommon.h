@@ -53,5 +53,6 @@ const sa_col_t *sa_health_cols(size_t *n);
 const sa_col_t *sa_current_cols(size_t *n);
 const sa_col_t *sa_efficiency_cols(size_t *n);
 const sa_col_t *sa_job_cols(size_t *n);
+const sa_col_t *sa_waits_cols(size_t *n);
 
 #endif

@@ -37,6 +37,12 @@ static bool run_job(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *heal
     return sa_report_job(o, out, warn, error);
 }
 
+static bool run_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
+{
+    (void)healthy;
+    return sa_report_waits(o, out, warn, error);
+}
+
 static const sa_report_def_t reports[] = {
     {"usage", sa_usage_cols, run_usage},
     {"utilization", sa_utilization_cols, run_utilization},
@@ -45,6 +51,7 @@ static const sa_report_def_t reports[] = {
     {"site", NULL, NULL},
     {"efficiency", sa_efficiency_cols, run_efficiency},
     {"job", sa_job_cols, run_job},
+    {"waits", sa_waits_cols, run_waits},
 };
 
 const sa_report_def_t *sa_report_all(size_t *n)

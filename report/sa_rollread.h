@@ -39,4 +39,8 @@ bool sa_rollread_ids(sa_rdb_t *db, char **ids, size_t n, sa_rollread_fn fn, void
 bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t from, int64_t to, sa_rollread_fn fn,
                        void *ctx, size_t *docs, sa_error_t *error);
 
+/* Reads a cluster's started lists (schema/sa_rollup.h) of the days [from, to) touches. */
+bool sa_rollread_started(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, sa_rollread_fn fn, void *ctx,
+                         size_t *docs, sa_error_t *error);
+
 #endif

@@ -193,7 +193,7 @@ static bool read_steps(sa_jobview_t *v, const bson_iter_t *it, size_t *nstep, si
 static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size_t *ngpu, size_t *nstep)
 {
     memset(r, 0, sizeof *r);
-    r->start = r->end = r->node_count = r->cpus = SA_UNSET;
+    r->start = r->end = r->node_count = r->cpus = r->submit = SA_UNSET;
     r->elapsed_s = r->mem_mb = SA_UNSET;
     r->exit_code = r->exit_signal = -1;
     sa_stats_init(&r->usage);
@@ -205,6 +205,8 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
                 r->start = sa_bson_iter_time(it);
             else if (key_is(k, "state"))
                 r->state = sa_bson_iter_str(it, NULL);
+            else if (key_is(k, "submit"))
+                r->submit = sa_bson_iter_time(it);
             else if (key_is(k, "steps") && !read_steps(v, it, nstep, &r->nsteps))
                 return false;
             break;
@@ -363,6 +365,7 @@ static void reset(sa_jobview_t *v)
     v->name = v->job_id_display = v->nodes = NULL;
     v->exit_code = v->exit_signal = -1;
     v->time_limit_unlimited = false;
+    v->submit_first = v->eligible = SA_UNSET;
     v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
     v->expected_start = v->array_job_id = v->array_task_id = v->het_job_id = v->het_offset = SA_UNSET;
     v->runs = NULL;
@@ -424,6 +427,8 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
             read_exit(it, &v->exit_code, &v->exit_signal);
         else if (key_is(k, "elapsed_s"))
             v->elapsed_s = sa_bson_iter_int(it, SA_UNSET);
+        else if (key_is(k, "eligible"))
+            v->eligible = sa_bson_iter_time(it);
         break;
     case 'g':
         if (key_is(k, "gpus"))
@@ -492,6 +497,8 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->start = sa_bson_iter_time(it);
         else if (key_is(k, "submit"))
             v->submit = sa_bson_iter_time(it);
+        else if (key_is(k, "submit_first"))
+            v->submit_first = sa_bson_iter_time(it);
         else if (key_is(k, "seen"))
             read_seen(v, it);
         break;

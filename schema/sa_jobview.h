@@ -49,6 +49,7 @@ typedef struct {
 /* One run of a job (runs[]). */
 typedef struct {
     int64_t start, end;     /* SA_UNSET when absent (end: still running, or never seen to end) */
+    int64_t submit;         /* runs[].submit: the submit time of the run's incarnation, SA_UNSET when absent */
     const char *state;      /* base state of the run, NULL when absent */
     const char *nodes;      /* hostlist expression, NULL when absent */
     int64_t node_count;     /* SA_UNSET when absent */
@@ -93,6 +94,7 @@ typedef struct {
     int exit_code, exit_signal; /* exit {code, signal}, -1 when absent */
     /* times */
     int64_t submit, start, end, expected_end, vanished_at, seen_first, seen_last;
+    int64_t submit_first, eligible; /* the first submission; eligible (of the incarnation of submit) */
     int64_t expected_start; /* a pending job's forecast start: expected_start, else (archives written before it was
                                a date) extra.expected_start in epoch seconds; SA_UNSET when absent */
     /* membership: array.job_id / array.task_id, het.job_id / het.offset (SA_UNSET when absent) */

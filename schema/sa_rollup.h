@@ -38,9 +38,18 @@
  *            CPUs, memory asked for, submit time (START) and vanished_at (ENDED_AT, -1
  *            when listed);
  *   "<cluster>:<YYYY-MM-DD>:e"  the final documents (jobs and jobs_superseded) whose end
- *            is that day: state, GPUs, CPUs, start and end.
+ *            is that day: state, GPUs, CPUs, start and end;
+ *   "<cluster>:<YYYY-MM-DD>:s"  the runs that started that day (jobs and jobs_superseded;
+ *            `waits` reads them): per run its key (gpu_type: the run's first type, "" for a
+ *            CPU-only run), start, submit and eligible (SA_RS_*; times as seconds into the
+ *            day, SA_UNSET when not known), GPUs (all types), nodes, CPUs. Every run of a
+ *            requeued job counts (each waited in the queue), with its own incarnation's
+ *            submit (runs[].submit); eligible is known only for the incarnation the
+ *            document's submit and eligible belong to (Slurm resets both when it requeues a
+ *            job, and the document keeps the latest): sa_rollup_queue_times.
  * A contribution names its documents by a "day" value (sa_rollup_kind): a day's start,
- * SA_UNSET (open), SA_ROLLUP_LIVE + k (live shard k), a day's start + SA_ROLLUP_ENDED.
+ * SA_UNSET (open), SA_ROLLUP_LIVE + k (live shard k), a day's start + SA_ROLLUP_ENDED,
+ * a day's start + SA_ROLLUP_STARTED.
  *
  * Each member is replaced whole from the job document (never incremented), and only
  * by a document version at least as new as the one it came from, so writing the same
@@ -62,7 +71,7 @@
 
 #define SA_ROLLUP_COLL "rollups"
 /* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt. */
-#define SA_ROLLUP_VERSION 2
+#define SA_ROLLUP_VERSION 3 /* 3: the started lists */
 /* The encoding of the packed members ("enc"): zigzag varints. */
 #define SA_ROLLUP_ENC "varint2"
 /* The idle threshold of the efficiency sums kept in rollups (percent; efficiency's default). */
@@ -79,9 +88,11 @@
 #define SA_ROLLUP_LIVE_SHARDS 16
 /* A day's start + SA_ROLLUP_ENDED: the jobs that ended that day. */
 #define SA_ROLLUP_ENDED 1
+/* A day's start + SA_ROLLUP_STARTED: the runs that started that day. */
+#define SA_ROLLUP_STARTED 2
 
 /* What a "day" value names. */
-typedef enum { SA_ROLLUP_K_DAY, SA_ROLLUP_K_OPEN, SA_ROLLUP_K_LIVE, SA_ROLLUP_K_ENDED } sa_rollup_kind_t;
+typedef enum { SA_ROLLUP_K_DAY, SA_ROLLUP_K_OPEN, SA_ROLLUP_K_LIVE, SA_ROLLUP_K_ENDED, SA_ROLLUP_K_STARTED } sa_rollup_kind_t;
 sa_rollup_kind_t sa_rollup_kind(int64_t day);
 /*
  * The live shard of job document id of cluster ("<cluster>:<job_id>"): SA_ROLLUP_LIVE + k;
@@ -120,6 +131,23 @@ enum {
     SA_RR_E_MEM_REQ_KIB,
     SA_RR_NF
 };
+
+/*
+ * The started lists' records use these fields (the others 0, SA_RR_STATE -1): the run's
+ * start is SA_RR_START, its GPUs SA_RR_GPUS, its CPUs SA_RR_CPUS.
+ */
+enum {
+    SA_RS_SUBMIT = SA_RR_END,        /* the submit time of the run's incarnation, SA_UNSET when not known */
+    SA_RS_ELIGIBLE = SA_RR_ENDED_AT, /* when it became eligible, SA_UNSET when not known */
+    SA_RS_NODES = SA_RR_MEM,         /* its nodes, 0 when not known */
+};
+
+/*
+ * The submit and eligible times of run r of job view j (SA_UNSET when not known): the
+ * run's own submit (runs[].submit), else the document's when r is the run that started at
+ * the document's start; eligible the document's when the run's submit is the document's.
+ */
+void sa_rollup_queue_times(const sa_jobview_t *j, const sa_jobview_run_t *r, int64_t *submit, int64_t *eligible);
 
 /* A row key: account, user, partition, qos, gpu_type ("" when absent). */
 #define SA_RK_N 5
@@ -177,7 +205,8 @@ typedef struct {
 
 /*
  * The _id of a cluster's members document of a day, "<cluster>:<YYYY-MM-DD>:m" (SA_UNSET:
- * "<cluster>:open"; live shard k: "<cluster>:live:<k>"; ended: "<cluster>:<YYYY-MM-DD>:e").
+ * "<cluster>:open"; live shard k: "<cluster>:live:<k>"; ended: "<cluster>:<YYYY-MM-DD>:e";
+ * started: "<cluster>:<YYYY-MM-DD>:s").
  */
 char *sa_rollup_id(const char *cluster, int64_t day);
 /* The _id of a cluster's rows document of a day, "<cluster>:<YYYY-MM-DD>" (any other kind: NULL). */
