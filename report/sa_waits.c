@@ -347,7 +347,7 @@ static void wbars_clear(wbars_t *b)
 /* The label of row r's group: its key cells joined by " / ". */
 static char *group_label(const waits_t *w, const wrun_t *x)
 {
-    char g[32], nb[32], *s = NULL;
+    char g[48], nb[48], *s = NULL;
     const char *parts[7];
     size_t np = 0, len = 1;
     parts[np++] = sa_rintern_str(&w->names, x->c);
@@ -381,7 +381,7 @@ static char *group_label(const waits_t *w, const wrun_t *x)
 /* Writes the key cells of run x's group into row r. */
 static void key_cells(const waits_t *w, wtable_t *wt, size_t r, const wrun_t *x)
 {
-    char buf[32];
+    char buf[48];
     cell_str(wt, r, W_CLUSTER, sa_rintern_str(&w->names, x->c));
     cell_str(wt, r, W_PARTITION, sa_rintern_str(&w->names, x->p));
     cell_str(wt, r, W_ACCOUNT, sa_rintern_str(&w->names, x->a));

@@ -365,7 +365,7 @@ static void reset(sa_jobview_t *v)
     v->name = v->job_id_display = v->nodes = NULL;
     v->exit_code = v->exit_signal = -1;
     v->time_limit_unlimited = false;
-    v->submit_first = v->eligible = SA_UNSET;
+    v->eligible = SA_UNSET;
     v->submit = v->start = v->end = v->expected_end = v->vanished_at = v->seen_first = v->seen_last = SA_UNSET;
     v->expected_start = v->array_job_id = v->array_task_id = v->het_job_id = v->het_offset = SA_UNSET;
     v->runs = NULL;
@@ -497,8 +497,6 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->start = sa_bson_iter_time(it);
         else if (key_is(k, "submit"))
             v->submit = sa_bson_iter_time(it);
-        else if (key_is(k, "submit_first"))
-            v->submit_first = sa_bson_iter_time(it);
         else if (key_is(k, "seen"))
             read_seen(v, it);
         break;

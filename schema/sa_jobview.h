@@ -94,7 +94,7 @@ typedef struct {
     int exit_code, exit_signal; /* exit {code, signal}, -1 when absent */
     /* times */
     int64_t submit, start, end, expected_end, vanished_at, seen_first, seen_last;
-    int64_t submit_first, eligible; /* the first submission; eligible (of the incarnation of submit) */
+    int64_t eligible;       /* when the incarnation of submit became eligible, SA_UNSET when absent */
     int64_t expected_start; /* a pending job's forecast start: expected_start, else (archives written before it was
                                a date) extra.expected_start in epoch seconds; SA_UNSET when absent */
     /* membership: array.job_id / array.task_id, het.job_id / het.offset (SA_UNSET when absent) */
