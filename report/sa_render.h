@@ -46,7 +46,7 @@ typedef struct {
 void sa_rplot_lines(FILE *out, const char *title, const char *unit, const int64_t *t, size_t n,
                     const sa_rseries_t *s, size_t ns);
 
-/* A bar chart of one value per group (waits): n labels and values. */
+/* A bar chart of one value per group (waits): n labels and values (< 0: none, said in words). */
 typedef struct {
     const char *title, *unit;
     const char *const *labels;

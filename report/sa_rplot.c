@@ -142,6 +142,11 @@ void sa_rplot_bars(FILE *out, const sa_rbars_t *b, const sa_strv_t *preamble, bo
         double y = top + (double)i * (bar + gap);
         fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">", x0 - 6, y + bar - 5);
         sa_rxml_escape(out, b->labels[i]);
+        if (b->v[i] < 0) { /* no value */
+            fprintf(out, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#777\">no value</text>\n", x0 + 4,
+                    y + bar - 5);
+            continue;
+        }
         fprintf(out, "</text>\n<rect class=\"point\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\">"
                      "<title>",
                 x0, y, (x1 - x0) * b->v[i] / vmax, bar, colours[0]);

@@ -298,7 +298,7 @@ static void cell_stats(wtable_t *wt, size_t r, int id, const wstat_t *s)
     }
 }
 
-/* The figures of runs v[0..n) into row r; *median gets the median wait in hours (the chart's bar). */
+/* The figures of runs v[0..n) into row r; *median gets the median wait in hours (the chart's bar), -1 when none. */
 static bool set_figures(wtable_t *wt, size_t r, const wrun_t *v, size_t n, double *median, sa_error_t *error)
 {
     int64_t *a = malloc((n ? n : 1) * sizeof *a), *b = malloc((n ? n : 1) * sizeof *b);
@@ -323,7 +323,7 @@ static bool set_figures(wtable_t *wt, size_t r, const wrun_t *v, size_t n, doubl
     cell_stats(wt, r, W_S_MEAN, &sb);
     cell_int(wt, r, W_NO_ELIG, (int64_t)(n - na));
     cell_int(wt, r, W_NO_SUBMIT, (int64_t)(n - nb));
-    *median = (double)sa.median / 3600.0;
+    *median = sa.n ? (double)sa.median / 3600.0 : -1; /* -1: no bar (no eligible time known) */
     free(a);
     free(b);
     return true;
