@@ -30,8 +30,8 @@
  * (no end yet): their start and rates, counted by a report up to the cluster's last
  * observation. A poll rewrites it only when a run starts or ends.
  *
- * Two lists of job documents, with the same members, versions and tombstones, so that
- * `current` and `health` read their answer by _id too:
+ * Three lists of job documents, with the same members, versions and tombstones, so that
+ * `current`, `health` and `waits` read their answer by _id too:
  *   "<cluster>:live:<k>"  the unfinished jobs of `jobs` (k = job id / 1024 mod
  *            SA_ROLLUP_LIVE_SHARDS: a queue of millions stays under 16 MB a document,
  *            and a batch of consecutive ids touches one or two shards): one record each, its state, GPUs (asked for while pending),
