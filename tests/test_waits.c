@@ -5,7 +5,7 @@
  * the waits of fixtures/waits/sacct.txt against hand-computed figures, the rollups path
  * byte for byte equal to --from-jobs, `slurm-ingest rollup` finding (exit 9) and
  * `--rebuild` mending a damaged started list, and an archive of rollup version 2
- * rebuilding its lists on its first run.
+ * rebuilding its lists on its first run; the site's month page has the waits.
  *
  * The fixture (cluster w, October 2026; waits in seconds, start - eligible / start - submit):
  *   101 alice phys gpu  2 a100 1 node   eligible 08:00 start 10-04 09:00    3600 /  3600
@@ -315,6 +315,29 @@ static void check_equal_to_documents(const srv_t *s)
     }
 }
 
+/* The site's month page has the waits by partition (as the report has them), and the cluster page says so. */
+static void check_site(const srv_t *s)
+{
+    char site[128], path[256], *page, *csv, *out = NULL;
+    const char *args[] = {"site", site, "--months", "1", "--now", "2026-10-31T00:00:00Z", NULL};
+
+    snprintf(site, sizeof site, "%s/site", s->dir);
+    assert_int_equal(report(s, args, &out), 0);
+    free(out);
+    snprintf(path, sizeof path, "%s/w/2026-10.html", site);
+    assert_non_null(page = tu_read_file(path, NULL));
+    assert_non_null(strstr(page, "Queue waits by partition (runs that started), 2026-10"));
+    free(page);
+    snprintf(path, sizeof path, "%s/w/2026-10.waits.csv", site);
+    assert_non_null(csv = tu_read_file(path, NULL));
+    assert_non_null(strstr(csv, "w,gpu,6,2.10,1.00,6.00,6.00,2.12,1.00,6.00,6.00,1,0"));
+    free(csv);
+    snprintf(path, sizeof path, "%s/w/index.html", site);
+    assert_non_null(page = tu_read_file(path, NULL));
+    assert_non_null(strstr(page, "queue waits"));
+    free(page);
+}
+
 /* Sets the _id's document of the rollups to the members (ids, m, kt) of another (a list of the wrong jobs). */
 static void swap_members(const srv_t *s, const char *id, const char *from)
 {
@@ -365,6 +388,7 @@ static void test_waits_of_the_fixture(void **state)
     assert_int_equal(ingest(&s, verify, NULL), 0);
     check_figures(&s);
     check_equal_to_documents(&s);
+    check_site(&s);
     assert_int_equal(report(&s, month, &before), 0);
 
     /* a started list lost, another holding the wrong jobs: found (exit 9, named), then mended */
