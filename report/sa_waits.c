@@ -5,9 +5,10 @@
  *
  * Rules (stated in every output's preamble):
  * - A run counts when it started in the window [start, end). Every run of a requeued
- *   job counts (each incarnation waited in the queue again, as sacct --duplicates lists
- *   them and XDMoD, which reads sacct -D, counts them), and jobs_superseded too; a job
- *   still pending counts nowhere.
+ *   job counts with its own incarnation's submit and eligible (each waited in the queue
+ *   again; Slurm resets both when it requeues a job, and sacct --duplicates lists each
+ *   incarnation with its own, as XDMoD, which reads sacct -D, counts them), and
+ *   jobs_superseded too; a job still pending counts nowhere.
  * - Wait = start - eligible (the time Slurm could have started it: a --begin, a
  *   dependency or a hold does not count), and start - submit beside it; a run whose
  *   eligible (or submit) time is not known counts in the other figure only. A wait below
@@ -447,8 +448,8 @@ static void preamble(const waits_t *w, sa_strv_t *p)
     sa_rpreamble_add(p, "Queue waits of the runs that started from %s to %s (every run of a requeued job; pending "
                         "jobs count nowhere).",
                      sa_riso(w->o->start), sa_riso(w->o->end));
-    sa_rpreamble_add(p, "Wait: start - eligible; submit-start: start - submit (-l); a run whose eligible time is not "
-                        "known (an earlier incarnation of a requeued job) counts in submit-start only.");
+    sa_rpreamble_add(p, "Wait: start - eligible, each run's own (a requeue resets both); submit-start: start - submit "
+                        "(-l); a run whose eligible time is not known counts in submit-start only.");
     sa_rpreamble_add(p, "Hours. Median and p90: nearest rank (one run's wait: rank ceil(p/100 x n)); mean: sum / n. "
                         "Job size: XDMoD's bins (1, 2-4, 5-8, ...) of GPUs and nodes.");
 }

@@ -49,7 +49,7 @@ typedef struct {
 /* One run of a job (runs[]). */
 typedef struct {
     int64_t start, end;     /* SA_UNSET when absent (end: still running, or never seen to end) */
-    int64_t submit;         /* runs[].submit: the submit time of the run's incarnation, SA_UNSET when absent */
+    int64_t submit, eligible; /* runs[].submit, runs[].eligible: of the run's incarnation, SA_UNSET when absent */
     const char *state;      /* base state of the run, NULL when absent */
     const char *nodes;      /* hostlist expression, NULL when absent */
     int64_t node_count;     /* SA_UNSET when absent */

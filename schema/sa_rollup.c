@@ -325,7 +325,9 @@ void sa_rollup_queue_times(const sa_jobview_t *j, const sa_jobview_run_t *r, int
     *submit = r->submit;
     if (*submit == SA_UNSET && r->start != SA_UNSET && r->start == j->start)
         *submit = j->submit; /* an archive written before runs[].submit: the document's run */
-    *eligible = *submit != SA_UNSET && *submit == j->submit ? j->eligible : SA_UNSET;
+    *eligible = r->eligible;
+    if (*eligible == SA_UNSET && *submit != SA_UNSET && *submit == j->submit)
+        *eligible = j->eligible; /* a run written before runs[].eligible: the document's incarnation's */
 }
 
 /* The run's record in the started list of its start's day (sa_rollup.h). */
@@ -385,7 +387,7 @@ void sa_rollup_projection(bson_t *opts)
         "_v",        "cluster",       "account",        "user",       "partition",    "qos",
         "state",     "end",           "vanished_at",    "alloc.billing", "req.mem_mb", "runs.start",
         "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
-        "runs.gpu_type_source", "runs.cpus", "runs.submit", "runs.node_count", "eligible", "runs.mem_mb", "runs.elapsed_s", "runs.usage",
+        "runs.gpu_type_source", "runs.cpus", "runs.submit", "runs.eligible", "runs.node_count", "eligible", "runs.mem_mb", "runs.elapsed_s", "runs.usage",
         "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus", NULL};
     bson_t proj;
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);

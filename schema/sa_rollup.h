@@ -44,9 +44,8 @@
  *            CPU-only run), start, submit and eligible (SA_RS_*; times as seconds into the
  *            day, SA_UNSET when not known), GPUs (all types), nodes, CPUs. Every run of a
  *            requeued job counts (each waited in the queue), with its own incarnation's
- *            submit (runs[].submit); eligible is known only for the incarnation the
- *            document's submit and eligible belong to (Slurm resets both when it requeues a
- *            job, and the document keeps the latest): sa_rollup_queue_times.
+ *            submit and eligible (runs[].submit, runs[].eligible: Slurm resets both when it
+ *            requeues a job, as sacct -D shows): sa_rollup_queue_times.
  * A contribution names its documents by a "day" value (sa_rollup_kind): a day's start,
  * SA_UNSET (open), SA_ROLLUP_LIVE + k (live shard k), a day's start + SA_ROLLUP_ENDED,
  * a day's start + SA_ROLLUP_STARTED.
@@ -144,8 +143,9 @@ enum {
 
 /*
  * The submit and eligible times of run r of job view j (SA_UNSET when not known): the
- * run's own submit (runs[].submit), else the document's when r is the run that started at
- * the document's start; eligible the document's when the run's submit is the document's.
+ * run's own (runs[].submit, runs[].eligible); a run written before they were kept takes
+ * the document's submit when it started at the document's start, and the document's
+ * eligible when its submit is the document's (the incarnation the document describes).
  */
 void sa_rollup_queue_times(const sa_jobview_t *j, const sa_jobview_run_t *r, int64_t *submit, int64_t *eligible);
 

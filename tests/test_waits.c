@@ -12,8 +12,9 @@
  *   102 bob   phys gpu  4 a100 2 nodes  submit 08:00, eligible 10:00 (a --begin), start 12:00
  *                                                                          7200 / 14400
  *   103 alice bio  cpu  CPU-only 1 node eligible Unknown, start 11:30         - /  1800
- *   104 carol bio  gpu  1 a100 1 node   requeued: run 1 submit 06:00 start 06:10: - / 600
- *                                       (its eligible was reset by the requeue: not known);
+ *   104 carol bio  gpu  1 a100 1 node   requeued (sacct -D: a line per incarnation, Slurm resets
+ *                                       Submit and Eligible): run 1 eligible 06:00 start 06:10:
+ *                                                                           600 /   600
  *                                       run 2 submit 07:00 eligible 07:02 start 07:32:
  *                                                                          1800 /  1920
  *   105 bob   phys gpu  PENDING: counts nowhere
@@ -53,10 +54,11 @@ static const sa_rcday_t *day_of(const sa_rcontrib_t *c, int64_t day)
 }
 
 /*
- * A requeued job as slurm-ingest stores it: run 1 (submit 06:00, start 06:10, until 07:00),
- * run 2 (submit 07:00, start 07:32, until 08:00); the document's submit and eligible are
- * the second incarnation's (07:00, 07:02). Run 1 keeps its submit, its eligible is not
- * known; run 2 has both. A job still pending has no record. Through BSON the records come
+ * A requeued job as slurm-ingest stored it before runs[].eligible: run 1 (submit 06:00,
+ * start 06:10, until 07:00), run 2 (submit 07:00, start 07:32, until 08:00); the document's
+ * submit and eligible are the second incarnation's (07:00, 07:02). Run 1 keeps its submit,
+ * its eligible is not known; run 2 takes the document's. Given runs[].eligible, run 1 has
+ * its own. A job still pending has no record. Through BSON the records come
  * back (times as seconds into the day, an unknown eligible as SA_UNSET).
  */
 static void test_started_records(void **state)
@@ -100,6 +102,14 @@ static void test_started_records(void **state)
     assert_int_equal(x->rec[SA_RR_NF + SA_RR_GPUS], 1);
     assert_int_equal(x->rec[SA_RR_NF + SA_RS_NODES], 1);
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "a100");
+    {
+        sa_jobview_run_t r1 = v.runs[0];
+        int64_t sub, elig;
+        r1.eligible = D4 + 6 * H;
+        sa_rollup_queue_times(&v, &r1, &sub, &elig);
+        assert_int_equal(sub, D4 + 6 * H);
+        assert_int_equal(elig, D4 + 6 * H);
+    }
 
     assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_STARTED), SA_ROLLUP_K_STARTED);
     assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_STARTED), "c:2026-10-04:s");
@@ -236,19 +246,19 @@ static void check_figures(const srv_t *s)
     json_t *rows = waits_rows(s, month), *r;
 
     /* by partition (the default). gpu: 6 runs (101, 102, 104 twice, 106, 107; 105 pending);
-     * eligible waits of 5 (104's first run has none): 1800 3600 3600 7200 21600
-     *   mean 37800 / 5 = 7560 s = 2.1 h; median rank ceil(5 x 0.5) = 3: 3600 s = 1 h;
-     *   p90 rank ceil(5 x 0.9) = 5: 21600 s = 6 h; max 6 h
+     * eligible waits: 600 1800 3600 3600 7200 21600
+     *   mean 38400 / 6 = 6400 s; median rank ceil(6 x 0.5) = 3: 3600 s = 1 h;
+     *   p90 rank ceil(6 x 0.9) = 6: 21600 s = 6 h; max 6 h
      * submit waits of 6: 600 1920 3600 3600 14400 21600: mean 45720 / 6 = 7620 s;
      *   median rank 3: 3600 s; p90 rank ceil(5.4) = 6: 21600 s */
     assert_int_equal(json_array_size(rows), 2);
     r = row_of(rows, "partition", "gpu");
     assert_int_equal(json_integer_value(json_object_get(r, "jobs")), 6);
-    assert_waits(r, 7560.0 / 3600, 1.0, 6.0, 6.0);
+    assert_waits(r, 6400.0 / 3600, 1.0, 6.0, 6.0);
     assert_near(num(r, "submit_wait_mean_hours"), 7620.0 / 3600);
     assert_near(num(r, "submit_wait_median_hours"), 1.0);
     assert_near(num(r, "submit_wait_p90_hours"), 6.0);
-    assert_int_equal(json_integer_value(json_object_get(r, "no_eligible")), 1);
+    assert_int_equal(json_integer_value(json_object_get(r, "no_eligible")), 0);
     /* cpu: 103 alone, no eligible time: no eligible figures; submit 1800 s = 0.5 h */
     r = row_of(rows, "partition", "cpu");
     assert_int_equal(json_integer_value(json_object_get(r, "jobs")), 1);
@@ -265,15 +275,15 @@ static void check_figures(const srv_t *s)
     assert_waits(r, 3.0, 2.0, 6.0, 6.0);
     json_decref(rows);
 
-    /* by GPUs and nodes (XDMoD's bins): GPUs 1 = 104 twice and 107; eligible waits 1800 3600
-     * (104's first run has none): mean 2700 s = 0.75 h, median rank 1: 0.5 h, p90 rank 2: 1 h;
+    /* by GPUs and nodes (XDMoD's bins): GPUs 1 = 104 twice and 107; eligible waits 600 1800 3600:
+     * mean 6000 / 3 = 2000 s, median rank ceil(1.5) = 2: 0.5 h, p90 rank ceil(2.7) = 3: 1 h;
      * 2-4 GPUs on 2-4 nodes: 102 (7200 s); 5-8 GPUs: 106 */
     rows = waits_rows(s, size);
     assert_int_equal(json_array_size(rows), 5);
     r = json_array_get(rows, 1);
     assert_string_equal(json_string_value(json_object_get(r, "gpus")), "1");
     assert_int_equal(json_integer_value(json_object_get(r, "jobs")), 3);
-    assert_waits(r, 0.75, 0.5, 1.0, 1.0);
+    assert_waits(r, 2000.0 / 3600, 0.5, 1.0, 1.0);
     r = json_array_get(rows, 3);
     assert_string_equal(json_string_value(json_object_get(r, "gpus")), "2-4");
     assert_string_equal(json_string_value(json_object_get(r, "nodes")), "2-4");
@@ -330,7 +340,7 @@ static void check_site(const srv_t *s)
     free(page);
     snprintf(path, sizeof path, "%s/w/2026-10.waits.csv", site);
     assert_non_null(csv = tu_read_file(path, NULL));
-    assert_non_null(strstr(csv, "w,gpu,6,2.10,1.00,6.00,6.00,2.12,1.00,6.00,6.00,1,0"));
+    assert_non_null(strstr(csv, "w,gpu,6,1.78,1.00,6.00,6.00,2.12,1.00,6.00,6.00,0,0"));
     free(csv);
     snprintf(path, sizeof path, "%s/w/index.html", site);
     assert_non_null(page = tu_read_file(path, NULL));
