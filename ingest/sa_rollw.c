@@ -960,6 +960,7 @@ static bool in_since(int64_t day, int64_t since)
     switch (sa_rollup_kind(day)) {
     case SA_ROLLUP_K_DAY: return since == SA_UNSET || day + SA_DAY > since;
     case SA_ROLLUP_K_ENDED: return since == SA_UNSET || day - SA_ROLLUP_ENDED + SA_DAY > since;
+    case SA_ROLLUP_K_STARTED: return since == SA_UNSET || day - SA_ROLLUP_STARTED + SA_DAY > since;
     default: return true;
     }
 }

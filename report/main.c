@@ -46,6 +46,7 @@ static void usage(FILE *out)
           "       slurm-report jobs [-M CLUSTERS] [-A ACCOUNTS] [-u USERS] [-s STATES] [-S START] [-E END]\n"
           "                    [--name NAMES] [-r PARTITIONS] [-j JOBIDS] [-D] [-o FIELDS] ...\n"
           "       slurm-report top [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--top N] [-T TRES,...] ...\n"
+          "       slurm-report waits [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS] ...\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "\n"
           "Reports:\n"
@@ -59,6 +60,8 @@ static void usage(FILE *out)
           "                       utilisation, CPU and memory efficiency (seff), GPU-hours without usage data\n"
           "  job                  one job's whole story: identity, history, runs, steps, seff's efficiency lines\n"
           "  jobs                 a listing like sacct -X: one line per job, sacct's options and field names\n"
+          "  waits                queue waits (start - eligible, start - submit) of the runs that started: count,\n"
+          "                       mean, median, p90, max by partition, account, user, GPU type, job size\n"
           "  site                 a static web site of every report in DIR (replaced atomically)\n"
           "  top                  the top N users and accounts by a TRES in the window, with their share of\n"
           "                       the cluster's capacity (sreport user TopUsage)\n"
@@ -71,7 +74,8 @@ static void usage(FILE *out)
           "  -E, --endtime END        window end (excluded; default: now)\n"
           "  --by KEYS                usage, efficiency: account, user, gpu-type (default: the key columns -o\n"
           "                           names, else account; with --allocations, user and gpu-type break down the\n"
-          "                           charts); current: partition, account, user\n"
+          "                           charts); current: partition, account, user; waits: partition (default),\n"
+          "                           account, user, gpu-type, gpus, nodes (XDMoD's bins 1, 2-4, 5-8, ...)\n"
           "  -A, --accounts LIST      only these accounts\n"
           "  -u, --users LIST         only these users\n"
           "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
@@ -94,8 +98,8 @@ static void usage(FILE *out)
           "  --idle-threshold PCT     efficiency: a run under this GPU utilisation is idle (default 5)\n"
           "  --per-node               current --prometheus: also a gauge per node (CPUs, memory, GPUs by type:\n"
           "                           configured and allocated; its exact state as a label)\n"
-          "  --from-jobs              usage, efficiency, current, health, jobs: read the job documents, not\n"
-          "                           the rollups (the reference)\n"
+          "  --from-jobs              usage, efficiency, current, health, jobs, waits, top: read the job\n"
+          "                           documents, not the rollups (the reference)\n"
           "  -s, --state LIST         jobs: states (PD, R, S, CD, F, CA, TO, OOM, NF, ... or their names);\n"
           "                           jobs in them during [-S, -E] (default -S and -E: now)\n"
           "  -j, --jobs LIST          jobs: these ids (123: an array's every task, a het job's every\n"
@@ -109,7 +113,7 @@ static void usage(FILE *out)
           "  --prometheus-exporter X  with --prometheus-url: slurm-job-exporter (default) or jobstats\n"
           "\n"
           "Output:\n"
-          "  --json, --csv, --svg (usage, job), --html, --prometheus (current)   the output kind (default: a table)\n"
+          "  --json, --csv, --svg (usage, job, waits), --html, --prometheus (current)   the output kind (default: a table)\n"
           "  -o, --format COL,COL     the columns, like sacct: NAME, NAME%N (N wide, right-justified), NAME%-N\n"
           "  -l, --long               every column (the table shows the main ones; JSON, CSV, -p carry all)\n"
           "  -e, --helpformat         list the columns of the report and exit\n"
@@ -151,6 +155,10 @@ static bool parse_by(const char *s, unsigned *by)
             *by |= SA_BY_GPU_TYPE;
         else if (strcmp(v.v[i], "partition") == 0)
             *by |= SA_BY_PARTITION;
+        else if (strcmp(v.v[i], "gpus") == 0)
+            *by |= SA_BY_GPUS;
+        else if (strcmp(v.v[i], "nodes") == 0)
+            *by |= SA_BY_NODES;
         else
             ok = false;
     }
@@ -339,7 +347,8 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     switch (c) {
     case O_BY:
         if (!parse_by(arg, &o->by))
-            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, got '%s'", arg);
+            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, gpus, nodes, got '%s'",
+                             arg);
         return -1;
     case O_UNIT:
         if (strcmp(arg, "gpu-hours") == 0)
@@ -495,6 +504,8 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
     if ((o->states.n || o->partitions.n || o->job_ids.n || o->names.n || o->duplicates) &&
         strcmp(cli->cmd, "jobs") != 0)
         return die_usage("-s, -r, -j, --name and -D are options of `jobs`, not of %s", cli->cmd);
+    if ((o->by & (SA_BY_GPUS | SA_BY_NODES)) && strcmp(cli->cmd, "waits") != 0)
+        return die_usage("--by gpus, nodes: for `waits`%s", "");
     if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
     if (o->per_node && (o->format != SA_FMT_PROMETHEUS || strcmp(cli->cmd, "current") != 0))

@@ -146,6 +146,8 @@ bool sa_rhtml_doc(FILE *out, const sa_rdoc_t *d, const sa_report_opts_t *o, cons
         fprintf(out, "<p class=\"links\">%s</p>\n", links);
     if (d->has_charts)
         sa_rcharts_svg(out, d->charts_title, d->no_charts, NULL, d->charts, d->ncharts, false);
+    if (d->bars)
+        sa_rplot_bars(out, d->bars, NULL, false);
     if (have)
         sa_rview_clear(&v);
     return true;
@@ -232,6 +234,11 @@ bool sa_rdoc_write(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_
         if (d->has_charts) {
             sa_rcharts_svg(out, d->charts_title, d->no_charts, o->no_header ? NULL : d->preamble, d->charts,
                            d->ncharts, true);
+            ok = !ferror(out);
+            break;
+        }
+        if (d->bars) {
+            sa_rplot_bars(out, d->bars, o->no_header ? NULL : d->preamble, true);
             ok = !ferror(out);
             break;
         }

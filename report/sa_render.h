@@ -46,6 +46,19 @@ typedef struct {
 void sa_rplot_lines(FILE *out, const char *title, const char *unit, const int64_t *t, size_t n,
                     const sa_rseries_t *s, size_t ns);
 
+/* A bar chart of one value per group (waits): n labels and values (< 0: none, said in words). */
+typedef struct {
+    const char *title, *unit;
+    const char *const *labels;
+    const double *v;
+    size_t n;
+} sa_rbars_t;
+/*
+ * Writes an SVG bar chart, a horizontal bar per label, its value in a <title>; standalone:
+ * with the XML declaration and the preamble (may be NULL) above the bars.
+ */
+void sa_rplot_bars(FILE *out, const sa_rbars_t *b, const sa_strv_t *preamble, bool standalone);
+
 /* A report's document. Everything is borrowed. */
 typedef struct sa_rdoc {
     const char *kind;             /* "usage", "utilization", "health", "current" */
@@ -59,6 +72,7 @@ typedef struct sa_rdoc {
     const char *no_charts;        /* text drawn when the series is empty */
     const sa_rchart_t *charts;
     size_t ncharts;
+    const sa_rbars_t *bars;       /* a bar chart (SVG, and HTML after the table); NULL: none */
 } sa_rdoc_t;
 
 /*

@@ -75,6 +75,8 @@ enum {
     SA_BY_USER = 1 << 1,
     SA_BY_GPU_TYPE = 1 << 2,
     SA_BY_PARTITION = 1 << 3,
+    SA_BY_GPUS = 1 << 4,  /* waits: GPUs of the run, in XDMoD's bins */
+    SA_BY_NODES = 1 << 5, /* waits: nodes of the run, in XDMoD's bins */
 };
 
 typedef struct {
@@ -152,6 +154,8 @@ bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
 bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* What the allocated GPUs and CPUs did over the window (sa_efficiency.c). */
 bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* Queue waits of the runs that started in the window (sa_waits.c). */
+bool sa_report_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* One job's whole story from the archive (sa_jobreport.c); SA_ERR_USAGE when the archive has no such job. */
 bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* A sacct-like listing of the archive's jobs (sa_jobs.c). */

@@ -114,8 +114,9 @@ bool sa_rollread_ids(sa_rdb_t *db, char **ids, size_t n, sa_rollread_fn fn, void
     return ok;
 }
 
-bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t from, int64_t to, sa_rollread_fn fn,
-                       void *ctx, size_t *docs, sa_error_t *error)
+/* Reads the live shards (live) and the lists of kind (a day's start + kind) of the days [from, to) touches. */
+static bool read_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t kind, int64_t from, int64_t to,
+                       sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error)
 {
     size_t n = 0, ndays;
     int64_t d0;
@@ -128,7 +129,7 @@ bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t fro
     for (int k = 0; ok && live && k < SA_ROLLUP_LIVE_SHARDS; k++)
         ok = (ids[n++] = sa_rollup_id(cluster, SA_ROLLUP_LIVE + k)) != NULL;
     for (size_t i = 0; ok && i < ndays; i++)
-        ok = (ids[n++] = sa_rollup_id(cluster, d0 + (int64_t)i * SA_DAY + SA_ROLLUP_ENDED)) != NULL;
+        ok = (ids[n++] = sa_rollup_id(cluster, d0 + (int64_t)i * SA_DAY + kind)) != NULL;
     ok = ok ? sa_rollread_ids(db, ids, n, fn, ctx, docs, error) : sa_error_nomem(error);
     for (size_t i = 0; i < n; i++)
         free(ids[i]);
@@ -165,4 +166,16 @@ bool sa_rollread_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson
         bson_destroy(&opts);
     }
     return ok;
+}
+
+bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t from, int64_t to, sa_rollread_fn fn,
+                       void *ctx, size_t *docs, sa_error_t *error)
+{
+    return read_lists(db, cluster, live, SA_ROLLUP_ENDED, from, to, fn, ctx, docs, error);
+}
+
+bool sa_rollread_started(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, sa_rollread_fn fn, void *ctx,
+                         size_t *docs, sa_error_t *error)
+{
+    return read_lists(db, cluster, false, SA_ROLLUP_STARTED, from, to, fn, ctx, docs, error);
 }

@@ -45,5 +45,8 @@ bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t fro
  */
 bool sa_rollread_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
                       void *ctx, sa_error_t *error);
+/* Reads a cluster's started lists (schema/sa_rollup.h) of the days [from, to) touches. */
+bool sa_rollread_started(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, sa_rollread_fn fn, void *ctx,
+                         size_t *docs, sa_error_t *error);
 
 #endif

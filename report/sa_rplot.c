@@ -1,7 +1,8 @@
 /*
  * sa_rplot.c - a line chart over time (see sa_render.h): the site's profile of the
  * ingester, one line per series, a point per value carrying it in a <title> (the
- * browser shows it on hover; the enhanced page's script too).
+ * browser shows it on hover; the enhanced page's script too); and a bar chart of one
+ * value per group (waits).
  */
 #include "sa_render.h"
 
@@ -95,6 +96,64 @@ void sa_rplot_lines(FILE *out, const char *title, const char *unit, const int64_
         sa_rxml_escape(out, s[k].name);
         fputs("</text>\n", out);
         lx += 40 + 5.6 * (double)strlen(s[k].name);
+    }
+    fputs("</svg>\n", out);
+}
+
+void sa_rplot_bars(FILE *out, const sa_rbars_t *b, const sa_strv_t *preamble, bool standalone)
+{
+    const double x0 = 260, x1 = PLOT_W - 60, bar = 18, gap = 6;
+    double top = 40 + 14.0 * (double)(preamble ? preamble->n : 0), vmax = 0, h;
+
+    for (size_t i = 0; i < b->n; i++)
+        vmax = b->v[i] > vmax ? b->v[i] : vmax;
+    vmax = round_max(vmax);
+    h = top + (double)(b->n ? b->n : 1) * (bar + gap) + 40;
+    if (standalone)
+        fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", out);
+    fprintf(out, "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"chart\" role=\"img\" width=\"%d\" height=\"%.0f\" "
+                 "viewBox=\"0 0 %d %.0f\" font-family=\"sans-serif\">\n<title>",
+            PLOT_W, h, PLOT_W, h);
+    sa_rxml_escape(out, b->title);
+    fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n<text x=\"10\" y=\"20\" font-size=\"14\" "
+          "font-weight=\"bold\">",
+          out);
+    sa_rxml_escape(out, b->title);
+    fputs("</text>\n", out);
+    for (size_t i = 0; preamble && i < preamble->n; i++) {
+        fprintf(out, "<text x=\"10\" y=\"%.1f\" font-size=\"10\" fill=\"#444\">", 38 + 14.0 * (double)i);
+        sa_rxml_escape(out, preamble->v[i]);
+        fputs("</text>\n", out);
+    }
+    if (!b->n)
+        fprintf(out, "<text x=\"10\" y=\"%.1f\" font-size=\"14\">No run started in the window.</text>\n", top + 20);
+    for (int k = 0; k <= 4; k++) { /* the value axis */
+        double x = x0 + (x1 - x0) * k / 4, y = top + (double)b->n * (bar + gap);
+        fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\"/>\n", x, top, x, y,
+                k ? "#e4e4e4" : "#333");
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\">%g</text>\n", x, y + 14,
+                vmax * k / 4);
+    }
+    fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"10\" fill=\"#444\">", (x0 + x1) / 2,
+            h - 8);
+    sa_rxml_escape(out, b->unit);
+    fputs("</text>\n", out);
+    for (size_t i = 0; i < b->n; i++) {
+        double y = top + (double)i * (bar + gap);
+        fprintf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"10\">", x0 - 6, y + bar - 5);
+        sa_rxml_escape(out, b->labels[i]);
+        if (b->v[i] < 0) { /* no value */
+            fprintf(out, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"10\" fill=\"#777\">no value</text>\n", x0 + 4,
+                    y + bar - 5);
+            continue;
+        }
+        fprintf(out, "</text>\n<rect class=\"point\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.0f\" fill=\"%s\">"
+                     "<title>",
+                x0, y, (x1 - x0) * b->v[i] / vmax, bar, colours[0]);
+        sa_rxml_escape(out, b->labels[i]);
+        fprintf(out, ": %.6g ", b->v[i]);
+        sa_rxml_escape(out, b->unit);
+        fputs("</title></rect>\n", out);
     }
     fputs("</svg>\n", out);
 }

@@ -550,7 +550,7 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
     return ok;
 }
 
-enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT, S_EFF };
+enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT, S_EFF, S_WAITS };
 
 /* What one section runs. */
 typedef struct {
@@ -608,6 +608,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     case S_UTIL: ok = sa_report_utilization(&o, NULL, NULL, error); break;
     case S_HEALTH: ok = sa_report_health(&o, NULL, NULL, &pg->healthy, error); break;
     case S_EFF: ok = sa_report_efficiency(&o, NULL, NULL, error); break;
+    case S_WAITS: ok = sa_report_waits(&o, NULL, NULL, error); break;
     default: ok = sa_report_current(&o, NULL, NULL, error); break;
     }
     sa_strv_clear(&one);
@@ -636,21 +637,27 @@ static int64_t month_end(int64_t m, int64_t now)
 /* The stranded GPUs' columns on the pages. */
 #define STRANDED_COLS "cluster,gpu_type,state,stranded_reason,gpu_stranded_hours,gpu_hours,class"
 
-/* Usage against awards, efficiency, utilization by exact state and stranded GPUs of [start, end) for cluster c. */
+/*
+ * Usage against awards, efficiency, queue waits by partition, utilization by exact state
+ * and stranded GPUs of [start, end) for cluster c.
+ */
 static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, const char *when,
                            sa_error_t *error)
 {
-    char h1[160], h2[160], h3[160], h4[160];
+    char h1[160], h2[160], h3[160], h4[160], h5[160];
     section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false, false};
     section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false, false};
     section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false, false};
     section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true, false};
+    section_t waits = {S_WAITS, "waits", h5, NULL, start, end, SA_BY_PARTITION, NULL, false, false, false};
 
     snprintf(h1, sizeof h1, "GPU usage%s, %s", pg->s->o->allocations_path ? " against the awards" : " by account", when);
     snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
     snprintf(h3, sizeof h3, "Stranded GPUs, %s", when);
     snprintf(h4, sizeof h4, "What the allocated GPUs and CPUs did (runs that ended), %s", when);
-    if (!section(pg, c->name, &use, error) || !section(pg, c->name, &eff, error))
+    snprintf(h5, sizeof h5, "Queue waits by partition (runs that started), %s", when);
+    if (!section(pg, c->name, &use, error) || !section(pg, c->name, &eff, error) ||
+        !section(pg, c->name, &waits, error))
         return false;
     if (!c->has_series) {
         para(pg, "meta", "No time series for this cluster: no utilization and no stranded GPUs.");
@@ -659,7 +666,7 @@ static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64
     return section(pg, c->name, &util, error) && section(pg, c->name, &str, error);
 }
 
-/* CLUSTER/YYYY-MM: the month's usage, efficiency, utilization and stranded GPUs. */
+/* CLUSTER/YYYY-MM: the month's usage, efficiency, queue waits, utilization and stranded GPUs. */
 static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_error_t *error)
 {
     page_t pg;
@@ -685,7 +692,9 @@ static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_err
 /* The links of a cluster page: its months and its accounts. */
 static void cluster_links(page_t *pg, const scluster_t *c)
 {
-    fputs("<h2 id=\"pages\">Months and accounts</h2>\n<p class=\"links\">Months:", pg->f);
+    fputs("<h2 id=\"pages\">Months and accounts</h2>\n<p class=\"links\">Months (usage, efficiency, queue waits, "
+          "utilization):",
+          pg->f);
     for (size_t i = c->months.n; i-- > 0;)
         fprintf(pg->f, " <a href=\"%s.html\">%s</a>", c->months.v[i], c->months.v[i]);
     fputs("</p>\n<p class=\"links\">Accounts:", pg->f);

@@ -817,6 +817,7 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     if (sa_job_state_is_final(rec->state.base))
         set_int(r, "end", record_end(rec));
     set_int(r, "submit", rec->submit);
+    set_int(r, "eligible", rec->eligible);
     set_str(r, "state", rec->state.base);
     if (rec->state.flags.n)
         json_object_set_new(r, "flags", strv_json(&rec->state.flags));

@@ -142,6 +142,7 @@ const sa_jobfield_t sa_jobfields[] = {
     {"runs[].start", "date", "when the run started"},
     {"runs[].end", "date", "when the run ended (sacct's End, or start + elapsed); absent while it runs"},
     {"runs[].submit", "date", "the submit time of the incarnation that ran"},
+    {"runs[].eligible", "date", "when the incarnation that ran became eligible (Slurm resets it when it requeues a job)"},
     {"runs[].state", "string", "the run's base state (RUNNING, or how it ended: REQUEUED, COMPLETED, NODE_FAIL, ...)"},
     {"runs[].flags", "array", "the state flags of the run's record"},
     {"runs[].flags[]", "string", "one flag"},

@@ -239,7 +239,7 @@ static void read_prom(const bson_iter_t *it, sa_jobview_prom_t *p)
 static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size_t *ngpu, size_t *nstep)
 {
     memset(r, 0, sizeof *r);
-    r->start = r->end = r->node_count = r->cpus = SA_UNSET;
+    r->start = r->end = r->node_count = r->cpus = r->submit = r->eligible = SA_UNSET;
     r->elapsed_s = r->mem_mb = SA_UNSET;
     r->exit_code = r->exit_signal = -1;
     sa_stats_init(&r->usage);
@@ -252,12 +252,16 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
                 r->start = sa_bson_iter_time(it);
             else if (key_is(k, "state"))
                 r->state = sa_bson_iter_str(it, NULL);
+            else if (key_is(k, "submit"))
+                r->submit = sa_bson_iter_time(it);
             else if (key_is(k, "steps") && !read_steps(v, it, nstep, &r->nsteps))
                 return false;
             break;
         case 'e':
             if (key_is(k, "end"))
                 r->end = sa_bson_iter_time(it);
+            else if (key_is(k, "eligible"))
+                r->eligible = sa_bson_iter_time(it);
             else if (key_is(k, "exit"))
                 read_exit(it, &r->exit_code, &r->exit_signal);
             else if (key_is(k, "elapsed_s"))

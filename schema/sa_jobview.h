@@ -63,6 +63,7 @@ typedef struct {
 /* One run of a job (runs[]). */
 typedef struct {
     int64_t start, end;     /* SA_UNSET when absent (end: still running, or never seen to end) */
+    int64_t submit, eligible; /* runs[].submit, runs[].eligible: of the run's incarnation, SA_UNSET when absent */
     const char *state;      /* base state of the run, NULL when absent */
     const char *nodes;      /* hostlist expression, NULL when absent */
     int64_t node_count;     /* SA_UNSET when absent */
@@ -108,7 +109,7 @@ typedef struct {
     int exit_code, exit_signal; /* exit {code, signal}, -1 when absent */
     /* times */
     int64_t submit, start, end, expected_end, vanished_at, seen_first, seen_last;
-    int64_t eligible;       /* when the job became eligible to run: eligible, SA_UNSET when absent */
+    int64_t eligible;       /* when the job (the incarnation of submit) became eligible: eligible, SA_UNSET when absent */
     const char *reason;     /* Slurm's state reason: reason, NULL when absent */
     int64_t expected_start; /* a pending job's forecast start: expected_start, else (archives written before it was
                                a date) extra.expected_start in epoch seconds; SA_UNSET when absent */

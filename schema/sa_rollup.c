@@ -28,7 +28,11 @@ sa_rollup_kind_t sa_rollup_kind(int64_t day)
         return SA_ROLLUP_K_OPEN;
     if (day >= SA_ROLLUP_LIVE && day < SA_ROLLUP_LIVE + SA_ROLLUP_LIVE_SHARDS)
         return SA_ROLLUP_K_LIVE;
-    return sa_rollup_day(day) == day ? SA_ROLLUP_K_DAY : SA_ROLLUP_K_ENDED;
+    switch (day - sa_rollup_day(day)) {
+    case 0: return SA_ROLLUP_K_DAY;
+    case SA_ROLLUP_STARTED: return SA_ROLLUP_K_STARTED;
+    default: return SA_ROLLUP_K_ENDED;
+    }
 }
 
 int64_t sa_rollup_live_of(const char *cluster, const char *id)
@@ -89,6 +93,8 @@ char *sa_rollup_id(const char *cluster, int64_t day)
         return asprintf(&s, "%s:live:%d", cluster, (int)(day - SA_ROLLUP_LIVE)) < 0 ? NULL : s;
     case SA_ROLLUP_K_ENDED:
         return day_id(cluster, day - SA_ROLLUP_ENDED, ":e");
+    case SA_ROLLUP_K_STARTED:
+        return day_id(cluster, day - SA_ROLLUP_STARTED, ":s");
     case SA_ROLLUP_K_DAY:
         break;
     }
@@ -332,6 +338,36 @@ static bool job_lists(sa_rcontrib_t *c, const sa_jobview_t *j)
     return true;
 }
 
+void sa_rollup_queue_times(const sa_jobview_t *j, const sa_jobview_run_t *r, int64_t *submit, int64_t *eligible)
+{
+    *submit = r->submit;
+    if (*submit == SA_UNSET && r->start != SA_UNSET && r->start == j->start)
+        *submit = j->submit; /* an archive written before runs[].submit: the document's run */
+    *eligible = r->eligible;
+    if (*eligible == SA_UNSET && *submit != SA_UNSET && *submit == j->submit)
+        *eligible = j->eligible; /* a run written before runs[].eligible: the document's incarnation's */
+}
+
+/* The run's record in the started list of its start's day (sa_rollup.h). */
+static bool started_list(sa_rcontrib_t *c, const sa_jobview_t *j, const sa_typed_run_t *r)
+{
+    sa_rcday_t *d;
+    int64_t *x, key, submit, eligible;
+
+    if (!(d = contrib_day(c, sa_rollup_day(r->start) + SA_ROLLUP_STARTED)) || !(x = day_rec(d)) ||
+        (key = contrib_key(c, j, r->ngpus ? r->gpus[0].type : "")) < 0)
+        return false;
+    sa_rollup_queue_times(j, r->v, &submit, &eligible);
+    x[SA_RR_KEY] = key;
+    x[SA_RR_START] = r->start;
+    x[SA_RS_SUBMIT] = submit;
+    x[SA_RS_ELIGIBLE] = eligible;
+    x[SA_RR_GPUS] = r->gpu_total;
+    x[SA_RS_NODES] = or_zero(r->v->node_count);
+    x[SA_RR_CPUS] = r->cpus;
+    return true;
+}
+
 bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error)
 {
     c->nkeys = c->nstates = c->ndays = 0;
@@ -342,6 +378,8 @@ bool sa_rcontrib_of(sa_rcontrib_t *c, const sa_jobview_t *j, sa_error_t *error)
         int64_t first, last;
         if (r->start < 0 || r->start > SA_ROLLUP_LAST_DAY)
             continue; /* not a time of this world: counted nowhere (and no rollup _id can name its day) */
+        if (!started_list(c, j, r))
+            return sa_error_nomem(error);
         if (r->end == SA_UNSET) {
             if (!run_day(c, j, r, SA_UNSET))
                 return sa_error_nomem(error);
@@ -367,7 +405,8 @@ void sa_rollup_projection(bson_t *opts)
         "_v",        "cluster",       "account",        "user",       "partition",    "qos",
         "state",     "end",           "vanished_at",    "alloc.billing", "req.mem_mb", "runs.start",
         "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
-        "runs.gpu_type_source", "runs.cpus", "runs.mem_mb", "runs.elapsed_s", "runs.usage", "runs.prom",
+        "runs.gpu_type_source", "runs.cpus", "runs.submit", "runs.eligible", "runs.node_count", "eligible",
+        "runs.mem_mb", "runs.elapsed_s", "runs.usage", "runs.prom",
         "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus", NULL};
     bson_t proj;
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);
@@ -676,6 +715,12 @@ static bool get_var(const uint8_t *m, size_t len, size_t *pos, int64_t *v)
 /* Times of a day document's records are kept as seconds into the day (small varints). */
 static int64_t rel_time(int f, int64_t val, int64_t day, bool encode)
 {
+    if (sa_rollup_kind(day) == SA_ROLLUP_K_STARTED) { /* a started list: start, submit, eligible */
+        if ((f != SA_RR_START && f != SA_RS_SUBMIT && f != SA_RS_ELIGIBLE) || val == SA_UNSET)
+            return val;
+        day -= SA_ROLLUP_STARTED;
+        return encode ? val - day : val + day;
+    }
     if (sa_rollup_kind(day) != SA_ROLLUP_K_DAY || (f != SA_RR_START && f != SA_RR_END && f != SA_RR_ENDED_AT) ||
         (f == SA_RR_ENDED_AT && val < 0))
         return val;
@@ -898,6 +943,10 @@ bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_
         case SA_ROLLUP_K_ENDED:
             BSON_APPEND_DATE_TIME(out, "day", (d->day - SA_ROLLUP_ENDED) * 1000);
             BSON_APPEND_UTF8(out, "kind", "ended");
+            break;
+        case SA_ROLLUP_K_STARTED:
+            BSON_APPEND_DATE_TIME(out, "day", (d->day - SA_ROLLUP_STARTED) * 1000);
+            BSON_APPEND_UTF8(out, "kind", "started");
             break;
         case SA_ROLLUP_K_LIVE:
             BSON_APPEND_UTF8(out, "kind", "live");
@@ -1136,6 +1185,8 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
         return bad(error, d->id, "no _id or cluster");
     if (kind && strcmp(kind, "ended") == 0 && d->day != SA_UNSET)
         d->day += SA_ROLLUP_ENDED;
+    else if (kind && strcmp(kind, "started") == 0 && d->day != SA_UNSET)
+        d->day += SA_ROLLUP_STARTED;
     else if (kind && strcmp(kind, "live") == 0) {
         if (shard < 0 || shard >= SA_ROLLUP_LIVE_SHARDS)
             return bad(error, d->id, "a live shard out of range");

@@ -30,17 +30,25 @@
  * (no end yet): their start and rates, counted by a report up to the cluster's last
  * observation. A poll rewrites it only when a run starts or ends.
  *
- * Two lists of job documents, with the same members, versions and tombstones, so that
- * `current` and `health` read their answer by _id too:
+ * Three lists of job documents, with the same members, versions and tombstones, so that
+ * `current`, `health` and `waits` read their answer by _id too:
  *   "<cluster>:live:<k>"  the unfinished jobs of `jobs` (k = job id / 1024 mod
  *            SA_ROLLUP_LIVE_SHARDS: a queue of millions stays under 16 MB a document,
  *            and a batch of consecutive ids touches one or two shards): one record each, its state, GPUs (asked for while pending),
  *            CPUs, memory asked for, submit time (START) and vanished_at (ENDED_AT, -1
  *            when listed);
  *   "<cluster>:<YYYY-MM-DD>:e"  the final documents (jobs and jobs_superseded) whose end
- *            is that day: state, GPUs, CPUs, start and end.
+ *            is that day: state, GPUs, CPUs, start and end;
+ *   "<cluster>:<YYYY-MM-DD>:s"  the runs that started that day (jobs and jobs_superseded;
+ *            `waits` reads them): per run its key (gpu_type: the run's first type, "" for a
+ *            CPU-only run), start, submit and eligible (SA_RS_*; times as seconds into the
+ *            day, SA_UNSET when not known), GPUs (all types), nodes, CPUs. Every run of a
+ *            requeued job counts (each waited in the queue), with its own incarnation's
+ *            submit and eligible (runs[].submit, runs[].eligible: Slurm resets both when it
+ *            requeues a job, as sacct -D shows): sa_rollup_queue_times.
  * A contribution names its documents by a "day" value (sa_rollup_kind): a day's start,
- * SA_UNSET (open), SA_ROLLUP_LIVE + k (live shard k), a day's start + SA_ROLLUP_ENDED.
+ * SA_UNSET (open), SA_ROLLUP_LIVE + k (live shard k), a day's start + SA_ROLLUP_ENDED,
+ * a day's start + SA_ROLLUP_STARTED.
  *
  * Each member is replaced whole from the job document (never incremented), and only
  * by a document version at least as new as the one it came from, so writing the same
@@ -62,7 +70,7 @@
 
 #define SA_ROLLUP_COLL "rollups"
 /* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt.
- * 3: the efficiency sums take Prometheus's figures (runs[].prom) and count prom_s. */
+ * 3: the started lists; the efficiency sums take Prometheus's figures (runs[].prom) and count prom_s. */
 #define SA_ROLLUP_VERSION 3
 /* The encoding of the packed members ("enc"): zigzag varints. */
 #define SA_ROLLUP_ENC "varint2"
@@ -80,9 +88,11 @@
 #define SA_ROLLUP_LIVE_SHARDS 16
 /* A day's start + SA_ROLLUP_ENDED: the jobs that ended that day. */
 #define SA_ROLLUP_ENDED 1
+/* A day's start + SA_ROLLUP_STARTED: the runs that started that day. */
+#define SA_ROLLUP_STARTED 2
 
 /* What a "day" value names. */
-typedef enum { SA_ROLLUP_K_DAY, SA_ROLLUP_K_OPEN, SA_ROLLUP_K_LIVE, SA_ROLLUP_K_ENDED } sa_rollup_kind_t;
+typedef enum { SA_ROLLUP_K_DAY, SA_ROLLUP_K_OPEN, SA_ROLLUP_K_LIVE, SA_ROLLUP_K_ENDED, SA_ROLLUP_K_STARTED } sa_rollup_kind_t;
 sa_rollup_kind_t sa_rollup_kind(int64_t day);
 /*
  * The live shard of job document id of cluster ("<cluster>:<job_id>"): SA_ROLLUP_LIVE + k;
@@ -130,6 +140,24 @@ enum {
     SA_RR_E_PROM_S,   /* of SA_RR_E_UTIL_S, the GPU-seconds whose utilisation is Prometheus's (runs[].prom) */
     SA_RR_NF
 };
+
+/*
+ * The started lists' records use these fields (the others 0, SA_RR_STATE -1): the run's
+ * start is SA_RR_START, its GPUs SA_RR_GPUS, its CPUs SA_RR_CPUS.
+ */
+enum {
+    SA_RS_SUBMIT = SA_RR_END,        /* the submit time of the run's incarnation, SA_UNSET when not known */
+    SA_RS_ELIGIBLE = SA_RR_ENDED_AT, /* when it became eligible, SA_UNSET when not known */
+    SA_RS_NODES = SA_RR_MEM,         /* its nodes, 0 when not known */
+};
+
+/*
+ * The submit and eligible times of run r of job view j (SA_UNSET when not known): the
+ * run's own (runs[].submit, runs[].eligible); a run written before they were kept takes
+ * the document's submit when it started at the document's start, and the document's
+ * eligible when its submit is the document's (the incarnation the document describes).
+ */
+void sa_rollup_queue_times(const sa_jobview_t *j, const sa_jobview_run_t *r, int64_t *submit, int64_t *eligible);
 
 /* A row key: account, user, partition, qos, gpu_type ("" when absent). */
 #define SA_RK_N 5
@@ -187,7 +215,8 @@ typedef struct {
 
 /*
  * The _id of a cluster's members document of a day, "<cluster>:<YYYY-MM-DD>:m" (SA_UNSET:
- * "<cluster>:open"; live shard k: "<cluster>:live:<k>"; ended: "<cluster>:<YYYY-MM-DD>:e").
+ * "<cluster>:open"; live shard k: "<cluster>:live:<k>"; ended: "<cluster>:<YYYY-MM-DD>:e";
+ * started: "<cluster>:<YYYY-MM-DD>:s").
  */
 char *sa_rollup_id(const char *cluster, int64_t day);
 /* The _id of a cluster's rows document of a day, "<cluster>:<YYYY-MM-DD>" (any other kind: NULL). */

@@ -86,8 +86,14 @@ static void test_contrib_across_midnight(void **state)
     sa_jobview_init(&v);
     sa_rcontrib_init(&c);
     contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndays, 3); /* two days of usage, and the ended list of 10-05 */
+    assert_int_equal(c.ndays, 4); /* two days of usage, the started list of 10-04 and the ended list of 10-05 */
     assert_null(day_of(&c, SA_UNSET));
+    assert_non_null(x = day_of(&c, D4 + SA_ROLLUP_STARTED));
+    assert_int_equal(x->nrec, 1);
+    assert_int_equal(x->rec[SA_RR_START], D4 + 22 * H);
+    assert_int_equal(x->rec[SA_RR_GPUS], 2);
+    assert_int_equal(x->rec[SA_RS_SUBMIT], SA_UNSET); /* the document says no submit time */
+    assert_int_equal(x->rec[SA_RS_ELIGIBLE], SA_UNSET);
     assert_non_null(x = day_of(&c, D4 + 24 * H + SA_ROLLUP_ENDED));
     assert_int_equal(x->nrec, 1);
     assert_int_equal(x->rec[SA_RR_END], D4 + 26 * H);

@@ -1,0 +1,457 @@
+/*
+ * test_waits.c - `slurm-report waits` and the started lists of the rollups
+ * (schema/sa_rollup.c, report/sa_waits.c): a requeued job's runs in the lists with their
+ * own submit and eligible times, the list's BSON round trip, and against the test server
+ * the waits of fixtures/waits/sacct.txt against hand-computed figures, the rollups path
+ * byte for byte equal to --from-jobs, `slurm-ingest rollup` finding (exit 9) and
+ * `--rebuild` mending a damaged started list, and an archive of rollup version 2
+ * rebuilding its lists on its first run; the site's month page has the waits.
+ *
+ * The fixture (cluster w, October 2026; waits in seconds, start - eligible / start - submit):
+ *   101 alice phys gpu  2 a100 1 node   eligible 08:00 start 10-04 09:00    3600 /  3600
+ *   102 bob   phys gpu  4 a100 2 nodes  submit 08:00, eligible 10:00 (a --begin), start 12:00
+ *                                                                          7200 / 14400
+ *   103 alice bio  cpu  CPU-only 1 node eligible Unknown, start 11:30         - /  1800
+ *   104 carol bio  gpu  1 a100 1 node   requeued (sacct -D: a line per incarnation, Slurm resets
+ *                                       Submit and Eligible): run 1 eligible 06:00 start 06:10:
+ *                                                                           600 /   600
+ *                                       run 2 submit 07:00 eligible 07:02 start 07:32:
+ *                                                                          1800 /  1920
+ *   105 bob   phys gpu  PENDING: counts nowhere
+ *   106 dave  phys gpu  8 a100 2 nodes  eligible 10-04 20:00 start 10-05 02:00
+ *                                                                         21600 / 21600
+ *   107 alice phys gpu  1 a100 1 node   eligible 10-05 13:00 start 14:00  3600 /  3600
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <jansson.h>
+#include <mongoc/mongoc.h>
+
+#include "sa_jobview.h"
+#include "sa_rollup.h"
+#include "testutil.h"
+#include "tu_archive.h"
+
+/* 2026-10-04T00:00:00Z */
+#define D4 1791072000LL
+#define H 3600LL
+
+/* The records of day in c, or NULL. */
+static const sa_rcday_t *day_of(const sa_rcontrib_t *c, int64_t day)
+{
+    for (size_t i = 0; i < c->ndays; i++) {
+        if (c->days[i].day == day)
+            return &c->days[i];
+    }
+    return NULL;
+}
+
+/*
+ * A requeued job as slurm-ingest stored it before runs[].eligible: run 1 (submit 06:00,
+ * start 06:10, until 07:00), run 2 (submit 07:00, start 07:32, until 08:00); the document's
+ * submit and eligible are the second incarnation's (07:00, 07:02). Run 1 keeps its submit,
+ * its eligible is not known; run 2 takes the document's. Given runs[].eligible, run 1 has
+ * its own. A job still pending has no record. Through BSON the records come
+ * back (times as seconds into the day, an unknown eligible as SA_UNSET).
+ */
+static void test_started_records(void **state)
+{
+    char json[2048];
+    bson_error_t berr;
+    sa_error_t err;
+    sa_jobview_t v;
+    sa_rcontrib_t c;
+    sa_rolldoc_t d, back;
+    bson_t *b, out = BSON_INITIALIZER;
+    const sa_rcday_t *x;
+    char *id;
+    (void)state;
+
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:104\", \"_v\": 2, \"cluster\": \"c\", \"account\": \"bio\", \"user\": \"carol\", "
+             "\"partition\": \"gpu\", \"qos\": \"normal\", \"state\": \"COMPLETED\", \"submit\": {\"$date\": %lld}, "
+             "\"eligible\": {\"$date\": %lld}, \"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, "
+             "\"runs\": [{\"submit\": {\"$date\": %lld}, \"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, "
+             "\"state\": \"REQUEUED\", \"gpus\": 1, \"node_count\": 1, \"gpus_by_type\": [{\"type\": \"a100\", "
+             "\"count\": 1}]}, {\"submit\": {\"$date\": %lld}, \"start\": {\"$date\": %lld}, \"end\": {\"$date\": "
+             "%lld}, \"state\": \"COMPLETED\", \"gpus\": 1, \"node_count\": 1, \"gpus_by_type\": [{\"type\": "
+             "\"a100\", \"count\": 1}]}]}",
+             (D4 + 7 * H) * 1000, (D4 + 7 * H + 120) * 1000, (D4 + 7 * H + 1920) * 1000, (D4 + 8 * H) * 1000,
+             (D4 + 6 * H) * 1000, (D4 + 6 * H + 600) * 1000, (D4 + 7 * H) * 1000, (D4 + 7 * H) * 1000,
+             (D4 + 7 * H + 1920) * 1000, (D4 + 8 * H) * 1000);
+    assert_non_null(b = bson_new_from_json((const uint8_t *)json, -1, &berr));
+    sa_jobview_init(&v);
+    sa_rcontrib_init(&c);
+    assert_true(sa_jobview_read(&v, b, &err));
+    assert_true(sa_rcontrib_of(&c, &v, &err));
+    assert_non_null(x = day_of(&c, D4 + SA_ROLLUP_STARTED));
+    assert_int_equal(x->nrec, 2);
+    assert_int_equal(x->rec[SA_RR_START], D4 + 6 * H + 600);
+    assert_int_equal(x->rec[SA_RS_SUBMIT], D4 + 6 * H);
+    assert_int_equal(x->rec[SA_RS_ELIGIBLE], SA_UNSET); /* reset by the requeue: not known */
+    assert_int_equal(x->rec[SA_RR_NF + SA_RR_START], D4 + 7 * H + 1920);
+    assert_int_equal(x->rec[SA_RR_NF + SA_RS_SUBMIT], D4 + 7 * H);
+    assert_int_equal(x->rec[SA_RR_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
+    assert_int_equal(x->rec[SA_RR_NF + SA_RR_GPUS], 1);
+    assert_int_equal(x->rec[SA_RR_NF + SA_RS_NODES], 1);
+    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "a100");
+    {
+        sa_jobview_run_t r1 = v.runs[0];
+        int64_t sub, elig;
+        r1.eligible = D4 + 6 * H;
+        sa_rollup_queue_times(&v, &r1, &sub, &elig);
+        assert_int_equal(sub, D4 + 6 * H);
+        assert_int_equal(elig, D4 + 6 * H);
+    }
+
+    assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_STARTED), SA_ROLLUP_K_STARTED);
+    assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_STARTED), "c:2026-10-04:s");
+    free(id);
+    assert_null(sa_rollup_rows_id("c", D4 + SA_ROLLUP_STARTED));
+    assert_true(sa_rolldoc_new(&d, "c", D4 + SA_ROLLUP_STARTED, &err));
+    assert_true(sa_rolldoc_put(&d, "c:104", 2, &c, &err));
+    assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
+    sa_rolldoc_init(&back);
+    assert_true(sa_rolldoc_read(&back, &out, &err));
+    assert_int_equal(back.day, D4 + SA_ROLLUP_STARTED);
+    assert_true(sa_rolldoc_equal(&d, &back));
+    assert_int_equal(back.m[0].rec[SA_RS_ELIGIBLE], SA_UNSET);
+    assert_int_equal(back.m[0].rec[SA_RR_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
+    bson_destroy(b);
+
+    /* pending: no run, no record */
+    snprintf(json, sizeof json,
+             "{\"_id\": \"c:105\", \"cluster\": \"c\", \"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, "
+             "\"eligible\": {\"$date\": %lld}}",
+             (D4 + 9 * H) * 1000, (D4 + 9 * H) * 1000);
+    assert_non_null(b = bson_new_from_json((const uint8_t *)json, -1, &berr));
+    assert_true(sa_jobview_read(&v, b, &err));
+    assert_true(sa_rcontrib_of(&c, &v, &err));
+    for (size_t i = 0; i < c.ndays; i++)
+        assert_int_not_equal(sa_rollup_kind(c.days[i].day), SA_ROLLUP_K_STARTED);
+    bson_destroy(b);
+    bson_destroy(&out);
+    sa_rolldoc_clear(&d);
+    sa_rolldoc_clear(&back);
+    sa_rcontrib_clear(&c);
+    sa_jobview_clear(&v);
+}
+
+/* ---- against the test server ---------------------------------------------------------------- */
+
+typedef struct {
+    const char *uri;
+    char *db;
+    char dir[64];
+    mongoc_client_t *client;
+} srv_t;
+
+static int ingest(const srv_t *s, const char *const *extra, char **err_out)
+{
+    return tu_run_ingest(SA_INGEST_BIN, s->uri, s->db, s->dir, "w", extra, err_out);
+}
+
+/* Runs slurm-report with the test's database; returns its exit status, *out what it printed (caller frees). */
+static int report(const srv_t *s, const char *const *args, char **out)
+{
+    char env_uri[600], dbopt[200];
+    char *argv[40], *err = NULL;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", s->uri);
+    snprintf(dbopt, sizeof dbopt, "--db=%s", s->db);
+    argv[n++] = (char *)SA_REPORT_BIN;
+    for (const char *const *a = args; *a && n < 37; a++)
+        argv[n++] = (char *)*a;
+    argv[n++] = dbopt;
+    argv[n] = NULL;
+    rc = tu_run(argv, env, out, &err);
+    if (rc != 0)
+        fprintf(stderr, "slurm-report exited %d: %s\n", rc, err ? err : "");
+    free(err);
+    return rc;
+}
+
+/* The JSON rows of `waits` with args (and --json). New reference. */
+static json_t *waits_rows(const srv_t *s, const char *const *args)
+{
+    const char *a[20];
+    size_t n = 0;
+    char *out = NULL;
+    json_t *doc, *rows;
+    json_error_t je;
+
+    a[n++] = "waits";
+    a[n++] = "--json";
+    for (; *args; args++)
+        a[n++] = *args;
+    a[n] = NULL;
+    assert_int_equal(report(s, a, &out), 0);
+    if (!(doc = json_loads(out, 0, &je)))
+        fail_msg("not JSON: %s\n%s", je.text, out);
+    free(out);
+    rows = json_incref(json_object_get(doc, "rows"));
+    json_decref(doc);
+    return rows;
+}
+
+/* The row of rows whose column key is val, or fails. */
+static json_t *row_of(json_t *rows, const char *key, const char *val)
+{
+    size_t i;
+    json_t *r;
+    json_array_foreach(rows, i, r) {
+        const char *v = json_string_value(json_object_get(r, key));
+        if (v && strcmp(v, val) == 0)
+            return r;
+    }
+    fail_msg("no row with %s %s", key, val);
+    return NULL;
+}
+
+static double num(const json_t *r, const char *k)
+{
+    return json_number_value(json_object_get(r, k));
+}
+
+static void assert_near(double got, double want)
+{
+    if (got < want - 1e-9 || got > want + 1e-9)
+        fail_msg("got %.12g, want %.12g", got, want);
+}
+
+/* The four figures (hours) of a row's eligible waits. */
+static void assert_waits(const json_t *r, double mean, double median, double p90, double max)
+{
+    assert_near(num(r, "wait_mean_hours"), mean);
+    assert_near(num(r, "wait_median_hours"), median);
+    assert_near(num(r, "wait_p90_hours"), p90);
+    assert_near(num(r, "wait_max_hours"), max);
+}
+
+/* The figures of the fixture against the hand-computed ones (see the file's comment). */
+static void check_figures(const srv_t *s)
+{
+    const char *month[] = {"--month", "2026-10", NULL};
+    const char *cut[] = {"-S", "2026-10-04T09:00:00", "-E", "2026-10-05T12:00:00", NULL};
+    const char *size[] = {"--month", "2026-10", "--by", "gpus,nodes", NULL};
+    json_t *rows = waits_rows(s, month), *r;
+
+    /* by partition (the default). gpu: 6 runs (101, 102, 104 twice, 106, 107; 105 pending);
+     * eligible waits: 600 1800 3600 3600 7200 21600
+     *   mean 38400 / 6 = 6400 s; median rank ceil(6 x 0.5) = 3: 3600 s = 1 h;
+     *   p90 rank ceil(6 x 0.9) = 6: 21600 s = 6 h; max 6 h
+     * submit waits of 6: 600 1920 3600 3600 14400 21600: mean 45720 / 6 = 7620 s;
+     *   median rank 3: 3600 s; p90 rank ceil(5.4) = 6: 21600 s */
+    assert_int_equal(json_array_size(rows), 2);
+    r = row_of(rows, "partition", "gpu");
+    assert_int_equal(json_integer_value(json_object_get(r, "jobs")), 6);
+    assert_waits(r, 6400.0 / 3600, 1.0, 6.0, 6.0);
+    assert_near(num(r, "submit_wait_mean_hours"), 7620.0 / 3600);
+    assert_near(num(r, "submit_wait_median_hours"), 1.0);
+    assert_near(num(r, "submit_wait_p90_hours"), 6.0);
+    assert_int_equal(json_integer_value(json_object_get(r, "no_eligible")), 0);
+    /* cpu: 103 alone, no eligible time: no eligible figures; submit 1800 s = 0.5 h */
+    r = row_of(rows, "partition", "cpu");
+    assert_int_equal(json_integer_value(json_object_get(r, "jobs")), 1);
+    assert_true(json_is_null(json_object_get(r, "wait_mean_hours")));
+    assert_near(num(r, "submit_wait_max_hours"), 0.5);
+    json_decref(rows);
+
+    /* a window cut mid-day, [10-04 09:00, 10-05 12:00): 101 (at its start), 102, 103, 106;
+     * gpu's eligible waits 3600 7200 21600: mean 32400 / 3 = 10800 s = 3 h, median rank
+     * ceil(1.5) = 2: 2 h, p90 rank ceil(2.7) = 3: 6 h */
+    rows = waits_rows(s, cut);
+    r = row_of(rows, "partition", "gpu");
+    assert_int_equal(json_integer_value(json_object_get(r, "jobs")), 3);
+    assert_waits(r, 3.0, 2.0, 6.0, 6.0);
+    json_decref(rows);
+
+    /* by GPUs and nodes (XDMoD's bins): GPUs 1 = 104 twice and 107; eligible waits 600 1800 3600:
+     * mean 6000 / 3 = 2000 s, median rank ceil(1.5) = 2: 0.5 h, p90 rank ceil(2.7) = 3: 1 h;
+     * 2-4 GPUs on 2-4 nodes: 102 (7200 s); 5-8 GPUs: 106 */
+    rows = waits_rows(s, size);
+    assert_int_equal(json_array_size(rows), 5);
+    r = json_array_get(rows, 1);
+    assert_string_equal(json_string_value(json_object_get(r, "gpus")), "1");
+    assert_int_equal(json_integer_value(json_object_get(r, "jobs")), 3);
+    assert_waits(r, 2000.0 / 3600, 0.5, 1.0, 1.0);
+    r = json_array_get(rows, 3);
+    assert_string_equal(json_string_value(json_object_get(r, "gpus")), "2-4");
+    assert_string_equal(json_string_value(json_object_get(r, "nodes")), "2-4");
+    assert_waits(r, 2.0, 2.0, 2.0, 2.0);
+    r = json_array_get(rows, 4);
+    assert_string_equal(json_string_value(json_object_get(r, "gpus")), "5-8");
+    assert_waits(r, 6.0, 6.0, 6.0, 6.0);
+    json_decref(rows);
+}
+
+/* Every output of the rollups' path equals --from-jobs's, byte for byte. */
+static void check_equal_to_documents(const srv_t *s)
+{
+    static const char *const cases[][8] = {
+        {"--month", "2026-10", "-l", NULL},
+        {"--month", "2026-10", "--by", "account,user,gpu-type", "-P", NULL},
+        {"--month", "2026-10", "--by", "gpus,nodes,partition", "--json", NULL},
+        {"-S", "2026-10-04T09:00:00", "-E", "2026-10-05T12:00:00", "--csv", NULL},
+        {"-S", "2026-10-04T07:32:00", "-E", "2026-10-05T02:00:00", "--by", "user", "--svg", NULL},
+        {"--month", "2026-10", "-A", "bio", "--html", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *a[12], *b[12];
+        size_t n = 0;
+        char *x = NULL, *y = NULL;
+        a[n] = b[n] = "waits";
+        n++;
+        for (const char *const *c = cases[i]; *c; c++, n++)
+            a[n] = b[n] = *c;
+        a[n] = NULL;
+        b[n] = "--from-jobs";
+        b[n + 1] = NULL;
+        assert_int_equal(report(s, a, &x), 0);
+        assert_int_equal(report(s, b, &y), 0);
+        if (strcmp(x, y) != 0)
+            fail_msg("case %zu: the rollups give\n%s\n--from-jobs gives\n%s", i, x, y);
+        free(x);
+        free(y);
+    }
+}
+
+/* The site's month page has the waits by partition (as the report has them), and the cluster page says so. */
+static void check_site(const srv_t *s)
+{
+    char site[128], path[256], *page, *csv, *out = NULL;
+    const char *args[] = {"site", site, "--months", "1", "--now", "2026-10-31T00:00:00Z", NULL};
+
+    snprintf(site, sizeof site, "%s/site", s->dir);
+    assert_int_equal(report(s, args, &out), 0);
+    free(out);
+    snprintf(path, sizeof path, "%s/w/2026-10.html", site);
+    assert_non_null(page = tu_read_file(path, NULL));
+    assert_non_null(strstr(page, "Queue waits by partition (runs that started), 2026-10"));
+    free(page);
+    snprintf(path, sizeof path, "%s/w/2026-10.waits.csv", site);
+    assert_non_null(csv = tu_read_file(path, NULL));
+    assert_non_null(strstr(csv, "w,gpu,6,1.78,1.00,6.00,6.00,2.12,1.00,6.00,6.00,0,0"));
+    free(csv);
+    snprintf(path, sizeof path, "%s/w/index.html", site);
+    assert_non_null(page = tu_read_file(path, NULL));
+    assert_non_null(strstr(page, "queue waits"));
+    free(page);
+}
+
+/* Sets the _id's document of the rollups to the members (ids, m, kt) of another (a list of the wrong jobs). */
+static void swap_members(const srv_t *s, const char *id, const char *from)
+{
+    mongoc_collection_t *coll = mongoc_client_get_collection(s->client, s->db, SA_ROLLUP_COLL);
+    bson_t *q = BCON_NEW("_id", BCON_UTF8(from)), set = BSON_INITIALIZER, fields;
+    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(coll, q, NULL, NULL);
+    const bson_t *doc;
+    bson_iter_t it;
+    bson_error_t berr;
+
+    assert_true(mongoc_cursor_next(cur, &doc));
+    BSON_APPEND_DOCUMENT_BEGIN(&set, "$set", &fields);
+    assert_true(bson_iter_init(&it, doc));
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        if (strcmp(k, "ids") == 0 || strcmp(k, "m") == 0 || strcmp(k, "kt") == 0)
+            assert_true(bson_append_value(&fields, k, -1, bson_iter_value(&it)));
+    }
+    bson_append_document_end(&set, &fields);
+    bson_destroy(q);
+    q = BCON_NEW("_id", BCON_UTF8(id));
+    assert_true(mongoc_collection_update_one(coll, q, &set, NULL, NULL, &berr));
+    mongoc_cursor_destroy(cur);
+    bson_destroy(q);
+    bson_destroy(&set);
+    mongoc_collection_destroy(coll);
+}
+
+static void test_waits_of_the_fixture(void **state)
+{
+    srv_t s = {getenv("SLURM_TEST_MONGO_URI"), NULL, "/tmp/sa-waits-XXXXXX", NULL};
+    char sacct[512], *out = NULL, *before = NULL, *after = NULL;
+    const char *in[] = {"--sacct", sacct, "--at", "2026-10-06T00:00:00Z", NULL};
+    const char *verify[] = {"rollup", NULL}, *rebuild[] = {"rollup", "--rebuild", NULL};
+    const char *month[] = {"waits", "--month", "2026-10", "--by", "partition,user,gpus", "-P", NULL};
+    mongoc_collection_t *coll;
+    bson_t *q, *upd;
+    bson_error_t berr;
+    (void)state;
+
+    if (!(s.client = tu_mongo_client("test_waits", &s.db)))
+        skip();
+    assert_non_null(mkdtemp(s.dir));
+    snprintf(sacct, sizeof sacct, "%s", tu_fixture("waits/sacct.txt"));
+    assert_int_equal(ingest(&s, in, NULL), 0);
+    /* the started lists of 10-04 and 10-05 */
+    assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"kind\": \"started\"}"), 2);
+    assert_int_equal(ingest(&s, verify, NULL), 0);
+    check_figures(&s);
+    check_equal_to_documents(&s);
+    check_site(&s);
+    assert_int_equal(report(&s, month, &before), 0);
+
+    /* a started list lost, another holding the wrong jobs: found (exit 9, named), then mended */
+    coll = mongoc_client_get_collection(s.client, s.db, SA_ROLLUP_COLL);
+    q = BCON_NEW("_id", BCON_UTF8("w:2026-10-05:s"));
+    swap_members(&s, "w:2026-10-05:s", "w:2026-10-04:s");
+    assert_int_equal(ingest(&s, verify, &out), 9);
+    assert_non_null(strstr(out, "rollup w:2026-10-05:s: "));
+    free(out);
+    assert_true(mongoc_collection_delete_one(coll, q, NULL, NULL, &berr));
+    assert_int_equal(ingest(&s, verify, &out), 9);
+    assert_non_null(strstr(out, "w:2026-10-05:s: missing"));
+    free(out);
+    assert_int_equal(ingest(&s, rebuild, NULL), 0);
+    assert_int_equal(ingest(&s, verify, NULL), 0);
+    assert_int_equal(report(&s, month, &after), 0);
+    assert_string_equal(after, before);
+    free(after);
+    bson_destroy(q);
+
+    /* an archive of rollup version 2 (no started lists): its first run rebuilds them, once */
+    q = BCON_NEW("kind", BCON_UTF8("started"));
+    assert_true(mongoc_collection_delete_many(coll, q, NULL, NULL, &berr));
+    bson_destroy(q);
+    mongoc_collection_destroy(coll);
+    coll = mongoc_client_get_collection(s.client, s.db, "clusters");
+    q = BCON_NEW("_id", BCON_UTF8("w"));
+    upd = BCON_NEW("$set", "{", "rollup_version", BCON_INT32(2), "}");
+    assert_true(mongoc_collection_update_one(coll, q, upd, NULL, NULL, &berr));
+    assert_int_equal(tu_count(s.client, s.db, "clusters", "{\"_id\": \"w\", \"rollup_version\": 2}"), 1);
+    assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"kind\": \"started\"}"), 0);
+    assert_int_equal(ingest(&s, in, NULL), 0);
+    assert_int_equal(tu_count(s.client, s.db, "clusters", "{\"_id\": \"w\", \"rollup_version\": 3}"), 1);
+    assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"kind\": \"started\"}"), 2);
+    assert_int_equal(ingest(&s, verify, NULL), 0);
+    assert_int_equal(report(&s, month, &after), 0);
+    assert_string_equal(after, before);
+    free(after);
+    free(before);
+    bson_destroy(q);
+    bson_destroy(upd);
+    mongoc_collection_destroy(coll);
+    tu_mongo_drop(s.client, s.db);
+    mongoc_client_destroy(s.client);
+    free(s.db);
+    tu_rm_rf(s.dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_started_records),
+        cmocka_unit_test(test_waits_of_the_fixture),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
