@@ -23,6 +23,12 @@ static bool on_doc(const bson_t *b, void *vctx, sa_error_t *error)
     rctx_t *r = vctx;
     if (!sa_rolldoc_read(&r->doc, b, error))
         return false;
+    if (r->doc.foreign) {
+        sa_error_set(error, SA_ERR_INPUT, 0,
+                     "rollup document %s: written by another version of slurm-ingest (record size differs): "
+                     "run `slurm-ingest rollup --rebuild`", r->doc.id);
+        return false;
+    }
     if (r->docs)
         (*r->docs)++;
     return r->fn(&r->doc, r->ctx, error);

@@ -823,6 +823,7 @@ static bool append_rows(const sa_rolldoc_t *d, const canon_t *c, const sa_rsum_t
             }
         }
     }
+    BSON_APPEND_INT32(out, "nf", SA_RR_NF); /* the sums' count follows it (older rows documents have none) */
     bson_append_binary(out, "r", -1, BSON_SUBTYPE_BINARY, r, (uint32_t)(p - r));
     free(r);
     return true;
@@ -1141,7 +1142,7 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
     int64_t nf = SA_RR_NF;
     const char *kind = NULL;
     int32_t shard = -1;
-    bool enc_ok = false;
+    bool enc_ok = false, has_nf = false;
 
     sa_rolldoc_clear(d);
     if (!bson_iter_init(&it, b))
@@ -1167,6 +1168,7 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             shard = bson_iter_int32(&it);
         } else if (strcmp(k, "nf") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
             nf = bson_iter_int32(&it);
+            has_nf = true;
         } else if (strcmp(k, "enc") == 0 && BSON_ITER_HOLDS_UTF8(&it)) {
             enc_ok = strcmp(bson_iter_utf8(&it, NULL), SA_ROLLUP_ENC) == 0;
         } else if (strcmp(k, "kt") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
@@ -1192,9 +1194,11 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             return bad(error, d->id, "a live shard out of range");
         d->day = SA_ROLLUP_LIVE + shard;
     }
-    if ((ids || m || rows) && (nf != SA_RR_NF || !enc_ok))
-        return bad(error, d->id, "written by another version of slurm-ingest (record size differs): run "
-                                 "`slurm-ingest rollup --rebuild`");
+    if ((ids || m || rows) && (nf != SA_RR_NF || !enc_ok || !has_nf)) {
+        /* an older version's (the first run of this version rebuilds them all): nothing of it is read */
+        d->foreign = true;
+        return true;
+    }
     /* the tables first (records and rows index them as stored) */
     if ((kt && !read_keys(d, kt, ktlen, error)) || (stt && !read_states(d, stt, stlen, error)) ||
         (rows && !read_rows(d, rows, rlen, error)))

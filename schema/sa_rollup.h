@@ -210,6 +210,8 @@ typedef struct {
     sa_rended_t *rended;
     size_t nrended, rendedcap;
     bool has_rows, has_members; /* what the query returned */
+    bool foreign;      /* written by another version (another record size or encoding): read as empty, so
+                          that a rebuild replaces it whole; a report refuses it */
     bool changed;
 } sa_rolldoc_t;
 

@@ -395,6 +395,7 @@ static void test_waits_of_the_fixture(void **state)
     assert_int_equal(ingest(&s, in, NULL), 0);
     /* the started lists of 10-04 and 10-05 */
     assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"kind\": \"started\"}"), 2);
+    assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"r\": {\"$exists\": true}, \"nf\": {\"$exists\": false}}"), 0);
     assert_int_equal(ingest(&s, verify, NULL), 0);
     check_figures(&s);
     check_equal_to_documents(&s);
@@ -419,10 +420,25 @@ static void test_waits_of_the_fixture(void **state)
     free(after);
     bson_destroy(q);
 
-    /* an archive of rollup version 2 (no started lists): its first run rebuilds them, once */
+    /*
+     * an archive of rollup version 2 (no started lists; members of SA_RR_NF - 1 fields, as version 2's
+     * were, rows documents without nf): its first run rebuilds them, once, and nothing of version 2's
+     * documents is read as this version's
+     */
     q = BCON_NEW("kind", BCON_UTF8("started"));
     assert_true(mongoc_collection_delete_many(coll, q, NULL, NULL, &berr));
     bson_destroy(q);
+    q = BCON_NEW("nf", "{", "$exists", BCON_BOOL(true), "}");
+    upd = BCON_NEW("$set", "{", "nf", BCON_INT32(SA_RR_NF - 1), "}");
+    assert_true(mongoc_collection_update_many(coll, q, upd, NULL, NULL, &berr));
+    bson_destroy(q);
+    bson_destroy(upd);
+    q = BCON_NEW("r", "{", "$exists", BCON_BOOL(true), "}");
+    upd = BCON_NEW("$unset", "{", "nf", BCON_UTF8(""), "}");
+    assert_true(mongoc_collection_update_many(coll, q, upd, NULL, NULL, &berr));
+    bson_destroy(q);
+    bson_destroy(upd);
+    assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"r\": {\"$exists\": true}, \"nf\": {\"$exists\": true}}"), 0);
     mongoc_collection_destroy(coll);
     coll = mongoc_client_get_collection(s.client, s.db, "clusters");
     q = BCON_NEW("_id", BCON_UTF8("w"));
@@ -433,6 +449,12 @@ static void test_waits_of_the_fixture(void **state)
     assert_int_equal(ingest(&s, in, NULL), 0);
     assert_int_equal(tu_count(s.client, s.db, "clusters", "{\"_id\": \"w\", \"rollup_version\": 3}"), 1);
     assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"kind\": \"started\"}"), 2);
+    assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"r\": {\"$exists\": true}, \"nf\": {\"$exists\": false}}"), 0);
+    {
+        char older[64];
+        snprintf(older, sizeof older, "{\"nf\": %d}", (int)SA_RR_NF - 1);
+        assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, older), 0);
+    }
     assert_int_equal(ingest(&s, verify, NULL), 0);
     assert_int_equal(report(&s, month, &after), 0);
     assert_string_equal(after, before);
