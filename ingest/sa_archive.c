@@ -1752,7 +1752,8 @@ bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_
     ok = ok && (!new_config || sa_rollw_waiting_list(w, &ids, &v, error));
     if (!ok || !ids.n || !sqlite_path || access(sqlite_path, F_OK) != 0)
         goto done; /* nothing to type, or nothing to type them with */
-    if (!(db = sa_tsdb_open(sqlite_path, true, 10000, error)) || !sa_tsdb_last_snapshot(db, cluster, &last, error)) {
+    /* read-write: an older schema is migrated (slurm-ingest writes the series), not refused */
+    if (!(db = sa_tsdb_open(sqlite_path, false, 10000, error)) || !sa_tsdb_last_snapshot(db, cluster, &last, error)) {
         ok = false;
         goto done;
     }

@@ -495,8 +495,10 @@ static bool resolve_run_gpu_types(const sa_ingest_env_t *env, const char *cluste
         sa_job_t *j = jobs->v[i];
         if (j->run_gpu_type_source || j->start == SA_UNSET || !j->nodes || untyped_gpus(j) <= 0)
             continue;
+        /* read-write: slurm-ingest is the series' writer (under the cluster's lock), so an older
+         * schema is migrated here as by a snapshot's write, not refused as a reader refuses it */
         if (!db && (!env->sqlite_path || access(env->sqlite_path, F_OK) != 0 ||
-                    !(db = sa_tsdb_open(env->sqlite_path, true, 10000, error))))
+                    !(db = sa_tsdb_open(env->sqlite_path, false, 10000, error))))
             return !env->sqlite_path || access(env->sqlite_path, F_OK) != 0;
         ok = sa_tsdb_run_gpu_type(db, cluster, j->nodes, j->start,
                                   sa_job_state_is_final(j->state.base) ? j->end : SA_UNSET, at, &j->run_gpu_type,

@@ -18,6 +18,7 @@
 
 #include <cmocka.h>
 #include <mongoc/mongoc.h>
+#include <sqlite3.h>
 
 #include "sa_jobview.h"
 #include "sa_rollup.h"
@@ -541,6 +542,60 @@ static void test_gpu_type_one_rule(void **state)
 }
 
 /*
+ * A time series of the previous schema (version 2, before sdiag's RPC tables) is migrated by the
+ * first slurm-ingest run that reads it, whatever that run brings: here a sacct capture alone, whose
+ * untyped run is typed from the series (read-only before, so the run refused the older schema:
+ * exit 6, "open it read-write once to migrate"). gpu02 holds h100s: 2 GPUs x 10 h = 20 GPU-hours.
+ */
+static void test_older_time_series_migrated(void **state)
+{
+    char *db = NULL, dir[] = "/tmp/sa-rollup-XXXXXX", sacct[300], sqlite[300];
+    mongoc_client_t *client = tu_mongo_client("test_rollup", &db);
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    static const char *const snaps[] = {"2026-10-04T23:55:00Z", "2026-10-05T00:00:00Z", "2026-10-05T00:05:00Z"};
+    char nodes[512];
+    sqlite3 *ts;
+    sqlite3_stmt *st;
+    FILE *f;
+    (void)state;
+
+    if (!client)
+        skip();
+    assert_non_null(mkdtemp(dir));
+    snprintf(sacct, sizeof sacct, "%s/sacct.txt", dir);
+    snprintf(sqlite, sizeof sqlite, "%s/ts.sqlite", dir);
+    snprintf(nodes, sizeof nodes, "%s", tu_fixture("report-nodes-alpha-a.txt"));
+    for (size_t i = 0; i < sizeof snaps / sizeof snaps[0]; i++) {
+        const char *args[] = {"--sinfo", nodes, "--at", snaps[i], NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
+    }
+    assert_int_equal(sqlite3_open(sqlite, &ts), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(ts, "DROP TABLE sched_rpc; DROP TABLE rpc_name; PRAGMA user_version = 2", NULL,
+                                  NULL, NULL), SQLITE_OK);
+    sqlite3_close(ts);
+    assert_non_null(f = fopen(sacct, "w"));
+    fputs("JobID|JobIDRaw|User|Account|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
+          "900|900|ann|physics|gpu|COMPLETED|0:0|2026-10-04T23:00:00|2026-10-05T00:00:00|2026-10-05T10:00:00|36000|"
+          "cpu=8,gres/gpu=2,node=1|gpu02\n", f);
+    fclose(f);
+    {
+        const char *args[] = {"--sacct", sacct, "--at", "2026-10-05T10:05:00Z", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
+    }
+    assert_int_equal(sqlite3_open_v2(sqlite, &ts, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_prepare_v2(ts, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    sqlite3_finalize(st);
+    sqlite3_close(ts);
+    h100_in_both(uri, db, dir, sqlite, "alpha");
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+    tu_rm_rf(dir);
+}
+
+/*
  * A run on a node seen only in grouped sinfo (gh001 shares a line with gh002) has no type
  * at ingest, nor a day later (the job then waits in "<cluster>:untyped-config"); the first
  * per-node snapshot, two days on, says gh001 holds h100s: the next run re-types the run
@@ -829,6 +884,7 @@ int main(void)
         cmocka_unit_test(test_rolldoc_members),
         cmocka_unit_test(test_rollups_of_the_demo),
         cmocka_unit_test(test_gpu_type_one_rule),
+        cmocka_unit_test(test_older_time_series_migrated),
         cmocka_unit_test(test_retype_later_config),
         cmocka_unit_test(test_equal_to_documents),
     };
