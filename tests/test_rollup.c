@@ -498,6 +498,17 @@ static void h100_in_both(const char *uri, const char *db, const char *dir, const
     }
 }
 
+/* Issue 21's sacct line: job 900, gres/gpu=2 (untyped) on gpu02, 2026-10-05 00:00-10:00. */
+static void write_sacct_900(const char *path)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("JobID|JobIDRaw|User|Account|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
+          "900|900|ann|physics|gpu|COMPLETED|0:0|2026-10-04T23:00:00|2026-10-05T00:00:00|2026-10-05T10:00:00|36000|"
+          "cpu=8,gres/gpu=2,node=1|gpu02\n", f);
+    fclose(f);
+}
+
 /*
  * Issue 21's reproduction: one sacct line with gres/gpu=2 (untyped) on gpu02, 2026-10-05 00:00-10:00,
  * ingested before the node snapshots around its start (gpu02 holds h100s). Before, usage said h100
@@ -512,7 +523,6 @@ static void test_gpu_type_one_rule(void **state)
     static const char *const snaps[] = {"2026-10-04T23:50:00Z", "2026-10-04T23:55:00Z", "2026-10-05T00:00:00Z",
                                         "2026-10-05T00:05:00Z"};
     char nodes[512];
-    FILE *f;
     (void)state;
 
     if (!client)
@@ -521,11 +531,7 @@ static void test_gpu_type_one_rule(void **state)
     snprintf(sacct, sizeof sacct, "%s/sacct.txt", dir);
     snprintf(sqlite, sizeof sqlite, "%s/ts.sqlite", dir);
     snprintf(nodes, sizeof nodes, "%s", tu_fixture("report-nodes-alpha-a.txt"));
-    assert_non_null(f = fopen(sacct, "w"));
-    fputs("JobID|JobIDRaw|User|Account|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
-          "900|900|ann|physics|gpu|COMPLETED|0:0|2026-10-04T23:00:00|2026-10-05T00:00:00|2026-10-05T10:00:00|36000|"
-          "cpu=8,gres/gpu=2,node=1|gpu02\n", f);
-    fclose(f);
+    write_sacct_900(sacct);
     {
         const char *args[] = {"--sacct", sacct, "--at", "2026-10-05T10:05:00Z", NULL};
         assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
@@ -556,7 +562,6 @@ static void test_older_time_series_migrated(void **state)
     char nodes[512];
     sqlite3 *ts;
     sqlite3_stmt *st;
-    FILE *f;
     (void)state;
 
     if (!client)
@@ -573,11 +578,7 @@ static void test_older_time_series_migrated(void **state)
     assert_int_equal(sqlite3_exec(ts, "DROP TABLE sched_rpc; DROP TABLE rpc_name; PRAGMA user_version = 2", NULL,
                                   NULL, NULL), SQLITE_OK);
     sqlite3_close(ts);
-    assert_non_null(f = fopen(sacct, "w"));
-    fputs("JobID|JobIDRaw|User|Account|Partition|State|ExitCode|Submit|Start|End|ElapsedRaw|AllocTRES|NodeList\n"
-          "900|900|ann|physics|gpu|COMPLETED|0:0|2026-10-04T23:00:00|2026-10-05T00:00:00|2026-10-05T10:00:00|36000|"
-          "cpu=8,gres/gpu=2,node=1|gpu02\n", f);
-    fclose(f);
+    write_sacct_900(sacct);
     {
         const char *args[] = {"--sacct", sacct, "--at", "2026-10-05T10:05:00Z", NULL};
         assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
