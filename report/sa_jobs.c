@@ -551,7 +551,8 @@ static int line_cmp(const void *x, const void *y)
 /* The lines in order into out (a line read twice, by two -j ids, once). */
 static bool sorted_table(jobs_t *c, sa_rtable_t *out, sa_error_t *error)
 {
-    qsort(c->lines, c->nlines, sizeof *c->lines, line_cmp);
+    if (c->nlines) /* an empty listing has no lines array (qsort's NULL is undefined) */
+        qsort(c->lines, c->nlines, sizeof *c->lines, line_cmp);
     for (size_t i = 0; i < c->nlines; i++) {
         const line_t *l = &c->lines[i];
         size_t r;

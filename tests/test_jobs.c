@@ -308,12 +308,24 @@ static void test_usage_errors(void **state)
     free(out);
 }
 
+/*
+ * A listing with no line is the header alone (-n: nothing), exit 0: alice's jobs of
+ * 2026-10-10 00:00-01:00 (none ended then, none was running or pending before 10-15).
+ */
+static void test_empty_listing(void **state)
+{
+    const char *none[] = {"-u", "alice", "-S", "2026-10-10", "-E", "2026-10-10T01:00:00", NULL};
+    (void)state;
+    expect(none, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_user_state_window),    cmocka_unit_test(test_window_without_states),
         cmocka_unit_test(test_named_arrays_and_het), cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_lists_equal_documents), cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_empty_listing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
