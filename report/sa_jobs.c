@@ -650,6 +650,17 @@ static bool read_clusters(sa_rdb_t *db, jobs_t *c, const sa_rclusters_t *cl, boo
     return true;
 }
 
+/*
+ * An empty listing with -A or -u: each name must be one the archive has (an unknown one is
+ * exit 2, as in the other reports: a misspelt user is not "no jobs"). Only an empty answer
+ * pays for the lookup (a query on cluster_account_start / cluster_user_submit, limit 1).
+ */
+static bool names_known(sa_rdb_t *db, const jobs_t *c, const sa_rclusters_t *cl, sa_error_t *error)
+{
+    return c->nlines || (sa_rdb_check_names(db, cl, "account", &c->o->accounts, NULL, error) &&
+                         sa_rdb_check_names(db, cl, "user", &c->o->users, NULL, error));
+}
+
 bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)
 {
     sa_rdb_t *db = NULL;
@@ -683,7 +694,7 @@ bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t
         goto done;
     }
     if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error) ||
-        !read_clusters(db, &c, &cl, &lists, error) || !sorted_table(&c, &t, error))
+        !read_clusters(db, &c, &cl, &lists, error) || !names_known(db, &c, &cl, error) || !sorted_table(&c, &t, error))
         goto done;
     jobs_preamble(&c, &cl, lists, &pre);
     extra = json_pack("{s:s?, s:s, s:{s:I, s:I}}", "start", c.S == SA_UNSET ? NULL : sa_riso(c.S), "end",
