@@ -10,6 +10,8 @@
  *   with -s     jobs whose state is one of STATES and that were in it during [S, E]:
  *               PENDING eligible <= E (and not started before S); RUNNING, SUSPENDED
  *               (any unfinished state) started <= E; a final state ended in [S, E].
+ *               Unlike slurmdbd, whose PENDING and RUNNING clauses do not test the job's
+ *               state, PD/R/S here are the job's state now (README "Job listings").
  * Defaults: -E now; -S midnight (UTC) of today, or now with -s (with both defaults,
  * the jobs in those states now); with -j and no -S, no window at all.
  * A final job without an end is in no window (the job lists cannot hold it either).
