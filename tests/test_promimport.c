@@ -230,10 +230,12 @@ static void test_by_hand(void **state)
 }
 
 /* Runs slurm-report with args (NULL-terminated) on the test's database; its stdout (caller frees). */
+static const char *report_env; /* another NAME=value for slurm-report, NULL: none */
+
 static char *report(const char *const *args)
 {
     char env_uri[600], *argv[24], *out = NULL, *err = NULL;
-    char *env[] = {env_uri, NULL};
+    char *env[] = {env_uri, (char *)report_env, NULL};
     size_t n = 0;
     int rc;
 
@@ -259,7 +261,7 @@ static void test_reports(void **state)
 {
     const char *eff[] = {"efficiency", "-M", "synth", "--month", "2026-10", "--by", "account", "--sort", "idle",
                          "--json", NULL};
-    char id[32], *out, *e;
+    char id[32], env_prom[200], *out, *e;
     json_error_t jerr;
     json_t *j, *rows, *row;
     double last = 1e300;
@@ -301,6 +303,14 @@ static void test_reports(void **state)
         assert_non_null(e = strstr(out, "<polyline"));
         assert_non_null(strstr(e, ",126.1 "));
         assert_non_null(strstr(e, ",83.7")); /* 142 - 106 x 0.55 = 83.7 */
+        free(out);
+        /* the URL from the environment (a password stays out of argv): the same series */
+        snprintf(env_prom, sizeof env_prom, "SLURM_REPORT_PROMETHEUS_URL=%s", prom_url);
+        report_env = env_prom;
+        out = report(svg);
+        report_env = NULL;
+        assert_non_null(e = strstr(out, "<polyline"));
+        assert_non_null(strstr(e, ",126.1 "));
         free(out);
     }
 }
