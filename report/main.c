@@ -24,6 +24,7 @@
 
 #include "sa_exit.h"
 #include "sa_mongo.h"
+#include "sa_promq.h"
 #include "sa_report.h"
 #include "sa_rutil.h"
 #include "sa_site.h"
@@ -109,7 +110,8 @@ static void usage(FILE *out)
           "                           (jobs: -S defaults to today's midnight, -E to now; -e lists the fields)\n"
           "  --sort idle              efficiency: the most idle allocated GPU-hours first\n"
           "  --prometheus-url URL     job --svg: fetch the runs' GPU utilisation series from this Prometheus\n"
-          "                           (query_range; default: the figures slurm-ingest stored)\n"
+          "                           (query_range; default: the figures slurm-ingest stored); one with a\n"
+          "                           password: SLURM_REPORT_PROMETHEUS_URL in the environment instead\n"
           "  --prometheus-exporter X  with --prometheus-url: slurm-job-exporter (default) or jobstats\n"
           "\n"
           "Output:\n"
@@ -308,7 +310,15 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
             return die_usage("--sort: expected idle, got '%s'", arg);
         o->sort_idle = true;
         break;
-    case O_PROM_URL: o->prometheus_url = arg; break;
+    case O_PROM_URL: {
+        char *red = sa_promq_redact(arg);
+        if (red && strcmp(red, arg) != 0)
+            fprintf(stderr, "slurm-report: warning: --prometheus-url holds a user and password, which every user "
+                            "can read in the process list: set SLURM_REPORT_PROMETHEUS_URL instead\n");
+        free(red);
+        o->prometheus_url = arg;
+        break;
+    }
     case O_PROM_EXPORTER:
         if (strcmp(arg, "slurm-job-exporter") != 0 && strcmp(arg, "jobstats") != 0)
             return die_usage("--prometheus-exporter: expected slurm-job-exporter or jobstats, got '%s'", arg);
@@ -512,6 +522,9 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("--per-node is for `current --prometheus`%s", "");
     if (o->delimiter && !*o->delimiter)
         return die_usage("--delimiter: must not be empty%s", "");
+    /* the Prometheus URL may carry a password: from the environment, out of ps's sight */
+    if (!o->prometheus_url && getenv("SLURM_REPORT_PROMETHEUS_URL") && *getenv("SLURM_REPORT_PROMETHEUS_URL"))
+        o->prometheus_url = getenv("SLURM_REPORT_PROMETHEUS_URL");
     /* a --sqlite that is not there is a slip on the command line; health says it in a row instead */
     if (o->sqlite_path && strcmp(cli->cmd, "health") != 0 && access(o->sqlite_path, F_OK) != 0)
         return die_usage("--sqlite %s: no such file (a cluster ingested from sacct alone has no time series: "

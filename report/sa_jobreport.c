@@ -285,11 +285,26 @@ static void story_identity(jr_t *jr)
                          j->restart_cnt == SA_UNSET ? (int64_t)j->nruns - 1 : j->restart_cnt);
 }
 
-/* The Prometheus import's figures of run r (runs[].prom), when it has them. */
+/* "41.7%", or "unknown" for a figure the import did not store (negative). */
+static const char *pct_or_unknown(double v, char *buf, size_t n)
+{
+    if (v < 0)
+        return "unknown";
+    snprintf(buf, n, "%.1f%%", v);
+    return buf;
+}
+
+static const char *idle_h(double s, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.2f GPU-hours", s / 3600.0);
+    return buf;
+}
+
+/* The Prometheus import's figures of run r (runs[].prom), when it has them; "unknown" for those it has not. */
 static void story_prom(jr_t *jr, const sa_jobview_run_t *r)
 {
     const sa_jobview_prom_t *p = &r->prom;
-    char a[64], b[64];
+    char a[64], b[64], c[64];
 
     if (!p->has || p->gpu_series == 0) {
         if (p->has && r->gpus > 0)
@@ -300,12 +315,13 @@ static void story_prom(jr_t *jr, const sa_jobview_run_t *r)
     sa_rpreamble_add(&jr->pre, "  Prometheus (%s, read %s): %" PRId64 " GPU series", p->exporter ? p->exporter : "?",
                      p->read_at != SA_UNSET ? sa_riso(p->read_at) : "?", p->gpu_series);
     if (p->gpu_util_mean >= 0)
-        sa_rpreamble_add(&jr->pre, "    GPU utilisation: mean %.1f%%, median %.1f%%, max %.1f%%; idle (under %g%%) "
-                         "%.2f GPU-hours", p->gpu_util_mean, p->gpu_util_p50, p->gpu_util_max,
-                         p->idle_pct >= 0 ? p->idle_pct : 5.0, p->idle_gpu_s >= 0 ? p->idle_gpu_s / 3600.0 : 0.0);
+        sa_rpreamble_add(&jr->pre, "    GPU utilisation: mean %.1f%%, median %s, max %s; idle (under %g%%) %s",
+                         p->gpu_util_mean, pct_or_unknown(p->gpu_util_p50, a, sizeof a),
+                         pct_or_unknown(p->gpu_util_max, b, sizeof b), p->idle_pct >= 0 ? p->idle_pct : 5.0,
+                         p->idle_gpu_s >= 0 ? idle_h(p->idle_gpu_s, c, sizeof c) : "unknown");
     if (p->gpu_mem_max_bytes >= 0)
         sa_rpreamble_add(&jr->pre, "    GPU memory: max %s, mean %s", size_str(llround(p->gpu_mem_max_bytes), a, sizeof a),
-                         size_str(llround(p->gpu_mem_mean_bytes >= 0 ? p->gpu_mem_mean_bytes : 0), b, sizeof b));
+                         p->gpu_mem_mean_bytes >= 0 ? size_str(llround(p->gpu_mem_mean_bytes), b, sizeof b) : "unknown");
     if (p->gpu_power_mean_w >= 0)
         sa_rpreamble_add(&jr->pre, "    GPU power: %.0f W per GPU on average", p->gpu_power_mean_w);
     if (p->sm_occupancy_mean >= 0)

@@ -10,6 +10,8 @@
  *   with -s     jobs whose state is one of STATES and that were in it during [S, E]:
  *               PENDING eligible <= E (and not started before S); RUNNING, SUSPENDED
  *               (any unfinished state) started <= E; a final state ended in [S, E].
+ *               Unlike slurmdbd, whose PENDING and RUNNING clauses do not test the job's
+ *               state, PD/R/S here are the job's state now (README "Job listings").
  * Defaults: -E now; -S midnight (UTC) of today, or now with -s (with both defaults,
  * the jobs in those states now); with -j and no -S, no window at all.
  * A final job without an end is in no window (the job lists cannot hold it either).
@@ -551,7 +553,8 @@ static int line_cmp(const void *x, const void *y)
 /* The lines in order into out (a line read twice, by two -j ids, once). */
 static bool sorted_table(jobs_t *c, sa_rtable_t *out, sa_error_t *error)
 {
-    qsort(c->lines, c->nlines, sizeof *c->lines, line_cmp);
+    if (c->nlines) /* an empty listing has no lines array (qsort's NULL is undefined) */
+        qsort(c->lines, c->nlines, sizeof *c->lines, line_cmp);
     for (size_t i = 0; i < c->nlines; i++) {
         const line_t *l = &c->lines[i];
         size_t r;
@@ -649,6 +652,17 @@ static bool read_clusters(sa_rdb_t *db, jobs_t *c, const sa_rclusters_t *cl, boo
     return true;
 }
 
+/*
+ * An empty listing with -A or -u: each name must be one the archive has (an unknown one is
+ * exit 2, as in the other reports: a misspelt user is not "no jobs"). Only an empty answer
+ * pays for the lookup (a query on cluster_account_start / cluster_user_submit, limit 1).
+ */
+static bool names_known(sa_rdb_t *db, const jobs_t *c, const sa_rclusters_t *cl, sa_error_t *error)
+{
+    return c->nlines || (sa_rdb_check_names(db, cl, "account", &c->o->accounts, NULL, error) &&
+                         sa_rdb_check_names(db, cl, "user", &c->o->users, NULL, error));
+}
+
 bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)
 {
     sa_rdb_t *db = NULL;
@@ -682,7 +696,7 @@ bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t
         goto done;
     }
     if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error) ||
-        !read_clusters(db, &c, &cl, &lists, error) || !sorted_table(&c, &t, error))
+        !read_clusters(db, &c, &cl, &lists, error) || !names_known(db, &c, &cl, error) || !sorted_table(&c, &t, error))
         goto done;
     jobs_preamble(&c, &cl, lists, &pre);
     extra = json_pack("{s:s?, s:s, s:{s:I, s:I}}", "start", c.S == SA_UNSET ? NULL : sa_riso(c.S), "end",

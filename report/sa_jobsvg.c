@@ -97,10 +97,13 @@ static void panel(FILE *out, const sa_jsvg_run_t *r, int y)
             fprintf(out, "%s%.1f,%.1f", i ? " " : "", px(r, r->pts[i].t), py(r->pts[i].v));
         fputs("\"/>\n", out);
     } else if (r->has_summary) {
-        for (int k = 0; k < 3; k++)
+        for (int k = 0; k < 3; k++) {
+            if (v[k] < 0) /* not stored (the import had too few samples for it) */
+                continue;
             fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#1f77b4\"%s/>"
                          "<text x=\"%d\" y=\"%.1f\" font-size=\"10\">%s %.1f%%</text>\n",
                     X0, X1 - 90, py(v[k]), py(v[k]), lines[k].dash, X1 - 86, py(v[k]) + 3, lines[k].name, v[k]);
+        }
     } else {
         fprintf(out, "<text x=\"%d\" y=\"%d\" fill=\"#a00\">no GPU utilisation known</text>\n", X0 + 8, (Y0 + Y1) / 2);
     }

@@ -22,15 +22,23 @@ static size_t body_write(char *p, size_t size, size_t nmemb, void *ctx)
 
 char *sa_promq_redact(const char *url)
 {
-    const char *scheme = url ? strstr(url, "://") : NULL, *host, *at, *slash;
+    const char *scheme = url ? strstr(url, "://") : NULL, *host, *end, *at = NULL;
     char *out;
 
     if (!url)
         return NULL;
     host = scheme ? scheme + 3 : url;
-    slash = strchr(host, '/');
-    at = strchr(host, '@');
-    if (!at || (slash && at > slash))
+    /*
+     * User information: up to the LAST '@', so that a password holding a raw '@', '/' or '?'
+     * (curl refuses such a URL, and the message names it) is hidden whole, as sa_redact_uri
+     * hides a MongoDB URI's; an '@' later (in the path) only hides more.
+     */
+    end = host + strlen(host);
+    for (const char *p = host; p < end; p++) {
+        if (*p == '@')
+            at = p;
+    }
+    if (!at)
         return strdup(url);
     if (!(out = malloc(strlen(url) + 4)))
         return NULL;

@@ -18,6 +18,7 @@
 
 #include "sa_config.h"
 #include "sa_log.h"
+#include "sa_promq.h"
 
 /* A secret that must never show up in a message. */
 #define SECRET "s3cr3t-Pa55"
@@ -431,9 +432,14 @@ static void test_permissions(void **state)
                                                         "@prom.example.org:9090/\n", 0600), &cfg, &error));
     assert_false(cfg.prometheus_url_exposed);
     sa_config_clear(&cfg);
-    assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\nprometheus-url = http://prom:9090/a@b\n", 0644),
+    assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\nprometheus-url = http://prom:9090/a\n", 0644),
                                &cfg, &error));
     assert_false(cfg.prometheus_url_exposed);
+    sa_config_clear(&cfg);
+    /* a password holding a raw '/' (not percent-encoded): user information all the same */
+    assert_true(sa_config_load(write_text(&d, "a.conf", "cluster = a\nprometheus-url = http://m:x/" SECRET
+                                                        "@prom.example.org:9090/\n", 0644), &cfg, &error));
+    assert_true(cfg.prometheus_url_exposed);
     sa_config_clear(&cfg);
     /* writable by every user: refused (anyone could name other commands or directories), cfg untouched */
     assert_false(sa_config_load(write_text(&d, "a.conf", "cluster = a\n", 0666), &cfg, &error));
@@ -653,6 +659,32 @@ static void test_redact(void **state)
     assert_null(sa_redact_uri(NULL));
 }
 
+/*
+ * The Prometheus URL as messages name it (sa_promq_redact): the user information hidden up
+ * to the last '@', so that a password holding a raw '@', '/' or '?' (which curl refuses,
+ * naming the URL in its error) is hidden whole; an '@' later only hides more.
+ */
+static void promq_case(const char *in, const char *want)
+{
+    char *r = sa_promq_redact(in);
+    assert_non_null(r);
+    assert_string_equal(r, want);
+    free(r);
+}
+
+static void test_promq_redact(void **state)
+{
+    (void)state;
+    promq_case("http://prom:9090", "http://prom:9090");
+    promq_case("http://prom:9090/api?x=1", "http://prom:9090/api?x=1");
+    promq_case("https://m:" SECRET "@prom.example.org:9090/", "https://***@prom.example.org:9090/");
+    promq_case("http://m:x@" SECRET "@prom:9090/", "http://***@prom:9090/");
+    promq_case("http://m:x/" SECRET "@prom:9090/", "http://***@prom:9090/");
+    promq_case("http://m:x?" SECRET "@prom:9090/", "http://***@prom:9090/");
+    promq_case("m:" SECRET "@prom:9090", "***@prom:9090");
+    assert_null(sa_promq_redact(NULL));
+}
+
 /* ---- logging ---- */
 
 static void test_log_format(void **state)
@@ -775,6 +807,7 @@ int main(void)
         cmocka_unit_test(test_load),           cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_permissions),    cmocka_unit_test(test_uri_precedence),
         cmocka_unit_test(test_uri_errors),     cmocka_unit_test(test_redact),
+        cmocka_unit_test(test_promq_redact),
     };
     const struct CMUnitTest log_tests[] = {
         cmocka_unit_test(test_log_format),

@@ -308,12 +308,49 @@ static void test_usage_errors(void **state)
     free(out);
 }
 
+/*
+ * A listing with no line is the header alone (-n: nothing), exit 0: alice's jobs of
+ * 2026-10-10 00:00-01:00 (none ended then, none was running or pending before 10-15).
+ */
+static void test_empty_listing(void **state)
+{
+    const char *none[] = {"-u", "alice", "-S", "2026-10-10", "-E", "2026-10-10T01:00:00", NULL};
+    (void)state;
+    expect(none, "");
+}
+
+/*
+ * A user or account the archive does not have is one line and exit 2 (README: as in every
+ * report), not an empty listing; a known user with no line stays exit 0 (test_empty_listing).
+ */
+static void test_unknown_names(void **state)
+{
+    const char *u[] = {"-u", "alcie", "-S", "2026-10-01", NULL};
+    const char *a[] = {"-A", "physcs", "-s", "F", "-S", "2026-10-01", NULL};
+    char *out = NULL, *err = NULL;
+    (void)state;
+    if (!fx.client)
+        skip();
+    for (int from_jobs = 0; from_jobs < 2; from_jobs++) {
+        assert_int_equal(jobs(u, from_jobs, &out, &err), 2);
+        assert_non_null(strstr(err, "user 'alcie' has no job"));
+        assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1); /* one line */
+        free(out);
+        free(err);
+    }
+    assert_int_equal(jobs(a, false, &out, &err), 2);
+    assert_non_null(strstr(err, "account 'physcs' has no job"));
+    free(out);
+    free(err);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_user_state_window),    cmocka_unit_test(test_window_without_states),
         cmocka_unit_test(test_named_arrays_and_het), cmocka_unit_test(test_duplicates),
         cmocka_unit_test(test_lists_equal_documents), cmocka_unit_test(test_usage_errors),
+        cmocka_unit_test(test_empty_listing),        cmocka_unit_test(test_unknown_names),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
