@@ -82,7 +82,7 @@ static json_t *schema_resolve(const json_t *node, const json_t *defs)
     return node ? json_deep_copy(node) : json_null();
 }
 
-/* Builds {$jsonSchema: ...} from the embedded schema/job.schema.json. */
+/* Builds {$jsonSchema: ...} from the embedded schema/jobdoc/job.schema.json. */
 static bool job_validator(bson_t *out, sa_error_t *error)
 {
     json_error_t jerr;
@@ -92,7 +92,7 @@ static bool job_validator(bson_t *out, sa_error_t *error)
     bool ok;
 
     if (!schema) {
-        sa_error_set(error, SA_ERR_MONGO, 0, "schema/job.schema.json: %s", jerr.text);
+        sa_error_set(error, SA_ERR_MONGO, 0, "schema/jobdoc/job.schema.json: %s", jerr.text);
         return false;
     }
     resolved = schema_resolve(schema, json_object_get(schema, "definitions"));
@@ -101,7 +101,7 @@ static bool job_validator(bson_t *out, sa_error_t *error)
     /* the schema is JSON Schema text, not a document of ours: libbson reads it */
     ok = text && bson_init_from_json(out, text, -1, &berr);
     if (!ok)
-        sa_error_set(error, SA_ERR_MONGO, 0, "schema/job.schema.json: %s", text ? berr.message : "out of memory");
+        sa_error_set(error, SA_ERR_MONGO, 0, "schema/jobdoc/job.schema.json: %s", text ? berr.message : "out of memory");
     free(text);
     json_decref(wrap);
     json_decref(schema);
@@ -131,7 +131,7 @@ static bool ensure_jobs_collection(sa_archive_t *a, char **note, sa_error_t *err
     if (note) {
         char buf[1024];
         if (ok)
-            snprintf(buf, sizeof buf, "jobs: $jsonSchema validator from schema/job.schema.json applied");
+            snprintf(buf, sizeof buf, "jobs: $jsonSchema validator from schema/jobdoc/job.schema.json applied");
         else
             snprintf(buf, sizeof buf, "jobs: the server does not support $jsonSchema validators (%.400s); "
                                       "documents are not validated by the server", berr.message);
@@ -1050,7 +1050,7 @@ static bool stage_doc(sa_rollw_t *w, const char *id, const json_t *old, const js
 }
 
 /*
- * The rollups of the jobs of a batch (schema/sa_rollup.h), after their documents are
+ * The rollups of the jobs of a batch (schema/jobdoc/sa_rollup.h), after their documents are
  * written: every document written, and those it displaced (jobs_superseded); then the
  * batch leaves the journal.
  */

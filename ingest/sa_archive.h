@@ -1,7 +1,7 @@
 /*
  * sa_archive.h - the job archive in MongoDB: collections, indexes, and writing a
  * batch of job records (a squeue snapshot or a sacct window) with the merge rules of
- * schema/sa_jobdoc.h.
+ * schema/jobdoc/sa_jobdoc.h.
  *
  * Collections (database default "slurm"):
  *   jobs             one document per (cluster, job_id), _id "<cluster>:<job_id>"
@@ -70,7 +70,7 @@ typedef struct {
     size_t insert_rereads; /* inserts of a job the cache did not know whose _id was taken (a new or
                               rebuilt cache, a reused id): read, merged, replaced; not conflicts */
     size_t cache_skipped; /* records skipped because the job cache had their digest */
-    size_t rollups_written; /* rollup documents written (schema/sa_rollup.h) */
+    size_t rollups_written; /* rollup documents written (schema/jobdoc/sa_rollup.h) */
 } sa_archive_stats_t;
 
 /*
@@ -133,8 +133,8 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
 bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_error_t *error);
 
 /*
- * The usage rollups of cluster (schema/sa_rollup.h) recomputed from its job documents,
- * its ingest_days (schema/sa_ingestday.h) from ingest_runs, and the clusters document's
+ * The usage rollups of cluster (schema/jobdoc/sa_rollup.h) recomputed from its job documents,
+ * its ingest_days (schema/jobdoc/sa_ingestday.h) from ingest_runs, and the clusters document's
  * first_run_at, last_run_at (its runs' span) and first_submit (the earliest submit of
  * its job documents, jobs and jobs_superseded): rebuild replaces the stored ones; else
  * they are compared: *differ documents or fields differ (each named on out, may be
@@ -191,7 +191,7 @@ bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error
 
 /*
  * The _ids of the final job documents of cluster whose end is in (after, to]: the ended
- * lists "<cluster>:<YYYY-MM-DD>:e" of those days (schema/sa_rollup.h), read by _id.
+ * lists "<cluster>:<YYYY-MM-DD>:e" of those days (schema/jobdoc/sa_rollup.h), read by _id.
  * Appended to ids, in the lists' order (by day); each one's end appended to *ends (a
  * growable array of capacity *ends_cap, parallel to ids: entries before the call's are
  * left alone, and must be there).

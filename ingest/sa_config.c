@@ -239,7 +239,7 @@ static const char *quote(const char *s, char *buf, size_t n)
 bool sa_parse_duration(const char *s, int64_t *seconds, sa_error_t *error)
 {
     char q[160];
-    /* schema/sa_time.h: the one duration parser; its message quotes the value, which
+    /* schema/core/sa_time.h: the one duration parser; its message quotes the value, which
      * must not show a URI's password when one was pasted in the wrong place */
     if (sa_time_parse_duration(s, seconds, error))
         return true;

@@ -1,6 +1,6 @@
 /*
  * sa_ingestdays.h - slurm-ingest's writer of the `ingest_days` collection
- * (schema/sa_ingestday.h): the run's entry after its ingest_runs document, and the
+ * (schema/jobdoc/sa_ingestday.h): the run's entry after its ingest_runs document, and the
  * rebuild and check of a cluster's days from ingest_runs (a scan, as rollup --rebuild).
  */
 #ifndef SA_INGESTDAYS_H

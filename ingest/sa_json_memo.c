@@ -4,7 +4,7 @@
  *
  * The memo maps the text of a key (as printed, quotes included) to its decoded key
  * and to the last value text seen under it with that text's decoded value. Its entries
- * are a vector found through an sa_map (schema/sa_map.h); it stops taking keys at MEMO_MAX_KEYS (a document
+ * are a vector found through an sa_map (schema/core/sa_map.h); it stops taking keys at MEMO_MAX_KEYS (a document
  * whose records all have different keys then decodes without it); value texts
  * longer than MEMO_MAX_VALUE (a job_resources listing every core) are not kept.
  */

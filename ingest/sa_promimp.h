@@ -1,7 +1,7 @@
 /*
  * sa_promimp.h - the Prometheus import: what each job run's GPUs, CPUs and memory did,
  * summarised from the per-job exporters' series once the run ended, into the run's
- * runs[].prom (schema/job.schema.json).
+ * runs[].prom (schema/jobdoc/job.schema.json).
  *
  * Which runs: those of the final job documents in the cluster's ended lists
  * ("<cluster>:<YYYY-MM-DD>:e", read by _id) whose job ended after the cluster's

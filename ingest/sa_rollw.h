@@ -1,6 +1,6 @@
 /*
  * sa_rollw.h - slurm-ingest's rollup writer: keeps the `rollups` collection
- * (schema/sa_rollup.h) equal to what the job documents contribute, in the same run as
+ * (schema/jobdoc/sa_rollup.h) equal to what the job documents contribute, in the same run as
  * the job writes.
  *
  * For each job document written, the archive stages its id, version and the document

@@ -1,7 +1,7 @@
 /*
  * sa_sdiag.h - parser of `sdiag --json` (and slurmrestd GET /slurm/vX/diag) output.
  *
- * The figures land in an sa_sdiag_t (schema/sa_tsdb.h), which the time series stores
+ * The figures land in an sa_sdiag_t (schema/tsdb/sa_tsdb.h), which the time series stores
  * in its `sched` table. Pure: bytes in, struct out, no I/O.
  */
 #ifndef SA_SDIAG_H

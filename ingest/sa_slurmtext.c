@@ -64,7 +64,7 @@ static bool all_digits(const char *s, size_t n)
 
 /*
  * Parses the date "YYYY-MM-DDTHH:MM:SS" (optionally followed by "Z") as UTC: exactly
- * the form Slurm prints (sa_time_parse_iso() of schema/sa_time.h), or a no-value word.
+ * the form Slurm prints (sa_time_parse_iso() of schema/core/sa_time.h), or a no-value word.
  */
 bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error)
 {

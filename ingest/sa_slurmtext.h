@@ -1,7 +1,7 @@
 /*
  * sa_slurmtext.h - Slurm's other little text languages (sa_slurmtext.c): sacct text
  * times, durations, CPU times and exit codes, text node states, plain integers.
- * Hostlist expressions are schema/sa_hostlist.h's; TRES and GRES strings sa_tres.h's.
+ * Hostlist expressions are schema/core/sa_hostlist.h's; TRES and GRES strings sa_tres.h's.
  *
  * Pure functions: no I/O. Errors fill an optional sa_error_t (passed last) with a
  * one-line message that quotes the offending text (sa_error_quote()).
@@ -21,7 +21,7 @@
  * "Unknown", "None", "N/A", "" -> SA_UNSET, returns true. Fails on anything else.
  */
 bool sa_time_parse_text(const char *s, int64_t *out, sa_error_t *error);
-/* The same in the process's current TZ (set by sa_tz_enter, schema/sa_time.h). */
+/* The same in the process's current TZ (set by sa_tz_enter, schema/core/sa_time.h). */
 bool sa_time_parse_text_local(const char *s, int64_t *out, sa_error_t *error);
 
 /*

@@ -107,7 +107,7 @@ bool sa_spool_parse_at(const char *s, int64_t *at)
     }
     memcpy(ts, s, TS_LEN);
     ts[TS_LEN] = '\0';
-    /* YYYYMMDDTHHMMSSZ: the digits were checked above; schema/sa_time.c makes the time */
+    /* YYYYMMDDTHHMMSSZ: the digits were checked above; schema/core/sa_time.c makes the time */
     if (!sa_time_from_fields(digits(ts, 4), digits(ts + 4, 2), digits(ts + 6, 2), digits(ts + 9, 2),
                              digits(ts + 11, 2), digits(ts + 13, 2), &t) ||
         !sa_spool_format_at(t, back, sizeof back) || strcmp(back, ts) != 0)

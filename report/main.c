@@ -1,10 +1,10 @@
 /*
  * main.c - slurm-report's command line. The only place that turns errors into exit
- * codes (schema/sa_exit.h); the reports are in sa_usage.c, sa_utilization.c,
+ * codes (schema/core/sa_exit.h); the reports are in sa_usage.c, sa_utilization.c,
  * sa_health.c, sa_current.c and the site in sa_site.c.
  *
  * The options follow sacct and sreport where they have one: -M, -S/-E (dates as sacct
- * reads them, schema/sa_time.h), -A, -u, -o/--format col,col%N, -l, -e, -p/-P,
+ * reads them, schema/core/sa_time.h), -A, -u, -o/--format col,col%N, -l, -e, -p/-P,
  * --delimiter, -n, -v, -t hours|minutes|percent; the output kind is --json, --csv, --svg,
  * --html (or --format KIND, kept from 0.2 since no column has such a name); the output
  * file is --output FILE (-o VALUE holding '.' or '/' is still read as a file, with a

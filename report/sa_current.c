@@ -246,7 +246,7 @@ static bool on_list(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
     return true;
 }
 
-/* count_cluster from the cluster's job lists (schema/sa_rollup.h): its live shards and the days since. */
+/* count_cluster from the cluster's job lists (schema/jobdoc/sa_rollup.h): its live shards and the days since. */
 static bool count_cluster_lists(sa_rdb_t *db, const char *cluster, int64_t since, int64_t now, cur_ctx_t *c,
                                 size_t *docs, sa_error_t *error)
 {

@@ -163,7 +163,7 @@ static eacc_t *acc_of_key(eff_t *e, const sa_rkey_t *k)
 
 /*
  * Every run of a document that ended in the window, from its contribution (the one run
- * source, schema/sa_rollup.h): the records that carry a run's end.
+ * source, schema/jobdoc/sa_rollup.h): the records that carry a run's end.
  */
 static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 {

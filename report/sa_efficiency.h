@@ -7,7 +7,7 @@
  *   memory efficiency  MaxRSS (the largest of any step) / requested memory (req.mem_mb:
  *                      ReqTRES mem, the job's total; ReqMem n/c of Slurm <= 20.11
  *                      times the nodes / CPUs; else the run's allocated memory)
- *   GPU utilisation    runs[].usage.gpu_util_pct, per allocated GPU (schema/sa_jobdoc.c)
+ *   GPU utilisation    runs[].usage.gpu_util_pct, per allocated GPU (schema/jobdoc/sa_jobdoc.c)
  * A figure whose inputs Slurm did not gather is absent (has_* false), never 0.
  */
 #ifndef SA_EFFICIENCY_H
@@ -19,6 +19,6 @@
 #include "sa_jobview.h"
 #include "sa_runsrc.h"
 
-/* sa_eff_run_t and sa_eff_run(): the one run source, schema/sa_runsrc.h. */
+/* sa_eff_run_t and sa_eff_run(): the one run source, schema/jobdoc/sa_runsrc.h. */
 
 #endif

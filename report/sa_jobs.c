@@ -19,7 +19,7 @@
  * (jobs_superseded) too, and each run of a requeued job is a line (sacct -D).
  *
  * What it reads (README "What a report reads"): the job lists of the rollups by _id
- * (schema/sa_rollup.h: the live shards, the ended lists of the days from S to the
+ * (schema/jobdoc/sa_rollup.h: the live shards, the ended lists of the days from S to the
  * cluster's last observation; with -s only the lists those states can be in), whose
  * records decide account, user, partition, state and end; then only the documents of
  * the records that pass, by _id $in, with a projection of what the listing shows. The

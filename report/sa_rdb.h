@@ -1,7 +1,7 @@
 /*
  * sa_rdb.h - slurm-report's read-only access to the job archive in MongoDB (the
  * collections slurm-ingest writes: jobs, jobs_superseded, clusters, ingest_runs, ingest_days, rollups;
- * schema/job.schema.json). Nothing here writes, creates or indexes anything.
+ * schema/jobdoc/job.schema.json). Nothing here writes, creates or indexes anything.
  *
  * Every query is a plain find (filter, projection, batch size) valid on MongoDB
  * and on FerretDB 1.24; everything else is computed in C.
@@ -42,8 +42,8 @@ void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const
 typedef struct {
     char *name;
     int64_t last_squeue_at, last_sacct_at, last_sinfo_at;
-    int64_t rollup_version; /* slurm-ingest keeps the cluster's usage rollups (schema/sa_rollup.h); 0: not */
-    /* slurm-ingest keeps the cluster's ingest_days and first_submit (schema/sa_ingestday.h); 0: not */
+    int64_t rollup_version; /* slurm-ingest keeps the cluster's usage rollups (schema/jobdoc/sa_rollup.h); 0: not */
+    /* slurm-ingest keeps the cluster's ingest_days and first_submit (schema/jobdoc/sa_ingestday.h); 0: not */
     int64_t ingest_days_version;
     int64_t first_run_at, last_run_at; /* the span of its ingest runs' started_at */
     int64_t first_submit;              /* the earliest submit of its job documents */
@@ -76,7 +76,7 @@ bool sa_rdb_check_names(sa_rdb_t *db, const sa_rclusters_t *cl, const char *fiel
 /* The cluster's last observation of its jobs: the later of last_squeue_at and last_sacct_at, else fallback. */
 int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
 
-/* ---- reading BSON values: sa_bson_iter_time/int/str of schema/sa_bson.h ---------- */
+/* ---- reading BSON values: sa_bson_iter_time/int/str of schema/jobdoc/sa_bson.h ---------- */
 
 /*
  * Appends the filter of an array's tasks (array.job_id: id, and array.task_id: sub when
@@ -102,7 +102,7 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
 
 /*
  * The members of an ingest_runs document that health, the site and the metrics read
- * (job documents are read through schema/sa_jobview.h). Times SA_UNSET, strings NULL when absent; strings are
+ * (job documents are read through schema/jobdoc/sa_jobview.h). Times SA_UNSET, strings NULL when absent; strings are
  * borrowed from the document.
  */
 typedef struct {

@@ -1,6 +1,6 @@
 /*
  * sa_rollread.h - slurm-report's reading of the usage rollups slurm-ingest keeps
- * (schema/sa_rollup.h): a report reads its window's days by _id, whole days as their
+ * (schema/jobdoc/sa_rollup.h): a report reads its window's days by _id, whole days as their
  * rows documents and a day its window's boundaries cut as its members document, so it
  * costs the window's days whatever the archive holds. Internal to report/.
  */
@@ -33,7 +33,7 @@ bool sa_rollread_ids(sa_rdb_t *db, char **ids, size_t n, sa_rollread_fn fn, void
                      sa_error_t *error);
 
 /*
- * Reads a cluster's job lists (schema/sa_rollup.h): its live shards when live, and the
+ * Reads a cluster's job lists (schema/jobdoc/sa_rollup.h): its live shards when live, and the
  * ended lists of the days [from, to) touches.
  */
 bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t from, int64_t to, sa_rollread_fn fn,
@@ -45,7 +45,7 @@ bool sa_rollread_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t fro
  */
 bool sa_rollread_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
                       void *ctx, sa_error_t *error);
-/* Reads a cluster's started lists (schema/sa_rollup.h) of the days [from, to) touches. */
+/* Reads a cluster's started lists (schema/jobdoc/sa_rollup.h) of the days [from, to) touches. */
 bool sa_rollread_started(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, sa_rollread_fn fn, void *ctx,
                          size_t *docs, sa_error_t *error);
 

@@ -3,7 +3,7 @@
  * durations and printf into a new string.
  *
  * Times are seconds since the epoch, UTC, as everywhere in slurm-archive; the report
- * prints them as ISO-8601 with a Z (sa_time_format of schema/sa_model.h).
+ * prints them as ISO-8601 with a Z (sa_time_format of schema/core/sa_model.h).
  */
 #ifndef SA_RUTIL_H
 #define SA_RUTIL_H
@@ -24,7 +24,7 @@ bool sa_rlist_split(const char *s, sa_strv_t *out);
 char *sa_rprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
- * Parses an absolute UTC time (sa_time_parse() of schema/sa_time.h without a "now":
+ * Parses an absolute UTC time (sa_time_parse() of schema/core/sa_time.h without a "now":
  * YYYY-MM-DD[Thh:mm[:ss]][Z], MM/DD/YY, ...). Fails on a relative time ("today"),
  * anything else, or an impossible date (2026-02-30). For files (awards).
  */

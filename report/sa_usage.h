@@ -92,7 +92,7 @@ int64_t sa_usums_get(const sa_usums_t *s, const sa_uacc_t *a, int64_t x, int64_t
 /* The TRES-seconds of TRES r of one key over [x, y) (0 for a TRES the sums do not hold). */
 int64_t sa_usums_get_tres(const sa_usums_t *s, const sa_uacc_t *a, sa_rtres_t r, int64_t x, int64_t y);
 /*
- * The rates of a rollup member record x (schema/sa_rollup.h) per TRES: GPUs, CPUs, MiB,
+ * The rates of a rollup member record x (schema/jobdoc/sa_rollup.h) per TRES: GPUs, CPUs, MiB,
  * billing x 1000.
  */
 void sa_usums_rates_of(const int64_t *x, int64_t rate[SA_TRES_N]);
@@ -103,14 +103,14 @@ void sa_usums_rates_of(const int64_t *x, int64_t rate[SA_TRES_N]);
  * Adds the GPU runs of the job documents of the s->nclusters clusters (names interned
  * first in s->names) that overlap [s->b[0], s->b[nb - 1]) to s, keeping to the
  * accounts and users of o when given. as_of[i]: how far a still running run of
- * cluster i counts. GPU types by the one rule of schema/sa_runsrc.h.
+ * cluster i counts. GPU types by the one rule of schema/jobdoc/sa_runsrc.h.
  */
 bool sa_usage_scan(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of, sa_usums_t *s, sa_error_t *error);
 
 /* ---- the rollups (sa_usage_roll.c) --------------------------------------------------------- */
 
 /*
- * The same sums from the usage rollups slurm-ingest keeps (schema/sa_rollup.h): the
+ * The same sums from the usage rollups slurm-ingest keeps (schema/jobdoc/sa_rollup.h): the
  * range's days by _id. *docs counts the rollup documents read.
  */
 bool sa_usage_from_rollups(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of, sa_usums_t *s,

@@ -1,6 +1,6 @@
 /*
  * sa_usage_cap.c - the capacity of the clusters over a report's window, from the node
- * state time series (sa_tsdb_state_hours of schema/sa_tsdb.h): what `-t percent` of
+ * state time series (sa_tsdb_state_hours of schema/tsdb/sa_tsdb.h): what `-t percent` of
  * usage and top divides by, as sreport's percent is of the cluster's capacity. GPUs and
  * CPUs of every node in every state (allocated, idle, down, drained, reserved) count;
  * time the series does not know (gaps, before its first snapshot) counts nowhere.

@@ -1,6 +1,6 @@
 /*
  * sa_usage_roll.c - the usage report's sums from the rollups slurm-ingest keeps
- * (schema/sa_rollup.h; sa_usage_read() of sa_usage.h): every UTC day of the range that
+ * (schema/jobdoc/sa_rollup.h; sa_usage_read() of sa_usage.h): every UTC day of the range that
  * lies whole in one segment of the sums is read as its rows; a day a boundary cuts (the
  * window's start or end, an award's, the recent rate's start) as its members, each a run's
  * exact interval of that day; open runs from the open runs' document, up to the cluster's

@@ -6,8 +6,8 @@
  * One find per collection (jobs, jobs_superseded) with a filter that keeps the
  * documents having a (GPU) run that may overlap the scanned range and a projection of
  * the fields the one run source reads (sa_rollup_projection); every document's
- * contribution (schema/sa_rollup.h: its runs by the accounting rules of
- * schema/sa_runsrc.h, split by UTC day) adds the GPU-seconds of each record to the
+ * contribution (schema/jobdoc/sa_rollup.h: its runs by the accounting rules of
+ * schema/jobdoc/sa_runsrc.h, split by UTC day) adds the GPU-seconds of each record to the
  * sums of its (cluster, account, user, GPU type), so this path and the rollups count
  * the same runs the same way.
  *

@@ -12,7 +12,7 @@
  *   when the state strands idle GPUs, else "usable";
  * - per GPU type, state "(all)": the type's totals, idle split into usable and
  *   stranded.
- * Stranded (idle GPUs nobody can use): sa_tsdb_state_strands() of schema/sa_tsdb.h.
+ * Stranded (idle GPUs nobody can use): sa_tsdb_state_strands() of schema/tsdb/sa_tsdb.h.
  * Everything comes through the time series' read API; the rows go to the shared
  * renderers (sa_render.h).
  */

@@ -16,7 +16,7 @@
  * - Median and p90: nearest rank (the smallest wait w with at least p % of the waits <= w:
  *   rank ceil(p/100 x n) of the sorted waits), so each is one run's wait; mean = sum / n.
  * - Job size: XDMoD's bins (1, 2-4, 5-8, 9-16, ...), of GPUs (0 apart) and nodes.
- * The runs come from the started lists of the rollups (schema/sa_rollup.h), or with
+ * The runs come from the started lists of the rollups (schema/jobdoc/sa_rollup.h), or with
  * --from-jobs from the job documents through the same contribution (sa_rcontrib_of), so
  * both give the same bytes.
  */

@@ -1,5 +1,5 @@
 /*
- * test_hostlist.c - schema/sa_hostlist.c: Slurm hostlist expressions expanded, in
+ * test_hostlist.c - schema/core/sa_hostlist.c: Slurm hostlist expressions expanded, in
  * order, zero padding kept; malformed and oversized ones refused with a message.
  */
 #include "testutil.h"

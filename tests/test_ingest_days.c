@@ -1,5 +1,5 @@
 /*
- * test_ingest_days.c - the ingest runs by day (schema/sa_ingestday.h, ingest/sa_ingestdays.c)
+ * test_ingest_days.c - the ingest runs by day (schema/jobdoc/sa_ingestday.h, ingest/sa_ingestdays.c)
  * and the clusters document's first_submit, against the test server: an archive whose
  * ingest_runs an older slurm-ingest wrote (no ingest_days) gets its days at the first run
  * of this version; every run after that adds its entry; the days equal what ingest_runs

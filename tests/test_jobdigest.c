@@ -1,5 +1,5 @@
 /*
- * test_jobdigest.c - schema/sa_jobdigest.c: sa_job_digest() changes with everything the
+ * test_jobdigest.c - schema/jobdoc/sa_jobdigest.c: sa_job_digest() changes with everything the
  * merge uses and stays put under what moves on its own (the scheduler's volatile extra
  * members, a running job's or step's elapsed time and usage so far, squeue's end
  * forecast), so that the job cache skips exactly the records that change nothing.

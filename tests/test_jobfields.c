@@ -1,6 +1,6 @@
 /*
- * test_jobfields.c - the field table of the job document (schema/sa_jobfields.c) against
- * schema/job.schema.json, both ways, and against the documents the merge really writes:
+ * test_jobfields.c - the field table of the job document (schema/jobdoc/sa_jobfields.c) against
+ * schema/jobdoc/job.schema.json, both ways, and against the documents the merge really writes:
  * every record of the repository's fixtures (fixtures/gen/<every version>/ and
  * fixtures/slurm-22.05/) is merged with sa_jobdoc_merge (no server), each document is
  * turned into BSON as it would be stored, and every member of it must be in the table
@@ -18,7 +18,7 @@
 #include "sa_jobdoc.h"
 #include "sa_jobfields.h"
 
-#define SCHEMA_PATH SA_SOURCE_DIR "/schema/job.schema.json"
+#define SCHEMA_PATH SA_SOURCE_DIR "/schema/jobdoc/job.schema.json"
 
 static const char *const TYPES[] = {"string", "long", "double", "bool", "date", "object", "array", NULL};
 
@@ -114,7 +114,7 @@ static void test_schema_both_ways(void **state)
     json_object_foreach(paths, k, v) {
         const sa_jobfield_t *f = sa_jobfield_find(k);
         if (!f)
-            fail_msg("job.schema.json has %s (%s), the table (schema/sa_jobfields.c) does not", k,
+            fail_msg("job.schema.json has %s (%s), the table (schema/jobdoc/sa_jobfields.c) does not", k,
                      json_string_value(v));
         if (strcmp(f->type, json_string_value(v)) != 0)
             fail_msg("%s: the table says %s, job.schema.json %s", k, f->type, json_string_value(v));
@@ -179,7 +179,7 @@ static void walk_bson(walk_t *w, bson_iter_t *it, const char *prefix, bool is_ar
             snprintf(path, sizeof path, "%s%s%s", prefix, *prefix ? "." : "", bson_iter_key(it));
         f = sa_jobfield_find(path);
         if (!f)
-            fail_msg("%s: job %lld: member %s (%s) is not in the table (schema/sa_jobfields.c)", w->where,
+            fail_msg("%s: job %lld: member %s (%s) is not in the table (schema/jobdoc/sa_jobfields.c)", w->where,
                      (long long)w->job_id, path, type);
         if (strcmp(f->type, type) != 0)
             fail_msg("%s: job %lld: %s is %s, the table says %s", w->where, (long long)w->job_id, path, type,

@@ -1,5 +1,5 @@
 /*
- * test_jobview.c - the typed read view of a stored job document (schema/sa_jobview.h):
+ * test_jobview.c - the typed read view of a stored job document (schema/jobdoc/sa_jobview.h):
  * every document the merge writes for the repository's fixtures, stored as BSON, reads
  * back into the view with the values of the document (no server); absent members, other
  * types and old ObjectId ids read as the header says.

@@ -1,5 +1,5 @@
 /*
- * test_map.c - schema/sa_map.c: the key -> index map over a caller's array and FNV-1a,
+ * test_map.c - schema/core/sa_map.c: the key -> index map over a caller's array and FNV-1a,
  * without a server.
  */
 #include "testutil.h"

@@ -118,7 +118,7 @@ expect usr/lib/systemd/system/slurm-ingest@.timer
 expect usr/lib/systemd/system/slurm-report-site.service
 expect usr/lib/systemd/system/slurm-report-site.timer
 expect usr/share/doc/slurm-archive/examples/slurm-ingest.conf
-for f in "$src"/schema/*.json "$src"/schema/*.sql; do
+for f in "$src"/schema/*.json "$src"/schema/*/*.json "$src"/schema/*/*.sql; do
     [ -e "$f" ] || continue
     expect "usr/share/slurm-archive/schema/$(basename "$f")"
 done

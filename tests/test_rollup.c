@@ -1,5 +1,5 @@
 /*
- * test_rollup.c - usage rollups (schema/sa_rollup.c, schema/sa_runsrc.c, ingest/sa_rollw.c):
+ * test_rollup.c - usage rollups (schema/jobdoc/sa_rollup.c, schema/jobdoc/sa_runsrc.c, ingest/sa_rollw.c):
  * a job document's contribution by UTC day against hand-computed figures, the rollup
  * document's member rules (replace, never add; a newer job version wins; removals), its
  * BSON round trip, and against the test server: rollups written by slurm-ingest equal

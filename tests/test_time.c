@@ -1,5 +1,5 @@
 /*
- * test_time.c - schema/sa_time.h: the date/time parser (sacct's forms, UTC, with
+ * test_time.c - schema/core/sa_time.h: the date/time parser (sacct's forms, UTC, with
  * "now" injected), the strict ISO form, and durations. Table-driven: each case is
  * an input, the now it is read at, and the expected time (written as a UTC
  * calendar time, converted here with timegm, independently of the code under test).

@@ -1,5 +1,5 @@
 /*
- * test_tsdb.c - the SQLite time series (schema/sa_tsdb.c): intervals, exact states
+ * test_tsdb.c - the SQLite time series (schema/tsdb/sa_tsdb.c): intervals, exact states
  * from every real node sample and every node fixture of fixtures/gen (each version) and
  * fixtures/slurm-22.05, GPU types (MIG), hours by state, gaps, replay order,
  * crash safety (kill -9), a reader beside a writer, and the error cases (foreign,
@@ -1217,7 +1217,7 @@ static void test_sdiag_store(void **state)
     sa_tsdb_close(db);
 }
 
-/* The schema created by the program is exactly schema/timeseries.sql (the embedded copy is in sync). */
+/* The schema created by the program is exactly schema/tsdb/timeseries.sql (the embedded copy is in sync). */
 static void test_schema_in_sync(void **state)
 {
     sa_tsdb_t *db = open_ok(dbpath("schema"));
@@ -1227,7 +1227,7 @@ static void test_schema_in_sync(void **state)
     const char *q = "SELECT type, name, sql FROM sqlite_master ORDER BY name";
     (void)state;
 
-    snprintf(path, sizeof path, "%s/../schema/timeseries.sql", SA_FIXTURES_DIR);
+    snprintf(path, sizeof path, "%s/../schema/tsdb/timeseries.sql", SA_FIXTURES_DIR);
     sql = tu_read_file(path, NULL);
     assert_int_equal(sqlite3_open(":memory:", &mem), SQLITE_OK);
     assert_int_equal(sqlite3_exec(mem, sql, NULL, NULL, NULL), SQLITE_OK);

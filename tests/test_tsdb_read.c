@@ -1,5 +1,5 @@
 /*
- * test_tsdb_read.c - the read API slurm-report uses (schema/sa_tsdb.h, sa_tsdb_read.c)
+ * test_tsdb_read.c - the read API slurm-report uses (schema/tsdb/sa_tsdb.h, sa_tsdb_read.c)
  * beyond what test_tsdb.c covers: the clusters of a file, snapshot times, the
  * coverage of a window (before the first snapshot, gaps, after the last), and which
  * states strand idle GPUs (sa_tsdb_state_strands and the stranded hours of

@@ -1,5 +1,5 @@
 /*
- * test_vec.c - schema/sa_vec.c: the growable array (sa_vec_grow) and the capped byte
+ * test_vec.c - schema/core/sa_vec.c: the growable array (sa_vec_grow) and the capped byte
  * buffer (sa_buf_t), without a server.
  */
 #include "testutil.h"

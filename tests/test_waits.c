@@ -1,6 +1,6 @@
 /*
  * test_waits.c - `slurm-report waits` and the started lists of the rollups
- * (schema/sa_rollup.c, report/sa_waits.c): a requeued job's runs in the lists with their
+ * (schema/jobdoc/sa_rollup.c, report/sa_waits.c): a requeued job's runs in the lists with their
  * own submit and eligible times, the list's BSON round trip, and against the test server
  * the waits of fixtures/waits/sacct.txt against hand-computed figures, the rollups path
  * byte for byte equal to --from-jobs, `slurm-ingest rollup` finding (exit 9) and

@@ -6,7 +6,7 @@
  *                [--report usage|efficiency]
  *
  * 1. Unless --skip-insert: drops the database NAME (default bench_report) and inserts
- *    N documents in the shape of schema/job.schema.json (what slurm-ingest writes:
+ *    N documents in the shape of schema/jobdoc/job.schema.json (what slurm-ingest writes:
  *    runs with gpus_by_type, history, seen, alloc/req TRES, ...), with unordered bulk
  *    inserts of 5,000 documents, directly (not through the merge code: that would
  *    measure the ingester). The jobs start within D days (default 30: every document

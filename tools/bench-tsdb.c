@@ -1,5 +1,5 @@
 /*
- * bench-tsdb - benchmark of the SQLite time series (schema/sa_tsdb.c).
+ * bench-tsdb - benchmark of the SQLite time series (schema/tsdb/sa_tsdb.c).
  *
  * Simulates a cluster of --nodes nodes (default 2,000) snapshotted every --interval
  * seconds (300) for --snapshots snapshots (105,120 = one year), with churn:

@@ -2,15 +2,15 @@
  * sa_jobview.h - a typed read view of a stored job document (BSON, as MongoDB returns
  * it): what the reports use - identity, state, GPUs, times, the runs with their GPUs by
  * type, the state history - so that nothing else walks a job document by member name. The
- * members are those of schema/sa_jobfields.c; a member the document lacks (or a query
+ * members are those of schema/jobdoc/sa_jobfields.c; a member the document lacks (or a query
  * did not project) reads as absent.
  *
  * The GPU count by type, from Slurm's text to a report's GPU-hours, passes these files:
  *   1. ingest/sa_tres.c        "gres/gpu:a100=2" (AllocTRES, tres_alloc_str) -> sa_tres_t.gpus
  *                              {a100: 2} (sa_tres_parse; squeue's gres_detail: sa_gres_parse_gpus)
- *   2. schema/sa_jobdoc.c      record -> document: runs[].gpus, runs[].gpus_by_type [{type, count}]
+ *   2. schema/jobdoc/sa_jobdoc.c      record -> document: runs[].gpus, runs[].gpus_by_type [{type, count}]
  *                              (run_json, tres_json)
- *   3. schema/sa_jobview.c     document -> sa_jobview_t: runs[i].gpus, runs[i].gpu_types[k]
+ *   3. schema/jobdoc/sa_jobview.c     document -> sa_jobview_t: runs[i].gpus, runs[i].gpu_types[k]
  *   4. report/sa_usage_scan.c  GPU-seconds of each run by type in the report's window (count_run);
  *                              report/sa_usage_calc.c turns them into hours and years
  *

@@ -1,6 +1,6 @@
 /*
  * sa_tsdb.c - the SQLite time series of node, CPU and GPU states (see sa_tsdb.h and
- * schema/timeseries.sql): the handle, errors, cached statements, dictionaries,
+ * schema/tsdb/timeseries.sql): the handle, errors, cached statements, dictionaries,
  * attribute sets, per-snapshot totals and decoding. Opening is in sa_tsdb_migrate.c,
  * writing in sa_tsdb_write.c, the read API in sa_tsdb_read.c, the check in
  * sa_tsdb_verify.c; sa_tsdb_private.h is what they share.

@@ -2,7 +2,7 @@
  * sa_jobfields.h - every member of a job document (collection jobs and jobs_superseded),
  * in one table: its path, its BSON type and what it means.
  *
- * The table is the reference a reader looks up first; schema/job.schema.json (the
+ * The table is the reference a reader looks up first; schema/jobdoc/job.schema.json (the
  * $jsonSchema validator) says the same in JSON Schema, and tests/test_jobfields.c keeps
  * the two equal both ways and checks that every member of every document the merge
  * (sa_jobdoc.c) writes for the repository's fixtures is in the table with its type.

@@ -3,8 +3,8 @@
  *
  * Parsers turn Slurm output into these records; the Mongo and SQLite layers store
  * them; the report reads them back. A newcomer traces a Slurm field from its parser
- * (ingest/parse_*.c) to a member here, to its Mongo field (schema/job.schema.json)
- * and its SQLite column (schema/timeseries.sql).
+ * (ingest/parse_*.c) to a member here, to its Mongo field (schema/jobdoc/job.schema.json)
+ * and its SQLite column (schema/tsdb/timeseries.sql).
  *
  * Conventions
  * - Integers are int64_t. SA_UNSET (INT64_MIN) means "Slurm did not say" (NO_VAL,

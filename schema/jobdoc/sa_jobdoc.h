@@ -2,7 +2,7 @@
  * sa_jobdoc.h - a job's archive document, and how a new observation merges into it.
  *
  * Pure: no I/O. The document is built and merged as a jansson object in the shape
- * that schema/job.schema.json describes; sa_bson.c turns it into BSON (times, held
+ * that schema/jobdoc/job.schema.json describes; sa_bson.c turns it into BSON (times, held
  * here as integer epoch seconds, become BSON dates) and back.
  *
  * Merging is order-independent for whole histories: the document keeps

@@ -6,7 +6,7 @@
  * exactly (base + every flag, never collapsed), per node as intervals, with per
  * snapshot totals by state and partition, gaps (time without snapshots) recorded as
  * unknown, and sdiag scheduler statistics. The schema and what every column means:
- * schema/timeseries.sql. The storage design: the comment at the top of sa_tsdb.c;
+ * schema/tsdb/timeseries.sql. The storage design: the comment at the top of sa_tsdb.c;
  * which file does what: sa_tsdb_private.h.
  *
  * Readers (slurm-report) use only the read API below: no SQL outside schema/.
@@ -34,7 +34,7 @@
 #include "sa_error.h"
 #include "sa_model.h"
 
-/* PRAGMA user_version of the schema this code writes (schema/timeseries.sql). */
+/* PRAGMA user_version of the schema this code writes (schema/tsdb/timeseries.sql). */
 #define SA_TSDB_SCHEMA_VERSION 3
 /* PRAGMA application_id marking our databases: 'SATS'. */
 #define SA_TSDB_APPLICATION_ID 0x53415453

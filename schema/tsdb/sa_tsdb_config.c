@@ -1,7 +1,7 @@
 /*
  * sa_tsdb_config.c - nodes' configured GPUs observed per node, and carrying them to
  * snapshots that do not say them (a grouped `sinfo --json`): see sa_tsdb.h, "node
- * configurations", and attr.gpu_config / node_config_gpu in schema/timeseries.sql.
+ * configurations", and attr.gpu_config / node_config_gpu in schema/tsdb/timeseries.sql.
  */
 #include "sa_tsdb_private.h"
 

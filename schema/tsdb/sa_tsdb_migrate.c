@@ -1,6 +1,6 @@
 /*
  * sa_tsdb_migrate.c - opening the time series: checking that a file is ours and usable
- * (without changing it), WAL mode, creating the schema (schema/timeseries.sql,
+ * (without changing it), WAL mode, creating the schema (schema/tsdb/timeseries.sql,
  * embedded) or migrating an older one, in one transaction.
  */
 #include "sa_tsdb_private.h"
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "sa_timeseries_sql.h" /* generated from schema/timeseries.sql: sa_timeseries_sql[] */
+#include "sa_timeseries_sql.h" /* generated from schema/tsdb/timeseries.sql: sa_timeseries_sql[] */
 
 /* The tables schema version 1 has; all must exist in a database marked as ours. */
 static const char *const our_tables[] = {

@@ -1,6 +1,6 @@
 /*
  * sa_jobdoc.c - a job's archive document and the merge rules (see sa_jobdoc.h and
- * schema/job.schema.json for the fields).
+ * schema/jobdoc/job.schema.json for the fields).
  */
 #define _GNU_SOURCE /* asprintf */
 #include "sa_jobdoc.h"
