@@ -1240,7 +1240,7 @@ static bool restage_vanished(sa_archive_t *a, sa_rollw_t *w, const char *cluster
 }
 
 bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, const int64_t *listed,
-                              size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+                              size_t n, int listed_set, sa_archive_stats_t *stats, sa_error_t *error)
 {
     json_t *cdoc = sa_archive_cluster_get(a, ctx->cluster, error);
     int64_t prev_at, *live = NULL;
@@ -1257,19 +1257,26 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
         prev_at = ctx->at;
     if (prev_at > ctx->at)
         return true; /* replaying an older snapshot: a newer one already decided */
-    if (cache ? !sa_jobcache_live_ids(cache, &live, &nlive, error) : !query_live_ids(a, ctx->cluster, &live, &nlive, error))
-        return false;
-    van = malloc((nlive ? nlive : 1) * sizeof *van);
-    if (!van) {
-        free(live);
-        sa_error_nomem(error);
-        return false;
-    }
-    for (size_t i = 0, j = 0; i < nlive; i++) {
-        while (j < n && listed[j] < live[i])
-            j++;
-        if (j == n || listed[j] != live[i])
-            van[nvan++] = live[i];
+    if (listed_set >= 0) {
+        /* the listing is in the cache's id set: only the answer comes back */
+        if (!sa_jobcache_vanished_ids(cache, listed_set, &van, &nvan, error))
+            return false;
+    } else {
+        if (cache ? !sa_jobcache_live_ids(cache, &live, &nlive, error)
+                  : !query_live_ids(a, ctx->cluster, &live, &nlive, error))
+            return false;
+        van = malloc((nlive ? nlive : 1) * sizeof *van);
+        if (!van) {
+            free(live);
+            sa_error_nomem(error);
+            return false;
+        }
+        for (size_t i = 0, j = 0; i < nlive; i++) {
+            while (j < n && listed[j] < live[i])
+                j++;
+            if (j == n || listed[j] != live[i])
+                van[nvan++] = live[i];
+        }
     }
     /* their open runs will end: journaled first (sa_rollw.h) */
     if (nvan && !(rw = sa_rollw_new(a->rollups, a->hosts, ctx->cluster)))

@@ -49,7 +49,7 @@ typedef struct {
     int64_t max_gap_s;           /* time series gap limit */
     const char *setaside_dir;    /* where records set aside are kept (NULL: nowhere, only counted) */
     bool verify;                 /* merge every record, and count the cache's wrong claims */
-    size_t keep_records;         /* changed records held at once (0 = 5000) before a second pass */
+    size_t keep_records;         /* changed records held at once (0 = 2000) before a second pass */
 } sa_ingest_env_t;
 
 typedef struct {
