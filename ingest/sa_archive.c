@@ -883,7 +883,7 @@ static bool doc_live(const json_t *doc)
 
 /* Tells the cache what the archive now holds for the finished slots. */
 static bool update_cache(sa_jobcache_t *cache, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
-                         const sa_obs_ctx_t *ctx, sa_error_t *error)
+                         const sa_obs_ctx_t *ctx, sa_archive_stats_t *stats, sa_error_t *error)
 {
     if (!cache)
         return true;
@@ -894,6 +894,10 @@ static bool update_cache(sa_jobcache_t *cache, slot_t *slots, size_t nslots, sa_
         if (!s->done)
             continue;
         if (!sa_jobcache_put_job(cache, s->job_id, doc_live(s->doc ? s->doc : s->stored), ctx->at, error))
+            goto fail;
+        /* a document written again for the same snapshot (sa_ingest.c clears the set per snapshot) */
+        if (s->written && !sa_jobcache_idset_add(cache, SA_JOBCACHE_SET_WRITTEN, &s->job_id, 1, &stats->rewritten,
+                                                 error))
             goto fail;
         for (size_t r = s->first; r < s->first + s->count; r++) {
             int source;
@@ -1181,7 +1185,7 @@ bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const
     }
     a->rw_jobs += nslots;
     ok = write_rollups(rw, slots, nslots, a->rw_jobs >= ROLLUP_FLUSH_JOBS, stats, error) &&
-         update_cache(cache, slots, nslots, sorted, ctx, error);
+         update_cache(cache, slots, nslots, sorted, ctx, stats, error);
     if (ok && a->rw_jobs >= ROLLUP_FLUSH_JOBS)
         a->rw_jobs = 0;
 done:

@@ -64,6 +64,8 @@ typedef struct {
     size_t stale;      /* records of an older job that had the id: ignored */
     size_t vanished;   /* jobs no longer listed by squeue, marked */
     size_t write_statements; /* statements sent in bulk writes (inserts, replaces, updates) */
+    size_t rewritten;  /* job documents written more than once for one snapshot (each write after the
+                          first; counted with a job cache) */
     size_t docs_read;  /* job documents read back */
     size_t read_queries; /* find commands on jobs */
     size_t conflicts;  /* writes that found the document changed since it was read (retried) */

@@ -118,7 +118,7 @@ typedef struct {
 
 static bool idset_spill(idset_t *s, sa_error_t *error)
 {
-    if (s->mem.n && !sa_jobcache_idset_add(s->cache, s->set, s->mem.v, s->mem.n, error))
+    if (s->mem.n && !sa_jobcache_idset_add(s->cache, s->set, s->mem.v, s->mem.n, NULL, error))
         return false;
     s->mem.n = 0;
     s->spilled = true;

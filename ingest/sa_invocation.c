@@ -661,6 +661,7 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
     json_object_update(counts, more); /* copies: more is still ours */
     json_decref(more);
     json_object_set_new(counts, "insert_rereads", json_integer((json_int_t)st->jobs.insert_rereads));
+    json_object_set_new(counts, "docs_rewritten", json_integer((json_int_t)st->jobs.rewritten));
     json_object_set_new(counts, "nodes_gpu_carried", json_integer((json_int_t)st->nodes_gpu_carried));
     json_object_set_new(counts, "nodes_gpu_unknown", json_integer((json_int_t)st->nodes_gpu_unknown));
     if (r->c->prometheus_url)

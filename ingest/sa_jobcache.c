@@ -324,7 +324,8 @@ bool sa_jobcache_live_ids(sa_jobcache_t *c, int64_t **ids, size_t *n, sa_error_t
     return ids_of(c, c->q[Q_LIVE], ids, n, error);
 }
 
-bool sa_jobcache_idset_add(sa_jobcache_t *c, int set, const int64_t *ids, size_t n, sa_error_t *error)
+bool sa_jobcache_idset_add(sa_jobcache_t *c, int set, const int64_t *ids, size_t n, size_t *present,
+                           sa_error_t *error)
 {
     sqlite3_stmt *st = c->q[Q_IDSET_ADD];
     bool ok = true;
@@ -335,6 +336,8 @@ bool sa_jobcache_idset_add(sa_jobcache_t *c, int set, const int64_t *ids, size_t
         sqlite3_bind_int(st, 1, set);
         sqlite3_bind_int64(st, 2, ids[i]);
         ok = sqlite3_step(st) == SQLITE_DONE || db_error(c, error, "job cache: a temporary table");
+        if (ok && present && sqlite3_changes(c->db) == 0)
+            (*present)++;
         sqlite3_reset(st);
     }
     if (!ok) {

@@ -790,6 +790,75 @@ static void replay_spilled(const char *gen, const tu_box_t *live, const tu_box_t
     tu_box_destroy(&spilled);
 }
 
+/*
+ * Issue 22, item 21's counter: a first ingest of a snapshot whose squeue and sacct
+ * (tools/gen-cluster, 200 jobs, sacct JSON) hold the same running jobs. With every changed
+ * record held (the default keep_records), each job document is written once: docs_rewritten
+ * 0 and one statement a job. With SA_KEEP_RECORDS=20 (slurm-ingest-faults), squeue's and
+ * sacct's records are written one input at a time: every replace is a second write of a
+ * document squeue's insert made in the same snapshot (a first ingest: nothing was there
+ * before), so docs_rewritten equals jobs_changed and is not 0; the documents are the same.
+ * When item 21 writes each job once at any size, the second run's docs_rewritten is 0 too.
+ */
+static void test_docs_rewritten_counted(void **state)
+{
+    char gen[300], sq[340], sa[340];
+    const char *args[] = {"--at=2026-10-15T12:00:00Z", "--squeue", sq, "--sacct", sa, NULL};
+    const char *env[] = {"SA_KEEP_RECORDS=20", NULL};
+    tu_box_t held, apart;
+    (void)state;
+
+    if (access(SA_PYTHON3, X_OK) != 0 || !SA_FAULTS_BIN[0]) {
+        printf("SKIP: needs python3 (tools/gen-cluster) and slurm-ingest-faults (-DSA_FAULT_INJECTION=ON)\n");
+        skip();
+    }
+    snprintf(gen, sizeof gen, "%s/gen-both", tmp);
+    {
+        char *argv[] = {(char *)SA_PYTHON3, (char *)SA_SOURCE_DIR "/tools/gen-cluster", (char *)"--only",
+                        (char *)"squeue,sacct", (char *)"-q", (char *)"--out", gen, NULL}, *out = NULL, *err = NULL;
+        int rc = tu_run(argv, NULL, &out, &err);
+        if (rc != 0)
+            fail_msg("tools/gen-cluster: exit %d: %s", rc, err);
+        free(out);
+        free(err);
+    }
+    snprintf(sq, sizeof sq, "%s/squeue.json", gen);
+    snprintf(sa, sizeof sa, "%s/sacct.json", gen);
+    {
+        char db[160];
+        snprintf(db, sizeof db, "%s_rw_held", db_name);
+        tu_box_init(&held, "rw-held", uri, db);
+        snprintf(db, sizeof db, "%s_rw_apart", db_name);
+        tu_box_init(&apart, "rw-apart", uri, db);
+    }
+    box_expect(&held, args, NULL, SA_EXIT_OK);
+    apart.bin = SA_FAULTS_BIN;
+    box_expect(&apart, args, env, SA_EXIT_OK);
+    {
+        long long seen = tu_sum(client, held.db, "ingest_runs", "counts.jobs_seen"),
+                  jobs = tu_count(client, held.db, "jobs", NULL),
+                  changed = tu_sum(client, apart.db, "ingest_runs", "counts.jobs_changed"),
+                  rewritten = tu_sum(client, apart.db, "ingest_runs", "counts.docs_rewritten");
+        printf("docs_rewritten: %lld of %lld jobs with every record held, %lld (jobs_changed %lld) with 20\n",
+               tu_sum(client, held.db, "ingest_runs", "counts.docs_rewritten"), jobs, rewritten, changed);
+        assert_true(jobs >= 200 && seen == jobs);
+        assert_int_equal(tu_sum(client, held.db, "ingest_runs", "counts.docs_rewritten"), 0);
+        assert_int_equal(tu_sum(client, held.db, "ingest_runs", "counts.write_statements"), jobs);
+        assert_true(rewritten > 0);
+        assert_int_equal(rewritten, changed);
+        assert_int_equal(tu_sum(client, apart.db, "ingest_runs", "counts.second_passes"), 2);
+    }
+    {
+        json_t *want = tu_archive_docs(client, held.db, "jobs"), *got = tu_archive_docs(client, apart.db, "jobs");
+        assert_non_null(want);
+        assert_non_null(got);
+        assert_true(json_equal(want, got));
+        json_decref(want);
+        json_decref(got);
+    }
+    boxes_done(&held, &apart);
+}
+
 /* The same snapshots captured per node (sinfo -N --json): nothing carried, replayed twice as once. */
 static void test_replay_pernode_idempotent(void **state)
 {
@@ -1063,6 +1132,7 @@ int main(void)
         cmocka_unit_test(test_replay_archive),
         cmocka_unit_test(test_replay_grouped_idempotent),
         cmocka_unit_test(test_replay_pernode_idempotent),
+        cmocka_unit_test(test_docs_rewritten_counted),
         cmocka_unit_test(test_sacct_local_time),
         cmocka_unit_test(test_no_mongoc_shm),
         cmocka_unit_test(test_phases_sum_to_wall),
