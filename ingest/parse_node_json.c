@@ -297,7 +297,13 @@ struct sa_sinfo_acc {
     size_t n, cap;
     json_t *index;     /* node name -> JSON integer: position in nodes */
     size_t ngroups;    /* groups added so far: sinfo[i] in error messages */
+    bool no_extra;     /* the groups' unmodelled keys are not kept (sa_sink_t no_node_extra) */
 };
+
+void sa_sinfo_acc_no_extra(sa_sinfo_acc_t *acc)
+{
+    acc->no_extra = true;
+}
 
 sa_sinfo_acc_t *sa_sinfo_acc_new(void)
 {
@@ -785,6 +791,10 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
     }
     if (!group_to_proto(group, partition, proto, &names, error))
         goto done;
+    if (acc->no_extra) {
+        json_decref(proto->extra);
+        proto->extra = NULL;
+    }
     for (size_t i = 0; i < names.n; i++) {
         sa_node_t *node = acc_node(acc, names.v[i]);
         if (!node || !merge_node(node, proto)) {

@@ -883,7 +883,7 @@ static bool doc_live(const json_t *doc)
 
 /* Tells the cache what the archive now holds for the finished slots. */
 static bool update_cache(sa_jobcache_t *cache, slot_t *slots, size_t nslots, sa_job_t *const *sorted,
-                         const sa_obs_ctx_t *ctx, sa_error_t *error)
+                         const sa_obs_ctx_t *ctx, sa_archive_stats_t *stats, sa_error_t *error)
 {
     if (!cache)
         return true;
@@ -894,6 +894,10 @@ static bool update_cache(sa_jobcache_t *cache, slot_t *slots, size_t nslots, sa_
         if (!s->done)
             continue;
         if (!sa_jobcache_put_job(cache, s->job_id, doc_live(s->doc ? s->doc : s->stored), ctx->at, error))
+            goto fail;
+        /* a document written again for the same snapshot (sa_ingest.c clears the set per snapshot) */
+        if (s->written && !sa_jobcache_idset_add(cache, SA_JOBCACHE_SET_WRITTEN, &s->job_id, 1, &stats->rewritten,
+                                                 error))
             goto fail;
         for (size_t r = s->first; r < s->first + s->count; r++) {
             int source;
@@ -1181,7 +1185,7 @@ bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const
     }
     a->rw_jobs += nslots;
     ok = write_rollups(rw, slots, nslots, a->rw_jobs >= ROLLUP_FLUSH_JOBS, stats, error) &&
-         update_cache(cache, slots, nslots, sorted, ctx, error);
+         update_cache(cache, slots, nslots, sorted, ctx, stats, error);
     if (ok && a->rw_jobs >= ROLLUP_FLUSH_JOBS)
         a->rw_jobs = 0;
 done:
@@ -1240,7 +1244,7 @@ static bool restage_vanished(sa_archive_t *a, sa_rollw_t *w, const char *cluster
 }
 
 bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, const int64_t *listed,
-                              size_t n, sa_archive_stats_t *stats, sa_error_t *error)
+                              size_t n, int listed_set, sa_archive_stats_t *stats, sa_error_t *error)
 {
     json_t *cdoc = sa_archive_cluster_get(a, ctx->cluster, error);
     int64_t prev_at, *live = NULL;
@@ -1257,19 +1261,26 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
         prev_at = ctx->at;
     if (prev_at > ctx->at)
         return true; /* replaying an older snapshot: a newer one already decided */
-    if (cache ? !sa_jobcache_live_ids(cache, &live, &nlive, error) : !query_live_ids(a, ctx->cluster, &live, &nlive, error))
-        return false;
-    van = malloc((nlive ? nlive : 1) * sizeof *van);
-    if (!van) {
-        free(live);
-        sa_error_nomem(error);
-        return false;
-    }
-    for (size_t i = 0, j = 0; i < nlive; i++) {
-        while (j < n && listed[j] < live[i])
-            j++;
-        if (j == n || listed[j] != live[i])
-            van[nvan++] = live[i];
+    if (listed_set >= 0) {
+        /* the listing is in the cache's id set: only the answer comes back */
+        if (!sa_jobcache_vanished_ids(cache, listed_set, &van, &nvan, error))
+            return false;
+    } else {
+        if (cache ? !sa_jobcache_live_ids(cache, &live, &nlive, error)
+                  : !query_live_ids(a, ctx->cluster, &live, &nlive, error))
+            return false;
+        van = malloc((nlive ? nlive : 1) * sizeof *van);
+        if (!van) {
+            free(live);
+            sa_error_nomem(error);
+            return false;
+        }
+        for (size_t i = 0, j = 0; i < nlive; i++) {
+            while (j < n && listed[j] < live[i])
+                j++;
+            if (j == n || listed[j] != live[i])
+                van[nvan++] = live[i];
+        }
     }
     /* their open runs will end: journaled first (sa_rollw.h) */
     if (nvan && !(rw = sa_rollw_new(a->rollups, a->hosts, ctx->cluster)))

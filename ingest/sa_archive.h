@@ -64,6 +64,8 @@ typedef struct {
     size_t stale;      /* records of an older job that had the id: ignored */
     size_t vanished;   /* jobs no longer listed by squeue, marked */
     size_t write_statements; /* statements sent in bulk writes (inserts, replaces, updates) */
+    size_t rewritten;  /* job documents written more than once for one snapshot (each write after the
+                          first; counted with a job cache) */
     size_t docs_read;  /* job documents read back */
     size_t read_queries; /* find commands on jobs */
     size_t conflicts;  /* writes that found the document changed since it was read (retried) */
@@ -118,11 +120,13 @@ bool sa_archive_flush_rollups(sa_archive_t *a, sa_archive_stats_t *stats, sa_err
  * After a complete squeue listing taken at ctx->at with job ids listed[0..n) (sorted):
  * live documents of the cluster that it does not list are marked vanished at the
  * previous snapshot's time (clusters.last_squeue_at). The live jobs come from the cache
- * (or, without one, from a query). Does nothing when a newer snapshot was already
- * ingested. Call before updating last_squeue_at.
+ * (or, without one, from a query). With listed_set >= 0 the listing is instead the
+ * cache's id set of that number (sa_jobcache_idset_add; listed and n unused), and only
+ * the vanished jobs are read from the cache. Does nothing when a newer snapshot was
+ * already ingested. Call before updating last_squeue_at.
  */
 bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_obs_ctx_t *ctx, const int64_t *listed,
-                              size_t n, sa_archive_stats_t *stats, sa_error_t *error);
+                              size_t n, int listed_set, sa_archive_stats_t *stats, sa_error_t *error);
 
 /*
  * Moves an archive written by slurm-ingest 0.1 (ObjectId _ids) of cluster to the _id

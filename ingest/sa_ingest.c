@@ -23,6 +23,8 @@
 
 #define JOB_BATCH 500          /* records per archive batch */
 #define KEEP_DEFAULT 2000      /* changed records held at once before a second pass */
+#define IDS_SPILL 4096         /* ids of a set held in memory before they go to the job cache's temporary table */
+#define SET_LISTED 0           /* the cache's id sets: squeue's listing, then each input's changed jobs (1 + kind) */
 #define ASIDE_MAX (64u << 20)  /* raw bytes of set-aside records kept per input */
 #define ASIDE_LOG_MAX 10       /* set-aside records logged one by one per input */
 #define SDIAG_MAX (64u << 20)
@@ -99,6 +101,69 @@ static void ids_sort_unique(idvec_t *ids)
 static bool ids_has(const idvec_t *ids, int64_t id)
 {
     return ids->n && bsearch(&id, ids->v, ids->n, sizeof *ids->v, id_cmp);
+}
+
+/*
+ * A set of job ids: in memory, or, past IDS_SPILL with a job cache, in the cache's
+ * temporary table (sa_jobcache_idset_add), so that a run holds a bounded part of a queue
+ * of any size.
+ */
+typedef struct {
+    idvec_t mem;
+    size_t spill;         /* ids held before they go to the cache */
+    sa_jobcache_t *cache; /* NULL: all in memory */
+    int set;              /* its number in the cache */
+    bool spilled;         /* in the cache (and mem holds what is not yet there) */
+} idset_t;
+
+static bool idset_spill(idset_t *s, sa_error_t *error)
+{
+    if (s->mem.n && !sa_jobcache_idset_add(s->cache, s->set, s->mem.v, s->mem.n, NULL, error))
+        return false;
+    s->mem.n = 0;
+    s->spilled = true;
+    return true;
+}
+
+static bool idset_add(idset_t *s, int64_t id, sa_error_t *error)
+{
+    if (!ids_push(&s->mem, id))
+        return sa_error_nomem(error);
+    return !s->cache || s->mem.n < s->spill || idset_spill(s, error);
+}
+
+/* Ends the adding: sorted and unique in memory, or all of it in the cache. */
+static bool idset_done(idset_t *s, sa_error_t *error)
+{
+    if (s->spilled)
+        return idset_spill(s, error);
+    ids_sort_unique(&s->mem);
+    return true;
+}
+
+/* After idset_done: 1 if id is in the set, 0 if not, -1 on an SQLite error (set in *error). */
+static int idset_has(const idset_t *s, int64_t id, sa_error_t *error)
+{
+    int r = s->spilled ? sa_jobcache_idset_has(s->cache, s->set, id) : ids_has(&s->mem, id);
+    if (r < 0)
+        sa_error_set(error, SA_ERR_SQLITE, 0, "job cache: reading a temporary table of job ids failed");
+    return r;
+}
+
+/*
+ * A limit above, or in slurm-ingest-faults only the environment variable `name` (so that
+ * a test takes the paths of a large queue with a small one: SA_KEEP_RECORDS, SA_IDS_SPILL).
+ */
+static size_t limit(const char *name, size_t dflt)
+{
+#ifdef SA_FAULT_INJECTION
+    const char *v = getenv(name);
+    if (v && *v >= '1' && *v <= '9')
+        return (size_t)strtoull(v, NULL, 10);
+#else
+    (void)name;
+#endif
+    return dflt;
 }
 
 static bool jobs_push(jobvec_t *jv, sa_job_t *job)
@@ -181,8 +246,8 @@ typedef struct {
     sa_input_kind_t kind;
     jobvec_t kept;      /* changed records (while they fit) */
     jobvec_t hits;      /* --verify: records the cache says were merged */
-    idvec_t changed;    /* ids of jobs with a changed record */
-    idvec_t listed;     /* squeue: every job id listed */
+    idset_t changed;    /* ids of jobs with a changed record */
+    idset_t listed;     /* squeue: every job id listed (when jobs are written) */
     bool overflow;      /* more changed records than keep_records: a second pass */
     size_t keep_max;
     size_t records;
@@ -226,8 +291,8 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
     bool hit = false;
 
     p->records++;
-    if (p->kind == SA_IN_SQUEUE && !ids_push(&p->listed, job->job_id))
-        goto oom;
+    if (p->kind == SA_IN_SQUEUE && p->env->archive && !idset_add(&p->listed, job->job_id, error))
+        return false;
     if (p->env->cache && p->env->archive) {
         int source;
         int64_t submit, start;
@@ -258,8 +323,8 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
         free(raw);
         return ok;
     }
-    if (!ids_push(&p->changed, job->job_id))
-        goto oom;
+    if (!idset_add(&p->changed, job->job_id, error))
+        return false;
     if (p->overflow)
         return true;
     if (!jobs_push(hit ? &p->hits : &p->kept, job))
@@ -279,6 +344,9 @@ oom:
 static bool p1_node(sa_node_t *node, void *vctx, sa_error_t *error)
 {
     pass_t *p = vctx;
+    /* what the parser did not model: the time series does not keep it */
+    json_decref(node->extra);
+    node->extra = NULL;
     if (!SA_VEC_GROW(p->nodes, p->nodes_cap, p->nnodes, 1, 256) ||
         !(p->nodes[p->nnodes] = sa_node_steal(node))) {
         sa_error_nomem(error);
@@ -288,15 +356,22 @@ static bool p1_node(sa_node_t *node, void *vctx, sa_error_t *error)
     return true;
 }
 
+static void nodes_clear(pass_t *p)
+{
+    for (size_t i = 0; i < p->nnodes; i++)
+        sa_node_destroy(p->nodes[i]);
+    free(p->nodes);
+    p->nodes = NULL;
+    p->nnodes = p->nodes_cap = 0;
+}
+
 static void pass_clear(pass_t *p)
 {
     jobs_clear(&p->kept);
     jobs_clear(&p->hits);
-    free(p->changed.v);
-    free(p->listed.v);
-    for (size_t i = 0; i < p->nnodes; i++)
-        sa_node_destroy(p->nodes[i]);
-    free(p->nodes);
+    free(p->changed.mem.v);
+    free(p->listed.mem.v);
+    nodes_clear(p);
     sa_buf_clear(&p->aside.text);
     memset(p, 0, sizeof *p);
 }
@@ -357,7 +432,7 @@ static bool parse_file(const char *path, const sa_sacct_text_opts_t *topts, cons
 /* Pass 1 over one input; false with *why (the input is refused whole) or a hard error. */
 static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_meta_t *meta, sa_error_t *why)
 {
-    sa_sink_t sink = {p1_job, p1_node, p, p1_setaside};
+    sa_sink_t sink = {p1_job, p1_node, p, p1_setaside, true};
     sa_kind_t kind = SA_KIND_UNKNOWN;
     const char *path = snap->files[k];
 
@@ -463,7 +538,7 @@ static bool write_tsdb(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pa
 typedef struct {
     const sa_ingest_env_t *env;
     const sa_obs_ctx_t *ctx;
-    const idvec_t *changed;
+    const idset_t *changed;
     jobvec_t batch;
     sa_ingest_stats_t *stats;
     const sa_obs_ctx_t *sacct_ctx; /* when the batch also holds sacct's records (join_kept) */
@@ -523,8 +598,9 @@ static bool writer_flush(writer_t *w, sa_error_t *error)
 static bool p2_job(sa_job_t *job, void *vctx, sa_error_t *error)
 {
     writer_t *w = vctx;
-    if (!ids_has(w->changed, job->job_id))
-        return true;
+    int has = idset_has(w->changed, job->job_id, error);
+    if (has <= 0)
+        return has == 0;
     /* a batch ends between jobs, so one job's records (sacct -D runs) stay together */
     if (w->batch.n >= JOB_BATCH && w->batch.v[w->batch.n - 1]->job_id != job->job_id && !writer_flush(w, error))
         return false;
@@ -588,7 +664,8 @@ static bool write_input(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
     writer_t w = {env, &p->ctx, &p->changed, {0}, stats, sacct_ctx};
     bool ok = true;
 
-    ids_sort_unique(&p->changed);
+    if (!idset_done(&p->changed, error))
+        return false;
     if (!p->overflow) {
         if (env->verify)
             ok = verify_hits(&w, &p->hits, error);
@@ -596,7 +673,7 @@ static bool write_input(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
             qsort(p->kept.v, p->kept.n, sizeof *p->kept.v, job_id_cmp);
         ok = ok && write_kept(&w, &p->kept, error);
     } else {
-        sa_sink_t sink = {p2_job, NULL, &w, p2_setaside};
+        sa_sink_t sink = {p2_job, NULL, &w, p2_setaside, true};
         sa_meta_t meta;
         sa_kind_t kind;
         sa_meta_init(&meta);
@@ -641,8 +718,10 @@ static bool mark_vanished(const sa_ingest_env_t *env, const sa_snapshot_t *snap,
                input_name(snap, SA_IN_SQUEUE), p->aside.count);
         return true;
     }
-    ids_sort_unique(&p->listed);
-    return sa_archive_mark_vanished(env->archive, env->cache, &p->ctx, p->listed.v, p->listed.n, &stats->jobs, error);
+    if (!idset_done(&p->listed, error))
+        return false;
+    return sa_archive_mark_vanished(env->archive, env->cache, &p->ctx, p->listed.mem.v, p->listed.mem.n,
+                                    p->listed.spilled ? SET_LISTED : -1, &stats->jobs, error);
 }
 
 /* Records the snapshot's times in the cluster's document; names this cache as the writer. */
@@ -677,6 +756,8 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
 
     memset(p, 0, sizeof p);
     memset(out, 0, sizeof *out);
+    if (env->archive && env->cache && !sa_jobcache_idset_clear(env->cache, error))
+        return false;
     sa_sdiag_init(&sd);
     for (int k = 0; k < SA_IN_COUNT; k++)
         sa_meta_init(&meta[k]);
@@ -690,8 +771,12 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         p[k].env = env;
         p[k].kind = (sa_input_kind_t)k;
         p[k].stats = stats;
-        p[k].keep_max = env->keep_records ? env->keep_records : KEEP_DEFAULT;
+        p[k].keep_max = env->keep_records ? env->keep_records : limit("SA_KEEP_RECORDS", KEEP_DEFAULT);
         p[k].ctx = (sa_obs_ctx_t){snap->cluster, snap->at, NULL, NULL};
+        p[k].listed = (idset_t){{0}, limit("SA_IDS_SPILL", IDS_SPILL), env->archive ? env->cache : NULL, SET_LISTED,
+                                false};
+        p[k].changed = p[k].listed;
+        p[k].changed.set = 1 + k;
         good = k == SA_IN_SDIAG ? (have_sdiag = parse_sdiag(snap->files[k], input_name(snap, k), &sd, &why))
                                 : pass1(&p[k], snap, (sa_input_kind_t)k, &meta[k], &why);
         if (!good && why.domain == SA_ERR_NOMEM) {
@@ -723,6 +808,7 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         !write_tsdb(env, snap, &p[SA_IN_SINFO], have_sdiag ? &sd : NULL, stats, error))
         goto done;
     out->tsdb_done = true;
+    nodes_clear(&p[SA_IN_SINFO]); /* not held while the jobs are written */
 
     /* 3. jobs: squeue, sacct, then the jobs the (complete) squeue listing no longer has */
     if (env->archive) {
@@ -745,6 +831,10 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
     }
     ok = true;
 done:
+    if (env->archive && env->cache) {
+        sa_error_t ignored;
+        sa_jobcache_idset_clear(env->cache, &ignored); /* its temporary pages are reused */
+    }
     sa_sdiag_clear(&sd);
     for (int k = 0; k < SA_IN_COUNT; k++) {
         pass_clear(&p[k]);

@@ -7,9 +7,12 @@
  * twice at most and never held whole in memory: the first pass parses and validates
  * every record and keeps only the records that changed (the job cache's digests tell),
  * the second (only when more changed than fit in memory) picks the changed jobs'
- * records out again and writes them in batches. An input that cannot be parsed at all
- * (truncated JSON, an HTML page, errors[] from Slurm) is refused whole and writes
- * nothing; the other inputs of the snapshot land.
+ * records out again and writes them in batches. The job ids a run collects (squeue's
+ * listing, each input's changed jobs) go past a few thousand to the job cache's
+ * temporary table, and a sinfo's nodes are held without their unmodelled keys and only
+ * until the time series has landed, so memory does not grow with the queue. An input
+ * that cannot be parsed at all (truncated JSON, an HTML page, errors[] from Slurm) is
+ * refused whole and writes nothing; the other inputs of the snapshot land.
  */
 #ifndef SA_INGEST_H
 #define SA_INGEST_H
@@ -49,7 +52,7 @@ typedef struct {
     int64_t max_gap_s;           /* time series gap limit */
     const char *setaside_dir;    /* where records set aside are kept (NULL: nowhere, only counted) */
     bool verify;                 /* merge every record, and count the cache's wrong claims */
-    size_t keep_records;         /* changed records held at once (0 = 5000) before a second pass */
+    size_t keep_records;         /* changed records held at once (0 = 2000) before a second pass */
 } sa_ingest_env_t;
 
 typedef struct {

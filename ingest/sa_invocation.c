@@ -661,6 +661,7 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
     json_object_update(counts, more); /* copies: more is still ours */
     json_decref(more);
     json_object_set_new(counts, "insert_rereads", json_integer((json_int_t)st->jobs.insert_rereads));
+    json_object_set_new(counts, "docs_rewritten", json_integer((json_int_t)st->jobs.rewritten));
     json_object_set_new(counts, "nodes_gpu_carried", json_integer((json_int_t)st->nodes_gpu_carried));
     json_object_set_new(counts, "nodes_gpu_unknown", json_integer((json_int_t)st->nodes_gpu_unknown));
     if (r->c->prometheus_url)
@@ -1048,7 +1049,7 @@ static bool record_node_config(run_t *r, sa_error_t *error)
 {
     const char *path = r->o->node_config;
     nodevec_t nv = {NULL, 0, 0};
-    sa_sink_t sink = {NULL, keep_node, &nv, NULL};
+    sa_sink_t sink = {NULL, keep_node, &nv, NULL, false};
     sa_meta_t meta;
     sa_reader_t rd;
     sa_kind_t kind;

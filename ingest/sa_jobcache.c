@@ -25,7 +25,18 @@ static const char schema_sql[] =
     "CREATE TABLE IF NOT EXISTS rec (job_id INTEGER NOT NULL, source INTEGER NOT NULL, submit INTEGER NOT NULL,"
     "  start INTEGER NOT NULL, digest INTEGER NOT NULL, PRIMARY KEY (job_id, source, submit, start)) WITHOUT ROWID;";
 
-enum { Q_GET_REC, Q_PUT_REC, Q_GET_JOB, Q_PUT_JOB, Q_FORGET, Q_LIVE, Q_COUNT };
+/*
+ * The run's sets of job ids (listed by squeue, changed in an input) once they outgrow
+ * memory: a TEMP table, in SQLite's temporary file (unlinked as soon as it is opened, so a
+ * killed run leaves nothing behind), dropped when the cache is closed.
+ */
+static const char idset_sql[] =
+    "PRAGMA temp_store=FILE;"
+    "CREATE TEMP TABLE IF NOT EXISTS idset (s INTEGER NOT NULL, job_id INTEGER NOT NULL,"
+    "  PRIMARY KEY (s, job_id)) WITHOUT ROWID;";
+
+enum { Q_GET_REC, Q_PUT_REC, Q_GET_JOB, Q_PUT_JOB, Q_FORGET, Q_LIVE, Q_IDSET_ADD, Q_IDSET_HAS, Q_IDSET_VANISHED,
+       Q_COUNT };
 
 static const char *const queries[Q_COUNT] = {
     "SELECT digest FROM rec WHERE job_id = ?1 AND source = ?2 AND submit = ?3 AND start = ?4",
@@ -36,6 +47,10 @@ static const char *const queries[Q_COUNT] = {
     " ON CONFLICT (job_id) DO UPDATE SET live = excluded.live, touched = max(touched, excluded.touched)",
     "DELETE FROM rec WHERE job_id = ?1",
     "SELECT job_id FROM job WHERE live = 1 ORDER BY job_id",
+    "INSERT OR IGNORE INTO temp.idset (s, job_id) VALUES (?1, ?2)",
+    "SELECT 1 FROM temp.idset WHERE s = ?1 AND job_id = ?2",
+    "SELECT job_id FROM job WHERE live = 1 AND NOT EXISTS"
+    " (SELECT 1 FROM temp.idset WHERE s = ?1 AND idset.job_id = job.job_id) ORDER BY job_id",
 };
 
 struct sa_jobcache {
@@ -133,7 +148,7 @@ sa_jobcache_t *sa_jobcache_open(const char *path, sa_error_t *error)
         goto fail;
     }
     sqlite3_busy_timeout(c->db, 10000);
-    if (!exec(c, schema_sql, error))
+    if (!exec(c, schema_sql, error) || !exec(c, idset_sql, error))
         goto fail;
     for (int i = 0; i < Q_COUNT; i++) {
         if (sqlite3_prepare_v3(c->db, queries[i], -1, SQLITE_PREPARE_PERSISTENT, &c->q[i], NULL) != SQLITE_OK) {
@@ -280,9 +295,9 @@ bool sa_jobcache_forget_records(sa_jobcache_t *c, int64_t job_id, sa_error_t *er
     return step_done(c, st, error);
 }
 
-bool sa_jobcache_live_ids(sa_jobcache_t *c, int64_t **ids, size_t *n, sa_error_t *error)
+/* The job ids a statement returns (its parameters bound), in order. */
+static bool ids_of(sa_jobcache_t *c, sqlite3_stmt *st, int64_t **ids, size_t *n, sa_error_t *error)
 {
-    sqlite3_stmt *st = c->q[Q_LIVE];
     size_t cap = 1024;
     int rc;
 
@@ -302,6 +317,56 @@ bool sa_jobcache_live_ids(sa_jobcache_t *c, int64_t **ids, size_t *n, sa_error_t
     }
     sqlite3_reset(st);
     return rc == SQLITE_DONE || db_error(c, error, "job cache");
+}
+
+bool sa_jobcache_live_ids(sa_jobcache_t *c, int64_t **ids, size_t *n, sa_error_t *error)
+{
+    return ids_of(c, c->q[Q_LIVE], ids, n, error);
+}
+
+bool sa_jobcache_idset_add(sa_jobcache_t *c, int set, const int64_t *ids, size_t n, size_t *present,
+                           sa_error_t *error)
+{
+    sqlite3_stmt *st = c->q[Q_IDSET_ADD];
+    bool ok = true;
+
+    if (!exec(c, "SAVEPOINT idset", error))
+        return false;
+    for (size_t i = 0; ok && i < n; i++) {
+        sqlite3_bind_int(st, 1, set);
+        sqlite3_bind_int64(st, 2, ids[i]);
+        ok = sqlite3_step(st) == SQLITE_DONE || db_error(c, error, "job cache: a temporary table");
+        if (ok && present && sqlite3_changes(c->db) == 0)
+            (*present)++;
+        sqlite3_reset(st);
+    }
+    if (!ok) {
+        sqlite3_exec(c->db, "ROLLBACK TO idset; RELEASE idset", NULL, NULL, NULL);
+        return false;
+    }
+    return exec(c, "RELEASE idset", error);
+}
+
+int sa_jobcache_idset_has(sa_jobcache_t *c, int set, int64_t id)
+{
+    sqlite3_stmt *st = c->q[Q_IDSET_HAS];
+    int rc;
+    sqlite3_bind_int(st, 1, set);
+    sqlite3_bind_int64(st, 2, id);
+    rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
+}
+
+bool sa_jobcache_idset_clear(sa_jobcache_t *c, sa_error_t *error)
+{
+    return exec(c, "DELETE FROM temp.idset", error);
+}
+
+bool sa_jobcache_vanished_ids(sa_jobcache_t *c, int set, int64_t **ids, size_t *n, sa_error_t *error)
+{
+    sqlite3_bind_int(c->q[Q_IDSET_VANISHED], 1, set);
+    return ids_of(c, c->q[Q_IDSET_VANISHED], ids, n, error);
 }
 
 bool sa_jobcache_set_seq(sa_jobcache_t *c, int64_t seq, sa_error_t *error)

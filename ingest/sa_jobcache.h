@@ -70,6 +70,22 @@ bool sa_jobcache_forget_records(sa_jobcache_t *c, int64_t job_id, sa_error_t *er
 /* The live job ids, sorted (caller frees *ids). */
 bool sa_jobcache_live_ids(sa_jobcache_t *c, int64_t **ids, size_t *n, sa_error_t *error);
 
+/*
+ * A run's sets of job ids too large for memory (squeue's listing, an input's changed
+ * jobs), numbered by the caller: kept in a temporary table of this connection (SQLite's
+ * temporary file, unlinked once open: nothing is left by a killed run). add takes ids in
+ * one transaction (a savepoint: also inside sa_jobcache_begin), adding to *present (may
+ * be NULL) the ids the set held already; has gives 1, 0, or -1 on
+ * error; vanished_ids gives the live jobs not in set, sorted (caller frees *ids).
+ */
+bool sa_jobcache_idset_add(sa_jobcache_t *c, int set, const int64_t *ids, size_t n, size_t *present,
+                           sa_error_t *error);
+int sa_jobcache_idset_has(sa_jobcache_t *c, int set, int64_t id);
+bool sa_jobcache_idset_clear(sa_jobcache_t *c, sa_error_t *error);
+bool sa_jobcache_vanished_ids(sa_jobcache_t *c, int set, int64_t **ids, size_t *n, sa_error_t *error);
+/* The set of the job documents written for the snapshot being ingested (sa_archive.c). */
+#define SA_JOBCACHE_SET_WRITTEN 100
+
 /* Records the archive's sequence number after this cache's writes. */
 bool sa_jobcache_set_seq(sa_jobcache_t *c, int64_t seq, sa_error_t *error);
 

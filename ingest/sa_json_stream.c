@@ -573,6 +573,8 @@ static bool doc_sinfo(doc_t *d, const json_t *elem, sa_error_t *error)
         sa_error_nomem(error);
         return false;
     }
+    if (d->sink && d->sink->no_node_extra)
+        sa_sinfo_acc_no_extra(d->sinfo);
     return sa_sinfo_acc_add(d->sinfo, elem, error);
 }
 

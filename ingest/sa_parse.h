@@ -59,6 +59,9 @@ typedef struct {
      * such a record (in the jobs array of JSON, or a line of sacct text) is set aside
      * and the parse goes on. A structural error (truncated JSON) still fails. */
     sa_setaside_cb on_setaside;
+    /* nodes are handed without ->extra, and sinfo's groups merged without it: a large
+     * sinfo -N --json then holds a few hundred bytes a node, not kilobytes */
+    bool no_node_extra;
 } sa_sink_t;
 
 /* ---- what a document is ------------------------------------------------------ */
@@ -98,6 +101,8 @@ typedef struct sa_sinfo_acc sa_sinfo_acc_t;
 sa_sinfo_acc_t *sa_sinfo_acc_new(void);
 void sa_sinfo_acc_destroy(sa_sinfo_acc_t *acc);
 bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *error);
+/* Keeps no unmodelled keys of the groups added from now on (sa_sink_t no_node_extra). */
+void sa_sinfo_acc_no_extra(sa_sinfo_acc_t *acc);
 /* Emits the merged nodes in name order. */
 bool sa_sinfo_acc_emit(sa_sinfo_acc_t *acc, const sa_sink_t *sink, sa_error_t *error);
 

@@ -56,7 +56,7 @@ static sa_archive_stats_t ingest_text(sa_archive_t *a, const char *cluster, int6
         for (size_t i = 0; i < p.njobs; i++)
             ids[i] = p.jobs[i]->job_id;
         qsort(ids, p.njobs, sizeof *ids, id_cmp);
-        if (!sa_archive_mark_vanished(a, NULL, &ctx, ids, p.njobs, &st, &err))
+        if (!sa_archive_mark_vanished(a, NULL, &ctx, ids, p.njobs, -1, &st, &err))
             fail_msg("vanish: %s", err.message);
         free(ids);
         json_t *t = json_pack("{s:I}", "last_squeue_at", (json_int_t)at);

@@ -729,6 +729,136 @@ static void test_replay_grouped_idempotent(void **state)
     boxes_done(&live, &clean);
 }
 
+/*
+ * Issue 22, item 22: the clean replay again by slurm-ingest-faults with the limits of a
+ * large queue made small (SA_IDS_SPILL=16: squeue's listing and each input's changed ids
+ * past 16 go to the job cache's temporary table, and the vanished jobs are found there;
+ * SA_KEEP_RECORDS=20: past 20 changed records, a second pass picks them out by that
+ * table): the same documents and time series as the clean replay of the live runs'
+ * archive, which held every set in memory (the evolve snapshots list about 200 jobs, 10 % changing state at each).
+ */
+static void replay_spilled(const char *gen, const tu_box_t *live, const tu_box_t *clean)
+{
+    const char *replay[] = {"replay", NULL, NULL}, *env[] = {"SA_IDS_SPILL=16", "SA_KEEP_RECORDS=20", NULL};
+    char archive[300], db[160];
+    tu_box_t spilled;
+
+    if (!SA_FAULTS_BIN[0]) {
+        printf("note: built without SA_FAULT_INJECTION: the replay with small memory limits is not checked\n");
+        return;
+    }
+    snprintf(db, sizeof db, "%s_pn_spilled", db_name);
+    tu_box_init(&spilled, "pn-spilled", uri, db);
+    snprintf(archive, sizeof archive, "%s/archive", live->dir);
+    replay[1] = archive;
+    spilled.bin = SA_FAULTS_BIN;
+    box_expect(&spilled, replay, env, SA_EXIT_OK);
+    /* then a listing of every other job of the last snapshot, an hour later: the others vanish */
+    {
+        char path[400], half[400];
+        const char *args[] = {"--at=2026-10-15T16:00:00Z", "--squeue", half, NULL};
+        json_t *index, *sq, *jobs, *kept = json_array();
+        json_error_t jerr;
+        snprintf(path, sizeof path, "%s/evolve/index.json", gen);
+        assert_non_null(index = json_load_file(path, 0, &jerr));
+        snprintf(path, sizeof path, "%s/evolve/%s", gen,
+                 json_string_value(json_object_get(json_array_get(index, json_array_size(index) - 1), "squeue")));
+        json_decref(index);
+        assert_non_null(sq = json_load_file(path, 0, &jerr));
+        jobs = json_object_get(sq, "jobs");
+        for (size_t i = 0; i < json_array_size(jobs); i += 2)
+            json_array_append(kept, json_array_get(jobs, i));
+        json_object_set_new(sq, "jobs", kept);
+        snprintf(half, sizeof half, "%s/half-squeue.json", spilled.dir);
+        assert_int_equal(json_dump_file(sq, half, JSON_COMPACT), 0);
+        json_decref(sq);
+        box_expect(clean, args, NULL, SA_EXIT_OK);
+        box_expect(&spilled, args, env, SA_EXIT_OK);
+    }
+    /* the small limits were in force: second passes ran, and jobs were marked vanished from the cache's table */
+    printf("spilled replay: second passes %lld, vanished %lld (clean replay: %lld)\n",
+           tu_sum(client, spilled.db, "ingest_runs", "counts.second_passes"),
+           tu_sum(client, spilled.db, "ingest_runs", "counts.jobs_vanished"),
+           tu_sum(client, clean->db, "ingest_runs", "counts.jobs_vanished"));
+    assert_true(tu_sum(client, spilled.db, "ingest_runs", "counts.second_passes") > 0);
+    assert_true(tu_sum(client, spilled.db, "ingest_runs", "counts.jobs_vanished") > 0);
+    assert_int_equal(tu_sum(client, spilled.db, "ingest_runs", "counts.jobs_vanished"),
+                     tu_sum(client, clean->db, "ingest_runs", "counts.jobs_vanished"));
+    assert_int_equal(tu_sum(client, clean->db, "ingest_runs", "counts.second_passes"), 0);
+    expect_same_archive(clean, &spilled, "a replay with the limits of a large queue made small");
+    tu_mongo_drop(client, spilled.db);
+    tu_box_destroy(&spilled);
+}
+
+/*
+ * Issue 22, item 21's counter: a first ingest of a snapshot whose squeue and sacct
+ * (tools/gen-cluster, 200 jobs, sacct JSON) hold the same running jobs. With every changed
+ * record held (the default keep_records), each job document is written once: docs_rewritten
+ * 0 and one statement a job. With SA_KEEP_RECORDS=20 (slurm-ingest-faults), squeue's and
+ * sacct's records are written one input at a time: every replace is a second write of a
+ * document squeue's insert made in the same snapshot (a first ingest: nothing was there
+ * before), so docs_rewritten equals jobs_changed and is not 0; the documents are the same.
+ * When item 21 writes each job once at any size, the second run's docs_rewritten is 0 too.
+ */
+static void test_docs_rewritten_counted(void **state)
+{
+    char gen[300], sq[340], sa[340];
+    const char *args[] = {"--at=2026-10-15T12:00:00Z", "--squeue", sq, "--sacct", sa, NULL};
+    const char *env[] = {"SA_KEEP_RECORDS=20", NULL};
+    tu_box_t held, apart;
+    (void)state;
+
+    if (access(SA_PYTHON3, X_OK) != 0 || !SA_FAULTS_BIN[0]) {
+        printf("SKIP: needs python3 (tools/gen-cluster) and slurm-ingest-faults (-DSA_FAULT_INJECTION=ON)\n");
+        skip();
+    }
+    snprintf(gen, sizeof gen, "%s/gen-both", tmp);
+    {
+        char *argv[] = {(char *)SA_PYTHON3, (char *)SA_SOURCE_DIR "/tools/gen-cluster", (char *)"--only",
+                        (char *)"squeue,sacct", (char *)"-q", (char *)"--out", gen, NULL}, *out = NULL, *err = NULL;
+        int rc = tu_run(argv, NULL, &out, &err);
+        if (rc != 0)
+            fail_msg("tools/gen-cluster: exit %d: %s", rc, err);
+        free(out);
+        free(err);
+    }
+    snprintf(sq, sizeof sq, "%s/squeue.json", gen);
+    snprintf(sa, sizeof sa, "%s/sacct.json", gen);
+    {
+        char db[160];
+        snprintf(db, sizeof db, "%s_rw_held", db_name);
+        tu_box_init(&held, "rw-held", uri, db);
+        snprintf(db, sizeof db, "%s_rw_apart", db_name);
+        tu_box_init(&apart, "rw-apart", uri, db);
+    }
+    box_expect(&held, args, NULL, SA_EXIT_OK);
+    apart.bin = SA_FAULTS_BIN;
+    box_expect(&apart, args, env, SA_EXIT_OK);
+    {
+        long long seen = tu_sum(client, held.db, "ingest_runs", "counts.jobs_seen"),
+                  jobs = tu_count(client, held.db, "jobs", NULL),
+                  changed = tu_sum(client, apart.db, "ingest_runs", "counts.jobs_changed"),
+                  rewritten = tu_sum(client, apart.db, "ingest_runs", "counts.docs_rewritten");
+        printf("docs_rewritten: %lld of %lld jobs with every record held, %lld (jobs_changed %lld) with 20\n",
+               tu_sum(client, held.db, "ingest_runs", "counts.docs_rewritten"), jobs, rewritten, changed);
+        assert_true(jobs >= 200 && seen == jobs);
+        assert_int_equal(tu_sum(client, held.db, "ingest_runs", "counts.docs_rewritten"), 0);
+        assert_int_equal(tu_sum(client, held.db, "ingest_runs", "counts.write_statements"), jobs);
+        assert_true(rewritten > 0);
+        assert_int_equal(rewritten, changed);
+        assert_int_equal(tu_sum(client, apart.db, "ingest_runs", "counts.second_passes"), 2);
+    }
+    {
+        json_t *want = tu_archive_docs(client, held.db, "jobs"), *got = tu_archive_docs(client, apart.db, "jobs");
+        assert_non_null(want);
+        assert_non_null(got);
+        assert_true(json_equal(want, got));
+        json_decref(want);
+        json_decref(got);
+    }
+    boxes_done(&held, &apart);
+}
+
 /* The same snapshots captured per node (sinfo -N --json): nothing carried, replayed twice as once. */
 static void test_replay_pernode_idempotent(void **state)
 {
@@ -742,6 +872,7 @@ static void test_replay_pernode_idempotent(void **state)
     assert_int_equal(ts_int(tu_box_path(&clean, "ts.db"), "SELECT count(*) FROM attr WHERE gpu_config IS NOT NULL"),
                      0);
     assert_true(tu_count(client, clean.db, "jobs", "{\"runs.gpu_type_source\": \"node\"}") > 0);
+    replay_spilled(gen, &live, &clean);
     boxes_done(&live, &clean);
 }
 
@@ -1001,6 +1132,7 @@ int main(void)
         cmocka_unit_test(test_replay_archive),
         cmocka_unit_test(test_replay_grouped_idempotent),
         cmocka_unit_test(test_replay_pernode_idempotent),
+        cmocka_unit_test(test_docs_rewritten_counted),
         cmocka_unit_test(test_sacct_local_time),
         cmocka_unit_test(test_no_mongoc_shm),
         cmocka_unit_test(test_phases_sum_to_wall),

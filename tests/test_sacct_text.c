@@ -1023,7 +1023,7 @@ static void test_one_byte_reads(void **state)
     char *data;
     sa_sacct_text_opts_t opts = {0};
     sa_reader_t r;
-    sa_sink_t sink = {count_job, NULL, counts, NULL};
+    sa_sink_t sink = {count_job, NULL, counts, NULL, false};
     sa_error_t err;
     (void)state;
     tu_require_samples();
@@ -1180,7 +1180,7 @@ static void test_scontrol_errors(void **state)
         tu_parsed_t p;
         sa_error_t err;
         sa_reader_t r;
-        sa_sink_t sink = {NULL, NULL, NULL, NULL};
+        sa_sink_t sink = {NULL, NULL, NULL, NULL, false};
         sa_error_clear(&err);
         sa_reader_init_mem(&r, cases[i].text, strlen(cases[i].text));
         if (sa_parse_scontrol_nodes_text(&r, &sink, &err))
@@ -1409,7 +1409,7 @@ static void test_fixture_one_byte_reads(void **state)
         char *data, *fields = tu_gen_fields(v, files[f]);
         sa_sacct_text_opts_t opts = {0};
         sa_reader_t r;
-        sa_sink_t sink = {count_job, NULL, counts, NULL};
+        sa_sink_t sink = {count_job, NULL, counts, NULL, false};
         sa_error_t err;
 
         snprintf(rel, sizeof rel, "gen/%s/%s", v, files[f]);

@@ -99,7 +99,7 @@ static bool on_node(sa_node_t *node, void *ctx, sa_error_t *error)
 
 sa_sink_t fz_sink(json_t *records)
 {
-    sa_sink_t s = {on_job, on_node, records, NULL};
+    sa_sink_t s = {on_job, on_node, records, NULL, false};
     return s;
 }
 
