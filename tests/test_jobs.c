@@ -78,23 +78,12 @@ static int teardown(void **state)
 /* Runs slurm-report jobs with args (NULL-terminated) and --now at the observation; its exit status, *out, *err. */
 static int jobs(const char *const *args, bool from_jobs, char **out, char **err)
 {
-    char env_uri[600], dbopt[200];
-    char *argv[48], *e = NULL;
-    char *env[] = {env_uri, NULL};
-    int n = 0, rc;
+    char dbopt[200], *e = NULL;
+    const char *first[] = {"jobs", "--now=2026-10-15T12:00:00Z", dbopt, from_jobs ? "--from-jobs" : NULL, NULL};
+    int rc;
 
-    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", fx.uri);
     snprintf(dbopt, sizeof dbopt, "--db=%s", fx.db);
-    argv[n++] = (char *)SA_REPORT_BIN;
-    argv[n++] = (char *)"jobs";
-    argv[n++] = (char *)"--now=2026-10-15T12:00:00Z";
-    argv[n++] = dbopt;
-    for (const char *const *a = args; *a && n < 45; a++)
-        argv[n++] = (char *)*a;
-    if (from_jobs)
-        argv[n++] = (char *)"--from-jobs";
-    argv[n] = NULL;
-    rc = tu_run(argv, env, out, &e);
+    rc = tu_run_report(SA_REPORT_BIN, fx.uri, NULL, first, args, out, &e);
     if (err)
         *err = e;
     else

@@ -58,23 +58,8 @@ static const char *path_in(const char *rel)
 /* slurm-report with args (NULL-terminated) on the test's archive and time series; its exit status. */
 static int report(const char *const *args, char **out, char **err)
 {
-    char env_uri[600];
-    char *env[] = {env_uri, NULL};
-    char *argv[24];
-    int n = 0;
-
-    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
-    argv[n++] = (char *)SA_REPORT_BIN;
-    for (; *args; args++)
-        argv[n++] = (char *)*args;
-    argv[n++] = "--db";
-    argv[n++] = db_name;
-    argv[n++] = "--sqlite";
-    argv[n++] = (char *)path_in("ts.sqlite");
-    argv[n++] = "--now";
-    argv[n++] = "2026-10-15T12:05:00Z";
-    argv[n] = NULL;
-    return tu_run(argv, env, out, err);
+    const char *last[] = {"--db", db_name, "--sqlite", path_in("ts.sqlite"), "--now", "2026-10-15T12:05:00Z", NULL};
+    return tu_run_report(SA_REPORT_BIN, getenv("SLURM_TEST_MONGO_URI"), NULL, args, last, out, err);
 }
 
 /* Ingests the fixture, writes the metrics into box/textfile and starts Prometheus scraping them. */

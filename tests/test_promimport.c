@@ -234,21 +234,17 @@ static const char *report_env; /* another NAME=value for slurm-report, NULL: non
 
 static char *report(const char *const *args)
 {
-    char env_uri[600], *argv[24], *out = NULL, *err = NULL;
-    char *env[] = {env_uri, (char *)report_env, NULL};
-    size_t n = 0;
+    const char *last[] = {"--db", db, NULL};
+    char **got = calloc(2, sizeof *got), *out; /* out, err (heap slots: GCC's -Wdangling-pointer took a local's
+                                                  address passed to the runner for the pointer returned) */
     int rc;
 
-    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", mongo_uri);
-    argv[n++] = SA_REPORT_BIN;
-    for (; *args; args++)
-        argv[n++] = (char *)*args;
-    argv[n++] = "--db";
-    argv[n++] = db;
-    argv[n] = NULL;
-    if ((rc = tu_run(argv, env, &out, &err)) != 0)
-        fail_msg("slurm-report exited %d: %s", rc, err);
-    free(err);
+    assert_non_null(got);
+    if ((rc = tu_run_report(SA_REPORT_BIN, mongo_uri, report_env, args, last, &got[0], &got[1])) != 0)
+        fail_msg("slurm-report exited %d: %s", rc, got[1]);
+    out = got[0];
+    free(got[1]);
+    free(got);
     return out;
 }
 

@@ -39,23 +39,8 @@ static int group_teardown(void **state)
 /* Runs slurm-report on the dataset (--db, --sqlite, --now added) with args; returns the exit code. */
 static int run(const char *const *args, char **out, char **err)
 {
-    char *argv[48], *env[2];
-    size_t n = 0;
-    int rc;
-    argv[n++] = (char *)SA_REPORT_BIN;
-    argv[n++] = (char *)"--db";
-    argv[n++] = db_name;
-    argv[n++] = (char *)"--sqlite";
-    argv[n++] = sqlite_path;
-    argv[n++] = (char *)"--now";
-    argv[n++] = (char *)"2026-10-01T08:30:00Z";
-    for (; *args && n < 46; args++)
-        argv[n++] = (char *)*args;
-    argv[n] = NULL;
-    env[0] = sa_rprintf("SLURM_REPORT_MONGO_URI=%s", uri);
-    env[1] = NULL;
-    rc = tu_run(argv, env, out, err);
-    free(env[0]);
+    const char *first[] = {"--db", db_name, "--sqlite", sqlite_path, "--now", "2026-10-01T08:30:00Z", NULL};
+    int rc = tu_run_report(SA_REPORT_BIN, uri, NULL, first, args, out, err);
     if (getenv("SA_TOP_SHOW"))
         fprintf(stderr, "---- exit %d\n%s%s", rc, *out, *err);
     return rc;

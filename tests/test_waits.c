@@ -161,19 +161,12 @@ static int ingest(const srv_t *s, const char *const *extra, char **err_out)
 /* Runs slurm-report with the test's database; returns its exit status, *out what it printed (caller frees). */
 static int report(const srv_t *s, const char *const *args, char **out)
 {
-    char env_uri[600], dbopt[200];
-    char *argv[40], *err = NULL;
-    char *env[] = {env_uri, NULL};
-    int n = 0, rc;
+    char dbopt[200], *err = NULL;
+    const char *last[] = {dbopt, NULL};
+    int rc;
 
-    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", s->uri);
     snprintf(dbopt, sizeof dbopt, "--db=%s", s->db);
-    argv[n++] = (char *)SA_REPORT_BIN;
-    for (const char *const *a = args; *a && n < 37; a++)
-        argv[n++] = (char *)*a;
-    argv[n++] = dbopt;
-    argv[n] = NULL;
-    rc = tu_run(argv, env, out, &err);
+    rc = tu_run_report(SA_REPORT_BIN, s->uri, NULL, args, last, out, &err);
     if (rc != 0)
         fprintf(stderr, "slurm-report exited %d: %s\n", rc, err ? err : "");
     free(err);

@@ -431,6 +431,26 @@ int tu_run_ingest(const char *bin, const char *uri, const char *db, const char *
     return rc;
 }
 
+int tu_run_report(const char *bin, const char *uri, const char *env_extra, const char *const *first,
+                  const char *const *args, char **out, char **err)
+{
+    char env_uri[600], *argv[64];
+    char *env[] = {env_uri, (char *)env_extra, NULL};
+    int n = 0;
+
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    argv[n++] = (char *)bin;
+    for (int k = 0; k < 2; k++) {
+        for (const char *const *a = k ? args : first; a && *a; a++) {
+            if (n == 63)
+                abort(); /* 64 slots: the program, 62 arguments and NULL */
+            argv[n++] = (char *)*a;
+        }
+    }
+    argv[n] = NULL;
+    return tu_run(argv, env, out, err);
+}
+
 /* ---- libmongoc's shared memory (issue 22) ------------------------------------------------------- */
 
 bool tu_mongoc_shm_exists(long pid)

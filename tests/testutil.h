@@ -152,6 +152,15 @@ int tu_run(char *const argv[], char *const env_extra[], char **out, char **err);
 int tu_run_ingest(const char *bin, const char *uri, const char *db, const char *dir, const char *cluster,
                   const char *const *extra, char **err_out);
 
+/*
+ * Runs slurm-report (bin) with first[] then args[] (each NULL-terminated, either may be NULL;
+ * options may stand before the report's name: slurm-report permutes them as getopt does), with
+ * SLURM_REPORT_MONGO_URI=uri and env_extra ("NAME=value", may be NULL) in its environment; returns
+ * its exit status, *out and *err what it printed (as tu_run). Aborts rather than overflow its argv.
+ */
+int tu_run_report(const char *bin, const char *uri, const char *env_extra, const char *const *first,
+                  const char *const *args, char **out, char **err);
+
 /* ---- libmongoc's shared memory (issue 22) ---- */
 
 /* True if /dev/shm/mongoc-<pid> (libmongoc's counters of process pid) exists. */
