@@ -439,12 +439,6 @@ static const char *doc_str(const json_t *o, const char *k)
     return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
-static int64_t doc_int(const json_t *o, const char *k)
-{
-    const json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : SA_UNSET;
-}
-
 /* Appends {state: {$nin: final states}} to a filter. */
 static void append_not_final(bson_t *f)
 {
@@ -517,7 +511,7 @@ bool sa_archive_sync_cache(sa_archive_t *a, const char *cluster, sa_jobcache_t *
     if (!cdoc)
         return false;
     writer = doc_str(cdoc, "cache_writer");
-    seq = doc_int(cdoc, "write_seq");
+    seq = sa_jobdoc_int(cdoc, "write_seq");
     if (seq == SA_UNSET)
         seq = 0;
     ok = writer && strcmp(writer, sa_jobcache_token(cache)) == 0 && seq == sa_jobcache_seq(cache);
@@ -594,7 +588,7 @@ bool sa_archive_bump_seq(sa_archive_t *a, const char *cluster, sa_jobcache_t *ca
      * (another host that does makes the sequence differ next time: a rebuild) */
     if (!(cdoc = sa_archive_cluster_get(a, cluster, error)))
         return false;
-    seq = doc_int(cdoc, "write_seq");
+    seq = sa_jobdoc_int(cdoc, "write_seq");
     json_decref(cdoc);
     return sa_jobcache_set_seq(cache, seq == SA_UNSET ? 0 : seq, error);
 }
@@ -673,7 +667,7 @@ static bool read_docs(sa_archive_t *a, slot_t **want, size_t n, sa_archive_stats
                 if (strcmp(want[i]->id, id) == 0) {
                     json_decref(want[i]->stored);
                     want[i]->stored = json_incref(doc);
-                    want[i]->v = doc_int(doc, "_v") == SA_UNSET ? 0 : doc_int(doc, "_v");
+                    want[i]->v = sa_jobdoc_int(doc, "_v") == SA_UNSET ? 0 : sa_jobdoc_int(doc, "_v");
                     break;
                 }
             }
@@ -946,7 +940,7 @@ static bool cluster_update(sa_archive_t *a, const char *cluster, const json_t *m
 
 static void min_submit(const json_t *doc, int64_t *min)
 {
-    int64_t t = doc_int(doc, "submit");
+    int64_t t = sa_jobdoc_int(doc, "submit");
     if (t != SA_UNSET && (*min == SA_UNSET || t < *min))
         *min = t;
 }
@@ -1045,7 +1039,7 @@ static bool stage_doc(sa_rollw_t *w, const char *id, const json_t *old, const js
                       sa_error_t *error)
 {
     bson_t ob = BSON_INITIALIZER, nb = BSON_INITIALIZER;
-    int64_t v = doc_int(now, "_v");
+    int64_t v = sa_jobdoc_int(now, "_v");
     bool ok = (!old || doc_to_bson(old, &ob, error)) && doc_to_bson(now, &nb, error) &&
               sa_rollw_stage(w, id, v == SA_UNSET ? 0 : v, old ? &ob : NULL, &nb, with_open, error);
     bson_destroy(&ob);
@@ -1255,7 +1249,7 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
 
     if (!cdoc)
         return false;
-    prev_at = doc_int(cdoc, "last_squeue_at");
+    prev_at = sa_jobdoc_int(cdoc, "last_squeue_at");
     json_decref(cdoc);
     if (prev_at == SA_UNSET)
         prev_at = ctx->at;
@@ -1381,8 +1375,8 @@ static bool migrate_collect(sa_archive_t *a, mongoc_collection_t *coll, const ch
             ok = false;
             break;
         }
-        id = superseded ? sa_jobdoc_superseded_id(cluster, doc_int(doc, "job_id"), doc_int(doc, "submit"))
-                        : sa_jobdoc_id(cluster, doc_int(doc, "job_id"));
+        id = superseded ? sa_jobdoc_superseded_id(cluster, sa_jobdoc_int(doc, "job_id"), sa_jobdoc_int(doc, "submit"))
+                        : sa_jobdoc_id(cluster, sa_jobdoc_int(doc, "job_id"));
         json_object_set_new(doc, "_id", json_string(id ? id : ""));
         json_object_set_new(doc, "_migrating_to", json_string(superseded ? "jobs_superseded" : "jobs"));
         if (!superseded)
@@ -1469,7 +1463,7 @@ bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_
         *moved = 0;
     if (!cdoc)
         return false;
-    done = doc_int(cdoc, "schema_version") >= 2;
+    done = sa_jobdoc_int(cdoc, "schema_version") >= 2;
     json_decref(cdoc);
     if (done)
         return true;
@@ -1594,7 +1588,7 @@ static bool cluster_derived(sa_archive_t *a, const char *cluster, sa_ingestdays_
     bool ok = earliest_submit(a, cluster, &want[2], error) && (cdoc = sa_archive_cluster_get(a, cluster, error));
 
     for (int i = 0; ok && i < 3; i++) {
-        int64_t have = doc_int(cdoc, names[i]);
+        int64_t have = sa_jobdoc_int(cdoc, names[i]);
         if (have == want[i])
             continue;
         (*differ)++;
@@ -1648,8 +1642,8 @@ bool sa_archive_ingest_days_init(sa_archive_t *a, const char *cluster, size_t *b
     *built = 0;
     if (!cdoc)
         return false;
-    if (doc_int(cdoc, "ingest_days_version") >= SA_INGEST_DAYS_VERSION) {
-        a->first_submit = doc_int(cdoc, "first_submit");
+    if (sa_jobdoc_int(cdoc, "ingest_days_version") >= SA_INGEST_DAYS_VERSION) {
+        a->first_submit = sa_jobdoc_int(cdoc, "first_submit");
         json_decref(cdoc);
         return true;
     }
@@ -1852,7 +1846,7 @@ bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built
     *built = 0;
     if (!cdoc)
         return false;
-    if (doc_int(cdoc, "rollup_version") >= SA_ROLLUP_VERSION) {
+    if (sa_jobdoc_int(cdoc, "rollup_version") >= SA_ROLLUP_VERSION) {
         json_decref(cdoc);
         return true;
     }

@@ -212,12 +212,6 @@ static bool ask_batch(imp_t *m, sa_error_t *error)
 
 /* ---- the runs ------------------------------------------------------------------------------ */
 
-static int64_t jint(const json_t *o, const char *k)
-{
-    const json_t *v = json_object_get(o, k);
-    return json_is_integer(v) ? (int64_t)json_integer_value(v) : SA_UNSET;
-}
-
 /* The runs of document doc (number di) that ran, ended and have no runs[].prom, into m->t. */
 static bool add_tasks(imp_t *m, const json_t *doc, size_t di)
 {
@@ -226,14 +220,15 @@ static bool add_tasks(imp_t *m, const json_t *doc, size_t di)
 
     for (size_t i = 0; i < nr; i++) {
         const json_t *r = json_array_get(runs, i);
-        int64_t start = jint(r, "start"), end = jint(r, "end"), gpus = jint(r, "gpus");
+        int64_t start = sa_jobdoc_int(r, "start"), end = sa_jobdoc_int(r, "end"), gpus = sa_jobdoc_int(r, "gpus");
         if (end == SA_UNSET && i + 1 == nr)
-            end = jint(doc, "end");
+            end = sa_jobdoc_int(doc, "end");
         if (json_object_get(r, "prom") || start == SA_UNSET || end == SA_UNSET || end < start)
             continue;
         if (!SA_VEC_GROW(m->t, m->cap, m->n, 1, 64))
             return false;
-        m->t[m->n] = (task_t){di, i, jint(doc, "job_id"), start, end, gpus == SA_UNSET ? 0 : gpus, {0}, false, NULL};
+        m->t[m->n] = (task_t){di, i, sa_jobdoc_int(doc, "job_id"), start, end, gpus == SA_UNSET ? 0 : gpus,
+                              {0}, false, NULL};
         for (int k = 0; k < ST_N; k++)
             m->t[m->n].v[k] = NAN;
         m->n++;
@@ -386,7 +381,7 @@ static bool patch_doc(void *ctx, const char *id, const json_t *stored, json_t **
             return sa_error_nomem(error);
         runs = json_object_get(*changed, "runs");
         for (size_t ri = 0; ri < json_array_size(runs); ri++) {
-            if (jint(json_array_get(runs, ri), "start") == k->start)
+            if (sa_jobdoc_int(json_array_get(runs, ri), "start") == k->start)
                 r = json_array_get(runs, ri);
         }
         if (r && !json_object_get(r, "prom") && json_object_set_new(r, "prom", prom_json(m, k)) != 0)
@@ -407,7 +402,7 @@ static bool candidates(sa_archive_t *a, const char *cluster, imp_t *m, const jso
     int64_t after;
     size_t i;
 
-    *wm = jint(cdoc, "prom_watermark");
+    *wm = sa_jobdoc_int(cdoc, "prom_watermark");
     json_array_foreach(todo, i, v) {
         if (!json_is_string(v) || sa_strv_contains(&m->ids, json_string_value(v)))
             continue;

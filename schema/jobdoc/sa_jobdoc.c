@@ -24,7 +24,7 @@ static void set_int(json_t *o, const char *key, int64_t v)
         json_object_set_new(o, key, json_integer(v));
 }
 
-static int64_t get_int(const json_t *o, const char *key)
+int64_t sa_jobdoc_int(const json_t *o, const char *key)
 {
     const json_t *v = json_object_get(o, key);
     return json_is_integer(v) ? (int64_t)json_integer_value(v) : SA_UNSET;
@@ -202,7 +202,7 @@ static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ct
     set_int(doc, "cpus", rec->cpus);
     json_object_set_new(doc, "req", tres_json(&rec->req, NULL));
     alloc = tres_json(&rec->alloc, &rec->gres_gpus);
-    json_object_set_new(doc, "gpus", json_integer(get_int(alloc, "gpus")));
+    json_object_set_new(doc, "gpus", json_integer(sa_jobdoc_int(alloc, "gpus")));
     {
         json_t *types = json_array(), *g;
         size_t i;
@@ -296,11 +296,11 @@ static void exit_rank(const json_t *e, int64_t r[EXIT_RANK])
     const char *src = get_str(e, "source");
     r[0] = json_is_true(json_object_get(e, "reliable"));
     r[1] = src && strcmp(src, "squeue") != 0;
-    r[2] = get_int(k, "submit");
-    r[3] = get_int(k, "at");
-    r[4] = get_int(k, "start");
-    r[5] = get_int(e, "code");
-    r[6] = get_int(e, "signal");
+    r[2] = sa_jobdoc_int(k, "submit");
+    r[3] = sa_jobdoc_int(k, "at");
+    r[4] = sa_jobdoc_int(k, "start");
+    r[5] = sa_jobdoc_int(e, "code");
+    r[6] = sa_jobdoc_int(e, "signal");
 }
 
 /*
@@ -387,11 +387,11 @@ static merge_key_t key_from_json(const json_t *o)
 {
     merge_key_t k = {INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN};
     if (json_is_object(o)) {
-        k.submit = get_int(o, "submit");
-        k.final = get_int(o, "final");
-        k.sacct = get_int(o, "sacct");
-        k.at = get_int(o, "at");
-        k.start = get_int(o, "start"); /* SA_UNSET (lowest) in documents of 0.1.0 */
+        k.submit = sa_jobdoc_int(o, "submit");
+        k.final = sa_jobdoc_int(o, "final");
+        k.sacct = sa_jobdoc_int(o, "sacct");
+        k.at = sa_jobdoc_int(o, "at");
+        k.start = sa_jobdoc_int(o, "start"); /* SA_UNSET (lowest) in documents of 0.1.0 */
     }
     return k;
 }
@@ -485,10 +485,10 @@ static int obs_cmp(int64_t at_a, int rank_a, const char *base_a, int64_t at_b, i
 static void entry_absorb(json_t *e, const char *reason, int64_t at, const char *source)
 {
     const char *old_src = get_str(e, "source");
-    if (at == get_int(e, "at") && old_src && strcmp(source, old_src) < 0)
+    if (at == sa_jobdoc_int(e, "at") && old_src && strcmp(source, old_src) < 0)
         json_object_set_new(e, "source", json_string(source));
     if (reason && *reason) {
-        int64_t rat = get_int(e, "_reason_at");
+        int64_t rat = sa_jobdoc_int(e, "_reason_at");
         const char *old = get_str(e, "reason");
         if (!old || rat == SA_UNSET || at < rat || (at == rat && strcmp(reason, old) < 0)) {
             json_object_set_new(e, "reason", json_string(reason));
@@ -535,7 +535,7 @@ static void entry_set_exact(json_t *e, bool exact)
  */
 static bool obs_continues(const json_t *e, const obs_t *o)
 {
-    return !o->exact || state_is_terminal(o->base) || get_int(e, "at") == o->at;
+    return !o->exact || state_is_terminal(o->base) || sa_jobdoc_int(e, "at") == o->at;
 }
 
 /* After a terminal entry at pos, a snapshot's sighting of another state is stale: removes them. */
@@ -574,8 +574,8 @@ static void history_add(json_t *history, obs_t *o)
     /* pos = first entry ordered after the observation */
     while (pos < n) {
         const json_t *h = json_array_get(history, pos);
-        if (obs_cmp(get_int(h, "at"), state_rank(get_str(h, "state")), get_str(h, "state"), o->at, rank, o->base) >
-            0)
+        if (obs_cmp(sa_jobdoc_int(h, "at"), state_rank(get_str(h, "state")), get_str(h, "state"), o->at, rank,
+                    o->base) > 0)
             break;
         pos++;
     }
@@ -585,12 +585,12 @@ static void history_add(json_t *history, obs_t *o)
         json_t *prev = json_array_get(history, i - 1);
         if (entry_is_state(prev, o->base, o->flags) && obs_continues(prev, o)) {
             entry_union_flags(prev, o->flags);
-            if (o->exact && get_int(prev, "at") == o->at)
+            if (o->exact && sa_jobdoc_int(prev, "at") == o->at)
                 entry_set_exact(prev, true);
             entry_absorb(prev, o->reason, o->at, o->source);
             goto done;
         }
-        if (obs_cmp(get_int(prev, "at"), state_rank(get_str(prev, "state")), get_str(prev, "state"), o->at, rank,
+        if (obs_cmp(sa_jobdoc_int(prev, "at"), state_rank(get_str(prev, "state")), get_str(prev, "state"), o->at, rank,
                     o->base) != 0)
             break;
     }
@@ -784,13 +784,13 @@ static void set_run_gpu_type(json_t *r, const json_t *alloc, const sa_job_t *rec
     size_t i, ntyped = 0;
     int src;
 
-    if (get_int(alloc, "gpus") <= 0)
+    if (sa_jobdoc_int(alloc, "gpus") <= 0)
         return;
     json_array_foreach(byt, i, e) {
         const char *t = get_str(e, "type");
         if (!t || !*t)
-            untyped += get_int(e, "count") > 0 ? get_int(e, "count") : 0;
-        else if (get_int(e, "count") > 0 && ++ntyped == 1)
+            untyped += sa_jobdoc_int(e, "count") > 0 ? sa_jobdoc_int(e, "count") : 0;
+        else if (sa_jobdoc_int(e, "count") > 0 && ++ntyped == 1)
             single = t;
     }
     if (untyped > 0 || ntyped == 0) {
@@ -823,8 +823,8 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
         json_object_set_new(r, "flags", strv_json(&rec->state.flags));
     set_str(r, "nodes", rec->nodes);
     set_int(r, "node_count", rec->node_count);
-    set_int(r, "cpus", get_int(alloc, "cpus") != SA_UNSET ? get_int(alloc, "cpus") : rec->cpus);
-    set_int(r, "mem_mb", get_int(alloc, "mem_mb"));
+    set_int(r, "cpus", sa_jobdoc_int(alloc, "cpus") != SA_UNSET ? sa_jobdoc_int(alloc, "cpus") : rec->cpus);
+    set_int(r, "mem_mb", sa_jobdoc_int(alloc, "mem_mb"));
     json_object_set(r, "gpus", json_object_get(alloc, "gpus"));
     if (json_object_get(alloc, "gpus_by_type"))
         json_object_set(r, "gpus_by_type", json_object_get(alloc, "gpus_by_type"));
@@ -880,7 +880,7 @@ static int run_key_cmp(const json_t *a, const json_t *b)
 {
     static const char *const keys[] = {"final", "sacct", "at"};
     for (int i = 0; i < 3; i++) {
-        int64_t x = get_int(a, keys[i]), y = get_int(b, keys[i]);
+        int64_t x = sa_jobdoc_int(a, keys[i]), y = sa_jobdoc_int(b, keys[i]);
         if (x != y)
             return x < y ? -1 : 1;
     }
@@ -939,10 +939,10 @@ static void runs_add(json_t *runs, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 
     if (!record_ran(rec))
         return;
-    while (pos < n && get_int(json_array_get(runs, pos), "start") < rec->start)
+    while (pos < n && sa_jobdoc_int(json_array_get(runs, pos), "start") < rec->start)
         pos++;
     run = run_json(rec, ctx);
-    if (pos == n || get_int(json_array_get(runs, pos), "start") != rec->start) {
+    if (pos == n || sa_jobdoc_int(json_array_get(runs, pos), "start") != rec->start) {
         json_array_insert_new(runs, pos, run);
         return;
     }
@@ -973,7 +973,8 @@ static void runs_add(json_t *runs, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 static bool is_reuse(const json_t *doc, const sa_job_t *rec)
 {
     const char *state = get_str(doc, "state");
-    int64_t end = get_int(doc, "end"), submit = get_int(doc, "submit"), restarts = get_int(doc, "restart_cnt");
+    int64_t end = sa_jobdoc_int(doc, "end"), submit = sa_jobdoc_int(doc, "submit");
+    int64_t restarts = sa_jobdoc_int(doc, "restart_cnt");
     const json_t *flags = json_object_get(doc, "state_flags");
     size_t i;
     json_t *f;
@@ -1004,17 +1005,17 @@ static bool is_reuse(const json_t *doc, const sa_job_t *rec)
  */
 static bool is_stale_incarnation(const json_t *doc, const sa_job_t *rec)
 {
-    int64_t submit = get_int(doc, "submit");
+    int64_t submit = sa_jobdoc_int(doc, "submit");
     if (rec->submit == SA_UNSET || submit == SA_UNSET || rec->submit >= submit || state_is_requeue(&rec->state))
         return false;
-    if (get_int(doc, "restart_cnt") == 0 && get_int(doc, "submit_first") == submit)
+    if (sa_jobdoc_int(doc, "restart_cnt") == 0 && sa_jobdoc_int(doc, "submit_first") == submit)
         return true;
     if (!sa_job_state_is_final(rec->state.base))
         return false;
     /* an older run of the same (requeued) job is not stale: it ended where a later run began */
     if (json_array_size(json_object_get(doc, "history")) > 0) {
         const json_t *first = json_array_get(json_object_get(doc, "history"), 0);
-        if (get_int(first, "at") <= rec->submit)
+        if (sa_jobdoc_int(first, "at") <= rec->submit)
             return false;
     }
     return record_end(rec) != SA_UNSET && record_end(rec) <= submit;
@@ -1072,7 +1073,7 @@ static bool equal_but_volatile(const json_t *a, const json_t *b)
  */
 static void merge_counts(json_t *doc, const sa_job_t *rec)
 {
-    int64_t restarts = get_int(doc, "restart_cnt"), first = get_int(doc, "submit_first");
+    int64_t restarts = sa_jobdoc_int(doc, "restart_cnt"), first = sa_jobdoc_int(doc, "submit_first");
     int64_t runs = (int64_t)json_array_size(json_object_get(doc, "runs"));
 
     if (rec->restart_cnt != SA_UNSET && (restarts == SA_UNSET || rec->restart_cnt > restarts))
@@ -1172,7 +1173,7 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
         return false;
     }
     if (*doc && is_reuse(*doc, rec)) {
-        char *sid = sa_jobdoc_superseded_id(ctx->cluster, rec->job_id, get_int(*doc, "submit"));
+        char *sid = sa_jobdoc_superseded_id(ctx->cluster, rec->job_id, sa_jobdoc_int(*doc, "submit"));
         *superseded = *doc;
         json_object_del(*superseded, "_v");
         json_object_set_new(*superseded, "_id", json_string(sid));
@@ -1222,7 +1223,7 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
     merge_counts(merged, rec);
     {
         json_t *seen = json_object_get(merged, "seen");
-        int64_t first = get_int(seen, "first");
+        int64_t first = sa_jobdoc_int(seen, "first");
         if (first == SA_UNSET || ctx->at < first)
             json_object_set_new(seen, "first", json_integer(ctx->at));
     }
@@ -1235,7 +1236,7 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
     if (*kind != SA_MERGE_UNCHANGED) {
         /* seen.last moves with every write, not on a steady poll (that would rewrite every job) */
         json_t *seen = json_object_get(merged, "seen");
-        if (get_int(seen, "last") == SA_UNSET || ctx->at > get_int(seen, "last"))
+        if (sa_jobdoc_int(seen, "last") == SA_UNSET || ctx->at > sa_jobdoc_int(seen, "last"))
             json_object_set_new(seen, "last", json_integer(ctx->at));
         /* a job squeue no longer lists stays marked until squeue lists it again or it
          * ends (sacct's final record); sacct calling it RUNNING does not clear it */
@@ -1253,7 +1254,7 @@ bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at)
     if (sa_job_state_is_final(get_str(doc, "state")) || json_object_get(doc, "vanished_at"))
         return false;
     json_object_set_new(doc, "vanished_at", json_integer(last_seen_at));
-    if (json_is_object(seen) && get_int(seen, "last") < last_seen_at)
+    if (json_is_object(seen) && sa_jobdoc_int(seen, "last") < last_seen_at)
         json_object_set_new(seen, "last", json_integer(last_seen_at));
     return true;
 }

@@ -79,6 +79,9 @@ bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at);
  * frees; NULL on out of memory.
  */
 char *sa_jobdoc_id(const char *cluster, int64_t job_id);
+
+/* The integer member key of a document's object o (a time as epoch seconds), SA_UNSET when absent or not one. */
+int64_t sa_jobdoc_int(const json_t *o, const char *key);
 char *sa_jobdoc_superseded_id(const char *cluster, int64_t job_id, int64_t submit);
 
 /*
