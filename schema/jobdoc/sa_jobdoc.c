@@ -663,6 +663,26 @@ static void history_add_sorted(json_t *history, obs_t *o, size_t n)
 }
 
 /* The observations one record makes: submit, start, end (exact), and the state at `at` (seen). */
+/*
+ * When a record saw its job in its state: the snapshot's time, or the record's own exact
+ * time of entering that state (submit for PENDING, start for RUNNING) when that is later.
+ * A snapshot's time is when the capture began, and its clock may be behind slurmctld's: a
+ * job requeued during the capture is PENDING with a submit time a second after the
+ * snapshot's. Seen earlier than it entered the state, the sighting would be a stay of its
+ * own after the REQUEUED entry, and the exact PENDING a second one.
+ */
+static int64_t seen_at(const sa_job_t *rec, int64_t at)
+{
+    const char *base = rec->state.base;
+    int64_t entered = SA_UNSET;
+
+    if (base && strcmp(base, "PENDING") == 0)
+        entered = rec->submit;
+    else if (base && strcmp(base, "RUNNING") == 0 && record_ran(rec))
+        entered = rec->start;
+    return entered != SA_UNSET && entered > at ? entered : at;
+}
+
 static void history_add_record(json_t *history, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     const char *src = sa_source_name(rec->source);
@@ -693,7 +713,7 @@ static void history_add_record(json_t *history, const sa_job_t *rec, const sa_ob
     } else if (final && record_end(rec) != SA_UNSET) {
         o[n++] = (obs_t){base, strv_json(&rec->state.flags), now_reason, record_end(rec), true, src};
     } else if (!final || rec->source == SA_SRC_SQUEUE) {
-        o[n++] = (obs_t){base, strv_json(&rec->state.flags), now_reason, ctx->at, false, src};
+        o[n++] = (obs_t){base, strv_json(&rec->state.flags), now_reason, seen_at(rec, ctx->at), false, src};
     }
     history_add_sorted(history, o, n);
 }
