@@ -142,7 +142,7 @@ static bool dump_setaside(const char *raw, size_t len, const char *why, bool kep
 static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
 {
     const char *name = strcmp(path, "-") ? path : "(stdin)";
-    sa_sink_t sink = {dump_job, dump_node, (void *)name, dump_setaside, false};
+    sa_sink_t sink = {dump_job, dump_node, (void *)name, dump_setaside, false, NULL};
     sa_error_t error;
     sa_meta_t meta;
     sa_reader_t r;

@@ -303,6 +303,13 @@ typedef struct {
     char *job_prefix;   /* its id text, to match step lines */
     char *rejected_prefix; /* the id text of the last allocation line set aside */
     bool local;         /* times are local time of the zone set in TZ (opts->tz) */
+    /* where things are in the input (sa_span_t): the header line, the line being taken,
+     * the current job's first line and the end of its last */
+    char *hdr_text;     /* the header line (with "\n"), or -n input's columns as one; NULL: none that reads back */
+    size_t hdr_len;
+    uint64_t line_off, line_end, job_off, job_end;
+    uint64_t gap_off;   /* the first line set aside since the current job began (when gap) */
+    bool gap;
 } sacct_t;
 
 static void sacct_clear(sacct_t *st)
@@ -313,6 +320,7 @@ static void sacct_clear(sacct_t *st)
     free(st->kinds);
     free(st->vals);
     free(st->delim);
+    free(st->hdr_text);
     sa_job_destroy(st->job);
     free(st->job_prefix);
     free(st->rejected_prefix);
@@ -955,6 +963,14 @@ static bool flush_job(sacct_t *st, sa_error_t *error)
 
     if (!st->job)
         return true;
+    if (st->sink && st->sink->span) {
+        /* a line set aside among the job's lines (a step line of another job whose
+         * allocation line was set aside) would read otherwise alone: no span (length 0) */
+        bool gap = st->gap && st->gap_off < st->job_end;
+        bool alone = st->hdr_text && !gap;
+        *st->sink->span = (sa_span_t){st->job_off, alone ? st->job_end - st->job_off : 0, st->hdr_text, st->hdr_len,
+                                      st->delim};
+    }
     if (st->sink && st->sink->on_job)
         ok = st->sink->on_job(st->job, st->sink->ctx, error);
     sa_job_destroy(st->job);
@@ -976,6 +992,8 @@ static bool start_job(sacct_t *st, const char *text, const jobid_t *id, sa_error
         return false;
     }
     st->job->exit_reliable = true;
+    st->job_off = st->job_end = st->line_off; /* no line taken yet: no span */
+    st->gap = false;
     return job_ids(st, st->job, text, id, error);
 }
 
@@ -1046,6 +1064,7 @@ typedef struct {
     char *s;
     size_t len, cap;
     size_t lineno;  /* number of its first input line */
+    uint64_t off, end; /* its bytes in the input (from its first line to the "\n" of its last) */
     bool repaired;  /* invalid UTF-8 was replaced */
     bool cut;       /* longer than SA_LINES_CAP: its first bytes only */
 } tline_t;
@@ -1092,6 +1111,8 @@ static int src_next(src_t *src, tline_t *out, sa_error_t *error)
         return rc;
     out->len = 0;
     out->lineno = src->L.lineno;
+    out->off = src->L.line_off;
+    out->end = src->L.next_off;
     out->cut = rc == 2;
     out->repaired = false;
     if (!sa_utf8_valid((const unsigned char *)src->L.line, src->L.line_len)) {
@@ -1148,6 +1169,10 @@ __attribute__((format(printf, 5, 6))) static bool set_aside(sacct_t *st, const t
 {
     char why[512];
     va_list ap;
+    if (!kept && st->job && !st->gap) {
+        st->gap_off = t->off;
+        st->gap = true;
+    }
     va_start(ap, fmt);
     vsnprintf(why, sizeof why, fmt, ap);
     va_end(ap);
@@ -1170,6 +1195,7 @@ static bool join_lines(sacct_t *st, src_t *src, tline_t *cur, size_t want, size_
     while (*n < want && (rc = src_next(src, &nxt, error)) > 0) {
         ok = tline_append(cur, "\n", 1) && tline_append(cur, nxt.s, nxt.len);
         cur->repaired = cur->repaired || nxt.repaired;
+        cur->end = nxt.end;
         if (!ok)
             break;
         *n = count_fields(st, cur->s);
@@ -1181,11 +1207,50 @@ static bool join_lines(sacct_t *st, src_t *src, tline_t *cur, size_t want, size_
         }
         ok = tline_append(cur, "\n", 1) && tline_append(cur, nxt.s, nxt.len);
         cur->repaired = cur->repaired || nxt.repaired;
+        cur->end = nxt.end;
     }
     free(nxt.s);
     if (!ok)
         sa_error_nomem(error);
     return ok;
+}
+
+/*
+ * -n input, once its first data line set the delimiter and whether lines end with one:
+ * the columns as a line (hdr_text), which a record's lines read alone (sa_parse_record)
+ * take for the header repeated, so that they are read with the same trailing delimiter;
+ * a blank line ends it (a first line without a delimiter would continue it otherwise).
+ * None when a column name holds the delimiter, or for one column (a line without a
+ * delimiter continues the line before it): its records are then not read alone. False
+ * when out of memory.
+ */
+static bool columns_line(sacct_t *st)
+{
+    size_t len = 0;
+    char *p;
+
+    if (st->nfields < 2)
+        return true;
+    for (size_t i = 0; i < st->nfields; i++) {
+        if (strstr(st->names[i], st->delim))
+            return true;
+        len += strlen(st->names[i]) + st->dlen;
+    }
+    if (!(p = st->hdr_text = malloc(len + st->dlen + 3)))
+        return false;
+    for (size_t i = 0; i < st->nfields; i++) {
+        memcpy(p, st->names[i], strlen(st->names[i]));
+        p += strlen(st->names[i]);
+        if (i + 1 < st->nfields || st->trailing == 1) {
+            memcpy(p, st->delim, st->dlen);
+            p += st->dlen;
+        }
+    }
+    *p++ = '\n';
+    *p++ = '\n';
+    *p = '\0';
+    st->hdr_len = (size_t)(p - st->hdr_text);
+    return true;
 }
 
 /* Takes the header line: delimiter, trailing delimiter, columns. */
@@ -1280,6 +1345,8 @@ static bool take_data_line(sacct_t *st, tline_t *cur, size_t n, bool *header_don
         return false;
     }
     raw.lineno = cur->lineno;
+    raw.off = cur->off;
+    raw.end = cur->end;
     split(cur->s, st->delim, st->dlen, st->vals, st->nfields + 1);
     if (!*header_done) {
         *header_done = true;
@@ -1295,7 +1362,11 @@ static bool take_data_line(sacct_t *st, tline_t *cur, size_t n, bool *header_don
         return ok;
     }
     nsteps = st->job ? st->job->nsteps : 0;
+    st->line_off = cur->off;
+    st->line_end = cur->end;
     ok = data_line(st, tolerant ? &why : error);
+    if (ok)
+        st->job_end = cur->end;
     if (!ok && tolerant && why.domain == SA_ERR_INPUT) {
         drop_bad_record(st, step, nsteps);
         ok = set_aside(st, &raw, false, error, "%s", why.message);
@@ -1371,6 +1442,13 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
                              cur.lineno);
                 goto done;
             }
+            if (!(st.hdr_text = malloc(cur.len + 2))) {
+                sa_error_nomem(error);
+                goto done;
+            }
+            memcpy(st.hdr_text, cur.s, cur.len);
+            memcpy(st.hdr_text + cur.len, "\n", 2);
+            st.hdr_len = cur.len + 1;
             if (!header_line(&st, cur.s, cur.len, error))
                 goto done;
             header_done = true;
@@ -1382,6 +1460,10 @@ bool sa_parse_sacct_text(sa_reader_t *r, const sa_sacct_text_opts_t *opts, const
             n = count_fields(&st, cur.s);
             st.trailing = n == st.nfields + 1 && cur.len >= st.dlen &&
                           memcmp(cur.s + cur.len - st.dlen, st.delim, st.dlen) == 0;
+            if (!columns_line(&st)) {
+                sa_error_nomem(error);
+                goto done;
+            }
         }
         if (src.tolerant && !join_lines(&st, &src, &cur, st.nfields + (st.trailing == 1 ? 1 : 0), &n, error))
             goto done;

@@ -22,9 +22,9 @@
 #include "sa_tsdb.h"
 
 #define JOB_BATCH 500          /* records per archive batch */
-#define KEEP_DEFAULT 2000      /* changed records held at once before a second pass */
-#define IDS_SPILL 4096         /* ids of a set held in memory before they go to the job cache's temporary table */
-#define SET_LISTED 0           /* the cache's id sets: squeue's listing, then each input's changed jobs (1 + kind) */
+#define KEEP_DEFAULT 2000      /* changed records held at once; past that, where they are (spans_t) */
+#define IDS_SPILL 4096         /* ids or spans held in memory before they go to the job cache's temporary table */
+#define SET_LISTED 0           /* the cache's id set: squeue's listing */
 #define ASIDE_MAX (64u << 20)  /* raw bytes of set-aside records kept per input */
 #define ASIDE_LOG_MAX 10       /* set-aside records logged one by one per input */
 #define SDIAG_MAX (64u << 20)
@@ -98,11 +98,6 @@ static void ids_sort_unique(idvec_t *ids)
     ids->n = k;
 }
 
-static bool ids_has(const idvec_t *ids, int64_t id)
-{
-    return ids->n && bsearch(&id, ids->v, ids->n, sizeof *ids->v, id_cmp);
-}
-
 /*
  * A set of job ids: in memory, or, past IDS_SPILL with a job cache, in the cache's
  * temporary table (sa_jobcache_idset_add), so that a run holds a bounded part of a queue
@@ -141,13 +136,73 @@ static bool idset_done(idset_t *s, sa_error_t *error)
     return true;
 }
 
-/* After idset_done: 1 if id is in the set, 0 if not, -1 on an SQLite error (set in *error). */
-static int idset_has(const idset_t *s, int64_t id, sa_error_t *error)
+/*
+ * Where a snapshot's changed job records are in its inputs (sa_span_t, with the digest of
+ * the record read there): in memory, or, past `spill` with a job cache, in the cache's
+ * temporary table. When an input changes more records than keep_records, they are read
+ * again from there in job id order (write_spans): squeue's and sacct's records of a job
+ * together, each job written once, and memory bounded by a batch at any size.
+ */
+typedef struct {
+    sa_jobcache_span_t *v;
+    size_t n, cap, spill;
+    sa_jobcache_t *cache; /* NULL: all in memory */
+    bool spilled;
+} spans_t;
+
+static bool spans_add(spans_t *s, const sa_jobcache_span_t *row, sa_error_t *error)
 {
-    int r = s->spilled ? sa_jobcache_idset_has(s->cache, s->set, id) : ids_has(&s->mem, id);
-    if (r < 0)
-        sa_error_set(error, SA_ERR_SQLITE, 0, "job cache: reading a temporary table of job ids failed");
-    return r;
+    if (!SA_VEC_GROW(s->v, s->cap, s->n, 1, 256))
+        return sa_error_nomem(error);
+    s->v[s->n++] = *row;
+    if (s->cache && s->n >= s->spill) {
+        if (!sa_jobcache_spans_add(s->cache, s->v, s->n, error))
+            return false;
+        s->n = 0;
+        s->spilled = true;
+    }
+    return true;
+}
+
+/* Forgets the spans of an input that was refused whole. */
+static bool spans_drop(spans_t *s, int input, sa_error_t *error)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->v[i].input != input)
+            s->v[k++] = s->v[i];
+    }
+    s->n = k;
+    return !s->spilled || sa_jobcache_spans_drop(s->cache, input, error);
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+    const sa_jobcache_span_t *x = a, *y = b;
+    if (x->job_id != y->job_id)
+        return x->job_id < y->job_id ? -1 : 1;
+    if (x->input != y->input)
+        return x->input < y->input ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Hands every span to fn in job id order (then input, then offset). */
+static bool spans_each(spans_t *s, bool (*fn)(const sa_jobcache_span_t *, void *, sa_error_t *), void *ctx,
+                       sa_error_t *error)
+{
+    if (s->spilled) {
+        if (s->n && !sa_jobcache_spans_add(s->cache, s->v, s->n, error))
+            return false;
+        s->n = 0;
+        return sa_jobcache_spans_each(s->cache, fn, ctx, error);
+    }
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof *s->v, span_cmp);
+    for (size_t i = 0; i < s->n; i++) {
+        if (!fn(&s->v[i], ctx, error))
+            return false;
+    }
+    return true;
 }
 
 /*
@@ -246,9 +301,14 @@ typedef struct {
     sa_input_kind_t kind;
     jobvec_t kept;      /* changed records (while they fit) */
     jobvec_t hits;      /* --verify: records the cache says were merged */
-    idset_t changed;    /* ids of jobs with a changed record */
+    jobvec_t held;      /* changed records that cannot be read alone (no span): always held */
+    spans_t *spans;     /* where every changed record is (the snapshot's, shared by its inputs) */
+    sa_span_t span;     /* the parser's: where the record at hand is */
+    char *header, *delim; /* sacct text: what reading a record alone needs (sa_parse_record) */
+    size_t header_len;
+    int fd;             /* the input, open to read records again (write_spans), or -1 */
     idset_t listed;     /* squeue: every job id listed (when jobs are written) */
-    bool overflow;      /* more changed records than keep_records: a second pass */
+    bool overflow;      /* more changed records than keep_records: they are read again */
     size_t keep_max;
     size_t records;
     sa_node_t **nodes;  /* sinfo */
@@ -277,6 +337,21 @@ static bool record_storable(const sa_job_t *job, const sa_obs_ctx_t *ctx, sa_err
     json_decref(doc);
     json_decref(sup);
     return ok;
+}
+
+/* Notes where a changed record is, and, the first time, what reading sacct text alone needs. */
+static bool note_span(pass_t *p, const sa_job_t *job, sa_error_t *error)
+{
+    sa_jobcache_span_t row = {job->job_id, (int)p->kind, p->span.off, p->span.len, sa_job_digest(job, NULL)};
+    if (p->span.delimiter && !p->delim) {
+        p->delim = strdup(p->span.delimiter);
+        p->header = malloc(p->span.header_len + 1);
+        if (!p->delim || !p->header)
+            return sa_error_nomem(error);
+        memcpy(p->header, p->span.header, p->span.header_len);
+        p->header_len = p->span.header_len;
+    }
+    return spans_add(p->spans, &row, error);
 }
 
 static bool p1_setaside(const char *raw, size_t len, const char *why, bool kept, void *ctx, sa_error_t *error)
@@ -323,7 +398,13 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
         free(raw);
         return ok;
     }
-    if (!idset_add(&p->changed, job->job_id, error))
+    if (p->span.len == 0) {
+        /* cannot be read alone: held whatever comes */
+        if (!jobs_push(&p->held, job))
+            goto oom;
+        return true;
+    }
+    if (!note_span(p, job, error))
         return false;
     if (p->overflow)
         return true;
@@ -369,7 +450,11 @@ static void pass_clear(pass_t *p)
 {
     jobs_clear(&p->kept);
     jobs_clear(&p->hits);
-    free(p->changed.mem.v);
+    jobs_clear(&p->held);
+    free(p->header);
+    free(p->delim);
+    if (p->fd >= 0)
+        close(p->fd);
     free(p->listed.mem.v);
     nodes_clear(p);
     sa_buf_clear(&p->aside.text);
@@ -432,7 +517,7 @@ static bool parse_file(const char *path, const sa_sacct_text_opts_t *topts, cons
 /* Pass 1 over one input; false with *why (the input is refused whole) or a hard error. */
 static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_meta_t *meta, sa_error_t *why)
 {
-    sa_sink_t sink = {p1_job, p1_node, p, p1_setaside, true};
+    sa_sink_t sink = {p1_job, p1_node, p, p1_setaside, true, &p->span};
     sa_kind_t kind = SA_KIND_UNKNOWN;
     const char *path = snap->files[k];
 
@@ -538,7 +623,6 @@ static bool write_tsdb(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pa
 typedef struct {
     const sa_ingest_env_t *env;
     const sa_obs_ctx_t *ctx;
-    const idset_t *changed;
     jobvec_t batch;
     sa_ingest_stats_t *stats;
     const sa_obs_ctx_t *sacct_ctx; /* when the batch also holds sacct's records (join_kept) */
@@ -595,44 +679,33 @@ static bool writer_flush(writer_t *w, sa_error_t *error)
     return ok;
 }
 
-static bool p2_job(sa_job_t *job, void *vctx, sa_error_t *error)
+/* Adds a record (owned) to the batch; a full batch is written first when the job changes
+ * (records come in job id order, and one job's stay in one batch: sacct -D runs, and
+ * squeue's and sacct's records of a job, so that it is written once). */
+static bool batch_add(writer_t *w, sa_job_t *job, sa_error_t *error)
 {
-    writer_t *w = vctx;
-    int has = idset_has(w->changed, job->job_id, error);
-    if (has <= 0)
-        return has == 0;
-    /* a batch ends between jobs, so one job's records (sacct -D runs) stay together */
-    if (w->batch.n >= JOB_BATCH && w->batch.v[w->batch.n - 1]->job_id != job->job_id && !writer_flush(w, error))
-        return false;
-    if (!jobs_push(&w->batch, job)) {
-        sa_error_nomem(error);
+    if (w->batch.n >= JOB_BATCH && w->batch.v[w->batch.n - 1]->job_id != job->job_id && !writer_flush(w, error)) {
+        sa_job_destroy(job);
         return false;
     }
+    if (!SA_VEC_GROW(w->batch.v, w->batch.cap, w->batch.n, 1, 256)) {
+        sa_job_destroy(job);
+        return sa_error_nomem(error);
+    }
+    w->batch.v[w->batch.n++] = job;
     return true;
-}
-
-static bool p2_setaside(const char *raw, size_t len, const char *why, bool kept, void *ctx, sa_error_t *error)
-{
-    (void)raw, (void)len, (void)why, (void)kept, (void)ctx, (void)error;
-    return true; /* counted and kept in pass 1 */
 }
 
 /* Writes the kept records in batches (records of one job stay in one batch). */
 static bool write_kept(writer_t *w, jobvec_t *kept, sa_error_t *error)
 {
-    for (size_t i = 0; i < kept->n; i++) {
-        if (w->batch.n >= JOB_BATCH && w->batch.v[w->batch.n - 1]->job_id != kept->v[i]->job_id &&
-            !writer_flush(w, error))
-            return false;
-        if (!SA_VEC_GROW(w->batch.v, w->batch.cap, w->batch.n, 1, 256)) {
-            sa_error_nomem(error);
-            return false;
-        }
-        w->batch.v[w->batch.n++] = kept->v[i];
+    bool ok = true;
+    for (size_t i = 0; ok && i < kept->n; i++) {
+        ok = batch_add(w, kept->v[i], error);
         kept->v[i] = NULL;
     }
-    kept->n = 0;
-    return writer_flush(w, error);
+    jobs_clear(kept);
+    return ok && writer_flush(w, error);
 }
 
 static int job_id_cmp(const void *a, const void *b)
@@ -655,34 +728,133 @@ static bool verify_hits(writer_t *w, jobvec_t *hits, sa_error_t *error)
 }
 
 /*
- * Writes one input's changed jobs; with sacct_ctx, p's kept records include sacct's
- * (join_kept), merged with that context.
+ * Writes one input's changed jobs, all held in memory; with sacct_ctx, p's kept records
+ * include sacct's (join_kept), merged with that context.
  */
-static bool write_input(const sa_ingest_env_t *env, const sa_snapshot_t *snap, sa_input_kind_t k, pass_t *p,
-                        const sa_obs_ctx_t *sacct_ctx, sa_ingest_stats_t *stats, sa_error_t *error)
+static bool write_input(const sa_ingest_env_t *env, pass_t *p, const sa_obs_ctx_t *sacct_ctx,
+                        sa_ingest_stats_t *stats, sa_error_t *error)
 {
-    writer_t w = {env, &p->ctx, &p->changed, {0}, stats, sacct_ctx};
+    writer_t w = {env, &p->ctx, {0}, stats, sacct_ctx};
     bool ok = true;
 
-    if (!idset_done(&p->changed, error))
-        return false;
-    if (!p->overflow) {
-        if (env->verify)
-            ok = verify_hits(&w, &p->hits, error);
-        if (ok && p->kept.n > 1)
-            qsort(p->kept.v, p->kept.n, sizeof *p->kept.v, job_id_cmp);
-        ok = ok && write_kept(&w, &p->kept, error);
-    } else {
-        sa_sink_t sink = {p2_job, NULL, &w, p2_setaside, true};
-        sa_meta_t meta;
-        sa_kind_t kind;
-        sa_meta_init(&meta);
-        stats->second_passes++;
-        ok = parse_file(snap->files[k], k == SA_IN_SACCT ? &snap->topts : NULL, &sink, &meta, &kind, error) &&
-             writer_flush(&w, error);
-        sa_meta_clear(&meta);
-        jobs_clear(&w.batch);
+    if (env->verify)
+        ok = verify_hits(&w, &p->hits, error);
+    if (ok && p->kept.n > 1)
+        qsort(p->kept.v, p->kept.n, sizeof *p->kept.v, job_id_cmp);
+    ok = ok && write_kept(&w, &p->kept, error);
+    return ok && sa_archive_flush_rollups(env->archive, &stats->jobs, error);
+}
+
+/* ---- more changed records than memory holds: read again where they are ----------------- */
+
+typedef struct {
+    writer_t w;
+    pass_t *p;               /* the snapshot's passes, by input */
+    const sa_snapshot_t *snap;
+    jobvec_t held;           /* the records without a span, in job id order */
+    size_t next_held;
+    char *buf;
+    size_t cap;
+} respan_t;
+
+/* Adds the held records of jobs before job_id (all of them for INT64_MAX) to the batch. */
+static bool held_before(respan_t *r, int64_t job_id, sa_error_t *error)
+{
+    while (r->next_held < r->held.n && r->held.v[r->next_held]->job_id < job_id) {
+        sa_job_t *j = r->held.v[r->next_held];
+        r->held.v[r->next_held++] = NULL;
+        if (!batch_add(&r->w, j, error))
+            return false;
     }
+    return true;
+}
+
+/* Reads len bytes at off of fd into r->buf. */
+static bool read_at(respan_t *r, int fd, uint64_t off, uint64_t len, const char *name, sa_error_t *error)
+{
+    size_t got = 0;
+    if (len > SIZE_MAX / 2 || !SA_VEC_GROW(r->buf, r->cap, 0, (size_t)len + 1, 65536))
+        return sa_error_nomem(error);
+    while (got < len) {
+        ssize_t n = pread(fd, r->buf + got, (size_t)len - got, (off_t)(off + got));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            sa_error_set(error, SA_ERR_IO, n < 0 ? errno : 0, "%s: reading %llu bytes at byte %llu again: %s", name,
+                         (unsigned long long)len, (unsigned long long)off, n < 0 ? strerror(errno) : "the file is shorter");
+            return false;
+        }
+        got += (size_t)n;
+    }
+    return true;
+}
+
+/* One changed record, read again where it is: checked to be the record pass 1 read there. */
+static bool respan_row(const sa_jobcache_span_t *s, void *ctx, sa_error_t *error)
+{
+    respan_t *r = ctx;
+    pass_t *p = &r->p[s->input];
+    const char *name = input_name(r->snap, s->input);
+    sa_job_t *job = NULL;
+    sa_error_t why;
+
+    if (!held_before(r, s->job_id, error) || !read_at(r, p->fd, s->off, s->len, name, error))
+        return false;
+    if (!sa_parse_record(r->buf, (size_t)s->len, p->header, p->header_len, p->delim,
+                         s->input == SA_IN_SACCT ? &r->snap->topts : NULL, &job, &why) ||
+        sa_job_digest(job, NULL) != s->digest) {
+        if (job == NULL && why.domain == SA_ERR_NOMEM) {
+            *error = why;
+            return false;
+        }
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: job %lld at byte %llu: read again alone, not the record read in "
+                     "the whole input (%s); a bug: please report it with this input",
+                     name, (long long)s->job_id, (unsigned long long)s->off, job ? "another record" : why.message);
+        sa_job_destroy(job);
+        return false;
+    }
+    return batch_add(&r->w, job, error);
+}
+
+/*
+ * Writes the changed jobs of squeue and sacct when one of them changed more records than
+ * keep_records: every changed record read again from where pass 1 found it, in job id
+ * order, the held ones merged in, so that each job is written once (issue 22, item 21).
+ */
+static bool write_spans(const sa_ingest_env_t *env, const sa_snapshot_t *snap, pass_t *p, unsigned parsed,
+                        spans_t *spans, sa_ingest_stats_t *stats, sa_error_t *error)
+{
+    bool sq = parsed & (1u << SA_IN_SQUEUE), sa = parsed & (1u << SA_IN_SACCT);
+    respan_t r = {{env, sq ? &p[SA_IN_SQUEUE].ctx : &p[SA_IN_SACCT].ctx, {0}, stats,
+                   sq && sa ? &p[SA_IN_SACCT].ctx : NULL},
+                  p, snap, {0}, 0, NULL, 0};
+    bool ok = true;
+
+    for (int k = SA_IN_SQUEUE; ok && k <= SA_IN_SACCT; k++) {
+        if (!(parsed & (1u << k)))
+            continue;
+        stats->second_passes += p[k].overflow;
+        if ((p[k].fd = open(snap->files[k], O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
+            sa_error_set(error, SA_ERR_IO, errno, "%s: %s", input_name(snap, k), strerror(errno));
+            ok = false;
+        }
+        /* the held records of both inputs, in job id order */
+        if (ok && !SA_VEC_GROW(r.held.v, r.held.cap, r.held.n, p[k].held.n, 256))
+            ok = sa_error_nomem(error);
+        for (size_t i = 0; ok && i < p[k].held.n; i++) {
+            r.held.v[r.held.n++] = p[k].held.v[i];
+            p[k].held.v[i] = NULL;
+        }
+        jobs_clear(&p[k].kept);
+        jobs_clear(&p[k].hits);
+    }
+    if (ok && r.held.n > 1)
+        qsort(r.held.v, r.held.n, sizeof *r.held.v, job_id_cmp);
+    ok = ok && spans_each(spans, respan_row, &r, error) && held_before(&r, INT64_MAX, error) &&
+         writer_flush(&r.w, error);
+    jobs_clear(&r.w.batch);
+    jobs_clear(&r.held);
+    free(r.buf);
     return ok && sa_archive_flush_rollups(env->archive, &stats->jobs, error);
 }
 
@@ -701,6 +873,37 @@ static bool join_kept(const sa_ingest_env_t *env, pass_t *sq, pass_t *sa)
     memcpy(sq->kept.v + sq->kept.n, sa->kept.v, sa->kept.n * sizeof *sa->kept.v);
     sq->kept.n += sa->kept.n;
     sa->kept.n = 0;
+    return true;
+}
+
+/*
+ * Writes the changed jobs of squeue and sacct, all held in memory: squeue's and sacct's
+ * records joined when they can be (join_kept), so that a job both changed is written once.
+ */
+static bool write_held(const sa_ingest_env_t *env, pass_t *p, unsigned parsed, sa_ingest_stats_t *stats,
+                       sa_error_t *error)
+{
+    bool joined;
+
+    for (int k = SA_IN_SQUEUE; k <= SA_IN_SACCT; k++) {
+        pass_t *q = &p[k];
+        /* the records that have no span are changed records like the kept ones */
+        if (!q->held.n)
+            continue;
+        if (!SA_VEC_GROW(q->kept.v, q->kept.cap, q->kept.n, q->held.n, 256))
+            return sa_error_nomem(error);
+        memcpy(q->kept.v + q->kept.n, q->held.v, q->held.n * sizeof *q->held.v);
+        q->kept.n += q->held.n;
+        q->held.n = 0;
+    }
+    joined = (parsed & (1u << SA_IN_SQUEUE)) && (parsed & (1u << SA_IN_SACCT)) &&
+             join_kept(env, &p[SA_IN_SQUEUE], &p[SA_IN_SACCT]);
+    for (int k = SA_IN_SQUEUE; k <= SA_IN_SACCT; k++) {
+        if (joined && k == SA_IN_SACCT)
+            break; /* written with squeue's */
+        if ((parsed & (1u << k)) && !write_input(env, &p[k], joined ? &p[SA_IN_SACCT].ctx : NULL, stats, error))
+            return false;
+    }
     return true;
 }
 
@@ -748,6 +951,7 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
 {
     pass_t p[SA_IN_COUNT];
     sa_meta_t meta[SA_IN_COUNT];
+    spans_t spans = {NULL, 0, 0, limit("SA_IDS_SPILL", IDS_SPILL), env->archive ? env->cache : NULL, false};
     sa_sdiag_t sd;
     bool have_sdiag = false, ok = false;
     unsigned parsed = 0;
@@ -755,6 +959,8 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
     double t0 = now_ms();
 
     memset(p, 0, sizeof p);
+    for (int k = 0; k < SA_IN_COUNT; k++)
+        p[k].fd = -1;
     memset(out, 0, sizeof *out);
     if (env->archive && env->cache && !sa_jobcache_idset_clear(env->cache, error))
         return false;
@@ -775,8 +981,7 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         p[k].ctx = (sa_obs_ctx_t){snap->cluster, snap->at, NULL, NULL};
         p[k].listed = (idset_t){{0}, limit("SA_IDS_SPILL", IDS_SPILL), env->archive ? env->cache : NULL, SET_LISTED,
                                 false};
-        p[k].changed = p[k].listed;
-        p[k].changed.set = 1 + k;
+        p[k].spans = &spans;
         good = k == SA_IN_SDIAG ? (have_sdiag = parse_sdiag(snap->files[k], input_name(snap, k), &sd, &why))
                                 : pass1(&p[k], snap, (sa_input_kind_t)k, &meta[k], &why);
         if (!good && why.domain == SA_ERR_NOMEM) {
@@ -787,6 +992,8 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
             if (!out->rejected)
                 out->why = why;
             out->rejected |= 1u << k;
+            if (!spans_drop(&spans, k, error))
+                goto done;
             continue;
         }
         parsed |= 1u << k;
@@ -813,14 +1020,12 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
     /* 3. jobs: squeue, sacct, then the jobs the (complete) squeue listing no longer has */
     if (env->archive) {
         t0 = now_ms();
-        bool joined = (parsed & (1u << SA_IN_SQUEUE)) && (parsed & (1u << SA_IN_SACCT)) &&
-                      join_kept(env, &p[SA_IN_SQUEUE], &p[SA_IN_SACCT]);
-        for (int k = SA_IN_SQUEUE; k <= SA_IN_SACCT; k++) {
-            const sa_obs_ctx_t *sacct_ctx = joined ? &p[SA_IN_SACCT].ctx : NULL;
-            if (joined && k == SA_IN_SACCT)
-                break; /* written with squeue's */
-            if ((parsed & (1u << k)) && !write_input(env, snap, (sa_input_kind_t)k, &p[k], sacct_ctx, stats, error))
+        if (((parsed & (1u << SA_IN_SQUEUE)) && p[SA_IN_SQUEUE].overflow) ||
+            ((parsed & (1u << SA_IN_SACCT)) && p[SA_IN_SACCT].overflow)) {
+            if (!write_spans(env, snap, p, parsed, &spans, stats, error))
                 goto done;
+        } else if (!write_held(env, p, parsed, stats, error)) {
+            goto done;
         }
         if ((parsed & (1u << SA_IN_SQUEUE)) && !mark_vanished(env, snap, &p[SA_IN_SQUEUE], stats, error))
             goto done;
@@ -836,6 +1041,7 @@ done:
         sa_jobcache_idset_clear(env->cache, &ignored); /* its temporary pages are reused */
     }
     sa_sdiag_clear(&sd);
+    free(spans.v);
     for (int k = 0; k < SA_IN_COUNT; k++) {
         pass_clear(&p[k]);
         sa_meta_clear(&meta[k]);

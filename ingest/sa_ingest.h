@@ -52,7 +52,7 @@ typedef struct {
     int64_t max_gap_s;           /* time series gap limit */
     const char *setaside_dir;    /* where records set aside are kept (NULL: nowhere, only counted) */
     bool verify;                 /* merge every record, and count the cache's wrong claims */
-    size_t keep_records;         /* changed records held at once (0 = 2000) before a second pass */
+    size_t keep_records;         /* changed records held at once (0 = 2000); past it, read again where they are */
 } sa_ingest_env_t;
 
 typedef struct {
@@ -60,7 +60,7 @@ typedef struct {
     size_t nodes;
     size_t squeue_records, sacct_records;
     size_t setaside, repaired;   /* records set aside; records repaired and kept */
-    size_t second_passes;
+    size_t second_passes;        /* inputs whose changed records were read again where they are */
     size_t cache_mismatches;     /* --verify: documents the cache claimed current that were not */
     double ms_parse, ms_mongo, ms_sqlite;
     char *slurm_release, *data_parser;

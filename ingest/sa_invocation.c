@@ -1049,7 +1049,7 @@ static bool record_node_config(run_t *r, sa_error_t *error)
 {
     const char *path = r->o->node_config;
     nodevec_t nv = {NULL, 0, 0};
-    sa_sink_t sink = {NULL, keep_node, &nv, NULL, false};
+    sa_sink_t sink = {NULL, keep_node, &nv, NULL, false, NULL};
     sa_meta_t meta;
     sa_reader_t rd;
     sa_kind_t kind;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <limits.h>
 #include <sqlite3.h>
 
 static const char schema_sql[] =
@@ -33,10 +34,12 @@ static const char schema_sql[] =
 static const char idset_sql[] =
     "PRAGMA temp_store=FILE;"
     "CREATE TEMP TABLE IF NOT EXISTS idset (s INTEGER NOT NULL, job_id INTEGER NOT NULL,"
-    "  PRIMARY KEY (s, job_id)) WITHOUT ROWID;";
+    "  PRIMARY KEY (s, job_id)) WITHOUT ROWID;"
+    "CREATE TEMP TABLE IF NOT EXISTS span (job_id INTEGER NOT NULL, input INTEGER NOT NULL, off INTEGER NOT NULL,"
+    "  len INTEGER NOT NULL, digest INTEGER NOT NULL, PRIMARY KEY (job_id, input, off)) WITHOUT ROWID;";
 
-enum { Q_GET_REC, Q_PUT_REC, Q_GET_JOB, Q_PUT_JOB, Q_FORGET, Q_LIVE, Q_IDSET_ADD, Q_IDSET_HAS, Q_IDSET_VANISHED,
-       Q_COUNT };
+enum { Q_GET_REC, Q_PUT_REC, Q_GET_JOB, Q_PUT_JOB, Q_FORGET, Q_LIVE, Q_IDSET_ADD, Q_IDSET_VANISHED,
+       Q_SPAN_ADD, Q_SPAN_EACH, Q_SPAN_DROP, Q_COUNT };
 
 static const char *const queries[Q_COUNT] = {
     "SELECT digest FROM rec WHERE job_id = ?1 AND source = ?2 AND submit = ?3 AND start = ?4",
@@ -48,9 +51,12 @@ static const char *const queries[Q_COUNT] = {
     "DELETE FROM rec WHERE job_id = ?1",
     "SELECT job_id FROM job WHERE live = 1 ORDER BY job_id",
     "INSERT OR IGNORE INTO temp.idset (s, job_id) VALUES (?1, ?2)",
-    "SELECT 1 FROM temp.idset WHERE s = ?1 AND job_id = ?2",
     "SELECT job_id FROM job WHERE live = 1 AND NOT EXISTS"
     " (SELECT 1 FROM temp.idset WHERE s = ?1 AND idset.job_id = job.job_id) ORDER BY job_id",
+    "INSERT OR REPLACE INTO temp.span (job_id, input, off, len, digest) VALUES (?1, ?2, ?3, ?4, ?5)",
+    "SELECT job_id, input, off, len, digest FROM temp.span WHERE (job_id, input, off) > (?1, ?2, ?3)"
+    " ORDER BY job_id, input, off LIMIT 1024",
+    "DELETE FROM temp.span WHERE input = ?1",
 };
 
 struct sa_jobcache {
@@ -347,20 +353,77 @@ bool sa_jobcache_idset_add(sa_jobcache_t *c, int set, const int64_t *ids, size_t
     return exec(c, "RELEASE idset", error);
 }
 
-int sa_jobcache_idset_has(sa_jobcache_t *c, int set, int64_t id)
-{
-    sqlite3_stmt *st = c->q[Q_IDSET_HAS];
-    int rc;
-    sqlite3_bind_int(st, 1, set);
-    sqlite3_bind_int64(st, 2, id);
-    rc = sqlite3_step(st);
-    sqlite3_reset(st);
-    return rc == SQLITE_ROW ? 1 : rc == SQLITE_DONE ? 0 : -1;
-}
-
 bool sa_jobcache_idset_clear(sa_jobcache_t *c, sa_error_t *error)
 {
-    return exec(c, "DELETE FROM temp.idset", error);
+    return exec(c, "DELETE FROM temp.idset; DELETE FROM temp.span", error);
+}
+
+bool sa_jobcache_spans_add(sa_jobcache_t *c, const sa_jobcache_span_t *v, size_t n, sa_error_t *error)
+{
+    sqlite3_stmt *st = c->q[Q_SPAN_ADD];
+    bool ok = true;
+
+    if (!exec(c, "SAVEPOINT span", error))
+        return false;
+    for (size_t i = 0; ok && i < n; i++) {
+        sqlite3_bind_int64(st, 1, v[i].job_id);
+        sqlite3_bind_int(st, 2, v[i].input);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)v[i].off);
+        sqlite3_bind_int64(st, 4, (sqlite3_int64)v[i].len);
+        sqlite3_bind_int64(st, 5, (sqlite3_int64)v[i].digest);
+        ok = sqlite3_step(st) == SQLITE_DONE || db_error(c, error, "job cache: a temporary table");
+        sqlite3_reset(st);
+    }
+    if (!ok) {
+        sqlite3_exec(c->db, "ROLLBACK TO span; RELEASE span", NULL, NULL, NULL);
+        return false;
+    }
+    return exec(c, "RELEASE span", error);
+}
+
+bool sa_jobcache_spans_drop(sa_jobcache_t *c, int input, sa_error_t *error)
+{
+    sqlite3_stmt *st = c->q[Q_SPAN_DROP];
+    bool ok;
+    sqlite3_bind_int(st, 1, input);
+    ok = sqlite3_step(st) == SQLITE_DONE || db_error(c, error, "job cache: a temporary table");
+    sqlite3_reset(st);
+    return ok;
+}
+
+bool sa_jobcache_spans_each(sa_jobcache_t *c, bool (*fn)(const sa_jobcache_span_t *span, void *ctx, sa_error_t *error),
+                            void *ctx, sa_error_t *error)
+{
+    /* read a page at a time, the statement reset before fn runs: fn writes to this cache */
+    sqlite3_stmt *st = c->q[Q_SPAN_EACH];
+    sa_jobcache_span_t page[1024], last = {INT64_MIN, INT_MIN, 0, 0, 0};
+    size_t n;
+
+    do {
+        int rc = SQLITE_DONE;
+        n = 0;
+        sqlite3_bind_int64(st, 1, last.job_id);
+        sqlite3_bind_int(st, 2, last.input);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)last.off);
+        while (n < 1024 && (rc = sqlite3_step(st)) == SQLITE_ROW)
+            page[n++] = (sa_jobcache_span_t){sqlite3_column_int64(st, 0), sqlite3_column_int(st, 1),
+                                             (uint64_t)sqlite3_column_int64(st, 2),
+                                             (uint64_t)sqlite3_column_int64(st, 3),
+                                             (uint64_t)sqlite3_column_int64(st, 4)};
+        if (n < 1024 && rc != SQLITE_DONE) {
+            db_error(c, error, "job cache: reading a temporary table");
+            sqlite3_reset(st);
+            return false;
+        }
+        sqlite3_reset(st);
+        for (size_t i = 0; i < n; i++) {
+            if (!fn(&page[i], ctx, error))
+                return false;
+        }
+        if (n)
+            last = page[n - 1];
+    } while (n == 1024);
+    return true;
 }
 
 bool sa_jobcache_vanished_ids(sa_jobcache_t *c, int set, int64_t **ids, size_t *n, sa_error_t *error)

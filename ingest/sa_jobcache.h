@@ -75,13 +75,28 @@ bool sa_jobcache_live_ids(sa_jobcache_t *c, int64_t **ids, size_t *n, sa_error_t
  * jobs), numbered by the caller: kept in a temporary table of this connection (SQLite's
  * temporary file, unlinked once open: nothing is left by a killed run). add takes ids in
  * one transaction (a savepoint: also inside sa_jobcache_begin), adding to *present (may
- * be NULL) the ids the set held already; has gives 1, 0, or -1 on
- * error; vanished_ids gives the live jobs not in set, sorted (caller frees *ids).
+ * be NULL) the ids the set held already; vanished_ids gives the live jobs not in set, sorted (caller frees *ids).
  */
 bool sa_jobcache_idset_add(sa_jobcache_t *c, int set, const int64_t *ids, size_t n, size_t *present,
                            sa_error_t *error);
-int sa_jobcache_idset_has(sa_jobcache_t *c, int set, int64_t id);
-bool sa_jobcache_idset_clear(sa_jobcache_t *c, sa_error_t *error);
+bool sa_jobcache_idset_clear(sa_jobcache_t *c, sa_error_t *error); /* the spans too */
+
+/*
+ * Where a changed record is in its input (sa_span_t), once a snapshot's outgrow memory:
+ * the same temporary file as the id sets. sa_jobcache_spans_each hands them out in job id
+ * order (then input, then offset); fn returning false stops it with its error.
+ */
+typedef struct {
+    int64_t job_id;
+    int input;       /* sa_input_kind_t */
+    uint64_t off, len;
+    uint64_t digest; /* sa_job_digest of the record read from them */
+} sa_jobcache_span_t;
+
+bool sa_jobcache_spans_add(sa_jobcache_t *c, const sa_jobcache_span_t *v, size_t n, sa_error_t *error);
+bool sa_jobcache_spans_drop(sa_jobcache_t *c, int input, sa_error_t *error); /* those of one input */
+bool sa_jobcache_spans_each(sa_jobcache_t *c, bool (*fn)(const sa_jobcache_span_t *span, void *ctx, sa_error_t *error),
+                            void *ctx, sa_error_t *error);
 bool sa_jobcache_vanished_ids(sa_jobcache_t *c, int set, int64_t **ids, size_t *n, sa_error_t *error);
 /* The set of the job documents written for the snapshot being ingested (sa_archive.c). */
 #define SA_JOBCACHE_SET_WRITTEN 100

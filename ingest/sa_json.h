@@ -22,6 +22,12 @@
 #include "sa_error.h"
 #include "sa_model.h"
 
+/*
+ * One element of "jobs" from its bytes, decoded and converted as sa_parse_json decodes
+ * and converts it in a whole document (sa_parse_record's JSON half; sa_json_stream.c).
+ */
+bool sa_json_job_record(const char *rec, size_t len, sa_job_t **out, sa_error_t *error);
+
 /* The JSON type of v for messages: "object", "array", "string", "integer", "number"
  * (a real), "boolean", "null"; "nothing" when v is NULL (absent). */
 const char *sa_json_type_name(const json_t *v);

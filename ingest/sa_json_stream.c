@@ -72,6 +72,7 @@ typedef struct {
     bool elem_tolerant;   /* a complete element jansson refuses is skipped, not an error */
     const char *raw;      /* the last element's bytes as read (valid until the next read) */
     size_t raw_len;
+    uint64_t raw_off;     /* their offset in the input */
     bool repaired;        /* it was decoded after invalid UTF-8 was replaced */
     bool undecodable;     /* it was skipped: undecodable_why says why */
     char undecodable_why[200];
@@ -337,6 +338,30 @@ static int skip_element(stream_t *s, size_t vlen, const char *why)
 }
 
 /*
+ * Decodes text[0..len) with jansson as every record is: integers beyond int64 (Slurm's
+ * unsigned NO_VAL64) as reals; with tolerant, a value with bytes that are not UTF-8 (a
+ * name) again with U+FFFD in their place (*repaired). *out NULL with *jerr when it cannot
+ * be decoded; false only when out of memory.
+ */
+static bool decode_value(const char *text, size_t len, bool tolerant, json_t **out, bool *repaired,
+                         json_error_t *jerr)
+{
+    *out = json_loadb(text, len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, jerr);
+    if (!*out && strstr(jerr->text, "too big integer"))
+        *out = json_loadb(text, len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES, jerr);
+    if (!*out && tolerant && !sa_utf8_valid((const unsigned char *)text, len)) {
+        size_t n;
+        char *fixed = sa_utf8_repair((const unsigned char *)text, len, &n);
+        if (!fixed)
+            return false;
+        *out = json_loadb(fixed, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, jerr);
+        free(fixed);
+        *repaired = *out != NULL;
+    }
+    return true;
+}
+
+/*
  * Decodes the object, array or string at pos through the boundary scan (reading
  * more input as needed); an object member by member through memo when there is one.
  * Returns 1 with *out (a new reference) and pos moved past the value; 0 when the
@@ -365,28 +390,16 @@ static int stream_scanned_value(stream_t *s, sa_json_memo_t *memo, json_t **out,
     }
     s->raw = s->buf + s->pos;
     s->raw_len = vlen;
+    s->raw_off = s->r->origin + stream_offset(s);
     /* jansson skips a NUL byte between tokens without counting it in the position it
      * reports: a value with one is left to the original bytes (and refused there) */
     if (memchr(s->out, '\0', s->out_len))
         return s->elem_tolerant ? skip_element(s, vlen, "a NUL byte") : 0;
     if (memo && !s->deep)
         *out = sa_json_memo_object(memo, s->out, s->out_len, s->seps, s->nseps);
-    if (!*out)
-        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
-    if (!*out && strstr(jerr.text, "too big integer"))
-        *out = json_loadb(s->out, s->out_len, JSON_DECODE_ANY | JSON_DECODE_INT_AS_REAL | JSON_REJECT_DUPLICATES,
-                          &jerr);
-    if (!*out && s->elem_tolerant && !sa_utf8_valid((const unsigned char *)s->out, s->out_len)) {
-        /* a name with bytes that are not UTF-8: the record is kept with U+FFFD in their place */
-        size_t n;
-        char *fixed = sa_utf8_repair((const unsigned char *)s->out, s->out_len, &n);
-        if (!fixed) {
-            sa_error_nomem(error);
-            return -1;
-        }
-        *out = json_loadb(fixed, n, JSON_DECODE_ANY | JSON_REJECT_DUPLICATES, &jerr);
-        free(fixed);
-        s->repaired = *out != NULL;
+    if (!*out && !decode_value(s->out, s->out_len, s->elem_tolerant, out, &s->repaired, &jerr)) {
+        sa_error_nomem(error);
+        return -1;
     }
     if (!*out)
         return s->elem_tolerant ? skip_element(s, vlen, jerr.text) : 0;
@@ -503,6 +516,43 @@ static bool doc_set_kind(doc_t *d, sa_kind_t k, sa_error_t *error)
     return false;
 }
 
+/* The kind of an element of "jobs" (squeue's or sacct's); else an error naming it jobs[index]. */
+static bool job_elem_kind(const json_t *elem, size_t index, sa_kind_t *k, sa_error_t *error)
+{
+    if (!json_is_object(elem)) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "jobs[%zu]: expected an object", index);
+        return false;
+    }
+    *k = sa_job_json_kind(elem);
+    if (*k == SA_KIND_UNKNOWN) {
+        sa_error_set(error, SA_ERR_INPUT, 0,
+                     "jobs[%zu]: neither a squeue record (job_state) nor a sacct record (state, time)", index);
+        return false;
+    }
+    return true;
+}
+
+/* A new record from an element of kind k; NULL with *error (*convert_failed: its content was refused). */
+static sa_job_t *job_from_elem(const json_t *elem, sa_kind_t k, bool *convert_failed, sa_error_t *error)
+{
+    sa_job_t *job = sa_job_new(k == SA_KIND_SQUEUE_JSON ? SA_SRC_SQUEUE : SA_SRC_SACCT_JSON);
+    bool ok;
+
+    *convert_failed = false;
+    if (!job) {
+        sa_error_nomem(error);
+        return NULL;
+    }
+    ok = k == SA_KIND_SQUEUE_JSON ? sa_job_from_squeue_json(elem, job, error)
+                                  : sa_job_from_sacct_json(elem, job, error);
+    if (!ok) {
+        *convert_failed = true;
+        sa_job_destroy(job);
+        return NULL;
+    }
+    return job;
+}
+
 /* Converts one element of "jobs" and hands it to the sink. */
 static bool doc_job(doc_t *d, const json_t *elem, sa_error_t *error)
 {
@@ -510,30 +560,33 @@ static bool doc_job(doc_t *d, const json_t *elem, sa_error_t *error)
     sa_job_t *job;
     bool ok;
 
-    if (!json_is_object(elem)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "jobs[%zu]: expected an object", d->index);
+    if (!job_elem_kind(elem, d->index, &k, error) || !doc_set_kind(d, k, error))
         return false;
-    }
-    k = sa_job_json_kind(elem);
-    if (k == SA_KIND_UNKNOWN) {
-        sa_error_set(error, SA_ERR_INPUT, 0,
-                     "jobs[%zu]: neither a squeue record (job_state) nor a sacct record (state, time)", d->index);
+    if (!(job = job_from_elem(elem, k, &d->convert_failed, error)))
         return false;
-    }
-    if (!doc_set_kind(d, k, error))
-        return false;
-    job = sa_job_new(k == SA_KIND_SQUEUE_JSON ? SA_SRC_SQUEUE : SA_SRC_SACCT_JSON);
-    if (!job) {
-        sa_error_nomem(error);
-        return false;
-    }
-    ok = k == SA_KIND_SQUEUE_JSON ? sa_job_from_squeue_json(elem, job, error)
-                                  : sa_job_from_sacct_json(elem, job, error);
-    d->convert_failed = !ok;
-    if (ok && d->sink->on_job)
-        ok = d->sink->on_job(job, d->sink->ctx, error);
+    ok = !d->sink->on_job || d->sink->on_job(job, d->sink->ctx, error);
     sa_job_destroy(job);
     return ok;
+}
+
+bool sa_json_job_record(const char *rec, size_t len, sa_job_t **out, sa_error_t *error)
+{
+    json_error_t jerr;
+    json_t *elem = NULL;
+    bool repaired = false, failed;
+    sa_kind_t k;
+
+    *out = NULL;
+    if (!decode_value(rec, len, true, &elem, &repaired, &jerr))
+        return sa_error_nomem(error);
+    if (!elem) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "invalid JSON record: %s", jerr.text);
+        return false;
+    }
+    if (job_elem_kind(elem, 0, &k, error))
+        *out = job_from_elem(elem, k, &failed, error);
+    json_decref(elem);
+    return *out != NULL;
 }
 
 /* Converts one element of "nodes" and hands it to the sink. */
@@ -625,6 +678,8 @@ static bool doc_array(doc_t *d, stream_t *s, const char *key, bool (*each)(doc_t
         elem = stream_value(s, d->memo, error);
         if (!elem && !s->undecodable)
             return false;
+        if (d->sink && d->sink->span)
+            *d->sink->span = (sa_span_t){s->raw_off, s->raw_len, NULL, 0, NULL};
         ok = elem && each(d, elem, s->elem_tolerant ? &why : error);
         json_decref(elem);
         if (s->elem_tolerant && (s->undecodable || (!ok && d->convert_failed && why.domain == SA_ERR_INPUT))) {

@@ -13,6 +13,7 @@ void sa_lines_init(sa_lines_t *L, sa_reader_t *r)
 {
     memset(L, 0, sizeof *L);
     L->r = r;
+    L->off = r ? r->origin : 0;
 }
 
 void sa_lines_clear(sa_lines_t *L)
@@ -57,6 +58,7 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error)
         }
     }
     L->line_len = 0;
+    L->line_off = L->off;
     L->too_long = false;
     L->unterminated = false;
     if (!lines_append(L, "", 0, error))
@@ -70,6 +72,7 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error)
             if (!lines_append(L, start, n, error))
                 return -1;
             L->pos += n + (nl ? 1 : 0);
+            L->off += n + (nl ? 1 : 0);
             if (nl)
                 break;
         }
@@ -90,6 +93,7 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error)
         }
     }
     L->lineno++;
+    L->next_off = L->off;
     if (L->line_len > 0 && L->line[L->line_len - 1] == '\r')
         L->line_len--;
     L->line[L->line_len] = '\0';

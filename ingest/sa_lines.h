@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sa_error.h"
 #include "sa_parse.h"
@@ -30,6 +31,8 @@ typedef struct {
     bool skip_long; /* set by the caller: a line over SA_LINES_CAP is cut, not an error */
     bool too_long;  /* the current line was cut */
     bool unterminated; /* the current line is the last and has no "\n" (the input may be cut) */
+    uint64_t off;      /* offset in the input (sa_reader_t origin) of buf[pos] */
+    uint64_t line_off, next_off; /* the current line's bytes in the input, its "\n" included */
 } sa_lines_t;
 
 /* Starts reading lines from r (borrowed). Allocates nothing; sa_lines_clear() frees. */

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "sa_json.h"
 #include "sa_vec.h"
 
 /* ---- readers ------------------------------------------------------------------ */
@@ -142,6 +143,7 @@ bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_si
         sa_error_set(error, SA_ERR_INPUT, 0, "empty input");
         goto done;
     }
+    p.base.origin = r->origin + p.pre_pos;
     if (p.pre[i] == '{' || p.pre[i] == '[') {
         ok = sa_parse_json(&p.base, sink, meta, kind_out, error);
     } else if (p.pre_len - i >= 9 && memcmp(p.pre + i, "NodeName=", 9) == 0) {
@@ -158,4 +160,60 @@ bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_si
 done:
     free(p.pre);
     return ok;
+}
+
+/* ---- one record again from its bytes ------------------------------------------------- */
+
+typedef struct {
+    sa_job_t *job;
+    size_t n;
+} one_record_t;
+
+static bool one_record_job(sa_job_t *job, void *ctx, sa_error_t *error)
+{
+    one_record_t *o = ctx;
+    if (o->n++ == 0 && !(o->job = sa_job_steal(job)))
+        return sa_error_nomem(error);
+    return true;
+}
+
+static bool one_record_aside(const char *raw, size_t len, const char *why, bool kept, void *ctx, sa_error_t *error)
+{
+    (void)raw, (void)len, (void)why, (void)kept, (void)ctx, (void)error;
+    return true; /* as in the whole input, where it was set aside once already */
+}
+
+bool sa_parse_record(const char *rec, size_t len, const char *header, size_t header_len, const char *delimiter,
+                     const sa_sacct_text_opts_t *topts, sa_job_t **out, sa_error_t *error)
+{
+    sa_sacct_text_opts_t opts = {delimiter, topts ? topts->fields : NULL, topts ? topts->tz : NULL};
+    one_record_t o = {NULL, 0};
+    sa_sink_t sink = {one_record_job, NULL, &o, one_record_aside, false, NULL};
+    sa_reader_t r;
+    char *text;
+    bool ok;
+
+    *out = NULL;
+    if (!delimiter)
+        return sa_json_job_record(rec, len, out, error);
+    /* sacct text: the header line, then the record's lines, parsed as a whole input is
+     * (set-aside lines among them are set aside again) */
+    if (!(text = malloc(header_len + len + 1)))
+        return sa_error_nomem(error);
+    if (header_len)
+        memcpy(text, header, header_len);
+    memcpy(text + header_len, rec, len);
+    sa_reader_init_mem(&r, text, header_len + len);
+    ok = sa_parse_sacct_text(&r, &opts, &sink, error);
+    free(text);
+    if (ok && o.n != 1) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "%zu records where one was (%zu bytes of sacct text)", o.n, len);
+        ok = false;
+    }
+    if (!ok) {
+        sa_job_destroy(o.job);
+        return false;
+    }
+    *out = o.job;
+    return true;
 }

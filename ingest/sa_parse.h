@@ -15,6 +15,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include <jansson.h>
@@ -32,6 +33,9 @@ typedef struct sa_reader {
     const char *mem;
     size_t mem_len, mem_pos;
     int fd;
+    /* where the reader's first byte is in the input (a prefix it skipped: a byte order
+     * mark): added to the offsets of sa_span_t */
+    uint64_t origin;
 } sa_reader_t;
 
 void sa_reader_init_mem(sa_reader_t *r, const char *data, size_t len);
@@ -51,6 +55,23 @@ typedef bool (*sa_node_cb)(sa_node_t *node, void *ctx, sa_error_t *error);
 typedef bool (*sa_setaside_cb)(const char *raw, size_t len, const char *why, bool kept, void *ctx,
                                sa_error_t *error);
 
+/*
+ * Where a job record is in its input: bytes [off, off + len) (a JSON element of "jobs";
+ * sacct text's allocation line with its step lines). Those bytes alone give the same
+ * record again (sa_parse_record) with, for sacct text, what the parse had learnt before
+ * them: header, a line that names the columns as the input has them (its header line; for
+ * -n input, opts->fields as a line the parse skips as a header repeated), and delimiter,
+ * the delimiter in use (both borrowed from the parser, valid during on_job; NULL for JSON).
+ * len 0: the record cannot be read alone (a line set aside among its lines).
+ * slurm-ingest notes where its changed records are rather than holding them.
+ */
+typedef struct {
+    uint64_t off, len;
+    const char *header;
+    size_t header_len;
+    const char *delimiter;
+} sa_span_t;
+
 typedef struct {
     sa_job_cb on_job;   /* may be NULL: jobs are parsed and dropped */
     sa_node_cb on_node; /* may be NULL */
@@ -62,6 +83,8 @@ typedef struct {
     /* nodes are handed without ->extra, and sinfo's groups merged without it: a large
      * sinfo -N --json then holds a few hundred bytes a node, not kilobytes */
     bool no_node_extra;
+    /* may be NULL; else set to where each job record is before on_job gets it */
+    sa_span_t *span;
 } sa_sink_t;
 
 /* ---- what a document is ------------------------------------------------------ */
@@ -150,5 +173,15 @@ bool sa_parse_scontrol_nodes_text(sa_reader_t *r, const sa_sink_t *sink, sa_erro
  */
 bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_sink_t *sink, sa_meta_t *meta,
                   sa_kind_t *kind_out, sa_error_t *error);
+
+/*
+ * One job record from its bytes as sa_span_t gives them: rec[0..len) a JSON element of
+ * "jobs" (squeue's or sacct's) when delimiter is NULL, else sacct text lines with the
+ * span's header and delimiter and the text options of the whole input. Decoded and converted exactly
+ * as in the whole input, so *out is the same record (a new one, for the caller to
+ * destroy). Fails when the bytes do not hold exactly one record.
+ */
+bool sa_parse_record(const char *rec, size_t len, const char *header, size_t header_len, const char *delimiter,
+                     const sa_sacct_text_opts_t *topts, sa_job_t **out, sa_error_t *error);
 
 #endif

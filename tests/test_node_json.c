@@ -771,7 +771,7 @@ static bool refuse_node(sa_node_t *node, void *ctx, sa_error_t *error)
 static void test_acc_direct(void **state)
 {
     sa_sinfo_acc_t *acc = sa_sinfo_acc_new();
-    sa_sink_t sink = {NULL, refuse_node, NULL, NULL, false};
+    sa_sink_t sink = {NULL, refuse_node, NULL, NULL, false, NULL};
     sa_error_t err;
     json_t *g = json_loads("{\"nodes\": {\"nodes\": [\"z1\", \"y1\"]}, \"partition\": {\"name\": \"p\"}}", 0, NULL);
 

@@ -277,8 +277,10 @@ static void test_usage_numbers(void **state)
  * A run left without an end by a job pending again (requeued) ends at the PENDING of its
  * history, not at the cluster's last observation: the first pass does not fetch the
  * history, so the scan reads such a document again by its _id (a string since 0.2).
- * A database of its own: job 501 (1 a100) runs from 10:00, is pending again from 12:00
- * (BeginTime, observed at 12:00), still pending at 15:00, the cluster's last snapshot.
+ * A database of its own: job 501 (1 a100) runs from 10:00, is pending again from 12:00:01
+ * (BeginTime; the snapshot of 12:00:00 lists it with that submit time: its capture began a
+ * second before slurmctld requeued it, and the PENDING entry takes slurmctld's time), still
+ * pending at 15:00, the cluster's last snapshot.
  */
 static void test_usage_pending_again(void **state)
 {
@@ -323,8 +325,9 @@ static void test_usage_pending_again(void **state)
     o.end = rd_iso("2026-10-02");
     o.unit = SA_UNIT_GPU_HOURS;
     doc = report_json(R_USAGE, &o);
-    /* 10:00 -> 12:00 on one GPU; to the last snapshot (15:00) it would be 5 */
-    assert_true(fabs(num(find_row(doc, "cluster", "gamma", "account", "geo", NULL), "gpu_hours") - 2) < 1e-9);
+    /* 10:00 -> 12:00:01 on one GPU; to the last snapshot (15:00) it would be 5 */
+    assert_true(fabs(num(find_row(doc, "cluster", "gamma", "account", "geo", NULL), "gpu_hours") - (2 + 1 / 3600.0)) <
+                1e-9);
     json_decref(doc);
     sa_report_opts_clear(&o);
     tu_mongo_drop(client, db);

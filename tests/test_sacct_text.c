@@ -985,13 +985,10 @@ static void test_sink_stops(void **state)
 {
     static const char text[] = "JobID|State\n1|RUNNING\n2|RUNNING\n3|RUNNING\n";
     sa_reader_t r;
-    sa_sink_t sink;
     sa_error_t err;
     int n = 0;
+    sa_sink_t sink = {stop_at_second, NULL, &n, NULL, false, NULL};
     (void)state;
-    sink.on_job = stop_at_second;
-    sink.on_node = NULL;
-    sink.ctx = &n;
     sa_reader_init_mem(&r, text, strlen(text));
     assert_false(sa_parse_sacct_text(&r, NULL, &sink, &err));
     assert_string_equal(err.message, "sink full at job 2");
@@ -1023,7 +1020,7 @@ static void test_one_byte_reads(void **state)
     char *data;
     sa_sacct_text_opts_t opts = {0};
     sa_reader_t r;
-    sa_sink_t sink = {count_job, NULL, counts, NULL, false};
+    sa_sink_t sink = {count_job, NULL, counts, NULL, false, NULL};
     sa_error_t err;
     (void)state;
     tu_require_samples();
@@ -1180,7 +1177,7 @@ static void test_scontrol_errors(void **state)
         tu_parsed_t p;
         sa_error_t err;
         sa_reader_t r;
-        sa_sink_t sink = {NULL, NULL, NULL, NULL, false};
+        sa_sink_t sink = {NULL, NULL, NULL, NULL, false, NULL};
         sa_error_clear(&err);
         sa_reader_init_mem(&r, cases[i].text, strlen(cases[i].text));
         if (sa_parse_scontrol_nodes_text(&r, &sink, &err))
@@ -1409,7 +1406,7 @@ static void test_fixture_one_byte_reads(void **state)
         char *data, *fields = tu_gen_fields(v, files[f]);
         sa_sacct_text_opts_t opts = {0};
         sa_reader_t r;
-        sa_sink_t sink = {count_job, NULL, counts, NULL, false};
+        sa_sink_t sink = {count_job, NULL, counts, NULL, false, NULL};
         sa_error_t err;
 
         snprintf(rel, sizeof rel, "gen/%s/%s", v, files[f]);

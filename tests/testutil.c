@@ -210,7 +210,7 @@ static bool collect_node(sa_node_t *node, void *ctx, sa_error_t *error)
 
 bool tu_parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error)
 {
-    sa_sink_t sink = {collect_job, collect_node, out, NULL, false};
+    sa_sink_t sink = {collect_job, collect_node, out, NULL, false, NULL};
     memset(out, 0, sizeof *out);
     sa_meta_init(&out->meta);
     return sa_parse_any(r, topts, &sink, &out->meta, &out->kind, error);

@@ -321,7 +321,7 @@ static bool count_job(sa_job_t *job, void *ctx, sa_error_t *error)
 static void parse_child(int fd, int report_fd)
 {
     sa_reader_t r;
-    sa_sink_t sink = {count_job, NULL, NULL, NULL, false};
+    sa_sink_t sink = {count_job, NULL, NULL, NULL, false, NULL};
     sa_meta_t meta;
     sa_error_t err;
     sa_kind_t kind;
@@ -406,7 +406,7 @@ static bool hold_job(sa_job_t *job, void *ctx, sa_error_t *error)
 static bool measure_record_size(const char *path, size_t max)
 {
     held_t h = {calloc(max, sizeof(sa_job_t *)), 0, max};
-    sa_sink_t sink = {hold_job, NULL, &h, NULL, false};
+    sa_sink_t sink = {hold_job, NULL, &h, NULL, false, NULL};
     sa_reader_t r;
     sa_meta_t meta;
     sa_error_t err;

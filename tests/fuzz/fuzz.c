@@ -99,7 +99,7 @@ static bool on_node(sa_node_t *node, void *ctx, sa_error_t *error)
 
 sa_sink_t fz_sink(json_t *records)
 {
-    sa_sink_t s = {on_job, on_node, records, NULL, false};
+    sa_sink_t s = {on_job, on_node, records, NULL, false, NULL};
     return s;
 }
 
@@ -132,4 +132,24 @@ bool fz_parse_twice(fz_parse_fn parse, void *arg, const uint8_t *data, size_t si
     json_decref(a);
     json_decref(b);
     return oka;
+}
+
+bool fz_text_opts(const uint8_t **data, size_t *size, sa_sacct_text_opts_t *opts, char **line)
+{
+    const uint8_t *nl;
+    size_t n;
+
+    if (*size < 5 || memcmp(*data, "#opts", 5) != 0 || !(nl = memchr(*data, '\n', *size)))
+        return false;
+    n = (size_t)(nl - *data);
+    *line = fz_strndup(*data, n);
+    for (char *tok = strtok(*line + 5, "\t"); tok; tok = strtok(NULL, "\t")) {
+        if (strncmp(tok, "d=", 2) == 0)
+            opts->delimiter = tok + 2;
+        else if (strncmp(tok, "f=", 2) == 0)
+            opts->fields = tok + 2;
+    }
+    *data += n + 1;
+    *size -= n + 1;
+    return true;
 }

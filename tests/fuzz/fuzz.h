@@ -67,4 +67,12 @@ typedef bool (*fz_parse_fn)(sa_reader_t *r, const sa_sink_t *sink, void *arg, sa
  */
 bool fz_parse_twice(fz_parse_fn parse, void *arg, const uint8_t *data, size_t size, const char *what);
 
+/*
+ * sacct text options from an input's first line, "#opts" followed by TAB-separated
+ * "d=<delimiter>" and "f=<comma-separated fields>" (what --delimiter and -n with a field
+ * list give the parser): true with *opts filled (its strings in *line, which the caller
+ * frees) and *data, *size moved past the line; false (nothing changed) without one.
+ */
+bool fz_text_opts(const uint8_t **data, size_t *size, sa_sacct_text_opts_t *opts, char **line);
+
 #endif

@@ -83,7 +83,7 @@ static void drop_records(fz_recs_t *R, size_t from)
 /* Parses one capture s[0..n) (a NUL-terminated copy) and keeps its records. */
 static void parse_capture(fz_recs_t *R, const char *s, size_t n, size_t index)
 {
-    sa_sink_t sink = {keep_job, NULL, R, NULL, false};
+    sa_sink_t sink = {keep_job, NULL, R, NULL, false, NULL};
     sa_reader_t r;
     sa_error_t error;
     const char *body = s;

@@ -22,23 +22,10 @@ static bool parse(sa_reader_t *r, const sa_sink_t *sink, void *arg, sa_error_t *
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sa_sacct_text_opts_t opts = {NULL, NULL, NULL};
-    const uint8_t *nl;
     char *line = NULL;
-    bool have_opts = false;
+    bool have_opts;
 
-    if (size >= 5 && memcmp(data, "#opts", 5) == 0 && (nl = memchr(data, '\n', size))) {
-        size_t n = (size_t)(nl - data);
-        line = fz_strndup(data, n);
-        for (char *tok = strtok(line + 5, "\t"); tok; tok = strtok(NULL, "\t")) {
-            if (strncmp(tok, "d=", 2) == 0)
-                opts.delimiter = tok + 2;
-            else if (strncmp(tok, "f=", 2) == 0)
-                opts.fields = tok + 2;
-        }
-        have_opts = true;
-        data += n + 1;
-        size -= n + 1;
-    }
+    have_opts = fz_text_opts(&data, &size, &opts, &line);
     fz_parse_twice(parse, have_opts ? &opts : NULL, data, size, "sa_parse_sacct_text");
     free(line);
     return 0;
