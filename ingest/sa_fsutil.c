@@ -159,7 +159,32 @@ int sa_rename_noreplace(const char *tmp, const char *final)
     return errno;
 }
 
+/* Copies all of src (from its start) to fd. */
+static bool copy_fd(int src, int fd)
+{
+    char buf[65536];
+    off_t off = 0;
+    for (;;) {
+        ssize_t n = pread(src, buf, sizeof buf, off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            return true;
+        if (!sa_write_all(fd, buf, (size_t)n))
+            return false;
+        off += n;
+    }
+}
+
 bool sa_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode, sa_error_t *error)
+{
+    return sa_write_file_atomic_fd(path, -1, data, len, mode, error);
+}
+
+bool sa_write_file_atomic_fd(const char *path, int src, const char *data, size_t len, unsigned mode,
+                             sa_error_t *error)
 {
     char *tmp = NULL, *parent = sa_parent_of(path), q[300];
     int fd = -1, saved = 0;
@@ -179,7 +204,8 @@ bool sa_write_file_atomic(const char *path, const char *data, size_t len, unsign
         tmp = NULL;
         goto fail;
     }
-    if (fchmod(fd, (mode_t)mode) != 0 || !sa_write_all(fd, data, len) || fsync(fd) != 0)
+    if (fchmod(fd, (mode_t)mode) != 0 || (src >= 0 && !copy_fd(src, fd)) || !sa_write_all(fd, data, len) ||
+        fsync(fd) != 0)
         goto fail_errno;
     if (close(fd) != 0) {
         fd = -1;

@@ -45,6 +45,9 @@ bool sa_private_dir(const char *dir, const char *what, sa_error_t *error);
  * directory. mode for a new file (e.g. 0640).
  */
 bool sa_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode, sa_error_t *error);
+/* The same with the content of the file open as src (read from its start; -1: none) before data. */
+bool sa_write_file_atomic_fd(const char *path, int src, const char *data, size_t len, unsigned mode,
+                             sa_error_t *error);
 
 /*
  * True if the regular file open as fd belongs to this user (or root wrote it and this

@@ -26,6 +26,7 @@
 #define IDS_SPILL 4096         /* ids or spans held in memory before they go to the job cache's temporary table */
 #define SET_LISTED 0           /* the cache's id set: squeue's listing */
 #define ASIDE_MAX (64u << 20)  /* raw bytes of set-aside records kept per input */
+#define ASIDE_MEM (1u << 20)   /* of which held in memory; the rest in a temporary file */
 #define ASIDE_LOG_MAX 10       /* set-aside records logged one by one per input */
 #define SDIAG_MAX (64u << 20)
 
@@ -242,16 +243,59 @@ static void jobs_clear(jobvec_t *jv)
 /* ---- records set aside ---------------------------------------------------------------- */
 
 typedef struct {
-    sa_buf_t text;     /* what is kept: a "### why" line, then the raw record (up to ASIDE_MAX bytes in all) */
+    /* what is kept (only with a set-aside directory): a "### why" line, then the raw record
+     * (up to ASIDE_MAX bytes of records in all); in memory up to ASIDE_MEM, the rest in spill */
+    sa_buf_t text;
+    const char *dir;   /* the set-aside directory; NULL: records are counted and logged only */
+    size_t bytes;      /* raw record bytes kept */
+    size_t mem;        /* bytes held in memory before they go to spill (ASIDE_MEM) */
+    int spill;         /* when spilled: an unlinked temporary file in dir */
+    bool spilled;
     size_t count, repaired, logged;
     const char *input; /* its file, for log lines */
 } aside_t;
 
-static bool aside_append(aside_t *a, const char *p, size_t n)
+/* Moves what is in memory to the temporary file (made the first time: unlinked at once, so
+ * that a killed run leaves nothing). */
+static bool aside_spill(aside_t *a, sa_error_t *error)
 {
+    if (!a->spilled) {
+        char *tmp = NULL;
+        if (!sa_private_dir(a->dir, "set-aside directory", error))
+            return false;
+        if (asprintf(&tmp, "%s/.set-aside-XXXXXX", a->dir) < 0)
+            return sa_error_nomem(error);
+        a->spill = mkostemp(tmp, O_CLOEXEC);
+        if (a->spill >= 0)
+            unlink(tmp);
+        free(tmp);
+        if (a->spill < 0) {
+            sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
+            return false;
+        }
+        a->spilled = true;
+    }
+    if (a->text.len && !sa_write_all(a->spill, a->text.data, a->text.len)) {
+        sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
+        return false;
+    }
+    a->text.len = 0;
+    return true;
+}
+
+static bool aside_append(aside_t *a, const char *p, size_t n, sa_error_t *error)
+{
+    if (!a->dir)
+        return true;
     if (!a->text.cap)
         sa_buf_init(&a->text, SIZE_MAX);
-    return sa_buf_append(&a->text, p, n);
+    if (a->text.len + n > a->mem && !aside_spill(a, error))
+        return false;
+    if (n > a->mem && !sa_write_all(a->spill, p, n)) {
+        sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
+        return false;
+    }
+    return n > a->mem || sa_buf_append(&a->text, p, n) || sa_error_nomem(error);
 }
 
 /* The parsers' set-aside callback: logs, counts and keeps the raw text. */
@@ -266,31 +310,40 @@ static bool aside_add(aside_t *a, const char *raw, size_t len, const char *why, 
     if (a->logged++ < ASIDE_LOG_MAX)
         sa_log(SA_LOG_WARN, "%s: %s: %s", a->input, why, kept ? "repaired and kept" : "record set aside");
     hn = snprintf(head, sizeof head, "### %s: %s (%zu bytes)\n", kept ? "repaired" : "set aside", why, len);
-    if (hn < 0 || !aside_append(a, head, (size_t)hn) ||
-        !aside_append(a, raw, a->text.len + len <= ASIDE_MAX ? len : 0) || !aside_append(a, "\n", 1)) {
-        sa_error_nomem(error);
-        return false;
-    }
-    return true;
+    if (a->bytes + len > ASIDE_MAX)
+        len = 0;
+    a->bytes += len;
+    if (hn < 0)
+        return sa_error_nomem(error);
+    return aside_append(a, head, (size_t)hn, error) && aside_append(a, raw, len, error) &&
+           aside_append(a, "\n", 1, error);
 }
 
 /* Keeps what was set aside in <dir>/<YYYYMMDDTHHMMSSZ>-<kind>.txt, durably. */
-static bool aside_save(const aside_t *a, const char *dir, int64_t at, sa_input_kind_t k, sa_error_t *error)
+static bool aside_save(const aside_t *a, int64_t at, sa_input_kind_t k, sa_error_t *error)
 {
     char ts[32], *path = NULL;
     bool ok;
-    if (!dir || a->text.len == 0)
+    if (!a->dir || (a->text.len == 0 && !a->spilled))
         return true;
     sa_spool_format_at(at, ts, sizeof ts);
-    if (!sa_private_dir(dir, "set-aside directory", error))
+    if (!sa_private_dir(a->dir, "set-aside directory", error))
         return false;
-    if (asprintf(&path, "%s/%s-%s.txt", dir, ts, sa_input_kind_name(k)) < 0) {
+    if (asprintf(&path, "%s/%s-%s.txt", a->dir, ts, sa_input_kind_name(k)) < 0) {
         sa_error_nomem(error);
         return false;
     }
-    ok = sa_write_file_atomic(path, a->text.data, a->text.len, 0640, error);
+    ok = sa_write_file_atomic_fd(path, a->spilled ? a->spill : -1, a->text.data, a->text.len, 0640, error);
     free(path);
     return ok;
+}
+
+static void aside_clear(aside_t *a)
+{
+    sa_buf_clear(&a->text);
+    if (a->spilled)
+        close(a->spill);
+    a->spilled = false;
 }
 
 /* ---- pass 1: parse, validate, find what changed ------------------------------------------------- */
@@ -457,7 +510,7 @@ static void pass_clear(pass_t *p)
         close(p->fd);
     free(p->listed.mem.v);
     nodes_clear(p);
-    sa_buf_clear(&p->aside.text);
+    aside_clear(&p->aside);
     memset(p, 0, sizeof *p);
 }
 
@@ -522,6 +575,8 @@ static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_me
     const char *path = snap->files[k];
 
     p->aside.input = input_name(snap, k);
+    p->aside.dir = p->env->setaside_dir;
+    p->aside.mem = limit("SA_ASIDE_MEM", ASIDE_MEM);
     if (!parse_file(path, k == SA_IN_SACCT ? &snap->topts : NULL, &sink, meta, &kind, why))
         goto refused;
     if (!kind_fits(k, kind, p->records)) {
@@ -1002,7 +1057,7 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         p[k].ctx.data_parser = meta[k].data_parser;
         stats->setaside += p[k].aside.count;
         stats->repaired += p[k].aside.repaired;
-        if (!aside_save(&p[k].aside, env->setaside_dir, snap->at, (sa_input_kind_t)k, error))
+        if (!aside_save(&p[k].aside, snap->at, (sa_input_kind_t)k, error))
             goto done;
     }
     stats->ms_parse += now_ms() - t0;

@@ -615,9 +615,24 @@ static void test_bad_records_set_aside(void **state)
     {
         size_t len = 0;
         char *kept = tu_read_file(aside, &len);
+        /* over 1 MiB: held in an unlinked temporary file, not in memory, and copied in whole */
         assert_true(len > (1u << 20));
         assert_non_null(strstr(kept, "zzzzzzzzzz"));
+        assert_int_equal(strncmp(kept, "### ", 4), 0);
+        assert_non_null(strstr(kept, "### set aside: "));
+        assert_int_equal(kept[len - 1], '\n');
         free(kept);
+    }
+    {
+        /* and nothing else is left there */
+        char dir[400];
+        struct dirent *e;
+        DIR *d;
+        snprintf(dir, sizeof dir, "%s/spool/demo/setaside", b.dir);
+        assert_non_null(d = opendir(dir));
+        while ((e = readdir(d)))
+            assert_true(strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0 || e->d_name[0] != '.');
+        closedir(d);
     }
     run = last_run(&b);
     assert_int_equal(run_count(run, "records_set_aside"), 1);
