@@ -888,7 +888,7 @@ static bool write_spans(const sa_ingest_env_t *env, const sa_snapshot_t *snap, p
     for (int k = SA_IN_SQUEUE; ok && k <= SA_IN_SACCT; k++) {
         if (!(parsed & (1u << k)))
             continue;
-        stats->second_passes += p[k].overflow;
+        stats->second_passes++;
         if ((p[k].fd = open(snap->files[k], O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) < 0) {
             sa_error_set(error, SA_ERR_IO, errno, "%s: %s", input_name(snap, k), strerror(errno));
             ok = false;
