@@ -16,6 +16,7 @@
 
 #include "sa_bson.h"
 #include "sa_fsutil.h"
+#include "sa_json_memo.h"
 #include "sa_log.h"
 #include "sa_sdiag.h"
 #include "sa_spool.h"
@@ -810,6 +811,7 @@ typedef struct {
     size_t next_held;
     char *buf;
     size_t cap;
+    sa_json_memo_t *memo;    /* JSON member values shared by the records read (as pass 1 shares them) */
 } respan_t;
 
 /* Adds the held records of jobs before job_id (all of them for INT64_MAX) to the batch. */
@@ -856,7 +858,7 @@ static bool respan_row(const sa_jobcache_span_t *s, void *ctx, sa_error_t *error
     if (!held_before(r, s->job_id, error) || !read_at(r, p->fd, s->off, s->len, name, error))
         return false;
     if (!sa_parse_record(r->buf, (size_t)s->len, p->header, p->header_len, p->delim,
-                         s->input == SA_IN_SACCT ? &r->snap->topts : NULL, &job, &why) ||
+                         s->input == SA_IN_SACCT ? &r->snap->topts : NULL, r->memo, &job, &why) ||
         sa_job_digest(job, NULL) != s->digest) {
         if (job == NULL && why.domain == SA_ERR_NOMEM) {
             *error = why;
@@ -882,8 +884,8 @@ static bool write_spans(const sa_ingest_env_t *env, const sa_snapshot_t *snap, p
     bool sq = parsed & (1u << SA_IN_SQUEUE), sa = parsed & (1u << SA_IN_SACCT);
     respan_t r = {{env, sq ? &p[SA_IN_SQUEUE].ctx : &p[SA_IN_SACCT].ctx, {0}, stats,
                    sq && sa ? &p[SA_IN_SACCT].ctx : NULL},
-                  p, snap, {0}, 0, NULL, 0};
-    bool ok = true;
+                  p, snap, {0}, 0, NULL, 0, sa_json_memo_new()};
+    bool ok = r.memo != NULL || sa_error_nomem(error);
 
     for (int k = SA_IN_SQUEUE; ok && k <= SA_IN_SACCT; k++) {
         if (!(parsed & (1u << k)))
@@ -910,6 +912,7 @@ static bool write_spans(const sa_ingest_env_t *env, const sa_snapshot_t *snap, p
     jobs_clear(&r.w.batch);
     jobs_clear(&r.held);
     free(r.buf);
+    sa_json_memo_destroy(r.memo);
     return ok && sa_archive_flush_rollups(env->archive, &stats->jobs, error);
 }
 

@@ -24,9 +24,11 @@
 
 /*
  * One element of "jobs" from its bytes, decoded and converted as sa_parse_json decodes
- * and converts it in a whole document (sa_parse_record's JSON half; sa_json_stream.c).
+ * and converts it in a whole document (sa_parse_record's JSON half; sa_json_stream.c);
+ * memo (may be NULL) shares member values with the records read before (sa_json_memo.h).
  */
-bool sa_json_job_record(const char *rec, size_t len, sa_job_t **out, sa_error_t *error);
+struct sa_json_memo;
+bool sa_json_job_record(const char *rec, size_t len, struct sa_json_memo *memo, sa_job_t **out, sa_error_t *error);
 
 /* The JSON type of v for messages: "object", "array", "string", "integer", "number"
  * (a real), "boolean", "null"; "nothing" when v is NULL (absent). */

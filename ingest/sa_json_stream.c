@@ -569,23 +569,26 @@ static bool doc_job(doc_t *d, const json_t *elem, sa_error_t *error)
     return ok;
 }
 
-bool sa_json_job_record(const char *rec, size_t len, sa_job_t **out, sa_error_t *error)
+bool sa_json_job_record(const char *rec, size_t len, sa_json_memo_t *memo, sa_job_t **out, sa_error_t *error)
 {
-    json_error_t jerr;
-    json_t *elem = NULL;
-    bool repaired = false, failed;
+    /* the element walked as doc_array walks one: the same scan, memo and repairs */
+    sa_reader_t r;
+    stream_t s = {.r = &r, .elem_tolerant = true};
+    json_t *elem;
     sa_kind_t k;
+    bool failed;
 
     *out = NULL;
-    if (!decode_value(rec, len, true, &elem, &repaired, &jerr))
-        return sa_error_nomem(error);
-    if (!elem) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "invalid JSON record: %s", jerr.text);
-        return false;
-    }
-    if (job_elem_kind(elem, 0, &k, error))
+    sa_reader_init_mem(&r, rec, len);
+    elem = stream_value(&s, memo, error);
+    if (!elem && s.undecodable)
+        sa_error_set(error, SA_ERR_INPUT, 0, "invalid JSON record: %s", s.undecodable_why);
+    if (elem && job_elem_kind(elem, 0, &k, error))
         *out = job_from_elem(elem, k, &failed, error);
     json_decref(elem);
+    free(s.buf);
+    free(s.out);
+    free(s.seps);
     return *out != NULL;
 }
 

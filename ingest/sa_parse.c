@@ -184,7 +184,8 @@ static bool one_record_aside(const char *raw, size_t len, const char *why, bool 
 }
 
 bool sa_parse_record(const char *rec, size_t len, const char *header, size_t header_len, const char *delimiter,
-                     const sa_sacct_text_opts_t *topts, sa_job_t **out, sa_error_t *error)
+                     const sa_sacct_text_opts_t *topts, struct sa_json_memo *memo, sa_job_t **out,
+                     sa_error_t *error)
 {
     sa_sacct_text_opts_t opts = {delimiter, topts ? topts->fields : NULL, topts ? topts->tz : NULL};
     one_record_t o = {NULL, 0};
@@ -195,7 +196,7 @@ bool sa_parse_record(const char *rec, size_t len, const char *header, size_t hea
 
     *out = NULL;
     if (!delimiter)
-        return sa_json_job_record(rec, len, out, error);
+        return sa_json_job_record(rec, len, memo, out, error);
     /* sacct text: the header line, then the record's lines, parsed as a whole input is
      * (set-aside lines among them are set aside again) */
     if (!(text = malloc(header_len + len + 1)))

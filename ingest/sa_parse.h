@@ -179,9 +179,13 @@ bool sa_parse_any(sa_reader_t *r, const sa_sacct_text_opts_t *topts, const sa_si
  * "jobs" (squeue's or sacct's) when delimiter is NULL, else sacct text lines with the
  * span's header and delimiter and the text options of the whole input. Decoded and converted exactly
  * as in the whole input, so *out is the same record (a new one, for the caller to
- * destroy). Fails when the bytes do not hold exactly one record.
+ * destroy). memo (sa_json_memo.h; may be NULL): JSON member values shared with the
+ * records read before, as a whole parse shares them. Fails when the bytes do not hold
+ * exactly one record.
  */
+struct sa_json_memo;
 bool sa_parse_record(const char *rec, size_t len, const char *header, size_t header_len, const char *delimiter,
-                     const sa_sacct_text_opts_t *topts, sa_job_t **out, sa_error_t *error);
+                     const sa_sacct_text_opts_t *topts, struct sa_json_memo *memo, sa_job_t **out,
+                     sa_error_t *error);
 
 #endif

@@ -10,6 +10,8 @@
  */
 #include "fuzz.h"
 
+#include "sa_json_memo.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +20,7 @@ typedef struct {
     const char *data;
     size_t len;
     const sa_sacct_text_opts_t *opts;
+    sa_json_memo_t *memo;
 } rec_ctx_t;
 
 static bool on_job(sa_job_t *job, void *vctx, sa_error_t *error)
@@ -34,7 +37,7 @@ static bool on_job(sa_job_t *job, void *vctx, sa_error_t *error)
         fz_fail("span [%llu, +%llu) beyond the %zu bytes of the input", (unsigned long long)c->span.off,
                 (unsigned long long)c->span.len, c->len);
     if (!sa_parse_record(c->data + c->span.off, (size_t)c->span.len, c->span.header,
-                         c->span.header_len, c->span.delimiter, c->opts, &again, &err)) {
+                         c->span.header_len, c->span.delimiter, c->opts, c->memo, &again, &err)) {
         if (err.domain == SA_ERR_NOMEM)
             return true;
         fz_fail("job %lld at byte %llu: alone: %s", (long long)job->job_id, (unsigned long long)c->span.off,
@@ -72,11 +75,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     bool have_opts;
 
     have_opts = fz_text_opts(&data, &size, &opts, &line);
-    c = (rec_ctx_t){{0, 0, NULL, 0, NULL}, (const char *)data, size, have_opts ? &opts : NULL};
+    c = (rec_ctx_t){{0, 0, NULL, 0, NULL}, (const char *)data, size, have_opts ? &opts : NULL, sa_json_memo_new()};
     sa_meta_init(&meta);
     sa_reader_init_mem(&r, (const char *)data, size);
     (void)sa_parse_any(&r, c.opts, &sink, &meta, &kind, &err);
     sa_meta_clear(&meta);
+    sa_json_memo_destroy(c.memo);
     free(line);
     return 0;
 }
