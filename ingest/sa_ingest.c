@@ -452,6 +452,8 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
         free(raw);
         return ok;
     }
+    if (!p->env->archive)
+        return true; /* --no-mongo: checked and counted, nothing to write */
     if (p->span.len == 0) {
         /* cannot be read alone: held whatever comes */
         if (!jobs_push(&p->held, job))
@@ -465,7 +467,7 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
     if (!jobs_push(hit ? &p->hits : &p->kept, job))
         goto oom;
     if (p->kept.n + p->hits.n > p->keep_max) {
-        /* too many to hold: keep only their ids, and read them again in a second pass */
+        /* too many to hold: only where they are is kept (note_span), to read them again there */
         jobs_clear(&p->kept);
         jobs_clear(&p->hits);
         p->overflow = true;
