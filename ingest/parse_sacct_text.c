@@ -307,7 +307,7 @@ typedef struct {
      * the current job's first line and the end of its last */
     char *hdr_text;     /* the header line (with "\n"), or -n input's columns as one; NULL: none that reads back */
     size_t hdr_len;
-    uint64_t line_off, line_end, job_off, job_end;
+    uint64_t line_off, job_off, job_end;
     uint64_t gap_off;   /* the first line set aside since the current job began (when gap) */
     bool gap;
 } sacct_t;
@@ -1363,7 +1363,6 @@ static bool take_data_line(sacct_t *st, tline_t *cur, size_t n, bool *header_don
     }
     nsteps = st->job ? st->job->nsteps : 0;
     st->line_off = cur->off;
-    st->line_end = cur->end;
     ok = data_line(st, tolerant ? &why : error);
     if (ok)
         st->job_end = cur->end;

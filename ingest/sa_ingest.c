@@ -241,6 +241,19 @@ static void jobs_clear(jobvec_t *jv)
     memset(jv, 0, sizeof *jv);
 }
 
+/* Moves every record of from to the end of to, leaving from empty; false when out of memory (nothing moved). */
+static bool jobs_move(jobvec_t *to, jobvec_t *from)
+{
+    if (!from->n)
+        return true;
+    if (!SA_VEC_GROW(to->v, to->cap, to->n, from->n, 256))
+        return false;
+    memcpy(to->v + to->n, from->v, from->n * sizeof *from->v);
+    to->n += from->n;
+    from->n = 0;
+    return true;
+}
+
 /* ---- records set aside ---------------------------------------------------------------- */
 
 typedef struct {
@@ -255,6 +268,15 @@ typedef struct {
     size_t count, repaired, logged;
     const char *input; /* its file, for log lines */
 } aside_t;
+
+/* Writes n bytes to the temporary file. */
+static bool aside_write(aside_t *a, const char *p, size_t n, sa_error_t *error)
+{
+    if (sa_write_all(a->spill, p, n))
+        return true;
+    sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
+    return false;
+}
 
 /* Moves what is in memory to the temporary file (made the first time: unlinked at once, so
  * that a killed run leaves nothing). */
@@ -276,10 +298,8 @@ static bool aside_spill(aside_t *a, sa_error_t *error)
         }
         a->spilled = true;
     }
-    if (a->text.len && !sa_write_all(a->spill, a->text.data, a->text.len)) {
-        sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
+    if (a->text.len && !aside_write(a, a->text.data, a->text.len, error))
         return false;
-    }
     a->text.len = 0;
     return true;
 }
@@ -292,11 +312,9 @@ static bool aside_append(aside_t *a, const char *p, size_t n, sa_error_t *error)
         sa_buf_init(&a->text, SIZE_MAX);
     if (a->text.len + n > a->mem && !aside_spill(a, error))
         return false;
-    if (n > a->mem && !sa_write_all(a->spill, p, n)) {
-        sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
-        return false;
-    }
-    return n > a->mem || sa_buf_append(&a->text, p, n) || sa_error_nomem(error);
+    if (n > a->mem)
+        return aside_write(a, p, n, error); /* one record larger than the memory share: straight to the file */
+    return sa_buf_append(&a->text, p, n) || sa_error_nomem(error);
 }
 
 /* The parsers' set-aside callback: logs, counts and keeps the raw text. */
@@ -393,10 +411,10 @@ static bool record_storable(const sa_job_t *job, const sa_obs_ctx_t *ctx, sa_err
     return ok;
 }
 
-/* Notes where a changed record is, and, the first time, what reading sacct text alone needs. */
-static bool note_span(pass_t *p, const sa_job_t *job, sa_error_t *error)
+/* Notes where a changed record is (with its digest), and, the first time, what reading sacct text alone needs. */
+static bool note_span(pass_t *p, const sa_job_t *job, uint64_t digest, sa_error_t *error)
 {
-    sa_jobcache_span_t row = {job->job_id, (int)p->kind, p->span.off, p->span.len, sa_job_digest(job, NULL)};
+    sa_jobcache_span_t row = {job->job_id, (int)p->kind, p->span.off, p->span.len, digest};
     if (p->span.delimiter && !p->delim) {
         p->delim = strdup(p->span.delimiter);
         p->header = malloc(p->span.header_len + 1);
@@ -417,7 +435,8 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
 {
     pass_t *p = vctx;
     sa_error_t why;
-    bool hit = false;
+    bool hit = false, digested = false;
+    uint64_t digest = 0;
 
     p->records++;
     if (p->kind == SA_IN_SQUEUE && p->env->archive && !idset_add(&p->listed, job->job_id, error))
@@ -427,8 +446,11 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
         int64_t submit, start;
         uint64_t d;
         sa_jobcache_key(job, &source, &submit, &start);
-        hit = sa_jobcache_get_record(p->env->cache, job->job_id, source, submit, start, &d) &&
-              d == sa_job_digest(job, NULL);
+        if (sa_jobcache_get_record(p->env->cache, job->job_id, source, submit, start, &d)) {
+            digest = sa_job_digest(job, NULL);
+            digested = true;
+            hit = d == digest;
+        }
     }
     if (hit && !p->env->verify) {
         /* merged before as it is now (so it made a storable document then): nothing to build */
@@ -460,7 +482,7 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
             goto oom;
         return true;
     }
-    if (!note_span(p, job, error))
+    if (!note_span(p, job, digested ? digest : sa_job_digest(job, NULL), error))
         return false;
     if (p->overflow)
         return true;
@@ -898,12 +920,8 @@ static bool write_spans(const sa_ingest_env_t *env, const sa_snapshot_t *snap, p
             ok = false;
         }
         /* the held records of both inputs, in job id order */
-        if (ok && !SA_VEC_GROW(r.held.v, r.held.cap, r.held.n, p[k].held.n, 256))
+        if (ok && !jobs_move(&r.held, &p[k].held))
             ok = sa_error_nomem(error);
-        for (size_t i = 0; ok && i < p[k].held.n; i++) {
-            r.held.v[r.held.n++] = p[k].held.v[i];
-            p[k].held.v[i] = NULL;
-        }
         jobs_clear(&p[k].kept);
         jobs_clear(&p[k].hits);
     }
@@ -928,12 +946,7 @@ static bool join_kept(const sa_ingest_env_t *env, pass_t *sq, pass_t *sa)
 {
     if (env->verify || sq->overflow || sa->overflow || sa->kept.n == 0)
         return false;
-    if (!SA_VEC_GROW(sq->kept.v, sq->kept.cap, sq->kept.n, sa->kept.n, 256))
-        return false; /* out of memory here: written one input at a time */
-    memcpy(sq->kept.v + sq->kept.n, sa->kept.v, sa->kept.n * sizeof *sa->kept.v);
-    sq->kept.n += sa->kept.n;
-    sa->kept.n = 0;
-    return true;
+    return jobs_move(&sq->kept, &sa->kept); /* out of memory here: written one input at a time */
 }
 
 /*
@@ -945,16 +958,10 @@ static bool write_held(const sa_ingest_env_t *env, pass_t *p, unsigned parsed, s
 {
     bool joined;
 
+    /* the records that have no span are changed records like the kept ones */
     for (int k = SA_IN_SQUEUE; k <= SA_IN_SACCT; k++) {
-        pass_t *q = &p[k];
-        /* the records that have no span are changed records like the kept ones */
-        if (!q->held.n)
-            continue;
-        if (!SA_VEC_GROW(q->kept.v, q->kept.cap, q->kept.n, q->held.n, 256))
+        if (!jobs_move(&p[k].kept, &p[k].held))
             return sa_error_nomem(error);
-        memcpy(q->kept.v + q->kept.n, q->held.v, q->held.n * sizeof *q->held.v);
-        q->kept.n += q->held.n;
-        q->held.n = 0;
     }
     joined = (parsed & (1u << SA_IN_SQUEUE)) && (parsed & (1u << SA_IN_SACCT)) &&
              join_kept(env, &p[SA_IN_SQUEUE], &p[SA_IN_SACCT]);
