@@ -1990,30 +1990,18 @@ json_t *sa_archive_get_job(sa_archive_t *a, const char *cluster, int64_t job_id,
 
 /* ---- changes by _id (the Prometheus import) ------------------------------------------------ */
 
-bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, int64_t to, sa_strv_t *ids,
-                          int64_t **ends, size_t *ends_cap, sa_error_t *error)
+/* Appends to ids (and *ends) the final job documents of the ended lists of one day (parts[0..n)) whose end is in (after, to]. */
+static bool ended_of_day(sa_archive_t *a, char *const *parts, size_t n, int64_t after, int64_t to, sa_strv_t *ids,
+                         int64_t **ends, size_t *ends_cap, sa_error_t *error)
 {
-    sa_strv_t days;
     bson_t filter = BSON_INITIALIZER;
-    mongoc_cursor_t *cur = NULL;
+    mongoc_cursor_t *cur;
     const bson_t *b;
     bson_error_t berr;
     sa_rolldoc_t d;
     bool ok = true;
 
-    sa_strv_init(&days);
-    if (to < after || to < 0)
-        return true;
-    for (int64_t day = sa_rollup_day(after < 0 ? 0 : after); ok && day <= sa_rollup_day(to); day += SA_DAY) {
-        char *id = sa_rollup_id(cluster, day + SA_ROLLUP_ENDED);
-        ok = id && sa_strv_push(&days, id);
-        free(id);
-    }
-    if (!ok) {
-        sa_strv_clear(&days);
-        return sa_error_nomem(error);
-    }
-    sa_bson_append_in_strings(&filter, "_id", days.v, days.n);
+    sa_bson_append_in_strings(&filter, "_id", parts, n);
     cur = mongoc_collection_find_with_opts(a->rollups, &filter, NULL, NULL);
     while (ok && mongoc_cursor_next(cur, &b)) {
         sa_rolldoc_init(&d);
@@ -2035,7 +2023,27 @@ bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, i
     }
     mongoc_cursor_destroy(cur);
     bson_destroy(&filter);
-    sa_strv_clear(&days);
+    return ok;
+}
+
+bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, int64_t to, sa_strv_t *ids,
+                          int64_t **ends, size_t *ends_cap, sa_error_t *error)
+{
+    sa_strv_t parts;
+    bool ok = true;
+
+    if (to < after || to < 0)
+        return true;
+    sa_strv_init(&parts);
+    for (int64_t day = sa_rollup_day(after < 0 ? 0 : after); ok && day <= sa_rollup_day(to); day += SA_DAY) {
+        for (int part = 0; ok && part < SA_ROLLUP_PARTS; part++) {
+            char *id = sa_rollup_id(cluster, day + SA_ROLLUP_ENDED, part);
+            ok = (id && sa_strv_push(&parts, id)) || sa_error_nomem(error);
+            free(id);
+        }
+        ok = ok && ended_of_day(a, parts.v, parts.n, after, to, ids, ends, ends_cap, error);
+        sa_strv_clear(&parts);
+    }
     return ok;
 }
 

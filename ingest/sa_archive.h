@@ -195,7 +195,7 @@ bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error
 
 /*
  * The _ids of the final job documents of cluster whose end is in (after, to]: the ended
- * lists "<cluster>:<YYYY-MM-DD>:e" of those days (schema/jobdoc/sa_rollup.h), read by _id.
+ * lists "<cluster>:<YYYY-MM-DD>:e<part>" of those days (schema/jobdoc/sa_rollup.h), read by _id.
  * Appended to ids, in the lists' order (by day); each one's end appended to *ends (a
  * growable array of capacity *ends_cap, parallel to ids: entries before the call's are
  * left alone, and must be there).

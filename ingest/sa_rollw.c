@@ -104,18 +104,20 @@ const sa_rollw_stats_t *sa_rollw_stats(const sa_rollw_t *w)
     return &w->stats;
 }
 
-/* The staged document of a day (SA_UNSET: open), created empty. */
-static sa_rolldoc_t *mini_of(sa_rollw_t *w, int64_t day, sa_error_t *error)
+/* The staged document of a day (SA_UNSET: open) and part, created empty. */
+static sa_rolldoc_t *mini_of(sa_rollw_t *w, int64_t day, int part, sa_error_t *error)
 {
+    if (sa_rollup_kind(day) == SA_ROLLUP_K_LIVE)
+        part = 0;
     for (size_t i = 0; i < w->nmini; i++) {
-        if (w->mini[i].day == day)
+        if (w->mini[i].day == day && w->mini[i].part == part)
             return &w->mini[i];
     }
     if (!SA_VEC_GROW(w->mini, w->minicap, w->nmini, 1, 8)) {
         sa_error_nomem(error);
         return NULL;
     }
-    if (!sa_rolldoc_new(&w->mini[w->nmini], w->cluster, day, error))
+    if (!sa_rolldoc_new(&w->mini[w->nmini], w->cluster, day, part, error))
         return NULL;
     return &w->mini[w->nmini++];
 }
@@ -181,9 +183,10 @@ static bool note_untyped(sa_rollw_t *w, const char *id, bool gone, sa_error_t *e
  */
 static bool stage_new(sa_rollw_t *w, const char *id, int64_t v, const int64_t *days, size_t n, sa_error_t *error)
 {
+    int part = sa_rollup_part_of(id);
     w->stats.staged++;
     for (size_t i = 0; i < w->newc.ndays; i++) {
-        sa_rolldoc_t *m = mini_of(w, w->newc.days[i].day, error);
+        sa_rolldoc_t *m = mini_of(w, w->newc.days[i].day, part, error);
         if (!m || !sa_rolldoc_put(m, id, v, &w->newc, error))
             return false;
     }
@@ -191,7 +194,7 @@ static bool stage_new(sa_rollw_t *w, const char *id, int64_t v, const int64_t *d
         sa_rolldoc_t *m;
         if (has_day(&w->newc, days[i]))
             continue;
-        if (!(m = mini_of(w, days[i], error)) || !sa_rolldoc_put(m, id, v, NULL, error))
+        if (!(m = mini_of(w, days[i], part, error)) || !sa_rolldoc_put(m, id, v, NULL, error))
             return false;
     }
     return true;
@@ -651,7 +654,7 @@ static bool write_rows(sa_rollw_t *w, const sa_rolldoc_t *d, int64_t m_v, sa_err
 {
     bson_t b = BSON_INITIALIZER, filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, cond;
     bson_error_t berr;
-    char *id = sa_rollup_rows_id(d->cluster, d->day);
+    char *id = sa_rollup_rows_id(d->cluster, d->day, d->part);
     bool ok;
 
     if (!id)
@@ -863,7 +866,7 @@ static bool flush_one(sa_rollw_t *w, const sa_rolldoc_t *mini, bool *conflict, s
     bool ok;
 
     *conflict = false;
-    ok = sa_rolldoc_new(&pd, w->cluster, mini->day, error) && read_docs(w, &id, &pd, 1, error);
+    ok = sa_rolldoc_new(&pd, w->cluster, mini->day, mini->part, error) && read_docs(w, &id, &pd, 1, error);
     if (ok) {
         pd.changed = false;
         ok = sa_rolldoc_merge(&pd, mini, error);
@@ -926,10 +929,13 @@ static size_t docset_pos(const docset_t *s, const char *id, bool *found)
     return sa_rollup_find(s->v, s->n, sizeof *s->v, id, found);
 }
 
-/* The document of a day in s, created empty (NULL on out of memory). */
-static sa_rolldoc_t *docset_get(docset_t *s, const char *cluster, int64_t day, sa_error_t *error)
+/* The document of a day and part in s, created empty (NULL on out of memory). */
+static sa_rolldoc_t *docset_get(docset_t *s, const char *cluster, int64_t day, int part, sa_error_t *error)
 {
-    char *id = sa_rollup_id(cluster, day);
+    char *id;
+    if (sa_rollup_kind(day) == SA_ROLLUP_K_LIVE)
+        part = 0;
+    id = sa_rollup_id(cluster, day, part);
     bool found;
     size_t pos;
     if (!id) {
@@ -946,7 +952,7 @@ static sa_rolldoc_t *docset_get(docset_t *s, const char *cluster, int64_t day, s
     }
     memmove(&s->v[pos + 1], &s->v[pos], (s->n - pos) * sizeof *s->v);
     s->n++;
-    if (!sa_rolldoc_new(&s->v[pos], cluster, day, error)) {
+    if (!sa_rolldoc_new(&s->v[pos], cluster, day, part, error)) {
         memmove(&s->v[pos], &s->v[pos + 1], (--s->n - pos) * sizeof *s->v);
         return NULL;
     }
@@ -1029,7 +1035,7 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
             sa_rolldoc_t *doc;
             if (!in_since(c.days[d].day, since))
                 continue;
-            doc = docset_get(s, cluster, c.days[d].day, error);
+            doc = docset_get(s, cluster, c.days[d].day, sa_rollup_part_of(view.id.value.v_utf8.str), error);
             ok = doc && sa_rolldoc_put(doc, view.id.value.v_utf8.str, v, &c, error);
         }
     }
@@ -1048,7 +1054,7 @@ static bool compute_coll(mongoc_collection_t *coll, const char *hosts, const cha
 /* True for a members document (a day's, open, live, ended); false for a day's rows document. */
 static bool is_members_doc(const sa_rolldoc_t *d)
 {
-    char *rid = sa_rollup_rows_id(d->cluster, d->day);
+    char *rid = sa_rollup_rows_id(d->cluster, d->day, d->part);
     bool rows = rid && strcmp(rid, d->id) == 0;
     free(rid);
     return !rows;
@@ -1105,7 +1111,7 @@ static bool remove_others(mongoc_collection_t *coll, const docset_t *want, const
         bool found = false, ok;
         bson_t filter = BSON_INITIALIZER;
         for (size_t k = 0; rows && !found && k < want->n; k++) {
-            char *rid = sa_rollup_rows_id(want->v[k].cluster, want->v[k].day);
+            char *rid = sa_rollup_rows_id(want->v[k].cluster, want->v[k].day, want->v[k].part);
             found = rid && strcmp(rid, have->v[i].id) == 0;
             free(rid);
         }
@@ -1148,7 +1154,7 @@ static bool replace_all(mongoc_collection_t *coll, const char *hosts, const docs
         size_t pos = docset_pos(have, d->id, &found);
         int64_t v = found ? have->v[pos].v : 0;
         bson_t b = BSON_INITIALIZER, r = BSON_INITIALIZER;
-        char *rid = sa_rollup_rows_id(d->cluster, d->day);
+        char *rid = sa_rollup_rows_id(d->cluster, d->day, d->part);
         if (!found || !sa_rolldoc_equal(d, &have->v[pos])) {
             v++;
             if (!sa_rolldoc_to_bson(d, v, &b, error)) {
@@ -1256,7 +1262,7 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
                 if (out)
                     fprintf(out, "rollup %s: missing\n", want.v[i].id);
             } else if (sa_rollup_kind(want.v[i].day) == SA_ROLLUP_K_DAY) { /* the day's rows: the sums of its members */
-                char *rid = sa_rollup_rows_id(cluster, want.v[i].day);
+                char *rid = sa_rollup_rows_id(cluster, want.v[i].day, want.v[i].part);
                 size_t rpos = rid ? docset_pos(&have_rows, rid, &found) : 0;
                 if (!rid || !found || !sa_rolldoc_rows_match(&want.v[i], &have_rows.v[rpos]) ||
                     have_rows.v[rpos].m_v != have.v[pos].v) {
@@ -1278,7 +1284,7 @@ bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *clus
                 fprintf(out, "rollup %s: stored, but no job document contributes to it\n", have.v[i].id);
         }
         for (size_t i = 0; i < have_rows.n; i++) {
-            char *mid = sa_rollup_id(cluster, have_rows.v[i].day);
+            char *mid = sa_rollup_id(cluster, have_rows.v[i].day, have_rows.v[i].part);
             bool found = false;
             if (mid)
                 docset_pos(&want, mid, &found);

@@ -62,49 +62,41 @@ static size_t day_range(int64_t from, int64_t to, int64_t *d0)
     return (size_t)((sa_rollup_day(to - 1) - *d0) / SA_DAY + 1);
 }
 
+/* Appends the ids of day's documents (rows: its rows, else its members) of every part to v. */
+static bool push_parts(sa_strv_t *v, const char *cluster, int64_t day, bool rows, sa_error_t *error)
+{
+    for (int part = 0; part < SA_ROLLUP_PARTS; part++) {
+        char *id = rows ? sa_rollup_rows_id(cluster, day, part) : sa_rollup_id(cluster, day, part);
+        bool ok = id && sa_strv_push(v, id);
+        free(id);
+        if (!ok)
+            return sa_error_nomem(error);
+    }
+    return true;
+}
+
 bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bool open, sa_rollread_whole_fn whole,
                  sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error)
 {
     rctx_t r = {fn, ctx, {0}, docs};
-    char **whole_ids = NULL, **part_ids = NULL;
-    size_t nw = 0, np = 0, ndays;
+    sa_strv_t whole_ids, part_ids;
+    size_t ndays;
     int64_t d0;
     bool ok = true;
 
     sa_rolldoc_init(&r.doc);
+    sa_strv_init(&whole_ids);
+    sa_strv_init(&part_ids);
     ndays = day_range(from, to, &d0);
-    whole_ids = calloc(ndays + 1, sizeof *whole_ids);
-    part_ids = calloc(ndays + 2, sizeof *part_ids);
-    if (!whole_ids || !part_ids) {
-        ok = false;
-        sa_error_nomem(error);
-        goto done;
-    }
     for (size_t i = 0; ok && i < ndays; i++) {
         int64_t day = d0 + (int64_t)i * SA_DAY;
-        bool rows = whole && whole(day, ctx); /* the day's rows document, else its members */
-        char *id = rows ? sa_rollup_rows_id(cluster, day) : sa_rollup_id(cluster, day);
-        if (!id) {
-            ok = false;
-            sa_error_nomem(error);
-        } else if (rows) {
-            whole_ids[nw++] = id;
-        } else {
-            part_ids[np++] = id;
-        }
+        bool rows = whole && whole(day, ctx); /* the day's rows documents, else its members */
+        ok = push_parts(rows ? &whole_ids : &part_ids, cluster, day, rows, error);
     }
-    if (ok && open && !(part_ids[np++] = sa_rollup_id(cluster, SA_UNSET))) {
-        ok = false;
-        sa_error_nomem(error);
-    }
-    ok = ok && read_ids(db, whole_ids, nw, &r, error) && read_ids(db, part_ids, np, &r, error);
-done:
-    for (size_t i = 0; whole_ids && i < nw; i++)
-        free(whole_ids[i]);
-    for (size_t i = 0; part_ids && i < np; i++)
-        free(part_ids[i]);
-    free(whole_ids);
-    free(part_ids);
+    ok = ok && (!open || push_parts(&part_ids, cluster, SA_UNSET, false, error));
+    ok = ok && read_ids(db, whole_ids.v, whole_ids.n, &r, error) && read_ids(db, part_ids.v, part_ids.n, &r, error);
+    sa_strv_clear(&whole_ids);
+    sa_strv_clear(&part_ids);
     sa_rolldoc_clear(&r.doc);
     return ok;
 }
@@ -124,22 +116,22 @@ bool sa_rollread_ids(sa_rdb_t *db, char **ids, size_t n, sa_rollread_fn fn, void
 static bool read_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t kind, int64_t from, int64_t to,
                        sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error)
 {
-    size_t n = 0, ndays;
+    size_t ndays;
     int64_t d0;
-    char **ids;
+    sa_strv_t ids;
     bool ok = true;
 
+    sa_strv_init(&ids);
     ndays = day_range(from, to, &d0);
-    if (!(ids = calloc(ndays + SA_ROLLUP_LIVE_SHARDS + 1, sizeof *ids)))
-        return sa_error_nomem(error);
-    for (int k = 0; ok && live && k < SA_ROLLUP_LIVE_SHARDS; k++)
-        ok = (ids[n++] = sa_rollup_id(cluster, SA_ROLLUP_LIVE + k)) != NULL;
+    for (int k = 0; ok && live && k < SA_ROLLUP_LIVE_SHARDS; k++) {
+        char *id = sa_rollup_id(cluster, SA_ROLLUP_LIVE + k, 0);
+        ok = (id && sa_strv_push(&ids, id)) || sa_error_nomem(error);
+        free(id);
+    }
     for (size_t i = 0; ok && i < ndays; i++)
-        ok = (ids[n++] = sa_rollup_id(cluster, d0 + (int64_t)i * SA_DAY + kind)) != NULL;
-    ok = ok ? sa_rollread_ids(db, ids, n, fn, ctx, docs, error) : sa_error_nomem(error);
-    for (size_t i = 0; i < n; i++)
-        free(ids[i]);
-    free(ids);
+        ok = push_parts(&ids, cluster, d0 + (int64_t)i * SA_DAY + kind, false, error);
+    ok = ok && sa_rollread_ids(db, ids.v, ids.n, fn, ctx, docs, error);
+    sa_strv_clear(&ids);
     return ok;
 }
 

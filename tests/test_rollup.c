@@ -115,7 +115,7 @@ static void test_contrib_across_midnight(void **state)
     assert_int_equal(x->rec[SA_RR_E_CPU_ALLOC_S], 115200);
 
     /* the day document of 10-05 holding it: one row */
-    assert_true(sa_rolldoc_new(&d, "c", D4 + 24 * H, &err));
+    assert_true(sa_rolldoc_new(&d, "c", D4 + 24 * H, 0, &err));
     assert_true(sa_rolldoc_put(&d, "c:1", 3, &c, &err));
     assert_true(d.changed);
     assert_true(sa_rolldoc_sums(&d, &sums, &ended, &err));
@@ -208,11 +208,26 @@ static void test_contrib_job_lists(void **state)
     assert_int_equal(sa_rollup_kind(SA_ROLLUP_LIVE + 15), SA_ROLLUP_K_LIVE);
     assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_ENDED), SA_ROLLUP_K_ENDED);
     assert_int_equal(sa_rollup_kind(D4), SA_ROLLUP_K_DAY);
-    assert_string_equal(id = sa_rollup_id("c", SA_ROLLUP_LIVE + 5), "c:live:5");
+    assert_string_equal(id = sa_rollup_id("c", SA_ROLLUP_LIVE + 5, 3), "c:live:5");
     free(id);
-    assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_ENDED), "c:2026-10-04:e");
+    assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_ENDED, 1), "c:2026-10-04:e1");
     free(id);
-    assert_null(sa_rollup_rows_id("c", D4 + SA_ROLLUP_ENDED));
+    assert_null(sa_rollup_rows_id("c", D4 + SA_ROLLUP_ENDED, 0));
+    /* the parts: blocks of 4,096 job ids mod 64, a superseded document with its job */
+    assert_int_equal(sa_rollup_part_of("c:4095"), 0);
+    assert_int_equal(sa_rollup_part_of("c:4096"), 1);
+    assert_int_equal(sa_rollup_part_of("c:4096:1700000000"), 1);
+    assert_int_equal(sa_rollup_part_of("c:262143"), 63);
+    assert_int_equal(sa_rollup_part_of("c:262144"), 0);
+    assert_int_equal(sa_rollup_part_of("c:x"), 0);
+    assert_string_equal(id = sa_rollup_id("c", D4, 63), "c:2026-10-04:m63");
+    free(id);
+    assert_string_equal(id = sa_rollup_rows_id("c", D4, 5), "c:2026-10-04:r5");
+    free(id);
+    assert_string_equal(id = sa_rollup_id("c", SA_UNSET, 7), "c:open:7");
+    free(id);
+    assert_null(sa_rollup_id("c", D4, SA_ROLLUP_PARTS));
+    assert_null(sa_rollup_rows_id("c", D4, -1));
 
     sa_jobview_init(&v);
     sa_rcontrib_init(&c);
@@ -231,7 +246,7 @@ static void test_contrib_job_lists(void **state)
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[2], "gpu");
     assert_string_equal(c.states[x->rec[SA_RR_STATE]], "PENDING");
     /* the live shard through BSON: its kind and record come back */
-    assert_true(sa_rolldoc_new(&d, "c", SA_ROLLUP_LIVE + 5, &err));
+    assert_true(sa_rolldoc_new(&d, "c", SA_ROLLUP_LIVE + 5, 0, &err));
     assert_true(sa_rolldoc_put(&d, "c:5234", 7, &c, &err));
     assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
     sa_rolldoc_init(&back);
@@ -262,7 +277,7 @@ static void test_contrib_job_lists(void **state)
     assert_non_null(x = day_of(&c, D4 + SA_ROLLUP_ENDED));
     assert_int_equal(x->rec[SA_RR_END], D4 + 5 * H);
     assert_int_equal(x->rec[SA_RR_START], -1);
-    assert_true(sa_rolldoc_new(&d, "c", D4 + SA_ROLLUP_ENDED, &err));
+    assert_true(sa_rolldoc_new(&d, "c", D4 + SA_ROLLUP_ENDED, 0, &err));
     assert_true(sa_rolldoc_put(&d, "c:7", 2, &c, &err));
     assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
     sa_rolldoc_init(&back);
@@ -298,7 +313,7 @@ static void test_rolldoc_members(void **state)
     sa_jobview_init(&v);
     sa_rcontrib_init(&c);
     contrib_of_json(&v, &c, &b, json);
-    assert_true(sa_rolldoc_new(&d, "c", D4, &err));
+    assert_true(sa_rolldoc_new(&d, "c", D4, 0, &err));
     assert_true(sa_rolldoc_put(&d, "c:9", 5, &c, &err));
     d.changed = false;
     assert_true(sa_rolldoc_put(&d, "c:9", 5, &c, &err)); /* the same again: nothing changes */
@@ -316,9 +331,32 @@ static void test_rolldoc_members(void **state)
     assert_true(sa_rolldoc_read(&back, &out, &err));
     assert_int_equal(back.v, 7);
     assert_true(sa_rolldoc_equal(&d, &back));
+    { /* a part other than 0: kept by the members and the rows documents, and another part's is not equal */
+        sa_rolldoc_t p5, r5;
+        bson_t pb = BSON_INITIALIZER, rb = BSON_INITIALIZER;
+        assert_true(sa_rolldoc_new(&p5, "c", D4, 5, &err));
+        assert_string_equal(p5.id, "c:2026-10-04:m5");
+        assert_true(sa_rolldoc_put(&p5, "c:20489", 5, &c, &err));
+        assert_false(sa_rolldoc_equal(&p5, &d));
+        assert_true(sa_rolldoc_to_bson(&p5, 1, &pb, &err));
+        assert_true(sa_rolldoc_rows_bson(&p5, 1, &rb, &err));
+        sa_rolldoc_clear(&p5);
+        sa_rolldoc_init(&p5);
+        sa_rolldoc_init(&r5);
+        assert_true(sa_rolldoc_read(&p5, &pb, &err));
+        assert_true(sa_rolldoc_read(&r5, &rb, &err));
+        assert_int_equal(p5.part, 5);
+        assert_int_equal(r5.part, 5);
+        assert_string_equal(r5.id, "c:2026-10-04:r5");
+        assert_true(sa_rolldoc_rows_match(&p5, &r5));
+        sa_rolldoc_clear(&p5);
+        sa_rolldoc_clear(&r5);
+        bson_destroy(&pb);
+        bson_destroy(&rb);
+    }
 
     /* a staged removal (tombstone) of version 6 removes the member */
-    assert_true(sa_rolldoc_new(&mini, "c", D4, &err));
+    assert_true(sa_rolldoc_new(&mini, "c", D4, 0, &err));
 
     assert_true(sa_rolldoc_put(&mini, "c:9", 6, NULL, &err));
     assert_int_equal(mini.nm, 1);
@@ -406,32 +444,32 @@ static void test_rollups_of_the_demo(void **state)
 
     /* a day lost: found (exit 9, named), then rebuilt */
     coll = mongoc_client_get_collection(client, db, SA_ROLLUP_COLL);
-    filter = BCON_NEW("_id", BCON_UTF8("demo:2026-10-15"));
+    filter = BCON_NEW("_id", BCON_UTF8("demo:2026-10-15:r24"));
     assert_true(mongoc_collection_delete_one(coll, filter, NULL, NULL, &berr));
     assert_int_equal(run_ingest(uri, db, dir, verify, &out), 9);
-    assert_non_null(strstr(out, "demo:2026-10-15: missing"));
+    assert_non_null(strstr(out, "demo:2026-10-15:r24: missing"));
     free(out);
     assert_int_equal(run_ingest(uri, db, dir, rebuild, NULL), 0);
     assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
-    assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-15\"}"), 1);
+    assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-15:r24\"}"), 1);
 
     /* --since: two days lost, one before it (left alone) and one after it (found, rebuilt) */
     {
         const char *verify_since[] = {"rollup", "--since", "2026-10-10", NULL};
         const char *rebuild_since[] = {"rollup", "--rebuild", "--since", "2026-10-10", NULL};
-        bson_t *f3 = BCON_NEW("_id", BCON_UTF8("demo:2026-10-03")), *f20 = BCON_NEW("_id", BCON_UTF8("demo:2026-10-20"));
+        bson_t *f3 = BCON_NEW("_id", BCON_UTF8("demo:2026-10-03:r24")), *f20 = BCON_NEW("_id", BCON_UTF8("demo:2026-10-20:r24"));
         assert_true(mongoc_collection_delete_one(coll, f3, NULL, NULL, &berr));
         assert_true(mongoc_collection_delete_one(coll, f20, NULL, NULL, &berr));
         assert_int_equal(run_ingest(uri, db, dir, verify_since, &out), 9);
-        assert_non_null(strstr(out, "demo:2026-10-20: missing"));
-        assert_null(strstr(out, "demo:2026-10-03"));
+        assert_non_null(strstr(out, "demo:2026-10-20:r24: missing"));
+        assert_null(strstr(out, "demo:2026-10-03:r24"));
         free(out);
         assert_int_equal(run_ingest(uri, db, dir, rebuild_since, NULL), 0);
-        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-20\"}"), 1);
-        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-03\"}"), 0);
+        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-20:r24\"}"), 1);
+        assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": \"demo:2026-10-03:r24\"}"), 0);
         assert_int_equal(run_ingest(uri, db, dir, verify_since, NULL), 0);
         assert_int_equal(run_ingest(uri, db, dir, verify, &out), 9);
-        assert_non_null(strstr(out, "demo:2026-10-03: missing"));
+        assert_non_null(strstr(out, "demo:2026-10-03:r24: missing"));
         free(out);
         assert_int_equal(run_ingest(uri, db, dir, rebuild, NULL), 0);
         assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
@@ -727,19 +765,52 @@ static void test_equal_to_documents(void **state)
           "cpu=8,gres/gpu:a100=2,node=1|gpu01\n"
           "9001|9001|bob|bio|gpu|FAILED|1:0|2026-10-20T08:00:00|2026-10-20T08:10:00|2026-10-20T10:10:00|7200|"
           "cpu=4,gres/gpu:h100=1,node=1|gpu02\n"
-          /* job 9002 requeued: two runs */
-          "9002|9002|ann|physics|gpu|REQUEUED|0:0|2026-10-10T00:00:00|2026-10-10T01:00:00|2026-10-10T03:00:00|7200|"
-          "cpu=8,gres/gpu:a100=4,node=1|gpu01\n"
-          "9002|9002|ann|physics|gpu|COMPLETED|0:0|2026-10-10T03:05:00|2026-10-10T04:00:00|2026-10-10T23:59:59|71999|"
-          "cpu=8,gres/gpu:a100=4,node=1|gpu01\n"
-          /* job 9003 across the month's end and two GPU types */
-          "9003|9003|cy|chem|gpu|COMPLETED|0:0|2026-10-31T20:00:00|2026-10-31T22:00:00|2026-11-01T03:00:00|18000|"
-          "cpu=16,gres/gpu:a100=2,gres/gpu:h100=1,node=2|gpu[01-02]\n", f);
+          /* job 270002 requeued: two runs (the jobs from here on are in other parts than 1001-1071's 0) */
+          "270002|270002|ann|physics|gpu|REQUEUED|0:0|2026-10-10T00:00:00|2026-10-10T01:00:00|2026-10-10T03:00:00|"
+          "7200|cpu=8,gres/gpu:a100=4,node=1|gpu01\n"
+          "270002|270002|ann|physics|gpu|COMPLETED|0:0|2026-10-10T03:05:00|2026-10-10T04:00:00|2026-10-10T23:59:59|"
+          "71999|cpu=8,gres/gpu:a100=4,node=1|gpu01\n"
+          /* job 540003 across the month's end and two GPU types */
+          "540003|540003|cy|chem|gpu|COMPLETED|0:0|2026-10-31T20:00:00|2026-10-31T22:00:00|2026-11-01T03:00:00|18000|"
+          "cpu=16,gres/gpu:a100=2,gres/gpu:h100=1,node=2|gpu[01-02]\n"
+          /* job 270004 on the 15th beside the generated jobs: the day's rows and members in parts 0 and 1 */
+          "270004|270004|ann|physics|gpu|COMPLETED|0:0|2026-10-15T05:00:00|2026-10-15T06:00:00|2026-10-15T09:30:00|"
+          "12600|cpu=4,gres/gpu:a100=1,node=1|gpu01\n", f);
     fclose(f);
     {
         const char *args[] = {"--sacct", extra, "--at", "2026-11-01T04:00:00Z", NULL};
         assert_int_equal(run_ingest_cluster(uri, db, dir, "synth", args, NULL), 0);
         assert_int_equal(tu_count(client, db, "jobs_superseded", "{}"), 1);
+    }
+    /* each job in its part's documents: 1001-1071 in part 0 (4,096 ids a block), 9001 in 2, 270002 and 270004 in
+     * 1 (block 65 of 64 parts), 540003 in 3 */
+    assert_int_equal(sa_rollup_part_of("synth:1071"), 0);
+    assert_int_equal(sa_rollup_part_of("synth:9001:1790000000"), 2);
+    assert_int_equal(sa_rollup_part_of("synth:270004"), 1);
+    assert_int_equal(sa_rollup_part_of("synth:540003"), 3);
+    assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL,
+                              "{\"_id\": {\"$in\": [\"synth:2026-10-15:m0\", \"synth:2026-10-15:m1\", "
+                              "\"synth:2026-10-15:r0\", \"synth:2026-10-15:r1\", \"synth:2026-10-10:r1\", "
+                              "\"synth:2026-10-03:m2\", \"synth:2026-11-01:r3\", \"synth:2026-10-15:e1\"]}}"), 8);
+    assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": {\"$in\": [\"synth:2026-10-10:r0\", "
+                              "\"synth:2026-10-15:m2\", \"synth:2026-10-15\", \"synth:open\"]}}"), 0);
+    {
+        mongoc_collection_t *coll = mongoc_client_get_collection(client, db, SA_ROLLUP_COLL);
+        bson_t *q = BCON_NEW("_id", BCON_UTF8("synth:2026-10-15:m1"));
+        mongoc_cursor_t *cur = mongoc_collection_find_with_opts(coll, q, NULL, NULL);
+        const bson_t *b;
+        sa_rolldoc_t d;
+        sa_error_t err;
+        sa_rolldoc_init(&d);
+        assert_true(mongoc_cursor_next(cur, &b));
+        assert_true(sa_rolldoc_read(&d, b, &err));
+        assert_int_equal(d.part, 1);
+        assert_int_equal(d.nm, 1);
+        assert_string_equal(d.m[0].id, "synth:270004");
+        sa_rolldoc_clear(&d);
+        mongoc_cursor_destroy(cur);
+        bson_destroy(q);
+        mongoc_collection_destroy(coll);
     }
 #if defined(__SANITIZE_ADDRESS__)
     /* 60 report runs and two sites: a minute more under AddressSanitizer, which would take the suite past its 20

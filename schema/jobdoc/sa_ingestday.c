@@ -12,7 +12,7 @@
 
 char *sa_ingestday_id(const char *cluster, int64_t t)
 {
-    return sa_rollup_rows_id(cluster, sa_rollup_day(t));
+    return sa_rollup_day_id(cluster, t);
 }
 
 static bool in_list(const char *k, const char *const *names)

@@ -66,6 +66,12 @@ int sa_rollup_id_job_cmp(const void *a, const void *b)
     return jx != jy ? (jx < jy ? -1 : 1) : strcmp(x, y);
 }
 
+int sa_rollup_part_of(const char *id)
+{
+    int64_t job = id_job(id);
+    return job <= 0 ? 0 : (int)(job / SA_ROLLUP_PART_BLOCK % SA_ROLLUP_PARTS);
+}
+
 /* "<cluster>:<YYYY-MM-DD><suffix>" of a day's start; NULL on out of memory or a day no _id can name. */
 static char *day_id(const char *cluster, int64_t day, const char *suffix)
 {
@@ -83,27 +89,37 @@ static char *day_id(const char *cluster, int64_t day, const char *suffix)
     return s;
 }
 
-char *sa_rollup_id(const char *cluster, int64_t day)
+char *sa_rollup_day_id(const char *cluster, int64_t day)
 {
-    char *s = NULL;
-    switch (sa_rollup_kind(day)) {
-    case SA_ROLLUP_K_OPEN:
-        return asprintf(&s, "%s:open", cluster) < 0 ? NULL : s;
-    case SA_ROLLUP_K_LIVE:
-        return asprintf(&s, "%s:live:%d", cluster, (int)(day - SA_ROLLUP_LIVE)) < 0 ? NULL : s;
-    case SA_ROLLUP_K_ENDED:
-        return day_id(cluster, day - SA_ROLLUP_ENDED, ":e");
-    case SA_ROLLUP_K_STARTED:
-        return day_id(cluster, day - SA_ROLLUP_STARTED, ":s");
-    case SA_ROLLUP_K_DAY:
-        break;
-    }
-    return day_id(cluster, day, ":m");
+    return day_id(cluster, sa_rollup_day(day), "");
 }
 
-char *sa_rollup_rows_id(const char *cluster, int64_t day)
+char *sa_rollup_id(const char *cluster, int64_t day, int part)
 {
-    return sa_rollup_kind(day) == SA_ROLLUP_K_DAY ? day_id(cluster, day, "") : NULL;
+    char *s = NULL, suffix[16];
+    const char *kind = "m";
+    if (part < 0 || part >= SA_ROLLUP_PARTS)
+        return NULL;
+    switch (sa_rollup_kind(day)) {
+    case SA_ROLLUP_K_OPEN:
+        return asprintf(&s, "%s:open:%d", cluster, part) < 0 ? NULL : s;
+    case SA_ROLLUP_K_LIVE:
+        return asprintf(&s, "%s:live:%d", cluster, (int)(day - SA_ROLLUP_LIVE)) < 0 ? NULL : s;
+    case SA_ROLLUP_K_ENDED: kind = "e"; break;
+    case SA_ROLLUP_K_STARTED: kind = "s"; break;
+    case SA_ROLLUP_K_DAY: break;
+    }
+    snprintf(suffix, sizeof suffix, ":%s%d", kind, part);
+    return day_id(cluster, sa_rollup_day(day), suffix);
+}
+
+char *sa_rollup_rows_id(const char *cluster, int64_t day, int part)
+{
+    char suffix[16];
+    if (sa_rollup_kind(day) != SA_ROLLUP_K_DAY || part < 0 || part >= SA_ROLLUP_PARTS)
+        return NULL;
+    snprintf(suffix, sizeof suffix, ":r%d", part);
+    return day_id(cluster, day, suffix);
 }
 
 /* ---- a job document's contribution ----------------------------------------------------- */
@@ -449,11 +465,12 @@ void sa_rolldoc_clear(sa_rolldoc_t *d)
     sa_rolldoc_init(d);
 }
 
-bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_t *error)
+bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, int part, sa_error_t *error)
 {
     sa_rolldoc_init(d);
     d->day = day;
-    if (!(d->cluster = strdup(cluster)) || !(d->id = sa_rollup_id(cluster, day))) {
+    d->part = sa_rollup_kind(day) == SA_ROLLUP_K_LIVE ? 0 : part;
+    if (!(d->cluster = strdup(cluster)) || !(d->id = sa_rollup_id(cluster, day, d->part))) {
         sa_rolldoc_clear(d);
         return sa_error_nomem(error);
     }
@@ -956,6 +973,8 @@ bool sa_rolldoc_to_bson(const sa_rolldoc_t *d, int64_t v, bson_t *out, sa_error_
         case SA_ROLLUP_K_OPEN:
             break;
         }
+        if (sa_rollup_kind(d->day) != SA_ROLLUP_K_LIVE)
+            BSON_APPEND_INT32(out, "part", d->part);
         BSON_APPEND_INT64(out, "_v", v);
         ok = append_tables(d, &c, out) && append_members(d, &c, out);
     }
@@ -968,7 +987,7 @@ bool sa_rolldoc_rows_bson(const sa_rolldoc_t *d, int64_t m_v, bson_t *out, sa_er
     canon_t c;
     sa_rsum_t *sums = NULL;
     int64_t *ended = NULL;
-    char *id = sa_rollup_rows_id(d->cluster, d->day);
+    char *id = sa_rollup_rows_id(d->cluster, d->day, d->part);
     bool ok = false;
 
     if (id && canon_make(d, &c)) {
@@ -976,6 +995,7 @@ bool sa_rolldoc_rows_bson(const sa_rolldoc_t *d, int64_t m_v, bson_t *out, sa_er
             BSON_APPEND_UTF8(out, "_id", id);
             BSON_APPEND_UTF8(out, "cluster", d->cluster);
             BSON_APPEND_DATE_TIME(out, "day", d->day * 1000);
+            BSON_APPEND_INT32(out, "part", d->part);
             BSON_APPEND_INT64(out, "m_v", m_v);
             ok = append_tables(d, &c, out) && append_rows(d, &c, sums, ended, out);
             if (!ok)
@@ -1141,7 +1161,7 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
     uint32_t idlen = 0, mlen = 0, ktlen = 0, stlen = 0, rlen = 0;
     int64_t nf = SA_RR_NF;
     const char *kind = NULL;
-    int32_t shard = -1;
+    int32_t shard = -1, part = 0;
     bool enc_ok = false, has_nf = false;
 
     sa_rolldoc_clear(d);
@@ -1166,6 +1186,8 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             kind = bson_iter_utf8(&it, NULL);
         } else if (strcmp(k, "shard") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
             shard = bson_iter_int32(&it);
+        } else if (strcmp(k, "part") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
+            part = bson_iter_int32(&it);
         } else if (strcmp(k, "nf") == 0 && BSON_ITER_HOLDS_INT32(&it)) {
             nf = bson_iter_int32(&it);
             has_nf = true;
@@ -1194,6 +1216,9 @@ bool sa_rolldoc_read(sa_rolldoc_t *d, const bson_t *b, sa_error_t *error)
             return bad(error, d->id, "a live shard out of range");
         d->day = SA_ROLLUP_LIVE + shard;
     }
+    if (part < 0 || part >= SA_ROLLUP_PARTS)
+        return bad(error, d->id, "a part out of range");
+    d->part = part;
     if ((ids || m || rows) && (nf != SA_RR_NF || !enc_ok || !has_nf)) {
         /* an older version's (the first run of this version rebuilds them all): nothing of it is read */
         d->foreign = true;
@@ -1261,7 +1286,7 @@ static const sa_rmember_t *next_live(const sa_rolldoc_t *d, size_t *i)
 bool sa_rolldoc_equal(const sa_rolldoc_t *a, const sa_rolldoc_t *b)
 {
     size_t i = 0, j = 0;
-    if (a->day != b->day)
+    if (a->day != b->day || a->part != b->part)
         return false;
     for (;;) {
         const sa_rmember_t *x = next_live(a, &i), *y = next_live(b, &j);

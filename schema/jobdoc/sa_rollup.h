@@ -3,8 +3,13 @@
  * its cluster, kept beside the archive so that a report reads its window's days by _id
  * instead of the window's job documents (sreport's usage tables; XDMoD's aggregates).
  *
- * Collection `rollups`, per cluster and UTC day two documents: the rows, _id
- * "<cluster>:<YYYY-MM-DD>", and the members, "<cluster>:<YYYY-MM-DD>:m".
+ * Collection `rollups`. A cluster's documents of a day are split in parts by job id
+ * (part = job id / SA_ROLLUP_PART_BLOCK mod SA_ROLLUP_PARTS, sa_rollup_part_of; the
+ * superseded documents of a job go where the job goes), so that a document holds at most
+ * the jobs of its part whatever the cluster runs in a day, a writer reads and rewrites
+ * only the parts its batch of consecutive job ids touches (one or two), and a small
+ * cluster's day is one or two documents. Per cluster, UTC day and part two documents: the
+ * rows, _id "<cluster>:<YYYY-MM-DD>:r<part>", and the members, "<cluster>:<YYYY-MM-DD>:m<part>".
  *   rows     the sums, one per (account, user, partition, qos, gpu_type): allocated
  *            gpu_s (GPUs of the row's type x seconds), cpu_s, mem_mb_s, billing_milli_s;
  *            runs started that day; runs ended that day by final state; and the
@@ -24,11 +29,11 @@
  *            records index), so the server stores a day as a few values whatever its job
  *            count. rows = the sum of the members; a report reads rows for whole days
  *            and members for a day a boundary of its window cuts, so any window is exact
- *            to the second. A day document holds at most 16 MB (MongoDB's limit): about
- *            500,000 job runs of one day.
- * and one document per cluster, _id "<cluster>:open": the members of runs still open
+ *            to the second. A document holds at most 16 MB (MongoDB's limit): about
+ *            500,000 job runs of one day and part, 32 million a day.
+ * and per cluster and part, _id "<cluster>:open:<part>": the members of runs still open
  * (no end yet): their start and rates, counted by a report up to the cluster's last
- * observation. A poll rewrites it only when a run starts or ends.
+ * observation. A poll rewrites a part only when one of its runs starts or ends.
  *
  * Three lists of job documents, with the same members, versions and tombstones, so that
  * `current`, `health` and `waits` read their answer by _id too:
@@ -37,9 +42,9 @@
  *            and a batch of consecutive ids touches one or two shards): one record each, its state, GPUs (asked for while pending),
  *            CPUs, memory asked for, submit time (START) and vanished_at (ENDED_AT, -1
  *            when listed);
- *   "<cluster>:<YYYY-MM-DD>:e"  the final documents (jobs and jobs_superseded) whose end
+ *   "<cluster>:<YYYY-MM-DD>:e<part>"  the final documents (jobs and jobs_superseded) whose end
  *            is that day: state, GPUs, CPUs, start and end;
- *   "<cluster>:<YYYY-MM-DD>:s"  the runs that started that day (jobs and jobs_superseded;
+ *   "<cluster>:<YYYY-MM-DD>:s<part>"  the runs that started that day (jobs and jobs_superseded;
  *            `waits` reads them): per run its key (gpu_type: the run's first type, "" for a
  *            CPU-only run), start, submit and eligible (SA_RS_*; times as seconds into the
  *            day, SA_UNSET when not known), GPUs (all types), nodes, CPUs. Every run of a
@@ -48,7 +53,7 @@
  *            requeues a job, as sacct -D shows): sa_rollup_queue_times.
  * A contribution names its documents by a "day" value (sa_rollup_kind): a day's start,
  * SA_UNSET (open), SA_ROLLUP_LIVE + k (live shard k), a day's start + SA_ROLLUP_ENDED,
- * a day's start + SA_ROLLUP_STARTED.
+ * a day's start + SA_ROLLUP_STARTED; and the job's part (the live shards have none: 0).
  *
  * Each member is replaced whole from the job document (never incremented), and only
  * by a document version at least as new as the one it came from, so writing the same
@@ -70,8 +75,9 @@
 
 #define SA_ROLLUP_COLL "rollups"
 /* The rollups' version, in the clusters document (rollup_version): older ones are rebuilt.
- * 3: the started lists; the efficiency sums take Prometheus's figures (runs[].prom) and count prom_s. */
-#define SA_ROLLUP_VERSION 3
+ * 3: the started lists; the efficiency sums take Prometheus's figures (runs[].prom) and count prom_s.
+ * 4: a day's documents and the open runs' split in parts by job id. */
+#define SA_ROLLUP_VERSION 4
 /* The encoding of the packed members ("enc"): zigzag varints. */
 #define SA_ROLLUP_ENC "varint2"
 /* The idle threshold of the efficiency sums kept in rollups (percent; efficiency's default). */
@@ -86,6 +92,9 @@
 /* The live shards' "day" values: SA_ROLLUP_LIVE + k, k < SA_ROLLUP_LIVE_SHARDS. */
 #define SA_ROLLUP_LIVE (INT64_MIN + 1)
 #define SA_ROLLUP_LIVE_SHARDS 16
+/* The parts of a day's documents: blocks of SA_ROLLUP_PART_BLOCK consecutive job ids, mod SA_ROLLUP_PARTS. */
+#define SA_ROLLUP_PARTS 64
+#define SA_ROLLUP_PART_BLOCK 4096
 /* A day's start + SA_ROLLUP_ENDED: the jobs that ended that day. */
 #define SA_ROLLUP_ENDED 1
 /* A day's start + SA_ROLLUP_STARTED: the runs that started that day. */
@@ -99,6 +108,8 @@ sa_rollup_kind_t sa_rollup_kind(int64_t day);
  * SA_UNSET for any other _id (jobs_superseded's "<cluster>:<job_id>:<submit>").
  */
 int64_t sa_rollup_live_of(const char *cluster, const char *id);
+/* The part of job document id ("<cluster>:<job_id>[:<submit>]"): 0 .. SA_ROLLUP_PARTS - 1. */
+int sa_rollup_part_of(const char *id);
 /*
  * Orders job document _ids ("<cluster>:<job_id>[:<submit>]"; a cluster name has no ':')
  * by the job id they name, then as strings: a qsort comparator of char *.
@@ -194,9 +205,10 @@ typedef struct {
 
 /* One rollup document in memory. */
 typedef struct {
-    char *id;          /* "<cluster>:<YYYY-MM-DD>" or "<cluster>:open" */
+    char *id;          /* its _id (sa_rollup_id, sa_rollup_rows_id) */
     char *cluster;
     int64_t day;       /* the day's start (epoch s); SA_UNSET for the open document */
+    int part;          /* its part (0 for a live shard) */
     int64_t v;         /* _v as read; 0: not stored yet */
     int64_t m_v;       /* a rows document: the version of the members it was computed from */
     sa_rkey_t *keys;
@@ -216,20 +228,23 @@ typedef struct {
 } sa_rolldoc_t;
 
 /*
- * The _id of a cluster's members document of a day, "<cluster>:<YYYY-MM-DD>:m" (SA_UNSET:
- * "<cluster>:open"; live shard k: "<cluster>:live:<k>"; ended: "<cluster>:<YYYY-MM-DD>:e";
- * started: "<cluster>:<YYYY-MM-DD>:s").
+ * The _id of a cluster's members document of a day and part, "<cluster>:<YYYY-MM-DD>:m<part>"
+ * (SA_UNSET: "<cluster>:open:<part>"; live shard k: "<cluster>:live:<k>", whatever the part;
+ * ended: "<cluster>:<YYYY-MM-DD>:e<part>"; started: "<cluster>:<YYYY-MM-DD>:s<part>").
+ * NULL on out of memory, or a part out of range.
  */
-char *sa_rollup_id(const char *cluster, int64_t day);
-/* The _id of a cluster's rows document of a day, "<cluster>:<YYYY-MM-DD>" (any other kind: NULL). */
-char *sa_rollup_rows_id(const char *cluster, int64_t day);
+char *sa_rollup_id(const char *cluster, int64_t day, int part);
+/* The _id of a cluster's rows document of a day and part, "<cluster>:<YYYY-MM-DD>:r<part>" (any other kind: NULL). */
+char *sa_rollup_rows_id(const char *cluster, int64_t day, int part);
+/* "<cluster>:<YYYY-MM-DD>" of the day holding day (ingest_days' documents are named so). */
+char *sa_rollup_day_id(const char *cluster, int64_t day);
 /* The start of the UTC day holding t. */
 int64_t sa_rollup_day(int64_t t);
 
 void sa_rolldoc_init(sa_rolldoc_t *d);
 void sa_rolldoc_clear(sa_rolldoc_t *d);
-/* An empty rollup document of cluster and day (SA_UNSET: open). */
-bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, sa_error_t *error);
+/* An empty rollup document of cluster, day (SA_UNSET: open) and part. */
+bool sa_rolldoc_new(sa_rolldoc_t *d, const char *cluster, int64_t day, int part, sa_error_t *error);
 /*
  * Reads a stored rollup document: its rows and members, when the query returned them
  * (a report reads a whole day's rows without its members).
