@@ -184,7 +184,7 @@ static void test_contrib_requeue_open_and_split(void **state)
 }
 
 /*
- * The job lists: a pending job of `jobs` is in live shard 5234 / 1024 mod 16 = 5 with the GPUs it
+ * The job lists: a pending job of `jobs` is in live shard 21000 / 4096 mod 64 = 5 with the GPUs it
  * asks for; marked vanished, the same record carries vanished_at; its jobs_superseded
  * copy (unfinished) is in no list; a final job is in the ended list of its end's day.
  * The documents keep their kind through BSON.
@@ -201,11 +201,12 @@ static void test_contrib_job_lists(void **state)
     char *id;
     (void)state;
 
-    assert_int_equal(sa_rollup_live_of("c", "c:5234"), SA_ROLLUP_LIVE + 5);
-    assert_int_equal(sa_rollup_live_of("c", "c:17408"), SA_ROLLUP_LIVE + 1); /* 17 blocks of 1,024: 17 mod 16 */
-    assert_int_equal(sa_rollup_live_of("c", "c:5234:1700000000"), SA_UNSET);
-    assert_int_equal(sa_rollup_live_of("c", "cc:5234"), SA_UNSET);
-    assert_int_equal(sa_rollup_kind(SA_ROLLUP_LIVE + 15), SA_ROLLUP_K_LIVE);
+    assert_int_equal(sa_rollup_live_of("c", "c:21000"), SA_ROLLUP_LIVE + 5);
+    assert_int_equal(sa_rollup_live_of("c", "c:266240"), SA_ROLLUP_LIVE + 1); /* 65 blocks of 4,096: 65 mod 64 */
+    assert_int_equal(sa_rollup_live_of("c", "c:21000:1700000000"), SA_UNSET);
+    assert_int_equal(sa_rollup_live_of("c", "cc:21000"), SA_UNSET);
+    assert_int_equal(sa_rollup_kind(SA_ROLLUP_LIVE + 63), SA_ROLLUP_K_LIVE);
+    assert_int_equal(sa_rollup_live_of("c", "c:21000") - SA_ROLLUP_LIVE, sa_rollup_part_of("c:21000")); /* the job's part */
     assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_ENDED), SA_ROLLUP_K_ENDED);
     assert_int_equal(sa_rollup_kind(D4), SA_ROLLUP_K_DAY);
     assert_string_equal(id = sa_rollup_id("c", SA_ROLLUP_LIVE + 5, 3), "c:live:5");
@@ -232,7 +233,7 @@ static void test_contrib_job_lists(void **state)
     sa_jobview_init(&v);
     sa_rcontrib_init(&c);
     snprintf(json, sizeof json,
-             "{\"_id\": \"c:5234\", \"job_id\": 5234, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
+             "{\"_id\": \"c:21000\", \"job_id\": 21000, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
              "\"partition\": \"gpu\", \"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, \"gpus\": 0, "
              "\"req\": {\"gpus\": 4, \"cpus\": 32}, \"vanished_at\": {\"$date\": %lld}}",
              (D4 + H) * 1000, (D4 + 3 * H) * 1000);
@@ -247,7 +248,7 @@ static void test_contrib_job_lists(void **state)
     assert_string_equal(c.states[x->rec[SA_RR_STATE]], "PENDING");
     /* the live shard through BSON: its kind and record come back */
     assert_true(sa_rolldoc_new(&d, "c", SA_ROLLUP_LIVE + 5, 0, &err));
-    assert_true(sa_rolldoc_put(&d, "c:5234", 7, &c, &err));
+    assert_true(sa_rolldoc_put(&d, "c:21000", 7, &c, &err));
     assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
     sa_rolldoc_init(&back);
     assert_true(sa_rolldoc_read(&back, &out, &err));
@@ -261,7 +262,7 @@ static void test_contrib_job_lists(void **state)
 
     /* the same job kept aside by a reuse of its id: in no list */
     snprintf(json, sizeof json,
-             "{\"_id\": \"c:5234:%lld\", \"job_id\": 5234, \"cluster\": \"c\", \"state\": \"RUNNING\"}",
+             "{\"_id\": \"c:21000:%lld\", \"job_id\": 21000, \"cluster\": \"c\", \"state\": \"RUNNING\"}",
              (D4 + H));
     contrib_of_json(&v, &c, &b, json);
     assert_int_equal(c.ndays, 0);

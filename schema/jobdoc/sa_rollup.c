@@ -48,8 +48,8 @@ int64_t sa_rollup_live_of(const char *cluster, const char *id)
             return SA_UNSET; /* jobs_superseded's ":<submit>", or not a job id */
         job = job * 10 + (uint64_t)(*p - '0');
     }
-    /* blocks of 1,024 consecutive ids: a batch of jobs (written in job id order) touches one or two shards */
-    return SA_ROLLUP_LIVE + (int64_t)(job / 1024 % SA_ROLLUP_LIVE_SHARDS);
+    /* the job's part: blocks of consecutive ids, so that a batch of jobs (written in job id order) touches one or two */
+    return SA_ROLLUP_LIVE + (int64_t)(job / SA_ROLLUP_PART_BLOCK % SA_ROLLUP_LIVE_SHARDS);
 }
 
 /* The job id a job document _id names (0 when none). */

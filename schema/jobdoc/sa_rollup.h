@@ -37,8 +37,8 @@
  *
  * Three lists of job documents, with the same members, versions and tombstones, so that
  * `current`, `health` and `waits` read their answer by _id too:
- *   "<cluster>:live:<k>"  the unfinished jobs of `jobs` (k = job id / 1024 mod
- *            SA_ROLLUP_LIVE_SHARDS: a queue of millions stays under 16 MB a document,
+ *   "<cluster>:live:<k>"  the unfinished jobs of `jobs` (k: the job's part, of SA_ROLLUP_LIVE_SHARDS =
+ *            SA_ROLLUP_PARTS: a queue of millions stays under 16 MB a document,
  *            and a batch of consecutive ids touches one or two shards): one record each, its state, GPUs (asked for while pending),
  *            CPUs, memory asked for, submit time (START) and vanished_at (ENDED_AT, -1
  *            when listed);
@@ -89,12 +89,12 @@
 #define SA_ROLLUP_TOMBSTONE_S 3600
 /* The last day a rollup _id can name (9999-12-31). */
 #define SA_ROLLUP_LAST_DAY 253402214400LL
-/* The live shards' "day" values: SA_ROLLUP_LIVE + k, k < SA_ROLLUP_LIVE_SHARDS. */
-#define SA_ROLLUP_LIVE (INT64_MIN + 1)
-#define SA_ROLLUP_LIVE_SHARDS 16
 /* The parts of a day's documents: blocks of SA_ROLLUP_PART_BLOCK consecutive job ids, mod SA_ROLLUP_PARTS. */
 #define SA_ROLLUP_PARTS 64
 #define SA_ROLLUP_PART_BLOCK 4096
+/* The live shards' "day" values: SA_ROLLUP_LIVE + k, k < SA_ROLLUP_LIVE_SHARDS. */
+#define SA_ROLLUP_LIVE (INT64_MIN + 1)
+#define SA_ROLLUP_LIVE_SHARDS SA_ROLLUP_PARTS
 /* A day's start + SA_ROLLUP_ENDED: the jobs that ended that day. */
 #define SA_ROLLUP_ENDED 1
 /* A day's start + SA_ROLLUP_STARTED: the runs that started that day. */
