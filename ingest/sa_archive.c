@@ -24,6 +24,7 @@
 #include "sa_ingestdays.h"
 #include "sa_job_schema_json.h"
 #include "sa_mongo.h"
+#include "sa_rollbuild.h"
 #include "sa_rollup.h"
 #include "sa_rollw.h"
 #include "sa_tsdb.h"

@@ -12,8 +12,8 @@
  * again). Nothing is incremented, so a retry, a replay or a second writer gives the
  * same documents.
  *
- * Rebuild and verify recompute every rollup document of a cluster from its job
- * documents (jobs and jobs_superseded).
+ * Rebuild and verify (sa_rollbuild.h) recompute every rollup document of a cluster from
+ * its job documents (jobs and jobs_superseded).
  */
 #ifndef SA_ROLLW_H
 #define SA_ROLLW_H
@@ -104,17 +104,5 @@ bool sa_rollw_journal_done(sa_rollw_t *w, sa_error_t *error);
  */
 bool sa_rollw_recover(sa_rollw_t *w, mongoc_collection_t *jobs, mongoc_collection_t *superseded, size_t *njobs,
                       sa_error_t *error);
-
-/*
- * Recomputes every rollup document of the cluster from the job documents of jobs and
- * jobs_superseded (db's collections). rebuild: replaces the stored ones (and removes
- * those no document contributes to); else compares: *differ counts the rollup documents
- * that differ from the recomputed ones, each named on out (may be NULL). since (SA_UNSET:
- * all): only the days from the one holding since on, the open runs and the live shards,
- * from the job documents that can touch them (ended since, or unfinished); the untyped
- * list then only gains.
- */
-bool sa_rollw_rebuild(mongoc_database_t *db, const char *hosts, const char *cluster, bool rebuild, int64_t since,
-                      size_t *docs, size_t *differ, FILE *out, sa_error_t *error);
 
 #endif
