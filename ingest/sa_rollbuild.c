@@ -266,8 +266,13 @@ static void print_diff(FILE *out, const sa_rolldoc_t *want, const sa_rolldoc_t *
             n > 3 ? ", ..." : "");
 }
 
-/* The day's rows of want against the stored ones (a day's members document only); rewritten with a rebuild. */
-static bool check_rows(build_t *b, const sa_rolldoc_t *want, bool found, int64_t have_v, int64_t v, sa_error_t *error)
+/*
+ * The day's rows of want (a day's members document) against the stored ones: counted as differing when the members
+ * are as stored (members_same, at version have_v) and the rows are not their sums; rewritten (from the members of
+ * version v) with a rebuild.
+ */
+static bool check_rows(build_t *b, const sa_rolldoc_t *want, bool members_same, int64_t have_v, int64_t v,
+                       sa_error_t *error)
 {
     sa_rolldoc_t rows;
     char *rid = sa_rollup_rows_id(b->cluster, want->day, want->part);
@@ -278,7 +283,7 @@ static bool check_rows(build_t *b, const sa_rolldoc_t *want, bool found, int64_t
     sa_rolldoc_init(&rows);
     ok = read_one(b, rid, &rows, &rfound, error);
     same = rfound && sa_rolldoc_rows_match(want, &rows);
-    if (ok && found && (!same || rows.m_v != have_v)) {
+    if (ok && members_same && (!same || rows.m_v != have_v)) {
         b->differ++;
         if (b->out)
             fprintf(b->out, "rollup %s: %s\n", rid, !rfound ? "missing" : "rows differ from the sums of the day's members");

@@ -369,6 +369,31 @@ static void swap_members(const srv_t *s, const char *id, const char *from)
     mongoc_collection_destroy(coll);
 }
 
+/* Stores a copy of rollup document from as version 3 named it (_id as_id, no part), beside the current one. */
+static void copy_as_v3(const srv_t *s, const char *from, const char *as_id)
+{
+    mongoc_collection_t *coll = mongoc_client_get_collection(s->client, s->db, SA_ROLLUP_COLL);
+    bson_t *q = BCON_NEW("_id", BCON_UTF8(from)), copy = BSON_INITIALIZER;
+    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(coll, q, NULL, NULL);
+    const bson_t *doc;
+    bson_iter_t it;
+    bson_error_t berr;
+
+    assert_true(mongoc_cursor_next(cur, &doc));
+    BSON_APPEND_UTF8(&copy, "_id", as_id);
+    assert_true(bson_iter_init(&it, doc));
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        if (strcmp(k, "_id") != 0 && strcmp(k, "part") != 0)
+            assert_true(bson_append_value(&copy, k, -1, bson_iter_value(&it)));
+    }
+    assert_true(mongoc_collection_insert_one(coll, &copy, NULL, NULL, &berr));
+    mongoc_cursor_destroy(cur);
+    bson_destroy(q);
+    bson_destroy(&copy);
+    mongoc_collection_destroy(coll);
+}
+
 static void test_waits_of_the_fixture(void **state)
 {
     srv_t s = {getenv("SLURM_TEST_MONGO_URI"), NULL, "/tmp/sa-waits-XXXXXX", NULL};
@@ -418,6 +443,16 @@ static void test_waits_of_the_fixture(void **state)
      * were, rows documents without nf): its first run rebuilds them, once, and nothing of version 2's
      * documents is read as this version's
      */
+    /* ... and version 3's documents, a day's in one document and the open runs' (named as 3 named them), are
+     * removed by that rebuild */
+    copy_as_v3(&s, "w:2026-10-04:r0", "w:2026-10-04");
+    copy_as_v3(&s, "w:2026-10-04:m0", "w:2026-10-04:m");
+    copy_as_v3(&s, "w:2026-10-04:e0", "w:2026-10-04:e");
+    copy_as_v3(&s, "w:2026-10-04:m0", "w:open");
+    assert_int_equal(ingest(&s, verify, &out), 9);
+    assert_non_null(strstr(out, "rollup w:2026-10-04:m: stored, but no job document contributes to it"));
+    assert_non_null(strstr(out, "rollup w:open: stored, but no job document contributes to it"));
+    free(out);
     q = BCON_NEW("kind", BCON_UTF8("started"));
     assert_true(mongoc_collection_delete_many(coll, q, NULL, NULL, &berr));
     bson_destroy(q);
@@ -447,6 +482,8 @@ static void test_waits_of_the_fixture(void **state)
     }
     assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"kind\": \"started\"}"), 2);
     assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"r\": {\"$exists\": true}, \"nf\": {\"$exists\": false}}"), 0);
+    assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"_id\": {\"$in\": [\"w:2026-10-04\", \"w:2026-10-04:m\", "
+                                                             "\"w:2026-10-04:e\", \"w:open\"]}}"), 0);
     {
         char older[64];
         snprintf(older, sizeof older, "{\"nf\": %d}", (int)SA_RR_NF - 1);
