@@ -2037,12 +2037,8 @@ bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, i
         return true;
     sa_strv_init(&parts);
     for (int64_t day = sa_rollup_day(after < 0 ? 0 : after); ok && day <= sa_rollup_day(to); day += SA_DAY) {
-        for (int part = 0; ok && part < SA_ROLLUP_PARTS; part++) {
-            char *id = sa_rollup_id(cluster, day + SA_ROLLUP_ENDED, part);
-            ok = (id && sa_strv_push(&parts, id)) || sa_error_nomem(error);
-            free(id);
-        }
-        ok = ok && ended_of_day(a, parts.v, parts.n, after, to, ids, ends, ends_cap, error);
+        ok = sa_rollup_part_ids(&parts, cluster, day + SA_ROLLUP_ENDED, false, error) &&
+             ended_of_day(a, parts.v, parts.n, after, to, ids, ends, ends_cap, error);
         sa_strv_clear(&parts);
     }
     return ok;

@@ -62,19 +62,6 @@ static size_t day_range(int64_t from, int64_t to, int64_t *d0)
     return (size_t)((sa_rollup_day(to - 1) - *d0) / SA_DAY + 1);
 }
 
-/* Appends the ids of day's documents (rows: its rows, else its members) of every part to v. */
-static bool push_parts(sa_strv_t *v, const char *cluster, int64_t day, bool rows, sa_error_t *error)
-{
-    for (int part = 0; part < SA_ROLLUP_PARTS; part++) {
-        char *id = rows ? sa_rollup_rows_id(cluster, day, part) : sa_rollup_id(cluster, day, part);
-        bool ok = id && sa_strv_push(v, id);
-        free(id);
-        if (!ok)
-            return sa_error_nomem(error);
-    }
-    return true;
-}
-
 bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bool open, sa_rollread_whole_fn whole,
                  sa_rollread_fn fn, void *ctx, size_t *docs, sa_error_t *error)
 {
@@ -91,9 +78,9 @@ bool sa_rollread(sa_rdb_t *db, const char *cluster, int64_t from, int64_t to, bo
     for (size_t i = 0; ok && i < ndays; i++) {
         int64_t day = d0 + (int64_t)i * SA_DAY;
         bool rows = whole && whole(day, ctx); /* the day's rows documents, else its members */
-        ok = push_parts(rows ? &whole_ids : &part_ids, cluster, day, rows, error);
+        ok = sa_rollup_part_ids(rows ? &whole_ids : &part_ids, cluster, day, rows, error);
     }
-    ok = ok && (!open || push_parts(&part_ids, cluster, SA_UNSET, false, error));
+    ok = ok && (!open || sa_rollup_part_ids(&part_ids, cluster, SA_UNSET, false, error));
     ok = ok && read_ids(db, whole_ids.v, whole_ids.n, &r, error) && read_ids(db, part_ids.v, part_ids.n, &r, error);
     sa_strv_clear(&whole_ids);
     sa_strv_clear(&part_ids);
@@ -129,7 +116,7 @@ static bool read_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t kin
         free(id);
     }
     for (size_t i = 0; ok && i < ndays; i++)
-        ok = push_parts(&ids, cluster, d0 + (int64_t)i * SA_DAY + kind, false, error);
+        ok = sa_rollup_part_ids(&ids, cluster, d0 + (int64_t)i * SA_DAY + kind, false, error);
     ok = ok && sa_rollread_ids(db, ids.v, ids.n, fn, ctx, docs, error);
     sa_strv_clear(&ids);
     return ok;

@@ -122,6 +122,18 @@ char *sa_rollup_rows_id(const char *cluster, int64_t day, int part)
     return day_id(cluster, day, suffix);
 }
 
+bool sa_rollup_part_ids(sa_strv_t *ids, const char *cluster, int64_t day, bool rows, sa_error_t *error)
+{
+    for (int part = 0; part < SA_ROLLUP_PARTS; part++) {
+        char *id = rows ? sa_rollup_rows_id(cluster, day, part) : sa_rollup_id(cluster, day, part);
+        bool ok = id && sa_strv_push(ids, id);
+        free(id);
+        if (!ok)
+            return sa_error_nomem(error);
+    }
+    return true;
+}
+
 /* ---- a job document's contribution ----------------------------------------------------- */
 
 void sa_rcontrib_init(sa_rcontrib_t *c)

@@ -236,6 +236,11 @@ typedef struct {
 char *sa_rollup_id(const char *cluster, int64_t day, int part);
 /* The _id of a cluster's rows document of a day and part, "<cluster>:<YYYY-MM-DD>:r<part>" (any other kind: NULL). */
 char *sa_rollup_rows_id(const char *cluster, int64_t day, int part);
+/*
+ * Appends to ids the _ids of every part of cluster's documents of day (rows: its rows
+ * documents, else its members; SA_UNSET: the open runs'). False only on out of memory.
+ */
+bool sa_rollup_part_ids(sa_strv_t *ids, const char *cluster, int64_t day, bool rows, sa_error_t *error);
 /* "<cluster>:<YYYY-MM-DD>" of the day holding day (ingest_days' documents are named so). */
 char *sa_rollup_day_id(const char *cluster, int64_t day);
 /* The start of the UTC day holding t. */
