@@ -269,13 +269,17 @@ typedef struct {
     const char *input; /* its file, for log lines */
 } aside_t;
 
+/* The temporary file's failure (errno). */
+static bool aside_io_error(const aside_t *a, sa_error_t *error)
+{
+    sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
+    return false;
+}
+
 /* Writes n bytes to the temporary file. */
 static bool aside_write(aside_t *a, const char *p, size_t n, sa_error_t *error)
 {
-    if (sa_write_all(a->spill, p, n))
-        return true;
-    sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
-    return false;
+    return sa_write_all(a->spill, p, n) || aside_io_error(a, error);
 }
 
 /* Moves what is in memory to the temporary file (made the first time: unlinked at once, so
@@ -292,10 +296,8 @@ static bool aside_spill(aside_t *a, sa_error_t *error)
         if (a->spill >= 0)
             unlink(tmp);
         free(tmp);
-        if (a->spill < 0) {
-            sa_error_set(error, SA_ERR_IO, errno, "%s: a temporary file: %s", a->dir, strerror(errno));
-            return false;
-        }
+        if (a->spill < 0)
+            return aside_io_error(a, error);
         a->spilled = true;
     }
     if (a->text.len && !aside_write(a, a->text.data, a->text.len, error))

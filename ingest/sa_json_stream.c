@@ -78,6 +78,14 @@ typedef struct {
     char undecodable_why[200];
 } stream_t;
 
+/* Frees what the stream allocated (not its reader). */
+static void stream_free(stream_t *s)
+{
+    free(s->buf);
+    free(s->out);
+    free(s->seps);
+}
+
 static size_t stream_offset(const stream_t *s)
 {
     return s->consumed + s->pos;
@@ -586,9 +594,7 @@ bool sa_json_job_record(const char *rec, size_t len, sa_json_memo_t *memo, sa_jo
     if (elem && job_elem_kind(elem, 0, &k, error))
         *out = job_from_elem(elem, k, &failed, error);
     json_decref(elem);
-    free(s.buf);
-    free(s.out);
-    free(s.seps);
+    stream_free(&s);
     return *out != NULL;
 }
 
@@ -833,8 +839,6 @@ done:
     sa_sinfo_acc_destroy(d.sinfo);
     sa_json_memo_destroy(d.memo);
     json_decref(seen);
-    free(s.buf);
-    free(s.out);
-    free(s.seps);
+    stream_free(&s);
     return ok;
 }
