@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <bson/bson.h>
 #include <jansson.h>
 
 #include "sa_error.h"
@@ -35,6 +36,38 @@
 #include "sa_model.h"
 
 typedef struct sa_archive sa_archive_t;
+
+/*
+ * A job document the archive writes, as the rollup writer (ingest/rollup/) is told of it
+ * through the archive's one hook.
+ */
+typedef struct {
+    const char *id;        /* its _id */
+    const bson_t *before;  /* the document its rollups were made from (NULL: none, or not known) */
+    const bson_t *after;   /* the document as written (NULL: no document at this _id any more) */
+    int64_t v;             /* after's _v (0 when it has none, as jobs_superseded's) */
+    bool with_open;        /* the open runs' and live list's documents are touched whatever the documents say */
+} sa_archive_change_t;
+
+typedef enum {
+    SA_ARCHIVE_BEFORE, /* changes about to be written (their before) */
+    SA_ARCHIVE_AFTER,  /* changes written */
+    SA_ARCHIVE_FLUSH,  /* an input's last batch is written: what is staged may be committed */
+    SA_ARCHIVE_AS_OF   /* a snapshot taken at `at` is landed whole */
+} sa_archive_event_t;
+
+typedef struct {
+    bool (*fn)(void *ctx, sa_archive_event_t ev, const sa_archive_change_t *changes, size_t n, int64_t at,
+               sa_error_t *error);
+    void *ctx;
+} sa_archive_hook_t;
+
+/* The archive tells hook of every job document it writes (none: the rollups are not kept). */
+void sa_archive_set_hook(sa_archive_t *a, sa_archive_hook_t hook);
+/* The archive's document store (ingest/sa_docstore.h), for the rollup writer. */
+struct sa_docstore *sa_archive_store(sa_archive_t *a);
+/* The server's host list, for messages. */
+const char *sa_archive_hosts(const sa_archive_t *a);
 
 /*
  * Connects (the URI is never printed: errors name the host list only), checks the
@@ -72,7 +105,6 @@ typedef struct {
     size_t insert_rereads; /* inserts of a job the cache did not know whose _id was taken (a new or
                               rebuilt cache, a reused id): read, merged, replaced; not conflicts */
     size_t cache_skipped; /* records skipped because the job cache had their digest */
-    size_t rollups_written; /* rollup documents written (schema/jobdoc/sa_rollup.h) */
 } sa_archive_stats_t;
 
 /*
@@ -109,12 +141,14 @@ bool sa_archive_write_snapshot_jobs(sa_archive_t *a, sa_jobcache_t *cache, const
                             const sa_obs_ctx_t *sacct_ctx, sa_job_t *const *jobs, size_t n, sa_archive_stats_t *stats,
                             sa_error_t *error);
 /*
- * sa_archive_write_snapshot_jobs stages its jobs' rollups (journaled) and writes them
- * every few thousand jobs; this writes what is staged. Call it after an input's last
- * batch (sa_archive_write_jobs does). A run that ends without it leaves the staged jobs
- * in the journal, and the next run restages them.
+ * Tells the hook that an input's last batch is written (the rollup writer may commit what
+ * it staged). Call it after an input's last batch (sa_archive_write_jobs does). A run that
+ * ends without it leaves the staged jobs in the writer's journal, and the next run
+ * restages them.
  */
-bool sa_archive_flush_rollups(sa_archive_t *a, sa_archive_stats_t *stats, sa_error_t *error);
+bool sa_archive_flush_rollups(sa_archive_t *a, sa_error_t *error);
+/* Tells the hook that a snapshot taken at `at` is landed whole (open runs count up to it). */
+bool sa_archive_landed(sa_archive_t *a, int64_t at, sa_error_t *error);
 
 /*
  * After a complete squeue listing taken at ctx->at with job ids listed[0..n) (sorted):
@@ -137,71 +171,38 @@ bool sa_archive_mark_vanished(sa_archive_t *a, sa_jobcache_t *cache, const sa_ob
 bool sa_archive_migrate(sa_archive_t *a, const char *cluster, size_t *moved, sa_error_t *error);
 
 /*
- * The usage rollups of cluster (schema/jobdoc/sa_rollup.h) recomputed from its job documents,
- * its ingest_days (schema/jobdoc/sa_ingestday.h) from ingest_runs, and the clusters document's
- * first_run_at, last_run_at (its runs' span) and first_submit (the earliest submit of
- * its job documents, jobs and jobs_superseded): rebuild replaces the stored ones; else
- * they are compared: *differ documents or fields differ (each named on out, may be
- * NULL). *docs: how many documents there should be. since (SA_UNSET: all): the usage
- * rollups of the days from since on only (sa_rollw_rebuild).
+ * The cluster's run log (schema/rollup/sa_runlog.h) recomputed from ingest_runs, and the
+ * clusters document's first_run_at, last_run_at (its runs' span) and first_submit (the
+ * earliest submit of its job documents, jobs and jobs_superseded): rebuild replaces the
+ * stored ones; else they are compared: *differ documents or fields differ (each named on
+ * out, may be NULL). *docs: how many documents there should be.
  */
-bool sa_archive_rollups(sa_archive_t *a, const char *cluster, bool rebuild, int64_t since, size_t *docs,
-                        size_t *differ, FILE *out, sa_error_t *error);
+bool sa_archive_derived(sa_archive_t *a, const char *cluster, bool rebuild, size_t *docs, size_t *differ, FILE *out,
+                        sa_error_t *error);
 /*
- * Builds the cluster's rollups from its job documents once (an archive written before
- * rollups; a new cluster: nothing to build), then records rollup_version in its
- * clusters document. *built: rollup documents written.
- */
-bool sa_archive_rollups_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error);
-/*
- * Builds the cluster's ingest_days and first_submit once (an archive written before
- * them), then records ingest_days_version in its clusters document. *built: day
- * documents there are.
+ * Makes the run log entry of a run killed after its ingest_runs record (pending_run);
+ * builds the cluster's run log and first_submit once (an archive written before them, or
+ * its log by day: version 1), then records ingest_days_version in its clusters document.
+ * *built: log documents there are.
  */
 bool sa_archive_ingest_days_init(sa_archive_t *a, const char *cluster, size_t *built, sa_error_t *error);
 
-/*
- * Makes good what a killed run left between its job writes and its rollup writes (the
- * rollups' journal, ingest/sa_rollw.h). *jobs: the jobs restaged.
- */
-bool sa_archive_rollups_recover(sa_archive_t *a, const char *cluster, size_t *jobs, sa_error_t *error);
-
-/*
- * Re-types the runs whose untyped GPUs had no type when they were ingested (the rollups'
- * untyped list), from the time series at sqlite_path as it is now: the rule of ingest,
- * and a node whose GPUs the run's snapshot did not say (grouped sinfo) takes the type of
- * its nearest later per-node observation (sa_tsdb_run_gpu_type_later), so a run ingested
- * before the node snapshots around its start, or on nodes seen per node only later (a
- * per-node capture, --node-config), moves from "unknown" to its type, in its document
- * and its rollups. A job leaves the untyped list once typed, or once the series reaches
- * a day past its run's start; then, while a node of its run has never been seen per
- * node, it waits in a second list that is read only by a run that brought per-node
- * observations (new_config). *retyped: documents written.
- */
-bool sa_archive_retype(sa_archive_t *a, const char *cluster, const char *sqlite_path, bool new_config,
-                       size_t *retyped, sa_error_t *error);
-
 /* Reads the cluster's document ({} when none). New reference. */
 json_t *sa_archive_cluster_get(sa_archive_t *a, const char *cluster, sa_error_t *error);
+/* $min of the times of min_times, $max of max_times ({"last_squeue_at": t, ...}), $set of set (each may be NULL). */
+bool sa_archive_cluster_times(sa_archive_t *a, const char *cluster, const json_t *min_times, const json_t *max_times,
+                              const json_t *set, sa_error_t *error);
 /* $max-updates the named time fields ({"last_squeue_at": t, ...}) and $set others. */
 bool sa_archive_cluster_update(sa_archive_t *a, const char *cluster, const json_t *max_times, const json_t *set,
                                sa_error_t *error);
 
 /*
  * Inserts one ingest_runs document (times as epoch seconds under time keys), then its
- * entry in ingest_days and the span of the cluster's runs (first_run_at, last_run_at).
+ * entry in the run log (ingest_days) and the span of the cluster's runs (first_run_at,
+ * last_run_at). The clusters document names the run first (pending_run): a run killed
+ * between the two has its entry made by the next one (sa_archive_ingest_days_init).
  */
 bool sa_archive_record_run(sa_archive_t *a, const json_t *run, sa_error_t *error);
-
-/*
- * The _ids of the final job documents of cluster whose end is in (after, to]: the ended
- * lists "<cluster>:<YYYY-MM-DD>:e<part>" of those days (schema/jobdoc/sa_rollup.h), read by _id.
- * Appended to ids, in the lists' order (by day); each one's end appended to *ends (a
- * growable array of capacity *ends_cap, parallel to ids: entries before the call's are
- * left alone, and must be there).
- */
-bool sa_archive_ended_ids(sa_archive_t *a, const char *cluster, int64_t after, int64_t to, sa_strv_t *ids,
-                          int64_t **ends, size_t *ends_cap, sa_error_t *error);
 
 /* Reads job documents by _id: docs[i] the document of ids[i] (NULL when there is none). */
 bool sa_archive_read_jobs(sa_archive_t *a, char *const *ids, size_t n, json_t **docs, sa_error_t *error);

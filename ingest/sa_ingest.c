@@ -824,7 +824,7 @@ static bool write_input(const sa_ingest_env_t *env, pass_t *p, const sa_obs_ctx_
     if (ok && p->kept.n > 1)
         qsort(p->kept.v, p->kept.n, sizeof *p->kept.v, job_id_cmp);
     ok = ok && write_kept(&w, &p->kept, error);
-    return ok && sa_archive_flush_rollups(env->archive, &stats->jobs, error);
+    return ok && sa_archive_flush_rollups(env->archive, error);
 }
 
 /* ---- more changed records than memory holds: read again where they are ----------------- */
@@ -935,7 +935,7 @@ static bool write_spans(const sa_ingest_env_t *env, const sa_snapshot_t *snap, p
     jobs_clear(&r.held);
     free(r.buf);
     sa_json_memo_destroy(r.memo);
-    return ok && sa_archive_flush_rollups(env->archive, &stats->jobs, error);
+    return ok && sa_archive_flush_rollups(env->archive, error);
 }
 
 /*
@@ -1010,6 +1010,9 @@ static bool finish_cluster(const sa_ingest_env_t *env, const sa_snapshot_t *snap
         json_object_set_new(t, "last_sinfo_at", json_integer(snap->at));
     ok = sa_archive_cluster_update(env->archive, snap->cluster, t, NULL, error);
     json_decref(t);
+    /* the rollups' open runs count up to this snapshot from the commit that says so */
+    if (ok && (landed & ((1u << SA_IN_SQUEUE) | (1u << SA_IN_SACCT))))
+        ok = sa_archive_landed(env->archive, snap->at, error);
     if (ok && stats->jobs.write_statements > statements_before)
         ok = sa_archive_bump_seq(env->archive, snap->cluster, env->cache, error);
     return ok;

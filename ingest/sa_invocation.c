@@ -21,6 +21,9 @@
 #include "sa_lock.h"
 #include "sa_promimp.h"
 #include "sa_rollup.h"
+#include "sa_rollup_rebuild.h"
+#include "sa_rollup_retype.h"
+#include "sa_rollup_writer.h"
 #include "sa_log.h"
 #include "sa_snapshot.h"
 #include "sa_slurmtext.h"
@@ -69,7 +72,7 @@ static const char *const phase_names[PH_N] = {
     [PH_CAPTURE] = "capture",     /* the snapshot written, fsync'ed and renamed, less exec */
     [PH_LAND] = "land",           /* the spool listed, marks, watermark, snapshots dropped, less parse/sqlite/mongo */
     [PH_BACKFILL] = "backfill",   /* sacct windows after the first, less exec/parse/sqlite/mongo */
-    [PH_RETYPE] = "retype",       /* runs whose untyped GPUs the node snapshots now type (sa_archive_retype) */
+    [PH_RETYPE] = "retype",       /* runs whose untyped GPUs the node snapshots now type (sa_rollup_retype) */
     [PH_PROM] = "prometheus",     /* the Prometheus import (sa_promimp.h) */
     [PH_FINISH] = "finish",       /* from the last step to the run's record */
 };
@@ -79,6 +82,7 @@ typedef struct {
     const sa_invocation_opts_t *o;
     const sa_ingest_config_t *c;
     sa_archive_t *archive;   /* NULL: unreachable, or --no-mongo */
+    sa_rollup_writer_t *rollups; /* the archive's hook: its rollups (ingest/rollup/), with the archive */
     sa_jobcache_t *cache;
     bool unreachable;        /* MongoDB could not be reached (now or during the run) */
     sa_error_t failure;      /* the first failure to report at the end (domain NONE: none) */
@@ -455,6 +459,10 @@ static void snapshot_of(const sa_snapdir_t *sd, const char *cluster, sa_snapshot
 /* MongoDB went away (or cannot be used): the rest of the run keeps its snapshots spooled. */
 static void lose_archive(run_t *r)
 {
+    if (r->rollups) /* what it staged and did not commit is in its journal: the next run restages it */
+        r->st.jobs.conflicts += sa_rollup_writer_stats(r->rollups)->conflicts;
+    sa_rollup_detach(r->archive, r->rollups);
+    r->rollups = NULL;
     sa_archive_close(r->archive);
     r->archive = NULL;
 }
@@ -783,6 +791,10 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
         }
         return;
     }
+    if (!(r->rollups = sa_rollup_attach(r->archive, r->c->cluster, &err))) {
+        set_up_failed(r, &err);
+        return;
+    }
     ok = sa_archive_migrate(r->archive, r->c->cluster, &moved, &err);
     lap(r, PH_MIGRATE);
     if (!ok) {
@@ -791,7 +803,7 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "moved %zu job document(s) of 0.1 to the _id scheme of 0.2", moved);
-    ok = sa_archive_rollups_init(r->archive, r->c->cluster, &moved, &err);
+    ok = sa_rollup_init(r->archive, r->rollups, &moved, &err);
     lap(r, PH_ROLLUPS);
     if (!ok) {
         set_up_failed(r, &err);
@@ -807,7 +819,7 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
     }
     if (moved)
         sa_log(SA_LOG_INFO, "built the ingest days of %s from ingest_runs: %zu day(s)", r->c->cluster, moved);
-    ok = sa_archive_rollups_recover(r->archive, r->c->cluster, &moved, &err);
+    ok = sa_rollup_writer_recover(r->rollups, &moved, &err);
     lap(r, PH_ROLLUPS);
     if (!ok) {
         set_up_failed(r, &err);
@@ -961,7 +973,7 @@ static sa_lock_t *run_begin(run_t *r, const sa_invocation_opts_t *o, bool spool,
 
 /*
  * After the snapshots landed: runs whose untyped GPUs had no type when they were ingested
- * get the one the node snapshots now say (sa_archive_retype), documents and rollups.
+ * get the one the node snapshots now say (sa_rollup_retype), documents and rollups.
  */
 static void retype(run_t *r)
 {
@@ -972,7 +984,7 @@ static void retype(run_t *r)
 
     if (!r->archive || r->failure.domain != SA_ERR_NONE || !r->c->sqlite)
         return;
-    if (!sa_archive_retype(r->archive, r->c->cluster, r->c->sqlite, new_config, &n, &err)) {
+    if (!sa_rollup_retype(r->archive, r->rollups, r->c->sqlite, new_config, &n, &err)) {
         if (err.domain == SA_ERR_MONGO || err.domain == SA_ERR_UNREACHABLE)
             sa_archive_confirm_unreachable(r->archive, &err);
         note_failure(r, &err);
@@ -1232,7 +1244,12 @@ sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *o, bool 
     if (r.archive && r.c->since && !sa_time_parse(r.c->since, o->at, &since, error)) {
         error->domain = SA_ERR_USAGE;
     } else if (r.archive) {
-        if (sa_archive_rollups(r.archive, r.c->cluster, rebuild, since, &docs, differ, stderr, error)) {
+        size_t ddocs = 0, ddiffer = 0;
+        if (sa_rollup_rebuild(sa_archive_store(r.archive), sa_archive_hosts(r.archive), r.c->cluster, rebuild,
+                              since, &docs, differ, stderr, error) &&
+            sa_archive_derived(r.archive, r.c->cluster, rebuild, &ddocs, &ddiffer, stderr, error)) {
+            docs += ddocs;
+            *differ += ddiffer;
             result = SA_INVOCATION_OK;
             sa_log(SA_LOG_INFO, "rollups of %s: %zu document(s), %zu %s", r.c->cluster, docs, *differ,
                    rebuild ? "rewritten" : "differ from the job documents and ingest_runs");
@@ -1242,9 +1259,7 @@ sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *o, bool 
     } else {
         *error = r.failure;
     }
-    if (r.archive)
-        sa_archive_close(r.archive);
-    r.archive = NULL;
+    lose_archive(&r);
     if (r.cache)
         sa_jobcache_close(r.cache);
     r.cache = NULL;

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "sa_promq.h"
+#include "sa_rollup_writer.h"
 #include "sa_vec.h"
 
 #define BATCH_RUNS 32
@@ -413,7 +414,7 @@ static bool candidates(sa_archive_t *a, const char *cluster, imp_t *m, const jso
     after = *wm == SA_UNSET ? o->at - 86400 : *wm - LATE_S;
     if (o->since != SA_UNSET && o->since < after)
         after = o->since;
-    return sa_archive_ended_ids(a, cluster, after, o->at, &m->ids, &m->ends, &m->ends_cap, error);
+    return sa_rollup_ended_ids(sa_archive_store(a), cluster, after, o->at, &m->ids, &m->ends, &m->ends_cap, error);
 }
 
 /* Adds id to the to-do unless there. */

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <mongoc/mongoc.h>
@@ -532,16 +533,69 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
     return -1;
 }
 
-/* Runs the report cli->cmd into out; *healthy false when health found a problem. */
+/*
+ * Times a report is run when the rollups it reads change under it: an ingest that commits
+ * twice while a report reads a document (schema/rollup/sa_rollup.h, "Commits"). Each run
+ * reads from the commit that is the newest when it begins; the wait between them grows.
+ */
+#define READ_ATTEMPTS 6
+
+/* Before reading again: says so under -v, and waits a little longer each time. */
+static void read_again(const sa_report_opts_t *o, int attempt, const sa_error_t *why)
+{
+    struct timespec ts = {0, 100000000L * attempt};
+    if (o->verbose)
+        fprintf(o->verbose, "# %s (attempt %d of %d)\n", why->message, attempt + 1, READ_ATTEMPTS);
+    nanosleep(&ts, NULL);
+}
+
+/*
+ * Runs the report cli->cmd into out; *healthy false when health found a problem. The
+ * report is written into memory first and copied to out when it is whole, so that a run
+ * that must read again has printed nothing.
+ */
 static bool run_report(const cli_t *cli, const sa_report_opts_t *o, FILE *out, bool *healthy, sa_error_t *error)
 {
-    bool ok;
+    bool ok = false;
 
-    *healthy = true;
-    ok = sa_report_find(cli->cmd)->run(o, out, stderr, healthy, error);
+    for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&buf, &len);
+        if (!mem)
+            return sa_error_nomem(error);
+        *healthy = true;
+        sa_error_clear(error);
+        ok = sa_report_find(cli->cmd)->run(o, mem, stderr, healthy, error);
+        if (fclose(mem) != 0 && ok)
+            ok = sa_error_nomem(error);
+        if (ok && len && fwrite(buf, 1, len, out) != len) {
+            sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
+            ok = false;
+        }
+        free(buf);
+        if (ok || error->domain != SA_ERR_CHANGED || attempt == READ_ATTEMPTS)
+            break;
+        read_again(o, attempt, error);
+    }
     if (ok && fflush(out) != 0) {
         sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
         ok = false;
+    }
+    return ok;
+}
+
+/* The site (replaced atomically: a run that must read again leaves nothing), read again as run_report reads. */
+static bool run_site(const cli_t *cli, const sa_report_opts_t *o, sa_error_t *error)
+{
+    sa_site_opts_t so = {cli->site_dir, cli->textfile, cli->months ? cli->months : 12};
+    bool ok = false;
+    for (int attempt = 1; attempt <= READ_ATTEMPTS; attempt++) {
+        sa_error_clear(error);
+        ok = sa_site_write(o, &so, stderr, error);
+        if (ok || error->domain != SA_ERR_CHANGED || attempt == READ_ATTEMPTS)
+            break;
+        read_again(o, attempt, error);
     }
     return ok;
 }
@@ -571,8 +625,7 @@ static int run(const cli_t *cli, const sa_report_opts_t *o)
     if (cli->helpformat)
         return helpformat(cli);
     if (strcmp(cli->cmd, "site") == 0) {
-        sa_site_opts_t so = {cli->site_dir, cli->textfile, cli->months ? cli->months : 12};
-        ok = sa_site_write(o, &so, stderr, &error);
+        ok = run_site(cli, o, &error);
     } else {
         if (cli->output && !(out = sa_atomic_open(&af, cli->output, &error))) {
             fprintf(stderr, "slurm-report: %s\n", error.message);

@@ -18,7 +18,7 @@
 
 #include "sa_jobview.h"
 #include "sa_prom.h"
-#include "sa_rollread.h"
+#include "sa_rollup_reader.h"
 #include "sa_rutil.h"
 #include "sa_vec.h"
 
@@ -224,10 +224,10 @@ typedef struct {
  * The records of a job list document: a live shard's jobs not marked vanished (section 0),
  * an ended day's jobs that ended in [since, now) (section 1).
  */
-static bool on_list(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
+static bool on_list(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
 {
     list_ctx_t *l = vctx;
-    bool live = sa_rollup_kind(d->day) == SA_ROLLUP_K_LIVE;
+    bool live = d->kind == SA_ROLLUP_K_LIVE;
 
     l->c->sect = live ? 0 : 1;
     for (size_t i = 0; i < d->nm; i++) {
@@ -251,7 +251,7 @@ static bool count_cluster_lists(sa_rdb_t *db, const char *cluster, int64_t since
                                 size_t *docs, sa_error_t *error)
 {
     list_ctx_t l = {c, since, now};
-    if (!sa_rollread_lists(db, cluster, true, since, now, on_list, &l, docs, error))
+    if (!sa_rollup_read_lists(db, cluster, true, since, now, on_list, &l, docs, error))
         return false;
     tally_merge(c);
     return true;

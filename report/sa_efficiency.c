@@ -33,7 +33,7 @@
 #include <string.h>
 
 #include "sa_rutil.h"
-#include "sa_rollread.h"
+#include "sa_rollup_reader.h"
 #include "sa_rollup.h"
 #include "sa_usage.h"
 #include "sa_vec.h"
@@ -94,7 +94,7 @@ typedef struct {
     sa_ukeyidx_t idx; /* v by key */
     uint32_t cluster, none_id, unknown_id, empty_id;
     sa_jobview_t view;
-    sa_rcontrib_t contrib; /* the current document's runs, by day */
+    sa_rollup_contrib_t contrib; /* the current document's runs, by day */
     size_t docs_read;      /* rollup documents read */
 } eff_t;
 
@@ -147,7 +147,7 @@ static bool has_eff(const int64_t *e)
 }
 
 /* The accumulator of a rollup key, by the --by keys; NULL on out of memory. */
-static eacc_t *acc_of_key(eff_t *e, const sa_rkey_t *k)
+static eacc_t *acc_of_key(eff_t *e, const sa_rollup_rowkey_t *k)
 {
     uint32_t a = e->empty_id, u = e->empty_id, t = e->empty_id;
     if (e->by & SA_BY_ACCOUNT)
@@ -168,15 +168,15 @@ static eacc_t *acc_of_key(eff_t *e, const sa_rkey_t *k)
 static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 {
     eff_t *e = ctx;
-    const sa_rcontrib_t *c = &e->contrib;
+    const sa_rollup_contrib_t *c = &e->contrib;
 
-    if (!sa_jobview_read(&e->view, doc, error) || !sa_rcontrib_of(&e->contrib, &e->view, error))
+    if (!sa_jobview_read(&e->view, doc, error) || !sa_rollup_contrib_of(&e->contrib, &e->view, error))
         return false;
-    for (size_t d = 0; d < c->ndays; d++) {
-        if (sa_rollup_kind(c->days[d].day) != SA_ROLLUP_K_DAY)
+    for (size_t d = 0; d < c->ndocs; d++) {
+        if (c->docs[d].kind != SA_ROLLUP_K_MEMBERS)
             continue; /* runs end on days; the job lists hold no efficiency */
-        for (size_t i = 0; i < c->days[d].nrec; i++) {
-            const int64_t *r = &c->days[d].rec[i * SA_RR_NF];
+        for (size_t i = 0; i < c->docs[d].nrec; i++) {
+            const int64_t *r = &c->docs[d].rec[i * SA_RR_NF];
             eacc_t *x;
             if (r[SA_RR_ENDED_AT] < 0 || r[SA_RR_ENDED_AT] < e->o->start || r[SA_RR_ENDED_AT] >= e->o->end ||
                 !has_eff(r + SA_RR_E_RUNS))
@@ -199,14 +199,14 @@ static bool whole_day(int64_t day, void *ctx)
 }
 
 /* A rollup document of the window: rows of a whole day, else the records of runs that ended in the window. */
-static bool on_rolldoc(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
+static bool on_rolldoc(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
 {
     eff_t *e = ctx;
     eacc_t *x;
 
     if (!d->has_members) {
         for (size_t i = 0; i < d->nrows; i++) {
-            const sa_rrow_t *row = &d->rows[i];
+            const sa_rollup_row_t *row = &d->rows[i];
             int64_t r[SA_RR_NF] = {0};
             if (!has_eff(row->s.e) || (e->o->accounts.n && !sa_strv_contains(&e->o->accounts, d->keys[row->key].s[0])) ||
                 (e->o->users.n && !sa_strv_contains(&e->o->users, d->keys[row->key].s[1])))
@@ -223,7 +223,7 @@ static bool on_rolldoc(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
     for (size_t m = 0; m < d->nm; m++) {
         for (size_t i = 0; i < d->m[m].nrec; i++) {
             const int64_t *r = &d->m[m].rec[i * SA_RR_NF];
-            const sa_rkey_t *k = &d->keys[r[SA_RR_KEY]];
+            const sa_rollup_rowkey_t *k = &d->keys[r[SA_RR_KEY]];
             if (r[SA_RR_ENDED_AT] < e->o->start || r[SA_RR_ENDED_AT] >= e->o->end || !has_eff(r + SA_RR_E_RUNS) ||
                 (e->o->accounts.n && !sa_strv_contains(&e->o->accounts, k->s[0])) ||
                 (e->o->users.n && !sa_strv_contains(&e->o->users, k->s[1])))
@@ -260,7 +260,7 @@ static bool scan_cluster(sa_rdb_t *db, eff_t *e, const sa_rcluster_t *cl, sa_err
     if (!e->o->from_jobs && cl->rollup_version >= SA_ROLLUP_VERSION && e->threshold == SA_ROLLUP_IDLE_PCT) {
         bson_destroy(&f);
         bson_destroy(&opts);
-        return sa_rollread(db, cluster, e->o->start, e->o->end, false, whole_day, on_rolldoc, e, &e->docs_read,
+        return sa_rollup_read(db, cluster, e->o->start, e->o->end, false, whole_day, on_rolldoc, e, &e->docs_read,
                            error);
     }
     ok = sa_rdb_each(db, "jobs", &f, &opts, on_doc, e, error) &&
@@ -461,7 +461,7 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
     e.threshold = o->idle_threshold;
     sa_rintern_init(&e.names);
     sa_jobview_init(&e.view);
-    sa_rcontrib_init(&e.contrib);
+    sa_rollup_contrib_init(&e.contrib);
     e.contrib.idle_pct = o->idle_threshold;
     sa_strv_init(&pre);
     etable_init(&et, e.by);
@@ -506,7 +506,7 @@ done:
     sa_rtable_clear(&et.t);
     sa_strv_clear(&pre);
     sa_jobview_clear(&e.view);
-    sa_rcontrib_clear(&e.contrib);
+    sa_rollup_contrib_clear(&e.contrib);
     sa_rintern_clear(&e.names);
     free(e.v);
     sa_ukeyidx_clear(&e.idx);

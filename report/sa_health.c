@@ -45,7 +45,7 @@
 
 #include "sa_jobview.h"
 #include "sa_nodegpu.h"
-#include "sa_rollread.h"
+#include "sa_rollup_reader.h"
 #include "sa_rutil.h"
 #include "sa_usage.h"
 
@@ -141,7 +141,7 @@ static bool on_vanished(const bson_t *doc, void *vctx, sa_error_t *error)
 }
 
 /* The _ids of a live shard's jobs marked vanished, into the sa_strv_t ctx. */
-static bool on_live_vanished(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
+static bool on_live_vanished(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
 {
     for (size_t i = 0; i < d->nm; i++) {
         if (d->m[i].nrec && d->m[i].rec[SA_RR_ENDED_AT] >= 0 && !sa_strv_push(ctx, d->m[i].id))
@@ -364,16 +364,16 @@ typedef struct {
     int64_t lo, hi;
 } gpu_ids_t;
 
-static bool on_gpu_members(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
+static bool on_gpu_members(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
 {
     gpu_ids_t *g = ctx;
-    bool open = d->day == SA_UNSET;
+    bool open = d->kind == SA_ROLLUP_K_OPEN;
     for (size_t i = 0; i < d->nm; i++) {
         for (size_t r = 0; r < d->m[i].nrec; r++) {
             const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
             if (x[SA_RR_GPUS] <= 0 || x[SA_RR_START] >= g->hi || (!open && x[SA_RR_END] <= g->lo))
                 continue;
-            if (!sa_strv_push(sa_rollup_live_of(g->cluster, d->m[i].id) == SA_UNSET ? &g->superseded : &g->jobs,
+            if (!sa_strv_push(!sa_rollup_is_jobs_id(g->cluster, d->m[i].id) ? &g->superseded : &g->jobs,
                               d->m[i].id))
                 return sa_error_nomem(error);
             break;
@@ -400,9 +400,9 @@ static bool each_gpu_job(sa_rdb_t *db, const char *cluster, bool lists, int64_t 
         gpu_ids_t g = {.cluster = cluster, .lo = lo, .hi = hi};
         sa_strv_init(&g.jobs);
         sa_strv_init(&g.superseded);
-        ok = sa_rollread(db, cluster, lo, hi, true, NULL, on_gpu_members, &g, NULL, error) &&
-             sa_rollread_jobs(db, "jobs", &g.jobs, &proj, fn, ctx, error) &&
-             sa_rollread_jobs(db, "jobs_superseded", &g.superseded, &proj, fn, ctx, error);
+        ok = sa_rollup_read(db, cluster, lo, hi, true, NULL, on_gpu_members, &g, NULL, error) &&
+             sa_rollup_read_jobs(db, "jobs", &g.jobs, &proj, fn, ctx, error) &&
+             sa_rollup_read_jobs(db, "jobs_superseded", &g.superseded, &proj, fn, ctx, error);
         sa_strv_clear(&g.jobs);
         sa_strv_clear(&g.superseded);
         bson_destroy(&proj);
@@ -583,8 +583,8 @@ static bool check_cluster(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_opts
     if (lists) {
         sa_strv_t ids;
         sa_strv_init(&ids);
-        ok = sa_rollread_lists(db, cl->name, true, 0, 0, on_live_vanished, &ids, NULL, error) &&
-             sa_rollread_jobs(db, "jobs", &ids, NULL, on_vanished, &c, error);
+        ok = sa_rollup_read_lists(db, cl->name, true, 0, 0, on_live_vanished, &ids, NULL, error) &&
+             sa_rollup_read_jobs(db, "jobs", &ids, NULL, on_vanished, &c, error);
         sa_strv_clear(&ids);
         if (!ok)
             goto done;

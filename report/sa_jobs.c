@@ -35,7 +35,7 @@
 #include <strings.h>
 
 #include "sa_jobview.h"
-#include "sa_rollread.h"
+#include "sa_rollup_reader.h"
 #include "sa_rutil.h"
 #include "sa_vec.h"
 
@@ -364,14 +364,14 @@ static void jobs_projection(bson_t *opts)
  * listed: their documents are read next. A live record (an unfinished job) holds its
  * submit time (eligible and start come after it); an ended one its start and end.
  */
-static bool on_list(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
+static bool on_list(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
 {
     jobs_t *c = vctx;
-    bool live = sa_rollup_kind(d->day) == SA_ROLLUP_K_LIVE;
+    bool live = d->kind == SA_ROLLUP_K_LIVE;
 
     c->list_docs++;
     for (size_t i = 0; i < d->nm; i++) {
-        bool superseded = sa_rollup_live_of(c->cluster, d->m[i].id) == SA_UNSET;
+        bool superseded = !sa_rollup_is_jobs_id(c->cluster, d->m[i].id);
         for (size_t r = 0; r < d->m[i].nrec; r++) {
             const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
             char *const *k = d->keys[x[SA_RR_KEY]].s;
@@ -396,13 +396,13 @@ static bool cluster_from_lists(sa_rdb_t *db, jobs_t *c, sa_error_t *error)
     int64_t to = (c->states.n || c->as_of < c->E ? c->E : c->as_of) + 1;
     bool ok;
 
-    ok = sa_rollread_lists(db, c->cluster, c->want_live, c->want_final ? c->S : 0, c->want_final ? to : 0, on_list,
+    ok = sa_rollup_read_lists(db, c->cluster, c->want_live, c->want_final ? c->S : 0, c->want_final ? to : 0, on_list,
                            c, NULL, error);
     jobs_fields(&proj);
     c->superseded = false;
-    ok = ok && sa_rollread_jobs(db, "jobs", &c->ids, &proj, on_job, c, error);
+    ok = ok && sa_rollup_read_jobs(db, "jobs", &c->ids, &proj, on_job, c, error);
     c->superseded = true;
-    ok = ok && sa_rollread_jobs(db, "jobs_superseded", &c->sids, &proj, on_job, c, error);
+    ok = ok && sa_rollup_read_jobs(db, "jobs_superseded", &c->sids, &proj, on_job, c, error);
     c->superseded = false;
     bson_destroy(&proj);
     return ok;
@@ -522,7 +522,7 @@ static bool cluster_named(sa_rdb_t *db, jobs_t *c, sa_error_t *error)
             ok = false;
         }
     }
-    ok = ok && sa_rollread_jobs(db, "jobs", &byid, NULL, on_named, c, error);
+    ok = ok && sa_rollup_read_jobs(db, "jobs", &byid, NULL, on_named, c, error);
     for (size_t i = 0; ok && i < c->leaders.n; i++) {
         int64_t a = strtoll(c->leaders.v[i] + 1, NULL, 10);
         ok = find_named(db, c, "jobs", c->leaders.v[i][0] == 'a' ? "a" : "h", a, 0, on_job, error);

@@ -6,10 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_ingestday.h"
+#include "sa_runlog.h"
 #include "sa_mongo.h"
 #include "sa_rollup.h"
 #include "sa_vec.h"
+
+/* A cluster's rollups as this report reads them: at one commit. */
+typedef struct {
+    char *cluster;
+    int64_t seq, as_of;
+} pin_t;
 
 struct sa_rdb {
     mongoc_client_t *client;
@@ -17,10 +23,12 @@ struct sa_rdb {
     mongoc_collection_t *colls[6];
     char *hosts; /* host:port list for messages, never the URI (it may hold a password) */
     char *name;  /* the database */
+    pin_t *pins; /* the commits taken, one per cluster */
+    size_t npins, pincap;
 };
 
 static const char *const coll_names[6] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups",
-                                          SA_INGEST_DAYS_COLL};
+                                          SA_RUNLOG_COLL};
 
 void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr)
 {
@@ -59,6 +67,9 @@ void sa_rdb_close(sa_rdb_t *db)
         mongoc_collection_destroy(db->colls[i]);
     mongoc_database_destroy(db->db);
     mongoc_client_destroy(db->client);
+    for (size_t i = 0; i < db->npins; i++)
+        free(db->pins[i].cluster);
+    free(db->pins);
     free(db->hosts);
     free(db->name);
     free(db);
@@ -89,6 +100,8 @@ void sa_rclusters_clear(sa_rclusters_t *c)
 int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback)
 {
     int64_t t = c->last_squeue_at;
+    if (c->roll_as_of != SA_UNSET && c->rollup_version >= SA_ROLLUP_VERSION)
+        return c->roll_as_of;
     if (c->last_sacct_at != SA_UNSET && (t == SA_UNSET || c->last_sacct_at > t))
         t = c->last_sacct_at;
     return t == SA_UNSET ? fallback : t;
@@ -100,6 +113,8 @@ static void cluster_unset(sa_rcluster_t *c)
     c->last_squeue_at = c->last_sacct_at = c->last_sinfo_at = SA_UNSET;
     c->first_run_at = c->last_run_at = c->first_submit = SA_UNSET;
     c->rollup_version = c->ingest_days_version = 0;
+    c->roll_seq = 0;
+    c->roll_as_of = SA_UNSET;
 }
 
 /* Reads one clusters document into c (name already set or taken from _id). */
@@ -183,6 +198,71 @@ static bool check_clusters(sa_rdb_t *db, const sa_rclusters_t *cl, sa_error_t *e
     return false;
 }
 
+/* The pin of cluster (NULL: none yet). */
+static pin_t *pin_of(sa_rdb_t *db, const char *cluster)
+{
+    for (size_t i = 0; i < db->npins; i++) {
+        if (strcmp(db->pins[i].cluster, cluster) == 0)
+            return &db->pins[i];
+    }
+    return NULL;
+}
+
+/* Takes the last commit of cluster's rollups (a cluster without one: 0, SA_UNSET) once per report. */
+static pin_t *pin_take(sa_rdb_t *db, const char *cluster, sa_error_t *error)
+{
+    sa_rollup_key_t k = sa_rollup_key(cluster, SA_ROLLUP_K_COMMIT, 0, 0);
+    bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, proj;
+    mongoc_cursor_t *cur;
+    const bson_t *doc;
+    bson_error_t berr;
+    sa_rollup_commit_t c;
+    pin_t *p = pin_of(db, cluster);
+    char *id;
+    bool ok = true;
+
+    if (p)
+        return p;
+    if (!(id = sa_rollup_key_id(&k)) || !SA_VEC_GROW(db->pins, db->pincap, db->npins, 1, 4)) {
+        free(id);
+        sa_error_nomem(error);
+        return NULL;
+    }
+    sa_rollup_commit_init(&c);
+    BSON_APPEND_UTF8(&filter, "_id", id);
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj); /* not the intent's _ids */
+    BSON_APPEND_INT32(&proj, "seq", 1);
+    BSON_APPEND_INT32(&proj, "as_of", 1);
+    bson_append_document_end(&opts, &proj);
+    cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_ROLLUP_COLL), &filter, &opts, NULL);
+    if (mongoc_cursor_next(cur, &doc))
+        ok = sa_rollup_commit_read(&c, doc, error);
+    if (ok && mongoc_cursor_error(cur, &berr)) {
+        sa_rdb_error(error, db, "reading rollups", &berr);
+        ok = false;
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(&filter);
+    bson_destroy(&opts);
+    free(id);
+    if (ok && !(db->pins[db->npins].cluster = strdup(cluster)))
+        ok = sa_error_nomem(error);
+    if (ok) {
+        p = &db->pins[db->npins++];
+        p->seq = c.seq;
+        p->as_of = c.as_of;
+    }
+    sa_rollup_commit_clear(&c);
+    return ok ? p : NULL;
+}
+
+bool sa_rdb_rollup_seq(sa_rdb_t *db, const char *cluster, int64_t *seq, sa_error_t *error)
+{
+    pin_t *p = pin_take(db, cluster, error);
+    *seq = p ? p->seq : 0;
+    return p != NULL;
+}
+
 static int cluster_cmp(const void *a, const void *b)
 {
     return strcmp(((const sa_rcluster_t *)a)->name, ((const sa_rcluster_t *)b)->name);
@@ -254,6 +334,14 @@ bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, 
         nfound = 0;
     }
     ok = check_clusters(db, out, error);
+    for (size_t i = 0; ok && i < out->n; i++) { /* each cluster's rollups as of their last commit */
+        pin_t *p = out->v[i].in_archive ? pin_take(db, out->v[i].name, error) : NULL;
+        ok = !out->v[i].in_archive || p != NULL;
+        if (p) {
+            out->v[i].roll_seq = p->seq;
+            out->v[i].roll_as_of = p->as_of;
+        }
+    }
 done:
     for (size_t k = 0; k < nfound; k++)
         free(found[k].name);
@@ -401,7 +489,7 @@ static bool run_wanted(const bson_t *e, int64_t started, const sa_rdb_runs_query
     return q->ok < 0 || (f.has_ok && f.ok_flag == (q->ok == 1));
 }
 
-/* Adds the entries of one ingest_days document that q asks for to r (copies). */
+/* Adds the entries of one run log document (an hour) that q asks for to r (copies). */
 static bool day_entries(const bson_t *day, const sa_rdb_runs_query_t *q, rruns_t *r, sa_error_t *error)
 {
     bson_iter_t it, child;
@@ -418,19 +506,19 @@ static bool day_entries(const bson_t *day, const sa_rdb_runs_query_t *q, rruns_t
         bson_iter_document(&child, &len, &data);
         if (!bson_init_static(&e, data, len))
             continue;
-        sa_ingestday_entry_key(&e, &started);
+        sa_runlog_entry_key(&e, &started);
         if (!run_wanted(&e, started, q))
             continue;
         if (!SA_VEC_GROW(r->v, r->cap, r->n, 1, 64) || !(r->v[r->n].doc = bson_new_from_data(data, len)))
             return sa_error_nomem(error);
-        r->v[r->n].key = sa_ingestday_entry_key(r->v[r->n].doc, &r->v[r->n].started);
+        r->v[r->n].key = sa_runlog_entry_key(r->v[r->n].doc, &r->v[r->n].started);
         r->n++;
     }
     return true;
 }
 
-/* Reads the days of c from day down to stop (at most SA_INGEST_DAYS_BATCH) into r; *found: documents read. */
-static bool read_day_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t day, int64_t stop,
+/* Reads the hours of c from hour down to stop (at most SA_RUNLOG_BATCH) into r; *found: documents read. */
+static bool read_hour_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t hour, int64_t stop,
                            const sa_rdb_runs_query_t *q, rruns_t *r, size_t *found, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER;
@@ -442,8 +530,8 @@ static bool read_day_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t day, in
 
     *found = 0;
     sa_strv_init(&ids);
-    for (int k = 0; ok && k < SA_INGEST_DAYS_BATCH && day - k * SA_DAY >= stop; k++) {
-        char *id = sa_ingestday_id(c->name, day - k * SA_DAY);
+    for (int k = 0; ok && k < SA_RUNLOG_BATCH && hour - k * SA_RUNLOG_SPAN >= stop; k++) {
+        char *id = sa_runlog_id(c->name, hour - k * SA_RUNLOG_SPAN);
         ok = (id && sa_strv_push(&ids, id)) || sa_error_nomem(error);
         free(id);
     }
@@ -452,7 +540,7 @@ static bool read_day_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t day, in
         return false;
     }
     sa_rbson_append_in(&filter, "_id", &ids);
-    cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_INGEST_DAYS_COLL), &filter, NULL, NULL);
+    cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_RUNLOG_COLL), &filter, NULL, NULL);
     while (ok && mongoc_cursor_next(cur, &doc)) {
         (*found)++;
         ok = day_entries(doc, q, r, error);
@@ -518,12 +606,12 @@ static bool runs_scan(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_qu
 bool sa_rdb_ingest_runs(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_query_t *q, sa_rdb_doc_cb fn,
                         void *ctx, sa_error_t *error)
 {
-    int64_t hi = c->last_run_at, lo = c->first_run_at, day, empty = 0;
+    int64_t hi = c->last_run_at, lo = c->first_run_at, hour, empty = 0;
     rruns_t r = {0};
     size_t given = 0;
     bool ok = true;
 
-    if (c->ingest_days_version < SA_INGEST_DAYS_VERSION)
+    if (c->ingest_days_version < SA_RUNLOG_VERSION)
         return runs_scan(db, c, q, fn, ctx, error);
     if (hi == SA_UNSET || lo == SA_UNSET)
         return true; /* no run yet */
@@ -531,12 +619,12 @@ bool sa_rdb_ingest_runs(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_
         hi = q->to - 1;
     if (q->from != SA_UNSET && q->from > lo)
         lo = q->from;
-    lo = sa_rollup_day(lo);
-    for (day = sa_rollup_day(hi); ok && day >= lo && empty < EMPTY_DAYS_MAX * SA_DAY;
-         day -= SA_INGEST_DAYS_BATCH * SA_DAY) {
+    lo = sa_runlog_start(lo);
+    for (hour = sa_runlog_start(hi); ok && hour >= lo && empty < EMPTY_DAYS_MAX * SA_DAY;
+         hour -= SA_RUNLOG_BATCH * SA_RUNLOG_SPAN) {
         size_t found = 0, before = r.n;
-        ok = read_day_batch(db, c, day, lo, q, &r, &found, error);
-        empty = found ? 0 : empty + SA_INGEST_DAYS_BATCH * SA_DAY;
+        ok = read_hour_batch(db, c, hour, lo, q, &r, &found, error);
+        empty = found ? 0 : empty + SA_RUNLOG_BATCH * SA_RUNLOG_SPAN;
         if (ok && q->newest_first && r.n > before) { /* a batch's runs are all newer than the next batch's */
             ok = give_runs(&r, q, fn, ctx, &given, error);
             rruns_clear(&r);

@@ -47,6 +47,9 @@ typedef struct {
     int64_t ingest_days_version;
     int64_t first_run_at, last_run_at; /* the span of its ingest runs' started_at */
     int64_t first_submit;              /* the earliest submit of its job documents */
+    /* the last commit of its rollups when the report began (schema/rollup/sa_rollup.h, "Commits"): every rollup
+     * document is read as it was then; and what open runs count up to at that commit (SA_UNSET: not said) */
+    int64_t roll_seq, roll_as_of;
     bool in_archive; /* false: named by -M but no document */
 } sa_rcluster_t;
 
@@ -73,8 +76,17 @@ void sa_rclusters_clear(sa_rclusters_t *c);
 bool sa_rdb_check_names(sa_rdb_t *db, const sa_rclusters_t *cl, const char *field, const sa_strv_t *names,
                         const sa_strv_t *also, sa_error_t *error);
 
-/* The cluster's last observation of its jobs: the later of last_squeue_at and last_sacct_at, else fallback. */
+/*
+ * The cluster's last observation of its jobs: what its rollups' last commit says (open runs
+ * count up to it), else the later of last_squeue_at and last_sacct_at, else fallback.
+ */
 int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
+
+/*
+ * The commit of cluster's rollups this report reads at (sa_rcluster_t.roll_seq), taken
+ * once per report: by sa_rdb_clusters, else at the first call.
+ */
+bool sa_rdb_rollup_seq(sa_rdb_t *db, const char *cluster, int64_t *seq, sa_error_t *error);
 
 /* ---- reading BSON values: sa_bson_iter_time/int/str of schema/jobdoc/sa_bson.h ---------- */
 
@@ -125,7 +137,7 @@ typedef struct {
 /*
  * Calls fn with each ingest run of cluster c that q selects (an entry of its ingest_days,
  * which has the members of an ingest_runs document the reports read, under their names;
- * one per run), by started_at. The days are read by _id, SA_INGEST_DAYS_BATCH at a time,
+ * one per run), by started_at. The days are read by _id, SA_RUNLOG_BATCH at a time,
  * from the latest day the query and the cluster's runs allow back to the earliest, and
  * the walk stops once limit runs are given (newest first) or after two years of days
  * without a run. A cluster whose ingest_days slurm-ingest has not built yet (an archive

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sa_ingestday.h"
+#include "sa_runlog.h"
 #include "sa_jobview.h"
 #include "sa_rcommon.h"
 #include "sa_rutil.h"
@@ -1016,7 +1016,7 @@ static bool first_submit(site_t *s, const sa_rcluster_t *rc, int64_t *first, sa_
     bool ok = true;
 
     *first = rc->first_submit;
-    if (rc->ingest_days_version >= SA_INGEST_DAYS_VERSION)
+    if (rc->ingest_days_version >= SA_RUNLOG_VERSION)
         return true;
     f = BCON_NEW("cluster", BCON_UTF8(rc->name));
     opts = BCON_NEW("sort", "{", "job_id", BCON_INT32(1), "}", "limit", BCON_INT64(1), "projection", "{", "submit",

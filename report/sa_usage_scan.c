@@ -41,14 +41,14 @@ typedef struct {
     const int64_t *as_of;     /* per cluster */
     sa_usums_t *s;
     sa_jobview_t view;        /* the current document */
-    sa_rcontrib_t contrib;    /* what it contributes */
+    sa_rollup_contrib_t contrib;    /* what it contributes */
 } scan_t;
 
 /* Adds the GPU-seconds (and CPU, memory, billing) of one job document's contribution to the sums. */
 static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
 {
     const sa_jobview_t *j = &sc->view;
-    const sa_rcontrib_t *c = &sc->contrib;
+    const sa_rollup_contrib_t *c = &sc->contrib;
     uint32_t cid;
 
     if (!sa_jobview_read(&sc->view, doc, error))
@@ -58,17 +58,16 @@ static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
     cid = sa_rintern(&sc->s->names, j->cluster);
     if (cid >= sc->s->nclusters)
         return cid == UINT32_MAX ? sa_error_nomem(error) : true;
-    if (!sa_rcontrib_of(&sc->contrib, j, error))
+    if (!sa_rollup_contrib_of(&sc->contrib, j, error))
         return false;
-    for (size_t d = 0; d < c->ndays; d++) {
-        const sa_rcday_t *day = &c->days[d];
-        sa_rollup_kind_t kind = sa_rollup_kind(day->day);
-        if (kind != SA_ROLLUP_K_DAY && kind != SA_ROLLUP_K_OPEN)
-            continue; /* the job lists (live, ended): no usage */
+    for (size_t d = 0; d < c->ndocs; d++) {
+        const sa_rollup_contrib_doc_t *day = &c->docs[d];
+        if (day->kind != SA_ROLLUP_K_MEMBERS && day->kind != SA_ROLLUP_K_OPEN)
+            continue; /* the job lists (live, ended, started): no usage */
         for (size_t r = 0; r < day->nrec; r++) {
             const int64_t *x = &day->rec[r * SA_RR_NF];
-            const sa_rkey_t *key = &c->keys[x[SA_RR_KEY]];
-            int64_t end = day->day == SA_UNSET ? sc->as_of[cid] : x[SA_RR_END], rate[SA_TRES_N];
+            const sa_rollup_rowkey_t *key = &c->keys[x[SA_RR_KEY]];
+            int64_t end = day->kind == SA_ROLLUP_K_OPEN ? sc->as_of[cid] : x[SA_RR_END], rate[SA_TRES_N];
             sa_ukey_t k;
             if (!key->s[4][0] && sc->s->ntres == 1)
                 continue; /* a run without GPUs when GPUs alone are counted */
@@ -183,14 +182,14 @@ bool sa_usage_scan(sa_rdb_t *db, const sa_report_opts_t *o, const int64_t *as_of
         return true;
     memset(&sc, 0, sizeof sc);
     sa_jobview_init(&sc.view);
-    sa_rcontrib_init(&sc.contrib);
+    sa_rollup_contrib_init(&sc.contrib);
     sc.db = db;
     sc.o = o;
     sc.as_of = as_of;
     sc.s = s;
     build_filter(&sc, &filter);
     ok = scan(&sc, 0, &filter, error) && scan(&sc, 1, &filter, error);
-    sa_rcontrib_clear(&sc.contrib);
+    sa_rollup_contrib_clear(&sc.contrib);
     sa_jobview_clear(&sc.view);
     bson_destroy(&filter);
     return ok;

@@ -17,7 +17,7 @@
  *   rank ceil(p/100 x n) of the sorted waits), so each is one run's wait; mean = sum / n.
  * - Job size: XDMoD's bins (1, 2-4, 5-8, 9-16, ...), of GPUs (0 apart) and nodes.
  * The runs come from the started lists of the rollups (schema/jobdoc/sa_rollup.h), or with
- * --from-jobs from the job documents through the same contribution (sa_rcontrib_of), so
+ * --from-jobs from the job documents through the same contribution (sa_rollup_contrib_of), so
  * both give the same bytes.
  */
 #include "sa_rcommon.h"
@@ -25,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sa_rollread.h"
+#include "sa_rollup_reader.h"
 #include "sa_rollup.h"
 #include "sa_rutil.h"
 #include "sa_vec.h"
@@ -79,7 +79,7 @@ typedef struct {
     wrun_t *v;
     size_t n, cap;
     sa_jobview_t view;
-    sa_rcontrib_t contrib;
+    sa_rollup_contrib_t contrib;
     size_t docs_read;
 } waits_t;
 
@@ -107,10 +107,10 @@ static void bin_label(int64_t bin, bool gpus, char *buf, size_t n)
 }
 
 /* Adds record x (of key k) when its run started in the window and the key passes -A / -u. */
-static bool add_run(waits_t *w, const sa_rkey_t *k, const int64_t *x, sa_error_t *error)
+static bool add_run(waits_t *w, const sa_rollup_rowkey_t *k, const int64_t *x, sa_error_t *error)
 {
     const sa_report_opts_t *o = w->o;
-    int64_t start = x[SA_RR_START];
+    int64_t start = x[SA_RS_START];
     wrun_t *r;
 
     if (start < o->start || start >= o->end || (o->accounts.n && !sa_strv_contains(&o->accounts, k->s[0])) ||
@@ -126,7 +126,7 @@ static bool add_run(waits_t *w, const sa_rkey_t *k, const int64_t *x, sa_error_t
     r->t = !(w->by & SA_BY_GPU_TYPE) ? w->empty_id : k->s[4][0] ? sa_rintern(&w->names, k->s[4]) : w->none_id;
     if (r->p == UINT32_MAX || r->a == UINT32_MAX || r->u == UINT32_MAX || r->t == UINT32_MAX)
         return sa_error_nomem(error);
-    r->gbin = w->by & SA_BY_GPUS ? size_bin(x[SA_RR_GPUS]) : -1;
+    r->gbin = w->by & SA_BY_GPUS ? size_bin(x[SA_RS_GPUS]) : -1;
     r->nbin = w->by & SA_BY_NODES ? size_bin(x[SA_RS_NODES]) : -1;
     r->wait = x[SA_RS_ELIGIBLE] == SA_UNSET ? -1 : start > x[SA_RS_ELIGIBLE] ? start - x[SA_RS_ELIGIBLE] : 0;
     r->swait = x[SA_RS_SUBMIT] == SA_UNSET ? -1 : start > x[SA_RS_SUBMIT] ? start - x[SA_RS_SUBMIT] : 0;
@@ -135,13 +135,13 @@ static bool add_run(waits_t *w, const sa_rkey_t *k, const int64_t *x, sa_error_t
 }
 
 /* A started list of the window: its runs. */
-static bool on_list(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
+static bool on_list(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
 {
     waits_t *w = ctx;
     for (size_t m = 0; m < d->nm; m++) { /* a tombstone has no records */
         for (size_t i = 0; i < d->m[m].nrec; i++) {
-            const int64_t *x = &d->m[m].rec[i * SA_RR_NF];
-            if (!add_run(w, &d->keys[x[SA_RR_KEY]], x, error))
+            const int64_t *x = &d->m[m].rec[i * SA_RS_NF];
+            if (!add_run(w, &d->keys[x[SA_RS_KEY]], x, error))
                 return false;
         }
     }
@@ -152,16 +152,16 @@ static bool on_list(const sa_rolldoc_t *d, void *ctx, sa_error_t *error)
 static bool on_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 {
     waits_t *w = ctx;
-    const sa_rcontrib_t *c = &w->contrib;
+    const sa_rollup_contrib_t *c = &w->contrib;
 
-    if (!sa_jobview_read(&w->view, doc, error) || !sa_rcontrib_of(&w->contrib, &w->view, error))
+    if (!sa_jobview_read(&w->view, doc, error) || !sa_rollup_contrib_of(&w->contrib, &w->view, error))
         return false;
-    for (size_t d = 0; d < c->ndays; d++) {
-        if (sa_rollup_kind(c->days[d].day) != SA_ROLLUP_K_STARTED)
+    for (size_t d = 0; d < c->ndocs; d++) {
+        if (c->docs[d].kind != SA_ROLLUP_K_STARTED)
             continue;
-        for (size_t i = 0; i < c->days[d].nrec; i++) {
-            const int64_t *x = &c->days[d].rec[i * SA_RR_NF];
-            if (!add_run(w, &c->keys[x[SA_RR_KEY]], x, error))
+        for (size_t i = 0; i < c->docs[d].nrec; i++) {
+            const int64_t *x = &c->docs[d].rec[i * SA_RS_NF];
+            if (!add_run(w, &c->keys[x[SA_RS_KEY]], x, error))
                 return false;
         }
     }
@@ -176,7 +176,7 @@ static bool scan_cluster(sa_rdb_t *db, waits_t *w, const sa_rcluster_t *cl, sa_e
 
     w->cluster = sa_rintern(&w->names, cl->name);
     if (!w->o->from_jobs && cl->rollup_version >= SA_ROLLUP_VERSION)
-        return sa_rollread_started(db, cl->name, w->o->start, w->o->end, on_list, w, &w->docs_read, error);
+        return sa_rollup_read_started(db, cl->name, w->o->start, w->o->end, on_list, w, &w->docs_read, error);
     BSON_APPEND_UTF8(&f, "cluster", cl->name); /* the cluster_runs_start index */
     BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.start", &sub);
     BSON_APPEND_DATE_TIME(&sub, "$gte", w->o->start * 1000);
@@ -485,7 +485,7 @@ bool sa_report_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     w.by = sa_report_by(o, SA_BY_PARTITION);
     sa_rintern_init(&w.names);
     sa_jobview_init(&w.view);
-    sa_rcontrib_init(&w.contrib);
+    sa_rollup_contrib_init(&w.contrib);
     sa_strv_init(&pre);
     wtable_init(&wt, w.by);
     if (!check_opts(o, error) || !(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error))
@@ -519,7 +519,7 @@ done:
     sa_rtable_clear(&wt.t);
     sa_strv_clear(&pre);
     sa_jobview_clear(&w.view);
-    sa_rcontrib_clear(&w.contrib);
+    sa_rollup_contrib_clear(&w.contrib);
     sa_rintern_clear(&w.names);
     free(w.v);
     sa_rclusters_clear(&cl);

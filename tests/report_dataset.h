@@ -13,6 +13,8 @@
 
 #include "sa_archive.h"
 #include "sa_ingest.h"
+#include "sa_rollup_rebuild.h"
+#include "sa_rollup_writer.h"
 #include "sa_rutil.h"
 #include "testutil.h"
 
@@ -65,13 +67,14 @@ static int64_t rd_load_dataset(const char *mongo_uri, const char *db, const char
             sa_ingest_outcome_t out;
             sa_ingest_stats_t st;
             size_t built = 0;
+            sa_rollup_writer_t *w;
             memset(&snap, 0, sizeof snap);
             memset(&env, 0, sizeof env);
             env.archive = a;
             env.sqlite_path = sqlite_file;
             snap.cluster = json_string_value(json_object_get(s, "cluster"));
             /* as every slurm-ingest run does first: the cluster's rollups are kept from here on */
-            if (!sa_archive_rollups_init(a, snap.cluster, &built, &err))
+            if (!(w = sa_rollup_attach(a, snap.cluster, &err)) || !sa_rollup_init(a, w, &built, &err))
                 fail_msg("rollups of %s: %s", snap.cluster, err.message);
             if (!sa_archive_ingest_days_init(a, snap.cluster, &built, &err))
                 fail_msg("ingest days of %s: %s", snap.cluster, err.message);
@@ -84,6 +87,7 @@ static int64_t rd_load_dataset(const char *mongo_uri, const char *db, const char
             if (out.rejected)
                 fail_msg("ingest %s at %lld: %s", snap.cluster, (long long)snap.at, out.why.message);
             sa_ingest_stats_clear(&st);
+            sa_rollup_detach(a, w);
         }
         for (int k = 0; k < SA_IN_COUNT; k++)
             free(files[k]);

@@ -1,13 +1,16 @@
 /*
- * test_ingest_days.c - the ingest runs by day (schema/jobdoc/sa_ingestday.h, ingest/sa_ingestdays.c)
- * and the clusters document's first_submit, against the test server: an archive whose
- * ingest_runs an older slurm-ingest wrote (no ingest_days) gets its days at the first run
- * of this version; every run after that adds its entry; the days equal what ingest_runs
+ * test_ingest_days.c - the run log, the ingest runs by hour (schema/rollup/sa_runlog.h,
+ * ingest/rollup/sa_runlog_writer.c) and the clusters document's first_submit, against the
+ * test server: an archive whose ingest_runs an older slurm-ingest wrote (no log) gets its
+ * hours at the first run of this version, and one whose log is by day (version 1) loses its
+ * days for hours; every run after that adds its entry; the hours equal what ingest_runs
  * says, `slurm-ingest rollup` agrees, finds (exit 9, named) a damaged, missing or extra
- * day and a wrong first_submit, and --rebuild mends them; a duplicated entry (a retried
- * $push) is one run to every reader; health's failed runs, the site's ingest table and
- * the metrics of the last runs are the same read from the days as from ingest_runs, and
- * say what was recorded; first_submit is the earliest submit of the job documents.
+ * hour and a wrong first_submit, and --rebuild mends them; a duplicated entry is one run to
+ * every reader; health's failed runs, the site's ingest table and the metrics of the last
+ * runs are the same read from the log as from ingest_runs, and say what was recorded;
+ * first_submit is the earliest submit of the job documents. 150 runs a minute apart are 3
+ * documents of at most 60 entries: a run's write does not grow with the runs before it
+ * (issue 31, item 6).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,7 +25,7 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_archive.h"
-#include "sa_ingestday.h"
+#include "sa_runlog.h"
 #include "testutil.h"
 #include "tu_archive.h"
 
@@ -149,7 +152,7 @@ static size_t check_days_equal_runs(mongoc_client_t *client, const char *db, boo
                                           "counts.jobs_changed", "counts.write_statements", "counts.docs_read",
                                           "counts.records_set_aside", "counts.inputs_rejected"};
     mongoc_collection_t *runs = mongoc_client_get_collection(client, db, "ingest_runs");
-    mongoc_collection_t *days = mongoc_client_get_collection(client, db, SA_INGEST_DAYS_COLL);
+    mongoc_collection_t *days = mongoc_client_get_collection(client, db, SA_RUNLOG_COLL);
     bson_t *f = BCON_NEW("cluster", BCON_UTF8("demo"));
     mongoc_cursor_t *cur = mongoc_collection_find_with_opts(runs, f, NULL, NULL);
     const bson_t *run, *day;
@@ -167,7 +170,7 @@ static size_t check_days_equal_runs(mongoc_client_t *client, const char *db, boo
         bson_oid_to_string(bson_iter_oid(&it), hex);
         assert_true(bson_iter_init_find(&it, run, "started_at"));
         started = bson_iter_date_time(&it) / 1000;
-        id = sa_ingestday_id("demo", started);
+        id = sa_runlog_id("demo", started);
         df = BCON_NEW("_id", BCON_UTF8(id));
         dc = mongoc_collection_find_with_opts(days, df, NULL, NULL);
         if (!mongoc_cursor_next(dc, &day))
@@ -180,7 +183,7 @@ static size_t check_days_equal_runs(mongoc_client_t *client, const char *db, boo
             int64_t t;
             bson_iter_document(&arr, &len, &data);
             assert_true(bson_init_static(&e, data, len));
-            if (strcmp(sa_ingestday_entry_key(&e, &t), hex) != 0)
+            if (strcmp(sa_runlog_entry_key(&e, &t), hex) != 0)
                 continue;
             found++;
             for (size_t k = 0; k < sizeof members / sizeof members[0]; k++) {
@@ -354,7 +357,14 @@ static void test_ingest_days(void **state)
     /* an archive of an older version: runs, no days; the first run of this one builds them */
     insert_old_runs(client, db);
     assert_int_equal(run_ingest(uri, db, dir, ingest, NULL), 0);
-    assert_int_equal(cluster_time(client, db, "ingest_days_version"), SA_INGEST_DAYS_VERSION);
+    assert_int_equal(cluster_time(client, db, "ingest_days_version"), SA_RUNLOG_VERSION);
+    /* a log of version 1 (by day): the next run builds its hours and removes the days */
+    update(client, db, "clusters", "demo", BCON_NEW("$set", "{", "ingest_days_version", BCON_INT64(1), "}"));
+    update(client, db, SA_RUNLOG_COLL, "demo:2026-10-03",
+           BCON_NEW("$set", "{", "cluster", BCON_UTF8("demo"), "day", BCON_UTF8("2026-10-03"), "runs", "[", "]", "}"));
+    assert_int_equal(run_ingest(uri, db, dir, ingest, NULL), 0);
+    assert_int_equal(cluster_time(client, db, "ingest_days_version"), SA_RUNLOG_VERSION);
+    assert_int_equal(tu_count(client, db, SA_RUNLOG_COLL, "{\"_id\": \"demo:2026-10-03\"}"), 0);
     /* a later run through the archive's own recorder (what slurm-ingest's finish calls) */
     a = sa_archive_open(uri, db, NULL, &e);
     assert_non_null(a);
@@ -366,11 +376,11 @@ static void test_ingest_days(void **state)
     json_decref(run);
     sa_archive_close(a);
 
-    /* the days say what ingest_runs says: 4 old runs, the run of this version, the one recorded */
-    assert_int_equal(check_days_equal_runs(client, db, false), 6);
-    assert_int_equal(tu_count(client, db, SA_INGEST_DAYS_COLL, "{\"_id\": {\"$in\": [\"demo:2026-09-20\", "
-                                                            "\"demo:2026-10-03\", \"demo:2026-10-04\", "
-                                                            "\"demo:2026-10-05\"]}}"), 4);
+    /* the hours say what ingest_runs says: 4 old runs, the two runs of this version, the one recorded */
+    assert_int_equal(check_days_equal_runs(client, db, false), 7);
+    assert_int_equal(tu_count(client, db, SA_RUNLOG_COLL, "{\"_id\": {\"$in\": [\"demo:2026-09-20T05\", "
+                                                            "\"demo:2026-10-03T10\", \"demo:2026-10-04T23\", "
+                                                            "\"demo:2026-10-05T00\"]}}"), 4);
     assert_int_equal(cluster_time(client, db, "first_run_at"), old_runs[0].started);
     assert_true(cluster_time(client, db, "last_run_at") >= cluster_time(client, db, "last_squeue_at") - 86400);
     /* first_submit: the earliest submit of the job documents */
@@ -383,7 +393,8 @@ static void test_ingest_days(void **state)
     reports(uri, db, dir, true, &days);
     update(client, db, "clusters", "demo", BCON_NEW("$unset", "{", "ingest_days_version", BCON_UTF8(""), "}"));
     reports(uri, db, dir, true, &scan);
-    update(client, db, "clusters", "demo", BCON_NEW("$set", "{", "ingest_days_version", BCON_INT64(1), "}"));
+    update(client, db, "clusters", "demo",
+           BCON_NEW("$set", "{", "ingest_days_version", BCON_INT64(SA_RUNLOG_VERSION), "}"));
     assert_string_equal(days.health, scan.health);
     assert_string_equal(days.table, scan.table);
     assert_string_equal(days.metrics, scan.metrics);
@@ -401,11 +412,11 @@ static void test_ingest_days(void **state)
     }
 
     /* a $push retried: two entries of one run are one run to the readers and to rollup */
-    before = tu_find_id(client, db, SA_INGEST_DAYS_COLL, "demo:2026-10-04");
+    before = tu_find_id(client, db, SA_RUNLOG_COLL, "demo:2026-10-04T23");
     assert_non_null(before);
     {
-        mongoc_collection_t *c = mongoc_client_get_collection(client, db, SA_INGEST_DAYS_COLL);
-        bson_t *f = BCON_NEW("_id", BCON_UTF8("demo:2026-10-04"));
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db, SA_RUNLOG_COLL);
+        bson_t *f = BCON_NEW("_id", BCON_UTF8("demo:2026-10-04T23"));
         mongoc_cursor_t *cur = mongoc_collection_find_with_opts(c, f, NULL, NULL);
         const bson_t *d;
         bson_iter_t it, arr;
@@ -416,7 +427,7 @@ static void test_ingest_days(void **state)
         assert_true(bson_iter_init_find(&it, d, "runs") && bson_iter_recurse(&it, &arr) && bson_iter_next(&arr));
         bson_iter_document(&arr, &len, &data);
         assert_true(bson_init_static(&entry, data, len));
-        update(client, db, SA_INGEST_DAYS_COLL, "demo:2026-10-04",
+        update(client, db, SA_RUNLOG_COLL, "demo:2026-10-04T23",
                BCON_NEW("$push", "{", "runs", BCON_DOCUMENT(&entry), "}"));
         mongoc_cursor_destroy(cur);
         bson_destroy(f);
@@ -432,31 +443,31 @@ static void test_ingest_days(void **state)
     }
 
     /* damaged, missing and extra days, a wrong first_submit: found (exit 9, each named), then rebuilt */
-    update(client, db, SA_INGEST_DAYS_COLL, "demo:2026-10-04", BCON_NEW("$set", "{", "runs.0.ok", BCON_BOOL(true), "}"));
+    update(client, db, SA_RUNLOG_COLL, "demo:2026-10-04T23", BCON_NEW("$set", "{", "runs.0.ok", BCON_BOOL(true), "}"));
     {
-        mongoc_collection_t *c = mongoc_client_get_collection(client, db, SA_INGEST_DAYS_COLL);
-        bson_t *f = BCON_NEW("_id", BCON_UTF8("demo:2026-10-03"));
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db, SA_RUNLOG_COLL);
+        bson_t *f = BCON_NEW("_id", BCON_UTF8("demo:2026-10-03T10"));
         bson_error_t berr;
         assert_true(mongoc_collection_delete_one(c, f, NULL, NULL, &berr));
         bson_destroy(f);
         mongoc_collection_destroy(c);
     }
-    update(client, db, SA_INGEST_DAYS_COLL, "demo:2020-01-01",
+    update(client, db, SA_RUNLOG_COLL, "demo:2020-01-01T00",
            BCON_NEW("$set", "{", "cluster", BCON_UTF8("demo"), "runs", "[", "]", "}"));
     update(client, db, "clusters", "demo", BCON_NEW("$set", "{", "first_submit", BCON_DATE_TIME(1000), "}"));
     assert_int_equal(run_ingest(uri, db, dir, verify, &err), 9);
-    assert_non_null(strstr(err, "ingest_days demo:2026-10-04: differs from ingest_runs"));
-    assert_non_null(strstr(err, "ingest_days demo:2026-10-03: missing"));
-    assert_non_null(strstr(err, "ingest_days demo:2020-01-01: stored, but no ingest run"));
+    assert_non_null(strstr(err, "ingest_days demo:2026-10-04T23: differs from ingest_runs"));
+    assert_non_null(strstr(err, "ingest_days demo:2026-10-03T10: missing"));
+    assert_non_null(strstr(err, "ingest_days demo:2020-01-01T00: stored, but no ingest run"));
     assert_non_null(strstr(err, "clusters demo: first_submit is 1970-01-01T00:00:01Z"));
     free(err);
     assert_int_equal(run_ingest(uri, db, dir, rebuild, NULL), 0);
     assert_int_equal(run_ingest(uri, db, dir, verify, NULL), 0);
-    assert_int_equal(check_days_equal_runs(client, db, false), 6);
-    assert_int_equal(tu_count(client, db, SA_INGEST_DAYS_COLL, "{\"_id\": \"demo:2020-01-01\"}"), 0);
+    assert_int_equal(check_days_equal_runs(client, db, false), 7);
+    assert_int_equal(tu_count(client, db, SA_RUNLOG_COLL, "{\"_id\": \"demo:2020-01-01T00\"}"), 0);
     assert_int_equal(cluster_time(client, db, "first_submit"), first);
-    after = tu_find_id(client, db, SA_INGEST_DAYS_COLL, "demo:2026-10-04");
-    assert_true(json_equal(before, after));
+    after = tu_find_id(client, db, SA_RUNLOG_COLL, "demo:2026-10-04T23");
+    assert_true(json_equal(json_object_get(before, "runs"), json_object_get(after, "runs")));
     {
         said_t again;
         reports(uri, db, dir, true, &again);
@@ -476,10 +487,68 @@ static void test_ingest_days(void **state)
     tu_rm_rf(dir);
 }
 
+/*
+ * A one-minute timer: 150 runs a minute apart recorded through the archive's recorder. The
+ * log holds them in 3 hours of at most 60 entries, every run once: a run reads and writes
+ * one hour, whatever the runs before it (version 1 rewrote a day of all of them with every
+ * run: 1,440 entries at the end of such a day).
+ */
+static void test_busy_day(void **state)
+{
+    char *db = NULL;
+    mongoc_client_t *client = tu_mongo_client("test_ingest_days", &db);
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    mongoc_collection_t *c;
+    mongoc_cursor_t *cur;
+    const bson_t *doc;
+    bson_t *f;
+    sa_archive_t *a;
+    sa_error_t e;
+    size_t docs = 0, entries = 0, most = 0;
+    (void)state;
+
+    if (!client)
+        skip();
+    assert_non_null(a = sa_archive_open(uri, db, NULL, &e));
+    for (int i = 0; i < 150; i++) {
+        json_t *run = json_pack("{s:s, s:I, s:I, s:b, s:{s:f}, s:{s:I}}", "cluster", "busy", "started_at",
+                                (json_int_t)(D3 + 60 * i), "finished_at", (json_int_t)(D3 + 60 * i + 20), "ok", 1,
+                                "phases_ms", "mongo", 12.5, "counts", "squeue_records", (json_int_t)i);
+        if (!sa_archive_record_run(a, run, &e))
+            fail_msg("record_run %d: %s", i, e.message);
+        json_decref(run);
+    }
+    sa_archive_close(a);
+    c = mongoc_client_get_collection(client, db, SA_RUNLOG_COLL);
+    f = BCON_NEW("cluster", BCON_UTF8("busy"));
+    cur = mongoc_collection_find_with_opts(c, f, NULL, NULL);
+    while (mongoc_cursor_next(cur, &doc)) {
+        bson_iter_t it, arr;
+        size_t n = 0;
+        assert_true(bson_iter_init_find(&it, doc, "runs") && bson_iter_recurse(&it, &arr));
+        while (bson_iter_next(&arr))
+            n++;
+        docs++;
+        entries += n;
+        most = n > most ? n : most;
+    }
+    mongoc_cursor_destroy(cur);
+    bson_destroy(f);
+    mongoc_collection_destroy(c);
+    printf("  150 runs a minute apart: %zu documents, %zu entries, at most %zu in one\n", docs, entries, most);
+    assert_int_equal(docs, 3);
+    assert_int_equal(entries, 150);
+    assert_int_equal(most, 60);
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ingest_days),
+        cmocka_unit_test(test_busy_day),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,5 @@
 /*
- * test_rollup.c - usage rollups (schema/jobdoc/sa_rollup.c, schema/jobdoc/sa_runsrc.c, ingest/sa_rollw.c):
+ * test_rollup.c - usage rollups (schema/rollup/, schema/jobdoc/sa_runsrc.c, ingest/rollup/):
  * a job document's contribution by UTC day against hand-computed figures, the rollup
  * document's member rules (replace, never add; a newer job version wins; removals), its
  * BSON round trip, and against the test server: rollups written by slurm-ingest equal
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 #include <mongoc/mongoc.h>
 #include <sqlite3.h>
 
@@ -39,22 +40,19 @@ static bson_t *job_doc(const char *json)
     return b;
 }
 
-/* The records of day (SA_UNSET: open) in c, or NULL. */
-static const sa_rcday_t *day_of(const sa_rcontrib_t *c, int64_t day)
+/* An empty rollup document of cluster "c" named by kind, day and part. */
+static bool doc_new(sa_rollup_doc_t *d, sa_rollup_kind_t kind, int64_t day, int part, sa_error_t *error)
 {
-    for (size_t i = 0; i < c->ndays; i++) {
-        if (c->days[i].day == day)
-            return &c->days[i];
-    }
-    return NULL;
+    sa_rollup_key_t k = sa_rollup_key("c", kind, day, part);
+    return sa_rollup_doc_new(d, &k, error);
 }
 
-static void contrib_of_json(sa_jobview_t *v, sa_rcontrib_t *c, bson_t **b, const char *json)
+static void contrib_of_json(sa_jobview_t *v, sa_rollup_contrib_t *c, bson_t **b, const char *json)
 {
     sa_error_t err;
     *b = job_doc(json);
     assert_true(sa_jobview_read(v, *b, &err));
-    assert_true(sa_rcontrib_of(c, v, &err));
+    assert_true(sa_rollup_contrib_of(c, v, &err));
 }
 
 /*
@@ -68,13 +66,13 @@ static void test_contrib_across_midnight(void **state)
 {
     char json[2048];
     sa_jobview_t v;
-    sa_rcontrib_t c;
-    sa_rolldoc_t d;
-    sa_rsum_t *sums;
+    sa_rollup_contrib_t c;
+    sa_rollup_doc_t d;
+    sa_rollup_sum_t *sums;
     int64_t *ended;
     sa_error_t err;
     bson_t *b;
-    const sa_rcday_t *x;
+    const sa_rollup_contrib_doc_t *x;
     (void)state;
 
     snprintf(json, sizeof json,
@@ -85,27 +83,27 @@ static void test_contrib_across_midnight(void **state)
              "\"gpus_by_type\": [{\"type\": \"a100\", \"count\": 2}], \"usage\": {\"cpu_s\": 14400.0}}]}",
              (D4 + 26 * H) * 1000, (D4 + 22 * H) * 1000, (D4 + 26 * H) * 1000);
     sa_jobview_init(&v);
-    sa_rcontrib_init(&c);
+    sa_rollup_contrib_init(&c);
     contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndays, 4); /* two days of usage, the started list of 10-04 and the ended list of 10-05 */
-    assert_null(day_of(&c, SA_UNSET));
-    assert_non_null(x = day_of(&c, D4 + SA_ROLLUP_STARTED));
+    assert_int_equal(c.ndocs, 4); /* two days of usage, the started list of 10-04 and the ended list of 10-05 */
+    assert_null(sa_rollup_contrib_find(&c, SA_ROLLUP_K_OPEN, 0));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_STARTED, D4));
     assert_int_equal(x->nrec, 1);
-    assert_int_equal(x->rec[SA_RR_START], D4 + 22 * H);
-    assert_int_equal(x->rec[SA_RR_GPUS], 2);
+    assert_int_equal(x->rec[SA_RS_START], D4 + 22 * H);
+    assert_int_equal(x->rec[SA_RS_GPUS], 2);
     assert_int_equal(x->rec[SA_RS_SUBMIT], SA_UNSET); /* the document says no submit time */
     assert_int_equal(x->rec[SA_RS_ELIGIBLE], SA_UNSET);
-    assert_non_null(x = day_of(&c, D4 + 24 * H + SA_ROLLUP_ENDED));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_ENDED, D4 + 24 * H));
     assert_int_equal(x->nrec, 1);
     assert_int_equal(x->rec[SA_RR_END], D4 + 26 * H);
     assert_string_equal(c.states[x->rec[SA_RR_STATE]], "COMPLETED");
-    assert_non_null(x = day_of(&c, D4));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4));
     assert_int_equal(x->nrec, 1);
     assert_int_equal(x->rec[SA_RR_START], D4 + 22 * H);
     assert_int_equal(x->rec[SA_RR_END], D4 + 24 * H);
     assert_int_equal(x->rec[SA_RR_STARTED], 1);
     assert_int_equal(x->rec[SA_RR_ENDED_AT], -1);
-    assert_non_null(x = day_of(&c, D4 + 24 * H));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4 + 24 * H));
     assert_int_equal(x->rec[SA_RR_STARTED], 0);
     assert_int_equal(x->rec[SA_RR_ENDED_AT], D4 + 26 * H);
     assert_int_equal(x->rec[SA_RR_E_RUNS], 1);
@@ -115,10 +113,10 @@ static void test_contrib_across_midnight(void **state)
     assert_int_equal(x->rec[SA_RR_E_CPU_ALLOC_S], 115200);
 
     /* the day document of 10-05 holding it: one row */
-    assert_true(sa_rolldoc_new(&d, "c", D4 + 24 * H, 0, &err));
-    assert_true(sa_rolldoc_put(&d, "c:1", 3, &c, &err));
+    assert_true(doc_new(&d, SA_ROLLUP_K_MEMBERS, D4 + 24 * H, 0, &err));
+    assert_true(sa_rollup_doc_put(&d, "c:1", 3, &c, &err));
     assert_true(d.changed);
-    assert_true(sa_rolldoc_sums(&d, &sums, &ended, &err));
+    assert_true(sa_rollup_doc_sums(&d, &sums, &ended, &err));
     assert_int_equal(d.nkeys, 1);
     assert_string_equal(d.keys[0].s[4], "a100");
     assert_int_equal(sums[0].gpu_s, 14400);
@@ -127,9 +125,9 @@ static void test_contrib_across_midnight(void **state)
     assert_int_equal(ended[0], 1); /* COMPLETED */
     free(sums);
     free(ended);
-    sa_rolldoc_clear(&d);
+    sa_rollup_doc_clear(&d);
     bson_destroy(b);
-    sa_rcontrib_clear(&c);
+    sa_rollup_contrib_clear(&c);
     sa_jobview_clear(&v);
 }
 
@@ -142,9 +140,9 @@ static void test_contrib_requeue_open_and_split(void **state)
 {
     char json[2048];
     sa_jobview_t v;
-    sa_rcontrib_t c;
+    sa_rollup_contrib_t c;
     bson_t *b;
-    const sa_rcday_t *x;
+    const sa_rollup_contrib_doc_t *x;
     (void)state;
 
     snprintf(json, sizeof json,
@@ -155,13 +153,13 @@ static void test_contrib_requeue_open_and_split(void **state)
              "\"gpus_by_type\": [{\"type\": \"h100\", \"count\": 1}, {\"type\": \"a100\", \"count\": 1}]}]}",
              (D4 + 1 * H) * 1000, (D4 + 3 * H) * 1000, (D4 + 5 * H) * 1000);
     sa_jobview_init(&v);
-    sa_rcontrib_init(&c);
+    sa_rollup_contrib_init(&c);
     contrib_of_json(&v, &c, &b, json);
-    assert_non_null(x = day_of(&c, D4));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4));
     assert_int_equal(x->nrec, 1);
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "h100");
     assert_int_equal(x->rec[SA_RR_GPUS] * (x->rec[SA_RR_END] - x->rec[SA_RR_START]), 4 * 2 * H);
-    assert_non_null(x = day_of(&c, SA_UNSET));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_OPEN, 0));
     assert_int_equal(x->nrec, 2);
     assert_int_equal(x->rec[SA_RR_START], D4 + 5 * H);
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "h100");
@@ -176,10 +174,10 @@ static void test_contrib_requeue_open_and_split(void **state)
              "\"end\": {\"$date\": %lld}, \"gpus\": 2, \"gpu_type_source\": \"unknown\"}]}",
              (D4 + 1 * H) * 1000, (D4 + 2 * H) * 1000);
     contrib_of_json(&v, &c, &b, json);
-    assert_non_null(x = day_of(&c, D4));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4));
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], SA_GPU_TYPE_UNKNOWN);
     bson_destroy(b);
-    sa_rcontrib_clear(&c);
+    sa_rollup_contrib_clear(&c);
     sa_jobview_clear(&v);
 }
 
@@ -193,53 +191,70 @@ static void test_contrib_job_lists(void **state)
 {
     char json[1024];
     sa_jobview_t v;
-    sa_rcontrib_t c;
-    sa_rolldoc_t d, back;
+    sa_rollup_contrib_t c;
+    sa_rollup_doc_t d, back;
     sa_error_t err;
     bson_t *b, out = BSON_INITIALIZER;
-    const sa_rcday_t *x;
+    const sa_rollup_contrib_doc_t *x;
     char *id;
     (void)state;
 
-    assert_int_equal(sa_rollup_live_of("c", "c:21000"), SA_ROLLUP_LIVE + 5);
-    assert_int_equal(sa_rollup_live_of("c", "c:266240"), SA_ROLLUP_LIVE + 1); /* 65 blocks of 4,096: 65 mod 64 */
-    assert_int_equal(sa_rollup_live_of("c", "c:21000:1700000000"), SA_UNSET);
-    assert_int_equal(sa_rollup_live_of("c", "cc:21000"), SA_UNSET);
-    assert_int_equal(sa_rollup_kind(SA_ROLLUP_LIVE + 63), SA_ROLLUP_K_LIVE);
-    assert_int_equal(sa_rollup_live_of("c", "c:21000") - SA_ROLLUP_LIVE, sa_rollup_part_of("c:21000")); /* the job's part */
-    assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_ENDED), SA_ROLLUP_K_ENDED);
-    assert_int_equal(sa_rollup_kind(D4), SA_ROLLUP_K_DAY);
-    assert_string_equal(id = sa_rollup_id("c", SA_ROLLUP_LIVE + 5, 3), "c:live:5");
-    free(id);
-    assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_ENDED, 1), "c:2026-10-04:e1");
-    free(id);
-    assert_null(sa_rollup_rows_id("c", D4 + SA_ROLLUP_ENDED, 0));
     /* the parts: blocks of 4,096 job ids mod 64, a superseded document with its job */
+    assert_int_equal(sa_rollup_part_of("c:21000"), 5);
+    assert_int_equal(sa_rollup_part_of("c:266240"), 1); /* 65 blocks of 4,096: 65 mod 64 */
     assert_int_equal(sa_rollup_part_of("c:4095"), 0);
     assert_int_equal(sa_rollup_part_of("c:4096"), 1);
     assert_int_equal(sa_rollup_part_of("c:4096:1700000000"), 1);
     assert_int_equal(sa_rollup_part_of("c:262143"), 63);
     assert_int_equal(sa_rollup_part_of("c:262144"), 0);
     assert_int_equal(sa_rollup_part_of("c:x"), 0);
-    assert_string_equal(id = sa_rollup_id("c", D4, 63), "c:2026-10-04:m63");
-    free(id);
-    assert_string_equal(id = sa_rollup_rows_id("c", D4, 5), "c:2026-10-04:r5");
-    free(id);
-    assert_string_equal(id = sa_rollup_id("c", SA_UNSET, 7), "c:open:7");
-    free(id);
-    assert_null(sa_rollup_id("c", D4, SA_ROLLUP_PARTS));
-    assert_null(sa_rollup_rows_id("c", D4, -1));
+    assert_true(sa_rollup_is_jobs_id("c", "c:21000"));
+    assert_false(sa_rollup_is_jobs_id("c", "c:21000:1700000000"));
+    assert_false(sa_rollup_is_jobs_id("c", "cc:21000"));
+    { /* one _id writer, one parser: every kind there and back */
+        static const struct {
+            sa_rollup_kind_t kind;
+            int64_t day;
+            int part;
+            const char *id;
+        } names[] = {
+            {SA_ROLLUP_K_LIVE, 0, 5, "c:live:5"},          {SA_ROLLUP_K_ENDED, D4, 1, "c:2026-10-04:e1"},
+            {SA_ROLLUP_K_MEMBERS, D4, 63, "c:2026-10-04:m63"}, {SA_ROLLUP_K_ROWS, D4, 5, "c:2026-10-04:r5"},
+            {SA_ROLLUP_K_OPEN, 0, 7, "c:open:7"},          {SA_ROLLUP_K_STARTED, D4 + 5 * H, 0, "c:2026-10-04:s0"},
+            {SA_ROLLUP_K_UNTYPED, 0, 0, "c:untyped"},      {SA_ROLLUP_K_WAITING, 0, 0, "c:untyped-config"},
+            {SA_ROLLUP_K_JOURNAL, 0, 0, "c:pending"},      {SA_ROLLUP_K_COMMIT, 0, 0, "c:commit"},
+        };
+        static const char *const not_ours[] = {"c:2026-10-04:m64", "c:2026-02-30:m0", "c:2026-10-04:x0", "c:open:",
+                                               "c:open:07", "c:live:64", "c:21000", "c:2026-10-04", "d:open:0",
+                                               "c:untyped:1", "c:2026-10-04:m"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+            sa_rollup_key_t k = sa_rollup_key("c", names[i].kind, names[i].day, names[i].part), kb;
+            assert_string_equal(id = sa_rollup_key_id(&k), names[i].id);
+            free(id);
+            assert_true(sa_rollup_key_parse("c", names[i].id, &kb));
+            assert_true(sa_rollup_key_eq(&k, &kb));
+        }
+        for (size_t i = 0; i < sizeof not_ours / sizeof not_ours[0]; i++) {
+            sa_rollup_key_t kb;
+            if (sa_rollup_key_parse("c", not_ours[i], &kb))
+                fail_msg("%s read as a rollup document's name", not_ours[i]);
+        }
+        sa_rollup_key_t k = sa_rollup_key("c", SA_ROLLUP_K_MEMBERS, D4, SA_ROLLUP_PARTS);
+        assert_null(sa_rollup_key_id(&k));
+        k = sa_rollup_key("c", SA_ROLLUP_K_ROWS, D4, -1);
+        assert_null(sa_rollup_key_id(&k));
+    }
 
     sa_jobview_init(&v);
-    sa_rcontrib_init(&c);
+    sa_rollup_contrib_init(&c);
     snprintf(json, sizeof json,
              "{\"_id\": \"c:21000\", \"job_id\": 21000, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
              "\"partition\": \"gpu\", \"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, \"gpus\": 0, "
              "\"req\": {\"gpus\": 4, \"cpus\": 32}, \"vanished_at\": {\"$date\": %lld}}",
              (D4 + H) * 1000, (D4 + 3 * H) * 1000);
     contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndays, 1);
-    assert_non_null(x = day_of(&c, SA_ROLLUP_LIVE + 5));
+    assert_int_equal(c.ndocs, 1);
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_LIVE, 0));
     assert_int_equal(x->rec[SA_RR_GPUS], 4);
     assert_int_equal(x->rec[SA_RR_CPUS], 32);
     assert_int_equal(x->rec[SA_RR_START], D4 + H);
@@ -247,16 +262,17 @@ static void test_contrib_job_lists(void **state)
     assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[2], "gpu");
     assert_string_equal(c.states[x->rec[SA_RR_STATE]], "PENDING");
     /* the live shard through BSON: its kind and record come back */
-    assert_true(sa_rolldoc_new(&d, "c", SA_ROLLUP_LIVE + 5, 0, &err));
-    assert_true(sa_rolldoc_put(&d, "c:21000", 7, &c, &err));
-    assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
-    sa_rolldoc_init(&back);
-    assert_true(sa_rolldoc_read(&back, &out, &err));
-    assert_int_equal(back.day, SA_ROLLUP_LIVE + 5);
+    assert_true(doc_new(&d, SA_ROLLUP_K_LIVE, 0, 5, &err));
+    assert_true(sa_rollup_doc_put(&d, "c:21000", 7, &c, &err));
+    assert_true(sa_rollup_doc_to_bson(&d, 1, &out, &err));
+    sa_rollup_doc_init(&back);
+    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
+    assert_int_equal(back.kind, SA_ROLLUP_K_LIVE);
+    assert_int_equal(back.part, 5);
     assert_string_equal(back.id, "c:live:5");
-    assert_true(sa_rolldoc_equal(&d, &back));
-    sa_rolldoc_clear(&back);
-    sa_rolldoc_clear(&d);
+    assert_true(sa_rollup_doc_equal(&d, &back));
+    sa_rollup_doc_clear(&back);
+    sa_rollup_doc_clear(&d);
     bson_reinit(&out);
     bson_destroy(b);
 
@@ -265,7 +281,7 @@ static void test_contrib_job_lists(void **state)
              "{\"_id\": \"c:21000:%lld\", \"job_id\": 21000, \"cluster\": \"c\", \"state\": \"RUNNING\"}",
              (D4 + H));
     contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndays, 0);
+    assert_int_equal(c.ndocs, 0);
     bson_destroy(b);
 
     /* final: the ended list of its end's day */
@@ -274,22 +290,23 @@ static void test_contrib_job_lists(void **state)
              "\"end\": {\"$date\": %lld}}",
              (D4 + 5 * H) * 1000);
     contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndays, 1);
-    assert_non_null(x = day_of(&c, D4 + SA_ROLLUP_ENDED));
+    assert_int_equal(c.ndocs, 1);
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_ENDED, D4));
     assert_int_equal(x->rec[SA_RR_END], D4 + 5 * H);
     assert_int_equal(x->rec[SA_RR_START], -1);
-    assert_true(sa_rolldoc_new(&d, "c", D4 + SA_ROLLUP_ENDED, 0, &err));
-    assert_true(sa_rolldoc_put(&d, "c:7", 2, &c, &err));
-    assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
-    sa_rolldoc_init(&back);
-    assert_true(sa_rolldoc_read(&back, &out, &err));
-    assert_int_equal(back.day, D4 + SA_ROLLUP_ENDED);
-    assert_true(sa_rolldoc_equal(&d, &back));
-    sa_rolldoc_clear(&back);
-    sa_rolldoc_clear(&d);
+    assert_true(doc_new(&d, SA_ROLLUP_K_ENDED, D4, 0, &err));
+    assert_true(sa_rollup_doc_put(&d, "c:7", 2, &c, &err));
+    assert_true(sa_rollup_doc_to_bson(&d, 1, &out, &err));
+    sa_rollup_doc_init(&back);
+    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
+    assert_int_equal(back.kind, SA_ROLLUP_K_ENDED);
+    assert_int_equal(back.day, D4);
+    assert_true(sa_rollup_doc_equal(&d, &back));
+    sa_rollup_doc_clear(&back);
+    sa_rollup_doc_clear(&d);
     bson_destroy(&out);
     bson_destroy(b);
-    sa_rcontrib_clear(&c);
+    sa_rollup_contrib_clear(&c);
     sa_jobview_clear(&v);
 }
 
@@ -298,9 +315,9 @@ static void test_rolldoc_members(void **state)
 {
     char json[1024];
     sa_jobview_t v;
-    sa_rcontrib_t c;
-    sa_rolldoc_t d, mini, back;
-    sa_rsum_t *sums;
+    sa_rollup_contrib_t c;
+    sa_rollup_doc_t d, mini, back;
+    sa_rollup_sum_t *sums;
     int64_t *ended;
     sa_error_t err;
     bson_t *b, out = BSON_INITIALIZER;
@@ -312,85 +329,85 @@ static void test_rolldoc_members(void **state)
              "\"gpus_by_type\": [{\"type\": \"a100\", \"count\": 1}], \"gpus\": 1}]}",
              (D4 + H) * 1000, (D4 + 2 * H) * 1000);
     sa_jobview_init(&v);
-    sa_rcontrib_init(&c);
+    sa_rollup_contrib_init(&c);
     contrib_of_json(&v, &c, &b, json);
-    assert_true(sa_rolldoc_new(&d, "c", D4, 0, &err));
-    assert_true(sa_rolldoc_put(&d, "c:9", 5, &c, &err));
+    assert_true(doc_new(&d, SA_ROLLUP_K_MEMBERS, D4, 0, &err));
+    assert_true(sa_rollup_doc_put(&d, "c:9", 5, &c, &err));
     d.changed = false;
-    assert_true(sa_rolldoc_put(&d, "c:9", 5, &c, &err)); /* the same again: nothing changes */
+    assert_true(sa_rollup_doc_put(&d, "c:9", 5, &c, &err)); /* the same again: nothing changes */
     assert_false(d.changed);
-    assert_true(sa_rolldoc_put(&d, "c:9", 4, NULL, &err)); /* an older version's removal: refused */
+    assert_true(sa_rollup_doc_put(&d, "c:9", 4, NULL, &err)); /* an older version's removal: refused */
     assert_int_equal(d.nm, 1);
-    assert_true(sa_rolldoc_sums(&d, &sums, &ended, &err));
+    assert_true(sa_rollup_doc_sums(&d, &sums, &ended, &err));
     assert_int_equal(sums[0].gpu_s, H); /* once, not twice */
     free(sums);
     free(ended);
 
     /* BSON round trip */
-    assert_true(sa_rolldoc_to_bson(&d, 7, &out, &err));
-    sa_rolldoc_init(&back);
-    assert_true(sa_rolldoc_read(&back, &out, &err));
+    assert_true(sa_rollup_doc_to_bson(&d, 7, &out, &err));
+    sa_rollup_doc_init(&back);
+    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
     assert_int_equal(back.v, 7);
-    assert_true(sa_rolldoc_equal(&d, &back));
+    assert_true(sa_rollup_doc_equal(&d, &back));
     { /* a part other than 0: kept by the members and the rows documents, and another part's is not equal */
-        sa_rolldoc_t p5, r5;
+        sa_rollup_doc_t p5, r5;
         bson_t pb = BSON_INITIALIZER, rb = BSON_INITIALIZER;
-        assert_true(sa_rolldoc_new(&p5, "c", D4, 5, &err));
+        assert_true(doc_new(&p5, SA_ROLLUP_K_MEMBERS, D4, 5, &err));
         assert_string_equal(p5.id, "c:2026-10-04:m5");
-        assert_true(sa_rolldoc_put(&p5, "c:20489", 5, &c, &err));
-        assert_false(sa_rolldoc_equal(&p5, &d));
-        assert_true(sa_rolldoc_to_bson(&p5, 1, &pb, &err));
-        assert_true(sa_rolldoc_rows_bson(&p5, 1, &rb, &err));
-        sa_rolldoc_clear(&p5);
-        sa_rolldoc_init(&p5);
-        sa_rolldoc_init(&r5);
-        assert_true(sa_rolldoc_read(&p5, &pb, &err));
-        assert_true(sa_rolldoc_read(&r5, &rb, &err));
+        assert_true(sa_rollup_doc_put(&p5, "c:20489", 5, &c, &err));
+        assert_false(sa_rollup_doc_equal(&p5, &d));
+        assert_true(sa_rollup_doc_to_bson(&p5, 1, &pb, &err));
+        assert_true(sa_rollup_doc_rows_bson(&p5, 1, 1, &rb, &err));
+        sa_rollup_doc_clear(&p5);
+        sa_rollup_doc_init(&p5);
+        sa_rollup_doc_init(&r5);
+        assert_true(sa_rollup_doc_read(&p5, "c", &pb, &err));
+        assert_true(sa_rollup_doc_read(&r5, "c", &rb, &err));
         assert_int_equal(p5.part, 5);
         assert_int_equal(r5.part, 5);
         assert_string_equal(r5.id, "c:2026-10-04:r5");
-        assert_true(sa_rolldoc_rows_match(&p5, &r5));
-        sa_rolldoc_clear(&p5);
-        sa_rolldoc_clear(&r5);
+        assert_true(sa_rollup_doc_rows_match(&p5, &r5));
+        sa_rollup_doc_clear(&p5);
+        sa_rollup_doc_clear(&r5);
         bson_destroy(&pb);
         bson_destroy(&rb);
     }
 
     /* a staged removal (tombstone) of version 6 removes the member */
-    assert_true(sa_rolldoc_new(&mini, "c", D4, 0, &err));
+    assert_true(doc_new(&mini, SA_ROLLUP_K_MEMBERS, D4, 0, &err));
 
-    assert_true(sa_rolldoc_put(&mini, "c:9", 6, NULL, &err));
+    assert_true(sa_rollup_doc_put(&mini, "c:9", 6, NULL, &err));
     assert_int_equal(mini.nm, 1);
-    assert_true(sa_rolldoc_merge(&back, &mini, &err));
+    assert_true(sa_rollup_doc_merge(&back, &mini, &err));
     assert_int_equal(back.nm, 1);
     assert_int_equal(back.m[0].nrec, 0); /* a tombstone of version 6 */
-    assert_false(sa_rolldoc_equal(&d, &back));
-    assert_true(sa_rolldoc_sums(&back, &sums, &ended, &err));
+    assert_false(sa_rollup_doc_equal(&d, &back));
+    assert_true(sa_rollup_doc_sums(&back, &sums, &ended, &err));
     assert_int_equal(back.nkeys ? sums[0].gpu_s : 0, 0);
     free(sums);
     free(ended);
     /* ... which keeps version 5, staged by another writer before the removal, out */
-    assert_true(sa_rolldoc_put(&back, "c:9", 5, &c, &err));
+    assert_true(sa_rollup_doc_put(&back, "c:9", 5, &c, &err));
     assert_int_equal(back.m[0].nrec, 0);
     /* ... and is kept when written, then read back */
     bson_reinit(&out);
-    assert_true(sa_rolldoc_to_bson(&back, 8, &out, &err));
-    sa_rolldoc_clear(&mini);
-    sa_rolldoc_init(&mini);
-    assert_true(sa_rolldoc_read(&mini, &out, &err));
+    assert_true(sa_rollup_doc_to_bson(&back, 8, &out, &err));
+    sa_rollup_doc_clear(&mini);
+    sa_rollup_doc_init(&mini);
+    assert_true(sa_rollup_doc_read(&mini, "c", &out, &err));
     assert_int_equal(mini.nm, 1);
     assert_int_equal(mini.m[0].v, 6);
     assert_true(mini.m[0].gone_at > 0);
     /* a version 7 brings it back */
-    assert_true(sa_rolldoc_put(&mini, "c:9", 7, &c, &err));
+    assert_true(sa_rollup_doc_put(&mini, "c:9", 7, &c, &err));
     assert_int_equal(mini.m[0].nrec, 1);
 
     bson_destroy(&out);
     bson_destroy(b);
-    sa_rolldoc_clear(&d);
-    sa_rolldoc_clear(&mini);
-    sa_rolldoc_clear(&back);
-    sa_rcontrib_clear(&c);
+    sa_rollup_doc_clear(&d);
+    sa_rollup_doc_clear(&mini);
+    sa_rollup_doc_clear(&back);
+    sa_rollup_contrib_clear(&c);
     sa_jobview_clear(&v);
 }
 
@@ -800,15 +817,15 @@ static void test_equal_to_documents(void **state)
         bson_t *q = BCON_NEW("_id", BCON_UTF8("synth:2026-10-15:m1"));
         mongoc_cursor_t *cur = mongoc_collection_find_with_opts(coll, q, NULL, NULL);
         const bson_t *b;
-        sa_rolldoc_t d;
+        sa_rollup_doc_t d;
         sa_error_t err;
-        sa_rolldoc_init(&d);
+        sa_rollup_doc_init(&d);
         assert_true(mongoc_cursor_next(cur, &b));
-        assert_true(sa_rolldoc_read(&d, b, &err));
+        assert_true(sa_rollup_doc_read(&d, "synth", b, &err));
         assert_int_equal(d.part, 1);
         assert_int_equal(d.nm, 1);
         assert_string_equal(d.m[0].id, "synth:270004");
-        sa_rolldoc_clear(&d);
+        sa_rollup_doc_clear(&d);
         mongoc_cursor_destroy(cur);
         bson_destroy(q);
         mongoc_collection_destroy(coll);
@@ -948,6 +965,50 @@ static void test_equal_to_documents(void **state)
     tu_rm_rf(dir);
 }
 
+/*
+ * A part whose jobs have all ended (issue 31, item 3): the open runs' and live list's
+ * documents of alpha's part 0 are left holding tombstones only, which count as no
+ * document: `slurm-ingest rollup` exits 0 (it said "stored, but no job document contributes
+ * to it", exit 9, at every verify from then on). The five commands of the issue.
+ */
+static void test_drained_part(void **state)
+{
+    char *db = NULL, *err = NULL, dir[] = "/tmp/sa-rollup-XXXXXX", empty[300], sq[400], sa[400];
+    mongoc_client_t *client = tu_mongo_client("test_rollup", &db);
+    const char *uri = getenv("SLURM_TEST_MONGO_URI");
+    const char *verify[] = {"rollup", NULL};
+    json_error_t jerr;
+    json_t *doc;
+    (void)state;
+
+    if (!client)
+        skip();
+    assert_non_null(mkdtemp(dir));
+    snprintf(sq, sizeof sq, "%s", tu_fixture("report-squeue-alpha-0930.json"));
+    snprintf(sa, sizeof sa, "%s", tu_fixture("report-sacct-alpha-1001.txt"));
+    snprintf(empty, sizeof empty, "%s/squeue-empty.json", dir);
+    assert_non_null(doc = json_load_file(sq, 0, &jerr));
+    json_object_set_new(doc, "jobs", json_array());
+    assert_int_equal(json_dump_file(doc, empty, 0), 0);
+    json_decref(doc);
+    {
+        const char *a1[] = {"--squeue", sq, "--at", "2026-09-30T12:00:00Z", NULL};
+        const char *a2[] = {"--squeue", empty, "--sacct", sa, "--at", "2026-10-01T12:00:00Z", NULL};
+        const char *a3[] = {"--squeue", empty, "--at", "2026-10-01T14:00:00Z", NULL};
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", a1, NULL), 0);
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", a2, NULL), 0);
+        assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", a3, NULL), 0);
+    }
+    assert_int_equal(tu_count(client, db, SA_ROLLUP_COLL, "{\"_id\": {\"$in\": [\"alpha:open:0\", \"alpha:live:0\"]}}"), 2);
+    assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", verify, &err), 0);
+    assert_null(strstr(err ? err : "", "stored, but no job document contributes"));
+    free(err);
+    tu_mongo_drop(client, db);
+    mongoc_client_destroy(client);
+    free(db);
+    tu_rm_rf(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -960,6 +1021,7 @@ int main(void)
         cmocka_unit_test(test_older_time_series_migrated),
         cmocka_unit_test(test_retype_later_config),
         cmocka_unit_test(test_equal_to_documents),
+        cmocka_unit_test(test_drained_part),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,16 +43,6 @@
 #define D4 1791072000LL
 #define H 3600LL
 
-/* The records of day in c, or NULL. */
-static const sa_rcday_t *day_of(const sa_rcontrib_t *c, int64_t day)
-{
-    for (size_t i = 0; i < c->ndays; i++) {
-        if (c->days[i].day == day)
-            return &c->days[i];
-    }
-    return NULL;
-}
-
 /*
  * A requeued job as slurm-ingest stored it before runs[].eligible: run 1 (submit 06:00,
  * start 06:10, until 07:00), run 2 (submit 07:00, start 07:32, until 08:00); the document's
@@ -67,10 +57,11 @@ static void test_started_records(void **state)
     bson_error_t berr;
     sa_error_t err;
     sa_jobview_t v;
-    sa_rcontrib_t c;
-    sa_rolldoc_t d, back;
+    sa_rollup_contrib_t c;
+    sa_rollup_doc_t d, back;
     bson_t *b, out = BSON_INITIALIZER;
-    const sa_rcday_t *x;
+    const sa_rollup_contrib_doc_t *x;
+    sa_rollup_key_t k;
     char *id;
     (void)state;
 
@@ -88,20 +79,20 @@ static void test_started_records(void **state)
              (D4 + 7 * H + 1920) * 1000, (D4 + 8 * H) * 1000);
     assert_non_null(b = bson_new_from_json((const uint8_t *)json, -1, &berr));
     sa_jobview_init(&v);
-    sa_rcontrib_init(&c);
+    sa_rollup_contrib_init(&c);
     assert_true(sa_jobview_read(&v, b, &err));
-    assert_true(sa_rcontrib_of(&c, &v, &err));
-    assert_non_null(x = day_of(&c, D4 + SA_ROLLUP_STARTED));
+    assert_true(sa_rollup_contrib_of(&c, &v, &err));
+    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_STARTED, D4));
     assert_int_equal(x->nrec, 2);
-    assert_int_equal(x->rec[SA_RR_START], D4 + 6 * H + 600);
+    assert_int_equal(x->rec[SA_RS_START], D4 + 6 * H + 600);
     assert_int_equal(x->rec[SA_RS_SUBMIT], D4 + 6 * H);
     assert_int_equal(x->rec[SA_RS_ELIGIBLE], SA_UNSET); /* reset by the requeue: not known */
-    assert_int_equal(x->rec[SA_RR_NF + SA_RR_START], D4 + 7 * H + 1920);
-    assert_int_equal(x->rec[SA_RR_NF + SA_RS_SUBMIT], D4 + 7 * H);
-    assert_int_equal(x->rec[SA_RR_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
-    assert_int_equal(x->rec[SA_RR_NF + SA_RR_GPUS], 1);
-    assert_int_equal(x->rec[SA_RR_NF + SA_RS_NODES], 1);
-    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "a100");
+    assert_int_equal(x->rec[SA_RS_NF + SA_RS_START], D4 + 7 * H + 1920);
+    assert_int_equal(x->rec[SA_RS_NF + SA_RS_SUBMIT], D4 + 7 * H);
+    assert_int_equal(x->rec[SA_RS_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
+    assert_int_equal(x->rec[SA_RS_NF + SA_RS_GPUS], 1);
+    assert_int_equal(x->rec[SA_RS_NF + SA_RS_NODES], 1);
+    assert_string_equal(c.keys[x->rec[SA_RS_KEY]].s[4], "a100");
     {
         sa_jobview_run_t r1 = v.runs[0];
         int64_t sub, elig;
@@ -111,19 +102,20 @@ static void test_started_records(void **state)
         assert_int_equal(elig, D4 + 6 * H);
     }
 
-    assert_int_equal(sa_rollup_kind(D4 + SA_ROLLUP_STARTED), SA_ROLLUP_K_STARTED);
-    assert_string_equal(id = sa_rollup_id("c", D4 + SA_ROLLUP_STARTED, 0), "c:2026-10-04:s0");
+    k = sa_rollup_key("c", SA_ROLLUP_K_STARTED, D4, 0);
+    assert_string_equal(id = sa_rollup_key_id(&k), "c:2026-10-04:s0");
     free(id);
-    assert_null(sa_rollup_rows_id("c", D4 + SA_ROLLUP_STARTED, 0));
-    assert_true(sa_rolldoc_new(&d, "c", D4 + SA_ROLLUP_STARTED, 0, &err));
-    assert_true(sa_rolldoc_put(&d, "c:104", 2, &c, &err));
-    assert_true(sa_rolldoc_to_bson(&d, 1, &out, &err));
-    sa_rolldoc_init(&back);
-    assert_true(sa_rolldoc_read(&back, &out, &err));
-    assert_int_equal(back.day, D4 + SA_ROLLUP_STARTED);
-    assert_true(sa_rolldoc_equal(&d, &back));
+    assert_true(sa_rollup_doc_new(&d, &k, &err));
+    assert_true(sa_rollup_doc_put(&d, "c:104", 2, &c, &err));
+    assert_true(sa_rollup_doc_to_bson(&d, 1, &out, &err));
+    sa_rollup_doc_init(&back);
+    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
+    assert_int_equal(back.kind, SA_ROLLUP_K_STARTED);
+    assert_int_equal(back.day, D4);
+    assert_int_equal(back.nf, SA_RS_NF);
+    assert_true(sa_rollup_doc_equal(&d, &back));
     assert_int_equal(back.m[0].rec[SA_RS_ELIGIBLE], SA_UNSET);
-    assert_int_equal(back.m[0].rec[SA_RR_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
+    assert_int_equal(back.m[0].rec[SA_RS_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
     bson_destroy(b);
 
     /* pending: no run, no record */
@@ -133,14 +125,14 @@ static void test_started_records(void **state)
              (D4 + 9 * H) * 1000, (D4 + 9 * H) * 1000);
     assert_non_null(b = bson_new_from_json((const uint8_t *)json, -1, &berr));
     assert_true(sa_jobview_read(&v, b, &err));
-    assert_true(sa_rcontrib_of(&c, &v, &err));
-    for (size_t i = 0; i < c.ndays; i++)
-        assert_int_not_equal(sa_rollup_kind(c.days[i].day), SA_ROLLUP_K_STARTED);
+    assert_true(sa_rollup_contrib_of(&c, &v, &err));
+    for (size_t i = 0; i < c.ndocs; i++)
+        assert_int_not_equal(c.docs[i].kind, SA_ROLLUP_K_STARTED);
     bson_destroy(b);
     bson_destroy(&out);
-    sa_rolldoc_clear(&d);
-    sa_rolldoc_clear(&back);
-    sa_rcontrib_clear(&c);
+    sa_rollup_doc_clear(&d);
+    sa_rollup_doc_clear(&back);
+    sa_rollup_contrib_clear(&c);
     sa_jobview_clear(&v);
 }
 

@@ -19,6 +19,7 @@ int sa_exit_code_for(const sa_error_t *error, bool spools)
     case SA_ERR_SQLITE:
         return SA_EXIT_SQLITE;
     case SA_ERR_LOCKED:
+    case SA_ERR_CHANGED:
         return SA_EXIT_LOCKED;
     case SA_ERR_UNREACHABLE:
         return spools ? SA_EXIT_SPOOLED : SA_EXIT_MONGO;

@@ -13,7 +13,8 @@ enum {
     SA_EXIT_SLURM = 4,     /* a Slurm command failed, timed out or reported errors */
     SA_EXIT_MONGO = 5,     /* MongoDB refused a write (nothing spooled) */
     SA_EXIT_SQLITE = 6,    /* the SQLite time series could not be written */
-    SA_EXIT_LOCKED = 7,    /* another slurm-ingest for this cluster is running */
+    SA_EXIT_LOCKED = 7,    /* another slurm-ingest for this cluster is running (or, slurm-report, kept writing
+                              the rollups through every read of a report) */
     SA_EXIT_SPOOLED = 8,   /* MongoDB unreachable: input spooled, nothing lost */
     SA_EXIT_UNHEALTHY = 9, /* slurm-report health found a problem */
     SA_EXIT_SPOOL = 10,    /* a capture could not be kept (spool full or unwritable): that
@@ -27,7 +28,7 @@ enum {
 /*
  * The exit code for a failure, the one mapping both binaries use: SA_ERR_NOMEM -> 1,
  * SA_ERR_USAGE -> 2, SA_ERR_INPUT -> 3, SA_ERR_SLURM -> 4, SA_ERR_MONGO -> 5,
- * SA_ERR_SQLITE -> 6, SA_ERR_LOCKED -> 7, SA_ERR_UNREACHABLE -> 8 when the program
+ * SA_ERR_SQLITE -> 6, SA_ERR_LOCKED and SA_ERR_CHANGED -> 7, SA_ERR_UNREACHABLE -> 8 when the program
  * spools its input (slurm-ingest; 5 for slurm-report, which has nothing to spool),
  * SA_ERR_SPOOL -> 10, anything else (SA_ERR_IO, a bug) -> 1.
  */

@@ -1,18 +1,52 @@
 /*
- * sa_ingestday.c - the ingest runs of a cluster by UTC day (sa_ingestday.h).
+ * sa_runlog.c - the ingest runs of a cluster by UTC hour (sa_runlog.h).
  */
-#include "sa_ingestday.h"
+#include "sa_runlog.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "sa_bson.h"
 #include "sa_model.h"
-#include "sa_rollup.h"
 
-char *sa_ingestday_id(const char *cluster, int64_t t)
+int64_t sa_runlog_start(int64_t t)
 {
-    return sa_rollup_day_id(cluster, t);
+    int64_t h = t / SA_RUNLOG_SPAN;
+    if (t % SA_RUNLOG_SPAN < 0)
+        h--;
+    return h * SA_RUNLOG_SPAN;
+}
+
+char *sa_runlog_id(const char *cluster, int64_t t)
+{
+    size_t n = strlen(cluster) + 24;
+    char *s;
+    time_t tt = (time_t)sa_runlog_start(t);
+    struct tm tm;
+
+    if (!(s = malloc(n)))
+        return NULL;
+    if (!gmtime_r(&tt, &tm) || tm.tm_year + 1900 > 9999 || tm.tm_year + 1900 < 0) {
+        free(s);
+        return NULL;
+    }
+    snprintf(s, n, "%s:%04d-%02d-%02dT%02d", cluster, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday, tm.tm_hour);
+    return s;
+}
+
+bool sa_runlog_id_is_day(const char *cluster, const char *id)
+{
+    size_t n = strlen(cluster);
+    const char *d = id + n + 1;
+    if (strncmp(id, cluster, n) != 0 || id[n] != ':' || strlen(d) != 10)
+        return false;
+    for (int i = 0; i < 10; i++) {
+        if (i == 4 || i == 7 ? d[i] != '-' : d[i] < '0' || d[i] > '9')
+            return false;
+    }
+    return true;
 }
 
 static bool in_list(const char *k, const char *const *names)
@@ -40,11 +74,14 @@ static bool copy_sub(bson_t *entry, const char *key, const bson_iter_t *it, cons
     return bson_append_document_end(entry, &sub) && ok;
 }
 
-bool sa_ingestday_entry(const bson_t *run, bson_t *entry)
+bool sa_runlog_entry(const bson_t *run, bson_t *entry)
 {
     /* what health (failed runs), the site (ingest.html) and the metrics read */
     static const char *const top[] = {"started_at", "finished_at", "ok", "error", NULL};
-    static const char *const phases[] = {"exec", "parse", "sqlite", "mongo", NULL};
+    static const char *const phases[] = {"lock",  "connect", "validator", "indexes",  "migrate", "rollups",
+                                         "cache", "node_config", "capture", "exec", "parse",   "sqlite",
+                                         "mongo", "land",    "backfill", "retype",   "prometheus", "finish",
+                                         NULL};
     static const char *const counts[] = {"squeue_records", "sacct_records", "jobs_inserted", "jobs_changed",
                                          "write_statements", "docs_read", "records_set_aside", "inputs_rejected",
                                          NULL};
@@ -75,7 +112,7 @@ bool sa_ingestday_entry(const bson_t *run, bson_t *entry)
     return ok && started;
 }
 
-const char *sa_ingestday_entry_key(const bson_t *entry, int64_t *started_at)
+const char *sa_runlog_entry_key(const bson_t *entry, int64_t *started_at)
 {
     bson_iter_t it;
     const char *key = NULL;

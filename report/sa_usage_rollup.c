@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "sa_rollread.h"
+#include "sa_rollup_reader.h"
 
 typedef struct {
     const sa_report_opts_t *o;
@@ -35,7 +35,7 @@ static bool whole_day(int64_t day, void *vctx)
 }
 
 /* The key of a rollup key in the sums; false when the options leave it out (k->c UINT32_MAX: out of memory). */
-static bool key_of(rctx_t *r, const sa_rkey_t *rk, sa_ukey_t *k)
+static bool key_of(rctx_t *r, const sa_rollup_rowkey_t *rk, sa_ukey_t *k)
 {
     const sa_report_opts_t *o = r->o;
     if ((o->accounts.n && !sa_strv_contains(&o->accounts, rk->s[0])) ||
@@ -50,14 +50,14 @@ static bool key_of(rctx_t *r, const sa_rkey_t *rk, sa_ukey_t *k)
     return true;
 }
 
-static bool on_doc(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
+static bool on_doc(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
 {
     rctx_t *r = vctx;
     sa_ukey_t k;
 
     if (!d->has_members) { /* a whole day: its rows */
         for (size_t i = 0; i < d->nrows; i++) {
-            const sa_rrow_t *row = &d->rows[i];
+            const sa_rollup_row_t *row = &d->rows[i];
             const int64_t v[SA_TRES_N] = {row->s.gpu_s, row->s.cpu_s, row->s.mem_mb_s, row->s.bill_milli_s};
             if (!key_of(r, &d->keys[row->key], &k))
                 continue;
@@ -69,7 +69,7 @@ static bool on_doc(const sa_rolldoc_t *d, void *vctx, sa_error_t *error)
     for (size_t m = 0; m < d->nm; m++) {
         for (size_t i = 0; i < d->m[m].nrec; i++) {
             const int64_t *x = &d->m[m].rec[i * SA_RR_NF];
-            int64_t end = d->day == SA_UNSET ? r->as_of : x[SA_RR_END], rate[SA_TRES_N];
+            int64_t end = d->kind == SA_ROLLUP_K_OPEN ? r->as_of : x[SA_RR_END], rate[SA_TRES_N];
             if (end <= x[SA_RR_START] || !key_of(r, &d->keys[x[SA_RR_KEY]], &k))
                 continue;
             sa_usums_rates_of(x, rate);
@@ -85,7 +85,7 @@ bool sa_usage_from_rollups(sa_rdb_t *db, const sa_report_opts_t *o, const int64_
 {
     for (uint32_t c = 0; c < s->nclusters; c++) {
         rctx_t r = {o, s, c, as_of[c]};
-        if (!sa_rollread(db, sa_rintern_str(&s->names, c), s->b[0], s->b[s->nb - 1], true, whole_day, on_doc, &r,
+        if (!sa_rollup_read(db, sa_rintern_str(&s->names, c), s->b[0], s->b[s->nb - 1], true, whole_day, on_doc, &r,
                          docs, error))
             return false;
     }
