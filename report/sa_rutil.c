@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_fsutil.h"
 #include "sa_time.h"
 #include "sa_vec.h"
 
@@ -229,6 +230,12 @@ FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error)
     if (!af->path || !af->tmp) {
         sa_atomic_close(af, false, NULL);
         sa_error_nomem(error);
+        return NULL;
+    }
+    if (!sa_path_links_ours(path, NULL, error)) {
+        free(af->tmp); /* a template: nothing to remove */
+        af->tmp = NULL;
+        sa_atomic_close(af, false, NULL);
         return NULL;
     }
     if ((fd = mkstemp(af->tmp)) < 0 || fchmod(fd, (mode_t)sa_umask_file_mode()) != 0 ||

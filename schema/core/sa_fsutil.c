@@ -104,22 +104,110 @@ bool sa_write_all(int fd, const char *data, size_t len)
     return true;
 }
 
-bool sa_dir_is_private(const char *dir, const char *what, sa_error_t *error)
+/* The links one path may pass through, as the kernel counts them (MAXSYMLINKS). */
+#define LINKS_MAX 40
+
+/* Sets *error for the link at link (of uid) met while resolving given (the path named). */
+static bool link_refused(const char *given, const char *link, unsigned uid, const char *what, sa_error_t *error)
+{
+    char q[300], ql[300];
+
+    sa_error_quote(given, 256, q, sizeof q);
+    sa_error_quote(link, 256, ql, sizeof ql);
+    if (strcmp(given, link) == 0)
+        sa_error_set(error, SA_ERR_USAGE, EPERM,
+                     "%s%s%s is a symbolic link that belongs to uid %u, not to this user (uid %u): refused",
+                     what ? what : "", what ? " " : "", q, uid, (unsigned)geteuid());
+    else
+        sa_error_set(error, SA_ERR_USAGE, EPERM,
+                     "%s%s%s: %s is a symbolic link that belongs to uid %u, not to this user (uid %u): refused",
+                     what ? what : "", what ? " " : "", q, ql, uid, (unsigned)geteuid());
+    return false;
+}
+
+/*
+ * Walks path a component at a time as the kernel resolves it; a symbolic link must be
+ * this user's or root's, and the walk goes on in where it points followed by the rest of
+ * path. depth: the links passed so far; given: the path named (for the message).
+ */
+static bool links_ours_at(const char *path, int depth, const char *given, const char *what, sa_error_t *error)
+{
+    char *p = strdup(path), *target = NULL, *parent = NULL, *next = NULL, q[300];
+    size_t n = p ? strlen(p) : 0;
+    bool ok = false;
+
+    if (!p)
+        return sa_error_nomem(error);
+    for (size_t i = 1; i <= n; i++) {
+        struct stat st;
+        char save = p[i];
+        ssize_t len;
+
+        if ((p[i] != '/' && p[i] != '\0') || p[i - 1] == '/')
+            continue;
+        p[i] = '\0';
+        if (lstat(p, &st) != 0)
+            break; /* not there: nothing past it is followed */
+        if (!S_ISLNK(st.st_mode)) {
+            p[i] = save;
+            continue;
+        }
+        if (st.st_uid != geteuid() && st.st_uid != 0) {
+            link_refused(given, p, (unsigned)st.st_uid, what, error);
+            goto done;
+        }
+        if (depth >= LINKS_MAX) {
+            sa_error_set(error, SA_ERR_USAGE, ELOOP, "%s%s%s: too many symbolic links", what ? what : "",
+                         what ? " " : "", sa_error_quote(given, 256, q, sizeof q));
+            goto done;
+        }
+        if (!(target = malloc((size_t)st.st_size + 1)) || !(parent = sa_parent_of(p))) {
+            sa_error_nomem(error);
+            goto done;
+        }
+        if ((len = readlink(p, target, (size_t)st.st_size + 1)) < 0 || len > st.st_size)
+            break; /* changed since lstat: the open that follows sees what it is */
+        target[len] = '\0';
+        p[i] = save;
+        if (target[0] == '/' ? asprintf(&next, "%s%s", target, p + i) < 0
+                             : asprintf(&next, "%s/%s%s", parent, target, p + i) < 0) {
+            next = NULL;
+            sa_error_nomem(error);
+            goto done;
+        }
+        ok = links_ours_at(next, depth + 1, given, what, error);
+        goto done;
+    }
+    ok = true;
+done:
+    free(next);
+    free(parent);
+    free(target);
+    free(p);
+    return ok;
+}
+
+bool sa_path_links_ours(const char *path, const char *what, sa_error_t *error)
+{
+    return links_ours_at(path, 0, path, what, error);
+}
+
+/*
+ * The checks of a directory slurm-ingest writes: reached through no other user's symbolic
+ * link (sa_path_links_ours), a directory, this user's or root's, and not writable by other
+ * users (sticky_ok: unless it has the sticky bit, as /tmp). SA_ERR_USAGE otherwise.
+ */
+static bool dir_is_safe(const char *dir, const char *what, bool sticky_ok, sa_error_t *error)
 {
     struct stat st;
     char q[300];
 
     sa_error_quote(dir, 256, q, sizeof q);
-    if (lstat(dir, &st) != 0) {
+    if (!sa_path_links_ours(dir, what, error))
+        return false;
+    if (stat(dir, &st) != 0) {
         sa_error_set(error, SA_ERR_USAGE, errno, "%s %s: %s", what, q, strerror(errno));
         return false;
-    }
-    if (S_ISLNK(st.st_mode)) {
-        /* a link is fine only when its target is ours and private too */
-        if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "%s %s is not a directory", what, q);
-            return false;
-        }
     }
     if (!S_ISDIR(st.st_mode)) {
         sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "%s %s is not a directory", what, q);
@@ -130,14 +218,35 @@ bool sa_dir_is_private(const char *dir, const char *what, sa_error_t *error)
                      (unsigned)st.st_uid, (unsigned)geteuid());
         return false;
     }
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(sticky_ok && (st.st_mode & S_ISVTX))) {
         sa_error_set(error, SA_ERR_USAGE, EPERM,
                      "%s %s is writable by other users (mode %04o): use a directory only slurm-ingest can "
-                     "write (chmod go-w)",
-                     what, q, (unsigned)(st.st_mode & 07777));
+                     "write (chmod go-w)%s",
+                     what, q, (unsigned)(st.st_mode & 07777), sticky_ok ? " or a sticky one (chmod +t)" : "");
         return false;
     }
     return true;
+}
+
+bool sa_dir_is_private(const char *dir, const char *what, sa_error_t *error)
+{
+    return dir_is_safe(dir, what, false, error);
+}
+
+bool sa_sqlite_tmpdir_check(const char **dir, sa_error_t *error)
+{
+    static const char *const names[] = {"SQLITE_TMPDIR", "TMPDIR", "temporary directory", "temporary directory",
+                                        "temporary directory", "temporary directory"};
+    const char *dirs[] = {getenv("SQLITE_TMPDIR"), getenv("TMPDIR"), "/var/tmp", "/usr/tmp", "/tmp", "."};
+    struct stat st;
+    size_t i = 0;
+
+    /* SQLite's choice: the first that is a directory this process may write and enter */
+    while (i < 5 && !(dirs[i] && stat(dirs[i], &st) == 0 && S_ISDIR(st.st_mode) && access(dirs[i], W_OK | X_OK) == 0))
+        i++;
+    if (dir)
+        *dir = dirs[i];
+    return dir_is_safe(dirs[i], names[i], true, error);
 }
 
 bool sa_private_dir(const char *dir, const char *what, sa_error_t *error)

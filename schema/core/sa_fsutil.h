@@ -1,12 +1,14 @@
 /*
- * sa_fsutil.h - durable, safe file-system steps shared by the spool, the snapshots, the
- * watermark and the lock.
+ * sa_fsutil.h - durable, safe file-system steps of both binaries: slurm-ingest's spool,
+ * snapshots, watermark and lock, slurm-report's --output and site.
  *
  * Durable: a file is written to a temporary name in its directory, fsync'ed, renamed
  * into place and the directory fsync'ed, so after a crash it is there whole or not at
  * all. Safe: slurm-ingest's directories must not be writable by other users (another
  * user could plant a symbolic link or a forged capture there), files are created with
- * O_EXCL | O_NOFOLLOW, and files it reads back must belong to it.
+ * O_EXCL | O_NOFOLLOW, and files it reads back must belong to it. In both binaries a
+ * symbolic link on a path to write is followed only when it is this user's or root's
+ * (sa_path_links_ours): one planted by another user is refused.
  */
 #ifndef SA_FSUTIL_H
 #define SA_FSUTIL_H
@@ -30,11 +32,36 @@ bool sa_mkdir_p(const char *path, unsigned mode, sa_error_t *error);
 bool sa_write_all(int fd, const char *data, size_t len);
 
 /*
- * Checks that dir (which must exist) is a real directory (not a symbolic link) that no
- * other user can write: owned by this user or root, and not writable by group or
- * others. what names it in the message ("spool-dir"). SA_ERR_USAGE otherwise.
+ * The rule for a path written to (a directory, slurm-report's site DIR and --output, the
+ * temporary directory): every symbolic link met while resolving path, at any component and
+ * in what links point to, belongs to this user or to root. A link of another user (planted
+ * in a directory others can write: it could point anywhere, /root included) is refused
+ * with SA_ERR_USAGE, EPERM: "<what> <path> is a symbolic link that belongs to uid N, not to
+ * this user (uid M): refused" (what may be NULL; a link inside path is named after it).
+ * More than 40 links (the kernel's limit): SA_ERR_USAGE, ELOOP. A component that does not
+ * exist ends the walk (nothing past it can be followed): true.
+ */
+bool sa_path_links_ours(const char *path, const char *what, sa_error_t *error);
+
+/*
+ * Checks that dir (which must exist) is a directory that no other user can write: owned
+ * by this user or root, not writable by group or others, reached through no other user's
+ * symbolic link (sa_path_links_ours). what names it in the message ("spool-dir").
+ * SA_ERR_USAGE otherwise.
  */
 bool sa_dir_is_private(const char *dir, const char *what, sa_error_t *error);
+
+/*
+ * Checks the directory SQLite puts a temporary database in (the rollup rebuild's spill):
+ * the first of $SQLITE_TMPDIR, $TMPDIR, /var/tmp, /usr/tmp and /tmp that is a directory
+ * this process may write and enter, else "." (SQLite's own order: unixTempFileDir in its
+ * os_unix.c). The checks of sa_dir_is_private, except that a directory other users may
+ * write is accepted when sticky (as /tmp: nobody else can remove or rename what is in it).
+ * SA_ERR_USAGE otherwise, the message naming the variable it came from ("TMPDIR /x/y is
+ * ..."). *dir (may be NULL) receives the directory (the environment's string or a static
+ * one) either way.
+ */
+bool sa_sqlite_tmpdir_check(const char **dir, sa_error_t *error);
 
 /* sa_mkdir_p (0750) then sa_dir_is_private. */
 bool sa_private_dir(const char *dir, const char *what, sa_error_t *error);
