@@ -302,6 +302,29 @@ static void test_ingest_dirs(void **state)
     secret_untouched();
 }
 
+/* The rollup rebuild's temporary database in nobody's link (SQLITE_TMPDIR): exit 2 before anything is written. */
+static void test_rollup_tmpdir(void **state)
+{
+    const char *verify[] = {"rollup", NULL}, *rebuild[] = {"rollup", "--rebuild", NULL};
+    char *err = NULL;
+    (void)state;
+
+    if (!fx.client)
+        skip();
+    setenv("SQLITE_TMPDIR", at(fx.base, "site"), 1); /* for the child: this process's SQLite read it long ago */
+    for (int i = 0; i < 2; i++) {
+        assert_int_equal(tu_run_ingest(SA_INGEST_BIN, fx.uri, fx.db, fx.data, "alpha", i ? rebuild : verify, &err), 2);
+        assert_non_null(strstr(err, "SQLITE_TMPDIR "));
+        assert_non_null(strstr(err, "/site is a symbolic link that belongs to uid 65534, not to this user (uid 0)"));
+        assert_ptr_equal(strchr(err, '\n'), err + strlen(err) - 1);
+        free(err);
+    }
+    unsetenv("SQLITE_TMPDIR");
+    assert_int_equal(tu_run_ingest(SA_INGEST_BIN, fx.uri, fx.db, fx.data, "alpha", verify, &err), 0);
+    free(err);
+    secret_untouched();
+}
+
 /* The archive the binaries read: the squeue fixture of cluster alpha at 2026-10-01T12:00:00Z. */
 static int setup(void **state)
 {
@@ -332,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_sqlite_tmpdir), cmocka_unit_test(test_links_rule),
         cmocka_unit_test(test_private_dir),   cmocka_unit_test(test_report_site),
         cmocka_unit_test(test_report_output), cmocka_unit_test(test_ingest_dirs),
+        cmocka_unit_test(test_rollup_tmpdir),
     };
     char *why = NULL;
     int rc;
