@@ -354,7 +354,7 @@ static bool aside_save(const aside_t *a, int64_t at, sa_input_kind_t k, sa_error
         sa_error_nomem(error);
         return false;
     }
-    ok = sa_write_file_atomic_fd(path, a->spilled ? a->spill : -1, a->text.data, a->text.len, 0640, error);
+    ok = sa_write_file_atomic(path, a->spilled ? a->spill : -1, a->text.data, a->text.len, 0640, error);
     free(path);
     return ok;
 }

@@ -23,6 +23,7 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_exit.h"
+#include "sa_fsutil.h"
 #include "sa_mongo.h"
 #include "sa_promq.h"
 #include "sa_report.h"
@@ -574,7 +575,7 @@ static int run(const cli_t *cli, const sa_report_opts_t *o)
         sa_site_opts_t so = {cli->site_dir, cli->textfile, cli->months ? cli->months : 12};
         ok = sa_site_write(o, &so, stderr, &error);
     } else {
-        if (cli->output && !(out = sa_atomic_open(&af, cli->output, &error))) {
+        if (cli->output && !(out = sa_atomic_open(&af, cli->output, sa_umask_file_mode(), &error))) {
             fprintf(stderr, "slurm-report: %s\n", error.message);
             return sa_exit_code_for(&error, false);
         }

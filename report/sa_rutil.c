@@ -11,11 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
-#include "sa_fsutil.h"
 #include "sa_time.h"
 #include "sa_vec.h"
 
@@ -209,80 +206,6 @@ void sa_rwrap(const char *s, size_t width, sa_strv_t *out)
     }
     if (*s)
         sa_strv_push(out, s);
-}
-
-/* ---- files written atomically -------------------------------------------------------------- */
-
-unsigned sa_umask_file_mode(void)
-{
-    mode_t m = umask(022);
-    umask(m);
-    return 0666u & ~(unsigned)m;
-}
-
-FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error)
-{
-    int fd;
-
-    memset(af, 0, sizeof *af);
-    af->path = strdup(path);
-    af->tmp = sa_rprintf("%s.tmp.XXXXXX", path);
-    if (!af->path || !af->tmp) {
-        sa_atomic_close(af, false, NULL);
-        sa_error_nomem(error);
-        return NULL;
-    }
-    if (!sa_path_links_ours(path, NULL, error)) {
-        free(af->tmp); /* a template: nothing to remove */
-        af->tmp = NULL;
-        sa_atomic_close(af, false, NULL);
-        return NULL;
-    }
-    if ((fd = mkstemp(af->tmp)) < 0 || fchmod(fd, (mode_t)sa_umask_file_mode()) != 0 ||
-        !(af->f = fdopen(fd, "w"))) {
-        int e = errno;
-        /* a path that cannot hold a file (no such directory, no permission) is the command line's fault */
-        bool bad_path = e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == EROFS || e == ELOOP ||
-                        e == ENAMETOOLONG || e == EISDIR;
-        sa_error_set(error, bad_path ? SA_ERR_USAGE : SA_ERR_IO, e, "%s: cannot create a temporary file beside it: %s",
-                     path, strerror(e));
-        if (fd >= 0) {
-            close(fd);
-            unlink(af->tmp);
-        }
-        free(af->tmp);
-        af->tmp = NULL;
-        sa_atomic_close(af, false, NULL);
-        return NULL;
-    }
-    return af->f;
-}
-
-bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error)
-{
-    bool ok = true;
-
-    if (af->f) {
-        if (commit && (fflush(af->f) != 0 || fsync(fileno(af->f)) != 0)) {
-            sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", af->path, strerror(errno));
-            ok = commit = false;
-        }
-        if (fclose(af->f) != 0 && commit) {
-            sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", af->path, strerror(errno));
-            ok = commit = false;
-        }
-        af->f = NULL;
-    }
-    if (af->tmp && commit && rename(af->tmp, af->path) != 0) {
-        sa_error_set(error, SA_ERR_IO, errno, "renaming the report to %s: %s", af->path, strerror(errno));
-        ok = commit = false;
-    }
-    if (af->tmp && !commit)
-        unlink(af->tmp);
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
-    return ok;
 }
 
 const char *sa_riso(int64_t t)

@@ -46,31 +46,6 @@ bool sa_rduration_parse(const char *s, int64_t *secs);
 /* Splits s at blanks into lines of at most width characters (a longer word alone), appended to out. */
 void sa_rwrap(const char *s, size_t width, sa_strv_t *out);
 
-/* ---- files written atomically ------------------------------------------------ */
-
-/* A file being written: a temporary file beside it, renamed over it when done. */
-typedef struct {
-    char *path, *tmp;
-    FILE *f;
-} sa_atomic_file_t;
-
-/*
- * Opens a temporary file beside path (path.tmp.XXXXXX) with the mode a new file gets
- * from the umask (0666 & ~umask, not mkstemp's 0600) and returns it (owned by af), or
- * NULL with *error set: SA_ERR_USAGE when path cannot hold a file (its directory does not
- * exist or may not be written), else SA_ERR_IO.
- */
-FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error);
-/*
- * Closes the file; when commit, flushes it to disk and renames it over path, else (or
- * when that fails) removes it. Returns false with *error set (error may be NULL) when
- * committing failed. Frees what af holds.
- */
-bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error);
-
-/* The mode a new file gets: 0666 & ~umask (reads the umask without changing it for good). */
-unsigned sa_umask_file_mode(void);
-
 /* ---- interning: each distinct string gets a small id (0, 1, 2, ...) ---------- */
 
 typedef struct {

@@ -1190,7 +1190,7 @@ static bool write_metrics(site_t *s, sa_error_t *error)
     ok = fclose(f) == 0 && ok;
     free(path);
     if (ok && s->so->textfile) {
-        if (!(f = sa_atomic_open(&af, s->so->textfile, error)))
+        if (!(f = sa_atomic_open(&af, s->so->textfile, sa_umask_file_mode(), error)))
             return false;
         ok = sa_report_current(&o, f, s->warn, error);
         ok = sa_atomic_close(&af, ok, ok ? error : NULL) && ok;

@@ -6,8 +6,9 @@
  *
  * The links are planted by the user nobody (runuser -u nobody -- ln -s) in a directory every
  * user may write (mode 0777, not sticky, as /tmp/x made by anyone); the target is a directory
- * of root's (mode 0700) holding one file. Runs as root only (chown-free planting needs another
- * user, and only root can become one): otherwise, or without runuser, it exits 77 saying why.
+ * of root's (mode 0700) holding one file. Those cases need root (only root becomes another
+ * user) and runuser: otherwise they skip, saying why. The one writer of files replaced
+ * atomically (sa_atomic_open, sa_write_file_atomic) is tested for any user.
  */
 #define _GNU_SOURCE
 
@@ -35,6 +36,7 @@ static struct {
     char secret[64];  /* /tmp/sa-fsutil-secret-XXXXXX, root's, 0700, holding "precious" */
     char data[64];    /* /tmp/sa-fsutil-data-XXXXXX: an archive's lock, spool and time series */
     const char *runuser;
+    bool planted;            /* nobody's link base/site -> secret is there (root, runuser) */
     mongoc_client_t *client; /* NULL: the cases that run a binary on an archive skip */
     char *db;
     const char *uri;
@@ -77,6 +79,13 @@ static void secret_untouched(void)
     assert_int_equal(tu_count_entries(fx.secret), 1);
 }
 
+/* Skips a case that needs nobody's links when they could not be planted (main said why). */
+static void need_planted(void)
+{
+    if (!fx.planted)
+        skip();
+}
+
 /* Fails unless err is exactly one line, want. */
 static void one_line(const char *err, const char *want)
 {
@@ -91,8 +100,10 @@ static void test_links_rule(void **state)
 {
     sa_error_t err;
     char want[600], mine[256];
+    const char *dir;
     (void)state;
 
+    need_planted();
     /* the path itself */
     assert_false(sa_path_links_ours(at(fx.base, "site"), "site directory", &err));
     assert_int_equal(err.domain, SA_ERR_USAGE);
@@ -126,6 +137,15 @@ static void test_links_rule(void **state)
     assert_int_equal(err.code, ELOOP);
     unlink(at(fx.base, "loop1"));
     unlink(at(fx.base, "loop2"));
+    /* SQLite's temporary directory: SQLITE_TMPDIR nobody's link */
+    setenv("SQLITE_TMPDIR", at(fx.base, "site"), 1);
+    assert_false(sa_sqlite_tmpdir_check(&dir, &err));
+    assert_int_equal(err.domain, SA_ERR_USAGE);
+    snprintf(want, sizeof want,
+             "SQLITE_TMPDIR %s/site is a symbolic link that belongs to uid 65534, not to this user (uid 0): refused",
+             fx.base);
+    assert_string_equal(err.message, want);
+    unsetenv("SQLITE_TMPDIR");
 }
 
 /* slurm-ingest's directories by the same rule: nobody's link to a private directory of root's was accepted. */
@@ -135,6 +155,7 @@ static void test_private_dir(void **state)
     char want[600], mine[256];
     (void)state;
 
+    need_planted();
     assert_false(sa_dir_is_private(at(fx.base, "site"), "spool-dir", &err));
     assert_int_equal(err.domain, SA_ERR_USAGE);
     snprintf(want, sizeof want,
@@ -188,14 +209,6 @@ static void test_sqlite_tmpdir(void **state)
     if (!found)
         fail_msg("SQLite's temporary database is not in %s, the directory sa_sqlite_tmpdir_check named", fx.secret);
 
-    /* nobody's link */
-    setenv("SQLITE_TMPDIR", at(fx.base, "site"), 1);
-    assert_false(sa_sqlite_tmpdir_check(&dir, &err));
-    assert_int_equal(err.domain, SA_ERR_USAGE);
-    snprintf(want, sizeof want,
-             "SQLITE_TMPDIR %s/site is a symbolic link that belongs to uid 65534, not to this user (uid 0): refused",
-             fx.base);
-    assert_string_equal(err.message, want);
     /* a directory everyone may write, not sticky; SQLITE_TMPDIR naming nothing is passed over, as SQLite does */
     setenv("SQLITE_TMPDIR", at(fx.base, "none"), 1);
     setenv("TMPDIR", fx.base, 1);
@@ -204,12 +217,71 @@ static void test_sqlite_tmpdir(void **state)
              "TMPDIR %s is writable by other users (mode 0777): use a directory only slurm-ingest can write "
              "(chmod go-w) or a sticky one (chmod +t)",
              fx.base);
+    assert_int_equal(err.domain, SA_ERR_USAGE);
     assert_string_equal(err.message, want);
     /* neither: /var/tmp (sticky, root's) */
     unsetenv("SQLITE_TMPDIR");
     unsetenv("TMPDIR");
     assert_true(sa_sqlite_tmpdir_check(&dir, &err));
     assert_string_equal(dir, access("/var/tmp", W_OK | X_OK) == 0 ? "/var/tmp" : "/tmp");
+}
+
+/* ---- the one writer of files replaced atomically ---------------------------------------------- */
+
+/* Fails unless dir holds one entry, path, with text and mode. */
+static void only_file(const char *dir, const char *path, const char *text, unsigned mode)
+{
+    struct stat st;
+    char *got = tu_read_file(path, NULL);
+    assert_string_equal(got, text);
+    free(got);
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_mode & 07777, mode);
+    assert_int_equal(tu_count_entries(dir), 1);
+}
+
+/* A file replaced whole or not at all, with the mode asked; nothing but it left in its directory. */
+static void test_atomic_file(void **state)
+{
+    sa_atomic_file_t af;
+    sa_error_t err;
+    char dir[128], path[256], src_path[256];
+    FILE *f;
+    int src;
+    (void)state;
+
+    snprintf(dir, sizeof dir, "%s/atomic", fx.data);
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(path, sizeof path, "%s/out.txt", dir);
+    assert_non_null(f = sa_atomic_open(&af, path, 0604, &err));
+    fputs("first\n", f);
+    assert_int_equal(tu_count_entries(dir), 1); /* the temporary file */
+    assert_int_equal(access(path, F_OK), -1);
+    assert_true(sa_atomic_close(&af, true, &err));
+    only_file(dir, path, "first\n", 0604);
+    /* not committed: the old content stays, the temporary file goes */
+    assert_non_null(f = sa_atomic_open(&af, path, 0640, &err));
+    fputs("second\n", f);
+    assert_true(sa_atomic_close(&af, false, &err));
+    only_file(dir, path, "first\n", 0604);
+    /* a file's content, then bytes (the set-aside records: held in a temporary file, then in memory) */
+    snprintf(src_path, sizeof src_path, "%s/src", fx.data);
+    tu_write_text(src_path, "from the file; ");
+    assert_true((src = open(src_path, O_RDONLY)) >= 0);
+    assert_int_equal(lseek(src, 0, SEEK_END), 15); /* read from its start whatever the offset */
+    assert_true(sa_write_file_atomic(path, src, "from memory\n", 12, 0640, &err));
+    close(src);
+    unlink(src_path);
+    only_file(dir, path, "from the file; from memory\n", 0640);
+    unlink(path);
+    /* a directory that does not exist: the command line's fault, nothing made */
+    snprintf(path, sizeof path, "%s/nodir/out.txt", dir);
+    assert_null(sa_atomic_open(&af, path, 0640, &err));
+    assert_int_equal(err.domain, SA_ERR_USAGE);
+    assert_non_null(strstr(err.message, "nodir/out.txt: cannot create a temporary file beside it"));
+    assert_false(sa_write_file_atomic(path, -1, "x", 1, 0640, &err));
+    assert_int_equal(tu_count_entries(dir), 0);
+    rmdir(dir);
 }
 
 /* ---- the binaries ------------------------------------------------------------------------------ */
@@ -234,6 +306,7 @@ static void test_report_site(void **state)
     char *err = NULL, want[600], good[256], mine[256];
     (void)state;
 
+    need_planted();
     if (!fx.client)
         skip();
     assert_int_equal(report(planted, &err), 2);
@@ -266,6 +339,7 @@ static void test_report_output(void **state)
     char *err = NULL, want[600];
     (void)state;
 
+    need_planted();
     if (!fx.client)
         skip();
     assert_int_equal(report(through, &err), 2);
@@ -292,6 +366,7 @@ static void test_ingest_dirs(void **state)
     char *err = NULL;
     (void)state;
 
+    need_planted();
     if (!fx.client)
         skip();
     assert_int_equal(tu_run_ingest(SA_INGEST_BIN, fx.uri, fx.db, at(fx.base, "site"), "alpha", args, &err), 2);
@@ -309,6 +384,7 @@ static void test_rollup_tmpdir(void **state)
     char *err = NULL;
     (void)state;
 
+    need_planted();
     if (!fx.client)
         skip();
     setenv("SQLITE_TMPDIR", at(fx.base, "site"), 1); /* for the child: this process's SQLite read it long ago */
@@ -355,21 +431,13 @@ int main(void)
         cmocka_unit_test(test_sqlite_tmpdir), cmocka_unit_test(test_links_rule),
         cmocka_unit_test(test_private_dir),   cmocka_unit_test(test_report_site),
         cmocka_unit_test(test_report_output), cmocka_unit_test(test_ingest_dirs),
-        cmocka_unit_test(test_rollup_tmpdir),
+        cmocka_unit_test(test_rollup_tmpdir), cmocka_unit_test(test_atomic_file),
     };
     char *why = NULL;
     int rc;
 
-    if (geteuid() != 0) {
-        printf("SKIP test_fsutil: planting another user's links needs root (runuser -u nobody); CI runs as root\n");
-        return 77;
-    }
     for (const char *const *r = runusers; *r && !fx.runuser; r++)
         fx.runuser = access(*r, X_OK) == 0 ? *r : NULL;
-    if (!fx.runuser) {
-        printf("SKIP test_fsutil: runuser (util-linux) is not installed: no link can be planted as nobody\n");
-        return 77;
-    }
     snprintf(fx.base, sizeof fx.base, "/tmp/sa-fsutil-XXXXXX");
     snprintf(fx.secret, sizeof fx.secret, "/tmp/sa-fsutil-secret-XXXXXX");
     snprintf(fx.data, sizeof fx.data, "/tmp/sa-fsutil-data-XXXXXX");
@@ -379,11 +447,15 @@ int main(void)
     }
     tu_write_text(at(fx.secret, "precious"), "root's own file\n");
     setenv("SQLITE_TMPDIR", fx.secret, 1); /* before SQLite reads it (test_sqlite_tmpdir) */
-    if (!plant("site", fx.secret, &why)) {
-        /* before any case: the link is shared by them */
-        printf("SKIP test_fsutil: runuser -u nobody cannot plant a link: %s\n", why);
-        return 77;
-    }
+    /* before any case: the link is shared by them */
+    if (geteuid() != 0)
+        printf("SKIP (the cases with another user's links): planting them needs root (runuser -u nobody); CI "
+               "runs as root\n");
+    else if (!fx.runuser)
+        printf("SKIP (the cases with another user's links): runuser (util-linux) is not installed\n");
+    else if (!(fx.planted = plant("site", fx.secret, &why)))
+        printf("SKIP (the cases with another user's links): runuser -u nobody cannot plant a link: %s\n", why);
+    free(why);
     rc = cmocka_run_group_tests_name("fsutil", tests, setup, teardown);
     tu_rm_rf(fx.base);
     tu_rm_rf(fx.secret);

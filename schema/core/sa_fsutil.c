@@ -287,60 +287,99 @@ static bool copy_fd(int src, int fd)
     }
 }
 
-bool sa_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode, sa_error_t *error)
+unsigned sa_umask_file_mode(void)
 {
-    return sa_write_file_atomic_fd(path, -1, data, len, mode, error);
+    mode_t m = umask(022);
+    umask(m);
+    return 0666u & ~(unsigned)m;
 }
 
-bool sa_write_file_atomic_fd(const char *path, int src, const char *data, size_t len, unsigned mode,
-                             sa_error_t *error)
+FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, unsigned mode, sa_error_t *error)
 {
-    char *tmp = NULL, *parent = sa_parent_of(path), q[300];
-    int fd = -1, saved = 0;
-    bool ok = false;
+    char q[300];
+    int fd = -1, e;
+    bool bad_path;
 
-    sa_error_quote(path, 256, q, sizeof q);
-    if (!parent || asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-        tmp = NULL;
+    memset(af, 0, sizeof *af);
+    if (!(af->path = strdup(path)) || asprintf(&af->tmp, "%s.tmp.XXXXXX", path) < 0) {
+        af->tmp = NULL;
+        sa_atomic_close(af, false, NULL);
         sa_error_nomem(error);
-        goto done;
+        return NULL;
     }
-    /* mkostemp opens with O_CREAT | O_EXCL: never through a planted link */
-    fd = mkostemp(tmp, O_CLOEXEC);
-    if (fd < 0) {
-        saved = errno;
-        free(tmp);
-        tmp = NULL;
+    if (!sa_path_links_ours(path, NULL, error))
         goto fail;
-    }
-    if (fchmod(fd, (mode_t)mode) != 0 || (src >= 0 && !copy_fd(src, fd)) || !sa_write_all(fd, data, len) ||
-        fsync(fd) != 0)
-        goto fail_errno;
-    if (close(fd) != 0) {
-        fd = -1;
-        goto fail_errno;
-    }
-    fd = -1;
-    if (rename(tmp, path) != 0)
-        goto fail_errno;
-    free(tmp);
-    tmp = NULL;
-    if (!sa_fsync_dir(parent))
-        goto fail_errno;
-    ok = true;
-    goto done;
-fail_errno:
-    saved = errno;
-fail:
-    sa_error_set(error, SA_ERR_IO, saved, "%s: cannot write: %s", q, strerror(saved));
-done:
-    if (fd >= 0)
+    /* mkostemp opens with O_CREAT | O_EXCL: never through a planted link */
+    if ((fd = mkostemp(af->tmp, O_CLOEXEC)) >= 0 && fchmod(fd, (mode_t)mode) == 0 && (af->f = fdopen(fd, "w")))
+        return af->f;
+    e = errno;
+    /* a path that cannot hold a file (no such directory, no permission) is the command line's fault */
+    bad_path = e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == EROFS || e == ELOOP ||
+               e == ENAMETOOLONG || e == EISDIR;
+    sa_error_set(error, bad_path ? SA_ERR_USAGE : SA_ERR_IO, e, "%s: cannot create a temporary file beside it: %s",
+                 sa_error_quote(path, 256, q, sizeof q), strerror(e));
+    if (fd >= 0) {
         close(fd);
-    if (tmp)
-        unlink(tmp);
-    free(tmp);
+        unlink(af->tmp);
+    }
+fail:
+    free(af->tmp); /* removed, or only a template */
+    af->tmp = NULL;
+    sa_atomic_close(af, false, NULL);
+    return NULL;
+}
+
+bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error)
+{
+    char *parent = NULL, q[300];
+    bool ok = true;
+
+    sa_error_quote(af->path ? af->path : "", 256, q, sizeof q);
+    if (af->f) {
+        if (commit && (fflush(af->f) != 0 || fsync(fileno(af->f)) != 0)) {
+            sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", q, strerror(errno));
+            ok = commit = false;
+        }
+        if (fclose(af->f) != 0 && commit) {
+            sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", q, strerror(errno));
+            ok = commit = false;
+        }
+        af->f = NULL;
+    }
+    if (af->tmp && commit && rename(af->tmp, af->path) != 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "renaming into %s: %s", q, strerror(errno));
+        ok = commit = false;
+    }
+    if (af->tmp && !commit)
+        unlink(af->tmp);
+    /* the rename itself durable: after a crash, path is the old file or the new one whole */
+    if (af->tmp && commit && (!(parent = sa_parent_of(af->path)) || !sa_fsync_dir(parent))) {
+        int e = parent ? errno : ENOMEM;
+        sa_error_set(error, SA_ERR_IO, e, "%s: cannot sync its directory: %s", q, strerror(e));
+        ok = false;
+    }
     free(parent);
+    free(af->tmp);
+    free(af->path);
+    memset(af, 0, sizeof *af);
     return ok;
+}
+
+bool sa_write_file_atomic(const char *path, int src, const char *data, size_t len, unsigned mode,
+                          sa_error_t *error)
+{
+    sa_atomic_file_t af;
+    char q[300];
+    bool ok;
+
+    if (!sa_atomic_open(&af, path, mode, error))
+        return false;
+    /* straight to the descriptor: nothing was written through the stream */
+    ok = (src < 0 || copy_fd(src, fileno(af.f))) && sa_write_all(fileno(af.f), data, len);
+    if (!ok)
+        sa_error_set(error, SA_ERR_IO, errno, "%s: cannot write: %s", sa_error_quote(path, 256, q, sizeof q),
+                     strerror(errno));
+    return sa_atomic_close(&af, ok, error) && ok;
 }
 
 bool sa_file_is_ours(int fd, const char *path, sa_error_t *error)

@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sa_error.h"
 
@@ -66,15 +67,40 @@ bool sa_sqlite_tmpdir_check(const char **dir, sa_error_t *error);
 /* sa_mkdir_p (0750) then sa_dir_is_private. */
 bool sa_private_dir(const char *dir, const char *what, sa_error_t *error);
 
+/* ---- files replaced atomically: the one writer of both binaries ---------------------- */
+
+/* A file being written: a temporary file beside it (path.tmp.XXXXXX), renamed over path when done. */
+typedef struct {
+    char *path, *tmp;
+    FILE *f;
+} sa_atomic_file_t;
+
+/* The mode a new file gets: 0666 & ~umask (reads the umask without changing it for good). */
+unsigned sa_umask_file_mode(void);
+
 /*
- * Replaces path's content with data, durably: a new temporary file made with O_EXCL
- * beside it (a planted symbolic link is never followed), fsync, rename, fsync of the
- * directory. mode for a new file (e.g. 0640).
+ * Opens a temporary file beside path, made with O_EXCL (a planted link is never followed)
+ * and mode (0640, or sa_umask_file_mode() for what a user asked for), once path has passed
+ * sa_path_links_ours. Returns its stream (owned by af), or NULL with *error set:
+ * SA_ERR_USAGE when path cannot hold a file (its directory does not exist or may not be
+ * written, another user's link), else SA_ERR_IO; af then holds nothing.
  */
-bool sa_write_file_atomic(const char *path, const char *data, size_t len, unsigned mode, sa_error_t *error);
-/* The same with the content of the file open as src (read from its start; -1: none) before data. */
-bool sa_write_file_atomic_fd(const char *path, int src, const char *data, size_t len, unsigned mode,
-                             sa_error_t *error);
+FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, unsigned mode, sa_error_t *error);
+
+/*
+ * Closes the file. When commit: flushes it to disk, renames it over path and fsyncs the
+ * directory, so that after a crash path is the old file or the new one, whole. Else (or
+ * when a step fails) removes it. Returns false with *error set (error may be NULL) when
+ * committing failed. Frees what af holds.
+ */
+bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error);
+
+/*
+ * Replaces path's content, durably (sa_atomic_open, sa_atomic_close): the content of the
+ * file open as src (read from its start; -1: none), then data. mode for the new file.
+ */
+bool sa_write_file_atomic(const char *path, int src, const char *data, size_t len, unsigned mode,
+                          sa_error_t *error);
 
 /*
  * True if the regular file open as fd belongs to this user (or root wrote it and this
