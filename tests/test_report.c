@@ -31,7 +31,6 @@
 #include "sa_alloc.h"
 #include "sa_archive.h"
 #include "sa_ingest.h"
-#include "sa_nodegpu.h"
 #include "sa_report.h"
 #include "sa_rgu.h"
 #include "sa_rtable.h"
@@ -658,7 +657,6 @@ static void test_golden_current(void **state)
 static void test_helpers(void **state)
 {
     int64_t t, e;
-    sa_strv_t v;
     sa_rgu_t *r;
     sa_error_t err;
     double w;
@@ -685,22 +683,6 @@ static void test_helpers(void **state)
     assert_true(sa_rduration_parse("3600", &t) && t == 3600);
     assert_false(sa_rduration_parse("1y", &t));
     assert_false(sa_rduration_parse("0m", &t));
-
-    /* hostlists */
-    sa_strv_init(&v);
-    assert_true(sa_rhostlist_expand("gpu[01-03,07],cpu5,r[1-2]n[8-9]", 100, &v));
-    assert_int_equal(v.n, 9);
-    assert_string_equal(v.v[0], "gpu01");
-    assert_string_equal(v.v[3], "gpu07");
-    assert_string_equal(v.v[4], "cpu5");
-    assert_string_equal(v.v[5], "r1n8");
-    assert_string_equal(v.v[8], "r2n9");
-    sa_strv_clear(&v);
-    sa_strv_init(&v);
-    assert_false(sa_rhostlist_expand("gpu[01-", 100, &v));
-    assert_false(sa_rhostlist_expand("gpu[3-1]", 100, &v));
-    assert_false(sa_rhostlist_expand("n[1-1000]", 100, &v)); /* more than max names */
-    sa_strv_clear(&v);
 
     /* RGU weights: built-in table (Alliance values) */
     r = sa_rgu_load(NULL, &err);

@@ -460,11 +460,6 @@ static uint64_t size_at(int parent, const char *name, const char *skip)
     return total;
 }
 
-uint64_t sa_tree_size(const char *path)
-{
-    return size_at(AT_FDCWD, path, NULL);
-}
-
 uint64_t sa_tree_size_skip(const char *path, const char *skip)
 {
     return size_at(AT_FDCWD, path, skip);

@@ -114,10 +114,10 @@ int sa_rename_noreplace(const char *tmp, const char *final);
 /* Removes a directory tree (no symbolic link is followed). Best effort; true if gone. */
 bool sa_rm_tree(const char *path);
 
-/* Bytes used by a directory tree (blocks allocated), not following symbolic links. */
-uint64_t sa_tree_size(const char *path);
-
-/* The same, without the entries (at any depth) whose name starts with skip (and what they hold). */
+/*
+ * Bytes used by a directory tree (blocks allocated), not following symbolic links, without
+ * the entries (at any depth) whose name starts with skip (and what they hold).
+ */
 uint64_t sa_tree_size_skip(const char *path, const char *skip);
 
 #endif
