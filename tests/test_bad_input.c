@@ -465,6 +465,7 @@ static void test_run_rejections(void **state)
                                                "controller\"}]}\n", 0600);
     const char *cut = box_file("cut.json", "{\"meta\":{},\"jobs\":[{\"job_id\":1,", 0600);
     const char *empty = box_file("empty.json", "", 0600);
+    const char *sinfo0 = box_file("sinfo0.json", "{\"sinfo\": []}", 0600);
     char want[200];
     (void)state;
 
@@ -488,6 +489,17 @@ static void test_run_rejections(void **state)
         if (strstr(err, "squeue.txt"))
             fail_msg("an empty --squeue is named after the spool copy: %s", err);
         free(err);
+    }
+    /* an empty record array is of its key's kind (it was taken for squeue's whatever the key) */
+    {
+        const char *a[] = {"--squeue", sinfo0, "--at=2026-10-15T12:05:00Z", NULL};
+        snprintf(want, sizeof want, "%s: expected squeue output, found sinfo JSON", sinfo0);
+        expect_run("{\"sinfo\": []} as --squeue", a, NULL, SA_EXIT_INPUT, want);
+    }
+    {
+        const char *a[] = {"--sinfo", sinfo0, "--at=2026-10-15T12:06:00Z", NULL};
+        snprintf(want, sizeof want, "%s: no nodes", sinfo0);
+        expect_run("{\"sinfo\": []} as --sinfo", a, NULL, SA_EXIT_INPUT, want);
     }
 }
 
