@@ -24,6 +24,7 @@
 #include "sa_tres.h"
 #include "sa_time.h"
 #include "sa_vec.h"
+#include "sa_utf8.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -42,6 +42,7 @@
 #include "sa_json.h"
 #include "sa_json_memo.h"
 #include "sa_lines.h"
+#include "sa_utf8.h"
 
 #define STREAM_CHUNK (256 * 1024)
 #define STREAM_MAX_RECORD (512u * 1024 * 1024) /* one record larger than this is refused */

@@ -193,10 +193,13 @@ static bool parse_time_unit(const char *s, sa_unit_t *unit)
     return true;
 }
 
+/* Prints "slurm-report: <fmt with arg> (see --help)", arg quoted (sa_error_quote: one line, valid UTF-8); returns 2. */
 static int die_usage(const char *fmt, const char *arg)
 {
+    char q[300];
+
     fputs("slurm-report: ", stderr);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, sa_error_quote(arg, 256, q, sizeof q));
     fputs(" (see --help)\n", stderr);
     return SA_EXIT_USAGE;
 }
@@ -407,11 +410,7 @@ static int bad_option(int c, char **argv)
         arg = shortopt;
     else if (optopt && arg[0] == '-' && arg[1] != '-')
         arg = shortopt;
-    if (c == ':')
-        fprintf(stderr, "slurm-report: option '%s' needs a value (see --help)\n", arg);
-    else
-        fprintf(stderr, "slurm-report: unknown option '%s' (see --help)\n", arg);
-    return SA_EXIT_USAGE;
+    return die_usage(c == ':' ? "option '%s' needs a value" : "unknown option '%s'", arg);
 }
 
 static const struct option longopts[] = {

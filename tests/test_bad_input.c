@@ -426,6 +426,12 @@ static void test_run_slips(void **state)
         expect_run("a world-writable configuration file", a, NULL, SA_EXIT_USAGE,
                    "open.conf: writable by every user (mode 0666)");
     }
+    {
+        /* invalid UTF-8 in the file is not echoed to the terminal: '?' for each byte */
+        const char *conf = box_file("latin1.conf", "cluster = h\ntime\xe9out = 60\n", 0600);
+        const char *a[] = {"--config", conf, "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("a configuration file in Latin-1", a, NULL, SA_EXIT_USAGE, "latin1.conf:2: unknown option 'time?out'");
+    }
     /* replay of what holds nothing to replay */
     {
         const char *a[] = {"replay", "/nonexistent/archive", NULL};

@@ -368,6 +368,11 @@ static void test_load_errors(void **state)
     expect_load_error(&d, "mongodb://u:" SECRET "@db1/\n", 0, "1: expected 'key = value'");
     expect_load_error(&d, "mongodb://u:" SECRET "@db1/?authSource=admin\n", 0,
                       "1: unknown option (a URI? write 'mongo-uri = URI')");
+    /* what the file says is shown as one line of valid UTF-8: invalid bytes become '?', valid ones stay */
+    expect_load_error(&d, "cluster = a\nbogus\xff\xfe = 1\n", 0, "2: unknown option 'bogus?" "?'");
+    expect_load_error(&d, "cluster = a\nspool-max = 1\xe9\n", 0,
+                      "2: spool-max: invalid size '1?' (use bytes, or 512k, 256M, 2G)");
+    expect_load_error(&d, "cluster = a\ncaf\xc3\xa9 = 1\n", 0, "2: unknown option 'caf\xc3\xa9'");
     expect_load_error(&d, "db =\n", 0, "1: db: empty value");
     expect_load_error(&d, " = slurm\n", 0, "1: missing option name before '='");
     expect_load_error(&d, nul, sizeof nul - 1, "2: the line contains a NUL byte");

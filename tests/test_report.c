@@ -1283,6 +1283,15 @@ static void test_cli_mistakes(void **state)
         expect_one_line_error(a, 2, "option '-M' needs a value");
     }
     {
+        /* what the user typed comes back as one line of valid UTF-8 */
+        const char *a[] = {"--month", "2026-09", "--bo\xffgus", NULL};
+        expect_one_line_error(a, 2, "unknown option '--bo?gus'");
+    }
+    {
+        const char *a[] = {"us\xe9\nage", "--month", "2026-09", NULL};
+        expect_one_line_error(a, 2, "unknown report 'us?" "?age'");
+    }
+    {
         /* 0.2 wrote a file named 'account,used'; -o is sacct's column list now */
         const char *a[] = {"--month", "2026-09", "-o", "account,used", NULL};
         expect_one_line_error(a, 2, "no column 'used' in this report; its columns: cluster,account,");
