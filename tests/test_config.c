@@ -7,12 +7,15 @@
 
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -690,6 +693,35 @@ static void test_promq_redact(void **state)
     assert_null(sa_promq_redact(NULL));
 }
 
+/* The URL asked and named: a base URL ending in '/' gives one slash before the path (job --svg said "1//api"). */
+static void test_promq_url(void **state)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    char url[128], want[160];
+    const char *form[] = {"query", "up", NULL};
+    static const char *const tails[] = {"", "/", "//"};
+    json_t *data = NULL;
+    sa_error_t err;
+    (void)state;
+
+    /* a port nobody listens on: refused at once */
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    close(fd);
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        sa_promq_t q = {url, 5, 0, 0};
+        snprintf(url, sizeof url, "http://m:" SECRET "@127.0.0.1:%d%s", ntohs(sa.sin_port), tails[i]);
+        assert_false(sa_promq_post(&q, "/api/v1/query_range", form, &data, &err));
+        assert_null(data);
+        snprintf(want, sizeof want, "Prometheus http://***@127.0.0.1:%d/api/v1/query_range: ", ntohs(sa.sin_port));
+        if (strncmp(err.message, want, strlen(want)) != 0)
+            fail_msg("base URL %s: the message is\n%s\nnot\n%s...", url, err.message, want);
+    }
+}
+
 /* ---- logging ---- */
 
 static void test_log_format(void **state)
@@ -812,7 +844,7 @@ int main(void)
         cmocka_unit_test(test_load),           cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_permissions),    cmocka_unit_test(test_uri_precedence),
         cmocka_unit_test(test_uri_errors),     cmocka_unit_test(test_redact),
-        cmocka_unit_test(test_promq_redact),
+        cmocka_unit_test(test_promq_redact),     cmocka_unit_test(test_promq_url),
     };
     const struct CMUnitTest log_tests[] = {
         cmocka_unit_test(test_log_format),
