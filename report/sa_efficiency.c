@@ -463,10 +463,8 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
     e.contrib.idle_pct = o->idle_threshold;
     sa_strv_init(&pre);
     etable_init(&et, e.by);
-    if (o->start == SA_UNSET || o->end == SA_UNSET) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "efficiency needs a window: --month YYYY-MM or -S START [-E END]");
+    if (!sa_report_window("efficiency", o->start, o->end, true, error))
         goto done;
-    }
     if (e.by & SA_BY_PARTITION) {
         sa_error_set(error, SA_ERR_USAGE, 0, "efficiency groups by account, user and gpu-type");
         goto done;

@@ -188,10 +188,8 @@ bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     memset(&u, 0, sizeof u);
     sa_strv_init(&preamble);
     sa_rtable_init(&tt.t, tt.cols, 0);
-    if (o->start == SA_UNSET || o->end == SA_UNSET || o->end <= o->start) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "top needs a non-empty window: --month YYYY-MM, or -S START [-E END]");
+    if (!sa_report_window("top", o->start, o->end, true, error))
         return false;
-    }
     if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS || o->allocations_path) {
         sa_error_set(error, SA_ERR_USAGE, 0, "top has no %s", o->allocations_path ? "--allocations" : "charts or metrics");
         return false;

@@ -455,10 +455,8 @@ static void preamble(const waits_t *w, sa_strv_t *p)
 /* Checks the options: a window, keys and formats waits has. */
 static bool check_opts(const sa_report_opts_t *o, sa_error_t *error)
 {
-    if (o->start == SA_UNSET || o->end == SA_UNSET) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "waits needs a window: --month YYYY-MM or -S START [-E END]");
+    if (!sa_report_window("waits", o->start, o->end, true, error))
         return false;
-    }
     if (o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format prometheus is not available for waits");
         return false;

@@ -1332,6 +1332,20 @@ static void test_cli_mistakes(void **state)
         const char *a[] = {"-S", "2026-13-01", NULL};
         expect_one_line_error(a, 2, "-S: invalid time '2026-13-01'");
     }
+    /* a window that ends before it starts: one rule, one line, in every report (waits and efficiency printed an
+     * empty table); an empty one ([S, S)) in those that need a window (jobs lists what ran at an instant) */
+    {
+        static const char *const reports[] = {"usage", "utilization", "top", "waits", "efficiency", "jobs"};
+        for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
+            const char *a[] = {reports[i], "-S", "2026-09-05", "-E", "2026-09-01", NULL};
+            const char *b[] = {reports[i], "-S", "2026-09-05", "-E", "2026-09-05", NULL};
+            expect_one_line_error(a, 2,
+                                  "slurm-report: the window is empty: END (2026-09-01T00:00:00Z) is not after START "
+                                  "(2026-09-05T00:00:00Z)\n");
+            if (strcmp(reports[i], "jobs") != 0)
+                expect_one_line_error(b, 2, "the window is empty: END (2026-09-05T00:00:00Z) is not after START");
+        }
+    }
 }
 
 /* --output FILE is written atomically with the mode the umask gives (not always 0600). */
