@@ -147,7 +147,7 @@ static bool parse_by(const char *s, unsigned *by)
     bool ok = true;
     sa_strv_init(&v);
     *by = 0;
-    if (!sa_rlist_split(s, &v) || v.n == 0)
+    if (sa_rlist_has_empty(s) || !sa_rlist_split(s, &v))
         ok = false;
     for (size_t i = 0; ok && i < v.n; i++) {
         if (strcmp(v.v[i], "account") == 0)
@@ -225,7 +225,7 @@ static int parse_tres(const char *arg, sa_report_opts_t *o)
 
     sa_strv_init(&v);
     o->ntres = 0;
-    if (!sa_rlist_split(arg, &v) || v.n == 0)
+    if (sa_rlist_has_empty(arg) || !sa_rlist_split(arg, &v))
         rc = die_usage("-T: expected a comma list of cpu, mem, gres/gpu, billing, got '%s'", arg);
     for (size_t i = 0; rc < 0 && i < v.n; i++) {
         sa_rtres_t r;
@@ -263,19 +263,39 @@ static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cl
     return -1;
 }
 
+/*
+ * A comma list option (-M, -A, -u, -s, -r, -j, --name): its items appended to out. An
+ * empty list or item ("-j ''", "-r gpu,,cpu") is refused, never read as no filter. -1 to
+ * go on, else the exit code.
+ */
+static int list_option(const char *name, const char *arg, sa_strv_t *out)
+{
+    char fmt[96];
+
+    if (sa_rlist_has_empty(arg)) {
+        snprintf(fmt, sizeof fmt, "%s: expected a comma list without empty items, got '%%s'", name);
+        return die_usage(fmt, arg);
+    }
+    if (!sa_rlist_split(arg, out)) {
+        fputs("slurm-report: out of memory\n", stderr);
+        return SA_EXIT_FAILURE;
+    }
+    return -1;
+}
+
 /* Applies an option that sets a value or a flag; -1 to go on, else the exit code. */
 static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
 {
     char *e;
 
     switch (c) {
-    case 'M': sa_rlist_split(arg, &o->clusters); break;
-    case 'A': sa_rlist_split(arg, &o->accounts); break;
-    case 'u': sa_rlist_split(arg, &o->users); break;
-    case 's': sa_rlist_split(arg, &o->states); break;
-    case 'r': sa_rlist_split(arg, &o->partitions); break;
-    case 'j': sa_rlist_split(arg, &o->job_ids); break;
-    case O_NAME: sa_rlist_split(arg, &o->names); break;
+    case 'M': return list_option("-M", arg, &o->clusters);
+    case 'A': return list_option("-A", arg, &o->accounts);
+    case 'u': return list_option("-u", arg, &o->users);
+    case 's': return list_option("-s", arg, &o->states);
+    case 'r': return list_option("-r", arg, &o->partitions);
+    case 'j': return list_option("-j", arg, &o->job_ids);
+    case O_NAME: return list_option("--name", arg, &o->names);
     case 'D': o->duplicates = true; break;
     case O_MONTH: cli->month = arg; break;
     case 'S': cli->start = arg; break;

@@ -39,6 +39,20 @@ bool sa_rlist_split(const char *s, sa_strv_t *out)
     return true;
 }
 
+bool sa_rlist_has_empty(const char *s)
+{
+    for (const char *p = s;;) {
+        const char *end = p + strcspn(p, ",");
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+        if (p == end)
+            return true;
+        if (!*end)
+            return false;
+        p = end + 1;
+    }
+}
+
 char *sa_rprintf(const char *fmt, ...)
 {
     va_list ap;
@@ -244,5 +258,5 @@ bool sa_rjob_id_digits(const char *s, size_t len, int64_t *id)
     buf[len] = '\0';
     errno = 0;
     *id = strtoll(buf, NULL, 10);
-    return errno == 0;
+    return errno == 0 && *id >= 1 && *id <= SA_JOB_ID_MAX;
 }

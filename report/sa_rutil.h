@@ -19,6 +19,8 @@
 
 /* Appends the non-empty, blank-trimmed items of a comma-separated list to out. */
 bool sa_rlist_split(const char *s, sa_strv_t *out);
+/* True if the comma-separated list s is empty or holds an empty (or blank) item: "", "cpu,,mem", "a,". */
+bool sa_rlist_has_empty(const char *s);
 
 /* printf into a new string (caller frees); NULL on out of memory. */
 char *sa_rprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -69,7 +71,7 @@ static inline const char *sa_rintern_str(const sa_rintern_t *in, uint32_t id)
 
 /* ISO-8601 of t ("" for SA_UNSET) in a static rotating buffer (8 live at once). */
 const char *sa_riso(int64_t t);
-/* A job id of digits only, s[0..len), into *id; false when it is not one (or too long). */
+/* A job id of digits only, s[0..len), into *id; false when it is not one (0, past SA_JOB_ID_MAX, too long). */
 bool sa_rjob_id_digits(const char *s, size_t len, int64_t *id);
 /* seconds -> "[D-]HH:MM:SS" (sacct's Elapsed, seff's times) into buf; returns buf. */
 const char *sa_rhms(int64_t s, char *buf, size_t n);

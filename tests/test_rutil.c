@@ -31,6 +31,15 @@ static void test_list_split(void **state)
     assert_true(sa_rlist_split("", &v));
     assert_int_equal(v.n, 3); /* appended to: nothing */
     sa_strv_clear(&v);
+    /* what the options refuse: an empty list or item */
+    assert_true(sa_rlist_has_empty(" physics, bio ,,chem "));
+    assert_true(sa_rlist_has_empty(""));
+    assert_true(sa_rlist_has_empty(" "));
+    assert_true(sa_rlist_has_empty("a,"));
+    assert_true(sa_rlist_has_empty(",a"));
+    assert_true(sa_rlist_has_empty("a, ,b"));
+    assert_false(sa_rlist_has_empty("a"));
+    assert_false(sa_rlist_has_empty(" physics, bio , chem "));
 }
 
 static void test_months(void **state)

@@ -38,6 +38,9 @@
 #define SA_UNSET INT64_MIN
 #define SA_INFINITE INT64_MAX
 
+/* Job ids are 1..2^53 in every format (JSON's exact integers): 0 is not one. */
+#define SA_JOB_ID_MAX (INT64_C(1) << 53)
+
 /* ---- cluster names ------------------------------------------------------------ */
 
 /*
