@@ -599,6 +599,13 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
             sa_error_prefix(error, "%s:%lu", path, lineno);
             goto done;
         }
+        if (e.key && find_entry(&tmp, e.key)) {
+            /* which value counts would go unsaid (a pasted block, a forgotten line): one per key */
+            sa_error_set(error, SA_ERR_USAGE, 0, "%s:%lu: %s given twice (first at %s): keep one", path, lineno, e.key,
+                         find_entry(&tmp, e.key)->origin);
+            entry_free(&e);
+            goto done;
+        }
         if (e.key && !put_entry(&tmp, &e)) {
             sa_error_nomem(error);
             goto done;

@@ -256,12 +256,12 @@ static void test_load(void **state)
     static const char text[] = "\xEF\xBB\xBF# slurm-ingest configuration\n"
                                "\n"
                                "cluster = narval\n"
-                               "   db=archive  \n"
+                               "   lock-dir=/srv/lock  \n"
                                "\t# an indented comment\n"
                                "timeout = 90s\r\n"
                                "max-output = 64M\n"
                                "archive-dir = /srv/slurm archive/#1\n" /* '#' inside a value, spaces kept */
-                               "db = slurm2\n"                         /* last wins */
+                               "db = slurm2\n"
                                "sacct-command = /opt/slurm/bin/sacct\n"
                                "log-level = debug"; /* no final newline */
     sa_config_t cfg;
@@ -277,8 +277,9 @@ static void test_load(void **state)
     assert_true(sa_config_load(path, &cfg, &error));
     assert_string_equal(cfg.path, path);
     assert_false(cfg.mongo_uri_exposed);
-    assert_int_equal(cfg.n, 7);
+    assert_int_equal(cfg.n, 8);
     assert_string_equal(sa_config_get(&cfg, "cluster"), "narval");
+    assert_string_equal(sa_config_get(&cfg, "lock-dir"), "/srv/lock");
     assert_string_equal(sa_config_get(&cfg, "db"), "slurm2");
     snprintf(origin, sizeof origin, "%s:9", path);
     assert_string_equal(sa_config_origin(&cfg, "db"), origin);
@@ -364,8 +365,11 @@ static void test_load_errors(void **state)
     tmpdir_make(&d);
     expect_load_error(&d, unknown, 0, "7: unknown option 'mongo_uri' (did you mean 'mongo-uri'?)");
     expect_load_error(&d, "cluster = a\nfrobnicate = 3\n", 0, "2: unknown option 'frobnicate'");
-    expect_load_error(&d, "cluster = a\ncluster = b\ntimeout = 1.5h\n", 0,
-                      "3: timeout: invalid duration '1.5h' (use 90, 90s, 15m, 1h, 2d or 1w)");
+    expect_load_error(&d, "cluster = a\ntimeout = 1.5h\n", 0,
+                      "2: timeout: invalid duration '1.5h' (use 90, 90s, 15m, 1h, 2d or 1w)");
+    /* a key twice: refused, naming both lines (the last value silently won) */
+    snprintf(expected, sizeof expected, "4: timeout given twice (first at %s/bad.conf:2): keep one", d.dir);
+    expect_load_error(&d, "cluster = a\ntimeout = 60\n# later\ntimeout = 90\n", 0, expected);
     expect_load_error(&d, "db\n", 0, "1: expected 'key = value', got 'db'");
     /* a pasted URI line is not echoed */
     expect_load_error(&d, "mongodb://u:" SECRET "@db1/\n", 0, "1: expected 'key = value'");
