@@ -326,6 +326,12 @@ static bool job_flag_lookup(const char *word, const char **implied)
     return false;
 }
 
+bool sa_job_state_word_known(const char *word)
+{
+    const char *implied;
+    return word && (sa_job_base_is_known(word) || job_flag_lookup(word, &implied));
+}
+
 /*
  * squeue only: when the base word is really a flag (string job_state prints the flag
  * instead of the base), takes the base from a base word among the flags, else from

@@ -308,6 +308,8 @@ typedef struct {
     int gpu_config;
     int64_t gpu_config_at;  /* CARRIED: the time of what it was carried from (a per-node observation, a
                              * --node-config record, or the start of an interval carried before); else SA_UNSET */
+    bool listed_twice;      /* the input listed it twice (sinfo: in one partition): one record, merged by
+                             * sa_node_merge (ingest/sa_parse.h); said by slurm-ingest, never dropped */
     json_t *extra;
 } sa_node_t;
 
