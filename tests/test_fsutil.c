@@ -45,7 +45,7 @@ static struct {
 /* base/name, secret/name, data/name (static rotating buffers). */
 static const char *at(const char *dir, const char *name)
 {
-    static char bufs[8][256];
+    static char bufs[8][512];
     static unsigned next;
     char *b = bufs[next++ % 8];
     snprintf(b, sizeof bufs[0], "%s/%s", dir, name);
