@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,12 +162,13 @@ static bool links_ours_at(const char *path, int depth, const char *given, const 
                          what ? " " : "", sa_error_quote(given, 256, q, sizeof q));
             goto done;
         }
-        if (!(target = malloc((size_t)st.st_size + 1)) || !(parent = sa_parent_of(p))) {
+        /* PATH_MAX, not st_size: some file systems (/proc) say 0 for a link's size */
+        if (!(target = malloc(PATH_MAX)) || !(parent = sa_parent_of(p))) {
             sa_error_nomem(error);
             goto done;
         }
-        if ((len = readlink(p, target, (size_t)st.st_size + 1)) < 0 || len > st.st_size)
-            break; /* changed since lstat: the open that follows sees what it is */
+        if ((len = readlink(p, target, PATH_MAX - 1)) < 0)
+            break; /* gone since lstat: nothing to follow */
         target[len] = '\0';
         p[i] = save;
         if (target[0] == '/' ? asprintf(&next, "%s%s", target, p + i) < 0
