@@ -24,6 +24,7 @@
 #include "sa_exit.h"
 #include "sa_log.h"
 #include "sa_mongo.h"
+#include "sa_notes.h"
 #include "sa_parse.h"
 #include "sa_invocation.h"
 #include "sa_time.h"
@@ -112,16 +113,35 @@ static bool print_json(json_t *o, sa_error_t *error)
     return true;
 }
 
+/* One --dump input: its name for messages, its odd records (said at its end, as a run says them). */
+typedef struct {
+    const char *name;
+    sa_notes_t notes;
+    size_t nodes;
+} dump_t;
+
 static bool dump_job(sa_job_t *job, void *ctx, sa_error_t *error)
 {
-    (void)ctx;
+    sa_notes_job(&((dump_t *)ctx)->notes, job);
     return print_json(sa_job_to_json(job), error);
 }
 
 static bool dump_node(sa_node_t *node, void *ctx, sa_error_t *error)
 {
-    (void)ctx;
+    dump_t *d = ctx;
+    bool nomem;
+
+    sa_notes_node(&d->notes, node, d->nodes++, &nomem);
+    if (nomem)
+        return sa_error_nomem(error);
     return print_json(sa_node_to_json(node), error);
+}
+
+/* A line of sa_notes_say on stderr. */
+static void dump_note(const char *line, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "slurm-ingest: %s\n", line);
 }
 
 /* A record the parser could not take (or repaired): one line on stderr, as a run logs it; the rest goes on. */
@@ -130,7 +150,8 @@ static bool dump_setaside(const char *raw, size_t len, const char *why, bool kep
     (void)raw;
     (void)len;
     (void)error;
-    fprintf(stderr, "slurm-ingest: %s: %s: %s\n", (const char *)ctx, why, kept ? "repaired and kept" : "record set aside");
+    fprintf(stderr, "slurm-ingest: %s: %s: %s\n", ((const dump_t *)ctx)->name, why,
+            kept ? "repaired and kept" : "record set aside");
     return true;
 }
 
@@ -141,8 +162,9 @@ static bool dump_setaside(const char *raw, size_t len, const char *why, bool kep
  */
 static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
 {
-    const char *name = strcmp(path, "-") ? path : "(stdin)";
-    sa_sink_t sink = {dump_job, dump_node, (void *)name, dump_setaside, false, NULL};
+    dump_t d = {.name = strcmp(path, "-") ? path : "(stdin)"};
+    const char *name = d.name;
+    sa_sink_t sink = {dump_job, dump_node, &d, dump_setaside, false, NULL};
     sa_error_t error;
     sa_meta_t meta;
     sa_reader_t r;
@@ -163,6 +185,7 @@ static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
         fprintf(stderr, "slurm-ingest: %s: %s\n", name, error.message);
         rc = error.domain == SA_ERR_NOMEM ? SA_EXIT_FAILURE : SA_EXIT_INPUT;
     } else {
+        sa_notes_say(&d.notes, name, dump_note, NULL);
         for (size_t i = 0; i < meta.warnings.n; i++)
             fprintf(stderr, "slurm-ingest: %s: Slurm warning: %s\n", path, meta.warnings.v[i]);
         for (size_t i = 0; i < meta.errors.n; i++)
@@ -171,6 +194,7 @@ static int dump_file(const char *path, const sa_sacct_text_opts_t *topts)
             rc = SA_EXIT_SLURM;
     }
     sa_meta_clear(&meta);
+    sa_notes_clear(&d.notes);
     if (fd > 0)
         close(fd);
     return rc;

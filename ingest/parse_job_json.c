@@ -239,7 +239,7 @@ static bool read_job_id(const json_t *elem, int64_t *out, sa_error_t *error)
         return false;
     }
     *out = (int64_t)json_integer_value(v);
-    if (*out <= 0 || *out > SA_MAX_SAFE_INT) {
+    if (*out <= 0 || *out > SA_JOB_ID_MAX) {
         sa_error_set(error, SA_ERR_INPUT, 0, "job_id: %" PRId64 " out of range (1..2^53)", *out);
         return false;
     }
@@ -324,6 +324,12 @@ static bool job_flag_lookup(const char *word, const char **implied)
         }
     }
     return false;
+}
+
+bool sa_job_state_word_known(const char *word)
+{
+    const char *implied;
+    return word && (sa_job_base_is_known(word) || job_flag_lookup(word, &implied));
 }
 
 /*

@@ -709,13 +709,7 @@ static void fill_int(int64_t *dst, int64_t src)
         *dst = src;
 }
 
-/*
- * Merges what a group says (proto) into a node record. Into a fresh record this is a
- * copy. For a node already seen in another group: the state must agree (if not, the
- * first is kept and the other recorded in extra "state_conflict"); partitions are
- * unioned; any other field is filled only where still unset (first group wins).
- */
-static bool merge_node(sa_node_t *dst, const sa_node_t *src)
+bool sa_node_merge(sa_node_t *dst, const sa_node_t *src)
 {
     if (!dst->state.base && dst->state.flags.n == 0) {
         if (!state_copy(&dst->state, &src->state))
@@ -797,7 +791,10 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
     }
     for (size_t i = 0; i < names.n; i++) {
         sa_node_t *node = acc_node(acc, names.v[i]);
-        if (!node || !merge_node(node, proto)) {
+        /* one node, one group per partition: a second group of the same partition is a second listing */
+        if (node && partition && sa_strv_contains(&node->partitions, partition))
+            node->listed_twice = true;
+        if (!node || !sa_node_merge(node, proto)) {
             sa_error_nomem(error);
             goto done;
         }

@@ -24,6 +24,7 @@
 #include "sa_tres.h"
 #include "sa_time.h"
 #include "sa_vec.h"
+#include "sa_utf8.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -35,7 +36,6 @@
 #include <strings.h>
 
 #define QUOTE_MAX 64
-#define MAX_JOB_ID (INT64_C(1) << 53) /* job ids as the JSON parsers take them: 1..2^53 */
 
 #define Q(s, buf) sa_error_quote((s), QUOTE_MAX, (buf), sizeof(buf))
 
@@ -782,7 +782,7 @@ static bool job_ids(const sacct_t *st, sa_job_t *job, const char *text, const jo
             return false;
         }
         job->job_id = rid.base;
-        if (job->job_id < 1 || job->job_id > MAX_JOB_ID) {
+        if (job->job_id < 1 || job->job_id > SA_JOB_ID_MAX) {
             sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: job %s: %s: job id %" PRId64 " out of range (1..2^53)",
                          st->lineno, Q(text, q), st->names[st->col[F_JOBIDRAW]], job->job_id);
             return false;
@@ -790,11 +790,11 @@ static bool job_ids(const sacct_t *st, sa_job_t *job, const char *text, const jo
         return true;
     }
     if (id->sep == '+')
-        job->job_id = id->base > MAX_JOB_ID || id->het_offset > MAX_JOB_ID ? MAX_JOB_ID + 1
+        job->job_id = id->base > SA_JOB_ID_MAX || id->het_offset > SA_JOB_ID_MAX ? SA_JOB_ID_MAX + 1
                                                                               : id->base + id->het_offset;
     else
         job->job_id = id->base;
-    if (job->job_id < 1 || job->job_id > MAX_JOB_ID) {
+    if (job->job_id < 1 || job->job_id > SA_JOB_ID_MAX) {
         sa_error_set(error, SA_ERR_INPUT, 0, "line %zu: %s: job id %s out of range (1..2^53)", st->lineno,
                      st->names[st->col[st->col[F_JOBID] >= 0 ? F_JOBID : F_JOBIDRAW]], Q(text, q));
         return false;

@@ -17,6 +17,7 @@
 #include "sa_parse.h"
 #include "sa_slurmtext.h"
 #include "sa_tres.h"
+#include "sa_utf8.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -286,7 +286,7 @@ bool sa_parse_bool(const char *s, bool *value, sa_error_t *error)
     return false;
 }
 
-/* A cluster name safe in file names: what sa_spool_put accepts. */
+/* A cluster name safe in file names: what sa_spool_check_names accepts. */
 static bool valid_cluster(const char *s)
 {
     size_t n = strlen(s);
@@ -597,6 +597,13 @@ bool sa_config_load(const char *path, sa_config_t *cfg, sa_error_t *error)
             text += 3; /* a UTF-8 byte order mark left by an editor */
         if (!parse_line(text, path, lineno, &e, error)) {
             sa_error_prefix(error, "%s:%lu", path, lineno);
+            goto done;
+        }
+        if (e.key && find_entry(&tmp, e.key)) {
+            /* which value counts would go unsaid (a pasted block, a forgotten line): one per key */
+            sa_error_set(error, SA_ERR_USAGE, 0, "%s:%lu: %s given twice (first at %s): keep one", path, lineno, e.key,
+                         find_entry(&tmp, e.key)->origin);
+            entry_free(&e);
             goto done;
         }
         if (e.key && !put_entry(&tmp, &e)) {

@@ -133,12 +133,12 @@ void sa_config_clear(sa_config_t *cfg);
 
 /*
  * Reads the configuration file at path into cfg (initialised, possibly holding
- * values already): each key replaces an earlier value of the same key, within the
- * file and against what cfg held. So load the file first, then sa_config_set the
- * command line's options: the command line wins.
+ * values already): each key replaces an earlier value of the same key that cfg held.
+ * So load the file first, then sa_config_set the command line's options: the command
+ * line wins. Within the file a key comes once.
  *
  * Fails (SA_ERR_IO with errno: the file cannot be opened or read, or is not a
- * regular file; SA_ERR_USAGE: a bad line, "path:line: ...", or a file every user may
+ * regular file; SA_ERR_USAGE: a bad line or a key given twice, "path:line: ...", or a file every user may
  * write, "path: writable by every user ...") and then leaves cfg as
  * it was before the call. On success cfg->path is path and, if the file sets
  * mongo-uri and its mode allows group or others to read it, cfg->mongo_uri_exposed

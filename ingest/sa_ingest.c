@@ -16,6 +16,7 @@
 
 #include "sa_bson.h"
 #include "sa_fsutil.h"
+#include "sa_notes.h"
 #include "sa_json_memo.h"
 #include "sa_log.h"
 #include "sa_sdiag.h"
@@ -354,7 +355,7 @@ static bool aside_save(const aside_t *a, int64_t at, sa_input_kind_t k, sa_error
         sa_error_nomem(error);
         return false;
     }
-    ok = sa_write_file_atomic_fd(path, a->spilled ? a->spill : -1, a->text.data, a->text.len, 0640, error);
+    ok = sa_write_file_atomic(path, a->spilled ? a->spill : -1, a->text.data, a->text.len, 0640, error);
     free(path);
     return ok;
 }
@@ -387,6 +388,7 @@ typedef struct {
     size_t records;
     sa_node_t **nodes;  /* sinfo */
     size_t nnodes, nodes_cap;
+    sa_notes_t notes;   /* odd records, said at the input's end */
     aside_t aside;
     sa_ingest_stats_t *stats;
 } pass_t;
@@ -441,6 +443,7 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
     uint64_t digest = 0;
 
     p->records++;
+    sa_notes_job(&p->notes, job);
     if (p->kind == SA_IN_SQUEUE && p->env->archive && !idset_add(&p->listed, job->job_id, error))
         return false;
     if (p->env->cache && p->env->archive) {
@@ -505,9 +508,21 @@ oom:
 static bool p1_node(sa_node_t *node, void *vctx, sa_error_t *error)
 {
     pass_t *p = vctx;
+    bool nomem;
+    size_t first = sa_notes_node(&p->notes, node, p->nnodes, &nomem);
+
     /* what the parser did not model: the time series does not keep it */
     json_decref(node->extra);
     node->extra = NULL;
+    if (nomem)
+        return sa_error_nomem(error);
+    if (first != SIZE_MAX) {
+        /* listed twice: one node, as sinfo's groups of several partitions are */
+        bool ok = sa_node_merge(p->nodes[first], node);
+        json_decref(p->nodes[first]->extra); /* a state conflict noted there: the time series does not keep it */
+        p->nodes[first]->extra = NULL;
+        return ok || sa_error_nomem(error);
+    }
     if (!SA_VEC_GROW(p->nodes, p->nodes_cap, p->nnodes, 1, 256) ||
         !(p->nodes[p->nnodes] = sa_node_steal(node))) {
         sa_error_nomem(error);
@@ -537,6 +552,7 @@ static void pass_clear(pass_t *p)
         close(p->fd);
     free(p->listed.mem.v);
     nodes_clear(p);
+    sa_notes_clear(&p->notes);
     aside_clear(&p->aside);
     memset(p, 0, sizeof *p);
 }
@@ -594,6 +610,13 @@ static bool parse_file(const char *path, const sa_sacct_text_opts_t *topts, cons
     return ok;
 }
 
+/* sa_notes_say's lines go to the log as warnings. */
+static void log_note(const char *line, void *ctx)
+{
+    (void)ctx;
+    sa_log(SA_LOG_WARN, "%s", line);
+}
+
 /* Pass 1 over one input; false with *why (the input is refused whole) or a hard error. */
 static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_meta_t *meta, sa_error_t *why)
 {
@@ -618,6 +641,7 @@ static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_me
         sa_error_set(why, SA_ERR_INPUT, 0, "no nodes");
         goto refused;
     }
+    sa_notes_say(&p->notes, input_name(snap, k), log_note, NULL);
     return true;
 refused:
     sa_error_prefix(why, "%s", input_name(snap, k));

@@ -187,7 +187,7 @@ static bool watermark_advance(run_t *r, int64_t t, int64_t since, sa_error_t *er
         snprintf(buf, sizeof buf, "%lld\nsince %lld\n", (long long)t, (long long)since);
     else
         snprintf(buf, sizeof buf, "%lld\n", (long long)t);
-    ok = sa_write_file_atomic(path, buf, strlen(buf), 0640, error);
+    ok = sa_write_file_atomic(path, -1, buf, strlen(buf), 0640, error);
     free(path);
     if (ok && r->archive) {
         /* for admins and `slurm-report health`; the file is the one the run trusts */

@@ -465,23 +465,3 @@ bool sa_jobcache_prune(sa_jobcache_t *c, int64_t before, size_t *pruned, sa_erro
     sqlite3_finalize(st);
     return ok || db_error(c, error, "job cache");
 }
-
-/* One count(*) query. */
-static bool count_of(sa_jobcache_t *c, const char *sql, size_t *out, sa_error_t *error)
-{
-    sqlite3_stmt *st;
-    bool ok;
-    if (sqlite3_prepare_v2(c->db, sql, -1, &st, NULL) != SQLITE_OK)
-        return db_error(c, error, "job cache");
-    ok = sqlite3_step(st) == SQLITE_ROW;
-    *out = ok ? (size_t)sqlite3_column_int64(st, 0) : 0;
-    sqlite3_finalize(st);
-    return ok || db_error(c, error, "job cache");
-}
-
-bool sa_jobcache_counts(sa_jobcache_t *c, size_t *jobs, size_t *live, size_t *records, sa_error_t *error)
-{
-    return count_of(c, "SELECT count(*) FROM job", jobs, error) &&
-           count_of(c, "SELECT count(*) FROM job WHERE live = 1", live, error) &&
-           count_of(c, "SELECT count(*) FROM rec", records, error);
-}

@@ -107,7 +107,4 @@ bool sa_jobcache_set_seq(sa_jobcache_t *c, int64_t seq, sa_error_t *error);
 /* Drops jobs that are not live and were last touched before `before` (and their records). */
 bool sa_jobcache_prune(sa_jobcache_t *c, int64_t before, size_t *pruned, sa_error_t *error);
 
-/* Counts for --stats and tests. */
-bool sa_jobcache_counts(sa_jobcache_t *c, size_t *jobs, size_t *live, size_t *records, sa_error_t *error);
-
 #endif

@@ -165,22 +165,6 @@ bool sa_json_get_int(const json_t *o, const char *key, int64_t *out, sa_error_t 
     return true;
 }
 
-bool sa_json_get_double(const json_t *o, const char *key, double *out, sa_error_t *error)
-{
-    sa_noval_t nv;
-
-    *out = NAN;
-    if (!o)
-        return true;
-    if (!sa_json_noval(json_object_get(o, key), false, &nv, key, error))
-        return false;
-    if (nv.infinite)
-        *out = INFINITY;
-    else if (nv.set)
-        *out = nv.fvalue;
-    return true;
-}
-
 bool sa_json_get_time(const json_t *o, const char *key, int64_t *out, sa_error_t *error)
 {
     if (!sa_json_get_int(o, key, out, error))

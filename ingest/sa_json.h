@@ -53,7 +53,6 @@ bool sa_json_noval(const json_t *v, bool sentinel16, sa_noval_t *out, const char
 
 /* Object field helpers. o may be NULL (then everything is unset). */
 bool sa_json_get_int(const json_t *o, const char *key, int64_t *out, sa_error_t *error);  /* SA_UNSET / SA_INFINITE */
-bool sa_json_get_double(const json_t *o, const char *key, double *out, sa_error_t *error); /* NAN when unset */
 /* Epoch seconds; 0 and NO_VAL -> SA_UNSET. */
 bool sa_json_get_time(const json_t *o, const char *key, int64_t *out, sa_error_t *error);
 /* Copies a string (NULL when absent, null or ""). Numbers are accepted and printed

@@ -42,6 +42,7 @@
 #include "sa_json.h"
 #include "sa_json_memo.h"
 #include "sa_lines.h"
+#include "sa_utf8.h"
 
 #define STREAM_CHUNK (256 * 1024)
 #define STREAM_MAX_RECORD (512u * 1024 * 1024) /* one record larger than this is refused */
@@ -738,6 +739,7 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
     doc_t d = {.sink = sink, .meta = meta, .kind = SA_KIND_UNKNOWN};
     json_t *seen = json_object(); /* the top-level keys so far */
     bool ok = false, saw_records = false;
+    sa_kind_t empty_kind = SA_KIND_UNKNOWN;
     int c;
 
     if (!seen) {
@@ -788,6 +790,8 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
             if (strcmp(k, "jobs") == 0 || strcmp(k, "nodes") == 0 || strcmp(k, "sinfo") == 0) {
                 bool (*each)(doc_t *, const json_t *, sa_error_t *) =
                     k[0] == 'j' ? doc_job : k[0] == 'n' ? doc_node : doc_sinfo;
+                if (!saw_records) /* the kind of an empty array: its key's */
+                    empty_kind = k[0] == 'j' ? SA_KIND_SQUEUE_JSON : k[0] == 'n' ? SA_KIND_NODES_JSON : SA_KIND_SINFO_JSON;
                 saw_records = true;
                 if (!doc_array(&d, &s, k, each, error)) {
                     json_decref(key);
@@ -828,7 +832,7 @@ bool sa_parse_json(sa_reader_t *r, const sa_sink_t *sink, sa_meta_t *meta, sa_ki
     if (d.sinfo && !sa_sinfo_acc_emit(d.sinfo, sink, error))
         goto fail;
     if (d.kind == SA_KIND_UNKNOWN)
-        d.kind = SA_KIND_SQUEUE_JSON; /* an empty "jobs" array: nothing to tell them apart */
+        d.kind = empty_kind; /* an empty "jobs" array is squeue's: nothing tells it from sacct's */
     ok = true;
     goto done;
 fail:

@@ -49,13 +49,4 @@ int sa_lines_next(sa_lines_t *L, sa_error_t *error);
 /* Frees the buffers of L (L may be NULL); L can be initialised again. */
 void sa_lines_clear(sa_lines_t *L);
 
-/*
- * A copy of s[0..n) with every byte that does not start a well-formed UTF-8 sequence
- * (and every NUL) replaced by U+FFFD; *out_len (may be NULL) its length. Caller frees.
- */
-char *sa_utf8_repair(const unsigned char *s, size_t n, size_t *out_len);
-
-/* True if s[0..n) is well-formed UTF-8 without NUL bytes. */
-bool sa_utf8_valid(const unsigned char *s, size_t n);
-
 #endif

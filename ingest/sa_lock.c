@@ -78,18 +78,18 @@ sa_lock_t *sa_lock_acquire(const char *path, sa_error_t *error)
     if (fd < 0) {
         saved = errno;
         if (saved == ELOOP)
-            sa_error_set(error, SA_ERR_IO, saved, "lock file %s is a symbolic link: refused", q);
+            sa_error_set(error, SA_ERR_USAGE, saved, "lock file %s is a symbolic link: refused", q);
         else
             sa_error_set(error, SA_ERR_IO, saved, "cannot open lock file %s: %s", q, strerror(saved));
         goto fail;
     }
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        sa_error_set(error, SA_ERR_IO, EINVAL, "lock file %s is not a regular file", q);
+        sa_error_set(error, SA_ERR_USAGE, EINVAL, "lock file %s is not a regular file", q);
         goto fail;
     }
     if (st.st_uid != geteuid()) {
         /* made by someone else: they could hold it forever (or it is a planted file) */
-        sa_error_set(error, SA_ERR_IO, EPERM, "lock file %s belongs to uid %u, not to this user (uid %u): remove it",
+        sa_error_set(error, SA_ERR_USAGE, EPERM, "lock file %s belongs to uid %u, not to this user (uid %u): remove it",
                      q, (unsigned)st.st_uid, (unsigned)geteuid());
         goto fail;
     }

@@ -115,6 +115,22 @@ sa_kind_t sa_job_json_kind(const json_t *elem);
 bool sa_node_from_json(const json_t *elem, sa_node_t *node, sa_error_t *error);
 
 /*
+ * True if word is a job state word Slurm prints: a base state (sa_job_base_is_known) or a
+ * flag that string-valued producers print in its place (COMPLETING, REQUEUED: sacct's
+ * requeued instances, CONFIGURING, ...).
+ */
+bool sa_job_state_word_known(const char *word);
+
+/*
+ * The one rule for a node listed twice (sinfo's groups of several partitions, a node
+ * list naming it twice): src merged into dst. Into a fresh record this is a copy. Else
+ * the states must agree (if not, dst's is kept and src's recorded in extra
+ * "state_conflict"); partitions are unioned; any other field is filled only where dst
+ * has none (the first listing wins). False when out of memory.
+ */
+bool sa_node_merge(sa_node_t *dst, const sa_node_t *src);
+
+/*
  * sinfo >= 23.02 grouped records. Each group is expanded to its nodes and merged
  * into the accumulator (a node listed under two partitions is one node, with both
  * partitions). Per-node CPU counts are known only when the group has one node

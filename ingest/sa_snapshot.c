@@ -20,11 +20,6 @@
 
 static const char *const kind_names[SA_SNAP_KINDS] = {"sinfo", "squeue", "sacct", "sdiag"};
 
-const char *sa_snap_kind_name(int kind)
-{
-    return kind >= 0 && kind < SA_SNAP_KINDS ? kind_names[kind] : NULL;
-}
-
 struct sa_snapshot_txn {
     char *parent;             /* DIR/<cluster> (or a rejected/ folder) */
     char *tmp;                /* parent/.new-<time>-XXXXXX (SA_SNAP_TMP_PREFIX) */
@@ -185,18 +180,6 @@ void sa_snapshot_drop_input(sa_snapshot_txn_t *t, int kind)
     if ((p = part_path(t, kind)) != NULL)
         unlink(p);
     free(p);
-}
-
-uint64_t sa_snapshot_input_size(const sa_snapshot_txn_t *t, int kind)
-{
-    if (kind < 0 || kind >= SA_SNAP_KINDS)
-        return 0;
-    if (t->fd[kind] >= 0) {
-        struct stat st;
-        if (fstat(t->fd[kind], &st) == 0)
-            return (uint64_t)st.st_size;
-    }
-    return t->size[kind];
 }
 
 void sa_snapshot_set_meta(sa_snapshot_txn_t *t, const json_t *meta)

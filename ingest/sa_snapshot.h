@@ -28,9 +28,6 @@
 
 #define SA_SNAP_KINDS 4 /* sinfo, squeue, sacct, sdiag: the order of sa_input_kind_t */
 
-/* "sinfo", "squeue", "sacct", "sdiag" for 0..3, NULL otherwise. */
-const char *sa_snap_kind_name(int kind);
-
 /* ---- writing ------------------------------------------------------------------- */
 
 typedef struct sa_snapshot_txn sa_snapshot_txn_t;
@@ -53,9 +50,6 @@ bool sa_snapshot_copy_input(sa_snapshot_txn_t *t, int kind, const char *path, ui
 
 /* Forgets an input (a failed optional capture): its file goes. */
 void sa_snapshot_drop_input(sa_snapshot_txn_t *t, int kind);
-
-/* Bytes written so far for an input (0 when none). */
-uint64_t sa_snapshot_input_size(const sa_snapshot_txn_t *t, int kind);
 
 /* Sets meta.json's content (a copy is kept). */
 void sa_snapshot_set_meta(sa_snapshot_txn_t *t, const json_t *meta);

@@ -1,23 +1,16 @@
 /*
  * sa_spool.h - a directory of captured Slurm outputs: the flat layout of 0.1 (one file
  * per capture), still read by replays of old --archive-dir trees and old spools. New
- * captures are whole snapshot directories (sa_snapshot.h).
- *
- * Used for spooling (MongoDB unreachable: captures wait there until the next run
- * replays them) and for archiving (--archive-dir keeps every raw capture).
+ * captures are whole snapshot directories (sa_snapshot.h); nothing writes this layout
+ * any more.
  *
  * Layout: DIR/<cluster>/<YYYYMMDDTHHMMSSZ>-<kind>.<ext>
  *   - the time is the observation time `at`, UTC, to the second;
  *   - kind is one of "sinfo", "squeue", "sacct", "sdiag";
  *   - ext is "json" when the data starts (after white space) with '{' or '[',
  *     else "txt" (sacct -P, scontrol show nodes -o, sdiag text).
- * Captures of several kinds taken at the same `at` form one snapshot.
- *
- * Every file is written atomically: to a temporary ".<name>.tmp.XXXXXX" in the
- * same directory, fsync'ed, then renamed into place (never over an existing
- * file) and the directory fsync'ed, so a capture is there whole or not at all,
- * even across a crash. Files are mode 0640, directories are created 0750 (minus
- * the umask).
+ * Captures of several kinds taken at the same `at` form one snapshot. 0.1 wrote each
+ * file as ".<name>.tmp.XXXXXX" renamed into place: such leftovers are not captures.
  */
 #ifndef SA_SPOOL_H
 #define SA_SPOOL_H
@@ -37,25 +30,6 @@ typedef struct {
 } sa_spool_entry_t;
 
 /*
- * Stores data (len bytes) as the `kind` capture of `cluster` observed at `at`.
- *
- * cluster must be a plain name: letters, digits, '.', '_' and '-', not starting
- * with '.' or '-', at most 128 bytes (a '/' or ".." is refused, SA_ERR_USAGE).
- * kind must be one of the four kinds (SA_ERR_USAGE otherwise); `at` must lie in
- * years 1970..9999.
- *
- * If a file of that name already exists (same cluster, kind and second) with the
- * same bytes, nothing is written and the call succeeds (storing twice is
- * harmless); with different bytes the call fails (SA_ERR_IO, EEXIST) and the
- * existing file is kept: a capture is never overwritten.
- *
- * On success *path_out (if not NULL) receives the file's path (caller frees); on
- * failure it is set to NULL and nothing is left behind in the directory.
- */
-bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_t at, const char *data,
-                  size_t len, char **path_out, sa_error_t *error);
-
-/*
  * Lists the captures of `cluster` in DIR, sorted by time, then by kind in the
  * order sinfo, squeue, sacct, sdiag (a replay sees each snapshot's files together
  * in a fixed order), then by name. Files that are not captures (temporary files,
@@ -68,7 +42,7 @@ bool sa_spool_put(const char *dir, const char *cluster, const char *kind, int64_
 bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entries, size_t *n,
                    sa_error_t *error);
 
-/* Checks a spool directory and a cluster name (a plain name, as for sa_spool_put). */
+/* Checks a spool directory and a cluster name (a plain name: sa_cluster_name_ok). */
 bool sa_spool_check_names(const char *dir, const char *cluster, sa_error_t *error);
 
 /* Formats at as "YYYYMMDDTHHMMSSZ" (UTC; bufsz >= 17); false outside 1970..9999. */

@@ -24,6 +24,7 @@
 #include <mongoc/mongoc.h>
 
 #include "sa_exit.h"
+#include "sa_fsutil.h"
 #include "sa_mongo.h"
 #include "sa_promq.h"
 #include "sa_report.h"
@@ -147,7 +148,7 @@ static bool parse_by(const char *s, unsigned *by)
     bool ok = true;
     sa_strv_init(&v);
     *by = 0;
-    if (!sa_rlist_split(s, &v) || v.n == 0)
+    if (sa_rlist_has_empty(s) || !sa_rlist_split(s, &v))
         ok = false;
     for (size_t i = 0; ok && i < v.n; i++) {
         if (strcmp(v.v[i], "account") == 0)
@@ -193,10 +194,13 @@ static bool parse_time_unit(const char *s, sa_unit_t *unit)
     return true;
 }
 
+/* Prints "slurm-report: <fmt with arg> (see --help)", arg quoted (sa_error_quote: one line, valid UTF-8); returns 2. */
 static int die_usage(const char *fmt, const char *arg)
 {
+    char q[300];
+
     fputs("slurm-report: ", stderr);
-    fprintf(stderr, fmt, arg);
+    fprintf(stderr, fmt, sa_error_quote(arg, 256, q, sizeof q));
     fputs(" (see --help)\n", stderr);
     return SA_EXIT_USAGE;
 }
@@ -222,7 +226,7 @@ static int parse_tres(const char *arg, sa_report_opts_t *o)
 
     sa_strv_init(&v);
     o->ntres = 0;
-    if (!sa_rlist_split(arg, &v) || v.n == 0)
+    if (sa_rlist_has_empty(arg) || !sa_rlist_split(arg, &v))
         rc = die_usage("-T: expected a comma list of cpu, mem, gres/gpu, billing, got '%s'", arg);
     for (size_t i = 0; rc < 0 && i < v.n; i++) {
         sa_rtres_t r;
@@ -260,19 +264,39 @@ static int columns_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cl
     return -1;
 }
 
+/*
+ * A comma list option (-M, -A, -u, -s, -r, -j, --name): its items appended to out. An
+ * empty list or item ("-j ''", "-r gpu,,cpu") is refused, never read as no filter. -1 to
+ * go on, else the exit code.
+ */
+static int list_option(const char *name, const char *arg, sa_strv_t *out)
+{
+    char fmt[96];
+
+    if (sa_rlist_has_empty(arg)) {
+        snprintf(fmt, sizeof fmt, "%s: expected a comma list without empty items, got '%%s'", name);
+        return die_usage(fmt, arg);
+    }
+    if (!sa_rlist_split(arg, out)) {
+        fputs("slurm-report: out of memory\n", stderr);
+        return SA_EXIT_FAILURE;
+    }
+    return -1;
+}
+
 /* Applies an option that sets a value or a flag; -1 to go on, else the exit code. */
 static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
 {
     char *e;
 
     switch (c) {
-    case 'M': sa_rlist_split(arg, &o->clusters); break;
-    case 'A': sa_rlist_split(arg, &o->accounts); break;
-    case 'u': sa_rlist_split(arg, &o->users); break;
-    case 's': sa_rlist_split(arg, &o->states); break;
-    case 'r': sa_rlist_split(arg, &o->partitions); break;
-    case 'j': sa_rlist_split(arg, &o->job_ids); break;
-    case O_NAME: sa_rlist_split(arg, &o->names); break;
+    case 'M': return list_option("-M", arg, &o->clusters);
+    case 'A': return list_option("-A", arg, &o->accounts);
+    case 'u': return list_option("-u", arg, &o->users);
+    case 's': return list_option("-s", arg, &o->states);
+    case 'r': return list_option("-r", arg, &o->partitions);
+    case 'j': return list_option("-j", arg, &o->job_ids);
+    case O_NAME: return list_option("--name", arg, &o->names);
     case 'D': o->duplicates = true; break;
     case O_MONTH: cli->month = arg; break;
     case 'S': cli->start = arg; break;
@@ -407,11 +431,7 @@ static int bad_option(int c, char **argv)
         arg = shortopt;
     else if (optopt && arg[0] == '-' && arg[1] != '-')
         arg = shortopt;
-    if (c == ':')
-        fprintf(stderr, "slurm-report: option '%s' needs a value (see --help)\n", arg);
-    else
-        fprintf(stderr, "slurm-report: unknown option '%s' (see --help)\n", arg);
-    return SA_EXIT_USAGE;
+    return die_usage(c == ':' ? "option '%s' needs a value" : "unknown option '%s'", arg);
 }
 
 static const struct option longopts[] = {
@@ -627,7 +647,7 @@ static int run(const cli_t *cli, const sa_report_opts_t *o)
     if (strcmp(cli->cmd, "site") == 0) {
         ok = run_site(cli, o, &error);
     } else {
-        if (cli->output && !(out = sa_atomic_open(&af, cli->output, &error))) {
+        if (cli->output && !(out = sa_atomic_open(&af, cli->output, sa_umask_file_mode(), &error))) {
             fprintf(stderr, "slurm-report: %s\n", error.message);
             return sa_exit_code_for(&error, false);
         }

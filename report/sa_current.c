@@ -9,6 +9,7 @@
  * (or a later sacct) gave. Finished jobs: final documents (jobs and jobs_superseded)
  * whose end is at or after --since (default now - 24 h).
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "sa_rcommon.h"
 
 #include <errno.h>
@@ -99,18 +100,17 @@ static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
     return tally_job(c, j->partition, j->account, j->user, j->state, &r, error);
 }
 
-static cur_ctx_t *cur_sort;
-
-/* Orders tallies by section (current first), by (partition, account, user, all), key, state. */
-static int tally_cmp(const void *x, const void *y)
+/* Orders tallies by section (current first), by (partition, account, user, all), key, state (names: ctx's). */
+static int tally_cmp(const void *x, const void *y, void *ctx)
 {
     const tally_t *a = x, *b = y;
+    const cur_ctx_t *cur = ctx;
     static const char *const by_order[] = {"partition", "account", "user", "all"};
     int r;
     if (a->sect != b->sect)
         return a->sect < b->sect ? -1 : 1;
     if (a->by != b->by) {
-        const char *ab = sa_rintern_str(&cur_sort->names, a->by), *bb = sa_rintern_str(&cur_sort->names, b->by);
+        const char *ab = sa_rintern_str(&cur->names, a->by), *bb = sa_rintern_str(&cur->names, b->by);
         int ia = 0, ib = 0;
         for (int i = 0; i < 4; i++) {
             if (strcmp(ab, by_order[i]) == 0)
@@ -120,9 +120,9 @@ static int tally_cmp(const void *x, const void *y)
         }
         return ia < ib ? -1 : 1;
     }
-    if ((r = strcmp(sa_rintern_str(&cur_sort->names, a->key), sa_rintern_str(&cur_sort->names, b->key))))
+    if ((r = strcmp(sa_rintern_str(&cur->names, a->key), sa_rintern_str(&cur->names, b->key))))
         return r;
-    return strcmp(sa_rintern_str(&cur_sort->names, a->state), sa_rintern_str(&cur_sort->names, b->state));
+    return strcmp(sa_rintern_str(&cur->names, a->state), sa_rintern_str(&cur->names, b->state));
 }
 
 /* Merges equal tallies (after sorting) in place. */
@@ -131,10 +131,9 @@ static void tally_merge(cur_ctx_t *c)
     size_t n = 0;
     if (!c->n)
         return;
-    cur_sort = c;
-    qsort(c->v, c->n, sizeof *c->v, tally_cmp);
+    qsort_r(c->v, c->n, sizeof *c->v, tally_cmp, c);
     for (size_t i = 0; i < c->n; i++) {
-        if (n && tally_cmp(&c->v[n - 1], &c->v[i]) == 0) {
+        if (n && tally_cmp(&c->v[n - 1], &c->v[i], c) == 0) {
             c->v[n - 1].count += c->v[i].count;
             c->v[n - 1].gpus += c->v[i].gpus;
             c->v[n - 1].cpus += c->v[i].cpus;

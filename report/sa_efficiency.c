@@ -24,6 +24,7 @@
  * Sums are integers (GPU-seconds, CPU milliseconds, KiB, thousandths of a percent x
  * GPU-seconds), so results do not depend on the order documents arrive in.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "sa_rcommon.h"
 #include "sa_efficiency.h"
 
@@ -272,13 +273,11 @@ static bool scan_cluster(sa_rdb_t *db, eff_t *e, const sa_rcluster_t *cl, sa_err
 
 /* ---- rows ----------------------------------------------------------------------------------- */
 
-static eff_t *sort_ctx;
-
-/* Orders accumulators by cluster (as listed: interned first), then account, user, type names. */
-static int acc_cmp(const void *x, const void *y)
+/* Orders accumulators by cluster (as listed: interned first), then account, user, type names (ctx: the eff_t). */
+static int acc_cmp(const void *x, const void *y, void *ctx)
 {
     const eacc_t *a = x, *b = y;
-    const sa_rintern_t *n = &sort_ctx->names;
+    const sa_rintern_t *n = &((const eff_t *)ctx)->names;
     int r;
     if (a->k.c != b->k.c)
         return a->k.c < b->k.c ? -1 : 1;
@@ -380,14 +379,14 @@ static void set_figures(etable_t *et, size_t r, const eacc_t *x)
 }
 
 /* --sort idle: the most idle allocated GPU-hours first (then the keys' order). */
-static int acc_idle_cmp(const void *x, const void *y)
+static int acc_idle_cmp(const void *x, const void *y, void *ctx)
 {
     const eacc_t *a = x, *b = y;
     if (a->k.c != b->k.c)
         return a->k.c < b->k.c ? -1 : 1;
     if (a->idle_gpu_s != b->idle_gpu_s)
         return a->idle_gpu_s > b->idle_gpu_s ? -1 : 1;
-    return acc_cmp(x, y);
+    return acc_cmp(x, y, ctx);
 }
 
 /* One row per key (sorted), and per cluster a total row when it has more than one key. */
@@ -395,9 +394,8 @@ static bool build_rows(eff_t *e, etable_t *et, sa_error_t *error)
 {
     size_t i = 0;
 
-    sort_ctx = e;
     if (e->n)
-        qsort(e->v, e->n, sizeof *e->v, e->o->sort_idle ? acc_idle_cmp : acc_cmp);
+        qsort_r(e->v, e->n, sizeof *e->v, e->o->sort_idle ? acc_idle_cmp : acc_cmp, e);
     while (i < e->n) {
         size_t first = i, r;
         eacc_t tot;
@@ -465,10 +463,8 @@ bool sa_report_efficiency(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_e
     e.contrib.idle_pct = o->idle_threshold;
     sa_strv_init(&pre);
     etable_init(&et, e.by);
-    if (o->start == SA_UNSET || o->end == SA_UNSET) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "efficiency needs a window: --month YYYY-MM or -S START [-E END]");
+    if (!sa_report_window("efficiency", o->start, o->end, true, error))
         goto done;
-    }
     if (e.by & SA_BY_PARTITION) {
         sa_error_set(error, SA_ERR_USAGE, 0, "efficiency groups by account, user and gpu-type");
         goto done;

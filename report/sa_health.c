@@ -44,7 +44,7 @@
 #include <unistd.h>
 
 #include "sa_jobview.h"
-#include "sa_nodegpu.h"
+#include "sa_hostlist.h"
 #include "sa_rollup_reader.h"
 #include "sa_rutil.h"
 #include "sa_usage.h"
@@ -328,7 +328,7 @@ static bool gpucap_job(const bson_t *doc, void *ctx, sa_error_t *error)
             continue;
         sa_strv_clear(&g->hosts);
         sa_strv_init(&g->hosts);
-        if (!sa_rhostlist_expand(r->nodes, 100000, &g->hosts) || !g->hosts.n)
+        if (!sa_hostlist_expand(r->nodes, 100000, &g->hosts, NULL) || !g->hosts.n)
             continue; /* a hostlist this reader cannot expand: not this check's to judge */
         for (size_t k = 0; k < g->hosts.n; k++) {
             uint32_t id = gpucap_node(g, g->hosts.v[k]);

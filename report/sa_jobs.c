@@ -691,10 +691,8 @@ bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t
     if (!resolve_states(&o->states, &c.states, error))
         goto done;
     set_window(&c);
-    if (c.S != SA_UNSET && c.E < c.S) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "-E %s is before -S %s", sa_riso(c.E), sa_riso(c.S));
+    if (!sa_report_window("jobs", c.S, c.E, false, error))
         goto done;
-    }
     if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error) ||
         !read_clusters(db, &c, &cl, &lists, error) || !names_known(db, &c, &cl, error) || !sorted_table(&c, &t, error))
         goto done;

@@ -35,6 +35,15 @@ void sa_rtsdbs_clear(sa_rtsdbs_t *t);
 bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, bool required, sa_tsdb_t **db,
                    sa_error_t *error);
 
+/*
+ * The one rule of a report's window [start, end): when needed (usage, utilization, top,
+ * waits, efficiency), both ends are known ("<report> needs a window: ...") and the end is
+ * after the start; when not (jobs: start may be SA_UNSET), an end before a known start is
+ * refused all the same ("the window is empty: END (...) is not after START (...)").
+ * SA_ERR_USAGE.
+ */
+bool sa_report_window(const char *report, int64_t start, int64_t end, bool needed, sa_error_t *error);
+
 /* Connects to the archive given by the options (URI: --mongo-uri, SLURM_REPORT_MONGO_URI, SLURM_INGEST_MONGO_URI). */
 sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error);
 

@@ -43,7 +43,7 @@ typedef struct {
     char *name;
     int64_t last_squeue_at, last_sacct_at, last_sinfo_at;
     int64_t rollup_version; /* slurm-ingest keeps the cluster's usage rollups (schema/jobdoc/sa_rollup.h); 0: not */
-    /* slurm-ingest keeps the cluster's ingest_days and first_submit (schema/jobdoc/sa_ingestday.h); 0: not */
+    /* slurm-ingest keeps the cluster's ingest_days and first_submit (schema/rollup/sa_runlog.h); 0: not */
     int64_t ingest_days_version;
     int64_t first_run_at, last_run_at; /* the span of its ingest runs' started_at */
     int64_t first_submit;              /* the earliest submit of its job documents */

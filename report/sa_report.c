@@ -25,6 +25,20 @@ void sa_rbson_append_final_states(bson_t *b, const char *op)
     sa_bson_append_final_states(b, op);
 }
 
+bool sa_report_window(const char *report, int64_t start, int64_t end, bool needed, sa_error_t *error)
+{
+    if (needed && (start == SA_UNSET || end == SA_UNSET)) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "%s needs a window: --month YYYY-MM, or -S START [-E END]", report);
+        return false;
+    }
+    if (start != SA_UNSET && end != SA_UNSET && (end < start || (needed && end == start))) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "the window is empty: END (%s) is not after START (%s)", sa_riso(end),
+                     sa_riso(start));
+        return false;
+    }
+    return true;
+}
+
 void sa_report_opts_init(sa_report_opts_t *o)
 {
     memset(o, 0, sizeof *o);

@@ -11,9 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "sa_time.h"
 #include "sa_vec.h"
@@ -39,6 +37,20 @@ bool sa_rlist_split(const char *s, sa_strv_t *out)
         p = comma ? comma + 1 : end;
     }
     return true;
+}
+
+bool sa_rlist_has_empty(const char *s)
+{
+    for (const char *p = s;;) {
+        const char *end = p + strcspn(p, ",");
+        while (p < end && isspace((unsigned char)*p))
+            p++;
+        if (p == end)
+            return true;
+        if (!*end)
+            return false;
+        p = end + 1;
+    }
 }
 
 char *sa_rprintf(const char *fmt, ...)
@@ -210,74 +222,6 @@ void sa_rwrap(const char *s, size_t width, sa_strv_t *out)
         sa_strv_push(out, s);
 }
 
-/* ---- files written atomically -------------------------------------------------------------- */
-
-unsigned sa_umask_file_mode(void)
-{
-    mode_t m = umask(022);
-    umask(m);
-    return 0666u & ~(unsigned)m;
-}
-
-FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error)
-{
-    int fd;
-
-    memset(af, 0, sizeof *af);
-    af->path = strdup(path);
-    af->tmp = sa_rprintf("%s.tmp.XXXXXX", path);
-    if (!af->path || !af->tmp) {
-        sa_atomic_close(af, false, NULL);
-        sa_error_nomem(error);
-        return NULL;
-    }
-    if ((fd = mkstemp(af->tmp)) < 0 || fchmod(fd, (mode_t)sa_umask_file_mode()) != 0 ||
-        !(af->f = fdopen(fd, "w"))) {
-        int e = errno;
-        /* a path that cannot hold a file (no such directory, no permission) is the command line's fault */
-        bool bad_path = e == ENOENT || e == ENOTDIR || e == EACCES || e == EPERM || e == EROFS || e == ELOOP ||
-                        e == ENAMETOOLONG || e == EISDIR;
-        sa_error_set(error, bad_path ? SA_ERR_USAGE : SA_ERR_IO, e, "%s: cannot create a temporary file beside it: %s",
-                     path, strerror(e));
-        if (fd >= 0) {
-            close(fd);
-            unlink(af->tmp);
-        }
-        free(af->tmp);
-        af->tmp = NULL;
-        sa_atomic_close(af, false, NULL);
-        return NULL;
-    }
-    return af->f;
-}
-
-bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error)
-{
-    bool ok = true;
-
-    if (af->f) {
-        if (commit && (fflush(af->f) != 0 || fsync(fileno(af->f)) != 0)) {
-            sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", af->path, strerror(errno));
-            ok = commit = false;
-        }
-        if (fclose(af->f) != 0 && commit) {
-            sa_error_set(error, SA_ERR_IO, errno, "writing %s: %s", af->path, strerror(errno));
-            ok = commit = false;
-        }
-        af->f = NULL;
-    }
-    if (af->tmp && commit && rename(af->tmp, af->path) != 0) {
-        sa_error_set(error, SA_ERR_IO, errno, "renaming the report to %s: %s", af->path, strerror(errno));
-        ok = commit = false;
-    }
-    if (af->tmp && !commit)
-        unlink(af->tmp);
-    free(af->tmp);
-    free(af->path);
-    memset(af, 0, sizeof *af);
-    return ok;
-}
-
 const char *sa_riso(int64_t t)
 {
     static char bufs[8][32];
@@ -314,5 +258,5 @@ bool sa_rjob_id_digits(const char *s, size_t len, int64_t *id)
     buf[len] = '\0';
     errno = 0;
     *id = strtoll(buf, NULL, 10);
-    return errno == 0;
+    return errno == 0 && *id >= 1 && *id <= SA_JOB_ID_MAX;
 }

@@ -19,6 +19,8 @@
 
 /* Appends the non-empty, blank-trimmed items of a comma-separated list to out. */
 bool sa_rlist_split(const char *s, sa_strv_t *out);
+/* True if the comma-separated list s is empty or holds an empty (or blank) item: "", "cpu,,mem", "a,". */
+bool sa_rlist_has_empty(const char *s);
 
 /* printf into a new string (caller frees); NULL on out of memory. */
 char *sa_rprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -46,31 +48,6 @@ bool sa_rduration_parse(const char *s, int64_t *secs);
 /* Splits s at blanks into lines of at most width characters (a longer word alone), appended to out. */
 void sa_rwrap(const char *s, size_t width, sa_strv_t *out);
 
-/* ---- files written atomically ------------------------------------------------ */
-
-/* A file being written: a temporary file beside it, renamed over it when done. */
-typedef struct {
-    char *path, *tmp;
-    FILE *f;
-} sa_atomic_file_t;
-
-/*
- * Opens a temporary file beside path (path.tmp.XXXXXX) with the mode a new file gets
- * from the umask (0666 & ~umask, not mkstemp's 0600) and returns it (owned by af), or
- * NULL with *error set: SA_ERR_USAGE when path cannot hold a file (its directory does not
- * exist or may not be written), else SA_ERR_IO.
- */
-FILE *sa_atomic_open(sa_atomic_file_t *af, const char *path, sa_error_t *error);
-/*
- * Closes the file; when commit, flushes it to disk and renames it over path, else (or
- * when that fails) removes it. Returns false with *error set (error may be NULL) when
- * committing failed. Frees what af holds.
- */
-bool sa_atomic_close(sa_atomic_file_t *af, bool commit, sa_error_t *error);
-
-/* The mode a new file gets: 0666 & ~umask (reads the umask without changing it for good). */
-unsigned sa_umask_file_mode(void);
-
 /* ---- interning: each distinct string gets a small id (0, 1, 2, ...) ---------- */
 
 typedef struct {
@@ -94,7 +71,7 @@ static inline const char *sa_rintern_str(const sa_rintern_t *in, uint32_t id)
 
 /* ISO-8601 of t ("" for SA_UNSET) in a static rotating buffer (8 live at once). */
 const char *sa_riso(int64_t t);
-/* A job id of digits only, s[0..len), into *id; false when it is not one (or too long). */
+/* A job id of digits only, s[0..len), into *id; false when it is not one (0, past SA_JOB_ID_MAX, too long). */
 bool sa_rjob_id_digits(const char *s, size_t len, int64_t *id);
 /* seconds -> "[D-]HH:MM:SS" (sacct's Elapsed, seff's times) into buf; returns buf. */
 const char *sa_rhms(int64_t s, char *buf, size_t n);

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_fsutil.h"
 #include "sa_runlog.h"
 #include "sa_jobview.h"
 #include "sa_rcommon.h"
@@ -1189,7 +1190,7 @@ static bool write_metrics(site_t *s, sa_error_t *error)
     ok = fclose(f) == 0 && ok;
     free(path);
     if (ok && s->so->textfile) {
-        if (!(f = sa_atomic_open(&af, s->so->textfile, error)))
+        if (!(f = sa_atomic_open(&af, s->so->textfile, sa_umask_file_mode(), error)))
             return false;
         ok = sa_report_current(&o, f, s->warn, error);
         ok = sa_atomic_close(&af, ok, ok ? error : NULL) && ok;
@@ -1222,13 +1223,16 @@ static bool build(site_t *s, sa_error_t *error)
  * The directory the site replaces: DIR, or where DIR points when it is a symbolic link
  * (the site is built beside that directory and swapped in there; the link stays).
  * Caller frees. NULL with *error set: a link to nothing or to something that is not a
- * directory, DIR not a directory (SA_ERR_USAGE).
+ * directory, DIR not a directory, a link on DIR's path that another user made
+ * (sa_path_links_ours) (SA_ERR_USAGE).
  */
 static char *site_target(const char *dir, sa_error_t *error)
 {
     struct stat st;
     char *real;
 
+    if (!sa_path_links_ours(dir, "site directory", error))
+        return NULL;
     if (lstat(dir, &st) != 0 || !S_ISLNK(st.st_mode)) {
         if (lstat(dir, &st) == 0 && !S_ISDIR(st.st_mode)) {
             sa_error_set(error, SA_ERR_USAGE, ENOTDIR, "%s: not a directory", dir);

@@ -10,6 +10,7 @@
  * series (sa_usage_capacity); without a time series it is left empty and the preamble
  * says so (-t percent then refuses, as usage does).
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "sa_usage.h"
 
 #include <stdlib.h>
@@ -82,21 +83,25 @@ static sa_rtres_t rank_tres(const sa_report_opts_t *o)
     return o->ntres ? o->tres[0] : SA_TRES_GPU;
 }
 
-static const sa_usage_t *sort_u;
-static const sa_ugroup_t *sort_g;
-static unsigned sort_key;
+/* What rank_cmp sorts by: the usage (names, options), its groups, the key (SA_BY_USER or SA_BY_ACCOUNT). */
+typedef struct {
+    const sa_usage_t *u;
+    const sa_ugroup_t *g;
+    unsigned key;
+} rank_ctx_t;
 
-/* Orders groups by cluster, then the ranking TRES's use, most first, then name. */
-static int rank_cmp(const void *x, const void *y)
+/* Orders group indexes by cluster, then the ranking TRES's use, most first, then name (ctx: a rank_ctx_t). */
+static int rank_cmp(const void *x, const void *y, void *ctx)
 {
-    const sa_ugroup_t *a = &sort_g[*(const size_t *)x], *b = &sort_g[*(const size_t *)y];
-    sa_rtres_t r = rank_tres(sort_u->o);
-    uint32_t na = sort_key == SA_BY_USER ? a->k.u : a->k.a, nb = sort_key == SA_BY_USER ? b->k.u : b->k.a;
+    const rank_ctx_t *c = ctx;
+    const sa_ugroup_t *a = &c->g[*(const size_t *)x], *b = &c->g[*(const size_t *)y];
+    sa_rtres_t r = rank_tres(c->u->o);
+    uint32_t na = c->key == SA_BY_USER ? a->k.u : a->k.a, nb = c->key == SA_BY_USER ? b->k.u : b->k.a;
     if (a->k.c != b->k.c)
         return a->k.c < b->k.c ? -1 : 1;
     if (a->window.tres[r] != b->window.tres[r])
         return a->window.tres[r] > b->window.tres[r] ? -1 : 1;
-    return strcmp(sa_rintern_str(&sort_u->s.names, na), sa_rintern_str(&sort_u->s.names, nb));
+    return strcmp(sa_rintern_str(&c->u->s.names, na), sa_rintern_str(&c->u->s.names, nb));
 }
 
 static void set_num(ttable_t *tt, size_t r, int id, double v)
@@ -142,10 +147,7 @@ static bool top_rows(sa_usage_t *u, ttable_t *tt, unsigned key, sa_error_t *erro
     }
     for (size_t i = 0; i < ng; i++)
         rank[i] = i;
-    sort_u = u;
-    sort_g = g;
-    sort_key = key;
-    qsort(rank, ng, sizeof *rank, rank_cmp);
+    qsort_r(rank, ng, sizeof *rank, rank_cmp, &(rank_ctx_t){u, g, key});
     for (size_t i = 0, n = 0; ok && i < ng; i++) {
         n = i && g[rank[i]].k.c == g[rank[i - 1]].k.c ? n + 1 : 1;
         if (n <= u->o->top_n && g[rank[i]].window.tres[rank_tres(u->o)] > 0)
@@ -186,10 +188,8 @@ bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
     memset(&u, 0, sizeof u);
     sa_strv_init(&preamble);
     sa_rtable_init(&tt.t, tt.cols, 0);
-    if (o->start == SA_UNSET || o->end == SA_UNSET || o->end <= o->start) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "top needs a non-empty window: --month YYYY-MM, or -S START [-E END]");
+    if (!sa_report_window("top", o->start, o->end, true, error))
         return false;
-    }
     if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS || o->allocations_path) {
         sa_error_set(error, SA_ERR_USAGE, 0, "top has no %s", o->allocations_path ? "--allocations" : "charts or metrics");
         return false;

@@ -525,15 +525,8 @@ static bool group_rows(sa_usage_t *u, utable_t *ut, const sa_ugroup_t *groups, s
 /* Checks the options that make no sense for usage. */
 static bool check_opts(const sa_report_opts_t *o, unsigned by, sa_error_t *error)
 {
-    if (o->start == SA_UNSET || o->end == SA_UNSET) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "usage needs a window: --month YYYY-MM, or -S START [-E END]");
+    if (!sa_report_window("usage", o->start, o->end, true, error))
         return false;
-    }
-    if (o->end <= o->start) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "the window is empty: END (%s) is not after START (%s)", sa_riso(o->end),
-                     sa_riso(o->start));
-        return false;
-    }
     if (by & SA_BY_PARTITION) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--by partition is for `current`; usage groups by account, user, gpu-type");
         return false;

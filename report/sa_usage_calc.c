@@ -3,6 +3,7 @@
  * key and segment, the boundaries, RGU weights, grouping, and the awards: target to
  * date, projection and status.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "sa_usage.h"
 
 #include <ctype.h>
@@ -597,39 +598,44 @@ void sa_usage_guesses(sa_usage_t *u)
 
 /* ---- groups ------------------------------------------------------------------------------ */
 
-static sa_usage_t *sort_ctx;
-static unsigned sort_by;
+/* What the group orders sort by: the usage (accumulators, names) and the keys (SA_BY_* bits). */
+typedef struct {
+    const sa_usage_t *u;
+    unsigned by;
+} group_ctx_t;
 
-/* Compares names a and b (interned ids) bytewise. */
-static int name_cmp(uint32_t a, uint32_t b)
+/* Compares names a and b (interned ids of c's usage) bytewise. */
+static int name_cmp(const group_ctx_t *c, uint32_t a, uint32_t b)
 {
-    return strcmp(sa_rintern_str(&sort_ctx->s.names, a), sa_rintern_str(&sort_ctx->s.names, b));
+    return strcmp(sa_rintern_str(&c->u->s.names, a), sa_rintern_str(&c->u->s.names, b));
 }
 
-/* Orders accumulators by cluster (as listed), then the keys of sort_by: account, user, type (bytewise). */
-static int acc_order(const void *x, const void *y)
+/* Orders accumulator indexes by cluster (as listed), then the keys of ctx's by: account, user, type (bytewise). */
+static int acc_order(const void *x, const void *y, void *ctx)
 {
-    const sa_uacc_t *a = &sort_ctx->s.acc[*(const size_t *)x], *b = &sort_ctx->s.acc[*(const size_t *)y];
+    const group_ctx_t *c = ctx;
+    const sa_uacc_t *a = &c->u->s.acc[*(const size_t *)x], *b = &c->u->s.acc[*(const size_t *)y];
     int r;
     if (a->k.c != b->k.c)
         return a->k.c < b->k.c ? -1 : 1;
-    if ((sort_by & SA_BY_ACCOUNT) && (r = name_cmp(a->k.a, b->k.a)))
+    if ((c->by & SA_BY_ACCOUNT) && (r = name_cmp(c, a->k.a, b->k.a)))
         return r;
-    if ((sort_by & SA_BY_USER) && (r = name_cmp(a->k.u, b->k.u)))
+    if ((c->by & SA_BY_USER) && (r = name_cmp(c, a->k.u, b->k.u)))
         return r;
-    if ((sort_by & SA_BY_GPU_TYPE) && (r = name_cmp(a->k.t, b->k.t)))
+    if ((c->by & SA_BY_GPU_TYPE) && (r = name_cmp(c, a->k.t, b->k.t)))
         return r;
     return 0;
 }
 
 /* acc_order, then the other keys: a total order, independent of the order documents arrived in. */
-static int acc_total_order(const void *x, const void *y)
+static int acc_total_order(const void *x, const void *y, void *ctx)
 {
-    const sa_uacc_t *a = &sort_ctx->s.acc[*(const size_t *)x], *b = &sort_ctx->s.acc[*(const size_t *)y];
-    int r = acc_order(x, y);
-    if (r || (r = name_cmp(a->k.a, b->k.a)) || (r = name_cmp(a->k.u, b->k.u)))
+    const group_ctx_t *c = ctx;
+    const sa_uacc_t *a = &c->u->s.acc[*(const size_t *)x], *b = &c->u->s.acc[*(const size_t *)y];
+    int r = acc_order(x, y, ctx);
+    if (r || (r = name_cmp(c, a->k.a, b->k.a)) || (r = name_cmp(c, a->k.u, b->k.u)))
         return r;
-    return name_cmp(a->k.t, b->k.t);
+    return name_cmp(c, a->k.t, b->k.t);
 }
 
 bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t **groups, size_t *ngroups,
@@ -638,6 +644,7 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t
     size_t nacc = u->s.nacc, *order = malloc((nacc ? nacc : 1) * sizeof *order);
     sa_ugroup_t *g = calloc(nacc ? nacc : 1, sizeof *g);
     size_t ng = 0;
+    group_ctx_t ctx = {u, by};
 
     if (!order || !g) {
         free(order);
@@ -646,16 +653,14 @@ bool sa_usage_groups(sa_usage_t *u, unsigned by, size_t **order_out, sa_ugroup_t
     }
     for (size_t i = 0; i < nacc; i++)
         order[i] = i;
-    sort_ctx = u;
-    sort_by = by;
-    qsort(order, nacc, sizeof *order, acc_total_order);
+    qsort_r(order, nacc, sizeof *order, acc_total_order, &ctx);
     for (size_t i = 0; i < nacc;) {
         size_t j = i;
         sa_ugroup_t *cur = &g[ng];
         memset(cur, 0, sizeof *cur);
         cur->k = u->s.acc[order[i]].k;
         cur->first = i;
-        while (j < nacc && acc_order(&order[i], &order[j]) == 0) {
+        while (j < nacc && acc_order(&order[i], &order[j], &ctx) == 0) {
             sa_usage_sum_add(u, &cur->window, &u->s.acc[order[j]], u->o->start, u->o->end);
             j++;
         }

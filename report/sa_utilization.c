@@ -378,10 +378,8 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
     sa_strv_init(&preamble);
     util_columns(unit, cols);
     sa_rtable_init(&t, cols, U_N);
-    if (o->start == SA_UNSET || o->end == SA_UNSET || o->end <= o->start) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "utilization needs a non-empty window: --month YYYY-MM, or -S START [-E END]");
+    if (!sa_report_window("utilization", o->start, o->end, true, error))
         goto done;
-    }
     if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for utilization", sa_format_name(o->format));
         goto done;

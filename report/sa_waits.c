@@ -20,6 +20,7 @@
  * --from-jobs from the job documents through the same contribution (sa_rollup_contrib_of), so
  * both give the same bytes.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include "sa_rcommon.h"
 
 #include <stdlib.h>
@@ -197,13 +198,11 @@ static bool scan_cluster(sa_rdb_t *db, waits_t *w, const sa_rcluster_t *cl, sa_e
 
 /* ---- the figures ----------------------------------------------------------------------------- */
 
-static const waits_t *sort_ctx;
-
-/* Orders runs by group: cluster (as listed), partition, account, user, GPU type, GPU and node bins. */
-static int run_cmp(const void *x, const void *y)
+/* Orders runs by group: cluster (as listed), partition, account, user, GPU type, GPU and node bins (ctx: the waits_t). */
+static int run_cmp(const void *x, const void *y, void *ctx)
 {
     const wrun_t *a = x, *b = y;
-    const sa_rintern_t *n = &sort_ctx->names;
+    const sa_rintern_t *n = &((const waits_t *)ctx)->names;
     const uint32_t ka[] = {a->p, a->a, a->u, a->t}, kb[] = {b->p, b->a, b->u, b->t};
     int r;
     if (a->c != b->c)
@@ -411,9 +410,8 @@ static bool build_rows(waits_t *w, wtable_t *wt, wbars_t *bars, sa_error_t *erro
     size_t i = 0, r;
     double med;
 
-    sort_ctx = w;
     if (w->n)
-        qsort(w->v, w->n, sizeof *w->v, run_cmp);
+        qsort_r(w->v, w->n, sizeof *w->v, run_cmp, w);
     if (!(bars->labels = calloc(w->n + 1, sizeof *bars->labels)) || !(bars->v = calloc(w->n + 1, sizeof *bars->v)))
         return sa_error_nomem(error);
     while (i < w->n) {
@@ -457,10 +455,8 @@ static void preamble(const waits_t *w, sa_strv_t *p)
 /* Checks the options: a window, keys and formats waits has. */
 static bool check_opts(const sa_report_opts_t *o, sa_error_t *error)
 {
-    if (o->start == SA_UNSET || o->end == SA_UNSET) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "waits needs a window: --month YYYY-MM or -S START [-E END]");
+    if (!sa_report_window("waits", o->start, o->end, true, error))
         return false;
-    }
     if (o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format prometheus is not available for waits");
         return false;

@@ -121,8 +121,25 @@ static const bad_case_t cases[] = {
     {"JSON with a UTF-8 byte order mark", "\xEF\xBB\xBF" J("{\"job_id\":7,\"job_state\":\"RUNNING\"}"), 0, NULL,
      SA_EXIT_OK, NULL, "\"job_id\":7"},
     {"sacct header alone: an empty window", SACCT_HDR, 0, NULL, SA_EXIT_OK, NULL, NULL},
+    /* kept, and said once per file and kind, naming the first record (issue 31, item 5) */
     {"unknown job state kept", J("{\"job_id\":7,\"job_state\":[\"QUANTUM_LEAP\",\"NEW_FLAG\"]}"), 0, NULL,
-     SA_EXIT_OK, NULL, "QUANTUM_LEAP+NEW_FLAG"},
+     SA_EXIT_OK, "job 7's state QUANTUM_LEAP is none of Slurm's (1 such job in this input): kept as printed",
+     "QUANTUM_LEAP+NEW_FLAG"},
+    {"null job state kept", J("{\"job_id\":7,\"job_state\":null},{\"job_id\":8,\"job_state\":\"WARPED\"}"), 0, NULL,
+     SA_EXIT_OK, "job 7 has no state (2 such jobs in this input): kept as printed", "\"job_id\":8"},
+    {"sacct end before start kept",
+     SACCT_HDR "5|5|COMPLETED|2026-01-01T00:00:00|2026-01-01T02:00:00|2026-01-01T01:00:00|cpu=1|n1|0\n"
+     "6|6|COMPLETED|2026-01-01T00:00:00|2026-01-01T02:00:00|2026-01-01T01:30:00|cpu=1|n1|0\n", 0, NULL, SA_EXIT_OK,
+     "job 5 ends (2026-01-01T01:00:00Z) before it starts (2026-01-01T02:00:00Z) (2 such jobs in this input): kept as "
+     "printed", "\"job_id\":6"},
+    {"node listed twice", N("{\"name\":\"n1\",\"state\":[\"IDLE\"]},{\"name\":\"n2\",\"state\":[\"IDLE\"]},"
+                            "{\"name\":\"n1\",\"state\":[\"ALLOCATED\"]}"), 0, NULL, SA_EXIT_OK,
+     "node n1 is listed twice (1 such node in this input): merged into one record, its first listing first",
+     "\"state\":\"ALLOCATED\""},
+    {"node twice in one partition of sinfo",
+     "{\"sinfo\":[{\"nodes\":{\"nodes\":[\"n1\"]},\"node\":{\"state\":[\"IDLE\"]},\"partition\":{\"name\":\"p\"}},"
+     "{\"nodes\":{\"nodes\":[\"n1\"]},\"node\":{\"state\":[\"MIXED\"]},\"partition\":{\"name\":\"p\"}}]}", 0, NULL,
+     SA_EXIT_OK, "node n1 is listed twice (1 such node in this input)", "\"state\":\"IDLE\""},
     {"unknown node flag kept", N("{\"name\":\"n1\",\"state\":[\"IDLE\",\"DRAIN\",\"SPACE_WEATHER\"]}"), 0, NULL,
      SA_EXIT_OK, NULL, "IDLE+DRAIN+SPACE_WEATHER"},
     {"unknown field kept", J("{\"job_id\":7,\"job_state\":\"RUNNING\",\"future_field\":{\"x\":1}}"), 0, NULL,
@@ -153,7 +170,8 @@ static size_t count_lines(const char *s)
     return n;
 }
 
-static void run_case(const bad_case_t *c, const char *data, size_t len)
+/* run_case, expecting also (when not NULL) on a second stderr line. */
+static void run_case_also(const bad_case_t *c, const char *data, size_t len, const char *also)
 {
     char path[] = "/tmp/sa-bad-in-XXXXXX";
     int fd = mkstemp(path);
@@ -174,8 +192,10 @@ static void run_case(const bad_case_t *c, const char *data, size_t len)
     if (rc != c->exit_code)
         fail_msg("%s: exit %d, expected %d; stderr: %s", c->name, rc, c->exit_code, err);
     if (c->stderr_has) {
-        if (count_lines(err) != 1)
-            fail_msg("%s: expected one stderr line, got: %s", c->name, err);
+        if (count_lines(err) != (also ? 2 : 1))
+            fail_msg("%s: expected %d stderr line(s), got: %s", c->name, also ? 2 : 1, err);
+        if (also && !strstr(err, also))
+            fail_msg("%s: stderr lacks '%s': %s", c->name, also, err);
         if (!strstr(err, path))
             fail_msg("%s: stderr does not name the file: %s", c->name, err);
         if (!strstr(err, c->stderr_has))
@@ -187,6 +207,11 @@ static void run_case(const bad_case_t *c, const char *data, size_t len)
         fail_msg("%s: stdout lacks '%s': %s", c->name, c->stdout_has, out);
     free(out);
     free(err);
+}
+
+static void run_case(const bad_case_t *c, const char *data, size_t len)
+{
+    run_case_also(c, data, len, NULL);
 }
 
 static void test_bad_inputs(void **state)
@@ -264,24 +289,27 @@ static void test_fixture_bad_inputs(void **state)
         int cut; /* keep only the first 1/cut of the file (0: all) */
         int exit_code;
         const char *stderr_has;
+        const char *also; /* a second line, or NULL */
     } fcases[] = {
-        {"squeue cut in the middle", "gen/v0.0.44/squeue.json", NULL, NULL, 2, SA_EXIT_INPUT, "truncated JSON"},
-        {"sacct json cut in the middle", "gen/v0.0.40/sacct.json", NULL, NULL, 3, SA_EXIT_INPUT, "truncated JSON"},
+        {"squeue cut in the middle", "gen/v0.0.44/squeue.json", NULL, NULL, 2, SA_EXIT_INPUT, "truncated JSON", NULL},
+        {"sacct json cut in the middle", "gen/v0.0.40/sacct.json", NULL, NULL, 3, SA_EXIT_INPUT, "truncated JSON", NULL},
         {"node list cut in the middle", "gen/v0.0.37/scontrol-nodes.json", NULL, NULL, 2, SA_EXIT_INPUT,
-         "truncated JSON"},
+         "truncated JSON", NULL},
         /* one record broken: set aside, the rest printed */
         {"sacct -P with a delimiter inside a job name", "gen/v0.0.41/sacct-P.txt", "|", "\xe2\x98\x83", 0,
-         SA_EXIT_OK, "job 1053: expected 30 fields, found 31 (a delimiter inside a free-text field?): record set aside"},
+         SA_EXIT_OK, "job 1053: expected 30 fields, found 31 (a delimiter inside a free-text field?): record set aside",
+         /* its step lines make a record without the allocation line's state: stored so, and said */
+         "job 1053 has no state (1 such job in this input): kept as printed"},
         {"sacct -P with a field lost", "gen/v0.0.42/sacct-P.txt", "|ok|alice|", "|ok|", 0, SA_EXIT_OK,
-         "job 1001: expected 30 fields"},
+         "job 1001: expected 30 fields", "job 1001 has no state (1 such job in this input): kept as printed"},
         {"node cpus a string", "gen/v0.0.43/scontrol-nodes.json", "\"cpus\": 16,", "\"cpus\": \"sixteen\",", 0,
-         SA_EXIT_OK, "node c0001: cpus: expected a number, got string \"sixteen\": record set aside"},
+         SA_EXIT_OK, "node c0001: cpus: expected a number, got string \"sixteen\": record set aside", NULL},
         {"squeue job_id a string", "gen/v0.0.39/squeue.json", "\"job_id\": 1002,", "\"job_id\": \"1002\",", 0,
-         SA_EXIT_OK, "jobs[1]: job record without job_id (job_id is string): record set aside"},
+         SA_EXIT_OK, "jobs[1]: job record without job_id (job_id is string): record set aside", NULL},
         {"invalid UTF-8 in a job name", "gen/v0.0.38/squeue.json", "\"name\": \"train\"",
-         "\"name\": \"tr\xff\xfein\"", 0, SA_EXIT_OK, "not UTF-8: invalid bytes replaced by U+FFFD: repaired and kept"},
+         "\"name\": \"tr\xff\xfein\"", 0, SA_EXIT_OK, "not UTF-8: invalid bytes replaced by U+FFFD: repaired and kept", NULL},
         {"sinfo group not an object", "gen/v0.0.40/sinfo.json", "\"sinfo\": [", "\"sinfo\": [ 7,", 0, SA_EXIT_INPUT,
-         "sinfo[0]: expected an object"},
+         "sinfo[0]: expected an object", NULL},
     };
     (void)state;
     for (size_t i = 0; i < sizeof fcases / sizeof fcases[0]; i++) {
@@ -296,7 +324,7 @@ static void test_fixture_bad_inputs(void **state)
             data = pipes_to_snowmen(data);
         else
             data = replace_first(data, fcases[i].from, fcases[i].to);
-        run_case(&c, data, fcases[i].cut ? len : strlen(data));
+        run_case_also(&c, data, fcases[i].cut ? len : strlen(data), fcases[i].also);
         free(data);
     }
     {
@@ -426,6 +454,12 @@ static void test_run_slips(void **state)
         expect_run("a world-writable configuration file", a, NULL, SA_EXIT_USAGE,
                    "open.conf: writable by every user (mode 0666)");
     }
+    {
+        /* invalid UTF-8 in the file is not echoed to the terminal: '?' for each byte */
+        const char *conf = box_file("latin1.conf", "cluster = h\ntime\xe9out = 60\n", 0600);
+        const char *a[] = {"--config", conf, "--squeue", sq, "--at=2026-10-15T12:00:00Z", NULL};
+        expect_run("a configuration file in Latin-1", a, NULL, SA_EXIT_USAGE, "latin1.conf:2: unknown option 'time?out'");
+    }
     /* replay of what holds nothing to replay */
     {
         const char *a[] = {"replay", "/nonexistent/archive", NULL};
@@ -465,6 +499,7 @@ static void test_run_rejections(void **state)
                                                "controller\"}]}\n", 0600);
     const char *cut = box_file("cut.json", "{\"meta\":{},\"jobs\":[{\"job_id\":1,", 0600);
     const char *empty = box_file("empty.json", "", 0600);
+    const char *sinfo0 = box_file("sinfo0.json", "{\"sinfo\": []}", 0600);
     char want[200];
     (void)state;
 
@@ -488,6 +523,45 @@ static void test_run_rejections(void **state)
         if (strstr(err, "squeue.txt"))
             fail_msg("an empty --squeue is named after the spool copy: %s", err);
         free(err);
+    }
+    /* an empty record array is of its key's kind (it was taken for squeue's whatever the key) */
+    {
+        const char *a[] = {"--squeue", sinfo0, "--at=2026-10-15T12:05:00Z", NULL};
+        snprintf(want, sizeof want, "%s: expected squeue output, found sinfo JSON", sinfo0);
+        expect_run("{\"sinfo\": []} as --squeue", a, NULL, SA_EXIT_INPUT, want);
+    }
+    {
+        const char *a[] = {"--sinfo", sinfo0, "--at=2026-10-15T12:06:00Z", NULL};
+        snprintf(want, sizeof want, "%s: no nodes", sinfo0);
+        expect_run("{\"sinfo\": []} as --sinfo", a, NULL, SA_EXIT_INPUT, want);
+    }
+}
+
+/*
+ * Odd records in a run: kept, and a warning once per input and kind naming the input and the
+ * first record. A node listed twice was refused by the time series (exit 3), and the snapshot,
+ * left in the spool, failed every run after it.
+ */
+static void test_run_notes(void **state)
+{
+    const char *twice = box_file("twice.json", "{\"nodes\": [{\"name\": \"n1\", \"state\": [\"IDLE\"], \"cpus\": 4}, "
+                                               "{\"name\": \"n1\", \"state\": [\"ALLOCATED\"], \"cpus\": 8}]}", 0600);
+    const char *nostate = box_file("nostate.json", "{\"jobs\": [{\"job_id\": 5, \"job_state\": null}]}", 0600);
+    char want[300];
+    (void)state;
+
+    {
+        const char *a[] = {"--sinfo", twice, "--at=2026-10-15T13:00:00Z", NULL};
+        snprintf(want, sizeof want, "warning: %s: node n1 is listed twice (1 such node in this input): merged into one "
+                 "record, its first listing first", twice);
+        expect_run("a node listed twice", a, NULL, SA_EXIT_OK, want);
+    }
+    {
+        /* the next run lands (nothing was left in the spool) */
+        const char *a[] = {"--squeue", nostate, "--at=2026-10-15T13:01:00Z", NULL};
+        snprintf(want, sizeof want, "warning: %s: job 5 has no state (1 such job in this input): kept as printed",
+                 nostate);
+        expect_run("a job without a state", a, NULL, SA_EXIT_OK, want);
     }
 }
 
@@ -532,6 +606,7 @@ int main(void)
         cmocka_unit_test(test_fixture_bad_inputs),
         cmocka_unit_test(test_run_slips),
         cmocka_unit_test(test_run_rejections),
+        cmocka_unit_test(test_run_notes),
         cmocka_unit_test(test_quiet),
     };
     int rc;

@@ -7,12 +7,15 @@
 
 #include "testutil.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -253,12 +256,12 @@ static void test_load(void **state)
     static const char text[] = "\xEF\xBB\xBF# slurm-ingest configuration\n"
                                "\n"
                                "cluster = narval\n"
-                               "   db=archive  \n"
+                               "   lock-dir=/srv/lock  \n"
                                "\t# an indented comment\n"
                                "timeout = 90s\r\n"
                                "max-output = 64M\n"
                                "archive-dir = /srv/slurm archive/#1\n" /* '#' inside a value, spaces kept */
-                               "db = slurm2\n"                         /* last wins */
+                               "db = slurm2\n"
                                "sacct-command = /opt/slurm/bin/sacct\n"
                                "log-level = debug"; /* no final newline */
     sa_config_t cfg;
@@ -274,8 +277,9 @@ static void test_load(void **state)
     assert_true(sa_config_load(path, &cfg, &error));
     assert_string_equal(cfg.path, path);
     assert_false(cfg.mongo_uri_exposed);
-    assert_int_equal(cfg.n, 7);
+    assert_int_equal(cfg.n, 8);
     assert_string_equal(sa_config_get(&cfg, "cluster"), "narval");
+    assert_string_equal(sa_config_get(&cfg, "lock-dir"), "/srv/lock");
     assert_string_equal(sa_config_get(&cfg, "db"), "slurm2");
     snprintf(origin, sizeof origin, "%s:9", path);
     assert_string_equal(sa_config_origin(&cfg, "db"), origin);
@@ -361,13 +365,21 @@ static void test_load_errors(void **state)
     tmpdir_make(&d);
     expect_load_error(&d, unknown, 0, "7: unknown option 'mongo_uri' (did you mean 'mongo-uri'?)");
     expect_load_error(&d, "cluster = a\nfrobnicate = 3\n", 0, "2: unknown option 'frobnicate'");
-    expect_load_error(&d, "cluster = a\ncluster = b\ntimeout = 1.5h\n", 0,
-                      "3: timeout: invalid duration '1.5h' (use 90, 90s, 15m, 1h, 2d or 1w)");
+    expect_load_error(&d, "cluster = a\ntimeout = 1.5h\n", 0,
+                      "2: timeout: invalid duration '1.5h' (use 90, 90s, 15m, 1h, 2d or 1w)");
+    /* a key twice: refused, naming both lines (the last value silently won) */
+    snprintf(expected, sizeof expected, "4: timeout given twice (first at %s/bad.conf:2): keep one", d.dir);
+    expect_load_error(&d, "cluster = a\ntimeout = 60\n# later\ntimeout = 90\n", 0, expected);
     expect_load_error(&d, "db\n", 0, "1: expected 'key = value', got 'db'");
     /* a pasted URI line is not echoed */
     expect_load_error(&d, "mongodb://u:" SECRET "@db1/\n", 0, "1: expected 'key = value'");
     expect_load_error(&d, "mongodb://u:" SECRET "@db1/?authSource=admin\n", 0,
                       "1: unknown option (a URI? write 'mongo-uri = URI')");
+    /* what the file says is shown as one line of valid UTF-8: invalid bytes become '?', valid ones stay */
+    expect_load_error(&d, "cluster = a\nbogus\xff\xfe = 1\n", 0, "2: unknown option 'bogus?" "?'");
+    expect_load_error(&d, "cluster = a\nspool-max = 1\xe9\n", 0,
+                      "2: spool-max: invalid size '1?' (use bytes, or 512k, 256M, 2G)");
+    expect_load_error(&d, "cluster = a\ncaf\xc3\xa9 = 1\n", 0, "2: unknown option 'caf\xc3\xa9'");
     expect_load_error(&d, "db =\n", 0, "1: db: empty value");
     expect_load_error(&d, " = slurm\n", 0, "1: missing option name before '='");
     expect_load_error(&d, nul, sizeof nul - 1, "2: the line contains a NUL byte");
@@ -685,6 +697,35 @@ static void test_promq_redact(void **state)
     assert_null(sa_promq_redact(NULL));
 }
 
+/* The URL asked and named: a base URL ending in '/' gives one slash before the path (job --svg said "1//api"). */
+static void test_promq_url(void **state)
+{
+    struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t len = sizeof sa;
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    char url[128], want[160];
+    const char *form[] = {"query", "up", NULL};
+    static const char *const tails[] = {"", "/", "//"};
+    json_t *data = NULL;
+    sa_error_t err;
+    (void)state;
+
+    /* a port nobody listens on: refused at once */
+    assert_true(fd >= 0);
+    assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof sa), 0);
+    assert_int_equal(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
+    close(fd);
+    for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+        sa_promq_t q = {url, 5, 0, 0};
+        snprintf(url, sizeof url, "http://m:" SECRET "@127.0.0.1:%d%s", ntohs(sa.sin_port), tails[i]);
+        assert_false(sa_promq_post(&q, "/api/v1/query_range", form, &data, &err));
+        assert_null(data);
+        snprintf(want, sizeof want, "Prometheus http://***@127.0.0.1:%d/api/v1/query_range: ", ntohs(sa.sin_port));
+        if (strncmp(err.message, want, strlen(want)) != 0)
+            fail_msg("base URL %s: the message is\n%s\nnot\n%s...", url, err.message, want);
+    }
+}
+
 /* ---- logging ---- */
 
 static void test_log_format(void **state)
@@ -807,7 +848,7 @@ int main(void)
         cmocka_unit_test(test_load),           cmocka_unit_test(test_load_errors),
         cmocka_unit_test(test_permissions),    cmocka_unit_test(test_uri_precedence),
         cmocka_unit_test(test_uri_errors),     cmocka_unit_test(test_redact),
-        cmocka_unit_test(test_promq_redact),
+        cmocka_unit_test(test_promq_redact),     cmocka_unit_test(test_promq_url),
     };
     const struct CMUnitTest log_tests[] = {
         cmocka_unit_test(test_log_format),

@@ -291,6 +291,30 @@ static void test_usage_errors(void **state)
     assert_int_equal(jobs(b, false, &out, &err), 2);
     free(out);
     free(err);
+    /* what no job or list can be is refused, never read as no filter (issue 31, item 5) */
+    {
+        static const struct {
+            const char *opt, *arg, *want;
+        } bad[] = {
+            {"-j", "0", "-j: expected job ids (123, 123_4, 123+1), got '0'"},
+            {"-j", "1001,0_1", "-j: expected job ids (123, 123_4, 123+1), got '0_1'"},
+            {"-j", "9007199254740993", "got '9007199254740993'"}, /* past 2^53 */
+            {"-j", "", "-j: expected a comma list without empty items, got ''"},
+            {"-j", "1001,", "-j: expected a comma list without empty items, got '1001,'"},
+            {"--name", "", "--name: expected a comma list without empty items, got ''"},
+            {"-u", "alice,,bob", "-u: expected a comma list without empty items, got 'alice,,bob'"},
+            {"-T", "cpu,,mem", "-T: expected a comma list of cpu, mem, gres/gpu, billing, got 'cpu,,mem'"},
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            const char *args[] = {bad[i].opt, bad[i].arg, "-S", "2026-10-01", NULL};
+            int rc = jobs(args, false, &out, &err);
+            if (rc != 2 || !strstr(err, bad[i].want) || strchr(err, '\n') != err + strlen(err) - 1)
+                fail_msg("jobs %s '%s': exit %d, stderr '%s' (want 2 and one line with '%s')", bad[i].opt, bad[i].arg,
+                         rc, err, bad[i].want);
+            free(out);
+            free(err);
+        }
+    }
     assert_int_equal(jobs(e, false, &out, NULL), 0);
     assert_non_null(strstr(out, "exitcode"));
     assert_non_null(strstr(out, "AllocTRES"));

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "sa_lines.h"
+#include "sa_utf8.h"
 
 static void test_line_ends(void **state)
 {

@@ -20,6 +20,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sa_exit.h"
 #include "sa_lock.h"
 
 /* A test directory and the lock path inside it. */
@@ -261,7 +262,7 @@ static void test_errors(void **state)
     snprintf(path, sizeof path, "%s/link.lock", d.dir);
     assert_int_equal(symlink(target, path), 0);
     assert_null(sa_lock_acquire(path, &err));
-    assert_int_equal(err.domain, SA_ERR_IO);
+    assert_int_equal(sa_exit_code_for(&err, true), SA_EXIT_USAGE); /* as the other refused links: not 1, a bug */
     snprintf(want, sizeof want, "lock file %s is a symbolic link: refused", path);
     assert_string_equal(err.message, want);
     assert_string_equal(file_content(target), "keep me\n");
@@ -273,6 +274,7 @@ static void test_errors(void **state)
     assert_null(sa_lock_acquire(path, &err));
     snprintf(want, sizeof want, "lock file %s is not a regular file", path);
     assert_string_equal(err.message, want);
+    assert_int_equal(sa_exit_code_for(&err, true), SA_EXIT_USAGE);
     close(fd);
 
     assert_null(sa_lock_acquire("", &err));

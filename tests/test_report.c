@@ -31,7 +31,6 @@
 #include "sa_alloc.h"
 #include "sa_archive.h"
 #include "sa_ingest.h"
-#include "sa_nodegpu.h"
 #include "sa_report.h"
 #include "sa_rgu.h"
 #include "sa_rtable.h"
@@ -658,7 +657,6 @@ static void test_golden_current(void **state)
 static void test_helpers(void **state)
 {
     int64_t t, e;
-    sa_strv_t v;
     sa_rgu_t *r;
     sa_error_t err;
     double w;
@@ -685,22 +683,6 @@ static void test_helpers(void **state)
     assert_true(sa_rduration_parse("3600", &t) && t == 3600);
     assert_false(sa_rduration_parse("1y", &t));
     assert_false(sa_rduration_parse("0m", &t));
-
-    /* hostlists */
-    sa_strv_init(&v);
-    assert_true(sa_rhostlist_expand("gpu[01-03,07],cpu5,r[1-2]n[8-9]", 100, &v));
-    assert_int_equal(v.n, 9);
-    assert_string_equal(v.v[0], "gpu01");
-    assert_string_equal(v.v[3], "gpu07");
-    assert_string_equal(v.v[4], "cpu5");
-    assert_string_equal(v.v[5], "r1n8");
-    assert_string_equal(v.v[8], "r2n9");
-    sa_strv_clear(&v);
-    sa_strv_init(&v);
-    assert_false(sa_rhostlist_expand("gpu[01-", 100, &v));
-    assert_false(sa_rhostlist_expand("gpu[3-1]", 100, &v));
-    assert_false(sa_rhostlist_expand("n[1-1000]", 100, &v)); /* more than max names */
-    sa_strv_clear(&v);
 
     /* RGU weights: built-in table (Alliance values) */
     r = sa_rgu_load(NULL, &err);
@@ -1301,6 +1283,15 @@ static void test_cli_mistakes(void **state)
         expect_one_line_error(a, 2, "option '-M' needs a value");
     }
     {
+        /* what the user typed comes back as one line of valid UTF-8 */
+        const char *a[] = {"--month", "2026-09", "--bo\xffgus", NULL};
+        expect_one_line_error(a, 2, "unknown option '--bo?gus'");
+    }
+    {
+        const char *a[] = {"us\xe9\nage", "--month", "2026-09", NULL};
+        expect_one_line_error(a, 2, "unknown report 'us?" "?age'");
+    }
+    {
         /* 0.2 wrote a file named 'account,used'; -o is sacct's column list now */
         const char *a[] = {"--month", "2026-09", "-o", "account,used", NULL};
         expect_one_line_error(a, 2, "no column 'used' in this report; its columns: cluster,account,");
@@ -1340,6 +1331,20 @@ static void test_cli_mistakes(void **state)
     {
         const char *a[] = {"-S", "2026-13-01", NULL};
         expect_one_line_error(a, 2, "-S: invalid time '2026-13-01'");
+    }
+    /* a window that ends before it starts: one rule, one line, in every report (waits and efficiency printed an
+     * empty table); an empty one ([S, S)) in those that need a window (jobs lists what ran at an instant) */
+    {
+        static const char *const reports[] = {"usage", "utilization", "top", "waits", "efficiency", "jobs"};
+        for (size_t i = 0; i < sizeof reports / sizeof reports[0]; i++) {
+            const char *a[] = {reports[i], "-S", "2026-09-05", "-E", "2026-09-01", NULL};
+            const char *b[] = {reports[i], "-S", "2026-09-05", "-E", "2026-09-05", NULL};
+            expect_one_line_error(a, 2,
+                                  "slurm-report: the window is empty: END (2026-09-01T00:00:00Z) is not after START "
+                                  "(2026-09-05T00:00:00Z)\n");
+            if (strcmp(reports[i], "jobs") != 0)
+                expect_one_line_error(b, 2, "the window is empty: END (2026-09-05T00:00:00Z) is not after START");
+        }
     }
 }
 

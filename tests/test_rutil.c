@@ -1,21 +1,15 @@
 /*
- * test_rutil.c - report/sa_rutil.c: lists, months, durations, wrapping, interning and
- * files written atomically.
+ * test_rutil.c - report/sa_rutil.c: lists, months, durations, wrapping and interning (files
+ * written atomically: test_fsutil).
  */
 #include "testutil.h"
-#include "tu_archive.h"
 
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "sa_rutil.h"
 #include "sa_time.h"
-
-static char dir[] = "/tmp/sa-test-rutil.XXXXXX";
 
 static int64_t utc(const char *iso)
 {
@@ -37,6 +31,15 @@ static void test_list_split(void **state)
     assert_true(sa_rlist_split("", &v));
     assert_int_equal(v.n, 3); /* appended to: nothing */
     sa_strv_clear(&v);
+    /* what the options refuse: an empty list or item */
+    assert_true(sa_rlist_has_empty(" physics, bio ,,chem "));
+    assert_true(sa_rlist_has_empty(""));
+    assert_true(sa_rlist_has_empty(" "));
+    assert_true(sa_rlist_has_empty("a,"));
+    assert_true(sa_rlist_has_empty(",a"));
+    assert_true(sa_rlist_has_empty("a, ,b"));
+    assert_false(sa_rlist_has_empty("a"));
+    assert_false(sa_rlist_has_empty(" physics, bio , chem "));
 }
 
 static void test_months(void **state)
@@ -123,58 +126,6 @@ static void test_intern(void **state)
     sa_rintern_clear(&in);
 }
 
-/* Nothing but the final file in the directory, and only when committed. */
-static int entries(void)
-{
-    return tu_count_entries(dir);
-}
-
-static void test_atomic_file(void **state)
-{
-    sa_atomic_file_t af;
-    sa_error_t err;
-    char path[256], *text;
-    FILE *f;
-    (void)state;
-
-    snprintf(path, sizeof path, "%s/out.txt", dir);
-    f = sa_atomic_open(&af, path, &err);
-    assert_non_null(f);
-    fputs("first\n", f);
-    assert_int_equal(entries(), 1); /* the temporary file */
-    assert_true(sa_atomic_close(&af, true, &err));
-    text = tu_read_file(path, NULL);
-    assert_string_equal(text, "first\n");
-    free(text);
-    assert_int_equal(entries(), 1);
-    /* not committed: the old content stays, the temporary file goes */
-    f = sa_atomic_open(&af, path, &err);
-    assert_non_null(f);
-    fputs("second\n", f);
-    assert_true(sa_atomic_close(&af, false, &err));
-    text = tu_read_file(path, NULL);
-    assert_string_equal(text, "first\n");
-    free(text);
-    assert_int_equal(entries(), 1);
-    /* a directory that does not exist */
-    snprintf(path, sizeof path, "%s/nodir/out.txt", dir);
-    assert_null(sa_atomic_open(&af, path, &err));
-    assert_non_null(strstr(err.message, "nodir"));
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tu_rm_rf(dir);
-    return 0;
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -183,7 +134,6 @@ int main(void)
         cmocka_unit_test(test_durations_and_times),
         cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_intern),
-        cmocka_unit_test(test_atomic_file),
     };
-    return cmocka_run_group_tests_name("rutil", tests, setup, teardown);
+    return cmocka_run_group_tests_name("rutil", tests, NULL, NULL);
 }

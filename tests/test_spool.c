@@ -1,7 +1,8 @@
 /*
- * test_spool.c - sa_spool: file names, atomic writes, listing order (time, then
- * sinfo/squeue/sacct/sdiag), foreign and temporary files ignored and kept,
- * removal, hostile cluster names refused.
+ * test_spool.c - sa_spool, the flat spool of 0.1 that replays still read: listing order
+ * (time, then sinfo/squeue/sacct/sdiag), foreign and temporary files ignored and kept,
+ * removal, hostile cluster names refused, capture times; the snapshots' sweep of what a
+ * killed run left. The 0.1 layout is written here, by the test, as 0.1 left it.
  */
 #define _GNU_SOURCE
 
@@ -71,16 +72,6 @@ static void write_file(const char *path, const char *content)
     assert_int_equal(fclose(f), 0);
 }
 
-/* Asserts that the file at path holds exactly the string want. */
-static void assert_file_is(const char *path, const char *want)
-{
-    size_t len = 0;
-    char *got = tu_read_file(path, &len);
-    assert_int_equal(len, strlen(want));
-    assert_memory_equal(got, want, len);
-    free(got);
-}
-
 /* Number of entries in dir whose name starts with prefix ("" = all but . and ..). */
 static int count_names(const char *dir, const char *prefix)
 {
@@ -99,69 +90,17 @@ static int count_names(const char *dir, const char *prefix)
     return n;
 }
 
-/* Names, extensions, modes and contents of stored captures; directories created. */
-static void test_put_names(void **state)
+/* Writes a capture of 0.1's layout, <spool>/<cluster>/<name> (directories made); its path (caller frees). */
+static char *put01(const char *spool, const char *cluster, const char *name, const char *data)
 {
-    char *tmp = make_tmpdir();
-    char spool[256], want[512], cdir[300];
-    char *path = NULL;
+    char cdir[300], *path = NULL;
     sa_error_t err;
-    struct stat st;
-    (void)state;
 
-    umask(022);
-    snprintf(spool, sizeof spool, "%s/a/spool", tmp); /* two levels missing */
-    snprintf(cdir, sizeof cdir, "%s/clusterA", spool);
-
-    assert_true(sa_spool_put(spool, "clusterA", "squeue", T1, squeue_json, strlen(squeue_json), &path, &err));
-    snprintf(want, sizeof want, "%s/20261005T120000Z-squeue.json", cdir);
-    assert_string_equal(path, want);
-    assert_file_is(path, squeue_json);
-    assert_int_equal(stat(path, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0640);
-    assert_true(S_ISREG(st.st_mode));
-    assert_int_equal(stat(cdir, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0750);
-    assert_int_equal(stat(spool, &st), 0);
-    assert_int_equal(st.st_mode & 07777, 0750);
-    free(path);
-
-    /* text by content, whatever the kind */
-    assert_true(sa_spool_put(spool, "clusterA", "sacct", T1, sacct_text, strlen(sacct_text), &path, &err));
-    snprintf(want, sizeof want, "%s/20261005T120000Z-sacct.txt", cdir);
-    assert_string_equal(path, want);
-    free(path);
-
-    /* JSON after leading white space; an array is JSON too */
-    assert_true(sa_spool_put(spool, "clusterA", "sinfo", T0, "\n  [1]", 6, &path, &err));
-    snprintf(want, sizeof want, "%s/20261004T235959Z-sinfo.json", cdir);
-    assert_string_equal(path, want);
-    free(path);
-
-    /* empty data is a (text) capture; path_out may be NULL */
-    assert_true(sa_spool_put(spool, "clusterA", "sdiag", T0, NULL, 0, NULL, &err));
-    snprintf(want, sizeof want, "%s/19700101T000000Z-sdiag.txt", cdir);
-    assert_true(sa_spool_put(spool, "clusterA", "sdiag", 0, "x", 1, &path, &err));
-    assert_string_equal(path, want);
-    free(path);
-    assert_true(sa_spool_put(spool, "clusterA", "sdiag", 253402300799, "x", 1, &path, &err));
-    snprintf(want, sizeof want, "%s/99991231T235959Z-sdiag.txt", cdir);
-    assert_string_equal(path, want);
-    free(path);
-
-    /* binary data with NULs is stored exactly */
-    assert_true(sa_spool_put(spool, "clusterB", "sacct", T2, "a\0b\n", 4, &path, &err));
-    size_t len = 0;
-    char *back = tu_read_file(path, &len);
-    assert_int_equal(len, 4);
-    assert_memory_equal(back, "a\0b\n", 4);
-    free(back);
-    free(path);
-
-    /* no temporary file is left anywhere */
-    assert_int_equal(count_names(cdir, "."), 0);
-    remove_tree(tmp);
-    free(tmp);
+    snprintf(cdir, sizeof cdir, "%s/%s", spool, cluster);
+    assert_true(sa_mkdir_p(cdir, 0750, &err));
+    assert_true(asprintf(&path, "%s/%s", cdir, name) > 0);
+    write_file(path, data);
+    return path;
 }
 
 /* Listing: time order, kinds in replay order within a snapshot; foreign files ignored and kept. */
@@ -172,11 +111,6 @@ static void test_list_order(void **state)
     sa_spool_entry_t *e = NULL;
     size_t n = 0;
     sa_error_t err;
-    static const struct {
-        int64_t at;
-        const char *kind;
-    } puts_[] = {{T2, "sdiag"}, {T1, "sacct"}, {T1, "sinfo"}, {T2, "squeue"},
-                 {T1, "squeue"}, {T1, "sdiag"}, {T2, "sinfo"}, {T0, "sacct"}};
     static const struct {
         int64_t at;
         const char *kind;
@@ -203,14 +137,11 @@ static void test_list_order(void **state)
     };
     (void)state;
 
-    for (size_t i = 0; i < sizeof puts_ / sizeof puts_[0]; i++) {
-        bool sq = strcmp(puts_[i].kind, "squeue") == 0 || strcmp(puts_[i].kind, "sinfo") == 0;
-        const char *data = sq ? squeue_json : sacct_text;
-        if (!sa_spool_put(tmp, "c1", puts_[i].kind, puts_[i].at, data, strlen(data), NULL, &err))
-            fail_msg("%s", err.message);
-    }
+    /* written last first: the order is the listing's, not the directory's */
+    for (size_t i = sizeof expect / sizeof expect[0]; i-- > 0;)
+        free(put01(tmp, "c1", expect[i].name, strstr(expect[i].name, ".json") ? squeue_json : sacct_text));
     /* another cluster's captures are not listed */
-    assert_true(sa_spool_put(tmp, "c2", "squeue", T1, "{}", 2, NULL, &err));
+    free(put01(tmp, "c2", "20261005T120000Z-squeue.json", "{}"));
 
     snprintf(cdir, sizeof cdir, "%s/c1", tmp);
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
@@ -249,11 +180,11 @@ static void test_list_order(void **state)
     free(tmp);
 }
 
-/* A capture that exists only as a temporary file is invisible; a second put never overwrites. */
-static void test_atomic(void **state)
+/* A capture that exists only as 0.1's temporary file (a crash between write and rename) is invisible. */
+static void test_temporary_invisible(void **state)
 {
     char *tmp = make_tmpdir();
-    char cdir[300], p[600], *path = NULL, *path2 = NULL;
+    char cdir[300], p[600], *path;
     sa_spool_entry_t *e = NULL;
     size_t n = 0;
     sa_error_t err;
@@ -261,36 +192,19 @@ static void test_atomic(void **state)
 
     snprintf(cdir, sizeof cdir, "%s/c1", tmp);
     assert_int_equal(mkdir(cdir, 0750), 0);
-    /* what a crash between write and rename leaves */
     snprintf(p, sizeof p, "%s/.20261005T120000Z-squeue.json.tmp.Xy12Zq", cdir);
     write_file(p, "{\"jobs\": [");
     assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(n, 0);
     sa_spool_entries_free(e, n);
-
-    /* storing the same capture twice is harmless */
-    assert_true(sa_spool_put(tmp, "c1", "squeue", T1, squeue_json, strlen(squeue_json), &path, &err));
-    assert_true(sa_spool_put(tmp, "c1", "squeue", T1, squeue_json, strlen(squeue_json), &path2, &err));
-    assert_string_equal(path, path2);
-    free(path2);
-
-    /* different bytes for the same name: refused, the first capture kept */
-    assert_false(sa_spool_put(tmp, "c1", "squeue", T1, "{\"jobs\": [1]}", 13, &path2, &err));
-    assert_null(path2);
-    assert_int_equal(err.domain, SA_ERR_IO);
-    assert_int_equal(err.code, EEXIST);
-    char want[700];
-    snprintf(want, sizeof want, "%s already holds a different capture; not overwritten", path);
-    assert_string_equal(err.message, want);
-    assert_file_is(path, squeue_json);
-
-    /* only the old crash leftover is a dot file: no new temporary file */
-    assert_int_equal(count_names(cdir, "."), 1);
-    assert_int_equal(count_names(cdir, ""), 2);
+    path = put01(tmp, "c1", "20261005T120000Z-squeue.json", squeue_json);
     assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(n, 1);
     assert_string_equal(e[0].path, path);
+    assert_int_equal(e[0].at, T1);
+    assert_true(e[0].json);
     sa_spool_entries_free(e, n);
+    assert_int_equal(count_names(cdir, "."), 1); /* the leftover is kept */
     free(path);
     remove_tree(tmp);
     free(tmp);
@@ -300,14 +214,14 @@ static void test_atomic(void **state)
 static void test_remove(void **state)
 {
     char *tmp = make_tmpdir();
-    char *a = NULL, *b = NULL;
+    char *a, *b;
     sa_spool_entry_t *e = NULL;
     size_t n = 0;
     sa_error_t err;
     (void)state;
 
-    assert_true(sa_spool_put(tmp, "c1", "squeue", T1, squeue_json, strlen(squeue_json), &a, &err));
-    assert_true(sa_spool_put(tmp, "c1", "sinfo", T1, squeue_json, strlen(squeue_json), &b, &err));
+    a = put01(tmp, "c1", "20261005T120000Z-squeue.json", squeue_json);
+    b = put01(tmp, "c1", "20261005T120000Z-sinfo.json", squeue_json);
     assert_true(sa_spool_remove(a, &err));
     assert_int_equal(access(a, F_OK), -1);
     assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
@@ -330,11 +244,10 @@ static void test_remove(void **state)
     free(tmp);
 }
 
-/* Cluster names that are not one plain path component, bad kinds and times are refused. */
+/* Cluster names that are not one plain path component are refused, and nothing is read outside. */
 static void test_hostile_names(void **state)
 {
     char *tmp = make_tmpdir();
-    char *path = (char *)"untouched";
     sa_spool_entry_t *e = (sa_spool_entry_t *)1;
     size_t n = 99;
     sa_error_t err;
@@ -343,60 +256,64 @@ static void test_hostile_names(void **state)
     (void)state;
 
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_false(sa_spool_put(tmp, bad[i], "squeue", T1, "{}", 2, &path, &err));
-        assert_null(path);
-        assert_int_equal(err.domain, SA_ERR_USAGE);
-        assert_non_null(strstr(err.message, "cannot name a spool directory"));
         assert_false(sa_spool_list(tmp, bad[i], &e, &n, &err));
         assert_null(e);
         assert_int_equal(n, 0);
         assert_int_equal(err.domain, SA_ERR_USAGE);
+        assert_non_null(strstr(err.message, "cannot name a spool directory"));
         e = (sa_spool_entry_t *)1;
     }
-    assert_false(sa_spool_put(tmp, "../etc", "squeue", T1, "{}", 2, NULL, &err));
+    assert_false(sa_spool_check_names(tmp, "../etc", &err));
     assert_string_equal(err.message, "cluster name \"../etc\" cannot name a spool directory: use 1 to 128 "
                                      "letters, digits, '.', '_' or '-', not starting with '.' or '-'");
-    assert_false(sa_spool_put(tmp, "x\ny", "squeue", T1, "{}", 2, NULL, &err));
+    assert_false(sa_spool_check_names(tmp, "x\ny", &err));
     assert_non_null(strstr(err.message, "\"x?y\""));
-    assert_false(sa_spool_put(tmp, NULL, "squeue", T1, "{}", 2, NULL, &err));
+    assert_false(sa_spool_check_names(tmp, NULL, &err));
     assert_int_equal(err.domain, SA_ERR_USAGE);
-
-    /* nothing was created */
-    assert_int_equal(count_names(tmp, ""), 0);
-
-    /* good names with dots, dashes and underscores */
-    assert_true(sa_spool_put(tmp, "my-cluster_2.eu", "squeue", T1, "{}", 2, NULL, &err));
-
-    assert_false(sa_spool_put(tmp, "c1", "bogus", T1, "{}", 2, NULL, &err));
-    assert_int_equal(err.domain, SA_ERR_USAGE);
-    assert_string_equal(err.message,
-                        "unknown capture kind \"bogus\" (expected sinfo, squeue, sacct or sdiag)");
-    assert_false(sa_spool_put(tmp, "c1", "../squeue", T1, "{}", 2, NULL, &err));
-    assert_false(sa_spool_put(tmp, "c1", NULL, T1, "{}", 2, NULL, &err));
-    assert_false(sa_spool_put(tmp, "c1", "squeue", -1, "{}", 2, NULL, &err));
-    assert_string_equal(err.message, "capture time -1 is outside 1970..9999");
-    assert_false(sa_spool_put(tmp, "c1", "squeue", 253402300800, "{}", 2, NULL, &err));
-    assert_false(sa_spool_put("", "c1", "squeue", T1, "{}", 2, NULL, &err));
+    assert_false(sa_spool_check_names("", "c1", &err));
     assert_string_equal(err.message, "no spool directory given");
-    assert_int_equal(count_names(tmp, ""), 1);
+    /* good names with dots, dashes and underscores */
+    assert_true(sa_spool_check_names(tmp, "my-cluster_2.eu", &err));
+    assert_int_equal(count_names(tmp, ""), 0);
     remove_tree(tmp);
     free(tmp);
 }
 
-/* The spool directory's place is taken by a file: a clear I/O error, nothing written. */
+/* Capture times: 1970..9999 to the second, written and read back strictly. */
+static void test_capture_times(void **state)
+{
+    char ts[32];
+    int64_t at;
+    (void)state;
+
+    assert_true(sa_spool_format_at(0, ts, sizeof ts));
+    assert_string_equal(ts, "19700101T000000Z");
+    assert_true(sa_spool_format_at(253402300799, ts, sizeof ts));
+    assert_string_equal(ts, "99991231T235959Z");
+    assert_true(sa_spool_parse_at(ts, &at));
+    assert_int_equal(at, 253402300799);
+    assert_false(sa_spool_format_at(-1, ts, sizeof ts));
+    assert_false(sa_spool_format_at(253402300800, ts, sizeof ts));
+    assert_true(sa_spool_format_at(T0, ts, sizeof ts));
+    assert_string_equal(ts, "20261004T235959Z");
+}
+
+/* The cluster's directory is a file: a clear I/O error. */
 static void test_not_a_directory(void **state)
 {
     char *tmp = make_tmpdir();
-    char spool[300], want[700];
+    char cdir[300], want[700];
+    sa_spool_entry_t *e = NULL;
+    size_t n = 0;
     sa_error_t err;
     (void)state;
 
-    snprintf(spool, sizeof spool, "%s/spool", tmp);
-    write_file(spool, "not a directory");
-    assert_false(sa_spool_put(spool, "c1", "squeue", T1, "{}", 2, NULL, &err));
+    snprintf(cdir, sizeof cdir, "%s/c1", tmp);
+    write_file(cdir, "not a directory");
+    assert_false(sa_spool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(err.domain, SA_ERR_IO);
     assert_int_equal(err.code, ENOTDIR);
-    snprintf(want, sizeof want, "cannot create directory %s: %s", spool, strerror(ENOTDIR));
+    snprintf(want, sizeof want, "cannot read directory %s: %s", cdir, strerror(ENOTDIR));
     assert_string_equal(err.message, want);
     remove_tree(tmp);
     free(tmp);
@@ -476,11 +393,11 @@ static void test_sweep_leftovers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_put_names),
         cmocka_unit_test(test_list_order),
-        cmocka_unit_test(test_atomic),
+        cmocka_unit_test(test_temporary_invisible),
         cmocka_unit_test(test_remove),
         cmocka_unit_test(test_hostile_names),
+        cmocka_unit_test(test_capture_times),
         cmocka_unit_test(test_not_a_directory),
         cmocka_unit_test(test_sweep_leftovers),
     };

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "sa_bson.h"
+#include "sa_fsutil.h"
 #include "sa_jobdoc.h"
 #include "sa_jobview.h"
 #include "sa_model.h"
@@ -40,7 +41,9 @@ static bool spill_error(const build_t *b, const char *what, sa_error_t *error)
 
 static bool spill_open(build_t *b, sa_error_t *error)
 {
-    /* "": a private temporary database on disk, deleted when closed */
+    /* "": a private temporary database on disk, deleted when closed, in SQLite's temporary directory */
+    if (!sa_sqlite_tmpdir_check(NULL, error))
+        return false;
     if (sqlite3_open_v2("", &b->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) != SQLITE_OK ||
         sqlite3_exec(b->db, SPILL_SQL, NULL, NULL, NULL) != SQLITE_OK ||
         sqlite3_prepare_v2(b->db, "INSERT INTO m (rid, mid, doc) VALUES (?, ?, ?)", -1, &b->put, NULL) != SQLITE_OK ||

@@ -2,6 +2,7 @@
  * sa_error.c - the one error type of slurm-archive (see sa_error.h).
  */
 #include "sa_error.h"
+#include "sa_utf8.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -13,12 +14,21 @@
 #include <bson/bson.h>
 #include <jansson.h>
 
-/* Replaces control characters (newlines from hostile input, say) by '?'. */
+/*
+ * Makes s one line of well-formed UTF-8 in place: control characters (newlines from
+ * hostile input, say) and every byte that starts no well-formed UTF-8 sequence (a
+ * Latin-1 file, a sequence cut short) become '?'.
+ */
 static void fold_controls(char *s)
 {
-    for (; *s; s++) {
-        if ((unsigned char)*s < 0x20 || *s == 0x7f)
-            *s = '?';
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s), len;
+
+    for (size_t i = 0; i < n; i += len) {
+        if (!(len = sa_utf8_seq_len(u, i, n)) || u[i] < 0x20 || u[i] == 0x7f) {
+            s[i] = '?';
+            len = 1;
+        }
     }
 }
 
@@ -141,11 +151,10 @@ const char *sa_error_quote(const char *s, size_t max, char *out, size_t outsz)
     if (max > outsz - 4)
         max = outsz > 4 ? outsz - 4 : 0;
     for (i = 0; i < n && i < max; i++)
-        out[i] = ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) ? '?' : s[i];
-    if (n > max && outsz >= 4) {
-        memcpy(out + i, "...", 3);
-        i += 3;
-    }
+        out[i] = s[i];
     out[i] = '\0';
+    fold_controls(out); /* before "...": a sequence cut at max is folded too */
+    if (n > max && outsz >= 4)
+        memcpy(out + i, "...", 4);
     return out;
 }

@@ -3,8 +3,9 @@
  *
  * Every fallible function returns bool (true = success) and takes an optional
  * sa_error_t *error as its LAST argument, in the manner of libbson's bson_error_t.
- * Messages are a single line: sa_error_set() folds control characters (newlines
- * from hostile job names, say) into '?', so a message can always be logged as is.
+ * Messages are a single line of well-formed UTF-8: sa_error_set() folds control
+ * characters (newlines from hostile job names, say) and invalid UTF-8 (a Latin-1
+ * configuration file) into '?', so a message can always be logged or shown as is.
  * Library code never exits; only the main() of each binary turns an error into an
  * exit code.
  */
@@ -63,7 +64,8 @@ void sa_error_clear(sa_error_t *error);
 
 /*
  * Copies at most max bytes of s into out (size outsz) for use inside a message:
- * control characters become '?', the result is cut with "..." if longer.
+ * control characters and invalid UTF-8 become '?', the result is cut with "..." if
+ * longer.
  * Returns out.
  */
 const char *sa_error_quote(const char *s, size_t max, char *out, size_t outsz);

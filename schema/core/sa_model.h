@@ -38,6 +38,9 @@
 #define SA_UNSET INT64_MIN
 #define SA_INFINITE INT64_MAX
 
+/* Job ids are 1..2^53 in every format (JSON's exact integers): 0 is not one. */
+#define SA_JOB_ID_MAX (INT64_C(1) << 53)
+
 /* ---- cluster names ------------------------------------------------------------ */
 
 /*
@@ -305,6 +308,8 @@ typedef struct {
     int gpu_config;
     int64_t gpu_config_at;  /* CARRIED: the time of what it was carried from (a per-node observation, a
                              * --node-config record, or the start of an interval carried before); else SA_UNSET */
+    bool listed_twice;      /* the input listed it twice (sinfo: in one partition): one record, merged by
+                             * sa_node_merge (ingest/sa_parse.h); said by slurm-ingest, never dropped */
     json_t *extra;
 } sa_node_t;
 

@@ -114,7 +114,7 @@ bool sa_promq_post(sa_promq_t *q, const char *path, const char *const *form, jso
     CURL *c = curl_easy_init();
     size_t max = q->max_bytes ? q->max_bytes : PROMQ_MAX_DEFAULT;
     sa_buf_t b;
-    char *url = NULL, *red = sa_promq_redact(q->url), *body = NULL, errbuf[CURL_ERROR_SIZE] = "", where[600];
+    char *url = NULL, *red = NULL, *body = NULL, errbuf[CURL_ERROR_SIZE] = "", where[600];
     size_t ul = strlen(q->url);
     long status = 0;
     CURLcode rc;
@@ -122,15 +122,17 @@ bool sa_promq_post(sa_promq_t *q, const char *path, const char *const *form, jso
 
     *data = NULL;
     sa_buf_init(&b, max);
-    snprintf(where, sizeof where, "Prometheus %s%s", red ? red : "(URL)", path);
     if (!c || !(url = malloc(ul + strlen(path) + 1)) || !(body = form_encode(c, form))) {
         sa_error_nomem(error);
         goto done;
     }
+    /* the base URL's trailing slashes go: "http://prom:9090/" + "/api/v1/query" has one */
     memcpy(url, q->url, ul);
     while (ul > 0 && url[ul - 1] == '/')
         ul--;
     strcpy(url + ul, path);
+    red = sa_promq_redact(url); /* messages name the URL asked, as asked */
+    snprintf(where, sizeof where, "Prometheus %s", red ? red : "(URL)");
     curl_easy_setopt(c, CURLOPT_URL, url);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);

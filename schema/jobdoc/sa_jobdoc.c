@@ -1268,17 +1268,6 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
     return true;
 }
 
-bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at)
-{
-    json_t *seen = json_object_get(doc, "seen");
-    if (sa_job_state_is_final(get_str(doc, "state")) || json_object_get(doc, "vanished_at"))
-        return false;
-    json_object_set_new(doc, "vanished_at", json_integer(last_seen_at));
-    if (json_is_object(seen) && sa_jobdoc_int(seen, "last") < last_seen_at)
-        json_object_set_new(seen, "last", json_integer(last_seen_at));
-    return true;
-}
-
 bool sa_jobdoc_is_time_key(const char *key)
 {
     static const char *const keys[] = {"submit", "eligible", "start", "end", "at", "first", "last",

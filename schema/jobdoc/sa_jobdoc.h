@@ -65,13 +65,6 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
                      json_t **superseded, sa_error_t *error);
 
 /*
- * Marks a non-final document as no longer listed by squeue: sets "vanished_at" and
- * seen.last to last_seen_at (the last snapshot that still listed it). Returns true if
- * the document changed.
- */
-bool sa_jobdoc_mark_vanished(json_t *doc, int64_t last_seen_at);
-
-/*
  * The document's _id: "<cluster>:<job_id>" (e.g. "demo:1234"), so that every single-
  * document read and write is a lookup by _id (indexed on MongoDB, and on the bundled
  * test server). A document displaced by job-id reuse (jobs_superseded) is

@@ -890,11 +890,6 @@ void sa_tsdb_close(sa_tsdb_t *db)
     free(db);
 }
 
-const char *sa_tsdb_path(const sa_tsdb_t *db)
-{
-    return db->path;
-}
-
 struct sqlite3 *sa_tsdb_handle(sa_tsdb_t *db)
 {
     return db->conn;

@@ -107,9 +107,6 @@ sa_tsdb_t *sa_tsdb_open(const char *path, bool readonly, int busy_timeout_ms, sa
 /* Closes the handle (finalises the cached statements). Accepts NULL. */
 void sa_tsdb_close(sa_tsdb_t *db);
 
-/* The path given to sa_tsdb_open (owned by the handle). */
-const char *sa_tsdb_path(const sa_tsdb_t *db);
-
 /*
  * The underlying connection, borrowed, for tests only (PRAGMA max_page_count,
  * integrity checks, dumping tables). Writing through it bypasses every invariant;
