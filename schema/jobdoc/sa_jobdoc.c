@@ -848,6 +848,14 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     json_object_set(r, "gpus", json_object_get(alloc, "gpus"));
     if (json_object_get(alloc, "gpus_by_type"))
         json_object_set(r, "gpus_by_type", json_object_get(alloc, "gpus_by_type"));
+    /* the rest of the incarnation's AllocTRES and why it waited (sacct's Reason), as its own
+     * record of sacct -D prints them: an earlier run's are not the job's current ones */
+    if (json_object_get(alloc, "billing"))
+        json_object_set(r, "billing", json_object_get(alloc, "billing"));
+    if (json_object_get(alloc, "other"))
+        json_object_set(r, "other", json_object_get(alloc, "other"));
+    if (rec->source != SA_SRC_SQUEUE)
+        set_str(r, "reason", rec->reason);
     set_run_gpu_type(r, alloc, rec);
     if (sa_job_state_is_final(rec->state.base)) {
         set_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
@@ -921,6 +929,11 @@ static void run_fill(json_t *better, const json_t *other)
         json_object_get(other, "gpu_type")) {
         json_object_set(better, "gpu_type", json_object_get(other, "gpu_type"));
         json_object_set(better, "gpu_type_source", json_object_get(other, "gpu_type_source"));
+    }
+    /* sacct's Reason, billing and other TRES of the run when the better one (squeue's) lacks them */
+    for (const char *const *k = (const char *const[]){"reason", "billing", "other", NULL}; *k; k++) {
+        if (!json_object_get(better, *k) && json_object_get(other, *k))
+            json_object_set(better, *k, json_object_get(other, *k));
     }
     if (!json_object_get(better, "steps") && json_object_get(other, "steps"))
         json_object_set(better, "steps", json_object_get(other, "steps"));
