@@ -254,8 +254,12 @@ static size_t job_records(const sa_jobview_t *j, jrec_t *r)
         n++;
     }
     if (!ran) {
-        bool final = sa_job_state_is_final(j->state);
-        r[n++] = (jrec_t){NULL, true, j->submit, j->eligible, SA_UNSET, final ? j->end : SA_UNSET, j->state};
+        /* slurmdbd's record of a job that ended without a run may have a start (a job cancelled in the second it
+         * was submitted has start = end): sacct's, when the current fields are sacct's; squeue gives such a job
+         * its end as start */
+        bool final = sa_job_state_is_final(j->state), sacct = j->source && strncmp(j->source, "sacct", 5) == 0;
+        r[n++] = (jrec_t){NULL, true, j->submit, j->eligible, final && sacct ? j->start : SA_UNSET,
+                          final ? j->end : SA_UNSET, j->state};
     }
     return n;
 }
@@ -520,7 +524,7 @@ static void jobs_fields(bson_t *proj)
         "cluster",       "job_id",          "job_id_display",    "array",        "het",
         "name",          "user",            "account",           "partition",    "state",
         "exit",          "submit",          "eligible",          "start",        "end",
-        "reason",        "alloc.billing",   "alloc.other",       "req.nodes",    "extra.cancelled_by",
+        "reason",        "alloc.billing",   "alloc.other",       "req.nodes",    "extra.cancelled_by", "slurm.source",
         "runs.start",    "runs.end",        "runs.submit",       "runs.eligible", "runs.state",
         "runs.exit",     "runs.nodes",      "runs.node_count",   "runs.cpus",    "runs.mem_mb",
         "runs.gpus",     "runs.gpus_by_type", "runs.billing",    "runs.other",   "runs.reason",

@@ -3,8 +3,9 @@
  * fixtures/gen/v0.0.40 (one generated cluster observed at 2026-10-15T12:00:00Z: failing,
  * cancelled, timed-out, OOM, node-fail, requeued jobs, arrays 1030 and 1045, het jobs 1049 and
  * 1051; the sacct lines quoted in the comments are that fixture's sacct-P.txt) plus a job id
- * reused (9001): which jobs each filter lists, with their states, exit codes and elapsed times
- * worked out by hand from the fixture; the job lists' path byte-equal to --from-jobs; and the
+ * reused (9001) and a job cancelled in the second it was submitted (9002): which jobs and records
+ * each filter lists, with their states, exit codes, times and elapsed times worked out by hand from
+ * the fixture, in sacct's text with -p/-P; the job lists' path byte-equal to --from-jobs; and the
  * number of documents the listing read.
  */
 #include <setjmp.h>
@@ -30,7 +31,7 @@ typedef struct {
 
 static fx_t fx;
 
-/* Ingests the generated cluster as "synth" at its observation time, then a reused id (9001). */
+/* Ingests the generated cluster as "synth" at its observation time, then a reused id (9001) and 9002. */
 static int setup(void **state)
 {
     char sq[400], si[400], sa[400], extra[300];
@@ -52,7 +53,10 @@ static int setup(void **state)
                   "9001|9001|first|ann|physics|gpu|COMPLETED|0:0|2026-10-14T08:00:00|2026-10-14T08:00:00|"
                   "2026-10-14T09:00:00|2026-10-14T21:30:00|45000|cpu=8,gres/gpu:a100=2,node=1|ga001\n"
                   "9001|9001|second|bob|bio|gpu|FAILED|2:0|2026-10-15T08:00:00|2026-10-15T08:00:00|"
-                  "2026-10-15T08:10:00|2026-10-15T10:10:00|7200|cpu=4,node=1|c0001\n");
+                  "2026-10-15T08:10:00|2026-10-15T10:10:00|7200|cpu=4,node=1|c0001\n"
+                  /* cancelled in the second it was submitted: slurmdbd's record has a start, its end */
+                  "9002|9002|gone|bob|bio|gpu|CANCELLED by 0|0:0|2026-10-15T09:00:00|2026-10-15T09:00:00|"
+                  "2026-10-15T09:00:00|2026-10-15T09:00:00|0||None assigned\n");
     {
         const char *args[] = {"--squeue", sq, "--sinfo", si, "--sacct", sa, "--at", "2026-10-15T12:00:00Z", NULL};
         const char *args2[] = {"--sacct", extra, "--at", "2026-10-15T12:00:00Z", NULL};
@@ -303,13 +307,18 @@ static void test_sacct_text(void **state)
         const char *d[] = {"-j", "1010", "-o", "jobid,submit,state", NULL};
         expect(d, "1010|2026-10-15T11:48:50|CANCELLED by 10010\n"); /* -P -n, and --from-jobs the same */
     }
+    {
+        /* a job that never ran but whose sacct record has a start (cancelled in the second it was submitted) */
+        const char *e[] = {"-j", "9002", "-o", "jobid,state,start,end,elapsed,nodelist", NULL};
+        expect(e, "9002|CANCELLED by 0|2026-10-15T09:00:00|2026-10-15T09:00:00|00:00:00|None assigned\n");
+    }
 }
 
 /*
  * The job lists' path equals the documents' for every filter here and for the whole day, every field;
  * and it reads what the answer needs: alice's failures (-s F,OOM) read 1 job document (after the lists);
  * with NF, which is also how Slurm ends an incarnation it requeues, every one of her 7 jobs (ended since
- * -S, or live) may hold such a record and is read; the whole day's listing 72: the 69 jobs it lists (9001
+ * -S, or live) may hold such a record and is read; the whole day's listing 73: the 70 jobs it lists (9001, 9002
  * included), and 1018, 1019 and 1065, which wait on a dependency or are held: never eligible (squeue's
  * eligible_time 0), so not listed, as in sacct.
  */
@@ -359,7 +368,7 @@ static void test_lists_equal_documents(void **state)
     {
         const char *a[] = {"-S", "2026-10-15", "-E", "2026-10-16", "--json", NULL};
         assert_int_equal(jobs(a, false, &out, NULL), 0);
-        assert_non_null(strstr(out, "\"job_documents\": 72"));
+        assert_non_null(strstr(out, "\"job_documents\": 73"));
         assert_non_null(strstr(out, "\"jobid\": \"1030_[15-100%10]\""));
         assert_null(strstr(out, "\"jobid\": \"1018\""));
         assert_null(strstr(out, "\"jobid\": \"1065\""));

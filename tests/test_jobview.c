@@ -118,6 +118,7 @@ static void check_doc(const json_t *doc, const char *where, void *vctx)
     other_eq("alloc.other", v->alloc_other, v->nalloc_other, json_object_get(json_object_get(doc, "alloc"), "other"),
              id);
     str_eq("extra.cancelled_by", v->cancelled_by, jstr(json_object_get(doc, "extra"), "cancelled_by"), id);
+    str_eq("slurm.source", v->source, jstr(json_object_get(doc, "slurm"), "source"), id);
     int_eq("final", v->final, sa_job_state_is_final(jstr(doc, "state")), id);
     int_eq("submit", v->submit, jint(doc, "submit", SA_UNSET), id);
     int_eq("start", v->start, jint(doc, "start", SA_UNSET), id);

@@ -469,6 +469,7 @@ static void reset(sa_jobview_t *v)
     v->nalloc_other = v->other_used = v->run_other_off = v->alloc_other_off = 0;
     v->req_nodes = SA_UNSET;
     v->cancelled_by = NULL;
+    v->source = NULL;
     v->req_mem_mb = v->req_cpus = v->cpus = v->restart_cnt = v->time_limit_min = v->elapsed_s = SA_UNSET;
     v->name = v->job_id_display = v->nodes = NULL;
     v->exit_code = v->exit_signal = -1;
@@ -619,6 +620,11 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->submit = sa_bson_iter_time(it);
         else if (key_is(k, "seen"))
             read_seen(v, it);
+        else if (key_is(k, "slurm") && BSON_ITER_HOLDS_DOCUMENT(it)) {
+            bson_iter_t child;
+            if (bson_iter_recurse(it, &child) && bson_iter_find(&child, "source"))
+                v->source = sa_bson_iter_str(&child, NULL);
+        }
         break;
     case 'u':
         if (key_is(k, "user"))

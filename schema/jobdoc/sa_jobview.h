@@ -116,6 +116,7 @@ typedef struct {
     size_t nalloc_other;
     int64_t req_nodes;      /* req.nodes, the nodes asked for (SA_UNSET when absent) */
     const char *cancelled_by; /* extra.cancelled_by: the uid sacct's "CANCELLED by <uid>" named, NULL when absent */
+    const char *source;     /* slurm.source: the source of the record behind the current fields, NULL when absent */
     const char *name, *job_id_display, *nodes; /* NULL when absent */
     int64_t cpus, restart_cnt, time_limit_min, elapsed_s; /* SA_UNSET when absent */
     bool time_limit_unlimited; /* time_limit_unlimited: true */
