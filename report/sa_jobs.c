@@ -108,7 +108,20 @@ typedef struct {
     bool keep;          /* sorted_table: kept (without -D, the newest record of a job id) */
 } line_t;
 
-struct jrec;
+/*
+ * One record of a job as slurmdbd keeps it: an incarnation, which sacct -D prints as a line
+ * of its own. Each run is one (a requeued job's earlier runs, REQUEUED, NODE_FAIL, ...,
+ * each with its own submit, eligible, Reason and TRES); so is the job's current
+ * incarnation when it has no run (pending, or ended before it started).
+ */
+typedef struct {
+    const sa_jobview_run_t *run; /* NULL: the current incarnation, without a run */
+    bool current;                /* the job's current incarnation: state, exit code and Reason are the job's */
+    int64_t submit;              /* of the incarnation, SA_UNSET when not known */
+    int64_t eligible;            /* when it became eligible (a run's start when not recorded), SA_UNSET: never */
+    int64_t start, end;          /* SA_UNSET: not started, not ended */
+    const char *state;
+} jrec_t;
 
 typedef struct {
     const sa_report_opts_t *o;
@@ -122,7 +135,7 @@ typedef struct {
     int64_t as_of;         /* its last observation: a running job's Elapsed runs up to it */
     bool superseded;       /* the documents read are of jobs_superseded */
     sa_jobview_t view;
-    struct jrec *recs;     /* the records of the document at hand */
+    jrec_t *recs;          /* the records of the document at hand */
     size_t reccap;
     sa_rtable_t t;         /* lines as they come */
     line_t *lines;
@@ -197,21 +210,6 @@ static bool keys_ok(const jobs_t *c, const char *account, const char *user, cons
 }
 
 /* ---- records: a job's incarnations, as slurmdbd keeps them ---------------------------------- */
-
-/*
- * One record of a job as slurmdbd keeps it: an incarnation, which sacct -D prints as a line
- * of its own. Each run is one (a requeued job's earlier runs, REQUEUED, NODE_FAIL, ...,
- * each with its own submit, eligible, Reason and TRES); so is the job's current
- * incarnation when it has no run (pending, or ended before it started).
- */
-typedef struct jrec {
-    const sa_jobview_run_t *run; /* NULL: the current incarnation, without a run */
-    bool current;                /* the job's current incarnation: state, exit code and Reason are the job's */
-    int64_t submit;              /* of the incarnation, SA_UNSET when not known */
-    int64_t eligible;            /* when it became eligible (a run's start when not recorded), SA_UNSET: never */
-    int64_t start, end;          /* SA_UNSET: not started, not ended */
-    const char *state;
-} jrec_t;
 
 static bool is_pending(const char *state)
 {
