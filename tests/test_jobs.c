@@ -331,6 +331,8 @@ static void test_lists_equal_documents(void **state)
         {"-s", "CA,TO,OOM", "-S", "2026-10-15", NULL},
         {"-r", "gpu,long", "-S", "2026-10-12", "--name", "train,forever,relax", NULL},
         {"-A", "chem", "-S", "2026-10-01", "-D", NULL},
+        {"-s", "RQ,NF", "-S", "2026-10-15T07:00", "-E", "2026-10-15T11:00", "-D", NULL},
+        {"-S", "2026-10-15T09:00", "-E", "2026-10-15T09:20", NULL},
     };
     char *out = NULL, *err = NULL;
     (void)state;
