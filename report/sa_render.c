@@ -179,7 +179,7 @@ static bool write_text(const sa_rdoc_t *d, const sa_report_opts_t *o, sa_text_fo
                        sa_error_t *error)
 {
     sa_rview_t v;
-    sa_rtext_opts_t t = {fmt, o->no_header, o->delimiter, o->trailing_delimiter, &v};
+    sa_rtext_opts_t t = {fmt, o->no_header, o->delimiter, o->trailing_delimiter, &v, d->parsable_titles};
     bool ok;
 
     /* the table shows the brief columns by default; parsable and CSV every column */

@@ -73,6 +73,8 @@ typedef struct sa_rdoc {
     const sa_rchart_t *charts;
     size_t ncharts;
     const sa_rbars_t *bars;       /* a bar chart (SVG, and HTML after the table); NULL: none */
+    bool parsable_titles;         /* -p/-P: the header names the columns by their titles, as sacct echoes its
+                                     field names (JobID|JobName); else by their keys */
 } sa_rdoc_t;
 
 /*

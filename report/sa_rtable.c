@@ -385,7 +385,7 @@ static bool write_table(const sa_rtable_t *t, const sa_rview_t *v, bool no_heade
     return true;
 }
 
-/* Parsable and CSV: a header of keys, then one line per row (totals left out). */
+/* Parsable and CSV: a header of keys (or titles), then one line per row (totals left out). */
 static bool write_delimited(const sa_rtable_t *t, const sa_rview_t *v, const sa_rtext_opts_t *o, FILE *out)
 {
     bool csv = o->fmt == SA_TEXT_CSV;
@@ -397,7 +397,7 @@ static bool write_delimited(const sa_rtable_t *t, const sa_rview_t *v, const sa_
         for (size_t i = 0; i < v->n; i++) {
             if (i)
                 fputs(delim, out);
-            fputs(t->cols[v->col[i]].key, out);
+            fputs(o->titles && !csv ? t->cols[v->col[i]].title : t->cols[v->col[i]].key, out);
         }
         fprintf(out, "%s%s", trailing ? delim : "", eol);
     }
@@ -456,7 +456,7 @@ bool sa_rtable_write(const sa_rtable_t *t, const sa_rtext_opts_t *o, const sa_st
 bool sa_rtable_write_text(const sa_rtable_t *t, sa_text_format_t fmt, const sa_strv_t *preamble, bool no_header,
                           FILE *out)
 {
-    sa_rtext_opts_t o = {fmt, no_header, NULL, false, NULL};
+    sa_rtext_opts_t o = {fmt, no_header, NULL, false, NULL, false};
     return sa_rtable_write(t, &o, preamble, out);
 }
 json_t *sa_rtable_to_json(const sa_rtable_t *t, const sa_rview_t *view, bool totals)

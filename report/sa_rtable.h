@@ -113,6 +113,7 @@ typedef struct {
     const char *delimiter; /* PARSABLE: between fields (NULL: "|") */
     bool trailing;         /* PARSABLE: after the last field too (sacct -p) */
     const sa_rview_t *view; /* NULL: every column, natural widths */
+    bool titles;           /* PARSABLE: the header names the columns by their titles (sacct's field names) */
 } sa_rtext_opts_t;
 
 /*

@@ -81,12 +81,14 @@ typedef struct {
  * The columns: the grouping keys (--by, a type with awards), the use (GPU-hours and
  * GPU-years always, GPU-minutes or % of cluster with -t), RGU columns, award columns.
  * The brief ones: the keys, the use in the report's unit, award, unit, % target,
- * projection (% of the award) and status.
+ * projection (% of the award) and status. -p/-P with -t minutes print the minutes alone,
+ * whole, as sreport -t minutes does (sprintf "%.0f" of the seconds / 60); unless -o chose.
  */
 static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
 {
     bool alloc = u->o->allocations_path != NULL;
     sa_unit_t unit = u->o->unit;
+    bool sreport_minutes = unit == SA_UNIT_GPU_MINUTES && u->o->format == SA_FMT_PARSABLE;
     bool want[C_N] = {
         /* with awards the rows are the awards: --by user,gpu-type only breaks down the charts */
         [C_CLUSTER] = true, [C_ACCOUNT] = alloc || (by & SA_BY_ACCOUNT), [C_USER] = !alloc && (by & SA_BY_USER),
@@ -96,7 +98,7 @@ static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
     size_t n = 0;
 
     for (int r = 0; r < SA_TRES_N; r++) { /* per TRES: hours and years always, minutes or percent with -t */
-        want[tres_col[r]] = want[tres_col[r] + 2] = u->want[r];
+        want[tres_col[r]] = want[tres_col[r] + 2] = u->want[r] && (!sreport_minutes || u->o->ncolumns);
         want[tres_col[r] + 1] = u->want[r] && unit == SA_UNIT_GPU_MINUTES;
         want[tres_col[r] + 3] = u->want[r] && unit == SA_UNIT_PERCENT;
     }
@@ -106,6 +108,8 @@ static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
             bool years = unit == SA_UNIT_GPU_YEARS || (unit == SA_UNIT_RGU_YEARS && i > C_UNW);
             ut->col_of[i] = (int)n;
             ut->cols[n] = all_cols[i];
+            if (sreport_minutes && i >= C_HOURS && i < C_AWARD && (i == C_MINUTES || (i >= C_CPU && (i - C_CPU) % 4 == 1)))
+                ut->cols[n].decimals = 0;
             if ((i == C_HOURS && unit == SA_UNIT_GPU_HOURS) || (i == C_YEARS && unit == SA_UNIT_GPU_YEARS) ||
                 ((i == C_RGU || i == C_UNW) && unit == SA_UNIT_RGU_YEARS) ||
                 (i >= C_CPU && i < C_AWARD && ((i - C_CPU) % 4 == 0 ? unit == SA_UNIT_GPU_HOURS : years)))

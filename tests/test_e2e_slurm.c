@@ -15,6 +15,9 @@
  * = 2 GPUs x its real elapsed time, and that no unfinished job is left behind. A job that
  * burns CPU and holds memory (issue 13) has its TotalCPU and MaxRSS in the archive and in
  * `slurm-report job` as sacct prints them (jobacct_gather/linux gathers them here).
+ * `slurm-report jobs -P` and `-p` print byte for byte what `sacct -X -P` and `-p` print, every
+ * field it offers, for -j, -D and the scenario's window (issue 32); a job waiting behind one with a
+ * time limit has squeue --start's forecast in `slurm-report job` after several polls.
  *
  * The requeue is timed around a Slurm 22.05 race: slurmd refuses to launch a batch
  * job whose credential is not newer, in whole seconds, than the kill of its previous
@@ -446,6 +449,7 @@ static void check_planned(long id, const char *what, const char *state, long cod
 /* The jobs of the scenario (raw ids). */
 typedef struct {
     long ok, fail, killed, timeout, array, het, gpu, requeue, held, cancelled, burn;
+    long blocker, waiter; /* the forecast's (check_forecast) */
 } scenario_t;
 
 /* Runs `scontrol|scancel ... <verb> <id-arg>` for job id; fails the test if it fails. */
@@ -475,7 +479,8 @@ static void submit_all(scenario_t *sc)
     /* long enough to be requeued while it runs: is_running is polled every 5 s, + 3 s */
     sc->requeue = submit("requeued while running", "--requeue", "--wrap", "sleep 20", NULL);
     sc->held = submit("held, then released", "-H", "--wrap", "sleep 1", NULL);
-    sc->cancelled = submit("cancelled while pending", "--begin=now+1hour", "--wrap", "sleep 1", NULL);
+    /* eligible 30 s after its submission (sacct's windows, eligible before their end, list it from then on) */
+    sc->cancelled = submit("cancelled while pending", "--begin=now+30", "--wrap", "sleep 1", NULL);
     /* a heterogeneous job: it cannot be placed on one node here, so it is cancelled pending */
     if (cmd(&out, "sbatch", "--parsable", "-o", "/dev/null", "-n1", ":", "-n1", "--wrap", "sleep 1", NULL) != 0)
         fail_msg("sbatch of the het job failed");
@@ -522,7 +527,12 @@ static void requeue_once(long id)
     }
 }
 
-/* The scenario: submissions, a requeue, releases, cancellations, a drain; until the queue is empty. */
+static void check_forecast(scenario_t *sc);
+
+/*
+ * The scenario: submissions, a requeue, releases, cancellations, a drain; until the queue is
+ * empty; then a pending job's forecast (check_forecast), cancelled, until the queue is empty.
+ */
 static void run_scenario(scenario_t *sc)
 {
     ingest(); /* the cluster before anything happens */
@@ -547,6 +557,9 @@ static void run_scenario(scenario_t *sc)
 
     /* everything finishes (the timeout job takes 60-90 s) */
     if (!ingest_until(queue_empty, NULL, 300))
+        fail_msg("the queue did not empty");
+    check_forecast(sc);
+    if (!ingest_until(queue_empty, NULL, 60))
         fail_msg("the queue did not empty");
     sleep(2);
     ingest(); /* sacct has the last records */
@@ -888,30 +901,32 @@ static void check_drain(void)
     }
 }
 
-/* ---- slurm-report jobs against sacct (issue 23) ------------------------------------------------ */
+/* ---- slurm-report jobs against sacct (issues 23 and 32) ---------------------------------------- */
+
+/* Every field `slurm-report jobs` offers, in sacct's names. */
+#define JOBS_FIELDS "JobID,JobName,User,Account,Partition,State,ExitCode,Submit,Start,End,Elapsed,AllocTRES,NNodes," \
+                    "NodeList,Reason,Cluster"
 
 static int line_cmp(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The lines of text sorted (sacct and the listing may order ties apart), sacct's "CANCELLED by UID" as CANCELLED. */
-static char *sorted_lines(const char *text)
+/* The header line as it is, then the other lines sorted (sacct and the listing may order ties apart). */
+static char *header_then_sorted(const char *text)
 {
     char *copy = strdup(text), *save = NULL, **v = NULL, *out;
     size_t n = 0, len = 0;
 
     assert_non_null(copy);
     for (char *l = strtok_r(copy, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
-        char *by = strstr(l, " by ");
-        if (by) /* "CANCELLED by 0|...": the uid dropped */
-            memmove(by, by + 4 + strspn(by + 4, "0123456789"), strlen(by + 4 + strspn(by + 4, "0123456789")) + 1);
         v = realloc(v, (n + 1) * sizeof *v);
         assert_non_null(v);
         v[n++] = l;
         len += strlen(l) + 1;
     }
-    qsort(v, n, sizeof *v, line_cmp);
+    if (n > 1)
+        qsort(v + 1, n - 1, sizeof *v, line_cmp);
     out = calloc(1, len + 1);
     assert_non_null(out);
     for (size_t i = 0; i < n; i++) {
@@ -923,72 +938,92 @@ static char *sorted_lines(const char *text)
     return out;
 }
 
-/* slurm-report jobs -M CLUSTER ARGS -P -n -o JobID,State,ExitCode,Elapsed on the test's archive (sorted lines). */
-static char *report_jobs(const char *const *args)
+/*
+ * Runs PREFIX (NULL-terminated argv, the program first) ARGS FMT -o JOBS_FIELDS with env (may be NULL):
+ * its output, the header then the lines sorted (caller frees).
+ */
+static char *listing(const char *const *prefix, const char *const *args, const char *fmt, char **env)
 {
-    char *argv[24], db[128], env_uri[600], *o = NULL, *e = NULL, *sorted;
-    char *env[] = {env_uri, NULL};
+    char *argv[32], *out = NULL, *err = NULL, *sorted;
     int argc = 0;
+
+    for (const char *const *a = prefix; *a && argc < 12; a++)
+        argv[argc++] = (char *)*a;
+    for (const char *const *a = args; *a && argc < 26; a++)
+        argv[argc++] = (char *)*a;
+    argv[argc++] = (char *)fmt;
+    argv[argc++] = (char *)"-o";
+    argv[argc++] = (char *)JOBS_FIELDS;
+    argv[argc] = NULL;
+    if (tu_run(argv, env, &out, &err) != 0)
+        fail_msg("%s failed: %s", prefix[0], err);
+    sorted = header_then_sorted(out);
+    free(out);
+    free(err);
+    return sorted;
+}
+
+/* slurm-report jobs -M CLUSTER ARGS FMT -o JOBS_FIELDS on the test's archive (FMT -P or -p). */
+static char *report_jobs(const char *const *args, const char *fmt)
+{
+    char db[128], env_uri[600];
+    char *env[] = {env_uri, NULL};
+    const char *prefix[] = {SA_REPORT_BIN, "jobs", "-M", cluster, db, NULL};
 
     snprintf(db, sizeof db, "--db=%s", db_name);
     snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
-    argv[argc++] = (char *)SA_REPORT_BIN;
-    argv[argc++] = (char *)"jobs";
-    argv[argc++] = (char *)"-M";
-    argv[argc++] = (char *)cluster;
-    argv[argc++] = db;
-    for (const char *const *a = args; *a && argc < 18; a++)
-        argv[argc++] = (char *)*a;
-    argv[argc++] = (char *)"-P";
-    argv[argc++] = (char *)"-n";
-    argv[argc++] = (char *)"-o";
-    argv[argc++] = (char *)"JobID,State,ExitCode,Elapsed";
-    argv[argc] = NULL;
-    if (tu_run(argv, env, &o, &e) != 0)
-        fail_msg("slurm-report jobs failed: %s", e);
-    sorted = sorted_lines(o);
-    free(o);
-    free(e);
-    return sorted;
+    return listing(prefix, args, fmt, env);
 }
 
-/* sacct -X -P -n ARGS -o JobID,State,ExitCode,Elapsed (sorted lines). */
-static char *sacct_jobs(const char *a1, const char *a2, const char *a3, const char *a4, const char *a5,
-                        const char *a6)
+/* sacct -X ARGS FMT -o JOBS_FIELDS (FMT -P or -p); TZ=UTC, SLURM_TIME_FORMAT=standard (main). */
+static char *sacct_jobs(const char *const *args, const char *fmt)
 {
-    char *out, *sorted;
-    if (cmd(&out, "sacct", "-X", "-P", "-n", "-o", "JobID,State,ExitCode,Elapsed", a1, a2, a3, a4, a5, a6, NULL) != 0)
-        fail_msg("sacct failed");
-    sorted = sorted_lines(out);
-    free(out);
-    return sorted;
-}
-
-static void same_listing(const char *what, char *sacct, char *report)
-{
-    size_t lines = 0;
-    for (const char *p = report; (p = strchr(p, '\n')); p++)
-        lines++;
-    printf("  slurm-report jobs %s: %zu lines, as sacct\n", what, lines);
-    if (strstr(what, "-D"))
-        printf("%s", report); /* JobID|State|ExitCode|Elapsed, sorted */
-    if (strcmp(sacct, report) != 0)
-        fail_msg("slurm-report jobs %s differs from sacct:\nsacct:\n%sslurm-report:\n%s", what, sacct, report);
-    free(sacct);
-    free(report);
+    const char *prefix[] = {"/usr/bin/sacct", "-X", NULL};
+    return listing(prefix, args, fmt, NULL);
 }
 
 /*
- * slurm-report jobs gives the scenario's jobs as sacct does: the same JobIDs (the array's tasks 4_1 ..., the
- * het job's components 5+0, 5+1), states, exit codes and elapsed times; for -j of them, with -D (the requeued
- * job's two runs), and for the scenario's window (-S its start, -E now: sacct's window semantics).
+ * slurm-report jobs ARGS gives byte for byte what sacct -X ARGS gives, every field, with -P and
+ * with -p (the lines sorted: the order of ties is not part of the comparison). Returns how many
+ * lines the listing has (the header included).
+ */
+static size_t same_listing(const char *what, const char *const *args)
+{
+    static const char *const fmts[] = {"-P", "-p"};
+    size_t lines = 0;
+
+    for (size_t f = 0; f < 2; f++) {
+        char *want = sacct_jobs(args, fmts[f]), *got = report_jobs(args, fmts[f]);
+        if (strcmp(want, got) != 0) {
+            printf("  sacct -X %s:\n%s  slurm-report jobs %s %s:\n%s", fmts[f], want, what, fmts[f], got);
+            fail_msg("slurm-report jobs %s %s differs from sacct (above)", what, fmts[f]);
+        }
+        if (f == 0) {
+            for (const char *p = got; (p = strchr(p, '\n')); p++)
+                lines++;
+            printf("  slurm-report jobs %s -P: %zu lines, as sacct -X -P, byte for byte\n", what, lines);
+            if (strstr(what, "-D") && strstr(what, "-j"))
+                printf("%s", got);
+        }
+        free(want);
+        free(got);
+    }
+    return lines;
+}
+
+/*
+ * slurm-report jobs gives the scenario's jobs as sacct does, every field it offers, -P and -p: the
+ * same JobIDs (the array's tasks 4_1 ..., the het job's components 5+0, 5+1), states (CANCELLED by
+ * 0), exit codes, times (Unknown, None), TRES, nodes and reasons; for -j of them, with -D (the
+ * requeued job's two runs, each with its own submit, Reason and billing), and for the scenario's
+ * window with and without -D and with -s (sacct's window semantics, record by record).
  */
 static void check_jobs_listing(const scenario_t *sc, time_t t_begin)
 {
     const long all[] = {sc->ok, sc->fail, sc->killed, sc->timeout, sc->array, sc->het, sc->requeue,
-                        sc->held, sc->cancelled, sc->gpu, sc->burn};
+                        sc->held, sc->cancelled, sc->gpu, sc->burn, sc->blocker, sc->waiter};
     char ids[512] = "", start[32], end[32];
-    time_t now = time(NULL) + 60;
+    time_t began = time(NULL), now = began + 60;
 
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         snprintf(ids + strlen(ids), sizeof ids - strlen(ids), "%s%ld", i ? "," : "", all[i]);
@@ -996,21 +1031,101 @@ static void check_jobs_listing(const scenario_t *sc, time_t t_begin)
     strftime(end, sizeof end, "%Y-%m-%dT%H:%M:%S", gmtime(&now));
     {
         const char *a[] = {"-j", ids, NULL};
-        same_listing("-j (every job of the scenario)", sacct_jobs("-j", ids, NULL, NULL, NULL, NULL), report_jobs(a));
+        assert_true(same_listing("-j (every job of the scenario)", a) >= 15);
     }
     {
         const char *a[] = {"-j", ids, "-D", NULL};
-        same_listing("-j -D", sacct_jobs("-D", "-j", ids, NULL, NULL, NULL), report_jobs(a));
+        same_listing("-j -D", a);
     }
     {
         const char *a[] = {"-S", start, "-E", end, NULL};
-        same_listing("-S START -E END", sacct_jobs("-S", start, "-E", end, NULL, NULL), report_jobs(a));
+        same_listing("-S START -E END", a);
     }
     {
-        const char *a[] = {"-s", "F,CA,TO", "-S", start, "-E", end, NULL};
-        same_listing("-s F,CA,TO -S START -E END", sacct_jobs("-s", "F,CA,TO", "-S", start, "-E", end),
-                     report_jobs(a));
+        const char *a[] = {"-S", start, "-E", end, "-D", NULL};
+        same_listing("-S START -E END -D", a);
     }
+    {
+        const char *a[] = {"-s", "F,CA,TO,RQ", "-S", start, "-E", end, NULL};
+        same_listing("-s F,CA,TO,RQ -S START -E END", a);
+    }
+    printf("  the listings' comparison took %ld s\n", (long)(time(NULL) - began));
+}
+
+/* ---- a pending job's start forecast (issue 32) ------------------------------------------------- */
+
+/* squeue --start's forecast of a pending job ("" when it has none): %S, sacct's time format. */
+static void squeue_start(long id, char *buf, size_t n)
+{
+    char jid[32], *out = NULL;
+    snprintf(jid, sizeof jid, "%ld", id);
+    buf[0] = '\0';
+    if (cmd(&out, "squeue", "--start", "-h", "-j", jid, "-o", "%T %S", NULL) == 0 && strncmp(out, "PENDING ", 8) == 0 &&
+        out[8] >= '0' && out[8] <= '9')
+        snprintf(buf, n, "%.*s", (int)strcspn(out + 8, "\n"), out + 8);
+    free(out);
+}
+
+/*
+ * A job waits behind one with a time limit that holds both CPUs, so the scheduler forecasts its
+ * start (squeue --start). After a few polls (sacct lists the pending job every poll, its record
+ * outranking squeue's), `slurm-report job` gives squeue's forecast, in text and JSON, and `jobs -P`
+ * prints the pending job as sacct does. Then both are cancelled (blocker while it runs).
+ */
+static void check_forecast(scenario_t *sc)
+{
+    char want[64] = "", iso[128], *argv[12], *o = NULL, *e = NULL, db[128], id[32], env_uri[600];
+    char *env[] = {env_uri, NULL};
+    time_t began = time(NULL), until = began + 60;
+
+    sc->blocker = submit("holds both CPUs (-t 1)", "-c2", "-t1", "--wrap", "sleep 90");
+    sc->waiter = submit("waits for it (forecast)", "-t", "1", "--wrap", "sleep 1");
+    while (!want[0] && time(NULL) < until) {
+        sleep(2);
+        squeue_start(sc->waiter, want, sizeof want);
+    }
+    if (!want[0])
+        fail_msg("squeue --start gave no forecast for job %ld", sc->waiter);
+    ingest();
+    ingest(); /* a second poll: sacct's PENDING record again */
+    squeue_start(sc->waiter, want, sizeof want); /* the forecast the last poll saw (the backfill may move it) */
+    snprintf(iso, sizeof iso, "not yet, expected %sZ (forecast)", want);
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(id, sizeof id, "%ld", sc->waiter);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    argv[0] = (char *)SA_REPORT_BIN;
+    argv[1] = (char *)"job";
+    argv[2] = (char *)"-M";
+    argv[3] = (char *)cluster;
+    argv[4] = id;
+    argv[5] = db;
+    argv[6] = NULL;
+    if (tu_run(argv, env, &o, &e) != 0)
+        fail_msg("slurm-report job %ld failed: %s", sc->waiter, e);
+    {
+        const char *line = strstr(o, "Start:") ? strstr(o, "Start:") : o;
+        printf("  squeue --start: %s; slurm-report job: %.*s\n", want, (int)strcspn(line, "\n"), line);
+    }
+    if (!strstr(o, iso))
+        fail_msg("slurm-report job %ld does not say '%s':\n%s", sc->waiter, iso, o);
+    free(o);
+    free(e);
+    argv[6] = (char *)"--json";
+    argv[7] = NULL;
+    if (tu_run(argv, env, &o, &e) != 0)
+        fail_msg("slurm-report job %ld --json failed: %s", sc->waiter, e);
+    snprintf(iso, sizeof iso, "\"expected_start\": \"%sZ\"", want);
+    if (!strstr(o, iso))
+        fail_msg("slurm-report job %ld --json lacks %s:\n%s", sc->waiter, iso, o);
+    free(o);
+    free(e);
+    {
+        const char *a[] = {"-j", id, NULL};
+        same_listing("-j (a pending job)", a);
+    }
+    job_cmd("scancel", NULL, "%ld", sc->waiter);
+    job_cmd("scancel", NULL, "%ld", sc->blocker);
+    printf("  the forecast's check took %ld s\n", (long)(time(NULL) - began));
 }
 
 static void test_scenario(void **state)

@@ -2,7 +2,7 @@
  * test_jobdigest.c - schema/jobdoc/sa_jobdigest.c: sa_job_digest() changes with everything the
  * merge uses and stays put under what moves on its own (the scheduler's volatile extra
  * members, a running job's or step's elapsed time and usage so far, squeue's end
- * forecast), so that the job cache skips exactly the records that change nothing.
+ * forecast, the value of a pending job's start forecast), so that the job cache skips exactly the records that change nothing.
  */
 #include "testutil.h"
 
@@ -104,6 +104,35 @@ static void test_changes_seen(void **state)
     sa_job_destroy(base);
 }
 
+/*
+ * A pending job's start forecast in squeue: a forecast that moves is the scheduler's churn, but
+ * one that appears (or goes) is a change, so that the job cache lets the record through and the
+ * merge keeps it (issue 32: sacct's record of the same poll outranks squeue's).
+ */
+static void test_forecast_presence(void **state)
+{
+    sa_job_t *a = running_job(SA_SRC_SQUEUE);
+    uint64_t none, f1;
+    (void)state;
+
+    free(a->state.base);
+    a->state.base = strdup("PENDING");
+    a->start = SA_UNSET;
+    a->end = SA_UNSET;
+    none = sa_job_digest(a, "r");
+    /* squeue's start_time of a pending job, a forecast, as the parser keeps it */
+    json_object_set_new(a->extra, "expected_start", json_integer(5000));
+    f1 = sa_job_digest(a, "r");
+    assert_true(f1 != none);
+    assert_int_equal(sa_job_forecast(a), 5000);
+    json_object_set_new(a->extra, "expected_start", json_integer(5600));
+    assert_true(sa_job_digest(a, "r") == f1);
+    json_object_del(a->extra, "expected_start");
+    assert_true(sa_job_digest(a, "r") == none);
+    assert_true(sa_job_forecast(a) == SA_UNSET);
+    sa_job_destroy(a);
+}
+
 /* Once the job ended, its elapsed time and usage are final values: a change is a change. */
 static void test_final_values_count(void **state)
 {
@@ -158,6 +187,7 @@ int main(void)
         cmocka_unit_test(test_same_record_same_digest),
         cmocka_unit_test(test_volatile_ignored),
         cmocka_unit_test(test_changes_seen),
+        cmocka_unit_test(test_forecast_presence),
         cmocka_unit_test(test_final_values_count),
         cmocka_unit_test(test_members_delimited),
     };

@@ -3,8 +3,9 @@
  * fixtures/gen/v0.0.40 (one generated cluster observed at 2026-10-15T12:00:00Z: failing,
  * cancelled, timed-out, OOM, node-fail, requeued jobs, arrays 1030 and 1045, het jobs 1049 and
  * 1051; the sacct lines quoted in the comments are that fixture's sacct-P.txt) plus a job id
- * reused (9001): which jobs each filter lists, with their states, exit codes and elapsed times
- * worked out by hand from the fixture; the job lists' path byte-equal to --from-jobs; and the
+ * reused (9001) and a job cancelled in the second it was submitted (9002): which jobs and records
+ * each filter lists, with their states, exit codes, times and elapsed times worked out by hand from
+ * the fixture, in sacct's text with -p/-P; the job lists' path byte-equal to --from-jobs; and the
  * number of documents the listing read.
  */
 #include <setjmp.h>
@@ -30,7 +31,7 @@ typedef struct {
 
 static fx_t fx;
 
-/* Ingests the generated cluster as "synth" at its observation time, then a reused id (9001). */
+/* Ingests the generated cluster as "synth" at its observation time, then a reused id (9001) and 9002. */
 static int setup(void **state)
 {
     char sq[400], si[400], sa[400], extra[300];
@@ -52,7 +53,10 @@ static int setup(void **state)
                   "9001|9001|first|ann|physics|gpu|COMPLETED|0:0|2026-10-14T08:00:00|2026-10-14T08:00:00|"
                   "2026-10-14T09:00:00|2026-10-14T21:30:00|45000|cpu=8,gres/gpu:a100=2,node=1|ga001\n"
                   "9001|9001|second|bob|bio|gpu|FAILED|2:0|2026-10-15T08:00:00|2026-10-15T08:00:00|"
-                  "2026-10-15T08:10:00|2026-10-15T10:10:00|7200|cpu=4,node=1|c0001\n");
+                  "2026-10-15T08:10:00|2026-10-15T10:10:00|7200|cpu=4,node=1|c0001\n"
+                  /* cancelled in the second it was submitted: slurmdbd's record has a start, its end */
+                  "9002|9002|gone|bob|bio|gpu|CANCELLED by 0|0:0|2026-10-15T09:00:00|2026-10-15T09:00:00|"
+                  "2026-10-15T09:00:00|2026-10-15T09:00:00|0||None assigned\n");
     {
         const char *args[] = {"--squeue", sq, "--sinfo", si, "--sacct", sa, "--at", "2026-10-15T12:00:00Z", NULL};
         const char *args2[] = {"--sacct", extra, "--at", "2026-10-15T12:00:00Z", NULL};
@@ -143,7 +147,9 @@ static void test_user_state_window(void **state)
  * Without -s, sacct's window: eligible before E and not ended before S. carol from 11:15 to 11:30:
  *   1003     R, eligible 11:25                          listed
  *   1015     CD, eligible 11:51:10 (after E)            not
- *   1024     pending again (requeued), eligible 12:00:21 not
+ *   1024     pending again (requeued), eligible 12:00:21 not; but its REQUEUED run, 10:53:20 to
+ *            11:58:20 (65 min), was running in the window: that record is listed (slurmdbd windows each
+ *            record by its own times; the newest record the window selected, without -D)
  *   1045_1   CD, ended 11:10 (before S)                 not
  *   1045_2   CD, 11:01 to 11:20: 19 min                 listed
  *   1045_3   F 1:0, ended 11:58:20                      listed
@@ -157,6 +163,7 @@ static void test_window_without_states(void **state)
                        "jobid,state,exitcode,elapsed", NULL};
     (void)state;
     expect(a, "1003|RUNNING|0:0|00:30:00\n"
+              "1024|REQUEUED|0:0|01:05:00\n"
               "1045_2|COMPLETED|0:0|00:19:00\n"
               "1045_3|FAILED|1:0|00:13:20\n"
               "1045_4|RUNNING|0:0|00:06:40\n"
@@ -220,10 +227,100 @@ static void test_duplicates(void **state)
 }
 
 /*
+ * -D and the window, record by record (slurmdbd's): 1026 ran three times (sacct -D of the fixture):
+ *   REQUEUED   submit 06:26:40, eligible 06:26:40, 06:43:20 to 07:50:00
+ *   REQUEUED   submit 07:50:00, eligible 07:52:01, 08:06:40 to 09:30:00
+ *   COMPLETED  submit 09:30:00, eligible 09:32:01, 09:46:40 to 11:59:10
+ * From 09:00 to 09:20 only the second was in the window (the first had ended, the third was not yet
+ * eligible): with or without -D that line, with its own submit time. From 09:31 to 09:40 only the
+ * third (the REQUEUED runs ended before -S). -s RQ from 07:00 to 08:00: the first, whose job ended in
+ * another state. A reused id: 9001's earlier job (ann, 2026-10-14 09:00 to 21:30) is the one a window
+ * of the 14th selects, without -D too, and -j 9001 in it; without a window -j 9001 is the newer (bob).
+ */
+static void test_records_windowed(void **state)
+{
+    const char *a[] = {"-j", "1026", "-D", "-S", "2026-10-15T09:00", "-E", "2026-10-15T09:20", "-o",
+                       "jobid,state,submit,start,end", NULL};
+    const char *b[] = {"-u", "erin", "-S", "2026-10-15T09:00", "-E", "2026-10-15T09:20", "-o",
+                       "jobid,state,submit,start,end", NULL};
+    const char *c[] = {"-j", "1026", "-D", "-S", "2026-10-15T09:31", "-E", "2026-10-15T09:40", "-o",
+                       "jobid,state,submit", NULL};
+    const char *d[] = {"-s", "RQ", "-S", "2026-10-15T07:00", "-E", "2026-10-15T08:00", "-o", "jobid,state,end", NULL};
+    const char *e[] = {"--name", "first,second", "-S", "2026-10-14T10:00", "-E", "2026-10-14T12:00", "-o", "jobid,user,state",
+                       NULL};
+    const char *f[] = {"-j", "9001", "-S", "2026-10-14T10:00", "-E", "2026-10-14T12:00", "-o", "jobid,user", NULL};
+    const char *g[] = {"-j", "9001", "-o", "jobid,user", NULL};
+    (void)state;
+    expect(a, "1026|REQUEUED|2026-10-15T07:50:00|2026-10-15T08:06:40|2026-10-15T09:30:00\n");
+    expect(b, "1026|REQUEUED|2026-10-15T07:50:00|2026-10-15T08:06:40|2026-10-15T09:30:00\n"
+              "1061|COMPLETED|2026-10-15T06:47:08|2026-10-15T07:40:06|2026-10-15T11:10:10\n");
+    expect(c, "1026|COMPLETED|2026-10-15T09:30:00\n");
+    expect(d, "1026|REQUEUED|2026-10-15T07:50:00\n");
+    expect(e, "9001|ann|COMPLETED\n");
+    expect(f, "9001|ann\n");
+    expect(g, "9001|bob\n");
+}
+
+/*
+ * -p/-P are sacct's text (sacct -X -P with SLURM_TIME_FORMAT=standard, UTC): the header names the fields
+ * as sacct does, whatever case -o gave; times without a zone; a time not yet known "Unknown", the start of
+ * a job that ended without starting "None" (1011, cancelled while pending); "CANCELLED by <uid>" (1010,
+ * 1011); a pending job's NNodes the nodes it asked for (1017: 4); AllocTRES sorted as text
+ * (gres/gpu:h100=1 before gres/gpu=2), memory in Slurm's units (2097152 MiB: 2T); each run of a requeued
+ * job with its own submit, Reason and billing (1024: the REQUEUED run, then the pending incarnation).
+ * The table, CSV and JSON keep ISO-8601 UTC, null for an unknown time and the base state.
+ */
+static void test_sacct_text(void **state)
+{
+    const char *a[] = {"-j", "1004,1010,1011,1017,1024,1055", "-D", "-P", "-o",
+                       "jobid,State,SUBMIT,start,End,nnodes,alloctres,NodeList,reason", NULL};
+    const char *b[] = {"-j", "1011", "-p", "-o", "JobID,Start,Elapsed", NULL};
+    const char *c[] = {"-j", "1011", "--json", "-o", "jobid,state,start", NULL};
+    char *out = NULL;
+    (void)state;
+    if (!fx.client)
+        skip();
+    assert_int_equal(jobs(a, false, &out, NULL), 0);
+    assert_string_equal(out,
+                        "JobID|State|Submit|Start|End|NNodes|AllocTRES|NodeList|Reason\n"
+                        "1004|RUNNING|2026-10-15T10:25:00|2026-10-15T10:30:00|Unknown|2|"
+                        "billing=224,cpu=96,gres/gpu:h100=16,gres/gpu=16,mem=2T,node=2|gh[001-002]|None\n"
+                        "1010|CANCELLED by 10010|2026-10-15T11:48:50|2026-10-15T11:50:50|2026-10-15T11:57:30|1|"
+                        "billing=4,cpu=4,mem=8G,node=1|c0013|None\n"
+                        "1011|CANCELLED by 10011|2026-10-15T11:26:40|None|2026-10-15T11:56:40|1||None assigned|"
+                        "Resources\n"
+                        "1017|PENDING|2026-10-15T11:40:00|Unknown|Unknown|4||None assigned|Resources\n"
+                        "1024|REQUEUED|2026-10-15T10:36:40|2026-10-15T10:53:20|2026-10-15T11:58:20|1|"
+                        "billing=2,cpu=2,mem=4G,node=1|c0013|None\n"
+                        "1024|PENDING|2026-10-15T11:58:20|Unknown|Unknown|1||None assigned|BeginTime\n"
+                        "1055|RUNNING|2026-10-15T11:33:20|2026-10-15T11:38:20|Unknown|1|"
+                        "billing=24,cpu=8,gres/gpu:h100=1,gres/gpu:h200=1,gres/gpu=2,mem=64G,node=1|gz01|None\n");
+    free(out);
+    assert_int_equal(jobs(b, false, &out, NULL), 0);
+    assert_string_equal(out, "JobID|Start|Elapsed|\n1011|None|00:00:00|\n");
+    free(out);
+    assert_int_equal(jobs(c, false, &out, NULL), 0);
+    assert_non_null(strstr(out, "\"state\": \"CANCELLED\""));
+    assert_non_null(strstr(out, "\"start\": null"));
+    free(out);
+    {
+        const char *d[] = {"-j", "1010", "-o", "jobid,submit,state", NULL};
+        expect(d, "1010|2026-10-15T11:48:50|CANCELLED by 10010\n"); /* -P -n, and --from-jobs the same */
+    }
+    {
+        /* a job that never ran but whose sacct record has a start (cancelled in the second it was submitted) */
+        const char *e[] = {"-j", "9002", "-o", "jobid,state,start,end,elapsed,nodelist", NULL};
+        expect(e, "9002|CANCELLED by 0|2026-10-15T09:00:00|2026-10-15T09:00:00|00:00:00|None assigned\n");
+    }
+}
+
+/*
  * The job lists' path equals the documents' for every filter here and for the whole day, every field;
- * and it reads what the answer needs: alice's failures read 2 job documents (after the lists), the
- * whole day's listing 72: the 69 jobs it lists (9001 included), and 1018, 1019 and 1065, which wait on a
- * dependency or are held: never eligible (squeue's eligible_time 0), so not listed, as in sacct.
+ * and it reads what the answer needs: alice's failures (-s F,OOM) read 1 job document (after the lists);
+ * with NF, which is also how Slurm ends an incarnation it requeues, every one of her 7 jobs (ended since
+ * -S, or live) may hold such a record and is read; the whole day's listing 73: the 70 jobs it lists (9001, 9002
+ * included), and 1018, 1019 and 1065, which wait on a dependency or are held: never eligible (squeue's
+ * eligible_time 0), so not listed, as in sacct.
  */
 static void test_lists_equal_documents(void **state)
 {
@@ -234,6 +331,8 @@ static void test_lists_equal_documents(void **state)
         {"-s", "CA,TO,OOM", "-S", "2026-10-15", NULL},
         {"-r", "gpu,long", "-S", "2026-10-12", "--name", "train,forever,relax", NULL},
         {"-A", "chem", "-S", "2026-10-01", "-D", NULL},
+        {"-s", "RQ,NF", "-S", "2026-10-15T07:00", "-E", "2026-10-15T11:00", "-D", NULL},
+        {"-S", "2026-10-15T09:00", "-E", "2026-10-15T09:20", NULL},
     };
     char *out = NULL, *err = NULL;
     (void)state;
@@ -257,16 +356,21 @@ static void test_lists_equal_documents(void **state)
         free(o[1]);
     }
     {
-        const char *a[] = {"-u", "alice", "-s", "F,NF", "-S", "2026-10-15", "-E", "2026-10-16", "-v", "-P", NULL};
+        const char *a[] = {"-u", "alice", "-s", "F,OOM", "-S", "2026-10-15", "-E", "2026-10-16", "-v", "-P", NULL};
+        const char *b[] = {"-u", "alice", "-s", "F,NF", "-S", "2026-10-15", "-E", "2026-10-16", "-v", "-P", NULL};
         assert_int_equal(jobs(a, false, &out, &err), 0);
-        assert_non_null(strstr(err, "job list document(s) by _id, then 2 job document(s) by _id"));
+        assert_non_null(strstr(err, "job list document(s) by _id, then 1 job document(s) by _id"));
+        free(out);
+        free(err);
+        assert_int_equal(jobs(b, false, &out, &err), 0);
+        assert_non_null(strstr(err, "job list document(s) by _id, then 7 job document(s) by _id"));
         free(out);
         free(err);
     }
     {
         const char *a[] = {"-S", "2026-10-15", "-E", "2026-10-16", "--json", NULL};
         assert_int_equal(jobs(a, false, &out, NULL), 0);
-        assert_non_null(strstr(out, "\"job_documents\": 72"));
+        assert_non_null(strstr(out, "\"job_documents\": 73"));
         assert_non_null(strstr(out, "\"jobid\": \"1030_[15-100%10]\""));
         assert_null(strstr(out, "\"jobid\": \"1018\""));
         assert_null(strstr(out, "\"jobid\": \"1065\""));
@@ -362,6 +466,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_user_state_window),    cmocka_unit_test(test_window_without_states),
         cmocka_unit_test(test_named_arrays_and_het), cmocka_unit_test(test_duplicates),
+        cmocka_unit_test(test_records_windowed),     cmocka_unit_test(test_sacct_text),
         cmocka_unit_test(test_lists_equal_documents), cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_empty_listing),        cmocka_unit_test(test_unknown_names),
     };

@@ -41,6 +41,22 @@ static void int_eq(const char *what, int64_t got, int64_t want, int64_t job_id)
                  (long long)want);
 }
 
+static double jnum(const json_t *o, const char *key, double def)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_number(v) ? json_number_value(v) : def;
+}
+
+/* The other TRES of the view ({name, value} pairs) are those of the document's array. */
+static void other_eq(const char *what, const sa_jobview_tres_t *got, size_t n, const json_t *want, int64_t id)
+{
+    int_eq(what, (int64_t)n, (int64_t)json_array_size(want), id);
+    for (size_t k = 0; k < n; k++) {
+        str_eq(what, got[k].name, jstr(json_array_get(want, k), "name"), id);
+        str_eq(what, got[k].value, jstr(json_array_get(want, k), "value"), id);
+    }
+}
+
 /* The runs of the view are those of the document, with their GPUs by type and exit codes. */
 static void check_runs(const sa_jobview_t *v, const json_t *doc, int64_t id)
 {
@@ -59,6 +75,9 @@ static void check_runs(const sa_jobview_t *v, const json_t *doc, int64_t id)
         int_eq("runs[].gpus", r->gpus, jint(d, "gpus", 0), id);
         int_eq("runs[].exit.code", r->exit_code, jint(exit, "code", -1), id);
         int_eq("runs[].exit.signal", r->exit_signal, jint(exit, "signal", -1), id);
+        str_eq("runs[].reason", r->reason, jstr(d, "reason"), id);
+        int_eq("runs[].billing (x1000)", (int64_t)(r->billing * 1000), (int64_t)(jnum(d, "billing", -1) * 1000), id);
+        other_eq("runs[].other", r->other, r->nother, json_object_get(d, "other"), id);
         int_eq("runs[].gpus_by_type", (int64_t)r->ngpu_types, (int64_t)json_array_size(gbt), id);
         for (size_t k = 0; k < r->ngpu_types; k++) {
             str_eq("runs[].gpus_by_type[].type", r->gpu_types[k].type, jstr(json_array_get(gbt, k), "type"), id);
@@ -69,7 +88,7 @@ static void check_runs(const sa_jobview_t *v, const json_t *doc, int64_t id)
 
 typedef struct {
     sa_jobview_t view; /* one view for every document: its buffers are reused */
-    size_t docs, runs, gpu_types, history;
+    size_t docs, runs, gpu_types, history, reasons, others, cancelled_by;
 } ctx_t;
 
 /* Reads one merged document through BSON into the view and compares. */
@@ -95,6 +114,11 @@ static void check_doc(const json_t *doc, const char *where, void *vctx)
     int_eq("job_id", v->job_id, id, id);
     int_eq("gpus", v->gpus, jint(doc, "gpus", 0), id);
     int_eq("req.gpus", v->req_gpus, jint(json_object_get(doc, "req"), "gpus", 0), id);
+    int_eq("req.nodes", v->req_nodes, jint(json_object_get(doc, "req"), "nodes", SA_UNSET), id);
+    other_eq("alloc.other", v->alloc_other, v->nalloc_other, json_object_get(json_object_get(doc, "alloc"), "other"),
+             id);
+    str_eq("extra.cancelled_by", v->cancelled_by, jstr(json_object_get(doc, "extra"), "cancelled_by"), id);
+    str_eq("slurm.source", v->source, jstr(json_object_get(doc, "slurm"), "source"), id);
     int_eq("final", v->final, sa_job_state_is_final(jstr(doc, "state")), id);
     int_eq("submit", v->submit, jint(doc, "submit", SA_UNSET), id);
     int_eq("start", v->start, jint(doc, "start", SA_UNSET), id);
@@ -113,8 +137,13 @@ static void check_doc(const json_t *doc, const char *where, void *vctx)
     c->docs++;
     c->runs += v->nruns;
     c->history += v->nhistory;
-    for (size_t i = 0; i < v->nruns; i++)
+    for (size_t i = 0; i < v->nruns; i++) {
         c->gpu_types += v->runs[i].ngpu_types;
+        c->reasons += v->runs[i].reason != NULL;
+        c->others += v->runs[i].nother;
+    }
+    c->others += v->nalloc_other;
+    c->cancelled_by += v->cancelled_by != NULL;
     bson_destroy(&b);
 }
 
@@ -126,9 +155,10 @@ static void test_merged_fixtures(void **state)
     sa_jobview_init(&c.view);
     n = tu_merge_fixtures(check_doc, &c);
     assert_int_equal(n, c.docs);
-    printf("  %zu documents (%zu runs, %zu GPU types of runs, %zu history entries) read back exactly\n", c.docs,
-           c.runs, c.gpu_types, c.history);
-    assert_true(c.docs > 100 && c.gpu_types > 50);
+    printf("  %zu documents (%zu runs, %zu GPU types of runs, %zu history entries, %zu runs' reasons, %zu other TRES, "
+           "%zu cancelled_by) read back exactly\n",
+           c.docs, c.runs, c.gpu_types, c.history, c.reasons, c.others, c.cancelled_by);
+    assert_true(c.docs > 100 && c.gpu_types > 50 && c.reasons > 50 && c.cancelled_by > 0);
     sa_jobview_clear(&c.view);
 }
 
@@ -178,12 +208,44 @@ static void test_edges(void **state)
     assert_int_equal(v.nhistory, 0);
     bson_destroy(b);
 
+    /* the other TRES of alloc and of the runs, alloc first (a document written in another order) */
+    b = BCON_NEW("alloc", "{", "billing", BCON_INT32(2), "other", "[", "{", "name", "energy", "value", "12", "}", "]",
+                 "}", "runs", "[", "{", "start", BCON_INT64(1000), "billing", BCON_DOUBLE(1.5), "reason", "BeginTime",
+                 "other", "[", "{", "name", "license/a", "value", "1", "}", "{", "name", "fs/disk", "value", "3",
+                 "}", "]", "}", "{", "start", BCON_INT64(2000), "}", "{", "start", BCON_INT64(3000), "other", "[",
+                 "{", "name", "energy", "value", "7", "}", "]", "}", "]", "req", "{", "nodes", BCON_INT32(3), "}",
+                 "extra", "{", "expected_start", BCON_INT64(4000), "cancelled_by", "1000", "}");
+    assert_true(sa_jobview_read(&v, b, &err));
+    assert_true(v.alloc_billing == 2.0);
+    assert_int_equal(v.nalloc_other, 1);
+    assert_string_equal(v.alloc_other[0].name, "energy");
+    assert_string_equal(v.alloc_other[0].value, "12");
+    assert_int_equal(v.nruns, 3);
+    assert_true(v.runs[0].billing == 1.5 && v.runs[1].billing == -1);
+    assert_string_equal(v.runs[0].reason, "BeginTime");
+    assert_null(v.runs[1].reason);
+    assert_int_equal(v.runs[0].nother, 2);
+    assert_string_equal(v.runs[0].other[1].name, "fs/disk");
+    assert_string_equal(v.runs[0].other[1].value, "3");
+    assert_int_equal(v.runs[1].nother, 0);
+    assert_null(v.runs[1].other);
+    assert_int_equal(v.runs[2].nother, 1);
+    assert_string_equal(v.runs[2].other[0].value, "7");
+    assert_int_equal(v.req_nodes, 3);
+    assert_int_equal(v.expected_start, 4000);
+    assert_string_equal(v.cancelled_by, "1000");
+    bson_destroy(b);
+
     /* a read replaces everything of the one before */
     b = BCON_NEW("cluster", BCON_INT32(5), "runs", BCON_UTF8("not an array"));
     assert_true(sa_jobview_read(&v, b, &err));
     assert_false(v.has_id || v.has_runs || v.final);
     assert_null(v.cluster);
     assert_int_equal(v.nruns, 0);
+    assert_int_equal(v.nalloc_other, 0);
+    assert_null(v.alloc_other);
+    assert_null(v.cancelled_by);
+    assert_true(v.req_nodes == SA_UNSET);
     bson_destroy(b);
     sa_jobview_clear(&v);
 }

@@ -1187,9 +1187,18 @@ static void test_cli_conventions(void **state)
     {
         const char *m[] = {"--month", "2026-09", "-M", "beta", "-t", "min", "-n", NULL};
         const char *pc[] = {"--month", "2026-09", "-M", "beta", "-t", "Percent", "-n", NULL};
+        /* -P -t minutes: the minutes alone, whole, as sreport -t minutes prints them (issue 32) */
+        const char *mp[] = {"--month", "2026-09", "-M", "beta", "-t", "minutes", "-P", "-T", "gres/gpu,cpu", NULL};
         assert_int_equal(run_ds(m, &out, &err), 0);
         expect_in(out, "beta  physics      1440.0\n");
         expect_in(out, "beta  (total)      1620.0\n");
+        free(out);
+        free(err);
+        assert_int_equal(run_ds(mp, &out, &err), 0);
+        /* 201: 1 GPU and 8 CPUs x 24 h = 1440 GPU-minutes, 11520 core-minutes; 202: 3 h, 180 and 1440 */
+        assert_string_equal(out, "cluster|account|gpu_minutes|core_minutes\n"
+                                 "beta|lab,\"q\"<b>&|180|1440\n"
+                                 "beta|physics|1440|11520\n");
         free(out);
         free(err);
         assert_int_equal(run_ds(pc, &out, &err), 2);

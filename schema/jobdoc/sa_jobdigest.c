@@ -5,7 +5,8 @@
  * Every member of the record is fed to FNV-1a in a fixed order, each prefixed by a tag
  * and its length so that adjacent members cannot run into each other. Left out: what
  * Slurm rewrites without the job changing (sa_jobdoc_volatile_extra, an unfinished
- * job's end forecast in squeue, the elapsed time and the usage so far (CPU time, memory,
+ * job's end forecast in squeue, the value of a pending job's start forecast (whether it
+ * has one counts: a forecast that appears is merged), the elapsed time and the usage so far (CPU time, memory,
  * I/O, energy, and the TRESUsage entries kept in its extra) of a job or step still
  * running: they grow every poll, and the final values come with the record that ends
  * it); the observation time is not part of a
@@ -236,6 +237,8 @@ uint64_t sa_job_digest(const sa_job_t *rec, const char *salt)
     feed_int(&hs, '1', rec->submit);
     feed_int(&hs, '2', rec->eligible);
     feed_int(&hs, '3', live_squeue && pending ? SA_UNSET : rec->start);
+    if (sa_job_forecast(rec) != SA_UNSET)
+        feed_tag(&hs, 'f'); /* a pending job's start forecast: that it has one counts, not its value */
     feed_int(&hs, '4', live_squeue ? SA_UNSET : rec->end);
     feed_int(&hs, '5', sa_job_state_is_final(rec->state.base) ? rec->elapsed : SA_UNSET); /* grows while running */
     feed_int(&hs, '6', rec->time_limit);

@@ -141,15 +141,24 @@ static const char *const current_keys[] = {
     "time_limit_unlimited", "nodes", "node_count", "cpus", "req", "alloc", "gpus", "gpu_types",
     "requeue_allowed", "slurm", "extra", NULL};
 
-/* The current-fields part of a document (everything but history, runs, seen, ids). */
+/*
+ * The current-fields part of a document (everything but history, runs, seen, ids). A
+ * pending job's start forecast is squeue's alone: a record that does not know it (sacct's
+ * PENDING record of the same incarnation) keeps the stored one; it goes when the job
+ * starts (a record that is not PENDING) or when squeue's own record says none.
+ */
 static void set_current_fields(json_t *doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx)
 {
     bool live_squeue = rec->source == SA_SRC_SQUEUE && !sa_job_state_is_final(rec->state.base);
     bool pending = rec->state.base && strcmp(rec->state.base, "PENDING") == 0;
-    json_t *alloc;
+    json_t *alloc, *forecast = NULL;
 
+    if (pending && !live_squeue && rec->submit != SA_UNSET && sa_jobdoc_int(doc, "submit") == rec->submit)
+        forecast = json_incref(json_object_get(doc, "expected_start"));
     for (const char *const *k = current_keys; *k; k++)
         json_object_del(doc, *k);
+    if (forecast)
+        json_object_set_new(doc, "expected_start", forecast);
 
     set_str(doc, "job_id_display", rec->job_id_display);
     if (rec->array_job_id != SA_UNSET) {
@@ -848,6 +857,14 @@ static json_t *run_json(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
     json_object_set(r, "gpus", json_object_get(alloc, "gpus"));
     if (json_object_get(alloc, "gpus_by_type"))
         json_object_set(r, "gpus_by_type", json_object_get(alloc, "gpus_by_type"));
+    /* the rest of the incarnation's AllocTRES and why it waited (sacct's Reason), as its own
+     * record of sacct -D prints them: an earlier run's are not the job's current ones */
+    if (json_object_get(alloc, "billing"))
+        json_object_set(r, "billing", json_object_get(alloc, "billing"));
+    if (json_object_get(alloc, "other"))
+        json_object_set(r, "other", json_object_get(alloc, "other"));
+    if (rec->source != SA_SRC_SQUEUE)
+        set_str(r, "reason", rec->reason);
     set_run_gpu_type(r, alloc, rec);
     if (sa_job_state_is_final(rec->state.base)) {
         set_exit(r, "exit", rec->exit_code, rec->exit_signal, rec->exit_reliable);
@@ -921,6 +938,11 @@ static void run_fill(json_t *better, const json_t *other)
         json_object_get(other, "gpu_type")) {
         json_object_set(better, "gpu_type", json_object_get(other, "gpu_type"));
         json_object_set(better, "gpu_type_source", json_object_get(other, "gpu_type_source"));
+    }
+    /* sacct's Reason, billing and other TRES of the run when the better one (squeue's) lacks them */
+    for (const char *const *k = (const char *const[]){"reason", "billing", "other", NULL}; *k; k++) {
+        if (!json_object_get(better, *k) && json_object_get(other, *k))
+            json_object_set(better, *k, json_object_get(other, *k));
     }
     if (!json_object_get(better, "steps") && json_object_get(other, "steps"))
         json_object_set(better, "steps", json_object_get(other, "steps"));
@@ -1056,12 +1078,19 @@ const char *const sa_jobdoc_volatile_extra[] = {"priority", "priority_by_partiti
                                                 NULL};
 static const char *const volatile_fields[] = {"expected_start", "expected_end", NULL};
 
-/* A shallow copy of doc without its volatile members (new reference). */
+/*
+ * A shallow copy of doc without the values of its volatile members (new reference):
+ * whether a pending job has a start forecast at all stays (a forecast that appears or
+ * goes is a change, as in sa_job_digest; a forecast that moves is not).
+ */
 static json_t *without_volatile(const json_t *doc)
 {
     json_t *c = json_copy((json_t *)doc), *extra = json_object_get(c, "extra");
+    bool forecast = json_object_get(c, "expected_start") != NULL;
     for (const char *const *v = volatile_fields; *v; v++)
         json_object_del(c, *v);
+    if (forecast)
+        json_object_set_new(c, "expected_start", json_true());
     if (json_is_object(extra)) {
         json_t *e = json_copy(extra);
         for (const char *const *v = sa_jobdoc_volatile_extra; *v; v++)
@@ -1120,6 +1149,32 @@ char *sa_jobdoc_superseded_id(const char *cluster, int64_t job_id, int64_t submi
     if (asprintf(&id, "%s:%lld:%lld", cluster, (long long)job_id, (long long)(submit == SA_UNSET ? 0 : submit)) < 0)
         return NULL;
     return id;
+}
+
+/*
+ * squeue's record of a pending job that ranks below the stored observation (sacct's record
+ * of the same poll outranks squeue's, and sacct lists a pending job every poll) still gives
+ * the job's start forecast, which only squeue knows, when the document has none: a record
+ * of the document's incarnation (same submit) while the document says PENDING. A forecast
+ * the document has is refreshed with the job's next real change (volatile, above).
+ */
+static void merge_forecast(json_t *doc, const sa_job_t *rec)
+{
+    const char *state = get_str(doc, "state");
+    int64_t forecast = sa_job_forecast(rec);
+    if (forecast == SA_UNSET || rec->submit == SA_UNSET || !state || strcmp(state, "PENDING") != 0 ||
+        sa_jobdoc_int(doc, "submit") != rec->submit || json_object_get(doc, "expected_start"))
+        return;
+    set_int(doc, "expected_start", forecast);
+}
+
+int64_t sa_job_forecast(const sa_job_t *rec)
+{
+    const json_t *v = rec->extra ? json_object_get(rec->extra, "expected_start") : NULL;
+    if (rec->source != SA_SRC_SQUEUE || !rec->state.base || strcmp(rec->state.base, "PENDING") != 0 ||
+        !json_is_integer(v))
+        return SA_UNSET;
+    return (int64_t)json_integer_value(v);
 }
 
 static json_t *new_doc(const sa_job_t *rec, const sa_obs_ctx_t *ctx)
@@ -1231,8 +1286,8 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
             json_object_set_new(merged, "_merge", key_json(&key));
             json_decref(before);
         }
-    } else if (key_cmp(&key, &old_key) == 0) {
-        tie_wins(&merged, rec, ctx);
+    } else if (key_cmp(&key, &old_key) < 0 || !tie_wins(&merged, rec, ctx)) {
+        merge_forecast(merged, rec);
     }
     merge_job_exit(merged, "exit", rec->exit_code, rec->exit_signal, rec, ctx);
     merge_job_exit(merged, "derived_exit", rec->derived_exit_code, rec->derived_exit_signal, rec, ctx);

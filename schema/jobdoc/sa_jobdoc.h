@@ -81,9 +81,16 @@ char *sa_jobdoc_superseded_id(const char *cluster, int64_t job_id, int64_t submi
  * Members of "extra" that Slurm's scheduler rewrites every cycle (priority, last
  * evaluation, planned nodes), NULL-terminated. With expected_start and expected_end
  * they are left out of the change test: a merge that would change only them changes
- * nothing, and sa_job_digest ignores them.
+ * nothing, and sa_job_digest ignores them (but for whether a pending job has a start
+ * forecast at all: one that appears or goes is a change).
  */
 extern const char *const sa_jobdoc_volatile_extra[];
+
+/*
+ * The start forecast of a pending job that squeue's record gives (its start_time, kept in
+ * the record's extra "expected_start"), epoch seconds; SA_UNSET for any other record.
+ */
+int64_t sa_job_forecast(const sa_job_t *rec);
 
 /*
  * A 64-bit digest of everything in a record that the merge uses, except the volatile

@@ -150,6 +150,13 @@ const sa_jobfield_t sa_jobfields[] = {
     {"runs[].node_count", "long", "the number of the run's nodes"},
     {"runs[].cpus", "long", "the CPUs allocated to the run"},
     {"runs[].mem_mb", "long", "the memory allocated to the run, MiB"},
+    {"runs[].billing", "double", "the billing weight allocated to the run"},
+    {"runs[].other", "array", "the run's allocated TRES the model does not name, as alloc.other"},
+    {"runs[].other[]", "object", "one such TRES"},
+    {"runs[].other[].name", "string", "the TRES name as Slurm printed it"},
+    {"runs[].other[].value", "string", "its value as Slurm printed it"},
+    {"runs[].reason", "string", "why the run's incarnation waited: sacct's Reason of its record (absent when only "
+                                "squeue saw the run)"},
     {"runs[].gpus", "long", "the GPUs allocated to the run (0: CPU-only)"},
     {"runs[].gpus_by_type", "array", "the run's GPUs by type, present when runs[].gpus > 0"},
     {"runs[].gpus_by_type[]", "object", "one GPU type and its count"},

@@ -27,6 +27,7 @@ void sa_jobview_clear(sa_jobview_t *v)
     free(v->hist_buf);
     free(v->gpu_buf);
     free(v->step_buf);
+    free(v->other_buf);
     memset(v, 0, sizeof *v);
 }
 
@@ -73,6 +74,35 @@ static bool read_gpu_types(sa_jobview_t *v, const bson_iter_t *it, size_t *ngpu,
         if (!SA_VEC_GROW(v->gpu_buf, v->gpu_cap, *ngpu, 1, 8))
             return false;
         v->gpu_buf[(*ngpu)++] = g;
+        (*count)++;
+    }
+    return true;
+}
+
+/*
+ * Appends an array of {name, value} (alloc.other, runs[].other) to the view's buffer
+ * (*n entries so far), counting them in *count; pointers are set once the document is
+ * read (the buffer may move).
+ */
+static bool read_other(sa_jobview_t *v, const bson_iter_t *it, size_t *n, size_t *count)
+{
+    bson_iter_t a, e;
+    if (!BSON_ITER_HOLDS_ARRAY(it) || !bson_iter_recurse(it, &a))
+        return true;
+    while (bson_iter_next(&a)) {
+        sa_jobview_tres_t t = {NULL, NULL};
+        if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &e))
+            continue;
+        while (bson_iter_next(&e)) {
+            const char *k = bson_iter_key(&e);
+            if (key_is(k, "name"))
+                t.name = sa_bson_iter_str(&e, NULL);
+            else if (key_is(k, "value"))
+                t.value = sa_bson_iter_str(&e, NULL);
+        }
+        if (!SA_VEC_GROW(v->other_buf, v->other_cap, *n, 1, 8))
+            return false;
+        v->other_buf[(*n)++] = t;
         (*count)++;
     }
     return true;
@@ -241,6 +271,7 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
     memset(r, 0, sizeof *r);
     r->start = r->end = r->node_count = r->cpus = r->submit = r->eligible = SA_UNSET;
     r->elapsed_s = r->mem_mb = SA_UNSET;
+    r->billing = -1;
     r->exit_code = r->exit_signal = -1;
     sa_stats_init(&r->usage);
     read_prom(NULL, &r->prom); /* absent until read */
@@ -279,6 +310,18 @@ static bool read_run(sa_jobview_t *v, bson_iter_t *it, sa_jobview_run_t *r, size
             if (key_is(k, "usage"))
                 read_usage(it, &r->usage);
             break;
+        case 'b':
+            if (key_is(k, "billing"))
+                r->billing = iter_num(it, -1);
+            break;
+        case 'o':
+            if (key_is(k, "other") && !read_other(v, it, &v->other_used, &r->nother))
+                return false;
+            break;
+        case 'r':
+            if (key_is(k, "reason"))
+                r->reason = sa_bson_iter_str(it, NULL);
+            break;
         case 'g':
             if (key_is(k, "gpus"))
                 r->gpus = sa_bson_iter_int(it, 0);
@@ -312,6 +355,7 @@ static bool read_runs(sa_jobview_t *v, const bson_iter_t *it)
     bson_iter_t a, r;
     size_t ngpu = 0, nstep = 0, n = 0, off = 0, soff = 0;
 
+    v->run_other_off = v->other_used;
     v->has_runs = BSON_ITER_HOLDS_ARRAY(it) && bson_iter_recurse(it, &a);
     while (v->has_runs && bson_iter_next(&a)) {
         if (!BSON_ITER_HOLDS_DOCUMENT(&a) || !bson_iter_recurse(&a, &r))
@@ -325,6 +369,7 @@ static bool read_runs(sa_jobview_t *v, const bson_iter_t *it)
         v->run_buf[i].gpu_types = v->run_buf[i].ngpu_types ? v->gpu_buf + off : NULL;
     for (size_t i = 0; i < n; soff += v->run_buf[i].nsteps, i++)
         v->run_buf[i].steps = v->run_buf[i].nsteps ? v->step_buf + soff : NULL;
+    /* the other TRES' pointers: sa_jobview_read, once alloc's are read too */
     v->runs = v->run_buf;
     v->nruns = n;
     return true;
@@ -376,7 +421,7 @@ static void read_seen(sa_jobview_t *v, const bson_iter_t *it)
     }
 }
 
-/* Reads req {gpus, mem_mb, cpus}. */
+/* Reads req {gpus, mem_mb, cpus, nodes}. */
 static void read_req(sa_jobview_t *v, const bson_iter_t *it)
 {
     bson_iter_t r;
@@ -390,19 +435,25 @@ static void read_req(sa_jobview_t *v, const bson_iter_t *it)
             v->req_mem_mb = sa_bson_iter_int(&r, SA_UNSET);
         else if (key_is(k, "cpus"))
             v->req_cpus = sa_bson_iter_int(&r, SA_UNSET);
+        else if (key_is(k, "nodes"))
+            v->req_nodes = sa_bson_iter_int(&r, SA_UNSET);
     }
 }
 
-/* Reads alloc {billing}. */
-static void read_alloc(sa_jobview_t *v, const bson_iter_t *it)
+/* Reads alloc {billing, other}. */
+static bool read_alloc(sa_jobview_t *v, const bson_iter_t *it)
 {
     bson_iter_t r;
     if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &r))
-        return;
+        return true;
+    v->alloc_other_off = v->other_used;
     while (bson_iter_next(&r)) {
         if (key_is(bson_iter_key(&r), "billing") && (BSON_ITER_HOLDS_DOUBLE(&r) || BSON_ITER_HOLDS_INT(&r)))
             v->alloc_billing = BSON_ITER_HOLDS_DOUBLE(&r) ? bson_iter_double(&r) : (double)sa_bson_iter_int(&r, 0);
+        else if (key_is(bson_iter_key(&r), "other") && !read_other(v, &r, &v->other_used, &v->nalloc_other))
+            return false;
     }
+    return true;
 }
 
 /* Resets everything a read sets (the buffers stay). */
@@ -414,6 +465,11 @@ static void reset(sa_jobview_t *v)
     v->job_id = SA_UNSET;
     v->gpus = v->req_gpus = 0;
     v->alloc_billing = -1;
+    v->alloc_other = NULL;
+    v->nalloc_other = v->other_used = v->run_other_off = v->alloc_other_off = 0;
+    v->req_nodes = SA_UNSET;
+    v->cancelled_by = NULL;
+    v->source = NULL;
     v->req_mem_mb = v->req_cpus = v->cpus = v->restart_cnt = v->time_limit_min = v->elapsed_s = SA_UNSET;
     v->name = v->job_id_display = v->nodes = NULL;
     v->exit_code = v->exit_signal = -1;
@@ -441,13 +497,22 @@ static void read_pair(bson_iter_t *it, const char *ka, int64_t *a, const char *k
     }
 }
 
-/* extra.expected_start (epoch seconds), which archives written before expected_start was a date hold. */
+/*
+ * extra.expected_start (epoch seconds), which archives written before expected_start was
+ * a date hold; extra.cancelled_by (sacct's "CANCELLED by <uid>").
+ */
 static void read_extra(sa_jobview_t *v, bson_iter_t *it)
 {
     bson_iter_t child;
-    if (BSON_ITER_HOLDS_DOCUMENT(it) && bson_iter_recurse(it, &child) &&
-        bson_iter_find(&child, "expected_start") && v->expected_start == SA_UNSET)
-        v->expected_start = sa_bson_iter_time(&child);
+    if (!BSON_ITER_HOLDS_DOCUMENT(it) || !bson_iter_recurse(it, &child))
+        return;
+    while (bson_iter_next(&child)) {
+        const char *k = bson_iter_key(&child);
+        if (key_is(k, "expected_start") && v->expected_start == SA_UNSET)
+            v->expected_start = sa_bson_iter_time(&child);
+        else if (key_is(k, "cancelled_by"))
+            v->cancelled_by = sa_bson_iter_str(&child, NULL);
+    }
 }
 
 /* One top-level member whose name starts with a-p (the rest: read_member_q_z). */
@@ -458,7 +523,7 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
         if (key_is(k, "account"))
             v->account = sa_bson_iter_str(it, NULL);
         else if (key_is(k, "alloc"))
-            read_alloc(v, it);
+            return read_alloc(v, it);
         else if (key_is(k, "array"))
             read_pair(it, "job_id", &v->array_job_id, "task_id", &v->array_task_id);
         break;
@@ -555,6 +620,11 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->submit = sa_bson_iter_time(it);
         else if (key_is(k, "seen"))
             read_seen(v, it);
+        else if (key_is(k, "slurm") && BSON_ITER_HOLDS_DOCUMENT(it)) {
+            bson_iter_t child;
+            if (bson_iter_recurse(it, &child) && bson_iter_find(&child, "source"))
+                v->source = sa_bson_iter_str(&child, NULL);
+        }
         break;
     case 'u':
         if (key_is(k, "user"))
@@ -588,5 +658,9 @@ bool sa_jobview_read(sa_jobview_t *v, const bson_t *doc, sa_error_t *error)
         }
     }
     v->final = sa_job_state_is_final(v->state);
+    /* the other TRES' pointers, now that the buffer no longer moves: the runs' are consecutive */
+    for (size_t i = 0, off = v->run_other_off; i < v->nruns; off += v->run_buf[i].nother, i++)
+        v->run_buf[i].other = v->run_buf[i].nother ? v->other_buf + off : NULL;
+    v->alloc_other = v->nalloc_other ? v->other_buf + v->alloc_other_off : NULL;
     return true;
 }

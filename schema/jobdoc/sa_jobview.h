@@ -36,6 +36,11 @@ typedef struct {
     int64_t count;
 } sa_jobview_gpu_t;
 
+/* One allocated TRES the model does not name (alloc.other[], runs[].other[]), as Slurm printed it. */
+typedef struct {
+    const char *name, *value; /* NULL when absent */
+} sa_jobview_tres_t;
+
 /* One step of a run (runs[].steps[]). */
 typedef struct {
     const char *id, *name, *state, *nodes; /* NULL when absent */
@@ -76,6 +81,10 @@ typedef struct {
     int exit_code, exit_signal; /* -1 when absent */
     int64_t elapsed_s;      /* SA_UNSET when absent (still running) */
     int64_t mem_mb;         /* allocated memory, SA_UNSET when absent */
+    double billing;         /* runs[].billing, -1 when absent */
+    const sa_jobview_tres_t *other; /* runs[].other, in the document's order */
+    size_t nother;
+    const char *reason;     /* runs[].reason: why the run's incarnation waited (sacct's Reason), NULL when absent */
     sa_stats_t usage;       /* runs[].usage (absent members: sa_model.h) */
     sa_jobview_prom_t prom; /* runs[].prom */
     const sa_jobview_step_t *steps; /* runs[].steps, in the document's order */
@@ -103,6 +112,11 @@ typedef struct {
     int64_t req_mem_mb;     /* memory asked for, the job's total: req.mem_mb (SA_UNSET when absent) */
     int64_t req_cpus;       /* req.cpus (SA_UNSET when absent) */
     double alloc_billing;   /* alloc.billing, the billing weight allocated (-1 when absent) */
+    const sa_jobview_tres_t *alloc_other; /* alloc.other, in the document's order */
+    size_t nalloc_other;
+    int64_t req_nodes;      /* req.nodes, the nodes asked for (SA_UNSET when absent) */
+    const char *cancelled_by; /* extra.cancelled_by: the uid sacct's "CANCELLED by <uid>" named, NULL when absent */
+    const char *source;     /* slurm.source: the source of the record behind the current fields, NULL when absent */
     const char *name, *job_id_display, *nodes; /* NULL when absent */
     int64_t cpus, restart_cnt, time_limit_min, elapsed_s; /* SA_UNSET when absent */
     bool time_limit_unlimited; /* time_limit_unlimited: true */
@@ -129,6 +143,8 @@ typedef struct {
     size_t run_cap, hist_cap, gpu_cap;
     sa_jobview_step_t *step_buf;
     size_t step_cap;
+    sa_jobview_tres_t *other_buf; /* the runs' and alloc's other TRES, in the order read */
+    size_t other_cap, other_used, run_other_off, alloc_other_off;
 } sa_jobview_t;
 
 void sa_jobview_init(sa_jobview_t *v);
