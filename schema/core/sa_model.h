@@ -305,6 +305,8 @@ typedef struct {
     int gpu_config;
     int64_t gpu_config_at;  /* CARRIED: the time of what it was carried from (a per-node observation, a
                              * --node-config record, or the start of an interval carried before); else SA_UNSET */
+    /* where cpus_alloc/idle/other (and cpus_total) come from (sa_node_cpu_config_t) */
+    int cpu_config;
     json_t *extra;
 } sa_node_t;
 
@@ -326,6 +328,21 @@ typedef enum {
 
 /* "observed", "carried", "unknown". */
 const char *sa_node_gpu_config_name(int c);
+
+/*
+ * Where a node record's CPU counts come from:
+ * - OBSERVED: Slurm printed this node's own (scontrol, sinfo -N, a one-node sinfo group, or
+ *   a group whose CPUs are all in one state: all allocated, all idle or all other);
+ * - SPLIT: the node is in a grouped `sinfo --json` record whose CPUs are in several states:
+ *   cpus_alloc, cpus_idle and cpus_other (and cpus_total when the group's nodes differ) are
+ *   the node's share of the group's sums, split evenly over its nodes: exact summed over the
+ *   group (whose nodes share one state), not per node.
+ * CPU counts Slurm did not say at all are SA_UNSET (OBSERVED).
+ */
+typedef enum {
+    SA_NODE_CPUS_OBSERVED = 0,
+    SA_NODE_CPUS_SPLIT = 1,
+} sa_node_cpu_config_t;
 
 sa_node_t *sa_node_new(void);
 void sa_node_destroy(sa_node_t *node);

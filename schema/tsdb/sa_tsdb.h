@@ -35,7 +35,7 @@
 #include "sa_model.h"
 
 /* PRAGMA user_version of the schema this code writes (schema/tsdb/timeseries.sql). */
-#define SA_TSDB_SCHEMA_VERSION 3
+#define SA_TSDB_SCHEMA_VERSION 4
 /* PRAGMA application_id marking our databases: 'SATS'. */
 #define SA_TSDB_APPLICATION_ID 0x53415453
 /* Snapshots further apart than this leave a gap (unknown time) between them. */
@@ -253,6 +253,10 @@ typedef struct {
     const char *group;  /* node / partition / GPU type name; NULL for BY_STATE (and no-GPU nodes) */
     double node_hours;
     double cpu_hours_total, cpu_hours_alloc, cpu_hours_idle, cpu_hours_other;
+    /* Of cpu_hours_total: the CPUs of nodes whose counts are their grouped sinfo record's sums split
+     * over its nodes (attr.cpu_config), and of nodes whose allocated CPUs nobody said (a grouped
+     * sinfo record whose sums could not be split: counted in none of alloc, idle, other) */
+    double cpu_hours_split, cpu_hours_unknown;
     double gpu_hours_total, gpu_hours_used, gpu_hours_idle; /* idle = total - used */
     bool stranded;             /* sa_tsdb_state_strands(state, cpu_hours_total, cpu_hours_idle) */
     double gpu_hours_stranded; /* gpu_hours_idle when stranded, else 0 */
@@ -302,6 +306,7 @@ typedef struct {
     int64_t cpus_total, cpus_alloc, cpus_idle, cpus_other, mem_total_mb, mem_alloc_mb; /* SA_UNSET */
     int64_t start;          /* start of the interval the node is in */
     int gpu_config;         /* sa_node_gpu_config_t: where gpus come from */
+    int cpu_config;         /* sa_node_cpu_config_t: where the CPU counts come from */
     size_t ngpus;
     const struct sa_tsdb_gpu {
         const char *type;

@@ -212,7 +212,7 @@ typedef struct {
     int64_t group; /* node id / partition id / GPU type id / 0 */
     bool has_group;
     int64_t state_id;
-    int64_t node_s, cpu_s[4], gpu_total_s, gpu_used_s;
+    int64_t node_s, cpu_s[6], gpu_total_s, gpu_used_s; /* cpu_s: total, alloc, idle, other, split, unknown */
     int64_t unknown_s, carried_s, use_unknown_s; /* gpu_config: node seconds unknown; GPU seconds carried */
     const char *gname, *sname;
 } hacc_t;
@@ -260,6 +260,10 @@ static void hacc_add(hacc_t *h, const attr_t *a, int64_t d, const agpu_t *gpu, b
     h->cpu_s[1] += tsdb_known(a->cpus_alloc) * d;
     h->cpu_s[2] += tsdb_known(a->cpus_idle) * d;
     h->cpu_s[3] += tsdb_known(a->cpus_other) * d;
+    if (a->cpu_config == SA_NODE_CPUS_SPLIT)
+        h->cpu_s[4] += tsdb_known(a->cpus_total) * d;
+    if (a->cpus_alloc == SA_UNSET) /* how they were used, nobody said (a grouped sinfo record) */
+        h->cpu_s[5] += tsdb_known(a->cpus_total) * d;
     for (size_t g = 0; g < a->ngpus; g++) {
         if (gpu && gpu != &a->gpus[g])
             continue;
@@ -470,6 +474,8 @@ static bool hours_emit(sa_tsdb_t *db, hours_t *h, sa_tsdb_hours_cb cb, void *ctx
             .cpu_hours_alloc = x->cpu_s[1] / 3600.0,
             .cpu_hours_idle = x->cpu_s[2] / 3600.0,
             .cpu_hours_other = x->cpu_s[3] / 3600.0,
+            .cpu_hours_split = x->cpu_s[4] / 3600.0,
+            .cpu_hours_unknown = x->cpu_s[5] / 3600.0,
             .gpu_hours_total = x->gpu_total_s / 3600.0,
             .gpu_hours_used = x->gpu_used_s / 3600.0,
             .gpu_hours_idle = (x->gpu_total_s - x->gpu_used_s - x->use_unknown_s) / 3600.0,
@@ -608,6 +614,7 @@ static bool fill_node(sa_tsdb_t *db, const attr_t *a, sa_tsdb_node_t *node, node
     }
     node->ngpus = a->ngpus;
     node->gpu_config = (int)a->gpu_config;
+    node->cpu_config = (int)a->cpu_config;
     node->gpus = nb->gpus;
     return true;
 }
