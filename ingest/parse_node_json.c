@@ -511,6 +511,38 @@ static bool group_names_gpus(const json_t *gres)
 }
 
 /*
+ * What a group of several nodes says of each: its CPU sums into *cg (split or given once
+ * every group is in, resolve_group_cpus), whether its nodes may have GPUs nobody said, and
+ * the group itself, kept in proto's extra "sinfo_groups" (its sums and first-node values
+ * are not any node's).
+ */
+static bool several_nodes(const json_t *group, const char *partition, const json_t *cpus, const json_t *gres,
+                          sa_node_t *proto, cpu_group_t *cg, sa_error_t *error)
+{
+    static const char *const sum_keys[4] = {"allocated", "idle", "other", "total"};
+    json_t *arr;
+
+    for (int k = 0; k < 4; k++) {
+        if (!sub_count(cpus, "cpus", sum_keys[k], &cg->sum[k], error))
+            return false;
+    }
+    if (group_names_gpus(gres))
+        proto->gpu_config = SA_NODE_GPUS_UNKNOWN;
+    arr = json_array();
+    if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
+        json_decref(arr);
+        return sa_error_nomem(error);
+    }
+    if (!(proto->extra = json_object())) {
+        json_decref(arr);
+        return sa_error_nomem(error);
+    }
+    if (json_object_set_new(proto->extra, "sinfo_groups", arr) != 0)
+        return sa_error_nomem(error);
+    return true;
+}
+
+/*
  * Reads one sinfo group into *proto (a node record without a name, holding what the
  * group says about each member; see the comment above struct sa_sinfo_acc) and its
  * expanded member names into *names; for a group of several nodes, what it says of
@@ -570,30 +602,10 @@ static bool group_to_proto(const json_t *group, const char *partition, sa_node_t
         return false;
 
     if (!single) {
-        /* group sums and first-node values: kept as the group said them, not per node */
-        json_t *arr;
-        static const char *const sum_keys[4] = {"allocated", "idle", "other", "total"};
         cg->n = names->n;
         cg->listed = total_nodes;
         cg->node_total = cmin != SA_UNSET && cmin == cmax ? cmin : SA_UNSET;
-        for (int k = 0; k < 4; k++) {
-            if (!sub_count(cpus, "cpus", sum_keys[k], &cg->sum[k], error))
-                return false;
-        }
-        if (group_names_gpus(gres))
-            proto->gpu_config = SA_NODE_GPUS_UNKNOWN;
-        arr = json_array();
-        if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
-            json_decref(arr);
-            return sa_error_nomem(error);
-        }
-        if (!(proto->extra = json_object())) {
-            json_decref(arr);
-            return sa_error_nomem(error);
-        }
-        if (json_object_set_new(proto->extra, "sinfo_groups", arr) != 0)
-            return sa_error_nomem(error);
-        return true;
+        return several_nodes(group, partition, cpus, gres, proto, cg, error);
     }
 
     /* one node: the group's values are that node's */

@@ -175,7 +175,7 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_GAP_INS] = "INSERT OR REPLACE INTO gap (cluster_id, start, end) VALUES (?1, ?2, ?3)",
     [S_GAP_LAST_END] = "SELECT max(end) FROM gap WHERE cluster_id = ?1 AND end <= ?2",
     [S_GAPS_ALL] = "SELECT start, end FROM gap WHERE cluster_id = ?1 ORDER BY start",
-    [S_GAPS_RANGE] = "SELECT start, end FROM gap WHERE cluster_id = ?1 AND start < ?3 AND end > ?2",
+    [S_GAPS_RANGE] = "SELECT start, end FROM gap WHERE cluster_id = ?1 AND start < ?3 AND end > ?2 ORDER BY start",
     [S_IV_AT] = "SELECT start, attr_id FROM node_interval WHERE node_id = ?1 AND start <= ?2"
                 " ORDER BY start DESC LIMIT 1",
     [S_IV_PUT] = "INSERT OR REPLACE INTO node_interval (node_id, start, attr_id) VALUES (?1, ?2, ?3)",
