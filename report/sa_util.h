@@ -28,6 +28,7 @@ typedef struct {
     bool exact;       /* the runs' (the archive has the cluster); false: not known, the snapshots' are used */
     char *why;        /* not exact: why (no archive given; the archive's message) */
     int64_t as_of;    /* the cluster's last observation of its jobs (usage's as-of); SA_UNSET when not read */
+    bool lists;       /* exact, and its rollups' started and job lists are there (not --from-jobs, built) */
     int64_t h0;       /* the start of the window's first hour (floored to the hour) */
     size_t nh;        /* hours */
     double *res[SA_UR_N]; /* per hour (nh each): CPUs, memory, all GPUs */

@@ -199,6 +199,7 @@ static bool read_sums(const sa_report_opts_t *o, sa_rdb_t *db, const sa_strv_t *
             continue;
         out[i].exact = true;
         out[i].as_of = u.as_of[c];
+        out[i].lists = !o->from_jobs && u.clusters.v[c].rollup_version >= SA_ROLLUP_VERSION;
         for (int r = 0; ok && r < SA_UR_N; r++)
             ok = (out[i].res[r] = calloc(out[i].nh ? out[i].nh : 1, sizeof *out[i].res[r])) != NULL;
         for (size_t k = 0; ok && k < u.s.nacc; k++) {
@@ -259,7 +260,7 @@ bool sa_util_read_alloc(const sa_report_opts_t *o, const sa_strv_t *clusters, sa
     }
     ok = read_sums(o, db, clusters, named, spans, nsp, b, nb, out, docs, error);
     for (size_t i = 0; ok && planned && i < clusters->n; i++)
-        ok = !out[i].exact || sa_util_read_planned(o, db, spans[i], nsp[i], &out[i], docs, error);
+        ok = !out[i].lists || sa_util_read_planned(o, db, spans[i], nsp[i], &out[i], docs, error);
 done:
     for (size_t i = 0; spans && i < clusters->n; i++)
         free(spans[i]);

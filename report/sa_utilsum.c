@@ -104,7 +104,10 @@ static void planned_notes(const char *cluster, const sa_util_t *u, const sa_uall
     json_object_set_new(jc, "planned_cpu_hours", json_real(u->planned / 3600.0));
     json_object_set_new(jc, "planned_raw_cpu_hours", json_real(u->planned_raw / 3600.0));
     if (!u->has_planned) {
-        sa_rpreamble_add(p, "%s: planned not counted: the pending jobs are known from the archive only", cluster);
+        sa_rpreamble_add(p, "%s: planned not counted: %s", cluster,
+                         a->exact ? "it is read from the rollups' started and job lists (not with --from-jobs, nor "
+                                    "before slurm-ingest has built them)"
+                                  : "the pending jobs are known from the archive only");
         return;
     }
     sa_rpreamble_add(p, "%s: planned %.2f CPU-hours of the %.2f the pending jobs waited (the rest was more than the "
