@@ -54,7 +54,7 @@ static void usage(FILE *out)
           "\n"
           "Reports:\n"
           "  usage (default)      GPU time per cluster, account, user, GPU type; against awards with --allocations\n"
-          "  utilization          GPU and CPU time by exact node state and GPU type (time series); stranded GPUs\n"
+          "  utilization          GPU and CPU time by exact node state and GPU type (time series; allocated: the runs)\n"
           "  health               vanished running jobs, reused job ids, stale ingest, failed ingest runs\n"
           "                       (exit status 9 when a check fails)\n"
           "  current              jobs of the latest snapshot, finished jobs since a time; nodes, CPUs, GPUs and\n"
@@ -89,8 +89,8 @@ static void usage(FILE *out)
           "                           core-, GB- and billing-hours/years; runs without GPUs count for cpu, mem,\n"
           "                           billing; top ranks by the first\n"
           "  --top N                  top: N users and N accounts per cluster (default 10)\n"
-          "  --summary                utilization: capacity by class (allocated, idle, stranded, down, planned\n"
-          "                           down, reserved, unknown), 100 % a row, per cluster, CPUs, GPUs, GPU type\n"
+          "  --summary                utilization: capacity by class (allocated, idle, planned, stranded, down,\n"
+          "                           planned_down, reserved, unknown), 100 % a row: CPUs, memory, GPUs, GPU type\n"
           "  --unit UNIT              gpu-hours, gpu-years or rgu-years\n"
           "  --year-days N            days in a GPU-year (default 365: 8760 GPU-hours)\n"
           "  --rgu-weights FILE       RGU weights instead of the built-in table (schema/rgu-weights.json)\n"
@@ -308,7 +308,7 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case O_ALLOC: o->allocations_path = arg; break;
     case O_RGU: o->rgu_weights_path = arg; break;
     case O_MONGO: o->mongo_uri = arg; break;
-    case O_DB: o->db_name = arg; break;
+    case O_DB: o->db_name = arg; o->db_given = true; break;
     case O_SQLITE: o->sqlite_path = arg; break;
     case O_SQLITE_DIR: o->sqlite_dir = arg; break;
     case O_DELIM: o->delimiter = arg; break;

@@ -83,6 +83,7 @@ typedef struct {
     /* where the data is */
     const char *mongo_uri;   /* never printed */
     const char *db_name;     /* default "slurm" */
+    bool db_given;           /* --db was given (utilization reads the archive only when one is named) */
     const char *sqlite_path; /* NULL: /var/lib/slurm-ingest/CLUSTER.sqlite when it exists */
     const char *sqlite_dir;  /* directory of the per-cluster default (tests); NULL: /var/lib/slurm-ingest */
     /* what */
@@ -111,7 +112,8 @@ typedef struct {
     sa_rdoc_cb doc_cb;
     void *doc_ctx;
     /* internal views of the site (not on the command line) */
-    bool stranded_only;                  /* utilization: the stranded GPU-hours alone, with their reason */
+    bool unusable_only;                  /* utilization: the GPU types' rows with unusable GPU-hours alone (free but
+                                            not idle: stranded, down, planned down, reserved), with their reason */
     /* efficiency and job */
     double idle_threshold;               /* efficiency: a run under this GPU utilisation % is idle (5) */
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */

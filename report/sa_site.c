@@ -561,7 +561,7 @@ typedef struct {
     unsigned by;
     const char *account;  /* -A; NULL: every account */
     bool awards;          /* with the site's --allocations */
-    bool stranded;        /* utilization: the stranded GPUs alone */
+    bool unusable;        /* utilization: the GPUs nobody could use alone */
     bool tres;            /* usage: CPU and memory next to the GPUs (-T gres/gpu,cpu,mem) */
 } section_t;
 
@@ -591,7 +591,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     o.ncolumns = 0;
     o.doc_cb = on_doc;
     o.doc_ctx = pg;
-    o.stranded_only = sec->stranded;
+    o.unusable_only = sec->unusable;
     o.ntres = 0;
     if (sec->tres) {
         o.tres[o.ntres++] = SA_TRES_GPU;
@@ -635,12 +635,12 @@ static int64_t month_end(int64_t m, int64_t now)
     return now > m && now < e ? now : e;
 }
 
-/* The stranded GPUs' columns on the pages. */
-#define STRANDED_COLS "cluster,gpu_type,state,stranded_reason,gpu_stranded_hours,gpu_hours,class"
+/* The columns of the GPUs nobody could use on the pages. */
+#define UNUSABLE_COLS "cluster,gpu_type,state,reason,gpu_unusable_hours,gpu_hours,class"
 
 /*
  * Usage against awards, efficiency, queue waits by partition, utilization by exact state
- * and stranded GPUs of [start, end) for cluster c.
+ * and the idle GPUs nobody could use of [start, end) for cluster c.
  */
 static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, const char *when,
                            sa_error_t *error)
@@ -649,25 +649,25 @@ static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64
     section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false, false};
     section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false, false};
     section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false, false};
-    section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true, false};
+    section_t str = {S_UTIL, "unusable", h3, UNUSABLE_COLS, start, end, 0, NULL, false, true, false};
     section_t waits = {S_WAITS, "waits", h5, NULL, start, end, SA_BY_PARTITION, NULL, false, false, false};
 
     snprintf(h1, sizeof h1, "GPU usage%s, %s", pg->s->o->allocations_path ? " against the awards" : " by account", when);
     snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
-    snprintf(h3, sizeof h3, "Stranded GPUs, %s", when);
+    snprintf(h3, sizeof h3, "Idle GPUs nobody could use, and why, %s", when);
     snprintf(h4, sizeof h4, "What the allocated GPUs and CPUs did (runs that ended), %s", when);
     snprintf(h5, sizeof h5, "Queue waits by partition (runs that started), %s", when);
     if (!section(pg, c->name, &use, error) || !section(pg, c->name, &eff, error) ||
         !section(pg, c->name, &waits, error))
         return false;
     if (!c->has_series) {
-        para(pg, "meta", "No time series for this cluster: no utilization and no stranded GPUs.");
+        para(pg, "meta", "No time series for this cluster: no utilization and no idle GPUs nobody could use.");
         return true;
     }
     return section(pg, c->name, &util, error) && section(pg, c->name, &str, error);
 }
 
-/* CLUSTER/YYYY-MM: the month's usage, efficiency, queue waits, utilization and stranded GPUs. */
+/* CLUSTER/YYYY-MM: the month's usage, efficiency, queue waits, utilization and the GPUs nobody could use. */
 static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_error_t *error)
 {
     page_t pg;

@@ -26,6 +26,13 @@
  * Made eligible again in the second of the requeue, the second run fails at once, so
  * the test waits 2 s after the requeue before `scontrol update starttime=now`.
  *
+ * With SA_E2E_SREPORT_HOUR=1 (issue 32) the scenario runs inside one whole UTC hour that the
+ * series covers (the test ingests every 30 s from before the hour to after it), and
+ * `utilization --summary` is compared with `sreport cluster Utilization` of that hour once
+ * slurmdbd has rolled it up: allocated CPU- and GPU-seconds exactly, the capacity
+ * (sreport's Reported), and down, planned down, planned and idle within what the polls and
+ * the rule's documented differences allow (up to two hours; off by default).
+ *
  * Skipped (exit 77, saying why) when the cluster cannot be brought up here, and in
  * the sanitizer build unless SLURM_E2E_ASAN=1 (the scenario takes minutes; it runs
  * once per test run, in the release build).
@@ -1128,12 +1135,148 @@ static void check_forecast(scenario_t *sc)
     printf("  the forecast's check took %ld s\n", (long)(time(NULL) - began));
 }
 
+/* ---- utilization against sreport (issue 32; SA_E2E_SREPORT_HOUR=1) ------------------------------ */
+
+/* Ingests every 30 s until `until`. */
+static void ingest_till(time_t until)
+{
+    while (time(NULL) < until) {
+        ingest();
+        sleep(30);
+    }
+    ingest();
+}
+
+/* One TRES line of `sreport cluster Utilization` in seconds. */
+typedef struct {
+    double alloc, down, pdown, idle, planned, reported;
+} sreport_t;
+
+/*
+ * sreport -t seconds cluster Utilization of [h0, h1) for tres ("cpu", "gres/gpu"); false until
+ * slurmdbd has rolled the hour up (Reported 0 or no line).
+ */
+static bool sreport_hour(time_t h0, time_t h1, const char *tres, sreport_t *r)
+{
+    char start[64], end[64], topt[64], *out = NULL;
+    struct tm tm;
+    bool ok;
+
+    strftime(start, sizeof start, "start=%Y-%m-%dT%H:%M:%S", gmtime_r(&h0, &tm));
+    strftime(end, sizeof end, "end=%Y-%m-%dT%H:%M:%S", gmtime_r(&h1, &tm));
+    snprintf(topt, sizeof topt, "-T%s", tres);
+    if (cmd(&out, "sreport", "-n", "-P", "-t", "seconds", topt, "cluster", "Utilization", start, end,
+            "format=Allocated,Down,PlannedDown,Idle,Planned,Reported", NULL) != 0) {
+        free(out);
+        return false;
+    }
+    ok = sscanf(out, "%lf|%lf|%lf|%lf|%lf|%lf", &r->alloc, &r->down, &r->pdown, &r->idle, &r->planned,
+                &r->reported) == 6 && r->reported > 0;
+    free(out);
+    return ok;
+}
+
+/* utilization --summary -t hours of [h0, h1) as JSON (caller frees). */
+static json_t *summary_hour(time_t h0, time_t h1)
+{
+    char start[64], end[64], sqlite[300], db[128], env_uri[600], *o = NULL, *e = NULL;
+    char *env[] = {env_uri, NULL};
+    char *argv[] = {(char *)SA_REPORT_BIN, (char *)"utilization", (char *)"--summary", (char *)"-t", (char *)"hours",
+                    (char *)"--json", (char *)"-M", (char *)cluster, (char *)"-S", start, (char *)"-E", end, sqlite,
+                    db, NULL};
+    json_t *j;
+
+    sa_time_format(h0, start, sizeof start);
+    sa_time_format(h1, end, sizeof end);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    if (tu_run(argv, env, &o, &e) != 0)
+        fail_msg("slurm-report utilization --summary failed: %s", e);
+    j = json_loads(o, 0, NULL);
+    assert_non_null(j);
+    free(o);
+    free(e);
+    return j;
+}
+
+/* The summary's row of resource res ("cpu", "gpu" with type "*"), its class key (e.g. "allocated") in seconds. */
+static double summary_s(const json_t *j, const char *res, const char *cls)
+{
+    char key[64];
+    const json_t *row;
+    size_t i;
+
+    snprintf(key, sizeof key, "%s_hours", cls);
+    json_array_foreach(json_object_get(j, "rows"), i, row) {
+        if (strcmp(json_string_value(json_object_get(row, "resource")), res) == 0 &&
+            strcmp(json_string_value(json_object_get(row, "gpu_type")), "*") == 0)
+            return json_number_value(json_object_get(row, key)) * 3600;
+    }
+    return 0;
+}
+
+/*
+ * The hour [h0, h0 + 3600) of utilization against sreport's, once slurmdbd has it: allocated
+ * exactly (the runs' TRES x their seconds, both sides; a second of rounding), the capacity
+ * (Reported) to 1 %, down and planned down within the polls (30 s of every CPU or GPU, each
+ * state change), planned within 10 % (the rollups keep the allocated CPUs of a run that
+ * started, slurmdbd counts ReqCPUS), idle what is left.
+ */
+static void check_sreport_hour(time_t h0)
+{
+    static const char *const tres[2][2] = {{"cpu", "cpu"}, {"gres/gpu", "gpu"}};
+    time_t h1 = h0 + 3600, deadline = h1 + 1800;
+    json_t *j;
+
+    ingest_till(h1 + 30);
+    j = summary_hour(h0, h1);
+    for (int t = 0; t < 2; t++) {
+        sreport_t r;
+        double cap = 0, alloc = summary_s(j, tres[t][1], "allocated"), slack;
+        while (!sreport_hour(h0, h1, tres[t][0], &r)) {
+            if (time(NULL) > deadline)
+                fail_msg("sreport has no rolled-up hour %ld for %s after 30 minutes", (long)h0, tres[t][0]);
+            sleep(30);
+        }
+        for (const char *const *c = (const char *const[]){"allocated", "idle", "planned", "stranded", "down",
+                                                           "planned_down", "reserved", "unknown", NULL};
+             *c; c++)
+            cap += summary_s(j, tres[t][1], *c);
+        slack = 4 * 30 * cap / 3600; /* four state changes of every CPU or GPU, 30 s apart */
+        printf("  hour %ld %s: sreport allocated %.0f down %.0f plnd down %.0f idle %.0f planned %.0f reported %.0f;"
+               " utilization allocated %.0f down %.0f planned down %.0f idle %.0f planned %.0f capacity %.0f\n",
+               (long)h0, tres[t][0], r.alloc, r.down, r.pdown, r.idle, r.planned, r.reported, alloc,
+               summary_s(j, tres[t][1], "down"), summary_s(j, tres[t][1], "planned_down"),
+               summary_s(j, tres[t][1], "idle"), summary_s(j, tres[t][1], "planned"), cap);
+        if (fabs(alloc - r.alloc) > 1.5)
+            fail_msg("%s allocated: utilization %.0f s, sreport %.0f s", tres[t][0], alloc, r.alloc);
+        if (fabs(cap - r.reported) > 0.01 * r.reported)
+            fail_msg("%s capacity: utilization %.0f s, sreport %.0f s", tres[t][0], cap, r.reported);
+        if (fabs(summary_s(j, tres[t][1], "down") + summary_s(j, tres[t][1], "planned_down") - r.down - r.pdown) >
+            slack)
+            fail_msg("%s down: utilization %.0f s, sreport %.0f s", tres[t][0],
+                     summary_s(j, tres[t][1], "down") + summary_s(j, tres[t][1], "planned_down"), r.down + r.pdown);
+        if (fabs(summary_s(j, tres[t][1], "planned") - r.planned) > 0.1 * r.planned + 1.5)
+            fail_msg("%s planned: utilization %.0f s, sreport %.0f s", tres[t][0], summary_s(j, tres[t][1], "planned"),
+                     r.planned);
+    }
+    json_decref(j);
+}
+
 static void test_scenario(void **state)
 {
     scenario_t sc;
-    time_t t_begin = time(NULL);
+    time_t t_begin = time(NULL), h0 = 0;
     (void)state;
 
+    if (getenv("SA_E2E_SREPORT_HOUR")) {
+        /* the scenario inside one whole UTC hour the series covers: from the next hour, ingested from before it */
+        h0 = t_begin - t_begin % 3600 + 3600;
+        printf("  SA_E2E_SREPORT_HOUR: waiting for %ld (%ld s), ingesting every 30 s\n", (long)h0, (long)(h0 - t_begin));
+        ingest_till(h0 + 5);
+        t_begin = time(NULL);
+    }
     run_scenario(&sc);
     check_jobs(&sc);
     check_requeued(sc.requeue);
@@ -1143,6 +1286,10 @@ static void test_scenario(void **state)
     check_usage(sc.burn);
     check_nothing_unfinished();
     check_drain();
+    if (h0)
+        check_sreport_hour(h0);
+    else
+        printf("  utilization against sreport cluster Utilization: not run (SA_E2E_SREPORT_HOUR=1 runs it: up to 2 h)\n");
 }
 
 /* ---- the untyped variant (issue 15) ---------------------------------------------------------- */

@@ -127,6 +127,8 @@ static void check_doc(const json_t *doc, const char *where, void *vctx)
     int_eq("vanished_at", v->vanished_at, jint(doc, "vanished_at", SA_UNSET), id);
     int_eq("seen.first", v->seen_first, jint(seen, "first", SA_UNSET), id);
     int_eq("seen.last", v->seen_last, jint(seen, "last", SA_UNSET), id);
+    str_eq("reservation", v->reservation, jstr(doc, "reservation"), id);
+    str_eq("array.task_string", v->array_tasks, jstr(json_object_get(doc, "array"), "task_string"), id);
     assert_true(v->has_runs && v->has_history);
     check_runs(v, doc, id);
     int_eq("history", (int64_t)v->nhistory, (int64_t)json_array_size(hist), id);

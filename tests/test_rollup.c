@@ -631,8 +631,8 @@ static void test_older_time_series_migrated(void **state)
         assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
     }
     assert_int_equal(sqlite3_open(sqlite, &ts), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(ts, "DROP TABLE sched_rpc; DROP TABLE rpc_name; PRAGMA user_version = 2", NULL,
-                                  NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(ts, "DROP TABLE sched_rpc; DROP TABLE rpc_name; ALTER TABLE attr DROP COLUMN cpu_config;"
+                                  " PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(ts);
     write_sacct_900(sacct);
     {
@@ -642,7 +642,7 @@ static void test_older_time_series_migrated(void **state)
     assert_int_equal(sqlite3_open_v2(sqlite, &ts, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_prepare_v2(ts, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    assert_int_equal(sqlite3_column_int(st, 0), 4);
     sqlite3_finalize(st);
     sqlite3_close(ts);
     h100_in_both(uri, db, dir, sqlite, "alpha");

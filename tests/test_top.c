@@ -238,13 +238,22 @@ static void test_award_core_years(void **state)
 
 /*
  * utilization --summary: alpha from 2026-09-20T00:00 to 02:00 (2 h of
- * report-nodes-alpha-b.txt). CPUs: 368 x 2 = 736 core-hours of capacity; allocated 64
- * (gpu01) + 16 (gpu02) + 4 (mig01) + 128 (cpu01) = 212 x 2 = 424 (57.61 %); down: gpu03
- * (IDLE+DRAIN) 64 + gpux1 (DOWN) 16 = 80 x 2 = 160 (21.74 %); idle 48 + 28 = 76 x 2 = 152
- * (20.65 %). GPUs: 18 x 2 = 36 GPU-hours; allocated 2 + 4 + 1 = 7 x 2 = 14 (38.89 %);
- * stranded: gpu01's 2 idle a100 on an ALLOCATED node, x 2 = 4 (11.11 %); down: gpu03's 4
- * h100 and gpux1's 2, x 2 = 12 (33.33 %); idle: mig01's 3 x 2 = 6 (16.67 %). Each row adds
- * to 100.
+ * report-nodes-alpha-b.txt, every 5 min: the series knows the whole window). The one run in
+ * it: 108 (bob, the second job of that id) on gpu01 from 00:10 to 02:10, 2 a100, 16 CPUs,
+ * 128 GiB, eligible at 00:00.
+ * CPUs: 368 x 2 = 736 core-hours of capacity; allocated 16 x 1 h 50 min = 29.33 (3.99 %);
+ * planned (slurmdbd's rule: eligible 00:00, started 00:10) 16 x 10 min = 2.67 (0.36 %);
+ * down: gpu03 (IDLE+DRAIN) 64 + gpux1 (DOWN) 16 = 80 x 2 = 160 (21.74 %); idle the rest,
+ * 736 - 29.33 - 2.67 - 160 = 544 (73.91 %).
+ * Memory: 3375 GB x 2 = 6750 GB-hours; allocated 128 x 1.8333 = 234.67 (3.48 %).
+ * GPUs: 18 x 2 = 36 GPU-hours; allocated 2 x 1.8333 = 3.67 (10.19 %): usage's (below).
+ * The snapshots saw 7 GPUs in use (gpu01's 2 a100, gpu02's 4 h100, mig01's 1): 14
+ * GPU-hours, more than the runs had, so each state keeps 3.67 / 14 of what it was seen
+ * with: ALLOCATED (gpu01) 4 x 0.262 = 1.05, its other 6.95 stranded (19.31 %: no free CPU);
+ * MIXED (gpu02, mig01) 10 x 0.262 = 2.62, 16 - 2.62 = 13.38 idle (37.17 %); down gpu03's 4
+ * h100 and gpux1's 2: 12 (33.33 %). Each row adds to 100.
+ * By type: a100 8 GPU-hours, 3.67 allocated (45.83 %), 4.33 stranded (54.17 %); h100 16,
+ * none allocated: gpu02's 8 idle, gpu03's 8 down.
  */
 static void test_utilization_summary(void **state)
 {
@@ -252,20 +261,32 @@ static void test_utilization_summary(void **state)
                        "-P", NULL};
     const char *h[] = {"utilization", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "--summary",
                        "-t", "hours", "-P", "-n", NULL};
+    const char *u[] = {"usage", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "-T",
+                       "gres/gpu,cpu", "-t", "hours", "-P", "-n", NULL};
+    const char *up[] = {"usage", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "-T",
+                        "gres/gpu,cpu", "-t", "percent", "-P", "-n", NULL};
     char *out;
     (void)state;
 
     out = ok_run(a);
-    expect_in(out, "cluster|resource|gpu_type|capacity_hours|allocated_percent|idle_percent|stranded_percent|"
-                   "down_percent|planned_down_percent|reserved_percent|unknown_percent\n");
-    expect_in(out, "alpha|cpu|*|736.00|57.61|20.65|0.00|21.74|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|*|36.00|38.89|16.67|11.11|33.33|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|a100|8.00|50.00|0.00|50.00|0.00|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|h100|16.00|50.00|0.00|0.00|50.00|0.00|0.00|0.00\n");
+    expect_in(out, "cluster|resource|gpu_type|capacity_hours|allocated_percent|idle_percent|planned_percent|"
+                   "stranded_percent|down_percent|planned_down_percent|reserved_percent|unknown_percent\n");
+    expect_in(out, "alpha|cpu|*|736.00|3.99|73.91|0.36|0.00|21.74|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|mem|*|6750.00|3.48|");
+    expect_in(out, "alpha|gpu|*|36.00|10.19|37.17|0.00|19.31|33.33|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|gpu|a100|8.00|45.83|0.00|0.00|54.17|0.00|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|gpu|h100|16.00|0.00|50.00|0.00|0.00|50.00|0.00|0.00|0.00\n");
     free(out);
     out = ok_run(h);
-    expect_in(out, "alpha|cpu|*|736.00|424.00|152.00|0.00|160.00|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|*|36.00|14.00|6.00|4.00|12.00|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|cpu|*|736.00|29.33|544.00|2.67|0.00|160.00|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|gpu|*|36.00|3.67|13.38|0.00|6.95|12.00|0.00|0.00|0.00\n");
+    free(out);
+    /* usage's allocated hours and percent of the same window: the same figures */
+    out = ok_run(u);
+    expect_in(out, "alpha|chem|3.67|0.0004|29.33|0.0033\n");
+    free(out);
+    out = ok_run(up);
+    expect_in(out, "alpha|chem|3.67|0.0004|10.2|29.33|0.0033|4.0\n"); /* 10.19 and 3.99 to one decimal */
     free(out);
 }
 
