@@ -15,6 +15,7 @@
 typedef struct {
     char *cluster;
     int64_t seq, as_of;
+    bool parts; /* the commit says every month's parts index is complete */
 } pin_t;
 
 struct sa_rdb {
@@ -233,6 +234,7 @@ static pin_t *pin_take(sa_rdb_t *db, const char *cluster, sa_error_t *error)
     BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj); /* not the intent's _ids */
     BSON_APPEND_INT32(&proj, "seq", 1);
     BSON_APPEND_INT32(&proj, "as_of", 1);
+    BSON_APPEND_INT32(&proj, "parts", 1);
     bson_append_document_end(&opts, &proj);
     cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_ROLLUP_COLL), &filter, &opts, NULL);
     if (mongoc_cursor_next(cur, &doc))
@@ -251,15 +253,17 @@ static pin_t *pin_take(sa_rdb_t *db, const char *cluster, sa_error_t *error)
         p = &db->pins[db->npins++];
         p->seq = c.seq;
         p->as_of = c.as_of;
+        p->parts = c.parts;
     }
     sa_rollup_commit_clear(&c);
     return ok ? p : NULL;
 }
 
-bool sa_rdb_rollup_seq(sa_rdb_t *db, const char *cluster, int64_t *seq, sa_error_t *error)
+bool sa_rdb_rollup_pin(sa_rdb_t *db, const char *cluster, int64_t *seq, bool *parts, sa_error_t *error)
 {
     pin_t *p = pin_take(db, cluster, error);
     *seq = p ? p->seq : 0;
+    *parts = p && p->parts;
     return p != NULL;
 }
 

@@ -84,9 +84,10 @@ int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
 
 /*
  * The commit of cluster's rollups this report reads at (sa_rcluster_t.roll_seq), taken
- * once per report: by sa_rdb_clusters, else at the first call.
+ * once per report: by sa_rdb_clusters, else at the first call; *parts: it says every
+ * month's parts index is complete (schema/rollup/sa_rollup_key.h).
  */
-bool sa_rdb_rollup_seq(sa_rdb_t *db, const char *cluster, int64_t *seq, sa_error_t *error);
+bool sa_rdb_rollup_pin(sa_rdb_t *db, const char *cluster, int64_t *seq, bool *parts, sa_error_t *error);
 
 /* ---- reading BSON values: sa_bson_iter_time/int/str of schema/jobdoc/sa_bson.h ---------- */
 
