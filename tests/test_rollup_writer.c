@@ -30,6 +30,7 @@
 #include "sa_rollup.h"
 #include "sa_rollup_rebuild.h"
 #include "sa_rollup_writer.h"
+#include "testutil.h"
 #include "tu_docstore.h"
 
 #define CL "k"
@@ -371,10 +372,11 @@ static void reader(void *ctx)
     sa_rollup_commit_t c;
     sa_error_t err;
     sa_rollup_key_t ck = sa_rollup_key(CL, SA_ROLLUP_K_COMMIT, 0, 0);
-    char *cid = sa_rollup_key_id(&ck), why[200], why2[200];
+    char *cid, why[200], why2[200];
 
     if (!wd->check_reads)
         return;
+    cid = sa_rollup_key_id(&ck);
     wd->reads++;
     sa_rollup_commit_init(&c);
     assert_true(sa_rollup_commit_read(&c, tu_docstore_get(wd->mem, SA_ROLLUP_COLL, cid), &err));
@@ -658,5 +660,5 @@ int main(void)
         cmocka_unit_test(test_kill_every_write),
         cmocka_unit_test(test_parts_wrap),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("rollup_writer", tests, NULL, NULL);
 }
