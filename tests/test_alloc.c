@@ -135,5 +135,5 @@ int main(void)
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests_name("alloc", tests, setup, teardown);
+    return tu_run_group_tests("alloc", tests, setup, teardown);
 }

@@ -855,8 +855,7 @@ int main(void)
         cmocka_unit_test(test_log_levels),
         cmocka_unit_test(test_log_journal),
     };
-    int failed = cmocka_run_group_tests_name("config", config_tests, NULL, NULL);
 
-    failed += cmocka_run_group_tests_name("log", log_tests, NULL, NULL);
-    return failed ? 1 : 0;
+    tu_run_group_tests("config", config_tests, NULL, NULL);
+    return tu_run_group_tests("log", log_tests, NULL, NULL); /* the status of both */
 }

@@ -87,5 +87,5 @@ int main(void)
         cmocka_unit_test(test_malformed),
         cmocka_unit_test(test_max_hosts),
     };
-    return cmocka_run_group_tests_name("hostlist", tests, NULL, NULL);
+    return tu_run_group_tests("hostlist", tests, NULL, NULL);
 }

@@ -1752,5 +1752,5 @@ int main(void)
         cmocka_unit_test(test_fixture_2205_squeue),
         cmocka_unit_test(test_fixture_2205_sacct),
     };
-    return cmocka_run_group_tests_name("job_json", tests, NULL, NULL);
+    return tu_run_group_tests("job_json", tests, NULL, NULL);
 }

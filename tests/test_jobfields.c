@@ -248,5 +248,5 @@ int main(void)
         cmocka_unit_test(test_schema_both_ways),
         cmocka_unit_test(test_merged_fixtures),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("jobfields", tests, NULL, NULL);
 }

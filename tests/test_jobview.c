@@ -256,5 +256,5 @@ int main(void)
         cmocka_unit_test(test_merged_fixtures),
         cmocka_unit_test(test_edges),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("jobview", tests, NULL, NULL);
 }

@@ -105,5 +105,5 @@ int main(void)
         cmocka_unit_test(test_long_lines),
         cmocka_unit_test(test_utf8),
     };
-    return cmocka_run_group_tests_name("lines", tests, NULL, NULL);
+    return tu_run_group_tests("lines", tests, NULL, NULL);
 }

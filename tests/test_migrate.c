@@ -210,7 +210,7 @@ int main(void)
     snprintf(tmp, sizeof tmp, "/tmp/sa-migrate-XXXXXX");
     if (!mkdtemp(tmp))
         return 1;
-    rc = cmocka_run_group_tests_name("migrate", tests, NULL, NULL);
+    rc = tu_run_group_tests("migrate", tests, NULL, NULL);
     {
         char *argv[] = {(char *)"/bin/rm", (char *)"-rf", tmp, NULL}, *o, *e;
         tu_run(argv, NULL, &o, &e);

@@ -1073,5 +1073,5 @@ int main(void)
         cmocka_unit_test(test_bad_documents),
         cmocka_unit_test(test_acc_direct),
     };
-    return cmocka_run_group_tests_name("node_json", tests, NULL, NULL);
+    return tu_run_group_tests("node_json", tests, NULL, NULL);
 }

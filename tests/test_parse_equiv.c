@@ -338,5 +338,5 @@ int main(void)
         cmocka_unit_test(test_repeated_records),
         cmocka_unit_test(test_errors_whole_and_trickled),
     };
-    return cmocka_run_group_tests_name("parse_equiv", tests, NULL, NULL);
+    return tu_run_group_tests("parse_equiv", tests, NULL, NULL);
 }

@@ -218,5 +218,5 @@ int main(void)
         cmocka_unit_test(test_text_corners),
         cmocka_unit_test(test_samples),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("parse_record", tests, NULL, NULL);
 }

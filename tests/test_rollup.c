@@ -1023,5 +1023,5 @@ int main(void)
         cmocka_unit_test(test_equal_to_documents),
         cmocka_unit_test(test_drained_part),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("rollup", tests, NULL, NULL);
 }

@@ -1728,5 +1728,5 @@ int main(void)
         cmocka_unit_test(test_fixture_scontrol_text),
         cmocka_unit_test(test_digest_running_usage),
     };
-    return cmocka_run_group_tests_name("sacct_text", tests, NULL, NULL);
+    return tu_run_group_tests("sacct_text", tests, NULL, NULL);
 }

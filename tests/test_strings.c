@@ -798,5 +798,5 @@ int main(void)
         cmocka_unit_test(test_node_state_sinfo_suffixes),
         cmocka_unit_test(test_node_state_unknown_kept),
     };
-    return cmocka_run_group_tests_name("strings", tests, NULL, NULL);
+    return tu_run_group_tests("strings", tests, NULL, NULL);
 }

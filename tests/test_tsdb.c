@@ -1881,5 +1881,5 @@ int main(void)
         cmocka_unit_test(test_run_gpu_type_until),
         cmocka_unit_test(test_migrate_v1),
     };
-    return cmocka_run_group_tests_name("tsdb", tests, group_setup, group_teardown);
+    return tu_run_group_tests("tsdb", tests, group_setup, group_teardown);
 }

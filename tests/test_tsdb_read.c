@@ -241,5 +241,5 @@ int main(void)
         cmocka_unit_test(test_state_strands),
         cmocka_unit_test_setup_teardown(test_stranded_hours, setup, teardown),
     };
-    return cmocka_run_group_tests_name("tsdb_read", tests, NULL, NULL);
+    return tu_run_group_tests("tsdb_read", tests, NULL, NULL);
 }

@@ -501,5 +501,5 @@ int main(void)
         cmocka_unit_test(test_started_records),
         cmocka_unit_test(test_waits_of_the_fixture),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("waits", tests, NULL, NULL);
 }

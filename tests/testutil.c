@@ -20,6 +20,37 @@
 #include "sa_jobdoc.h"
 #include "sa_mongo.h"
 
+/* ---- running the cases ---------------------------------------------------------------------- */
+
+static size_t skips;         /* skip() calls: each ends its case */
+static size_t cases_ran;     /* cases of the groups run so far that did not skip */
+static bool any_failed;      /* a case or a group's fixture failed */
+
+void tu_skip_(const char *file, int line)
+{
+    skips++;
+    _skip(file, line);
+}
+
+int tu_run_group_(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction group_setup,
+                  CMFixtureFunction group_teardown)
+{
+    size_t skips_before = skips, cases = 0;
+    int failed;
+
+    for (size_t i = 0; i < n; i++) /* the cases cmocka counts */
+        cases += tests[i].name && (tests[i].test_func || tests[i].setup_func || tests[i].teardown_func);
+    failed = _cmocka_run_group_tests(name, tests, n, group_setup, group_teardown);
+    if (failed != 0)
+        any_failed = true;
+    cases_ran += cases - (skips - skips_before < cases ? skips - skips_before : cases);
+    if (any_failed)
+        return 1;
+    return cases_ran == 0 ? 77 : 0;
+}
+
+/* ---- the samples ------------------------------------------------------------------------------ */
+
 /* Where the samples should be, whether or not they are there. */
 static const char *samples_path(void)
 {
@@ -325,26 +356,37 @@ char *tu_parsed_dump(const tu_parsed_t *p)
 
 struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name)
 {
+    static char unreachable[600]; /* why the server promised did not answer, once it did not */
     const char *uri = getenv("SLURM_TEST_MONGO_URI");
     mongoc_client_t *client;
     bson_error_t berr;
     bson_t ping = BSON_INITIALIZER;
+    bool ok;
     char name[64];
 
     if (!uri || !*uri) {
-        printf("SKIP %s: SLURM_TEST_MONGO_URI is not set; run the suite with tools/test, which starts a "
-               "MongoDB wire-protocol server\n", test_name);
+        printf("SKIP %s: SLURM_TEST_MONGO_URI is not set (tools/test sets it; or export "
+               "SLURM_TEST_MONGO_URI=$(tools/mongo-test-server start | tail -n 1))\n", test_name);
         return NULL;
     }
+    if (unreachable[0])
+        fail_msg("%s", unreachable);
     sa_mongo_init(); /* quiet: no "endSessions" warning from FerretDB */
     client = mongoc_client_new(uri);
     if (!client)
         fail_msg("cannot parse SLURM_TEST_MONGO_URI");
     mongoc_client_set_error_api(client, MONGOC_ERROR_API_VERSION_2);
     BSON_APPEND_INT32(&ping, "ping", 1);
-    if (!mongoc_client_command_simple(client, "admin", &ping, NULL, NULL, &berr))
-        fail_msg("test MongoDB server does not answer ping: %s", berr.message);
+    ok = mongoc_client_command_simple(client, "admin", &ping, NULL, NULL, &berr);
     bson_destroy(&ping);
+    if (!ok) {
+        /* no URI in the message: it may hold a password */
+        snprintf(unreachable, sizeof unreachable,
+                 "FAIL %s: the test MongoDB server of SLURM_TEST_MONGO_URI does not answer ping: %s", test_name,
+                 berr.message);
+        mongoc_client_destroy(client);
+        fail_msg("%s", unreachable);
+    }
     snprintf(name, sizeof name, "sa_test_%s_%ld", test_name, (long)getpid());
     *db_name = strdup(name);
     return client;

@@ -13,6 +13,21 @@
 
 #include <stdbool.h>
 
+/*
+ * Every test program runs its cases through tu_run_group_tests (cmocka_run_group_tests_name's
+ * arguments) and returns what it returns: 1 when a case of any group run so far failed
+ * (or a group's setup), else 77 (ctest: skipped) when none of their cases ran (each that
+ * could not said why on a line "SKIP ...", and called skip()), else 0. So a program that
+ * ran nothing is never "Passed". skip() is counted here: it is cmocka's, through tu_skip_.
+ */
+#define tu_run_group_tests(name, tests, group_setup, group_teardown)                                 \
+    tu_run_group_(name, tests, sizeof(tests) / sizeof((tests)[0]), group_setup, group_teardown)
+int tu_run_group_(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction group_setup,
+                  CMFixtureFunction group_teardown);
+#undef skip
+#define skip() tu_skip_(__FILE__, __LINE__)
+void tu_skip_(const char *file, int line);
+
 #include "sa_model.h"
 #include "sa_parse.h"
 
@@ -128,9 +143,12 @@ char *tu_parsed_dump(const tu_parsed_t *p);
 
 /*
  * The test MongoDB server: SLURM_TEST_MONGO_URI (tools/test starts a server and
- * sets it). Returns NULL after printing why when it is not set; the caller then
- * exits with 77 (ctest's "skipped"), never silently. *db_name receives a fresh
- * database name unique to this process (caller frees); tu_mongo_drop() removes it.
+ * sets it). Returns NULL after printing why ("SKIP ...") when it is not set; the caller
+ * then exits with 77 (ctest's "skipped") or skips its case, never silently. A server
+ * promised (the URI set) that does not answer fails: the case, or called outside one,
+ * the program (exit 255); once it did not answer, every later call fails at once.
+ * *db_name receives a fresh database name unique to this process (caller frees);
+ * tu_mongo_drop() removes it.
  */
 struct _mongoc_client_t;
 struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name);
