@@ -4,7 +4,6 @@
  * the field.
  */
 #include "testutil.h"
-#include "tu_archive.h"
 
 #include <stdio.h>
 #include <stdlib.h>

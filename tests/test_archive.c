@@ -4,6 +4,7 @@
  * change-only writes, vanished jobs, hostile strings.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -9,6 +9,7 @@
  *   the report says "no data" rather than 0.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <math.h>
 #include <stdio.h>

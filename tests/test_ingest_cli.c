@@ -6,6 +6,7 @@
  * same documents as the live runs, credentials kept out of messages.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 #include "tu_archive.h"
 
 #include <math.h>

@@ -7,6 +7,7 @@
  * (real 22.05 output of the project's test cluster).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>

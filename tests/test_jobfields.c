@@ -7,6 +7,7 @@
  * with its BSON type.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,6 +5,7 @@
  * types and old ObjectId ids read as the header says.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

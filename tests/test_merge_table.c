@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * a migration cut short at any step finishes on the next run.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -8,6 +8,7 @@
  * fixtures/gen/<version>/ (every version) and fixtures/slurm-22.05/ (real 22.05 output).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -11,6 +11,7 @@
  *   walker falls back to the original bytes for the message).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>

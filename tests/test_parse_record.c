@@ -12,6 +12,7 @@
  * contiguous (a line set aside among them) has no span, and that is counted too.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -10,6 +10,7 @@
  * the diff before committing.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>

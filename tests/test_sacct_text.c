@@ -9,6 +9,7 @@
  * fixtures/gen/<version>/ (tools/gen-cluster) and fixtures/slurm-22.05/ (real output).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <math.h>

@@ -7,6 +7,7 @@
  * where ../shared is absent (those sample cases are then skipped, saying why).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * corrupt, newer schema, locked, disk full) leaving the previous contents intact.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 #include "tu_archive.h"
 
 #include <dirent.h>

@@ -28,8 +28,9 @@ int tu_run_group_(const char *name, const struct CMUnitTest *tests, size_t n, CM
 #define skip() tu_skip_(__FILE__, __LINE__)
 void tu_skip_(const char *file, int line);
 
+#include <jansson.h>
+
 #include "sa_model.h"
-#include "sa_parse.h"
 
 /*
  * The real Slurm samples live outside the repository (../shared/slurm-samples; env
@@ -58,28 +59,6 @@ const char *tu_sample(const char *rel);
  */
 const char *tu_sample_or_fixture(const char *rel, const char *fixture);
 
-
-/*
- * Collected records of one parse: every job and node the parser emitted, stolen.
- */
-typedef struct {
-    sa_job_t **jobs;
-    size_t njobs;
-    sa_node_t **nodes;
-    size_t nnodes;
-    sa_meta_t meta;
-    sa_kind_t kind;
-} tu_parsed_t;
-
-/* Parses a file with sa_parse_any (topts may be NULL). Returns false and fills error on failure. */
-bool tu_parse_file(const char *path, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error);
-/* Parses what a reader gives with sa_parse_any. */
-bool tu_parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error);
-/* Parses bytes with sa_parse_any. */
-bool tu_parse_mem(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
-                  sa_error_t *error);
-void tu_parsed_clear(tu_parsed_t *p);
-
 /* Path of a file of the repository's fixtures/: tu_fixture("gen/v0.0.40/squeue.json"); static buffer. */
 const char *tu_fixture(const char *rel);
 
@@ -107,39 +86,10 @@ enum {
 extern const char *const tu_gen_versions[]; /* "v0.0.37" .. "v0.0.44", NULL-terminated */
 /* The version number: 37 for "v0.0.37". */
 int tu_gen_vn(const char *version);
-/* Parses fixtures/gen/<version>/<file> (a header-less sacct file with the field list its
- * manifest.json records); fails the test with the file and the message on error. */
-void tu_parse_gen(const char *version, const char *file, tu_parsed_t *out);
 /* The field list of a header-less sacct file of fixtures/gen/<version> (caller frees), or NULL. */
 char *tu_gen_fields(const char *version, const char *file);
 /* A number of fixtures/gen/<version>/manifest.json: files.<file>.<key> ("jobs", "nodes"...), -1 if absent. */
 int64_t tu_gen_count(const char *version, const char *file, const char *key);
-/* Parses fixtures/<rel> (no sacct options); fails the test on error. */
-void tu_parse_fixture(const char *rel, tu_parsed_t *out);
-
-/*
- * Merges every job record of the repository's fixtures - fixtures/gen/<each version>/ and
- * fixtures/slurm-22.05/, each directory's squeue and sacct files in name order, as cluster
- * "fx" - with sa_jobdoc_merge (no server), and calls fn with each resulting document
- * (borrowed), the ones displaced by id reuse included; where names the directory. Returns
- * the number of documents.
- */
-typedef void (*tu_doc_fn)(const json_t *doc, const char *where, void *ctx);
-size_t tu_merge_fixtures(tu_doc_fn fn, void *ctx);
-
-/* Finds a parsed job by raw job id (first match, or the nth match with tu_find_job_n). */
-sa_job_t *tu_find_job(tu_parsed_t *p, int64_t job_id);
-sa_job_t *tu_find_job_n(tu_parsed_t *p, int64_t job_id, size_t nth);
-sa_node_t *tu_find_node(tu_parsed_t *p, const char *name);
-
-/*
- * Field list of a sample captured with sacct -n (no header), from SOURCES.md, or
- * NULL for a sample with a header. rel is "sacct-parsable/<file>".
- */
-const char *tu_sample_fields(const char *rel);
-
-/* Every record of a parse as one JSON text (records in order); caller frees. */
-char *tu_parsed_dump(const tu_parsed_t *p);
 
 /*
  * The test MongoDB server: SLURM_TEST_MONGO_URI (tools/test starts a server and
@@ -203,5 +153,22 @@ long tu_start_sleeping(char *const argv[], char *const env_extra[], int *in_fd);
 
 /* State as "BASE+FLAG+FLAG" (static buffer, valid until next call). */
 const char *tu_state(const sa_state_t *st);
+
+/* ---- files ----------------------------------------------------------------------------------------- */
+
+/* Writes data to path (created 0644, replaced). */
+void tu_write_file(const char *path, const void *data, size_t len);
+/* Writes a string to path (tu_write_file with its length). */
+void tu_write_text(const char *path, const char *text);
+/* Makes a shell script at path (0755) with the body after "#!/bin/sh". */
+void tu_write_script(const char *path, const char *body);
+/* rm -rf path, without following symbolic links. */
+void tu_rm_rf(const char *path);
+/* Files under dir (recursive, not following links) holding needle: 0 when none; the first in *where. */
+int tu_grep_tree(const char *dir, const char *needle, char *where, size_t wherelen);
+/* Regular files under dir that others can read (mode & 004): count, the first in *where. */
+int tu_world_readable(const char *dir, char *where, size_t wherelen);
+/* Entries directly in dir (not . and ..), -1 when dir cannot be read. */
+int tu_count_entries(const char *dir);
 
 #endif
