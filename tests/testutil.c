@@ -564,3 +564,29 @@ int tu_count_entries(const char *dir)
     closedir(d);
     return n;
 }
+
+/* ---- stderr ---------------------------------------------------------------------------------- */
+
+void tu_stderr_capture(tu_capture_t *c)
+{
+    snprintf(c->path, sizeof c->path, "/tmp/sa-test-stderr.XXXXXX");
+    c->fd = mkstemp(c->path);
+    assert_true(c->fd >= 0);
+    fflush(stderr);
+    c->saved = dup(STDERR_FILENO);
+    assert_true(c->saved >= 0);
+    assert_int_equal(dup2(c->fd, STDERR_FILENO), STDERR_FILENO);
+}
+
+char *tu_stderr_end(tu_capture_t *c)
+{
+    char *text;
+
+    fflush(stderr);
+    assert_int_equal(dup2(c->saved, STDERR_FILENO), STDERR_FILENO);
+    close(c->saved);
+    close(c->fd);
+    text = tu_read_file(c->path, NULL);
+    unlink(c->path);
+    return text;
+}

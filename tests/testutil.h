@@ -171,4 +171,17 @@ int tu_world_readable(const char *dir, char *where, size_t wherelen);
 /* Entries directly in dir (not . and ..), -1 when dir cannot be read. */
 int tu_count_entries(const char *dir);
 
+/* ---- stderr ---- */
+
+/* What this process writes on stderr, captured in a temporary file (sa_log's lines, say). */
+typedef struct {
+    char path[128];
+    int saved;
+    int fd;
+} tu_capture_t;
+/* Starts capturing stderr. */
+void tu_stderr_capture(tu_capture_t *c);
+/* Restores stderr and returns what was written meanwhile (caller frees). */
+char *tu_stderr_end(tu_capture_t *c);
+
 #endif
