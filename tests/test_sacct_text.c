@@ -996,16 +996,7 @@ static void test_sink_stops(void **state)
     assert_int_equal(n, 2);
 }
 
-/* One byte per read: the line reader joins everything back. */
-static ssize_t one_byte(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
-{
-    (void)error;
-    if (r->mem_pos == r->mem_len || cap == 0)
-        return 0;
-    buf[0] = r->mem[r->mem_pos++];
-    return 1;
-}
-
+/* Counts the jobs (n[0]) and their steps (n[1]). */
 static bool count_job(sa_job_t *job, void *ctx, sa_error_t *error)
 {
     size_t *n = ctx;
@@ -1015,6 +1006,7 @@ static bool count_job(sa_job_t *job, void *ctx, sa_error_t *error)
     return true;
 }
 
+/* One byte per read (tu_reader_one_byte): the line reader joins everything back. */
 static void test_one_byte_reads(void **state)
 {
     size_t len, counts[2] = {0, 0};
@@ -1028,8 +1020,7 @@ static void test_one_byte_reads(void **state)
     data = tu_read_file(tu_sample("sacct-parsable/sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt"),
                         &len);
     opts.fields = tu_sample_fields("sacct-parsable/sacct-p-snowman-delim_peregrine");
-    sa_reader_init_mem(&r, data, len);
-    r.read = one_byte;
+    tu_reader_one_byte(&r, data, len);
     if (!sa_parse_sacct_text(&r, &opts, &sink, &err))
         fail_msg("%s", err.message);
     assert_int_equal(counts[0], 37);
@@ -1413,8 +1404,7 @@ static void test_fixture_one_byte_reads(void **state)
         snprintf(rel, sizeof rel, "gen/%s/%s", v, files[f]);
         data = tu_read_file(tu_fixture(rel), &len);
         opts.fields = fields;
-        sa_reader_init_mem(&r, data, len);
-        r.read = one_byte;
+        tu_reader_one_byte(&r, data, len);
         if (!sa_parse_sacct_text(&r, &opts, &sink, &err))
             fail_msg("%s: %s", rel, err.message);
         assert_int_equal((int64_t)counts[0], tu_gen_count(v, files[f], "jobs"));

@@ -264,3 +264,20 @@ size_t tu_merge_fixtures(tu_doc_fn fn, void *ctx)
     }
     return count + merge_fixture_dir("slurm-22.05", NULL, fn, ctx);
 }
+
+/* ---- readers ------------------------------------------------------------------------------------ */
+
+static ssize_t one_byte_read(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
+{
+    (void)error;
+    if (r->mem_pos == r->mem_len || cap == 0)
+        return 0;
+    buf[0] = r->mem[r->mem_pos++];
+    return 1;
+}
+
+void tu_reader_one_byte(sa_reader_t *r, const char *data, size_t len)
+{
+    sa_reader_init_mem(r, data, len);
+    r->read = one_byte_read;
+}

@@ -62,4 +62,7 @@ const char *tu_sample_fields(const char *rel);
 /* Every record of a parse as one JSON text (records in order); caller frees. */
 char *tu_parsed_dump(const tu_parsed_t *p);
 
+/* A reader of data[0..len) that hands out one byte per read (a pipe at its slowest). */
+void tu_reader_one_byte(sa_reader_t *r, const char *data, size_t len);
+
 #endif
