@@ -189,6 +189,12 @@ char *tu_gen_fields(const char *version, const char *file)
     return fields;
 }
 
+const char *tu_json_str(const json_t *o, const char *key)
+{
+    json_t *v = o ? json_object_get(o, key) : NULL;
+    return v ? json_string_value(v) : NULL;
+}
+
 const char *tu_state(const sa_state_t *st)
 {
     static char buf[512];

@@ -151,6 +151,9 @@ int tu_run_stale_shm(char *const argv[], char *const env_extra[], char **err);
  */
 long tu_start_sleeping(char *const argv[], char *const env_extra[], int *in_fd);
 
+/* The string member key of object o (borrowed), NULL when o or the member is absent or not a string. */
+const char *tu_json_str(const json_t *o, const char *key);
+
 /* State as "BASE+FLAG+FLAG" (static buffer, valid until next call). */
 const char *tu_state(const sa_state_t *st);
 
