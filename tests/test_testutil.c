@@ -2,7 +2,8 @@
  * test_testutil.c - tests/testutil.c's runner of the cases (tu_run_group_tests) and its
  * test server (tu_mongo_client): a program whose cases all skipped exits 77 (ctest:
  * skipped), never 0; one that ran some passes; a failure wins over skips, across groups;
- * a server promised by SLURM_TEST_MONGO_URI that does not answer fails the program.
+ * a server promised by SLURM_TEST_MONGO_URI that does not answer fails the program; and
+ * the check of the SVG the reports write (tu_xml_well_formed).
  *
  * The programs checked are this one run again as a child: `test_testutil --child MODE`.
  */
@@ -187,12 +188,44 @@ static void test_promised_server_fails(void **state)
     close(fd);
 }
 
+/* The SVG check: well-formed documents pass, each kind of fault is named. */
+static void test_xml_check(void **state)
+{
+    static const char *const good[] = {
+        "<?xml version=\"1.0\"?>\n<svg a=\"1\"><title>a &amp; b &#39;c&#39;</title><rect/></svg>\n",
+        "<svg><g><text>x</text></g></svg>",
+    };
+    static const struct {
+        const char *doc, *why;
+    } bad[] = {
+        {"<svg><g></svg>", "</svg> at byte 8 closes g"},
+        {"<svg><title>a < b</title></svg>", "a '<' in text"},
+        {"<svg><title>a & b</title></svg>", "a bare '&'"},
+        {"<svg>", "<svg> never closed"},
+        {"<svg/><svg/>", "2 root elements"},
+        {"<svg", "a tag not closed"},
+    };
+    char why[200];
+    (void)state;
+
+    for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+        if (!tu_xml_well_formed(good[i], why, sizeof why))
+            fail_msg("%s: %s", good[i], why);
+    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        if (tu_xml_well_formed(bad[i].doc, why, sizeof why))
+            fail_msg("%s passed", bad[i].doc);
+        if (!strstr(why, bad[i].why))
+            fail_msg("%s: '%s' lacks '%s'", bad[i].doc, why, bad[i].why);
+    }
+}
+
 int main(int argc, char **argv)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_all_skipped_is_skipped), cmocka_unit_test(test_some_ran_passes),
         cmocka_unit_test(test_failure_wins),           cmocka_unit_test(test_no_server_skips),
-        cmocka_unit_test(test_promised_server_fails),
+        cmocka_unit_test(test_promised_server_fails), cmocka_unit_test(test_xml_check),
     };
 
     if (argc == 3 && strcmp(argv[1], "--child") == 0)

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include "testutil.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -595,4 +596,107 @@ char *tu_stderr_end(tu_capture_t *c)
     text = tu_read_file(c->path, NULL);
     unlink(c->path);
     return text;
+}
+
+/* ---- documents ------------------------------------------------------------------------------- */
+
+FILE *tu_mem_open(tu_mem_t *m)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    assert_non_null(m->f);
+    return m->f;
+}
+
+char *tu_mem_close(tu_mem_t *m)
+{
+    fclose(m->f);
+    return m->buf;
+}
+
+/* The length of an entity at s ("&amp;", "&#39;", "&#x2014;"), 0 when s starts none. */
+static size_t entity_len(const char *s)
+{
+    size_t n = 1;
+    if (s[n] == '#') {
+        n++;
+        if (s[n] == 'x')
+            n++;
+        while (isxdigit((unsigned char)s[n]))
+            n++;
+    } else {
+        while (isalpha((unsigned char)s[n]))
+            n++;
+    }
+    return n > 1 && s[n] == ';' ? n + 1 : 0;
+}
+
+bool tu_xml_well_formed(const char *s, char *why, size_t whylen)
+{
+    char stack[64][64];
+    size_t depth = 0, roots = 0;
+    const char *p = s;
+
+    if (strncmp(p, "<?xml", 5) == 0 && (p = strstr(p, "?>")))
+        p += 2;
+    for (; p && *p; p++) {
+        if (*p == '&' && !entity_len(p)) {
+            snprintf(why, whylen, "a bare '&' at byte %zu", (size_t)(p - s));
+            return false;
+        }
+        if (*p != '<')
+            continue;
+        {
+            const char *end = strchr(p, '>');
+            bool closing = p[1] == '/', empty;
+            size_t n;
+            char name[64];
+            n = strcspn(p + 1 + closing, " \t\n/>");
+            if (!n || !isalpha((unsigned char)p[1 + closing])) {
+                snprintf(why, whylen, "a '<' in text at byte %zu", (size_t)(p - s));
+                return false;
+            }
+            if (!end) {
+                snprintf(why, whylen, "a tag not closed at byte %zu", (size_t)(p - s));
+                return false;
+            }
+            for (const char *q = p + 1; q < end; q++) {
+                if (*q == '<') {
+                    snprintf(why, whylen, "a '<' inside a tag at byte %zu", (size_t)(q - s));
+                    return false;
+                }
+            }
+            empty = end[-1] == '/';
+            snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p + 1 + closing);
+            if (closing) {
+                if (!depth || strcmp(stack[depth - 1], name) != 0) {
+                    snprintf(why, whylen, "</%s> at byte %zu closes %s", name, (size_t)(p - s),
+                             depth ? stack[depth - 1] : "nothing");
+                    return false;
+                }
+                depth--;
+            } else if (!empty) {
+                if (depth == 0)
+                    roots++;
+                if (depth == sizeof stack / sizeof stack[0]) {
+                    snprintf(why, whylen, "nested too deep at byte %zu", (size_t)(p - s));
+                    return false;
+                }
+                snprintf(stack[depth++], sizeof stack[0], "%s", name);
+            } else if (depth == 0) {
+                roots++;
+            }
+            p = end;
+        }
+    }
+    if (depth) {
+        snprintf(why, whylen, "<%s> never closed", stack[depth - 1]);
+        return false;
+    }
+    if (roots != 1) {
+        snprintf(why, whylen, "%zu root elements", roots);
+        return false;
+    }
+    return true;
 }

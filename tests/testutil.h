@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <stdbool.h>
+#include <stdio.h>
 
 /*
  * Every test program runs its cases through tu_run_group_tests (cmocka_run_group_tests_name's
@@ -186,5 +187,25 @@ typedef struct {
 void tu_stderr_capture(tu_capture_t *c);
 /* Restores stderr and returns what was written meanwhile (caller frees). */
 char *tu_stderr_end(tu_capture_t *c);
+
+/* ---- documents ---- */
+
+/* What a renderer writes to a FILE, in memory (open_memstream). */
+typedef struct {
+    char *buf;
+    size_t len;
+    FILE *f;
+} tu_mem_t;
+/* A FILE writing into m (fails the test when none can be made). */
+FILE *tu_mem_open(tu_mem_t *m);
+/* Closes the FILE; returns what was written (caller frees). */
+char *tu_mem_close(tu_mem_t *m);
+
+/*
+ * True when s is well-formed XML as the SVG the reports write is (an optional <?xml ...?>
+ * declaration, elements opened and closed in order or self-closed, one root, no '<' in
+ * text and every '&' an entity); else false with why (a line naming the first fault).
+ */
+bool tu_xml_well_formed(const char *s, char *why, size_t whylen);
 
 #endif
