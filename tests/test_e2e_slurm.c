@@ -1420,8 +1420,8 @@ int main(int argc, char **argv)
         cluster = getenv("SLURM_TEST_CLUSTER_NAME");
     snprintf(tmp, sizeof tmp, "/tmp/sa-e2e-XXXXXX");
     assert_non_null(mkdtemp(tmp));
-    rc = untyped ? cmocka_run_group_tests_name("e2e_slurm_untyped", variant, NULL, NULL)
-                 : cmocka_run_group_tests_name("e2e_slurm", scenario, NULL, NULL);
+    rc = untyped ? tu_run_group_tests("e2e_slurm_untyped", variant, NULL, NULL)
+                 : tu_run_group_tests("e2e_slurm", scenario, NULL, NULL);
     tu_run(down, NULL, &out, &err);
     free(out);
     free(err);

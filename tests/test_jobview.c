@@ -5,6 +5,7 @@
  * types and old ObjectId ids read as the header says.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -258,5 +259,5 @@ int main(void)
         cmocka_unit_test(test_merged_fixtures),
         cmocka_unit_test(test_edges),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("jobview", tests, NULL, NULL);
 }

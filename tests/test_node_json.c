@@ -8,6 +8,7 @@
  * fixtures/gen/<version>/ (every version) and fixtures/slurm-22.05/ (real 22.05 output).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -1145,5 +1146,5 @@ int main(void)
         cmocka_unit_test(test_bad_documents),
         cmocka_unit_test(test_acc_direct),
     };
-    return cmocka_run_group_tests_name("node_json", tests, NULL, NULL);
+    return tu_run_group_tests("node_json", tests, NULL, NULL);
 }

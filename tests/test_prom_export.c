@@ -274,5 +274,5 @@ int main(void)
         cmocka_unit_test(test_jobs),
         cmocka_unit_test(test_per_node_and_rpcs),
     };
-    return cmocka_run_group_tests_name("prom_export", tests, setup, teardown);
+    return tu_run_group_tests("prom_export", tests, setup, teardown);
 }

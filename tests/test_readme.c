@@ -719,7 +719,7 @@ int main(void)
     client = tu_mongo_client("readme", &db_name);
     if (!client)
         return 77;
-    rc = cmocka_run_group_tests_name("readme", tests, NULL, NULL);
+    rc = tu_run_group_tests("readme", tests, NULL, NULL);
     if (demo_ingested)
         remove_tree(demo_dir);
     json_decref(all_docs);

@@ -10,6 +10,7 @@
  * the diff before committing.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -1741,7 +1742,7 @@ int main(int argc, char **argv)
     uri = getenv("SLURM_TEST_MONGO_URI");
     if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
         cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
-    rc = cmocka_run_group_tests_name("report", tests, group_setup, group_teardown);
+    rc = tu_run_group_tests("report", tests, group_setup, group_teardown);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

@@ -593,7 +593,7 @@ int main(void)
     strcpy(profile, "/tmp/sa-test-chromium-XXXXXX");
     if (!mkdtemp(profile))
         return 1;
-    rc = cmocka_run_group_tests_name("report_html", tests, site_setup, NULL);
+    rc = tu_run_group_tests("report_html", tests, site_setup, NULL);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", profile);
     if (system(cmd) != 0)
         printf("note: could not remove %s\n", profile);

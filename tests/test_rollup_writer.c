@@ -30,6 +30,7 @@
 #include "sa_rollup.h"
 #include "sa_rollup_rebuild.h"
 #include "sa_rollup_writer.h"
+#include "testutil.h"
 #include "tu_docstore.h"
 
 #define CL "k"
@@ -784,6 +785,93 @@ static void test_parts_index(void **state)
     world_clear(&wd);
 }
 
+/*
+ * What the writer's store holds for its other readers, after the scenario's polls: the
+ * commit document (sa_rollup_writer_commit_read: the last commit, the last observation,
+ * no flush under way); the final jobs that ended in a span, from the ended lists
+ * (sa_rollup_ended_ids, the Prometheus import's reader), jobs_superseded's included; the
+ * untyped list (sa_rollup_untyped_list) holding job 4097 while its run has no type, and
+ * its update.
+ */
+static void test_writer_reads(void **state)
+{
+    world_t wd;
+    poll_t p[NPOLLS];
+    sa_rollup_commit_t c;
+    sa_strv_t ids, add, del;
+    int64_t *ends = NULL, v;
+    size_t cap = 0;
+    sa_error_t err;
+    (void)state;
+
+    world_init(&wd);
+    scenario(p);
+    sa_strv_init(&ids);
+    assert_true(run_poll(&wd, p[0].ch, p[0].n, p[0].at));
+    assert_true(sa_rollup_untyped_list(wd.w, false, &ids, &v, &err));
+    assert_int_equal(ids.n, 1);
+    assert_string_equal(ids.v[0], "k:4097"); /* its run's GPUs have no type yet */
+    assert_true(v > 0);
+    sa_strv_clear(&ids);
+    for (int i = 1; i < NPOLLS; i++)
+        assert_true(run_poll(&wd, p[i].ch, p[i].n, p[i].at));
+    assert_true(sa_rollup_untyped_list(wd.w, false, &ids, &v, &err));
+    assert_int_equal(ids.n, 0); /* typed in poll 3 */
+    sa_strv_clear(&ids);
+
+    sa_rollup_commit_init(&c);
+    assert_true(sa_rollup_writer_commit_read(wd.w, &c, &err));
+    assert_int_equal(c.seq, (int64_t)sa_rollup_writer_stats(wd.w)->commits);
+    assert_int_equal(c.as_of, p[NPOLLS - 1].at);
+    assert_int_equal(c.intent_seq, 0);
+    sa_rollup_commit_clear(&c);
+
+    /* ended in (D0, D0 + 40 h]: 262100 (1:45), job 1's first incarnation (4:00, superseded), 8201 (7:00), 8200 (28:00), 1 (32:00) */
+    assert_true(sa_rollup_ended_ids(wd.store, CL, D0, D0 + 40 * H, &ids, &ends, &cap, &err));
+    assert_int_equal(ids.n, 5);
+    for (size_t i = 0; i < ids.n; i++) {
+        static const struct {
+            const char *id;
+            int64_t end;
+        } want[] = {{"k:262100", D0 + 6300}, {"k:1:1791072000", D0 + 4 * H}, {"k:8201", D0 + 7 * H},
+                    {"k:8200", D0 + 28 * H}, {"k:1", D0 + 32 * H}};
+        bool found = false;
+        for (size_t k = 0; k < 5; k++) {
+            if (strcmp(ids.v[i], want[k].id) == 0) {
+                assert_int_equal(ends[i], want[k].end);
+                found = true;
+            }
+        }
+        if (!found)
+            fail_msg("%s in the ended list", ids.v[i]);
+    }
+    sa_strv_clear(&ids);
+    assert_true(sa_rollup_ended_ids(wd.store, CL, D0 + 5 * H, D0 + 30 * H, &ids, &ends, &cap, &err));
+    assert_int_equal(ids.n, 2);
+    assert_string_equal(ids.v[0], "k:8201"); /* by day */
+    assert_string_equal(ids.v[1], "k:8200");
+    sa_strv_clear(&ids);
+    free(ends);
+
+    /* the list's update: (list - del) + add */
+    sa_strv_init(&add);
+    sa_strv_init(&del);
+    assert_true(sa_strv_push(&add, "k:7"));
+    assert_true(sa_strv_push(&add, "k:9"));
+    assert_true(sa_rollup_untyped_update(wd.w, true, &add, &del, &err));
+    assert_true(sa_strv_push(&del, "k:7"));
+    sa_strv_clear(&add);
+    assert_true(sa_rollup_untyped_update(wd.w, true, &add, &del, &err));
+    assert_true(sa_rollup_untyped_list(wd.w, true, &ids, &v, &err));
+    assert_int_equal(ids.n, 1);
+    assert_string_equal(ids.v[0], "k:9");
+    sa_strv_clear(&ids);
+    sa_strv_clear(&del);
+    for (int i = 0; i < NPOLLS; i++)
+        changes_free(&p[i]);
+    world_clear(&wd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -791,6 +879,7 @@ int main(void)
         cmocka_unit_test(test_kill_every_write),
         cmocka_unit_test(test_parts_wrap),
         cmocka_unit_test(test_parts_index),
+        cmocka_unit_test(test_writer_reads),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("rollup_writer", tests, NULL, NULL);
 }

@@ -369,26 +369,6 @@ static void test_site_tres(void **state)
     free(site);
 }
 
-static void test_show(void **state)
-{
-    (void)state;
-    if (!getenv("SA_TOP_ARGS"))
-        return;
-    {
-        char buf[1024];
-        const char *a[40];
-        size_t n = 0;
-        char *out;
-        snprintf(buf, sizeof buf, "%s", getenv("SA_TOP_ARGS"));
-        for (char *t = strtok(buf, " "); t && n < 39; t = strtok(NULL, " "))
-            a[n++] = t;
-        a[n] = NULL;
-        out = same_from_jobs(a);
-        fputs(out, stderr);
-        free(out);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -399,7 +379,6 @@ int main(void)
         cmocka_unit_test(test_utilization_summary),
         cmocka_unit_test(test_top),
         cmocka_unit_test(test_site_tres),
-        cmocka_unit_test(test_show),
     };
     int rc;
 
@@ -407,7 +386,7 @@ int main(void)
     if (!client)
         return 77;
     uri = getenv("SLURM_TEST_MONGO_URI");
-    rc = cmocka_run_group_tests_name("top", tests, group_setup, group_teardown);
+    rc = tu_run_group_tests("top", tests, group_setup, group_teardown);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

@@ -6,6 +6,7 @@
  * corrupt, newer schema, locked, disk full) leaving the previous contents intact.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 #include "tu_archive.h"
 
 #include <dirent.h>
@@ -1931,5 +1932,5 @@ int main(void)
         cmocka_unit_test(test_run_gpu_type_until),
         cmocka_unit_test(test_migrate_v1),
     };
-    return cmocka_run_group_tests_name("tsdb", tests, group_setup, group_teardown);
+    return tu_run_group_tests("tsdb", tests, group_setup, group_teardown);
 }

@@ -313,5 +313,5 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_free_hours, setup, teardown),
         cmocka_unit_test_setup_teardown(test_known_spans, setup, teardown),
     };
-    return cmocka_run_group_tests_name("tsdb_read", tests, NULL, NULL);
+    return tu_run_group_tests("tsdb_read", tests, NULL, NULL);
 }

@@ -181,5 +181,5 @@ int main(void)
         cmocka_unit_test(test_split_capped),         cmocka_unit_test(test_split_sampled),
         cmocka_unit_test(test_split_cpus),           cmocka_unit_test(test_planned),
     };
-    return cmocka_run_group_tests_name("utilcalc", tests, NULL, NULL);
+    return tu_run_group_tests("utilcalc", tests, NULL, NULL);
 }

@@ -219,5 +219,5 @@ int main(void)
         cmocka_unit_test(test_planned),
         cmocka_unit_test(test_grouped_cpus),
     };
-    return cmocka_run_group_tests_name("utilization", tests, NULL, NULL);
+    return tu_run_group_tests("utilization", tests, NULL, NULL);
 }
