@@ -266,143 +266,170 @@ static void head(const sa_sreport_req_t *r, const sa_srprint_t *p, const sa_srfi
     sa_srprint_titles(p, f, nf);
 }
 
-bool sa_sreport_sizes(const sa_report_opts_t *o, const sa_sreport_req_t *r, FILE *out, FILE *warn,
-                      sa_error_t *error)
-{
-    bool per = r->time == SA_SRT_SECS_PER || r->time == SA_SRT_MINS_PER || r->time == SA_SRT_HOURS_PER;
-    const char *unit = !r->tres_str || strcasecmp(r->tres_str, "cpu") == 0 ? "CPUs" : "TRES";
-    sa_srprint_t p = {out, r->parsable, r->time};
-    sa_report_opts_t q;
+/* A report in the making: the runs, the clusters, the columns and the lines. */
+typedef struct {
+    const sa_sreport_req_t *r;
     sctx_t s;
-    sa_rdb_t *db = NULL;
-    sa_rclusters_t cl = {0};
-    sa_srfield_t *f = NULL, *all = NULL;
-    uint64_t *lo = NULL;
-    char **titles = NULL;
-    sline_t *lines = NULL;
-    size_t nf = 0, ncol = 0, nlines = 0;
-    uint32_t root;
-    bool ok = false;
+    sa_rclusters_t cl;
+    sa_srfield_t *f, *all; /* Format='s columns; those, the size columns and "% of cluster" */
+    size_t nf;
+    uint64_t *lo;          /* the size columns' lower bounds */
+    size_t ncol;
+    char **titles;         /* the size columns' titles */
+    sline_t *lines;
+    size_t nlines;
+} sizes_t;
 
-    (void)warn;
-    memset(&s, 0, sizeof s);
-    s.r = r;
-    s.w0 = r->start;
-    s.w1 = r->end;
-    sa_rintern_init(&s.names);
-    sa_sreport_opts(o, r, &q);
-    if (o->from_jobs) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "sreport job SizesByAccount reads the rollups' runs: --from-jobs is "
-                                             "for the cluster and user reports");
-        goto done;
+static void sizes_clear(sizes_t *z)
+{
+    for (size_t i = 0; z->lines && i < z->nlines; i++) {
+        free(z->lines[i].secs);
+        free(z->lines[i].jobs);
     }
-    if (!sa_sreport_fields(r, &f, &nf, error) || !(db = sa_report_connect(&q, error)) ||
-        !sa_rdb_clusters(db, &q.clusters, &cl, error) || !read_runs(&s, db, &cl, o->now, error) ||
-        !columns(&s, &lo, &ncol, error))
-        goto done;
-    if (r->individual && !ncol) {
-        sa_error_set(error, SA_ERR_USAGE, 0, "sreport Grouping=individual: no job ran in the window, so there is no "
-                                             "size to make a column of");
-        goto done;
-    }
-    if ((root = sa_rintern(&s.names, "root")) == UINT32_MAX || !(lines = calloc(s.n + 1, sizeof *lines))) {
-        sa_error_nomem(error);
-        goto done;
-    }
-    /* the lines: each (cluster, line's account) with its columns */
-    for (size_t i = 0; i < s.n; i++) {
-        const piece_t *pc = &s.v[i];
-        uint32_t a = line_of(&s, pc, root);
+    free(z->lines);
+    for (size_t k = 0; z->titles && k < z->ncol; k++)
+        free(z->titles[k]);
+    free(z->titles);
+    free(z->all);
+    free(z->lo);
+    free(z->f);
+    free(z->s.v);
+    sa_rintern_clear(&z->s.names);
+    sa_rclusters_clear(&z->cl);
+}
+
+/* The lines: each (cluster, line's account) of the runs, with its time and jobs per size column, by name. */
+static bool make_lines(sizes_t *z, sa_error_t *error)
+{
+    uint32_t root;
+
+    if ((root = sa_rintern(&z->s.names, "root")) == UINT32_MAX || !(z->lines = calloc(z->s.n + 1, sizeof *z->lines)))
+        return sa_error_nomem(error);
+    for (size_t i = 0; i < z->s.n; i++) {
+        const piece_t *pc = &z->s.v[i];
+        uint32_t a = line_of(&z->s, pc, root);
         sline_t *l = NULL;
-        size_t col = column_of(lo, ncol, pc->size);
+        size_t col = column_of(z->lo, z->ncol, pc->size);
         if (a == UINT32_MAX)
             continue;
-        for (size_t k = 0; k < nlines && !l; k++) {
-            if (lines[k].c == pc->c && lines[k].account == a)
-                l = &lines[k];
+        for (size_t k = 0; k < z->nlines && !l; k++) {
+            if (z->lines[k].c == pc->c && z->lines[k].account == a)
+                l = &z->lines[k];
         }
         if (!l) {
-            l = &lines[nlines++];
+            l = &z->lines[z->nlines++];
             l->c = pc->c;
             l->account = a;
-            if (!(l->secs = calloc(ncol, sizeof *l->secs)) || !(l->jobs = calloc(ncol, sizeof *l->jobs))) {
-                sa_error_nomem(error);
-                goto done;
-            }
+            if (!(l->secs = calloc(z->ncol, sizeof *l->secs)) || !(l->jobs = calloc(z->ncol, sizeof *l->jobs)))
+                return sa_error_nomem(error);
         }
         l->secs[col] += pc->secs;
         l->total_secs += pc->secs;
         l->jobs[col] += pc->job;
         l->total_jobs += pc->job;
     }
-    qsort_r(lines, nlines, sizeof *lines, sline_cmp, &s);
-    /* the titles: Format='s, a column per size, "% of cluster" */
-    if (!(all = calloc(nf + ncol + 1, sizeof *all)) || !(titles = calloc(ncol + 1, sizeof *titles))) {
-        sa_error_nomem(error);
+    qsort_r(z->lines, z->nlines, sizeof *z->lines, sline_cmp, &z->s);
+    return true;
+}
+
+/* The columns: Format='s, one per size ("0-49 CPUs", ">= 1000 CPUs"; "TRES" with -T), "% of cluster". */
+static bool make_columns(sizes_t *z, sa_error_t *error)
+{
+    const sa_sreport_req_t *r = z->r;
+    bool per = r->time == SA_SRT_SECS_PER || r->time == SA_SRT_MINS_PER || r->time == SA_SRT_HOURS_PER;
+    const char *unit = !r->tres_str || strcasecmp(r->tres_str, "cpu") == 0 ? "CPUs" : "TRES";
+
+    if (!(z->all = calloc(z->nf + z->ncol + 1, sizeof *z->all)) || !(z->titles = calloc(z->ncol + 1, sizeof *z->titles)))
+        return sa_error_nomem(error);
+    memcpy(z->all, z->f, z->nf * sizeof *z->f);
+    for (size_t k = 0; k < z->ncol; k++) {
+        if (r->individual)
+            z->titles[k] = sa_rprintf("%" PRIu64 " %s", z->lo[k], unit);
+        else if (k + 1 < z->ncol)
+            z->titles[k] = sa_rprintf("%" PRIu64 "-%" PRIu64 " %s", z->lo[k], z->lo[k + 1] - 1, unit);
+        else
+            z->titles[k] = sa_rprintf(">= %" PRIu64 " %s", z->lo[k], unit);
+        if (!z->titles[k])
+            return sa_error_nomem(error);
+        z->all[z->nf + k] = (sa_srfield_t){SR_F_SIZE, z->titles[k], per ? 20 : 13};
+    }
+    z->all[z->nf + z->ncol] = (sa_srfield_t){SR_F_SIZE, "% of cluster", 12};
+    return true;
+}
+
+/* One line: its Format= cells (the cluster, the account; the others blank), its sizes, its share of the cluster. */
+static void print_line(const sizes_t *z, const sa_srprint_t *p, const sline_t *l)
+{
+    const sa_sreport_req_t *r = z->r;
+    sa_srprint_t pct = {p->out, r->parsable, SA_SRT_PERCENT};
+    uint64_t csecs = 0, cjobs = 0;
+
+    for (size_t k = 0; k < z->nlines; k++) {
+        if (z->lines[k].c == l->c) {
+            csecs += z->lines[k].total_secs;
+            cjobs += z->lines[k].total_jobs;
+        }
+    }
+    for (size_t k = 0; k < z->nf; k++) {
+        if (z->f[k].type == SR_F_CLUSTER)
+            sa_srprint_str(p, &z->f[k], z->cl.v[l->c].name, false);
+        else if (z->f[k].type == SR_F_ACCOUNT || z->f[k].type == SR_F_WCKEY)
+            sa_srprint_str(p, &z->f[k], sa_rintern_str(&z->s.names, l->account), false);
+        else
+            sa_srprint_str(p, &z->f[k], NULL, false);
+    }
+    for (size_t k = 0; k < z->ncol; k++) {
+        if (r->print_job_count)
+            sa_srprint_uint(p, &z->all[z->nf + k], l->jobs[k], false);
+        else
+            sa_srprint_time(p, &z->all[z->nf + k], l->secs[k], l->total_secs, false);
+    }
+    if (r->print_job_count)
+        sa_srprint_time(&pct, &z->all[z->nf + z->ncol], l->total_jobs, cjobs, true);
+    else
+        sa_srprint_time(&pct, &z->all[z->nf + z->ncol], l->total_secs, csecs, true);
+    sa_srprint_eol(p);
+}
+
+bool sa_sreport_sizes(const sa_report_opts_t *o, const sa_sreport_req_t *r, FILE *out, FILE *warn,
+                      sa_error_t *error)
+{
+    sa_srprint_t p = {out, r->parsable, r->time};
+    sa_report_opts_t q;
+    sizes_t z;
+    sa_rdb_t *db = NULL;
+    bool ok = false;
+
+    (void)warn;
+    memset(&z, 0, sizeof z);
+    z.r = r;
+    z.s.r = r;
+    z.s.w0 = r->start;
+    z.s.w1 = r->end;
+    sa_rintern_init(&z.s.names);
+    sa_sreport_opts(o, r, &q);
+    if (o->from_jobs) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "sreport job SizesByAccount reads the rollups' runs: --from-jobs is "
+                                             "for the cluster and user reports");
         goto done;
     }
-    memcpy(all, f, nf * sizeof *f);
-    for (size_t k = 0; k < ncol; k++) {
-        if (r->individual)
-            titles[k] = sa_rprintf("%" PRIu64 " %s", lo[k], unit);
-        else if (k + 1 < ncol)
-            titles[k] = sa_rprintf("%" PRIu64 "-%" PRIu64 " %s", lo[k], lo[k + 1] - 1, unit);
-        else
-            titles[k] = sa_rprintf(">= %" PRIu64 " %s", lo[k], unit);
-        if (!titles[k]) {
-            sa_error_nomem(error);
-            goto done;
-        }
-        all[nf + k] = (sa_srfield_t){SR_F_SIZE, titles[k], per ? 20 : 13};
+    if (!sa_sreport_fields(r, &z.f, &z.nf, error) || !(db = sa_report_connect(&q, error)) ||
+        !sa_rdb_clusters(db, &q.clusters, &z.cl, error) || !read_runs(&z.s, db, &z.cl, o->now, error) ||
+        !columns(&z.s, &z.lo, &z.ncol, error))
+        goto done;
+    if (r->individual && !z.ncol) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "sreport Grouping=individual: no job ran in the window, so there is no "
+                                             "size to make a column of");
+        goto done;
     }
-    all[nf + ncol] = (sa_srfield_t){SR_F_SIZE, "% of cluster", 12};
-    head(r, &p, all, nf + ncol + 1);
-    for (size_t i = 0; i < nlines; i++) {
-        const sline_t *l = &lines[i];
-        uint64_t csecs = 0, cjobs = 0;
-        sa_srprint_t pct = {out, r->parsable, SA_SRT_PERCENT};
-        for (size_t k = 0; k < nlines; k++) {
-            if (lines[k].c == l->c) {
-                csecs += lines[k].total_secs;
-                cjobs += lines[k].total_jobs;
-            }
-        }
-        for (size_t k = 0; k < nf; k++) {
-            if (f[k].type == SR_F_CLUSTER)
-                sa_srprint_str(&p, &f[k], cl.v[l->c].name, false);
-            else if (f[k].type == SR_F_ACCOUNT || f[k].type == SR_F_WCKEY)
-                sa_srprint_str(&p, &f[k], sa_rintern_str(&s.names, l->account), false);
-            else
-                sa_srprint_str(&p, &f[k], NULL, false);
-        }
-        for (size_t k = 0; k < ncol; k++) {
-            if (r->print_job_count)
-                sa_srprint_uint(&p, &all[nf + k], l->jobs[k], false);
-            else
-                sa_srprint_time(&p, &all[nf + k], l->secs[k], l->total_secs, false);
-        }
-        if (r->print_job_count)
-            sa_srprint_time(&pct, &all[nf + ncol], l->total_jobs, cjobs, true);
-        else
-            sa_srprint_time(&pct, &all[nf + ncol], l->total_secs, csecs, true);
-        sa_srprint_eol(&p);
-    }
+    if (!make_lines(&z, error) || !make_columns(&z, error))
+        goto done;
+    head(r, &p, z.all, z.nf + z.ncol + 1);
+    for (size_t i = 0; i < z.nlines; i++)
+        print_line(&z, &p, &z.lines[i]);
     ok = true;
 done:
-    for (size_t i = 0; lines && i < nlines; i++) {
-        free(lines[i].secs);
-        free(lines[i].jobs);
-    }
-    free(lines);
-    for (size_t k = 0; titles && k < ncol; k++)
-        free(titles[k]);
-    free(titles);
-    free(all);
-    free(lo);
-    free(f);
-    free(s.v);
-    sa_rintern_clear(&s.names);
-    sa_rclusters_clear(&cl);
+    sizes_clear(&z);
     sa_rdb_close(db);
     return ok;
 }
