@@ -432,6 +432,36 @@ static void test_golden_beta(void **state)
                                                             "start=2026-09-01", "end=2026-10-01", NULL});
 }
 
+/* What the archive cannot answer, and what sreport only warns about: one line, exit 2, nothing on stdout. */
+static void test_refused(void **state)
+{
+    static const struct {
+        const char *args[10], *want;
+    } c[] = {
+        {{"cluster", "UserUtilizationByWckey", NULL}, "not answered from the archive"},
+        {{"-T", "ALL", "cluster", "a", NULL}, "sreport -T"},
+        {{"-T", "billing", "-M", "alpha", "cluster", "ut", "start=2026-09-01", "end=2026-10-01", NULL},
+         "no billing capacity"},
+        {{"cluster", "a", "nosuch=1", NULL}, "unknown condition"},
+        {{"cluster", "a", "format=used,nosuch", NULL}, "unknown field 'nosuch'"},
+        {{"--from-jobs", "job", "sizes", NULL}, "--from-jobs"},
+        {{"-t", "percent", "-M", "beta", "user", "top", "start=2026-09-01", "end=2026-10-01", NULL}, "not known"},
+        {{"--federation", "cluster", "ut", NULL}, "federation"},
+    };
+    (void)state;
+    require_archive();
+
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char *out, *err;
+        int rc = run(c[i].args, &out, &err);
+        if (rc != 2 || *out || !strstr(err, c[i].want) || strchr(err, '\n') != err + strlen(err) - 1)
+            fail_msg("case %zu: exit %d, stdout '%s', stderr '%s' (want one line with '%s')", i, rc, out, err,
+                     c[i].want);
+        free(out);
+        free(err);
+    }
+}
+
 /*
  * cluster Utilization is utilization --summary in sreport's columns (alpha's September):
  * Allocated = allocated + reserved, Down, PLND Down = planned_down, Planned, Idle = idle +
@@ -491,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_window),       cmocka_unit_test(test_time_and_tres),
         cmocka_unit_test(test_print_fields), cmocka_unit_test(test_time_text),
         cmocka_unit_test(test_golden_beta),  cmocka_unit_test(test_utilization_is_summary),
+        cmocka_unit_test(test_refused),
     };
     int rc;
 
