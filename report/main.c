@@ -619,7 +619,8 @@ static int parse_sreport_args(int argc, char **argv, sa_report_opts_t *o, cli_t 
         }
     }
     /* as sreport: SREPORT_CLUSTER and SREPORT_TRES stand for -M and -T when those are not given */
-    if (!clusters && (env = getenv("SREPORT_CLUSTER")) && *env && (rc = list_option("SREPORT_CLUSTER", env, &req->clusters)) >= 0)
+    if (!clusters && (env = getenv("SREPORT_CLUSTER")) && *env &&
+        (rc = list_option("SREPORT_CLUSTER", env, &req->clusters)) >= 0)
         return rc;
     if (!tres && (env = getenv("SREPORT_TRES")) && *env && !sa_sreport_set_tres(req, env, &error))
         return die_usage("SREPORT_TRES: %s", error.message);

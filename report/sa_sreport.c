@@ -163,7 +163,8 @@ void sa_sreport_head(const sa_sreport_req_t *r, const sa_srprint_t *p, const cha
     if (r->no_header)
         return;
     sa_srprint_rule(p);
-    fprintf(p->out, "%s %s - %s", title, sa_srprint_date(r->start, a, sizeof a), sa_srprint_date(r->end - 1, b, sizeof b));
+    fprintf(p->out, "%s %s - %s", title, sa_srprint_date(r->start, a, sizeof a),
+            sa_srprint_date(r->end - 1, b, sizeof b));
     if (secs)
         fprintf(p->out, " (%d secs)", (int)(r->end - r->start));
     fputc('\n', p->out);
@@ -196,7 +197,6 @@ void sa_sreport_opts(const sa_report_opts_t *o, const sa_sreport_req_t *r, sa_re
     q->columns = NULL;
     q->ncolumns = 0;
     q->by = 0;
-    q->summary = true;
     /* every TRES: an association with use of any is a line, as in sreport (its use of the others 0) */
     q->tres[0] = SA_TRES_GPU;
     q->tres[1] = SA_TRES_CPU;

@@ -138,7 +138,8 @@ bool sa_sreport_set_tres(sa_sreport_req_t *r, const char *s, sa_error_t *error)
         sa_rtres_t t;
         bool dup = false;
         if (strcasecmp(v.v[i], "gpu") == 0 || !sa_rtres_parse(v.v[i], &t)) {
-            ok = usage_error(error, "sreport -T: the archive keeps cpu, mem, billing and gres/gpu, not '%.100s'", v.v[i]);
+            ok = usage_error(error, "sreport -T: the archive keeps cpu, mem, billing and gres/gpu, not '%.100s'",
+                             v.v[i]);
             break;
         }
         for (size_t k = 0; k < n; k++)
@@ -544,11 +545,11 @@ bool sa_sreport_command(sa_sreport_req_t *r, int argc, char *const *argv, int64_
     if (r->kind == SA_SR_SIZES_BY_ACCOUNT) {
         /* AcctAsParent: the accounts under the ones named (root's by default) */
         if (r->acct_as_parent && r->accounts.n && !r->flat_view)
-            return usage_error(error, "sreport AcctAsParent with Accounts=: the archive keeps no account hierarchy (sacct "
-                                "does not say it): name the accounts, or use FlatView");
+            return usage_error(error, "sreport AcctAsParent with Accounts=: the archive keeps no account hierarchy "
+                                      "(sacct does not say it): name the accounts, or use FlatView");
         if (r->ntres > 1)
-            return usage_error(error, "sreport job reports take a single --tres type: generate a separate report for each "
-                                "TRES type");
+            return usage_error(error, "sreport job reports take a single --tres type: generate a separate report "
+                                      "for each TRES type");
         if (!r->ngrouping && !r->individual) {
             static const int64_t dflt[] = {50, 250, 500, 1000};
             if (!SA_VEC_GROW(r->grouping, r->groupingcap, 0, 4, 4))

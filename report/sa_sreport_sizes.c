@@ -339,7 +339,8 @@ static bool make_columns(sizes_t *z, sa_error_t *error)
     bool per = r->time == SA_SRT_SECS_PER || r->time == SA_SRT_MINS_PER || r->time == SA_SRT_HOURS_PER;
     const char *unit = !r->tres_str || strcasecmp(r->tres_str, "cpu") == 0 ? "CPUs" : "TRES";
 
-    if (!(z->all = calloc(z->nf + z->ncol + 1, sizeof *z->all)) || !(z->titles = calloc(z->ncol + 1, sizeof *z->titles)))
+    if (!(z->all = calloc(z->nf + z->ncol + 1, sizeof *z->all)) ||
+        !(z->titles = calloc(z->ncol + 1, sizeof *z->titles)))
         return sa_error_nomem(error);
     memcpy(z->all, z->f, z->nf * sizeof *z->f);
     for (size_t k = 0; k < z->ncol; k++) {
