@@ -154,6 +154,19 @@ bool sa_sreport_fields(const sa_sreport_req_t *r, sa_srfield_t **out, size_t *n,
     return ok;
 }
 
+void sa_sreport_none(const sa_srprint_t *p, const sa_srfield_t *f, bool last)
+{
+    switch (f->type) {
+    case SR_F_USED: case SR_F_ENERGY: case SR_F_ALLOC: case SR_F_DOWN: case SR_F_PDOWN: case SR_F_IDLE:
+    case SR_F_PLANNED: case SR_F_OVER: case SR_F_REPORTED:
+        sa_srprint_time(p, f, 0, 0, last);
+        break;
+    case SR_F_TRES_COUNT: case SR_F_JOB_COUNT: case SR_F_NODE_COUNT: sa_srprint_uint(p, f, 0, last); break;
+    case SR_F_DURATION: sa_srprint_str(p, f, "00:00:00", last); break;
+    default: sa_srprint_str(p, f, NULL, last); break;
+    }
+}
+
 /* ---- the header lines --------------------------------------------------------------------- */
 
 void sa_sreport_head(const sa_sreport_req_t *r, const sa_srprint_t *p, const char *title, bool secs)
@@ -312,7 +325,7 @@ static void print_line(const ureport_t *ur, const line_t *l)
                 break;
             case SR_F_ENERGY: sa_srprint_time(&ur->p, f, 0, 0, last); break;
             case SR_F_TRES_NAME: sa_srprint_str(&ur->p, f, sa_rtres_name(tr), last); break;
-            default: sa_srprint_str(&ur->p, f, NULL, last); break;
+            default: sa_sreport_none(&ur->p, f, last); break;
             }
         }
         sa_srprint_eol(&ur->p);

@@ -183,6 +183,11 @@ enum {
  * columns. SA_ERR_USAGE on a word sreport does not know for the report.
  */
 bool sa_sreport_fields(const sa_sreport_req_t *r, sa_srfield_t **out, size_t *n, sa_error_t *error);
+/*
+ * A column the report has nothing for (Format= may name any of the report type's): what
+ * sreport prints for it, a time or count of 0, a Duration of 00:00:00, else a blank.
+ */
+void sa_sreport_none(const sa_srprint_t *p, const sa_srfield_t *f, bool last);
 /* The report's first header lines: the rule and "TITLE START - END[ (N secs)]" (nothing under -n). */
 void sa_sreport_head(const sa_sreport_req_t *r, const sa_srprint_t *p, const char *title, bool secs);
 /* "Usage reported in CPU Minutes" (TRES with -T; percent: "Usage reported in Percentage of Total"). */

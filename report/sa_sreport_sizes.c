@@ -377,7 +377,7 @@ static void print_line(const sizes_t *z, const sa_srprint_t *p, const sline_t *l
         else if (z->f[k].type == SR_F_ACCOUNT || z->f[k].type == SR_F_WCKEY)
             sa_srprint_str(p, &z->f[k], sa_rintern_str(&z->s.names, l->account), false);
         else
-            sa_srprint_str(p, &z->f[k], NULL, false);
+            sa_sreport_none(p, &z->f[k], false);
     }
     for (size_t k = 0; k < z->ncol; k++) {
         if (r->print_job_count)

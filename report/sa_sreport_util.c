@@ -145,8 +145,7 @@ static void print_row(const sa_srprint_t *p, const sa_sreport_req_t *r, const ur
         case SR_F_OVER: sa_srprint_time(p, &f[i], w->over, w->reported, last); break;
         case SR_F_PDOWN: sa_srprint_time(p, &f[i], w->pdown, w->reported, last); break;
         case SR_F_REPORTED: sa_srprint_time(p, &f[i], w->reported, window * w->count, last); break;
-        case SR_F_ENERGY: sa_srprint_time(p, &f[i], 0, 0, last); break;
-        default: sa_srprint_str(p, &f[i], NULL, last); break;
+        default: sa_sreport_none(p, &f[i], last); break;
         }
     }
     sa_srprint_eol(p);

@@ -420,6 +420,10 @@ static void test_golden_beta(void **state)
     golden("beta-user-by-account.p.txt", (const char *const[]){"-p", "-n", "-T", "gres/gpu", "-t", "s", "-M", "beta",
                                                                "cluster", "UserUtilizationByAccount",
                                                                "start=2026-09-01", "end=2026-10-01", NULL});
+    /* columns the report has nothing for: 0 as sreport prints them (Allocated keeps its width, -10) */
+    golden("beta-account-by-user-fields.txt", (const char *const[]){"-t", "hours", "-M", "beta", "cluster", "a",
+                                                                    "format=login,allocated%-10,count,used",
+                                                                    "start=2026-09-01", "end=2026-10-01", NULL});
     golden("beta-top.txt", (const char *const[]){"-t", "hours", "-M", "beta", "user", "TopUsage", "start=2026-09-01",
                                                  "end=2026-10-01", "TopCount=1", NULL});
     golden("beta-sizes.txt", (const char *const[]){"-M", "beta", "job", "SizesByAccount", "start=2026-09-01",
