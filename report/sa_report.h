@@ -131,6 +131,7 @@ typedef struct {
     bool sort_idle;                      /* efficiency --sort idle: the most idle GPU-hours first */
     const char *prometheus_url;          /* job --svg --prometheus-url URL: the series fetched (query_range) */
     const char *prometheus_exporter;     /* its exporter: slurm-job-exporter (NULL) or jobstats */
+    const struct sa_sreport_req *sreport; /* sreport: the sreport command line parsed (sa_sreport.h; borrowed) */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);
@@ -164,6 +165,8 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
 bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* The top users and accounts by a TRES, with their share of capacity (sa_top.c). */
 bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* sreport's own reports and text, in sreport's grammar (o->sreport; sa_sreport.c). */
+bool sa_report_sreport(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /*
  * The one table of slurm-report's reports: name, columns (-e, -o), and the function that

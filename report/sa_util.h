@@ -107,6 +107,14 @@ void sa_util_free_alloc(sa_ualloc_t *alloc, size_t n);
 bool sa_util_notes(const char *cluster, const sa_util_t *u, const sa_ualloc_t *a, sa_strv_t *preamble, json_t *jcl);
 
 /*
+ * The capacity of a cluster's utilization u by resource and class, as --summary and
+ * `sreport cluster Utilization` say it: the rows of all nodes (GPU type "*") summed, and
+ * slurmdbd's planned CPU time taken out of idle. Returns the index of u's first GPU type
+ * row.
+ */
+size_t sa_util_summary_classes(const sa_util_t *u, double all[SA_UR_N][SA_UC_N]);
+
+/*
  * utilization --summary (sa_utilsum.c): per cluster of clusters (alloc[i]: what its runs
  * had allocated), its CPUs, memory, GPUs and each GPU type's capacity by class, each row
  * adding to 100 %.

@@ -66,12 +66,11 @@ static bool put_row(sa_rtable_t *t, const char *cluster, const char *res, const 
     return true;
 }
 
-/* The rows of one cluster: CPUs (planned taken out of idle), memory, all GPUs, each GPU type. */
-static bool cluster_rows(const char *cluster, const sa_util_t *u, int unit, sa_rtable_t *t)
+size_t sa_util_summary_classes(const sa_util_t *u, double all[SA_UR_N][SA_UC_N])
 {
-    double all[SA_UR_N][SA_UC_N] = {{0}};
     size_t i = 0;
 
+    memset(all, 0, sizeof(double) * SA_UR_N * SA_UC_N);
     for (; i < u->nrows && !u->rows[i].type && !u->rows[i].config_unknown; i++) {
         for (int r = 0; r < SA_UR_N; r++) {
             for (int c = 0; c < SA_UC_N; c++)
@@ -80,6 +79,15 @@ static bool cluster_rows(const char *cluster, const sa_util_t *u, int unit, sa_r
     }
     all[SA_UR_CPU][SA_UC_IDLE] -= u->planned;
     all[SA_UR_CPU][SA_UC_PLANNED] += u->planned;
+    return i;
+}
+
+/* The rows of one cluster: CPUs (planned taken out of idle), memory, all GPUs, each GPU type. */
+static bool cluster_rows(const char *cluster, const sa_util_t *u, int unit, sa_rtable_t *t)
+{
+    double all[SA_UR_N][SA_UC_N];
+    size_t i = sa_util_summary_classes(u, all);
+
     if (!put_row(t, cluster, "cpu", "*", all[SA_UR_CPU], 3600.0, unit) ||
         !put_row(t, cluster, "mem", "*", all[SA_UR_MEM], 3600.0 * 1024, unit) ||
         !put_row(t, cluster, "gpu", "*", all[SA_UR_GPU], 3600.0, unit))

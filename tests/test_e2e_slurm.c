@@ -1135,6 +1135,90 @@ static void check_forecast(scenario_t *sc)
     printf("  the forecast's check took %ld s\n", (long)(time(NULL) - began));
 }
 
+/* ---- slurm-report sreport against sreport (issue 32, item 5) ------------------------------------- */
+
+/*
+ * `sreport ARGS` and `slurm-report sreport ARGS` (the test's archive and time series), the
+ * real one's output into *want and ours into *got (caller frees both); fails when either fails.
+ */
+static void both_sreports(const char *const *args, char **want, char **got)
+{
+    char *argv[48], sqlite[300], db[128], env_uri[600], *e = NULL;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    argv[n++] = (char *)"/usr/bin/sreport";
+    for (const char *const *a = args; *a && n < 40; a++)
+        argv[n++] = (char *)*a;
+    argv[n] = NULL;
+    if ((rc = tu_run(argv, NULL, want, &e)) != 0)
+        fail_msg("sreport exited %d: %s", rc, e);
+    free(e);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    n = 0;
+    argv[n++] = (char *)SA_REPORT_BIN;
+    argv[n++] = (char *)"sreport";
+    argv[n++] = sqlite;
+    argv[n++] = db;
+    for (const char *const *a = args; *a && n < 44; a++)
+        argv[n++] = (char *)*a;
+    argv[n] = NULL;
+    if ((rc = tu_run(argv, env, got, &e)) != 0)
+        fail_msg("slurm-report sreport exited %d: %s", rc, e);
+    free(e);
+}
+
+/* The two print the same bytes for args (a NULL-terminated list). */
+static void same_sreport(const char *const *args)
+{
+    char *want, *got, line[256] = "";
+    both_sreports(args, &want, &got);
+    for (const char *const *a = args; *a; a++)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", a == args ? "" : " ", *a);
+    if (strcmp(want, got) != 0)
+        fail_msg("sreport %s:\n%s\nslurm-report sreport %s:\n%s", line, want, line, got);
+    printf("  sreport %s: the same %zu bytes\n", line, strlen(want));
+    free(want);
+    free(got);
+}
+
+/*
+ * slurm-report sreport prints sreport's text: the header lines (the window as sreport
+ * rounds it, its seconds, the unit line), the column titles, widths and dashes, -p/-P/-n,
+ * each -t, -T and Format=, of every report it answers. slurmdbd answers only the hours its
+ * rollup has closed, and the scenario's hour closes after the test: these windows hold no
+ * use in either (2020, before the cluster; an hour of 2030, sreport keeping times in an int);
+ * SA_E2E_SREPORT_HOUR compares the scenario's hour, figures included (check_sreport_hour).
+ */
+static void check_sreport_text(void)
+{
+    /* 2020: before the cluster; 2030 for Utilization (its planned time reads the runs from the window's start on) */
+    static const char *const w[] = {"start=2020-01-01", "end=2020-01-02T00:29:59", "start=2030-01-01T00:29:29"};
+    const char *const cases[][12] = {
+        {"cluster", "AccountUtilizationByUser", w[0], w[1], NULL},
+        {"-P", "cluster", "AccountUtilizationByUser", w[0], w[1], NULL},
+        {"-p", "-t", "hours", "-T", "gres/gpu,cpu", "cluster", "UserUtilizationByAccount", w[0], w[1], NULL},
+        {"-t", "percent", "user", "TopUsage", "TopCount=5", w[0], w[1], NULL},
+        {"-t", "s", "user", "t", "group", w[0], w[1], NULL},
+        {"cluster", "AccountUtilizationByUser", "tree", "format=account%-25,login,used%20", w[0], w[1], NULL},
+        {"-t", "secper", "-T", "mem,billing", "cluster", "a", w[0], w[1], NULL},
+        {"cluster", "ua", "start=2020-01-01T05:29:30", "end=2020-01-01T06:40", NULL},
+        {"-t", "minper", "cluster", "Utilization", w[2], NULL},
+        {"-T", "gres/gpu", "cluster", "Utilization",
+         "format=Allocated,Down,PlannedDown,Idle,Reserved,Reported,TresName,Count", w[2], NULL},
+        {"job", "SizesByAccount", "grouping=2,4", w[0], w[1], NULL},
+        {"-T", "gres/gpu", "job", "SizesByAccount", "PrintJobCount", "FlatView", w[0], w[1], NULL},
+        {"-t", "hourper", "job", "sizes", w[0], w[1], NULL},
+    };
+    time_t began = time(NULL);
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        same_sreport(cases[i]);
+    printf("  sreport's text: %zu reports in %ld s\n", sizeof cases / sizeof cases[0], (long)(time(NULL) - began));
+}
+
 /* ---- utilization against sreport (issue 32; SA_E2E_SREPORT_HOUR=1) ------------------------------ */
 
 /* Ingests every 30 s until `until`. */
@@ -1165,8 +1249,9 @@ static bool sreport_hour(time_t h0, time_t h1, const char *tres, sreport_t *r)
     strftime(start, sizeof start, "start=%Y-%m-%dT%H:%M:%S", gmtime_r(&h0, &tm));
     strftime(end, sizeof end, "end=%Y-%m-%dT%H:%M:%S", gmtime_r(&h1, &tm));
     snprintf(topt, sizeof topt, "-T%s", tres);
+    /* Reserved: sreport's Planned column (22.05 reads "Planned" as PlannedDown) */
     if (cmd(&out, "sreport", "-n", "-P", "-t", "seconds", topt, "cluster", "Utilization", start, end,
-            "format=Allocated,Down,PlannedDown,Idle,Planned,Reported", NULL) != 0) {
+            "format=Allocated,Down,PlannedDown,Idle,Reserved,Reported", NULL) != 0) {
         free(out);
         return false;
     }
@@ -1200,20 +1285,33 @@ static json_t *summary_hour(time_t h0, time_t h1)
     return j;
 }
 
-/* The summary's row of resource res ("cpu", "gpu" with type "*"), its class key (e.g. "allocated") in seconds. */
-static double summary_s(const json_t *j, const char *res, const char *cls)
+/*
+ * slurm-report sreport's figures of the hour [h0, h1) the scenario ran in, once slurmdbd has
+ * rolled it up: the cluster and user reports and the job sizes, byte for byte, in seconds
+ * (the association and job records are the runs' exact times, both sides).
+ */
+static void same_sreport_hour(time_t h0, time_t h1)
 {
-    char key[64];
-    const json_t *row;
-    size_t i;
+    char start[64], end[64];
+    struct tm tm;
 
-    snprintf(key, sizeof key, "%s_hours", cls);
-    json_array_foreach(json_object_get(j, "rows"), i, row) {
-        if (strcmp(json_string_value(json_object_get(row, "resource")), res) == 0 &&
-            strcmp(json_string_value(json_object_get(row, "gpu_type")), "*") == 0)
-            return json_number_value(json_object_get(row, key)) * 3600;
+    strftime(start, sizeof start, "start=%Y-%m-%dT%H:%M:%S", gmtime_r(&h0, &tm));
+    strftime(end, sizeof end, "end=%Y-%m-%dT%H:%M:%S", gmtime_r(&h1, &tm));
+    {
+        const char *const cases[][12] = {
+            {"-t", "seconds", "cluster", "AccountUtilizationByUser", start, end, NULL},
+            {"-P", "-t", "seconds", "-T", "cpu,gres/gpu,mem,billing", "cluster", "AccountUtilizationByUser", start, end,
+             NULL},
+            {"-p", "-t", "seconds", "-T", "gres/gpu,cpu", "cluster", "UserUtilizationByAccount", start, end, NULL},
+            {"-t", "seconds", "user", "TopUsage", start, end, NULL},
+            {"-t", "seconds", "job", "SizesByAccount", "grouping=2", start, end, NULL},
+            {"-P", "-t", "seconds", "job", "SizesByAccount", "FlatView", "PrintJobCount", start, end, NULL},
+            {"-t", "seconds", "-T", "gres/gpu", "job", "SizesByAccount", "FlatView", "grouping=individual", start, end,
+             NULL},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            same_sreport(cases[i]);
     }
-    return 0;
 }
 
 /*
@@ -1233,7 +1331,10 @@ static void check_sreport_hour(time_t h0)
     j = summary_hour(h0, h1);
     for (int t = 0; t < 2; t++) {
         sreport_t r;
-        double cap = 0, alloc = summary_s(j, tres[t][1], "allocated"), slack;
+        const char *res = tres[t][1];
+        double cap = 0, alloc = tu_summary_seconds(j, res, "allocated"), slack;
+        double down = tu_summary_seconds(j, res, "down"), pdown = tu_summary_seconds(j, res, "planned_down");
+        double planned = tu_summary_seconds(j, res, "planned");
         while (!sreport_hour(h0, h1, tres[t][0], &r)) {
             if (time(NULL) > deadline)
                 fail_msg("sreport has no rolled-up hour %ld for %s after 30 minutes", (long)h0, tres[t][0]);
@@ -1242,26 +1343,23 @@ static void check_sreport_hour(time_t h0)
         for (const char *const *c = (const char *const[]){"allocated", "idle", "planned", "stranded", "down",
                                                            "planned_down", "reserved", "unknown", NULL};
              *c; c++)
-            cap += summary_s(j, tres[t][1], *c);
+            cap += tu_summary_seconds(j, res, *c);
         slack = 4 * 30 * cap / 3600; /* four state changes of every CPU or GPU, 30 s apart */
         printf("  hour %ld %s: sreport allocated %.0f down %.0f plnd down %.0f idle %.0f planned %.0f reported %.0f;"
                " utilization allocated %.0f down %.0f planned down %.0f idle %.0f planned %.0f capacity %.0f\n",
-               (long)h0, tres[t][0], r.alloc, r.down, r.pdown, r.idle, r.planned, r.reported, alloc,
-               summary_s(j, tres[t][1], "down"), summary_s(j, tres[t][1], "planned_down"),
-               summary_s(j, tres[t][1], "idle"), summary_s(j, tres[t][1], "planned"), cap);
+               (long)h0, tres[t][0], r.alloc, r.down, r.pdown, r.idle, r.planned, r.reported, alloc, down, pdown,
+               tu_summary_seconds(j, res, "idle"), planned, cap);
         if (fabs(alloc - r.alloc) > 1.5)
             fail_msg("%s allocated: utilization %.0f s, sreport %.0f s", tres[t][0], alloc, r.alloc);
         if (fabs(cap - r.reported) > 0.01 * r.reported)
             fail_msg("%s capacity: utilization %.0f s, sreport %.0f s", tres[t][0], cap, r.reported);
-        if (fabs(summary_s(j, tres[t][1], "down") + summary_s(j, tres[t][1], "planned_down") - r.down - r.pdown) >
-            slack)
-            fail_msg("%s down: utilization %.0f s, sreport %.0f s", tres[t][0],
-                     summary_s(j, tres[t][1], "down") + summary_s(j, tres[t][1], "planned_down"), r.down + r.pdown);
-        if (fabs(summary_s(j, tres[t][1], "planned") - r.planned) > 0.1 * r.planned + 1.5)
-            fail_msg("%s planned: utilization %.0f s, sreport %.0f s", tres[t][0], summary_s(j, tres[t][1], "planned"),
-                     r.planned);
+        if (fabs(down + pdown - r.down - r.pdown) > slack)
+            fail_msg("%s down: utilization %.0f s, sreport %.0f s", tres[t][0], down + pdown, r.down + r.pdown);
+        if (fabs(planned - r.planned) > 0.1 * r.planned + 1.5)
+            fail_msg("%s planned: utilization %.0f s, sreport %.0f s", tres[t][0], planned, r.planned);
     }
     json_decref(j);
+    same_sreport_hour(h0, h1);
 }
 
 static void test_scenario(void **state)
@@ -1282,6 +1380,7 @@ static void test_scenario(void **state)
     check_requeued(sc.requeue);
     check_gpu_job(sc.gpu);
     check_report(sc.gpu, t_begin);
+    check_sreport_text();
     check_jobs_listing(&sc, t_begin);
     check_usage(sc.burn);
     check_nothing_unfinished();

@@ -344,6 +344,21 @@ int tu_run_report(const char *bin, const char *uri, const char *env_extra, const
     return tu_run(argv, env, out, err);
 }
 
+double tu_summary_seconds(const json_t *summary, const char *res, const char *cls)
+{
+    char key[64];
+    const json_t *row;
+    size_t i;
+
+    snprintf(key, sizeof key, "%s_hours", cls);
+    json_array_foreach(json_object_get(summary, "rows"), i, row) {
+        if (strcmp(json_string_value(json_object_get(row, "resource")), res) == 0 &&
+            strcmp(json_string_value(json_object_get(row, "gpu_type")), "*") == 0)
+            return json_number_value(json_object_get(row, key)) * 3600;
+    }
+    return 0;
+}
+
 /* ---- libmongoc's shared memory (issue 22) ------------------------------------------------------- */
 
 bool tu_mongoc_shm_exists(long pid)

@@ -130,6 +130,12 @@ int tu_run_ingest(const char *bin, const char *uri, const char *db, const char *
 int tu_run_report(const char *bin, const char *uri, const char *env_extra, const char *const *first,
                   const char *const *args, char **out, char **err);
 
+/*
+ * utilization --summary --json -t hours: the row of resource res ("cpu", "mem", "gpu") with GPU
+ * type "*", its class cls ("allocated", "idle", ...) in seconds; 0 when there is no such row.
+ */
+double tu_summary_seconds(const json_t *summary, const char *res, const char *cls);
+
 /* ---- libmongoc's shared memory (issue 22) ---- */
 
 /* True if /dev/shm/mongoc-<pid> (libmongoc's counters of process pid) exists. */
