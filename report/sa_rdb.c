@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "sa_runlog.h"
+#include "sa_rutil.h"
 #include "sa_mongo.h"
 #include "sa_rollup.h"
 #include "sa_vec.h"
@@ -26,10 +27,16 @@ struct sa_rdb {
     char *name;  /* the database */
     pin_t *pins; /* the commits taken, one per cluster */
     size_t npins, pincap;
+    FILE *verbose; /* -v: the commits taken */
 };
 
 static const char *const coll_names[6] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups",
                                           SA_RUNLOG_COLL};
+
+void sa_rdb_set_verbose(sa_rdb_t *db, FILE *verbose)
+{
+    db->verbose = verbose;
+}
 
 void sa_rdb_error(sa_error_t *error, const sa_rdb_t *db, const char *what, const bson_error_t *berr)
 {
@@ -254,6 +261,10 @@ static pin_t *pin_take(sa_rdb_t *db, const char *cluster, sa_error_t *error)
         p->seq = c.seq;
         p->as_of = c.as_of;
         p->parts = c.parts;
+        if (db->verbose) {
+            fprintf(db->verbose, "# rollups of %s read at commit %lld (observed to %s)\n", cluster,
+                    (long long)c.seq, c.as_of > 0 ? sa_riso(c.as_of) : "never");
+        }
     }
     sa_rollup_commit_clear(&c);
     return ok ? p : NULL;

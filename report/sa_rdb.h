@@ -17,6 +17,8 @@
 
 #include "sa_bson.h"
 #include "sa_error.h"
+#include <stdio.h>
+
 #include "sa_model.h"
 
 typedef struct sa_rdb sa_rdb_t;
@@ -28,6 +30,13 @@ typedef struct sa_rdb sa_rdb_t;
  */
 sa_rdb_t *sa_rdb_open(const char *uri, const char *db_name, sa_error_t *error);
 void sa_rdb_close(sa_rdb_t *db);
+
+/*
+ * -v: each commit a report takes is said on verbose (NULL: nothing), one line per cluster:
+ * "# rollups of CLUSTER read at commit N (observed to ISO)". tools/kill-loop's readers use
+ * it: two reads of one commit must give one answer.
+ */
+void sa_rdb_set_verbose(sa_rdb_t *db, FILE *verbose);
 
 /* A collection of the archive database (borrowed: owned by db). */
 mongoc_collection_t *sa_rdb_collection(sa_rdb_t *db, const char *name);

@@ -246,6 +246,8 @@ sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error)
     if (!uri || !*uri)
         uri = "mongodb://127.0.0.1:27017";
     db = sa_rdb_open(uri, o->db_name ? o->db_name : "slurm", error);
+    if (db)
+        sa_rdb_set_verbose(db, o->verbose);
     if (cred) {
         memset(cred, 0, strlen(cred));
         free(cred);

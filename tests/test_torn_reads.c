@@ -61,14 +61,20 @@ static int ingest_poll(arch_t *a, const char *file, int p)
     return tu_run_ingest(SA_INGEST_BIN, a->uri, a->db, a->dir, "tr", args, NULL);
 }
 
-/* The report, as text (caller frees); NULL when it failed. */
-static char *usage(arch_t *a, int *rc)
+/*
+ * The report, as text (caller frees); NULL when it failed. *commit: the commit it read at,
+ * as -v says on stderr (-1 when it does not say).
+ */
+static char *usage(arch_t *a, int *rc, long long *commit)
 {
-    char dbopt[200], *out = NULL, *err = NULL;
+    char dbopt[200], *out = NULL, *err = NULL, *at;
     snprintf(dbopt, sizeof dbopt, "--db=%s", a->db);
     const char *args[] = {"usage", "-M", "tr", "-S", "2026-10-01", "-E", "2026-11-01", "--by", "account", "-P", "-n",
-                          "-t", "minutes", dbopt, NULL};
+                          "-t", "minutes", "-v", dbopt, NULL};
     *rc = tu_run_report(SA_REPORT_BIN, a->uri, NULL, NULL, args, &out, &err);
+    *commit = -1;
+    if (err && (at = strstr(err, "# rollups of tr read at commit ")))
+        *commit = strtoll(at + strlen("# rollups of tr read at commit "), NULL, 10);
     if (*rc != 0) {
         fprintf(stderr, "slurm-report exited %d: %s\n", *rc, err ? err : "");
         free(out);
@@ -85,6 +91,8 @@ static void test_reader_during_writer(void **state)
     char files[NPOLLS + 1][300], *answers[NPOLLS + 1];
     size_t reads = 0, distinct = 0;
     bool seen[NPOLLS + 1] = {false};
+    long long commit[NPOLLS + 1], c;
+    int at_commit[4096]; /* the answer read at each commit of the live archive (-1: none yet) */
     pid_t writer;
     int rc, status;
     (void)state;
@@ -103,9 +111,12 @@ static void test_reader_during_writer(void **state)
     /* the answers that exist: the polls one at a time, the report after each */
     for (int p = 0; p <= NPOLLS; p++) {
         assert_int_equal(ingest_poll(&seq, files[p], p), 0);
-        assert_non_null(answers[p] = usage(&seq, &rc));
+        assert_non_null(answers[p] = usage(&seq, &rc, &commit[p]));
         assert_true(p == 0 || strcmp(answers[p], answers[p - 1]) != 0); /* each poll moves the figures */
+        assert_true(commit[p] > (p ? commit[p - 1] : 0));                /* and commits (-v says at which) */
     }
+    for (size_t i = 0; i < sizeof at_commit / sizeof at_commit[0]; i++)
+        at_commit[i] = -1;
     /* the same polls, the reader running all along */
     assert_int_equal(ingest_poll(&live, files[0], 0), 0);
     writer = fork();
@@ -119,7 +130,7 @@ static void test_reader_during_writer(void **state)
     }
     for (;;) {
         bool done = waitpid(writer, &status, WNOHANG) == writer;
-        char *got = usage(&live, &rc);
+        char *got = usage(&live, &rc, &c);
         int which = -1;
         assert_non_null(got);
         for (int p = 0; p <= NPOLLS && which < 0; p++)
@@ -127,6 +138,10 @@ static void test_reader_during_writer(void **state)
         if (which < 0)
             fail_msg("read %zu: an answer the archive never had between two whole writes:\n%s\n(before any poll:\n%s)",
                      reads + 1, got, answers[0]);
+        assert_true(c > 0 && c < (long long)(sizeof at_commit / sizeof at_commit[0]));
+        if (at_commit[c] >= 0 && at_commit[c] != which) /* one commit, one answer */
+            fail_msg("commit %lld read twice: the answers after poll %d and after poll %d", c, at_commit[c], which);
+        at_commit[c] = which;
         distinct += !seen[which];
         seen[which] = true;
         reads++;
