@@ -286,7 +286,7 @@ bool sa_parse_bool(const char *s, bool *value, sa_error_t *error)
     return false;
 }
 
-/* A cluster name safe in file names: what sa_spool_check_names accepts. */
+/* A cluster name safe in file names: what sa_flatspool_check_names accepts. */
 static bool valid_cluster(const char *s)
 {
     size_t n = strlen(s);

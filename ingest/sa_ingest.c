@@ -20,7 +20,7 @@
 #include "sa_json_memo.h"
 #include "sa_log.h"
 #include "sa_sdiag.h"
-#include "sa_spool.h"
+#include "sa_flatspool.h"
 #include "sa_tsdb.h"
 
 #define JOB_BATCH 500          /* records per archive batch */
@@ -348,7 +348,7 @@ static bool aside_save(const aside_t *a, int64_t at, sa_input_kind_t k, sa_error
     bool ok;
     if (!a->dir || (a->text.len == 0 && !a->spilled))
         return true;
-    sa_spool_format_at(at, ts, sizeof ts);
+    sa_flatspool_format_at(at, ts, sizeof ts);
     if (!sa_private_dir(a->dir, "set-aside directory", error))
         return false;
     if (asprintf(&path, "%s/%s-%s.txt", a->dir, ts, sa_input_kind_name(k)) < 0) {

@@ -16,7 +16,7 @@
 #include "sa_vec.h"
 #include "sa_fsutil.h"
 #include "sa_log.h"
-#include "sa_spool.h"
+#include "sa_flatspool.h"
 
 static const char *const kind_names[SA_SNAP_KINDS] = {"sinfo", "squeue", "sacct", "sdiag"};
 
@@ -52,7 +52,7 @@ static sa_snapshot_txn_t *begin_in(const char *parent, int64_t at, sa_error_t *e
     for (int k = 0; k < SA_SNAP_KINDS; k++)
         t->fd[k] = -1;
     t->at = at;
-    if (!sa_spool_format_at(at, ts, sizeof ts)) {
+    if (!sa_flatspool_format_at(at, ts, sizeof ts)) {
         sa_error_set(error, SA_ERR_USAGE, EINVAL, "capture time %lld is outside 1970..9999", (long long)at);
         goto fail;
     }
@@ -81,7 +81,7 @@ sa_snapshot_txn_t *sa_snapshot_begin(const char *dir, const char *cluster, int64
     char *parent = NULL;
     sa_snapshot_txn_t *t;
 
-    if (!sa_spool_check_names(dir, cluster, error))
+    if (!sa_flatspool_check_names(dir, cluster, error))
         return NULL;
     if (asprintf(&parent, "%s/%s", dir, cluster) < 0) {
         sa_error_nomem(error);
@@ -285,7 +285,7 @@ bool sa_snapshot_commit(sa_snapshot_txn_t *t, char **path_out, sa_error_t *error
         *path_out = NULL;
     if (!seal(t, error))
         goto done;
-    sa_spool_format_at(t->at, ts, sizeof ts);
+    sa_flatspool_format_at(t->at, ts, sizeof ts);
     /* a second snapshot of the same second (a replay, a file run) gets a suffix */
     for (int i = 0; i < 1000; i++) {
         int rc;
@@ -396,7 +396,7 @@ bool sa_snapshot_sweep(const char *dir, const char *cluster, size_t *removed, sa
 
     if (removed)
         *removed = 0;
-    if (!sa_spool_check_names(dir, cluster, error))
+    if (!sa_flatspool_check_names(dir, cluster, error))
         return false;
     if (asprintf(&cdir, "%s/%s", dir, cluster) < 0 || asprintf(&rejected, "%s/%s/rejected", dir, cluster) < 0) {
         free(cdir);
@@ -501,10 +501,10 @@ static int snap_cmp(const void *a, const void *b)
 static bool add_legacy(const char *dir, const char *cluster, const char *cdir, sa_snapdir_t **v, size_t *n,
                        size_t *cap, sa_error_t *error)
 {
-    sa_spool_entry_t *e = NULL;
+    sa_flatspool_entry_t *e = NULL;
     size_t ne = 0;
 
-    if (!sa_spool_list(dir, cluster, &e, &ne, error))
+    if (!sa_flatspool_list(dir, cluster, &e, &ne, error))
         return false;
     for (size_t i = 0; i < ne; i++) {
         sa_snapdir_t *s;
@@ -512,7 +512,7 @@ static bool add_legacy(const char *dir, const char *cluster, const char *cdir, s
         if (*n == 0 || !(*v)[*n - 1].legacy || (*v)[*n - 1].at != e[i].at) {
             char ts[32];
             if (!SA_VEC_GROW(*v, *cap, *n, 1, 16)) {
-                sa_spool_entries_free(e, ne);
+                sa_flatspool_entries_free(e, ne);
                 sa_error_nomem(error);
                 return false;
             }
@@ -520,7 +520,7 @@ static bool add_legacy(const char *dir, const char *cluster, const char *cdir, s
             memset(s, 0, sizeof *s);
             s->legacy = true;
             s->at = e[i].at;
-            sa_spool_format_at(e[i].at, ts, sizeof ts);
+            sa_flatspool_format_at(e[i].at, ts, sizeof ts);
             s->path = strdup(cdir);
             s->name = strdup(ts);
         }
@@ -538,7 +538,7 @@ static bool add_legacy(const char *dir, const char *cluster, const char *cdir, s
                 close(fd);
         }
     }
-    sa_spool_entries_free(e, ne);
+    sa_flatspool_entries_free(e, ne);
     return true;
 }
 
@@ -553,7 +553,7 @@ bool sa_snapdir_list(const char *dir, const char *cluster, sa_snapdir_t **out, s
 
     *out = NULL;
     *nout = 0;
-    if (!sa_spool_check_names(dir, cluster, error))
+    if (!sa_flatspool_check_names(dir, cluster, error))
         return false;
     if (asprintf(&cdir, "%s/%s", dir, cluster) < 0) {
         sa_error_nomem(error);
@@ -569,7 +569,7 @@ bool sa_snapdir_list(const char *dir, const char *cluster, sa_snapdir_t **out, s
         int64_t at;
         size_t len = strlen(de->d_name);
         /* <ts> or <ts>-N directories */
-        if (len < 16 || !sa_spool_parse_at(de->d_name, &at) || (len > 16 && de->d_name[16] != '-'))
+        if (len < 16 || !sa_flatspool_parse_at(de->d_name, &at) || (len > 16 && de->d_name[16] != '-'))
             continue;
         if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISDIR(st.st_mode))
             continue;
@@ -644,7 +644,7 @@ bool sa_snapdir_drop(const sa_snapdir_t *s, sa_error_t *error)
     if (s->legacy) {
         for (int k = 0; ok && k < SA_SNAP_KINDS; k++) {
             if (s->files[k])
-                ok = sa_spool_remove(s->files[k], error);
+                ok = sa_flatspool_remove(s->files[k], error);
         }
         return ok;
     }
@@ -689,7 +689,7 @@ bool sa_snapdir_copy_to(const sa_snapdir_t *s, const char *dir, const char *clus
 {
     char *parent = NULL;
     bool ok;
-    if (!sa_spool_check_names(dir, cluster, error))
+    if (!sa_flatspool_check_names(dir, cluster, error))
         return false;
     if (asprintf(&parent, "%s/%s", dir, cluster) < 0) {
         sa_error_nomem(error);

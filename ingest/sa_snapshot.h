@@ -12,7 +12,7 @@
  * parent fsync'ed. Captures stream straight from the Slurm command (or the input
  * file, read once) into the temporary directory, never whole in memory. Files are
  * 0640, directories 0750, created with O_EXCL | O_NOFOLLOW; files read back must
- * belong to this user. The flat layout of 0.1 (sa_spool.h) is still listed: each
+ * belong to this user. The flat layout of 0.1 (sa_flatspool.h) is still listed: each
  * group of flat files of one time is a "legacy" snapshot.
  */
 #ifndef SA_SNAPSHOT_H

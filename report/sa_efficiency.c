@@ -200,7 +200,7 @@ static bool whole_day(int64_t day, void *ctx)
 }
 
 /* A rollup document of the window: rows of a whole day, else the records of runs that ended in the window. */
-static bool on_rolldoc(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
+static bool on_rollup_doc(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
 {
     eff_t *e = ctx;
     eacc_t *x;
@@ -261,7 +261,7 @@ static bool scan_cluster(sa_rdb_t *db, eff_t *e, const sa_rcluster_t *cl, sa_err
     if (!e->o->from_jobs && cl->rollup_version >= SA_ROLLUP_VERSION && e->threshold == SA_ROLLUP_IDLE_PCT) {
         bson_destroy(&f);
         bson_destroy(&opts);
-        return sa_rollup_read(db, cluster, e->o->start, e->o->end, false, whole_day, on_rolldoc, e, &e->docs_read,
+        return sa_rollup_read(db, cluster, e->o->start, e->o->end, false, whole_day, on_rollup_doc, e, &e->docs_read,
                            error);
     }
     ok = sa_rdb_each(db, "jobs", &f, &opts, on_doc, e, error) &&

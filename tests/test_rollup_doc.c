@@ -30,7 +30,7 @@ static const char *job(char *buf, size_t len, int id, const char *user, const ch
 }
 
 /* Members are replaced, never added; an older job version does not overwrite a newer one; tombstones remove. */
-static void test_rolldoc_members(void **state)
+static void test_doc_members(void **state)
 {
     char json[1024];
     sa_jobview_t v;
@@ -312,7 +312,7 @@ static void test_find(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_rolldoc_members), cmocka_unit_test(test_new_document), cmocka_unit_test(test_sums),
+        cmocka_unit_test(test_doc_members), cmocka_unit_test(test_new_document), cmocka_unit_test(test_sums),
         cmocka_unit_test(test_equal),           cmocka_unit_test(test_rows_match),   cmocka_unit_test(test_find),
     };
     return tu_run_group_tests("rollup_doc", tests, NULL, NULL);

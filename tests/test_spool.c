@@ -1,5 +1,5 @@
 /*
- * test_spool.c - sa_spool, the flat spool of 0.1 that replays still read: listing order
+ * test_spool.c - sa_flatspool, the flat spool of 0.1 that replays still read: listing order
  * (time, then sinfo/squeue/sacct/sdiag), foreign and temporary files ignored and kept,
  * removal, hostile cluster names refused, capture times; the snapshots' sweep of what a
  * killed run left. The 0.1 layout is written here, by the test, as 0.1 left it.
@@ -19,7 +19,7 @@
 
 #include "sa_fsutil.h"
 #include "sa_snapshot.h"
-#include "sa_spool.h"
+#include "sa_flatspool.h"
 
 #define T0 ((int64_t)1791158399) /* 2026-10-04T23:59:59Z */
 #define T1 ((int64_t)1791201600) /* 2026-10-05T12:00:00Z */
@@ -108,7 +108,7 @@ static void test_list_order(void **state)
 {
     char *tmp = make_tmpdir();
     char cdir[300], p[600];
-    sa_spool_entry_t *e = NULL;
+    sa_flatspool_entry_t *e = NULL;
     size_t n = 0;
     sa_error_t err;
     static const struct {
@@ -154,7 +154,7 @@ static void test_list_order(void **state)
     snprintf(p, sizeof p, "%s/20261005T130000Z-squeue.json", cdir);
     assert_int_equal(symlink("20261005T120000Z-squeue.json", p), 0);
 
-    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_true(sa_flatspool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(n, sizeof expect / sizeof expect[0]);
     for (size_t i = 0; i < n; i++) {
         snprintf(p, sizeof p, "%s/%s", cdir, expect[i].name);
@@ -163,7 +163,7 @@ static void test_list_order(void **state)
         assert_string_equal(e[i].kind, expect[i].kind);
         assert_int_equal(e[i].json, strstr(expect[i].name, ".json") != NULL);
     }
-    sa_spool_entries_free(e, n);
+    sa_flatspool_entries_free(e, n);
 
     /* the foreign files are all still there */
     for (size_t i = 0; i < sizeof foreign / sizeof foreign[0]; i++) {
@@ -172,10 +172,10 @@ static void test_list_order(void **state)
     }
 
     /* a cluster with nothing spooled: an empty list */
-    assert_true(sa_spool_list(tmp, "c3", &e, &n, &err));
+    assert_true(sa_flatspool_list(tmp, "c3", &e, &n, &err));
     assert_null(e);
     assert_int_equal(n, 0);
-    sa_spool_entries_free(NULL, 0);
+    sa_flatspool_entries_free(NULL, 0);
     remove_tree(tmp);
     free(tmp);
 }
@@ -185,7 +185,7 @@ static void test_temporary_invisible(void **state)
 {
     char *tmp = make_tmpdir();
     char cdir[300], p[600], *path;
-    sa_spool_entry_t *e = NULL;
+    sa_flatspool_entry_t *e = NULL;
     size_t n = 0;
     sa_error_t err;
     (void)state;
@@ -194,16 +194,16 @@ static void test_temporary_invisible(void **state)
     assert_int_equal(mkdir(cdir, 0750), 0);
     snprintf(p, sizeof p, "%s/.20261005T120000Z-squeue.json.tmp.Xy12Zq", cdir);
     write_file(p, "{\"jobs\": [");
-    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_true(sa_flatspool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(n, 0);
-    sa_spool_entries_free(e, n);
+    sa_flatspool_entries_free(e, n);
     path = put01(tmp, "c1", "20261005T120000Z-squeue.json", squeue_json);
-    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_true(sa_flatspool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(n, 1);
     assert_string_equal(e[0].path, path);
     assert_int_equal(e[0].at, T1);
     assert_true(e[0].json);
-    sa_spool_entries_free(e, n);
+    sa_flatspool_entries_free(e, n);
     assert_int_equal(count_names(cdir, "."), 1); /* the leftover is kept */
     free(path);
     remove_tree(tmp);
@@ -215,28 +215,28 @@ static void test_remove(void **state)
 {
     char *tmp = make_tmpdir();
     char *a, *b;
-    sa_spool_entry_t *e = NULL;
+    sa_flatspool_entry_t *e = NULL;
     size_t n = 0;
     sa_error_t err;
     (void)state;
 
     a = put01(tmp, "c1", "20261005T120000Z-squeue.json", squeue_json);
     b = put01(tmp, "c1", "20261005T120000Z-sinfo.json", squeue_json);
-    assert_true(sa_spool_remove(a, &err));
+    assert_true(sa_flatspool_remove(a, &err));
     assert_int_equal(access(a, F_OK), -1);
-    assert_true(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_true(sa_flatspool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(n, 1);
     assert_string_equal(e[0].path, b);
     assert_string_equal(e[0].kind, "sinfo");
-    sa_spool_entries_free(e, n);
-    assert_true(sa_spool_remove(a, &err)); /* already gone */
+    sa_flatspool_entries_free(e, n);
+    assert_true(sa_flatspool_remove(a, &err)); /* already gone */
 
     /* a directory cannot be removed as a capture */
     char d[600];
     snprintf(d, sizeof d, "%s/c1", tmp);
-    assert_false(sa_spool_remove(d, &err));
+    assert_false(sa_flatspool_remove(d, &err));
     assert_int_equal(err.domain, SA_ERR_IO);
-    assert_false(sa_spool_remove("", &err));
+    assert_false(sa_flatspool_remove("", &err));
     assert_int_equal(err.domain, SA_ERR_USAGE);
     free(a);
     free(b);
@@ -248,7 +248,7 @@ static void test_remove(void **state)
 static void test_hostile_names(void **state)
 {
     char *tmp = make_tmpdir();
-    sa_spool_entry_t *e = (sa_spool_entry_t *)1;
+    sa_flatspool_entry_t *e = (sa_flatspool_entry_t *)1;
     size_t n = 99;
     sa_error_t err;
     static const char *const bad[] = {"../etc", "a/b", "..", ".", "", "-rf", ".hidden", "a b",
@@ -256,24 +256,24 @@ static void test_hostile_names(void **state)
     (void)state;
 
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        assert_false(sa_spool_list(tmp, bad[i], &e, &n, &err));
+        assert_false(sa_flatspool_list(tmp, bad[i], &e, &n, &err));
         assert_null(e);
         assert_int_equal(n, 0);
         assert_int_equal(err.domain, SA_ERR_USAGE);
         assert_non_null(strstr(err.message, "cannot name a spool directory"));
-        e = (sa_spool_entry_t *)1;
+        e = (sa_flatspool_entry_t *)1;
     }
-    assert_false(sa_spool_check_names(tmp, "../etc", &err));
+    assert_false(sa_flatspool_check_names(tmp, "../etc", &err));
     assert_string_equal(err.message, "cluster name \"../etc\" cannot name a spool directory: use 1 to 128 "
                                      "letters, digits, '.', '_' or '-', not starting with '.' or '-'");
-    assert_false(sa_spool_check_names(tmp, "x\ny", &err));
+    assert_false(sa_flatspool_check_names(tmp, "x\ny", &err));
     assert_non_null(strstr(err.message, "\"x?y\""));
-    assert_false(sa_spool_check_names(tmp, NULL, &err));
+    assert_false(sa_flatspool_check_names(tmp, NULL, &err));
     assert_int_equal(err.domain, SA_ERR_USAGE);
-    assert_false(sa_spool_check_names("", "c1", &err));
+    assert_false(sa_flatspool_check_names("", "c1", &err));
     assert_string_equal(err.message, "no spool directory given");
     /* good names with dots, dashes and underscores */
-    assert_true(sa_spool_check_names(tmp, "my-cluster_2.eu", &err));
+    assert_true(sa_flatspool_check_names(tmp, "my-cluster_2.eu", &err));
     assert_int_equal(count_names(tmp, ""), 0);
     remove_tree(tmp);
     free(tmp);
@@ -286,15 +286,15 @@ static void test_capture_times(void **state)
     int64_t at;
     (void)state;
 
-    assert_true(sa_spool_format_at(0, ts, sizeof ts));
+    assert_true(sa_flatspool_format_at(0, ts, sizeof ts));
     assert_string_equal(ts, "19700101T000000Z");
-    assert_true(sa_spool_format_at(253402300799, ts, sizeof ts));
+    assert_true(sa_flatspool_format_at(253402300799, ts, sizeof ts));
     assert_string_equal(ts, "99991231T235959Z");
-    assert_true(sa_spool_parse_at(ts, &at));
+    assert_true(sa_flatspool_parse_at(ts, &at));
     assert_int_equal(at, 253402300799);
-    assert_false(sa_spool_format_at(-1, ts, sizeof ts));
-    assert_false(sa_spool_format_at(253402300800, ts, sizeof ts));
-    assert_true(sa_spool_format_at(T0, ts, sizeof ts));
+    assert_false(sa_flatspool_format_at(-1, ts, sizeof ts));
+    assert_false(sa_flatspool_format_at(253402300800, ts, sizeof ts));
+    assert_true(sa_flatspool_format_at(T0, ts, sizeof ts));
     assert_string_equal(ts, "20261004T235959Z");
 }
 
@@ -303,14 +303,14 @@ static void test_not_a_directory(void **state)
 {
     char *tmp = make_tmpdir();
     char cdir[300], want[700];
-    sa_spool_entry_t *e = NULL;
+    sa_flatspool_entry_t *e = NULL;
     size_t n = 0;
     sa_error_t err;
     (void)state;
 
     snprintf(cdir, sizeof cdir, "%s/c1", tmp);
     write_file(cdir, "not a directory");
-    assert_false(sa_spool_list(tmp, "c1", &e, &n, &err));
+    assert_false(sa_flatspool_list(tmp, "c1", &e, &n, &err));
     assert_int_equal(err.domain, SA_ERR_IO);
     assert_int_equal(err.code, ENOTDIR);
     snprintf(want, sizeof want, "cannot read directory %s: %s", cdir, strerror(ENOTDIR));

@@ -1,9 +1,9 @@
 /*
- * sa_spool.c - a directory of captured Slurm outputs (see sa_spool.h).
+ * sa_flatspool.c - the flat spool layout of 0.1, which replays of old trees still read (see sa_flatspool.h).
  */
 #define _GNU_SOURCE
 
-#include "sa_spool.h"
+#include "sa_flatspool.h"
 
 #include "sa_time.h"
 #include "sa_vec.h"
@@ -54,7 +54,7 @@ static int kind_index(const char *kind)
 }
 
 /* Checks dir and cluster; sets *error (SA_ERR_USAGE) and returns false if unusable. */
-bool sa_spool_check_names(const char *dir, const char *cluster, sa_error_t *error)
+bool sa_flatspool_check_names(const char *dir, const char *cluster, sa_error_t *error)
 {
     char q[160];
 
@@ -72,7 +72,7 @@ bool sa_spool_check_names(const char *dir, const char *cluster, sa_error_t *erro
 }
 
 /* Formats at as "YYYYMMDDTHHMMSSZ" (UTC) into buf (>= TS_LEN + 1 bytes). */
-bool sa_spool_format_at(int64_t at, char *buf, size_t bufsz)
+bool sa_flatspool_format_at(int64_t at, char *buf, size_t bufsz)
 {
     time_t t = (time_t)at;
     struct tm tm;
@@ -95,7 +95,7 @@ static int digits(const char *s, int n)
     return v;
 }
 
-bool sa_spool_parse_at(const char *s, int64_t *at)
+bool sa_flatspool_parse_at(const char *s, int64_t *at)
 {
     char ts[TS_LEN + 1], back[TS_LEN + 8];
     int64_t t;
@@ -110,7 +110,7 @@ bool sa_spool_parse_at(const char *s, int64_t *at)
     /* YYYYMMDDTHHMMSSZ: the digits were checked above; schema/core/sa_time.c makes the time */
     if (!sa_time_from_fields(digits(ts, 4), digits(ts + 4, 2), digits(ts + 6, 2), digits(ts + 9, 2),
                              digits(ts + 11, 2), digits(ts + 13, 2), &t) ||
-        !sa_spool_format_at(t, back, sizeof back) || strcmp(back, ts) != 0)
+        !sa_flatspool_format_at(t, back, sizeof back) || strcmp(back, ts) != 0)
         return false;
     *at = t;
     return true;
@@ -124,7 +124,7 @@ static int parse_name(const char *name, int64_t *at, bool *json)
 {
     const char *rest;
 
-    if (strlen(name) < TS_LEN + 2 || name[TS_LEN] != '-' || !sa_spool_parse_at(name, at))
+    if (strlen(name) < TS_LEN + 2 || name[TS_LEN] != '-' || !sa_flatspool_parse_at(name, at))
         return -1;
     rest = name + TS_LEN + 1;
     for (size_t i = 0; i < NKINDS; i++) {
@@ -145,7 +145,7 @@ static int parse_name(const char *name, int64_t *at, bool *json)
 /* Orders entries by time, then kind (replay order), then path. */
 static int entry_cmp(const void *a, const void *b)
 {
-    const sa_spool_entry_t *x = a, *y = b;
+    const sa_flatspool_entry_t *x = a, *y = b;
     int kx = kind_index(x->kind), ky = kind_index(y->kind);
 
     if (x->at != y->at)
@@ -155,7 +155,7 @@ static int entry_cmp(const void *a, const void *b)
     return strcmp(x->path, y->path);
 }
 
-void sa_spool_entries_free(sa_spool_entry_t *entries, size_t n)
+void sa_flatspool_entries_free(sa_flatspool_entry_t *entries, size_t n)
 {
     if (!entries)
         return;
@@ -164,10 +164,10 @@ void sa_spool_entries_free(sa_spool_entry_t *entries, size_t n)
     free(entries);
 }
 
-bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entries, size_t *n,
+bool sa_flatspool_list(const char *dir, const char *cluster, sa_flatspool_entry_t **entries, size_t *n,
                    sa_error_t *error)
 {
-    sa_spool_entry_t *v = NULL;
+    sa_flatspool_entry_t *v = NULL;
     size_t len = 0, cap = 0;
     char *cdir = NULL, q[300];
     DIR *d = NULL;
@@ -177,7 +177,7 @@ bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entr
 
     *entries = NULL;
     *n = 0;
-    if (!sa_spool_check_names(dir, cluster, error))
+    if (!sa_flatspool_check_names(dir, cluster, error))
         goto done;
     if (!(cdir = str_printf("%s/%s", dir, cluster))) {
         sa_error_nomem(error);
@@ -241,12 +241,12 @@ done:
         *entries = v;
         *n = len;
     } else {
-        sa_spool_entries_free(v, len);
+        sa_flatspool_entries_free(v, len);
     }
     return ok;
 }
 
-bool sa_spool_remove(const char *path, sa_error_t *error)
+bool sa_flatspool_remove(const char *path, sa_error_t *error)
 {
     char q[300], *parent;
     bool ok;

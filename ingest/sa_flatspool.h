@@ -1,5 +1,5 @@
 /*
- * sa_spool.h - a directory of captured Slurm outputs: the flat layout of 0.1 (one file
+ * sa_flatspool.h - a directory of captured Slurm outputs: the flat layout of 0.1 (one file
  * per capture), still read by replays of old --archive-dir trees and old spools. New
  * captures are whole snapshot directories (sa_snapshot.h); nothing writes this layout
  * any more.
@@ -12,8 +12,8 @@
  * Captures of several kinds taken at the same `at` form one snapshot. 0.1 wrote each
  * file as ".<name>.tmp.XXXXXX" renamed into place: such leftovers are not captures.
  */
-#ifndef SA_SPOOL_H
-#define SA_SPOOL_H
+#ifndef SA_FLATSPOOL_H
+#define SA_FLATSPOOL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -21,13 +21,13 @@
 
 #include "sa_error.h"
 
-/* One capture found by sa_spool_list. */
+/* One capture found by sa_flatspool_list. */
 typedef struct {
     char *path;       /* DIR/<cluster>/<name>, owned */
     int64_t at;       /* observation time, seconds since the epoch (UTC) */
     const char *kind; /* "sinfo", "squeue", "sacct" or "sdiag" (static string) */
     bool json;        /* the extension is .json (else .txt) */
-} sa_spool_entry_t;
+} sa_flatspool_entry_t;
 
 /*
  * Lists the captures of `cluster` in DIR, sorted by time, then by kind in the
@@ -36,27 +36,27 @@ typedef struct {
  * anything else) are ignored and never touched. A missing DIR/<cluster> is an
  * empty list.
  *
- * On success *entries (caller frees with sa_spool_entries_free) and *n are set;
+ * On success *entries (caller frees with sa_flatspool_entries_free) and *n are set;
  * on failure they are NULL and 0.
  */
-bool sa_spool_list(const char *dir, const char *cluster, sa_spool_entry_t **entries, size_t *n,
+bool sa_flatspool_list(const char *dir, const char *cluster, sa_flatspool_entry_t **entries, size_t *n,
                    sa_error_t *error);
 
 /* Checks a spool directory and a cluster name (a plain name: sa_cluster_name_ok). */
-bool sa_spool_check_names(const char *dir, const char *cluster, sa_error_t *error);
+bool sa_flatspool_check_names(const char *dir, const char *cluster, sa_error_t *error);
 
 /* Formats at as "YYYYMMDDTHHMMSSZ" (UTC; bufsz >= 17); false outside 1970..9999. */
-bool sa_spool_format_at(int64_t at, char *buf, size_t bufsz);
+bool sa_flatspool_format_at(int64_t at, char *buf, size_t bufsz);
 /* Parses the first 16 bytes of s as "YYYYMMDDTHHMMSSZ" (strict). */
-bool sa_spool_parse_at(const char *s, int64_t *at);
+bool sa_flatspool_parse_at(const char *s, int64_t *at);
 
-/* Frees what sa_spool_list returned. Accepts NULL. */
-void sa_spool_entries_free(sa_spool_entry_t *entries, size_t n);
+/* Frees what sa_flatspool_list returned. Accepts NULL. */
+void sa_flatspool_entries_free(sa_flatspool_entry_t *entries, size_t n);
 
 /*
  * Removes one capture (after a successful replay) and fsyncs its directory so it
  * does not come back after a crash. A path that no longer exists is success.
  */
-bool sa_spool_remove(const char *path, sa_error_t *error);
+bool sa_flatspool_remove(const char *path, sa_error_t *error);
 
 #endif
