@@ -720,7 +720,8 @@ static void test_kill_supersede(void **state)
     }
 done:
     printf("  kill -9 at the writes of a poll that supersedes 30 documents: %zu kills (its writes 1..%d%s), the "
-           "rollups equal to their documents after each\n", kills, writes, SA_SANITIZED ? ", every fifth under ASan: the Release build kills at each" : "");
+           "rollups equal to their documents after each\n",
+           kills, writes, SA_SANITIZED ? ", every fifth under ASan: the Release build kills at each" : "");
     assert_true(writes >= 5);
 }
 
