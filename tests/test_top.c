@@ -228,10 +228,20 @@ static void test_award_core_years(void **state)
         expect_in(out, "physics|0.0219|0.1000|core-years|0.0219|0.0967|22.7|under\n");
         expect_in(out, "physics|0.0219|0.0100|gpu-years|0.0027|0.0097|28.3|under\n");
         free(out);
+        char *example = rd_fixture("allocations-example.json");
+        const char *by_type[] = {"usage", "-M", "alpha", "-A", "physics", "--month", "2026-09", "--allocations",
+                                 example, "--svg", "--by", "account,gpu-type", NULL};
         out = ok_run(svg); /* a chart per award, in its own unit */
         expect_in(out, "award 0.1 core-years, 2026-09-01 to 2026-10-01; used 0.02192 (22.7% of the target to date)");
         expect_in(out, ">core-years</text>");
         free(out);
+        /* alpha physics' core-years award broken down by GPU type: its runs without GPUs are a series with a label */
+        out = ok_run(by_type);
+        expect_in(out, "alpha / physics, by GPU type</text>");
+        expect_in(out, " font-size=\"10\">(none)</text>");
+        assert_null(strstr(out, " font-size=\"10\"></text>")); /* no legend entry without its label */
+        free(out);
+        free(example);
     }
     unlink(path);
 }
