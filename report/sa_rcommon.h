@@ -44,7 +44,11 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
  */
 bool sa_report_window(const char *report, int64_t start, int64_t end, bool needed, sa_error_t *error);
 
-/* Connects to the archive given by the options (URI: --mongo-uri, SLURM_REPORT_MONGO_URI, SLURM_INGEST_MONGO_URI). */
+/*
+ * Connects to the archive given by the options (URI: --mongo-uri, SLURM_REPORT_MONGO_URI,
+ * SLURM_INGEST_MONGO_URI), or takes a reference to o->shared_db (the site's). Close with
+ * sa_rdb_close either way.
+ */
 sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error);
 
 /*

@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_map.h"
 #include "sa_runlog.h"
 #include "sa_mongo.h"
 #include "sa_rollup.h"
+#include "sa_rutil.h"
 #include "sa_vec.h"
 
 /* A cluster's rollups as this report reads them: at one commit. */
@@ -16,6 +18,12 @@ typedef struct {
     char *cluster;
     int64_t seq, as_of;
 } pin_t;
+
+/* A document of the read cache (sa_rdb_cache): what one read by _id returned. */
+typedef struct {
+    char *key;   /* "<collection>\037<options as JSON>\037<_id>" */
+    bson_t *doc; /* NULL: the server had none */
+} centry_t;
 
 struct sa_rdb {
     mongoc_client_t *client;
@@ -25,6 +33,12 @@ struct sa_rdb {
     char *name;  /* the database */
     pin_t *pins; /* the commits taken, one per cluster */
     size_t npins, pincap;
+    int refs;    /* sa_rdb_ref: the last sa_rdb_close frees */
+    /* the read cache: off while cache_max is 0 */
+    centry_t *cache;
+    size_t ncache, cachecap, cache_bytes, cache_max;
+    sa_map_t cmap;
+    size_t fetched, hits; /* documents the cache got from the server; reads it answered */
 };
 
 static const char *const coll_names[6] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups",
@@ -43,6 +57,7 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
         sa_error_nomem(error);
         return NULL;
     }
+    db->refs = 1;
     db->client = sa_mongo_connect(uri_str, "slurm-report", &db->hosts, error);
     if (!db->client) {
         sa_rdb_close(db);
@@ -59,10 +74,23 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
     return db;
 }
 
+sa_rdb_t *sa_rdb_ref(sa_rdb_t *db)
+{
+    db->refs++;
+    return db;
+}
+
 void sa_rdb_close(sa_rdb_t *db)
 {
-    if (!db)
+    if (!db || --db->refs > 0)
         return;
+    for (size_t i = 0; i < db->ncache; i++) {
+        free(db->cache[i].key);
+        if (db->cache[i].doc)
+            bson_destroy(db->cache[i].doc);
+    }
+    free(db->cache);
+    sa_map_clear(&db->cmap);
     for (int i = 0; i < 6; i++)
         mongoc_collection_destroy(db->colls[i]);
     mongoc_database_destroy(db->db);
@@ -371,6 +399,176 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
     return ok;
 }
 
+/* ---- reading by _id, and the read cache ---------------------------------------------- */
+
+void sa_rdb_cache(sa_rdb_t *db, size_t max_bytes)
+{
+    db->cache_max = max_bytes;
+}
+
+void sa_rdb_cache_stats(const sa_rdb_t *db, size_t *fetched, size_t *kept, size_t *hits)
+{
+    *fetched = db->fetched;
+    *hits = db->hits;
+    *kept = 0;
+    for (size_t i = 0; i < db->ncache; i++)
+        *kept += db->cache[i].doc != NULL;
+}
+
+static uint64_t centry_hash(size_t i, void *ctx)
+{
+    const sa_rdb_t *db = ctx;
+    return sa_fnv1a(db->cache[i].key, strlen(db->cache[i].key));
+}
+
+static bool centry_eq(size_t i, const void *key, void *ctx)
+{
+    const sa_rdb_t *db = ctx;
+    return strcmp(db->cache[i].key, key) == 0;
+}
+
+/* The cached entry of key (NULL: none). */
+static const centry_t *cache_find(sa_rdb_t *db, const char *key)
+{
+    size_t i = sa_map_find(&db->cmap, sa_fnv1a(key, strlen(key)), key, centry_eq, db);
+    return i == SIZE_MAX ? NULL : &db->cache[i];
+}
+
+/*
+ * Keeps doc (copied; NULL: known absent) under key while the cache has room; true when
+ * kept (false when full or out of memory: the caller keeps its own copy).
+ */
+static bool cache_put(sa_rdb_t *db, const char *key, const bson_t *doc)
+{
+    size_t bytes = strlen(key) + 1 + sizeof(centry_t) + (doc ? doc->len : 0);
+    uint64_t h = sa_fnv1a(key, strlen(key));
+    uint32_t *slot;
+    centry_t e = {NULL, NULL};
+
+    if (db->cache_bytes + bytes > db->cache_max || !SA_VEC_GROW(db->cache, db->cachecap, db->ncache, 1, 64) ||
+        !(slot = sa_map_slot(&db->cmap, h, key, db->ncache, centry_hash, centry_eq, db)))
+        return false;
+    if (*slot)
+        return true; /* kept already (an _id named twice) */
+    if (!(e.key = strdup(key)) || (doc && !(e.doc = bson_copy(doc)))) {
+        free(e.key);
+        return false;
+    }
+    db->cache[db->ncache] = e;
+    *slot = (uint32_t)++db->ncache;
+    db->cache_bytes += bytes;
+    return true;
+}
+
+/* Calls fn with each document of coll whose _id is in ids[0..n) (one $in query). */
+static bool each_id_query(sa_rdb_t *db, const char *coll, char **ids, size_t n, const bson_t *opts, sa_rdb_doc_cb fn,
+                          void *ctx, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    bool ok;
+
+    if (!n)
+        return true;
+    sa_bson_append_in_strings(&filter, "_id", ids, n);
+    ok = sa_rdb_each(db, coll, &filter, opts, fn, ctx, error);
+    bson_destroy(&filter);
+    return ok;
+}
+
+/* The cache key of _id id in the read of prefix (caller frees). */
+static char *cache_key(const char *prefix, const char *id)
+{
+    return sa_rprintf("%s%s", prefix, id);
+}
+
+/* What a read of the cache's missing documents keeps: in the cache, or here when it is full. */
+typedef struct {
+    sa_rdb_t *db;
+    const char *prefix;
+    bson_t **spill;   /* the documents the cache had no room for */
+    size_t nspill, spillcap;
+} cfill_t;
+
+static bool cache_fill(const bson_t *doc, void *vctx, sa_error_t *error)
+{
+    cfill_t *f = vctx;
+    bson_iter_t it;
+    char *key;
+    bool kept;
+
+    f->db->fetched++;
+    if (!bson_iter_init_find(&it, doc, "_id") || !BSON_ITER_HOLDS_UTF8(&it))
+        kept = false;
+    else if (!(key = cache_key(f->prefix, bson_iter_utf8(&it, NULL))))
+        return sa_error_nomem(error);
+    else {
+        kept = cache_put(f->db, key, doc);
+        free(key);
+    }
+    if (kept)
+        return true;
+    if (!SA_VEC_GROW(f->spill, f->spillcap, f->nspill, 1, 16) || !(f->spill[f->nspill] = bson_copy(doc)))
+        return sa_error_nomem(error);
+    f->nspill++;
+    return true;
+}
+
+bool sa_rdb_each_id(sa_rdb_t *db, const char *coll, char **ids, size_t n, const bson_t *opts, sa_rdb_doc_cb fn,
+                    void *ctx, sa_error_t *error)
+{
+    char *ojson = NULL, *prefix = NULL;
+    cfill_t fill = {db, NULL, NULL, 0, 0};
+    sa_strv_t missing;
+    bool ok = true;
+
+    if (!db->cache_max)
+        return each_id_query(db, coll, ids, n, opts, fn, ctx, error);
+    sa_strv_init(&missing);
+    if (opts && !(ojson = bson_as_canonical_extended_json(opts, NULL)))
+        return sa_error_nomem(error);
+    if (!(prefix = sa_rprintf("%s\037%s\037", coll, ojson ? ojson : "")))
+        ok = sa_error_nomem(error);
+    fill.prefix = prefix;
+    for (size_t i = 0; ok && i < n; i++) {
+        char *key = cache_key(prefix, ids[i]);
+        const centry_t *e = key ? cache_find(db, key) : NULL;
+        db->hits += e && e->doc;
+        ok = key && (e || sa_strv_push(&missing, ids[i]));
+        if (!ok)
+            sa_error_nomem(error);
+        free(key);
+    }
+    ok = ok && each_id_query(db, coll, missing.v, missing.n, opts, cache_fill, &fill, error);
+    /* the ones the server did not have: known absent (unless the cache is full: a document not kept is not absent) */
+    for (size_t i = 0; ok && !fill.nspill && i < missing.n; i++) {
+        char *key = cache_key(prefix, missing.v[i]);
+        if (!key)
+            ok = sa_error_nomem(error);
+        else if (!cache_find(db, key))
+            cache_put(db, key, NULL);
+        free(key);
+    }
+    /* in the order named, whatever the server's order: a report reads the same from the cache as without it */
+    for (size_t i = 0; ok && i < n; i++) {
+        char *key = cache_key(prefix, ids[i]);
+        const centry_t *e = key ? cache_find(db, key) : NULL;
+        if (!key)
+            ok = sa_error_nomem(error);
+        else if (e && e->doc)
+            ok = fn(e->doc, ctx, error);
+        free(key);
+    }
+    for (size_t i = 0; i < fill.nspill; i++) {
+        ok = ok && fn(fill.spill[i], ctx, error);
+        bson_destroy(fill.spill[i]);
+    }
+    free(fill.spill);
+    sa_strv_clear(&missing);
+    free(prefix);
+    bson_free(ojson);
+    return ok;
+}
+
 void sa_ringest_run_read(const bson_t *doc, sa_ringest_run_t *f)
 {
     bson_iter_t it;
@@ -517,14 +715,25 @@ static bool day_entries(const bson_t *day, const sa_rdb_runs_query_t *q, rruns_t
     return true;
 }
 
+typedef struct {
+    const sa_rdb_runs_query_t *q;
+    rruns_t *r;
+    size_t *found;
+} hours_ctx_t;
+
+/* sa_rdb_each_id callback: one run log document (an hour) read. */
+static bool hour_entries(const bson_t *doc, void *vctx, sa_error_t *error)
+{
+    hours_ctx_t *h = vctx;
+    (*h->found)++;
+    return day_entries(doc, h->q, h->r, error);
+}
+
 /* Reads the hours of c from hour down to stop (at most SA_RUNLOG_BATCH) into r; *found: documents read. */
 static bool read_hour_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t hour, int64_t stop,
                            const sa_rdb_runs_query_t *q, rruns_t *r, size_t *found, sa_error_t *error)
 {
-    bson_t filter = BSON_INITIALIZER;
-    mongoc_cursor_t *cur;
-    const bson_t *doc;
-    bson_error_t berr;
+    hours_ctx_t hc = {q, r, found};
     sa_strv_t ids;
     bool ok = true;
 
@@ -539,18 +748,7 @@ static bool read_hour_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t hour, 
         sa_strv_clear(&ids);
         return false;
     }
-    sa_rbson_append_in(&filter, "_id", &ids);
-    cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_RUNLOG_COLL), &filter, NULL, NULL);
-    while (ok && mongoc_cursor_next(cur, &doc)) {
-        (*found)++;
-        ok = day_entries(doc, q, r, error);
-    }
-    if (ok && mongoc_cursor_error(cur, &berr)) {
-        sa_rdb_error(error, db, "reading ingest_days", &berr);
-        ok = false;
-    }
-    mongoc_cursor_destroy(cur);
-    bson_destroy(&filter);
+    ok = sa_rdb_each_id(db, SA_RUNLOG_COLL, ids.v, ids.n, NULL, hour_entries, &hc, error);
     sa_strv_clear(&ids);
     return ok;
 }

@@ -221,6 +221,8 @@ sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error)
     char *cred = NULL;
     sa_rdb_t *db;
     const char *uri = o->mongo_uri;
+    if (o->shared_db)
+        return sa_rdb_ref(o->shared_db);
     if (!uri || !*uri)
         uri = getenv("SLURM_REPORT_MONGO_URI");
     if (!uri || !*uri)

@@ -110,6 +110,8 @@ typedef struct {
     /* where to (NULL: the report is written to its FILE in format) */
     sa_rdoc_cb doc_cb;
     void *doc_ctx;
+    struct sa_rdb *shared_db;            /* the site's connection (and its read cache), which its sections share
+                                            (borrowed; NULL: a report connects itself) */
     /* internal views of the site (not on the command line) */
     bool stranded_only;                  /* utilization: the stranded GPU-hours alone, with their reason */
     /* efficiency and job */
