@@ -1252,9 +1252,13 @@ static char *site_target(const char *dir, sa_error_t *error)
     return real;
 }
 
+/* At most this much of the documents the site reads is kept for the run (the rest is read again when needed). */
+#define SITE_CACHE_BYTES ((size_t)256 << 20)
+
 bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE *warn, sa_error_t *error)
 {
     site_t s;
+    sa_report_opts_t shared;
     sa_site_opts_t so_real = *so_in, *so = &so_real;
     char *target = site_target(so_in->dir, error);
     /* the pid in the name says whether its writer still runs (sweep_leftovers) */
@@ -1276,6 +1280,11 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     sweep_leftovers(so->dir, warn);
     if (!(s.db = sa_report_connect(o, error)) || !sa_rdb_clusters(s.db, &o->clusters, &s.cl, error))
         goto done;
+    /* every section reads through this connection: each rollup document once (at the commit it pinned) */
+    sa_rdb_cache(s.db, SITE_CACHE_BYTES);
+    shared = *o;
+    shared.shared_db = s.db;
+    s.o = &shared;
     if (!(s.c = calloc(s.cl.n + 1, sizeof *s.c))) {
         sa_error_nomem(error);
         goto done;
@@ -1296,6 +1305,12 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     }
     s.tmp = tmpl;
     ok = build(&s, error) && swap_in(s.tmp, so->dir, error);
+    if (ok && o->verbose) {
+        size_t fetched, kept, hits;
+        sa_rdb_cache_stats(s.db, &fetched, &kept, &hits);
+        fprintf(o->verbose, "# the site read %zu documents by _id from MongoDB and kept %zu of them for the run; "
+                            "its reports read them %zu times more from there\n", fetched, kept, hits);
+    }
     if (!ok)
         nftw(s.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 done:

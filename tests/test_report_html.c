@@ -35,6 +35,8 @@ static const char *chromium;
 static char profile[64];
 static char site[96];        /* the site written by the test */
 static bool have_site;       /* MongoDB was there to write it */
+static char *site_err;       /* what slurm-report site -v said */
+static int64_t site_stored;  /* the documents the site may read by _id: rollups and ingest_days of the dataset */
 
 /* Runs headless Chromium on a page; returns the DOM it dumped (caller frees). */
 static char *render(const char *page, const char *screenshot)
@@ -289,12 +291,20 @@ static int site_setup(void **state)
     {
         char *argv[] = {(char *)SA_REPORT_BIN, (char *)"site", site, (char *)"--db", db, (char *)"--sqlite", sqlite,
                         (char *)"--now", (char *)"2026-10-01T08:30:00Z", (char *)"--months", (char *)"2",
-                        (char *)"--allocations", alloc, NULL};
+                        (char *)"--allocations", alloc, (char *)"-v", NULL};
         rc = tu_run(argv, envp, &out, &err);
     }
     if (rc != 0)
         fprintf(stderr, "slurm-report site exited %d: %s\n", rc, err);
     have_site = rc == 0;
+    for (int k = 0; k < 2; k++) {
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db, k ? "ingest_days" : "rollups");
+        bson_t none = BSON_INITIALIZER;
+        site_stored += mongoc_collection_count_documents(c, &none, NULL, NULL, NULL, NULL);
+        mongoc_collection_destroy(c);
+    }
+    site_err = err;
+    err = NULL;
     put_site("probe-early.js", probe_early);
     put_site("probe-late.js", probe_late);
     free(out);
@@ -362,6 +372,19 @@ static void test_site_files(void **state)
             fail_msg("%s has no rows", rel);
         json_decref(j);
         free(t);
+    }
+    {
+        /* each document read once: no more from the server than the collections hold, every one kept */
+        const char *line = strstr(site_err, "# the site read ");
+        long long fetched = -1, kept = -1, hits = -1;
+        assert_non_null(line);
+        assert_int_equal(sscanf(line, "# the site read %lld documents by _id from MongoDB and kept %lld of them for "
+                                      "the run; its reports read them %lld times more", &fetched, &kept, &hits), 3);
+        printf("site: %lld documents read from MongoDB (%lld stored), %lld kept, %lld reads from memory\n", fetched,
+               (long long)site_stored, kept, hits);
+        assert_true(fetched > 0 && fetched <= site_stored);
+        assert_int_equal(kept, fetched);
+        assert_true(hits > fetched); /* the pages share them: months, awards, accounts */
     }
     {
         char *js = site_file("site.js"), *prom = site_file("metrics.prom");
@@ -593,6 +616,7 @@ int main(void)
     if (!mkdtemp(profile))
         return 1;
     rc = cmocka_run_group_tests_name("report_html", tests, site_setup, NULL);
+    free(site_err);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", profile);
     if (system(cmd) != 0)
         printf("note: could not remove %s\n", profile);
