@@ -122,9 +122,11 @@ bool sa_rhtml_doc(FILE *out, const sa_rdoc_t *d, const sa_report_opts_t *o, cons
 
     if (!doc_view(d, o, false, &v, &have, error))
         return false;
-    fprintf(out, "<%s>", sub ? "h2" : "h1");
-    sa_rxml_escape(out, heading);
-    fprintf(out, "</%s>\n", sub ? "h2" : "h1");
+    if (heading) {
+        fprintf(out, "<%s>", sub ? "h2" : "h1");
+        sa_rxml_escape(out, heading);
+        fprintf(out, "</%s>\n", sub ? "h2" : "h1");
+    }
     for (size_t i = 0; d->preamble && i < d->preamble->n; i++) {
         fputs("<p class=\"meta\">", out);
         sa_rxml_escape(out, d->preamble->v[i]);

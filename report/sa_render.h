@@ -101,7 +101,7 @@ void sa_rhtml_begin(FILE *out, const char *title, const char *script, const char
 /* Ends a page. */
 void sa_rhtml_end(FILE *out);
 /*
- * Writes a document as a part of a page: the heading (h2 when sub, else h1), the
+ * Writes a document as a part of a page: the heading (h2 when sub, else h1; none when NULL), the
  * preamble, the table (the columns of o's -o/-l, else every column with the long
  * ones hidden behind an "all columns" switch that needs no script), id for the table,
  * links (trusted HTML, may be NULL) under the table, then the charts.

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_alloc.h"
 #include "sa_fsutil.h"
 #include "sa_runlog.h"
 #include "sa_jobview.h"
@@ -70,7 +71,10 @@ static void put_href(FILE *out, const char *file)
 
 typedef struct {
     char *name, *file;    /* the cluster, its directory name */
-    sa_strv_t months;     /* "YYYY-MM", oldest first */
+    sa_strv_t months;     /* "YYYY-MM", oldest first: the --months up to the last one observed (none: no data) */
+    int64_t last;         /* its last observation (jobs or nodes), at most now; SA_UNSET: none */
+    int64_t from, to;     /* its months' span: the first one's start to the last one's end (or now) */
+    size_t land;          /* the month its page shows (an index of months) */
     sa_strv_t accounts;   /* accounts with use or an award in the site's range */
     const char *health;   /* "OK", "UNHEALTHY" (static) */
     bool has_series;      /* a time series exists */
@@ -84,7 +88,7 @@ typedef struct {
     sa_rdb_t *db;
     sa_rclusters_t cl;
     scluster_t *c;        /* per cluster of cl */
-    int64_t from, to;     /* the site's range: the first month's start to now */
+    sa_awards_t awards;   /* the --allocations file (none: empty) */
 } site_t;
 
 /* A page being written: its text in memory, its name relative to the site. */
@@ -102,6 +106,7 @@ typedef struct {
     sa_strv_t *accounts;  /* when not NULL: collect the accounts of the document's rows */
     bool trend;           /* also the first chart's months as a table ("months") */
     bool pivot;           /* the current report's rows as a table of states (pivot_current) */
+    bool charts_first;    /* the document's charts right under its heading, its preamble and table after them */
     char range[48];       /* the months of the trend's table, "YYYY-MM to YYYY-MM" (account pages) */
     bool healthy;
 } page_t;
@@ -541,8 +546,21 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
         fclose(m);
     }
     id = sa_rprintf("t-%s", pg->table);
-    ok = links && id && (!pg->colspec || sa_colspecs_parse(pg->colspec, &vo.columns, &vo.ncolumns, error)) &&
-         sa_rhtml_doc(pg->f, d, &vo, pg->heading, true, id, links, error);
+    if (pg->charts_first && d->has_charts && d->ncharts) {
+        /* the charts under the heading, then the rest of the document (its preamble, its table) */
+        sa_rdoc_t rest = *d;
+        fputs("<h2>", pg->f);
+        sa_rxml_escape(pg->f, pg->heading);
+        fputs("</h2>\n", pg->f);
+        sa_rcharts_svg(pg->f, d->charts_title, d->no_charts, NULL, d->charts, d->ncharts, false);
+        rest.has_charts = false;
+        ok = links && id && (!pg->colspec || sa_colspecs_parse(pg->colspec, &vo.columns, &vo.ncolumns, error)) &&
+             sa_rhtml_doc(pg->f, &rest, &vo, NULL, true, id, links, error);
+        pg->charts_first = false;
+    } else {
+        ok = links && id && (!pg->colspec || sa_colspecs_parse(pg->colspec, &vo.columns, &vo.ncolumns, error)) &&
+             sa_rhtml_doc(pg->f, d, &vo, pg->heading, true, id, links, error);
+    }
     sa_report_opts_clear(&vo);
     free(links);
     free(id);
@@ -635,29 +653,69 @@ static int64_t month_end(int64_t m, int64_t now)
     return now > m && now < e ? now : e;
 }
 
+/*
+ * [start, end) as the headings name it: "2026-10" (a whole month), "2026-09 to 2026-10"
+ * (whole months), else with the times that are not a month's bounds:
+ * "2026-11, to 2026-11-28T16:30:49Z", "2026-07-15T00:00:00Z to 2026-10".
+ */
+static const char *period_label(int64_t start, int64_t end, char *buf, size_t sz)
+{
+    int64_t m0 = sa_rmonth_floor(start), m1 = sa_rmonth_floor(end - 1);
+    char a[32], b[32];
+
+    if (m0 == start)
+        sa_rmonth_label(start, a, sizeof a);
+    else
+        snprintf(a, sizeof a, "%s", sa_riso(start));
+    if (sa_rmonth_add(m1, 1) == end)
+        sa_rmonth_label(m1, b, sizeof b);
+    else
+        snprintf(b, sizeof b, "%s", sa_riso(end));
+    if (m0 == start && m0 == m1 && sa_rmonth_add(m1, 1) == end)
+        snprintf(buf, sz, "%s", a);
+    else if (m0 == start && m0 == m1)
+        snprintf(buf, sz, "%s, to %s", a, b);
+    else
+        snprintf(buf, sz, "%s to %s", a, b);
+    return buf;
+}
+
 /* The stranded GPUs' columns on the pages. */
 #define STRANDED_COLS "cluster,gpu_type,state,stranded_reason,gpu_stranded_hours,gpu_hours,class"
 
+/* The usage section of [start, end): against the awards (their charts first when charts_first), else by account. */
+static bool usage_section(page_t *pg, const scluster_t *c, int64_t start, int64_t end, bool charts_first,
+                          sa_error_t *error)
+{
+    char h[160], when[80];
+    section_t use = {S_USAGE, "usage", h, NULL, start, end, 0, NULL, true, false, false};
+
+    snprintf(h, sizeof h, "GPU usage%s, %s%s", pg->s->o->allocations_path ? " against the awards" : " by account",
+             period_label(start, end, when, sizeof when),
+             pg->s->o->allocations_path ? " (the charts: each award over its period)" : "");
+    pg->charts_first = charts_first;
+    return section(pg, c->name, &use, error);
+}
+
 /*
- * Usage against awards, efficiency, queue waits by partition, utilization by exact state
- * and stranded GPUs of [start, end) for cluster c.
+ * Efficiency, queue waits by partition, utilization by exact state and stranded GPUs of
+ * [start, end) for cluster c (usage first when with_usage).
  */
-static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, const char *when,
+static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, bool with_usage,
                            sa_error_t *error)
 {
-    char h1[160], h2[160], h3[160], h4[160], h5[160];
-    section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false, false};
+    char h2[160], h3[160], h4[160], h5[160], when[80];
     section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false, false};
     section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false, false};
     section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true, false};
     section_t waits = {S_WAITS, "waits", h5, NULL, start, end, SA_BY_PARTITION, NULL, false, false, false};
 
-    snprintf(h1, sizeof h1, "GPU usage%s, %s", pg->s->o->allocations_path ? " against the awards" : " by account", when);
+    period_label(start, end, when, sizeof when);
     snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
     snprintf(h3, sizeof h3, "Stranded GPUs, %s", when);
     snprintf(h4, sizeof h4, "What the allocated GPUs and CPUs did (runs that ended), %s", when);
     snprintf(h5, sizeof h5, "Queue waits by partition (runs that started), %s", when);
-    if (!section(pg, c->name, &use, error) || !section(pg, c->name, &eff, error) ||
+    if ((with_usage && !usage_section(pg, c, start, end, false, error)) || !section(pg, c->name, &eff, error) ||
         !section(pg, c->name, &waits, error))
         return false;
     if (!c->has_series) {
@@ -683,7 +741,7 @@ static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_err
     }
     ok = page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);
     if (ok)
-        ok = month_sections(&pg, c, start, month_end(start, s->o->now), month, error);
+        ok = month_sections(&pg, c, start, month_end(start, s->o->now), true, error);
     ok = page_close(&pg, ok, error) && ok;
     free(rel);
     free(title);
@@ -698,6 +756,7 @@ static void cluster_links(page_t *pg, const scluster_t *c)
           pg->f);
     for (size_t i = c->months.n; i-- > 0;)
         fprintf(pg->f, " <a href=\"%s.html\">%s</a>", c->months.v[i], c->months.v[i]);
+    fputs(c->months.n ? "" : " none observed yet", pg->f);
     fputs("</p>\n<p class=\"links\">Accounts:", pg->f);
     for (size_t i = 0; i < c->accounts.n; i++) {
         char *f = file_name(c->accounts.v[i]);
@@ -712,7 +771,7 @@ static void cluster_links(page_t *pg, const scluster_t *c)
     fputs(c->accounts.n ? "</p>\n" : " none with use in these months</p>\n", pg->f);
     if (c->months.n) { /* a month's jobs can be many: not a page, the command that lists them */
         int64_t ms, me;
-        const char *m = c->months.v[c->months.n - 1];
+        const char *m = c->months.v[c->land];
         if (sa_rmonth_parse(m, &ms, &me)) {
             char from[16], to[16];
             snprintf(from, sizeof from, "%.10s", sa_riso(ms));
@@ -727,41 +786,48 @@ static void cluster_links(page_t *pg, const scluster_t *c)
 }
 
 /*
- * CLUSTER/index: health, the current queue (by partition and account), the latest
- * month (the previous one during a month's first week), the use over the site's months.
+ * CLUSTER/index: the month it lands on (the last one observed, or the one before it during
+ * that one's first week): its usage against the awards, charts first; the archive's
+ * health, the current queue; the rest of that month; the use over the site's months.
  */
 static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
 {
     page_t pg;
-    char *rel = sa_rprintf("%s/index", c->file), *title = sa_rprintf("Cluster %s", c->name), range[96];
-    const char *last = c->months.n ? c->months.v[c->months.n - 1] : NULL;
-    int64_t cur = sa_rmonth_floor(s->o->now);
+    char *rel = sa_rprintf("%s/index", c->file), *title = sa_rprintf("Cluster %s", c->name), range[160], when[80];
     section_t health = {S_HEALTH, "health", "Health of the archive (the last 24 hours)", NULL,
                         SA_UNSET, SA_UNSET, 0, NULL, false, false, false};
     section_t queue = {S_CURRENT, "queue", "Current queue (the latest squeue snapshot)", NULL, SA_UNSET, SA_UNSET,
                        SA_BY_PARTITION | SA_BY_ACCOUNT, NULL, false, false, false};
-    section_t all = {S_USAGE, "accounts", range, NULL, s->from, s->to, SA_BY_ACCOUNT, NULL, true, false, true};
-    int64_t ms, me;
+    section_t all = {S_USAGE, "accounts", range, NULL, c->from, c->to, SA_BY_ACCOUNT, NULL, true, false, true};
+    int64_t ms = SA_UNSET, me = SA_UNSET;
     bool ok;
 
-    snprintf(range, sizeof range, "GPU, CPU and memory usage per account, %s to %s", c->months.n ? c->months.v[0] : "?",
-             last ? last : "?");
-    /* the latest month shown is the last complete one during the first week of a month */
-    if (c->months.n >= 2 && s->o->now - cur < 7 * 86400)
-        last = c->months.v[c->months.n - 2];
+    if (c->months.n && sa_rmonth_parse(c->months.v[c->land], &ms, &me))
+        me = month_end(ms, s->o->now);
+    snprintf(range, sizeof range, "GPU, CPU and memory usage per account, %s",
+             c->months.n ? period_label(c->from, c->to, when, sizeof when) : "-");
     ok = rel && title && page_open(s, &pg, rel, title, NULL, error);
     if (!rel || !title)
         sa_error_nomem(error);
     if (ok) {
         fputs("<p class=\"links\"><a href=\"#pages\">Months and accounts</a></p>\n", pg.f);
+        if (ms == SA_UNSET) {
+            char line[160];
+            snprintf(line, sizeof line, "Nothing observed of this cluster up to %s: no month to show.",
+                     sa_riso(s->o->now));
+            para(&pg, "meta", line);
+        }
+        ok = ms == SA_UNSET || usage_section(&pg, c, ms, me, true, error);
+    }
+    if (ok) {
         ok = section(&pg, c->name, &health, error);
         c->health = pg.healthy ? "OK" : "UNHEALTHY";
     }
     ok = ok && section(&pg, c->name, &queue, error);
-    if (ok && last && sa_rmonth_parse(last, &ms, &me))
-        ok = month_sections(&pg, c, ms, month_end(ms, s->o->now), last, error);
+    if (ok && ms != SA_UNSET)
+        ok = month_sections(&pg, c, ms, me, false, error);
     pg.accounts = &c->accounts;
-    ok = ok && section(&pg, c->name, &all, error);
+    ok = ok && (!c->months.n || section(&pg, c->name, &all, error));
     pg.accounts = NULL;
     if (ok)
         cluster_links(&pg, c);
@@ -772,31 +838,47 @@ static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
     return ok;
 }
 
+/* The start of the trend of account on cluster c: its earliest award's start there, else c's first month. */
+static int64_t trend_start(const site_t *s, const scluster_t *c, const char *account)
+{
+    int64_t from = c->from;
+
+    for (size_t i = 0; i < s->awards.n; i++) {
+        const sa_award_t *a = &s->awards.v[i];
+        if (strcmp(a->cluster, c->name) == 0 && strcmp(a->account, account) == 0 && a->start < from)
+            from = a->start;
+    }
+    return from;
+}
+
 /*
- * CLUSTER/account-NAME: the account's trend (against its award, month by month, by
- * user and by GPU type), and its use per user and GPU type over the site's months:
- * two scans of the archive.
+ * CLUSTER/account-NAME: the account's trend (against its award, from the award's start,
+ * month by month, by user and by GPU type), and its use per user and GPU type over the
+ * site's months.
  */
 static bool account_page(site_t *s, const scluster_t *c, const char *account, sa_error_t *error)
 {
     page_t pg;
     char *f = file_name(account), *rel = f ? sa_rprintf("%s/account-%s", c->file, f) : NULL;
-    char *title = sa_rprintf("%s, account %s", c->name, account), range[96];
+    char *title = sa_rprintf("%s, account %s", c->name, account), range[160], theading[160], when[80];
+    int64_t tfrom = trend_start(s, c, account);
     /* the trend against the award, its charts broken down by user and GPU type; then one table of both */
-    section_t trend = {S_USAGE, "trend", "Trend", NULL, s->from, s->to,
+    section_t trend = {S_USAGE, "trend", theading, NULL, tfrom, c->to,
                        SA_BY_ACCOUNT | SA_BY_USER | SA_BY_GPU_TYPE, account, true, false, false};
-    section_t users = {S_USAGE, "users", range, NULL, s->from, s->to, SA_BY_USER | SA_BY_GPU_TYPE,
+    section_t users = {S_USAGE, "users", range, NULL, c->from, c->to, SA_BY_USER | SA_BY_GPU_TYPE,
                        account, false, false, true};
     bool ok = rel && title;
 
-    snprintf(range, sizeof range, "Users and GPU types (GPUs, CPUs, memory), %s to %s", c->months.v[0],
-             c->months.v[c->months.n - 1]);
+    snprintf(theading, sizeof theading, "Trend%s, %s", tfrom < c->from ? " from the award's start" : "",
+             period_label(tfrom, c->to, when, sizeof when));
+    snprintf(range, sizeof range, "Users and GPU types (GPUs, CPUs, memory), %s",
+             period_label(c->from, c->to, when, sizeof when));
     if (!ok)
         sa_error_nomem(error);
     ok = ok && page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);
     if (ok) {
         /* the months of the trend's table (from the award's start when there is one): known once it is written */
-        snprintf(pg.range, sizeof pg.range, "%s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
+        snprintf(pg.range, sizeof pg.range, "%s", period_label(tfrom, c->to, when, sizeof when));
         fputs("<p class=\"meta\">" RANGE_MARK "</p>\n", pg.f);
         pg.trend = true;
         ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error);
@@ -1050,29 +1132,81 @@ static bool first_data(site_t *s, const sa_rcluster_t *rc, sa_tsdb_t *ts, int64_
     return ok;
 }
 
-/* A cluster's months: the last so->months up to now's, from its first data on. */
+/* The cluster's last observation: of its jobs (sa_rcluster_as_of) or its nodes, at most now; SA_UNSET: none. */
+static int64_t last_observed(const site_t *s, const sa_rcluster_t *rc, int64_t last_snapshot)
+{
+    int64_t t = sa_rcluster_as_of(rc, SA_UNSET);
+
+    if (rc->last_sinfo_at != SA_UNSET && (t == SA_UNSET || rc->last_sinfo_at > t))
+        t = rc->last_sinfo_at;
+    if (last_snapshot != SA_UNSET && (t == SA_UNSET || last_snapshot > t))
+        t = last_snapshot;
+    return t != SA_UNSET && t > s->o->now ? s->o->now : t;
+}
+
+/*
+ * A cluster's months: the last so->months up to the last one it was observed in (the
+ * month holding its last observed second, so a month gets its page once it has data),
+ * from its first data on; none when nothing was observed before now. The month its page
+ * lands on: the last, or the one before it while the last has less than a week of data.
+ */
 static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_error_t *error)
 {
     sa_tsdb_t *ts = NULL;
-    int64_t first, m = sa_rmonth_add(sa_rmonth_floor(s->o->now), 1 - s->so->months);
+    int64_t first, snap = SA_UNSET, lastm, m;
     char buf[16];
 
-    int64_t last = SA_UNSET;
-
-    if (!sa_rtsdbs_get(tsdbs, s->o, c->name, false, &ts, error) || (ts && !sa_tsdb_last_snapshot(ts, c->name, &last, error)))
+    if (!sa_rtsdbs_get(tsdbs, s->o, c->name, false, &ts, error) || (ts && !sa_tsdb_last_snapshot(ts, c->name, &snap, error)))
         return false;
-    if (last == SA_UNSET)
+    if (snap == SA_UNSET)
         ts = NULL; /* a --sqlite file without this cluster */
     if (!first_data(s, &s->cl.v[c - s->c], ts, &first, error))
         return false;
     c->has_series = ts != NULL;
+    c->last = last_observed(s, &s->cl.v[c - s->c], snap);
+    c->from = c->to = SA_UNSET;
+    if (c->last == SA_UNSET || (first != SA_UNSET && first >= c->last))
+        return true;
+    lastm = sa_rmonth_floor(c->last - 1);
+    m = sa_rmonth_add(lastm, 1 - s->so->months);
     if (first != SA_UNSET && sa_rmonth_floor(first) > m)
         m = sa_rmonth_floor(first);
-    for (; m <= s->o->now; m = sa_rmonth_add(m, 1))
-        sa_strv_push(&c->months, sa_rmonth_label(m, buf, sizeof buf));
-    if (!c->months.n)
-        sa_strv_push(&c->months, sa_rmonth_label(s->o->now, buf, sizeof buf));
+    c->from = m;
+    for (; m <= lastm; m = sa_rmonth_add(m, 1)) {
+        if (!sa_strv_push(&c->months, sa_rmonth_label(m, buf, sizeof buf)))
+            return sa_error_nomem(error);
+    }
+    c->to = month_end(lastm, s->o->now);
+    c->land = c->months.n - 1;
+    if (c->months.n >= 2 && c->last - lastm < 7 * 86400)
+        c->land--;
     return true;
+}
+
+/*
+ * What the site will show, before any of it is written: the awards, each cluster's
+ * months. Fails (SA_ERR_USAGE) when no cluster was observed before now: every window of
+ * the site would be empty.
+ */
+static bool plan(site_t *s, sa_error_t *error)
+{
+    sa_rtsdbs_t tsdbs;
+    bool ok = true, any = false;
+
+    if (s->o->allocations_path && !sa_awards_load(s->o->allocations_path, &s->awards, error))
+        return false;
+    sa_rtsdbs_init(&tsdbs);
+    for (size_t i = 0; ok && i < s->cl.n; i++) {
+        ok = cluster_months(s, &s->c[i], &tsdbs, error);
+        any = any || s->c[i].months.n;
+    }
+    sa_rtsdbs_clear(&tsdbs);
+    if (ok && !any) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "the window is empty: no cluster was observed before %s",
+                     sa_riso(s->o->now));
+        ok = false;
+    }
+    return ok;
 }
 
 /* Removes a tree (nftw callback). */
@@ -1198,24 +1332,19 @@ static bool write_metrics(site_t *s, sa_error_t *error)
     return ok;
 }
 
-/* Every page of every cluster, the profile, the index, the metrics, into s->tmp. */
+/* Every page of every cluster, the profile, the index, the metrics, into s->tmp (plan() made first). */
 static bool build(site_t *s, sa_error_t *error)
 {
-    sa_rtsdbs_t tsdbs;
     bool ok = write_file(s, "site.js", sa_site_js, strlen(sa_site_js), error);
 
-    sa_rtsdbs_init(&tsdbs);
-    s->from = sa_rmonth_add(sa_rmonth_floor(s->o->now), 1 - s->so->months);
-    s->to = s->o->now;
     for (size_t i = 0; ok && i < s->cl.n; i++) {
         scluster_t *c = &s->c[i];
-        ok = cluster_months(s, c, &tsdbs, error) && cluster_page(s, c, error);
+        ok = cluster_page(s, c, error);
         for (size_t k = 0; ok && k < c->months.n; k++)
             ok = month_page(s, c, c->months.v[k], error);
         for (size_t k = 0; ok && k < c->accounts.n; k++)
             ok = account_page(s, c, c->accounts.v[k], error);
     }
-    sa_rtsdbs_clear(&tsdbs);
     return ok && ingest_page(s, error) && index_page(s, error) && write_metrics(s, error);
 }
 
@@ -1296,6 +1425,8 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
         sa_strv_init(&s.c[i].months);
         sa_strv_init(&s.c[i].accounts);
     }
+    if (!plan(&s, error))
+        goto done;
     if (!mkdtemp(tmpl) || chmod(tmpl, (mode_t)(sa_umask_file_mode() | 0111)) != 0) {
         int e = errno;
         /* no parent directory, no permission: the DIR given cannot hold a site */
@@ -1320,6 +1451,7 @@ done:
         sa_strv_clear(&s.c[i].accounts);
     }
     free(s.c);
+    sa_awards_clear(&s.awards);
     free(tmpl);
     free(target);
     sa_rclusters_clear(&s.cl);

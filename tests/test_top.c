@@ -342,7 +342,8 @@ static void test_site_tres(void **state)
         assert_non_null(html);
         expect_in(html, "data-key=\"core_years\">Core-years</th>");
         expect_in(html, "data-key=\"mem_gb_years\">GB-years</th>");
-        expect_in(html, "<code>slurm-report jobs -M alpha -S 2026-10-01 -E 2026-11-01</code>");
+        /* the jobs of the month the page shows (the last complete one: 2026-10 has less than a week observed) */
+        expect_in(html, "<code>slurm-report jobs -M alpha -S 2026-09-01 -E 2026-10-01</code>");
         free(html);
         free(page);
         page = sa_rprintf("%s/alpha/account-physics.html", site);
