@@ -21,7 +21,8 @@ typedef struct {
 
 /* A document of the read cache (sa_rdb_cache): what one read by _id returned. */
 typedef struct {
-    char *key;   /* "<collection>\037<options as JSON>\037<_id>" */
+    uint32_t q;  /* the read it was asked in: an index of sa_rdb.cq (collection and options) */
+    char *id;
     bson_t *doc; /* NULL: the server had none */
 } centry_t;
 
@@ -38,7 +39,12 @@ struct sa_rdb {
     centry_t *cache;
     size_t ncache, cachecap, cache_bytes, cache_max;
     sa_map_t cmap;
+    sa_strv_t cq;         /* the reads the cache answers: "<collection>\037<options as JSON>" */
+    uint64_t *cqhash;     /* their hashes (the hash of an entry goes on from its read's) */
     size_t fetched, hits; /* documents the cache got from the server; reads it answered */
+    bson_t **cdocs;       /* with the cache: every clusters document, read once */
+    size_t ncdocs;
+    bool cdocs_read;
 };
 
 static const char *const coll_names[6] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups",
@@ -85,12 +91,17 @@ void sa_rdb_close(sa_rdb_t *db)
     if (!db || --db->refs > 0)
         return;
     for (size_t i = 0; i < db->ncache; i++) {
-        free(db->cache[i].key);
+        free(db->cache[i].id);
         if (db->cache[i].doc)
             bson_destroy(db->cache[i].doc);
     }
     free(db->cache);
     sa_map_clear(&db->cmap);
+    sa_strv_clear(&db->cq);
+    free(db->cqhash);
+    for (size_t i = 0; i < db->ncdocs; i++)
+        bson_destroy(db->cdocs[i]);
+    free(db->cdocs);
     for (int i = 0; i < 6; i++)
         mongoc_collection_destroy(db->colls[i]);
     mongoc_database_destroy(db->db);
@@ -296,40 +307,82 @@ static int cluster_cmp(const void *a, const void *b)
     return strcmp(((const sa_rcluster_t *)a)->name, ((const sa_rcluster_t *)b)->name);
 }
 
-bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error)
+/* The clusters documents found so far. */
+typedef struct {
+    sa_rcluster_t *v;
+    size_t n;
+    const sa_strv_t *names; /* only these (none: all) */
+} cfound_t;
+
+/* Adds a clusters document to what was found (when its name is asked for). */
+static bool add_cluster(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    cfound_t *f = ctx;
+    sa_rcluster_t c = {0}, *v;
+
+    read_cluster(doc, &c);
+    if (!c.name || (f->names->n && !sa_strv_contains(f->names, c.name))) {
+        free(c.name);
+        return true; /* an _id that is not a name is not ours */
+    }
+    if (!(v = realloc(f->v, (f->n + 1) * sizeof *v))) {
+        free(c.name);
+        return sa_error_nomem(error);
+    }
+    f->v = v;
+    c.in_archive = true;
+    f->v[f->n++] = c;
+    return true;
+}
+
+/* Keeps a copy of a clusters document (the cache's). */
+static bool keep_cluster(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    sa_rdb_t *db = ctx;
+    bson_t **v = realloc(db->cdocs, (db->ncdocs + 1) * sizeof *v);
+
+    if (!v)
+        return sa_error_nomem(error);
+    db->cdocs = v;
+    if (!(db->cdocs[db->ncdocs] = bson_copy(doc)))
+        return sa_error_nomem(error);
+    db->ncdocs++;
+    return true;
+}
+
+/* The clusters documents of names (none: all): read, or with the read cache from its copy of them all. */
+static bool find_clusters(sa_rdb_t *db, const sa_strv_t *names, cfound_t *f, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER;
-    mongoc_cursor_t *cursor;
-    const bson_t *doc;
-    bson_error_t berr;
-    sa_rcluster_t *found = NULL;
-    size_t nfound = 0;
     bool ok = true;
 
-    memset(out, 0, sizeof *out);
-    if (names->n)
-        sa_rbson_append_in(&filter, "_id", names);
-    cursor = mongoc_collection_find_with_opts(sa_rdb_collection(db, "clusters"), &filter, NULL, NULL);
-    while (mongoc_cursor_next(cursor, &doc)) {
-        sa_rcluster_t c = {0}, *v = realloc(found, (nfound + 1) * sizeof *v);
-        if (!v) {
-            sa_error_nomem(error);
-            ok = false;
-            break;
-        }
-        found = v;
-        read_cluster(doc, &c);
-        if (!c.name)
-            continue; /* an _id that is not a name: not ours */
-        c.in_archive = true;
-        found[nfound++] = c;
+    f->names = names;
+    if (db->cache_max) {
+        if (!db->cdocs_read)
+            ok = sa_rdb_each(db, "clusters", &filter, NULL, keep_cluster, db, error);
+        db->cdocs_read = ok;
+        for (size_t i = 0; ok && i < db->ncdocs; i++)
+            ok = add_cluster(db->cdocs[i], f, error);
+    } else {
+        if (names->n)
+            sa_rbson_append_in(&filter, "_id", names);
+        ok = sa_rdb_each(db, "clusters", &filter, NULL, add_cluster, f, error);
     }
-    if (ok && mongoc_cursor_error(cursor, &berr)) {
-        sa_rdb_error(error, db, "reading clusters", &berr);
-        ok = false;
-    }
-    mongoc_cursor_destroy(cursor);
     bson_destroy(&filter);
+    return ok;
+}
+
+bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error)
+{
+    cfound_t f = {NULL, 0, names};
+    sa_rcluster_t *found;
+    size_t nfound;
+    bool ok;
+
+    memset(out, 0, sizeof *out);
+    ok = find_clusters(db, names, &f, error);
+    found = f.v;
+    nfound = f.n;
     if (!ok)
         goto done;
     if (names->n) {
@@ -415,49 +468,89 @@ void sa_rdb_cache_stats(const sa_rdb_t *db, size_t *fetched, size_t *kept, size_
         *kept += db->cache[i].doc != NULL;
 }
 
+/* What a cache lookup asks for: an _id in a read. */
+typedef struct {
+    uint32_t q;
+    const char *id;
+} ckey_t;
+
+static uint64_t ckey_hash(const sa_rdb_t *db, uint32_t q, const char *id)
+{
+    return sa_fnv1a_more(db->cqhash[q], id, strlen(id));
+}
+
 static uint64_t centry_hash(size_t i, void *ctx)
 {
     const sa_rdb_t *db = ctx;
-    return sa_fnv1a(db->cache[i].key, strlen(db->cache[i].key));
+    return ckey_hash(db, db->cache[i].q, db->cache[i].id);
 }
 
 static bool centry_eq(size_t i, const void *key, void *ctx)
 {
     const sa_rdb_t *db = ctx;
-    return strcmp(db->cache[i].key, key) == 0;
+    const ckey_t *k = key;
+    return db->cache[i].q == k->q && strcmp(db->cache[i].id, k->id) == 0;
 }
 
-/* The cached entry of key (NULL: none). */
-static const centry_t *cache_find(sa_rdb_t *db, const char *key)
+/* The cached entry of id in read q (NULL: none). */
+static const centry_t *cache_find(sa_rdb_t *db, uint32_t q, const char *id)
 {
-    size_t i = sa_map_find(&db->cmap, sa_fnv1a(key, strlen(key)), key, centry_eq, db);
+    ckey_t k = {q, id};
+    size_t i = sa_map_find(&db->cmap, ckey_hash(db, q, id), &k, centry_eq, db);
     return i == SIZE_MAX ? NULL : &db->cache[i];
 }
 
 /*
- * Keeps doc (copied; NULL: known absent) under key while the cache has room; true when
- * kept (false when full or out of memory: the caller keeps its own copy).
+ * Keeps doc (copied; NULL: known absent) as id of read q while the cache has room; true
+ * when kept (false when full or out of memory: the caller keeps its own copy).
  */
-static bool cache_put(sa_rdb_t *db, const char *key, const bson_t *doc)
+static bool cache_put(sa_rdb_t *db, uint32_t q, const char *id, const bson_t *doc)
 {
-    size_t bytes = strlen(key) + 1 + sizeof(centry_t) + (doc ? doc->len : 0);
-    uint64_t h = sa_fnv1a(key, strlen(key));
+    size_t bytes = strlen(id) + 1 + sizeof(centry_t) + (doc ? doc->len : 0);
+    ckey_t k = {q, id};
     uint32_t *slot;
-    centry_t e = {NULL, NULL};
+    centry_t e = {q, NULL, NULL};
 
     if (db->cache_bytes + bytes > db->cache_max || !SA_VEC_GROW(db->cache, db->cachecap, db->ncache, 1, 64) ||
-        !(slot = sa_map_slot(&db->cmap, h, key, db->ncache, centry_hash, centry_eq, db)))
+        !(slot = sa_map_slot(&db->cmap, ckey_hash(db, q, id), &k, db->ncache, centry_hash, centry_eq, db)))
         return false;
     if (*slot)
         return true; /* kept already (an _id named twice) */
-    if (!(e.key = strdup(key)) || (doc && !(e.doc = bson_copy(doc)))) {
-        free(e.key);
+    if (!(e.id = strdup(id)) || (doc && !(e.doc = bson_copy(doc)))) {
+        free(e.id);
         return false;
     }
     db->cache[db->ncache] = e;
     *slot = (uint32_t)++db->ncache;
     db->cache_bytes += bytes;
     return true;
+}
+
+/* The index of the read of coll with opts among the cache's (added when new); false when out of memory. */
+static bool cache_read_of(sa_rdb_t *db, const char *coll, const bson_t *opts, uint32_t *q)
+{
+    char *ojson = opts ? bson_as_canonical_extended_json(opts, NULL) : NULL;
+    char *name = sa_rprintf("%s\037%s", coll, ojson ? ojson : "");
+    uint64_t *h;
+    bool ok = name && (!opts || ojson);
+
+    bson_free(ojson);
+    for (size_t i = 0; ok && i < db->cq.n; i++) {
+        if (strcmp(db->cq.v[i], name) == 0) {
+            *q = (uint32_t)i;
+            free(name);
+            return true;
+        }
+    }
+    ok = ok && (h = realloc(db->cqhash, (db->cq.n + 1) * sizeof *h)) != NULL;
+    if (ok) {
+        db->cqhash = h;
+        h[db->cq.n] = sa_fnv1a(name, strlen(name) + 1);
+        ok = sa_strv_push(&db->cq, name);
+    }
+    *q = (uint32_t)(db->cq.n - 1);
+    free(name);
+    return ok;
 }
 
 /* Calls fn with each document of coll whose _id is in ids[0..n) (one $in query). */
@@ -475,16 +568,10 @@ static bool each_id_query(sa_rdb_t *db, const char *coll, char **ids, size_t n, 
     return ok;
 }
 
-/* The cache key of _id id in the read of prefix (caller frees). */
-static char *cache_key(const char *prefix, const char *id)
-{
-    return sa_rprintf("%s%s", prefix, id);
-}
-
 /* What a read of the cache's missing documents keeps: in the cache, or here when it is full. */
 typedef struct {
     sa_rdb_t *db;
-    const char *prefix;
+    uint32_t q;
     bson_t **spill;   /* the documents the cache had no room for */
     size_t nspill, spillcap;
 } cfill_t;
@@ -493,19 +580,10 @@ static bool cache_fill(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     cfill_t *f = vctx;
     bson_iter_t it;
-    char *key;
-    bool kept;
 
     f->db->fetched++;
-    if (!bson_iter_init_find(&it, doc, "_id") || !BSON_ITER_HOLDS_UTF8(&it))
-        kept = false;
-    else if (!(key = cache_key(f->prefix, bson_iter_utf8(&it, NULL))))
-        return sa_error_nomem(error);
-    else {
-        kept = cache_put(f->db, key, doc);
-        free(key);
-    }
-    if (kept)
+    if (bson_iter_init_find(&it, doc, "_id") && BSON_ITER_HOLDS_UTF8(&it) &&
+        cache_put(f->db, f->q, bson_iter_utf8(&it, NULL), doc))
         return true;
     if (!SA_VEC_GROW(f->spill, f->spillcap, f->nspill, 1, 16) || !(f->spill[f->nspill] = bson_copy(doc)))
         return sa_error_nomem(error);
@@ -516,47 +594,30 @@ static bool cache_fill(const bson_t *doc, void *vctx, sa_error_t *error)
 bool sa_rdb_each_id(sa_rdb_t *db, const char *coll, char **ids, size_t n, const bson_t *opts, sa_rdb_doc_cb fn,
                     void *ctx, sa_error_t *error)
 {
-    char *ojson = NULL, *prefix = NULL;
-    cfill_t fill = {db, NULL, NULL, 0, 0};
+    cfill_t fill = {db, 0, NULL, 0, 0};
     sa_strv_t missing;
-    bool ok = true;
+    bool ok;
 
     if (!db->cache_max)
         return each_id_query(db, coll, ids, n, opts, fn, ctx, error);
     sa_strv_init(&missing);
-    if (opts && !(ojson = bson_as_canonical_extended_json(opts, NULL)))
-        return sa_error_nomem(error);
-    if (!(prefix = sa_rprintf("%s\037%s\037", coll, ojson ? ojson : "")))
-        ok = sa_error_nomem(error);
-    fill.prefix = prefix;
+    ok = cache_read_of(db, coll, opts, &fill.q) || sa_error_nomem(error);
     for (size_t i = 0; ok && i < n; i++) {
-        char *key = cache_key(prefix, ids[i]);
-        const centry_t *e = key ? cache_find(db, key) : NULL;
+        const centry_t *e = cache_find(db, fill.q, ids[i]);
         db->hits += e && e->doc;
-        ok = key && (e || sa_strv_push(&missing, ids[i]));
-        if (!ok)
-            sa_error_nomem(error);
-        free(key);
+        ok = e || sa_strv_push(&missing, ids[i]) || sa_error_nomem(error);
     }
     ok = ok && each_id_query(db, coll, missing.v, missing.n, opts, cache_fill, &fill, error);
     /* the ones the server did not have: known absent (unless the cache is full: a document not kept is not absent) */
     for (size_t i = 0; ok && !fill.nspill && i < missing.n; i++) {
-        char *key = cache_key(prefix, missing.v[i]);
-        if (!key)
-            ok = sa_error_nomem(error);
-        else if (!cache_find(db, key))
-            cache_put(db, key, NULL);
-        free(key);
+        if (!cache_find(db, fill.q, missing.v[i]))
+            cache_put(db, fill.q, missing.v[i], NULL);
     }
     /* in the order named, whatever the server's order: a report reads the same from the cache as without it */
     for (size_t i = 0; ok && i < n; i++) {
-        char *key = cache_key(prefix, ids[i]);
-        const centry_t *e = key ? cache_find(db, key) : NULL;
-        if (!key)
-            ok = sa_error_nomem(error);
-        else if (e && e->doc)
+        const centry_t *e = cache_find(db, fill.q, ids[i]);
+        if (e && e->doc)
             ok = fn(e->doc, ctx, error);
-        free(key);
     }
     for (size_t i = 0; i < fill.nspill; i++) {
         ok = ok && fn(fill.spill[i], ctx, error);
@@ -564,8 +625,6 @@ bool sa_rdb_each_id(sa_rdb_t *db, const char *coll, char **ids, size_t n, const 
     }
     free(fill.spill);
     sa_strv_clear(&missing);
-    free(prefix);
-    bson_free(ojson);
     return ok;
 }
 

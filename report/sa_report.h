@@ -114,6 +114,8 @@ typedef struct {
                                             (borrowed; NULL: a report connects itself) */
     /* internal views of the site (not on the command line) */
     bool stranded_only;                  /* utilization: the stranded GPU-hours alone, with their reason */
+    bool names_known;                    /* -A and -u came from the archive's own rows (the site's account pages):
+                                            not looked up again */
     /* efficiency and job */
     double idle_threshold;               /* efficiency: a run under this GPU utilisation % is idle (5) */
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */

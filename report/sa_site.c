@@ -610,6 +610,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     o.doc_cb = on_doc;
     o.doc_ctx = pg;
     o.stranded_only = sec->stranded;
+    o.names_known = sec->account != NULL; /* an account of the site's own rows */
     o.ntres = 0;
     if (sec->tres) {
         o.tres[o.ntres++] = SA_TRES_GPU;
