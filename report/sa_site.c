@@ -30,6 +30,7 @@
 #include "sa_rutil.h"
 #include "sa_site_js.h" /* sa_site_js[]: report/site.js, embedded at build time */
 #include "sa_time.h"
+#include "sa_vec.h"
 
 /* The placeholder of the link to the page's other version (control characters never come from data). */
 #define OTHER_VERSION "\001V\001"
@@ -893,96 +894,185 @@ static bool account_page(site_t *s, const scluster_t *c, const char *account, sa
 
 /* ---- the ingester's profile ----------------------------------------------------------------------- */
 
-enum { RUN_START, RUN_SECS, RUN_OK, RUN_EXEC, RUN_PARSE, RUN_SQLITE, RUN_MONGO, RUN_SQUEUE, RUN_SACCT, RUN_WRITTEN, RUN_STMTS, RUN_READ,
-       RUN_ASIDE, RUN_REJECTED, RUN_ERROR, RUN_N };
+/* The runs of a cluster on the ingester's page, newest first, and the phases they record. */
+typedef struct {
+    bson_t **v;         /* the run log's entries (owned copies) */
+    size_t n, cap;
+    sa_strv_t phases;   /* every phase any of them records, in the order the newest says them */
+} runs_t;
 
-static const sa_col_t run_cols[RUN_N] = {
-    {"started_at", "Started", SA_COL_STR, 0, 0},
-    {"seconds", "Seconds", SA_COL_NUM, 1, 0},
-    {"ok", "OK", SA_COL_STR, 0, SA_COL_BADGE},
-    {"exec_ms", "Capture ms", SA_COL_NUM, 0, 0},
-    {"parse_ms", "Parse ms", SA_COL_NUM, 0, 0},
-    {"sqlite_ms", "SQLite ms", SA_COL_NUM, 0, 0},
-    {"mongo_ms", "MongoDB ms", SA_COL_NUM, 0, 0},
-    {"squeue_records", "squeue records", SA_COL_INT, 0, 0},
-    {"sacct_records", "sacct records", SA_COL_INT, 0, SA_COL_LONG},
-    {"jobs_written", "Jobs written", SA_COL_INT, 0, 0},
-    {"write_statements", "Writes", SA_COL_INT, 0, SA_COL_LONG},
-    {"docs_read", "Docs read", SA_COL_INT, 0, SA_COL_LONG},
-    {"records_set_aside", "Set aside", SA_COL_INT, 0, SA_COL_LONG},
-    {"inputs_rejected", "Rejected", SA_COL_INT, 0, SA_COL_LONG},
-    {"error", "Error", SA_COL_STR, 0, SA_COL_LONG},
-};
-
-/* One ingest run as a row (newest first: the query sorts). */
-static bool on_run_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+static void runs_clear(runs_t *r)
 {
-    sa_rtable_t *t = ctx;
-    sa_ringest_run_t f;
-    int64_t start, end;
-    size_t r = sa_rtable_add_row(t);
+    for (size_t i = 0; i < r->n; i++)
+        bson_destroy(r->v[i]);
+    free(r->v);
+    sa_strv_clear(&r->phases);
+}
 
-    if (r == SIZE_MAX) {
-        sa_error_nomem(error);
-        return false;
+/* Keeps one ingest run (newest first: the query sorts) and the names of its phases. */
+static bool keep_run(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    runs_t *r = ctx;
+    bson_iter_t it, ph;
+
+    if (!SA_VEC_GROW(r->v, r->cap, r->n, 1, 64) || !(r->v[r->n] = bson_copy(doc)))
+        return sa_error_nomem(error);
+    r->n++;
+    if (bson_iter_init_find(&it, doc, "phases_ms") && BSON_ITER_HOLDS_DOCUMENT(&it) && bson_iter_recurse(&it, &ph)) {
+        while (bson_iter_next(&ph)) {
+            if (!sa_strv_contains(&r->phases, bson_iter_key(&ph)) && !sa_strv_push(&r->phases, bson_iter_key(&ph)))
+                return sa_error_nomem(error);
+        }
     }
-    sa_ringest_run_read(doc, &f);
-    start = f.started_at;
-    end = f.finished_at;
-    sa_rtable_str(t, r, RUN_START, sa_riso(start));
-    if (start != SA_UNSET && end != SA_UNSET)
-        sa_rtable_num(t, r, RUN_SECS, (double)(end - start));
-    sa_rtable_str(t, r, RUN_OK, f.has_ok && f.ok_flag ? "ok" : "error");
-    sa_rtable_num(t, r, RUN_EXEC, sa_ringest_run_number(doc, "phases_ms.exec"));
-    sa_rtable_num(t, r, RUN_PARSE, sa_ringest_run_number(doc, "phases_ms.parse"));
-    sa_rtable_num(t, r, RUN_SQLITE, sa_ringest_run_number(doc, "phases_ms.sqlite"));
-    sa_rtable_num(t, r, RUN_MONGO, sa_ringest_run_number(doc, "phases_ms.mongo"));
-    sa_rtable_int(t, r, RUN_SQUEUE, (int64_t)sa_ringest_run_number(doc, "counts.squeue_records"));
-    sa_rtable_int(t, r, RUN_SACCT, (int64_t)sa_ringest_run_number(doc, "counts.sacct_records"));
-    sa_rtable_int(t, r, RUN_WRITTEN, (int64_t)(sa_ringest_run_number(doc, "counts.jobs_inserted") + sa_ringest_run_number(doc, "counts.jobs_changed")));
-    sa_rtable_int(t, r, RUN_STMTS, (int64_t)sa_ringest_run_number(doc, "counts.write_statements"));
-    sa_rtable_int(t, r, RUN_READ, (int64_t)sa_ringest_run_number(doc, "counts.docs_read"));
-    sa_rtable_int(t, r, RUN_ASIDE, (int64_t)sa_ringest_run_number(doc, "counts.records_set_aside"));
-    sa_rtable_int(t, r, RUN_REJECTED, (int64_t)sa_ringest_run_number(doc, "counts.inputs_rejected"));
-    if (f.error_text)
-        sa_rtable_str(t, r, RUN_ERROR, f.error_text);
     return true;
 }
 
-/* The runs' figures over time, oldest first, as line charts: phase times, then records and writes. */
-static bool run_plots(page_t *pg, const sa_rtable_t *t, sa_error_t *error)
-{
-    size_t n = t->nrows;
-    int64_t *at = calloc(n + 1, sizeof *at);
-    double *v = calloc(7 * (n + 1), sizeof *v);
-    static const int cols[7] = {RUN_EXEC, RUN_PARSE, RUN_SQLITE, RUN_MONGO, RUN_SQUEUE, RUN_SACCT, RUN_WRITTEN};
-    static const char *const names[7] = {"capture", "parse", "SQLite", "MongoDB", "squeue records", "sacct records",
-                                         "jobs written"};
-    sa_rseries_t s[7];
+/* The counts of a run the page shows: key, title, member of counts (NULL: inserted + changed), long. */
+static const struct {
+    const char *key, *title, *member;
+    bool lng;
+} run_counts[] = {
+    {"squeue_records", "squeue records", "counts.squeue_records", false},
+    {"sacct_records", "sacct records", "counts.sacct_records", true},
+    {"jobs_written", "Jobs written", NULL, false},
+    {"write_statements", "Writes", "counts.write_statements", true},
+    {"docs_read", "Docs read", "counts.docs_read", true},
+    {"records_set_aside", "Set aside", "counts.records_set_aside", true},
+    {"inputs_rejected", "Rejected", "counts.inputs_rejected", true},
+};
+#define NCOUNTS (sizeof run_counts / sizeof run_counts[0])
+enum { RUN_START, RUN_TOTAL, RUN_OK, RUN_PHASES };
 
-    if (!at || !v) {
-        free(at);
-        free(v);
-        sa_error_nomem(error);
-        return false;
+/*
+ * The runs as a table: when each started, its total (every phase it recorded: they sum to
+ * its wall time), OK, a column per phase, its counts, its seconds (finished - started) and
+ * its error. cols and names are filled (the columns' keys and titles live in names).
+ */
+static bool runs_table(const runs_t *r, sa_rtable_t *t, sa_col_t **cols, sa_strv_t *names, sa_error_t *error)
+{
+    size_t np = r->phases.n, ncols = RUN_PHASES + np + NCOUNTS + 2, c_secs = ncols - 2, c_err = ncols - 1;
+    sa_col_t *cv = calloc(ncols, sizeof *cv);
+
+    if (!(*cols = cv))
+        return sa_error_nomem(error);
+    cv[RUN_START] = (sa_col_t){"started_at", "Started", SA_COL_STR, 0, 0};
+    cv[RUN_TOTAL] = (sa_col_t){"total_ms", "Total ms", SA_COL_NUM, 0, 0};
+    cv[RUN_OK] = (sa_col_t){"ok", "OK", SA_COL_STR, 0, SA_COL_BADGE};
+    for (size_t k = 0; k < np; k++) {
+        char *key = sa_rprintf("%s_ms", r->phases.v[k]), *title = sa_rprintf("%s ms", r->phases.v[k]);
+        for (char *q = key; q && *q; q++) /* a column key: [a-z0-9_] (a JSON member, a CSV header, an attribute) */
+            *q = (char)((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') ? *q : '_');
+        cv[RUN_PHASES + k] = (sa_col_t){keep(names, key), keep(names, title), SA_COL_NUM, 0, 0};
+        if (!cv[RUN_PHASES + k].key || !cv[RUN_PHASES + k].title)
+            return sa_error_nomem(error);
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t r = n - 1 - i; /* the table is newest first */
-        const sa_cell_t *st = sa_rtable_cell(t, r, RUN_START);
+    for (size_t k = 0; k < NCOUNTS; k++)
+        cv[RUN_PHASES + np + k] = (sa_col_t){run_counts[k].key, run_counts[k].title, SA_COL_INT, 0,
+                                              run_counts[k].lng ? SA_COL_LONG : 0};
+    cv[c_secs] = (sa_col_t){"seconds", "Seconds", SA_COL_NUM, 1, SA_COL_LONG};
+    cv[c_err] = (sa_col_t){"error", "Error", SA_COL_STR, 0, SA_COL_LONG};
+    sa_rtable_init(t, cv, ncols);
+    for (size_t i = 0; i < r->n; i++) {
+        const bson_t *doc = r->v[i];
+        sa_ringest_run_t f;
+        double total = 0;
+        size_t row = sa_rtable_add_row(t);
+        if (row == SIZE_MAX)
+            return sa_error_nomem(error);
+        sa_ringest_run_read(doc, &f);
+        sa_rtable_str(t, row, RUN_START, sa_riso(f.started_at));
+        sa_rtable_str(t, row, RUN_OK, f.has_ok && f.ok_flag ? "ok" : "error");
+        for (size_t k = 0; k < np; k++) {
+            char *path = sa_rprintf("phases_ms.%s", r->phases.v[k]);
+            double ms = path ? sa_ringest_run_number(doc, path) : 0;
+            free(path);
+            sa_rtable_num(t, row, RUN_PHASES + k, ms);
+            total += ms;
+        }
+        sa_rtable_num(t, row, RUN_TOTAL, total);
+        for (size_t k = 0; k < NCOUNTS; k++)
+            sa_rtable_int(t, row, RUN_PHASES + np + k,
+                          (int64_t)(run_counts[k].member ? sa_ringest_run_number(doc, run_counts[k].member)
+                                                         : sa_ringest_run_number(doc, "counts.jobs_inserted") +
+                                                               sa_ringest_run_number(doc, "counts.jobs_changed")));
+        if (f.started_at != SA_UNSET && f.finished_at != SA_UNSET)
+            sa_rtable_num(t, row, c_secs, (double)(f.finished_at - f.started_at));
+        if (f.error_text)
+            sa_rtable_str(t, row, c_err, f.error_text);
+    }
+    return true;
+}
+
+/* The number of a row's cell (0 when empty). */
+static double cell_num(const sa_rtable_t *t, size_t r, size_t c)
+{
+    const sa_cell_t *x = sa_rtable_cell(t, r, c);
+    return x->kind == SA_CELL_NUM ? x->d : x->kind == SA_CELL_INT ? (double)x->i : 0;
+}
+
+/* The most phases the chart shows apart; the others are summed as one. */
+#define PLOT_PHASES 9
+
+/*
+ * The runs over time, oldest first: each run a bar of its phases stacked (the largest
+ * PLOT_PHASES over these runs apart, the others together: the bar is the run's total),
+ * then records read and job documents written, as lines.
+ */
+static bool run_plots(page_t *pg, const runs_t *r, const sa_rtable_t *t, sa_error_t *error)
+{
+    size_t n = t->nrows, np = r->phases.n, shown = np > PLOT_PHASES ? PLOT_PHASES : np;
+    size_t *order = calloc(np + 1, sizeof *order);
+    int64_t *at = calloc(n + 1, sizeof *at);
+    double *v = calloc((PLOT_PHASES + 4) * (n + 1), sizeof *v), *sum = calloc(np + 1, sizeof *sum);
+    sa_rseries_t s[PLOT_PHASES + 4];
+    bool ok = order && at && v && sum;
+
+    for (size_t k = 0; ok && k < np; k++) {
+        order[k] = k;
+        for (size_t i = 0; i < n; i++)
+            sum[k] += cell_num(t, i, RUN_PHASES + k);
+    }
+    for (size_t a = 0; ok && a < np; a++) /* the phases by their time over the runs, the most first */
+        for (size_t b = a + 1; b < np; b++)
+            if (sum[order[b]] > sum[order[a]]) {
+                size_t x = order[a];
+                order[a] = order[b];
+                order[b] = x;
+            }
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t row = n - 1 - i; /* the table is newest first */
+        const sa_cell_t *st = sa_rtable_cell(t, row, RUN_START);
         if (st->kind != SA_CELL_STR || !sa_time_parse_iso(st->s, &at[i]))
             at[i] = i ? at[i - 1] : 0;
-        for (int k = 0; k < 7; k++) {
-            const sa_cell_t *c = sa_rtable_cell(t, r, (size_t)cols[k]);
-            v[k * (n + 1) + i] = c->kind == SA_CELL_NUM ? c->d : c->kind == SA_CELL_INT ? (double)c->i : 0;
+        for (size_t k = 0; k < np; k++) {
+            size_t slot = k < shown ? k : shown; /* the rest summed */
+            v[slot * (n + 1) + i] += cell_num(t, row, RUN_PHASES + order[k]);
         }
+        for (size_t k = 0; k < 3; k++) /* squeue, sacct records; jobs written */
+            v[(PLOT_PHASES + 1 + k) * (n + 1) + i] = cell_num(t, row, RUN_PHASES + np + k);
     }
-    for (int k = 0; k < 7; k++)
-        s[k] = (sa_rseries_t){names[k], &v[k * (n + 1)]};
-    sa_rplot_lines(pg->f, "Phase times per run", "milliseconds", at, n, s, 4);
-    sa_rplot_lines(pg->f, "Records read and job documents written per run", "records", at, n, s + 4, 3);
+    if (ok) {
+        size_t ns = 0;
+        for (size_t k = 0; k < shown; k++)
+            s[ns++] = (sa_rseries_t){r->phases.v[order[k]], &v[k * (n + 1)]};
+        if (np > shown)
+            s[ns++] = (sa_rseries_t){"other phases", &v[shown * (n + 1)]};
+        for (size_t k = 0; k < 3; k++)
+            s[PLOT_PHASES + 1 + k] = (sa_rseries_t){run_counts[k].title, &v[(PLOT_PHASES + 1 + k) * (n + 1)]};
+        sa_rplot_t phases = {SA_RPLOT_STACK, "Each run's phases (a bar: the run's total)", "milliseconds", at, n, s, ns,
+                             true, "No run recorded."};
+        sa_rplot_t counts = {SA_RPLOT_LINES, "Records read and job documents written per run", "records", at, n,
+                             s + PLOT_PHASES + 1, 3, false, "No run recorded."};
+        sa_rplot(pg->f, &phases, false, 0);
+        sa_rplot(pg->f, &counts, false, 0);
+    } else {
+        sa_error_nomem(error);
+    }
+    free(order);
     free(at);
     free(v);
-    return true;
+    free(sum);
+    return ok;
 }
 
 /* ingest.html: per cluster, its last 300 runs (from its ingest_days), as a table and over time. */
@@ -995,22 +1085,34 @@ static bool ingest_page(site_t *s, sa_error_t *error)
         return false;
     for (size_t i = 0; ok && i < s->cl.n; i++) {
         sa_rtable_t t;
+        sa_col_t *cols = NULL;
+        sa_strv_t names;
+        runs_t r;
         char heading[160], table[160];
         const sa_rdb_runs_query_t q = {.from = SA_UNSET, .to = SA_UNSET, .ok = -1, .newest_first = true, .limit = 300};
         sa_rdoc_t d = {.kind = "ingest", .title = "ingest runs", .table = &t};
 
-        sa_rtable_init(&t, run_cols, RUN_N);
-        ok = sa_rdb_ingest_runs(s->db, &s->cl.v[i], &q, on_run_doc, &t, error);
+        memset(&r, 0, sizeof r);
+        sa_strv_init(&r.phases);
+        sa_strv_init(&names);
+        sa_rtable_init(&t, NULL, 0);
+        ok = sa_rdb_ingest_runs(s->db, &s->cl.v[i], &q, keep_run, &r, error) && runs_table(&r, &t, &cols, &names, error);
         snprintf(heading, sizeof heading, "%s: the last %zu runs, newest first", s->c[i].name, t.nrows);
         snprintf(table, sizeof table, "runs-%s", s->c[i].file);
         pg.table = table;
         pg.heading = heading;
-        ok = ok && on_doc(&d, &pg, error) && run_plots(&pg, &t, error);
+        ok = ok && on_doc(&d, &pg, error) && run_plots(&pg, &r, &t, error);
         sa_rtable_clear(&t);
+        free(cols);
+        sa_strv_clear(&names);
+        runs_clear(&r);
     }
     if (ok)
-        para(&pg, "meta", "Phases: capture (the Slurm commands), parse, SQLite (the time series), MongoDB (the job "
-                          "archive). Jobs written: inserted and changed documents (an unchanged poll writes none).");
+        para(&pg, "meta", "Every phase a run records, in milliseconds (they add up to its total, the time from its start "
+                          "to its record): lock; connect, validator, indexes; migrate; rollups; cache; node_config; "
+                          "capture and exec (the Slurm commands); parse, sqlite, mongo and land (each snapshot); "
+                          "backfill; retype; prometheus (the Prometheus import); finish. Jobs written: inserted and "
+                          "changed documents (an unchanged poll writes none).");
     return page_close(&pg, ok, error) && ok;
 }
 

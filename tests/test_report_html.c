@@ -588,6 +588,38 @@ static void test_site_says_what_it_shows(void **state)
     json_decref(queue);
 }
 
+/*
+ * The ingester's page shows every phase a run records and its total: beta's run of 9 s
+ * spent 7.9 s in the Prometheus import (the dataset), which the page's table and its
+ * chart of each run's phases show, with the run's total, 9,000 ms.
+ */
+static void test_site_ingest(void **state)
+{
+    static const char *const phases[] = {"lock_ms", "connect_ms", "capture_ms", "exec_ms", "parse_ms", "sqlite_ms",
+                                         "mongo_ms", "land_ms", "prometheus_ms", "finish_ms"};
+    char *text = NULL;
+    json_t *j, *row;
+    (void)state;
+
+    need_site();
+    text = site_file("ingest.runs-beta.json");
+    j = json_loads(text, 0, NULL);
+    row = json_array_get(json_object_get(j, "rows"), 0);
+    assert_non_null(row);
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
+        if (!json_is_number(json_object_get(row, phases[i])))
+            fail_msg("ingest.runs-beta.json lacks the phase %s", phases[i]);
+    assert_true(json_number_value(json_object_get(row, "prometheus_ms")) == 7900);
+    assert_true(json_number_value(json_object_get(row, "total_ms")) == 9000);
+    json_decref(j);
+    free(text);
+    text = site_file("ingest.html");
+    expect(text, "data-key=\"prometheus_ms\">prometheus ms</th>", "ingest.html");
+    expect(text, " prometheus: 7900 milliseconds</title></rect>", "ingest.html"); /* its bar in the chart */
+    expect(text, ">prometheus</text>", "ingest.html");                        /* and in its legend */
+    free(text);
+}
+
 /* Whether the site at dir has the page rel. */
 static bool has_page(const char *dir, const char *rel)
 {
@@ -747,6 +779,7 @@ int main(void)
         cmocka_unit_test(test_site_fits),
         cmocka_unit_test(test_site_says_what_it_shows),
         cmocka_unit_test(test_site_months),
+        cmocka_unit_test(test_site_ingest),
         cmocka_unit_test(test_site_headings),
         cmocka_unit_test(test_site_enhanced),
     };
