@@ -134,9 +134,10 @@ static void usage(FILE *out)
           "  --mongo-uri URI          the archive (default: $SLURM_REPORT_MONGO_URI, $SLURM_INGEST_MONGO_URI,\n"
           "                           the systemd credential mongo-uri, mongodb://127.0.0.1:27017); prefer the\n"
           "                           environment: ps shows arguments\n"
-          "  --db NAME                database (default slurm)\n"
-          "  --sqlite PATH            node state time series (default /var/lib/slurm-ingest/CLUSTER.sqlite)\n"
-          "  --sqlite-dir DIR         directory of the per-cluster default files (default /var/lib/slurm-ingest)\n"
+          "  --db NAME                database (default: $SLURM_REPORT_DB, else slurm)\n"
+          "  --sqlite PATH            node state time series (default DIR/CLUSTER.sqlite of --sqlite-dir)\n"
+          "  --sqlite-dir DIR         directory of the per-cluster time series (default: $SLURM_REPORT_SQLITE_DIR,\n"
+          "                           else /var/lib/slurm-ingest)\n"
           "  -h, --help               this help;  -V, --version  the version\n",
           out);
 }
@@ -672,6 +673,11 @@ int main(int argc, char **argv)
     int rc;
 
     sa_report_opts_init(&o);
+    /* where the archive is, from the environment (tools/quickstart's report.env sets them); the options win */
+    if (getenv("SLURM_REPORT_DB") && *getenv("SLURM_REPORT_DB"))
+        o.db_name = getenv("SLURM_REPORT_DB");
+    if (getenv("SLURM_REPORT_SQLITE_DIR") && *getenv("SLURM_REPORT_SQLITE_DIR"))
+        o.sqlite_dir = getenv("SLURM_REPORT_SQLITE_DIR");
     sa_error_install_allocators("slurm-report");
     sa_mongo_init();
     if ((rc = parse_args(argc, argv, &o, &cli)) < 0 && (rc = parse_times(&cli, &o)) < 0)

@@ -29,11 +29,26 @@ void sa_rtsdbs_init(sa_rtsdbs_t *t);
 void sa_rtsdbs_clear(sa_rtsdbs_t *t);
 /*
  * The time series holding cluster: --sqlite PATH (opened read-only once), else
- * DIR/CLUSTER.sqlite when it exists (DIR = /var/lib/slurm-ingest). *db is NULL (and
- * true returned) when there is none (or t->none) and required is false.
+ * DIR/CLUSTER.sqlite when it exists (DIR: --sqlite-dir, $SLURM_REPORT_SQLITE_DIR, else
+ * /var/lib/slurm-ingest). *db is NULL (and true returned) when there is none (or t->none)
+ * and required is false; when required, its absence is SA_ERR_USAGE (exit 2, as a file
+ * named that is not there), saying why (sa_rtsdbs_missing).
  */
 bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, bool required, sa_tsdb_t **db,
                    sa_error_t *error);
+/*
+ * Why cluster has no time series, one line into buf (returned): the file looked for and
+ * how to name another ("cluster demo: no time series (/var/lib/slurm-ingest/demo.sqlite
+ * does not exist; give --sqlite PATH, ...)"), or what is wrong with --sqlite.
+ */
+const char *sa_rtsdbs_missing(const sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, char *buf,
+                              size_t sz);
+/*
+ * What a report says when it leaves out what needs cluster's time series (what: "its
+ * share of capacity is left out"): one line on warn (may be NULL), with why.
+ */
+void sa_rtsdbs_left_out(FILE *warn, const sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster,
+                        const char *what);
 
 /*
  * The one rule of a report's window [start, end): when needed (usage, utilization, top,

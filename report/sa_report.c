@@ -129,9 +129,38 @@ void sa_rtsdbs_clear(sa_rtsdbs_t *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The directory of the per-cluster time series: --sqlite-dir, $SLURM_REPORT_SQLITE_DIR, else the ingester's. */
+static const char *sqlite_dir(const sa_report_opts_t *o)
+{
+    return o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest";
+}
+
+const char *sa_rtsdbs_missing(const sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, char *buf,
+                              size_t sz)
+{
+    if (t->none || o->sqlite_path)
+        snprintf(buf, sz, "cluster %s: no time series (--sqlite %s %s)", cluster, o->sqlite_path ? o->sqlite_path : "",
+                 t->none ? "cannot be read" : "does not hold it");
+    else
+        snprintf(buf, sz, "cluster %s: no time series (%s/%s.sqlite does not exist; give --sqlite PATH, or "
+                          "--sqlite-dir DIR or SLURM_REPORT_SQLITE_DIR)", cluster, sqlite_dir(o), cluster);
+    return buf;
+}
+
+void sa_rtsdbs_left_out(FILE *warn, const sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster,
+                        const char *what)
+{
+    char why[600];
+
+    if (warn)
+        fprintf(warn, "slurm-report: %s: %s\n", sa_rtsdbs_missing(t, o, cluster, why, sizeof why), what);
+}
+
 bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, bool required, sa_tsdb_t **db,
                    sa_error_t *error)
 {
+    char why[600];
+
     char *path;
     struct stat st;
     char **names;
@@ -139,9 +168,8 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
 
     *db = NULL;
     if (t->none) {
-        if (required)
-            sa_error_set(error, SA_ERR_SQLITE, ENOENT, "cluster %s: no time series (%s cannot be read)", cluster,
-                         o->sqlite_path ? o->sqlite_path : "--sqlite");
+        if (required) /* a file named that is not there: a slip on the command line (exit 2) */
+            sa_error_set(error, SA_ERR_USAGE, ENOENT, "%s", sa_rtsdbs_missing(t, o, cluster, why, sizeof why));
         return !required;
     }
     if (o->sqlite_path) {
@@ -156,7 +184,7 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
             goto check;
         }
     }
-    path = sa_rprintf("%s/%s.sqlite", o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest", cluster);
+    path = sa_rprintf("%s/%s.sqlite", sqlite_dir(o), cluster);
     names = realloc(t->names, (t->n + 1) * sizeof *names);
     if (names)
         t->names = names;
@@ -180,10 +208,8 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
     }
     free(path);
 check:
-    if (!*db && required) {
-        sa_error_set(error, SA_ERR_SQLITE, ENOENT,
-                     "cluster %s: no time series (%s/%s.sqlite does not exist; give --sqlite PATH)", cluster,
-                     o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest", cluster);
+    if (!*db && required) { /* the README's exit code of a file that is not there: 2, as for --sqlite */
+        sa_error_set(error, SA_ERR_USAGE, ENOENT, "%s", sa_rtsdbs_missing(t, o, cluster, why, sizeof why));
         return false;
     }
     return true;

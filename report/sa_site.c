@@ -1266,6 +1266,8 @@ static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_erro
     if (!first_data(s, &s->cl.v[c - s->c], ts, &first, error))
         return false;
     c->has_series = ts != NULL;
+    if (!ts)
+        sa_rtsdbs_left_out(s->warn, tsdbs, s->o, c->name, "its pages have no utilization and no stranded GPUs");
     c->last = last_observed(s, &s->cl.v[c - s->c], snap);
     c->from = c->to = SA_UNSET;
     if (c->last == SA_UNSET || (first != SA_UNSET && first >= c->last))

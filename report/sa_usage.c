@@ -761,7 +761,7 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     sa_strv_init(&unweighted);
     sa_rtable_init(&ut.t, ut.cols, 0);
     if (!check_opts(o, by, error) || !sa_usage_load(&u, o, error) || !(db = sa_report_connect(o, error)) ||
-        !sa_usage_prepare(&u, db, warn, error) || (o->unit == SA_UNIT_PERCENT && !sa_usage_capacity(&u, true, error)) ||
+        !sa_usage_prepare(&u, db, warn, error) || (o->unit == SA_UNIT_PERCENT && !sa_usage_capacity(&u, true, warn, error)) ||
         !sa_usage_read(db, &u, error))
         goto done;
     if (u.rgu_cols) {
