@@ -50,6 +50,7 @@ static void usage(FILE *out)
           "                    [--name NAMES] [-r PARTITIONS] [-j JOBIDS] [-D] [-o FIELDS] ...\n"
           "       slurm-report top [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--top N] [-T TRES,...] ...\n"
           "       slurm-report waits [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS] ...\n"
+          "       slurm-report scheduler [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by rpc-type|rpc-user]\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "\n"
           "Reports:\n"
@@ -68,6 +69,8 @@ static void usage(FILE *out)
           "  site                 a static web site of every report in DIR (replaced atomically)\n"
           "  top                  the top N users and accounts by a TRES in the window, with their share of\n"
           "                       the cluster's capacity (sreport user TopUsage)\n"
+          "  scheduler            sdiag over time: queue, cycle times and depths, backfill, RPCs by message type\n"
+          "                       and by user (the latest observation of each day; of each hour for 3 days or less)\n"
           "\n"
           "What:\n"
           "  -M, --cluster LIST       clusters (comma-separated; default: all in the archive)\n"
@@ -78,7 +81,8 @@ static void usage(FILE *out)
           "  --by KEYS                usage, efficiency: account, user, gpu-type (default: the key columns -o\n"
           "                           names, else account; with --allocations, user and gpu-type break down the\n"
           "                           charts); current: partition, account, user; waits: partition (default),\n"
-          "                           account, user, gpu-type, gpus, nodes (XDMoD's bins 1, 2-4, 5-8, ...)\n"
+          "                           account, user, gpu-type, gpus, nodes (XDMoD's bins 1, 2-4, 5-8, ...);\n"
+          "                           scheduler: rpc-type or rpc-user (a row per observation and name)\n"
           "  -A, --accounts LIST      only these accounts\n"
           "  -u, --users LIST         only these users\n"
           "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
@@ -117,7 +121,8 @@ static void usage(FILE *out)
           "  --prometheus-exporter X  with --prometheus-url: slurm-job-exporter (default) or jobstats\n"
           "\n"
           "Output:\n"
-          "  --json, --csv, --svg (usage, job, waits), --html, --prometheus (current)   the output kind (default: a table)\n"
+          "  --json, --csv, --svg (usage, job, waits, utilization, scheduler), --html, --prometheus (current)\n"
+          "                           the output kind (default: a table)\n"
           "  -o, --format COL,COL     the columns, like sacct: NAME, NAME%N (N wide, right-justified), NAME%-N\n"
           "  -l, --long               every column (the table shows the main ones; JSON, CSV, -p carry all)\n"
           "  -e, --helpformat         list the columns of the report and exit\n"
@@ -164,6 +169,10 @@ static bool parse_by(const char *s, unsigned *by)
             *by |= SA_BY_GPUS;
         else if (strcmp(v.v[i], "nodes") == 0)
             *by |= SA_BY_NODES;
+        else if (strcmp(v.v[i], "rpc-type") == 0 || strcmp(v.v[i], "rpc_type") == 0)
+            *by |= SA_BY_RPC_TYPE;
+        else if (strcmp(v.v[i], "rpc-user") == 0 || strcmp(v.v[i], "rpc_user") == 0)
+            *by |= SA_BY_RPC_USER;
         else
             ok = false;
     }
@@ -383,8 +392,8 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     switch (c) {
     case O_BY:
         if (!parse_by(arg, &o->by))
-            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, gpus, nodes, got '%s'",
-                             arg);
+            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, gpus, nodes, "
+                             "rpc-type, rpc-user, got '%s'", arg);
         return -1;
     case O_UNIT:
         if (strcmp(arg, "gpu-hours") == 0)
@@ -538,6 +547,8 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("-s, -r, -j, --name and -D are options of `jobs`, not of %s", cli->cmd);
     if ((o->by & (SA_BY_GPUS | SA_BY_NODES)) && strcmp(cli->cmd, "waits") != 0)
         return die_usage("--by gpus, nodes: for `waits`%s", "");
+    if ((o->by & (SA_BY_RPC_TYPE | SA_BY_RPC_USER)) && strcmp(cli->cmd, "scheduler") != 0)
+        return die_usage("--by rpc-type, rpc-user: for `scheduler`%s", "");
     if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
     if (o->per_node && (o->format != SA_FMT_PROMETHEUS || strcmp(cli->cmd, "current") != 0))

@@ -92,5 +92,6 @@ const sa_col_t *sa_job_cols(size_t *n);
 const sa_col_t *sa_jobs_cols(size_t *n);
 const sa_col_t *sa_top_cols(size_t *n);
 const sa_col_t *sa_waits_cols(size_t *n);
+const sa_col_t *sa_scheduler_cols(size_t *n);
 
 #endif

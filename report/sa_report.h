@@ -77,6 +77,8 @@ enum {
     SA_BY_PARTITION = 1 << 3,
     SA_BY_GPUS = 1 << 4,  /* waits: GPUs of the run, in XDMoD's bins */
     SA_BY_NODES = 1 << 5, /* waits: nodes of the run, in XDMoD's bins */
+    SA_BY_RPC_TYPE = 1 << 6, /* scheduler: sdiag's RPCs by message type */
+    SA_BY_RPC_USER = 1 << 7, /* scheduler: sdiag's RPCs by user */
 };
 
 typedef struct {
@@ -166,6 +168,8 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
 bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* The top users and accounts by a TRES, with their share of capacity (sa_top.c). */
 bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* The scheduler's statistics (sdiag) over the window, from the time series (sa_scheduler.c). */
+bool sa_report_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /*
  * The one table of slurm-report's reports: name, columns (-e, -o), and the function that

@@ -55,6 +55,12 @@ static bool run_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
     return sa_report_waits(o, out, warn, error);
 }
 
+static bool run_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
+{
+    (void)healthy;
+    return sa_report_scheduler(o, out, warn, error);
+}
+
 static const sa_report_def_t reports[] = {
     {"usage", sa_usage_cols, run_usage},
     {"utilization", sa_utilization_cols, run_utilization},
@@ -66,6 +72,7 @@ static const sa_report_def_t reports[] = {
     {"jobs", sa_jobs_cols, run_jobs},
     {"top", sa_top_cols, run_top},
     {"waits", sa_waits_cols, run_waits},
+    {"scheduler", sa_scheduler_cols, run_scheduler},
 };
 
 const sa_report_def_t *sa_report_all(size_t *n)

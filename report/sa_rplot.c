@@ -41,7 +41,7 @@ typedef struct {
 /* The width a legend entry takes. */
 static double legend_w(const char *name)
 {
-    return 34 + 5.6 * (double)strlen(name);
+    return 34 + 6.4 * (double)strlen(name); /* 10 px sans-serif: capitals run wider than 5.6 px */
 }
 
 /* The legend's rows at the plot's width. */
@@ -127,15 +127,21 @@ static double py(const pgeo_t *g, double v)
     return g->bot - v / g->ymax * (g->bot - g->top);
 }
 
-/* A time as the axis and the tooltips say it: the date alone when every time of the plot is a midnight. */
-static const char *time_label(const sa_rplot_t *p, int64_t t, char *buf, size_t sz)
+/* Whether the plot's times are said as dates: all at midnight, or lines over more than two days. */
+static bool by_date(const sa_rplot_t *p)
 {
     bool days = true;
     size_t nt = p->kind == SA_RPLOT_STACK && !p->ordinal ? p->n + 1 : p->n;
 
     for (size_t i = 0; days && i < nt; i++)
         days = p->t[i] % 86400 == 0;
-    snprintf(buf, sz, "%.*s", days ? 10 : 16, sa_riso(t));
+    return days || (p->kind == SA_RPLOT_LINES && nt && p->t[nt - 1] - p->t[0] > 2 * 86400);
+}
+
+/* A time as the axis says it (the date alone by_date); its tooltip always to the minute. */
+static const char *time_label(const sa_rplot_t *p, int64_t t, char *buf, size_t sz)
+{
+    snprintf(buf, sz, "%.*s", by_date(p) ? 10 : 16, sa_riso(t));
     return buf;
 }
 
@@ -183,12 +189,13 @@ static void pframe(FILE *out, const pgeo_t *g)
 static void ptip(FILE *out, const pgeo_t *g, size_t i, size_t k, double v)
 {
     const sa_rplot_t *p = g->p;
-    char buf[32];
 
     fputs("<title>", out);
-    fputs(time_label(p, p->t[i], buf, sizeof buf), out);
+    bool days = by_date(p) && p->kind == SA_RPLOT_STACK; /* a bucket of days: its dates; else to the minute */
+
+    fprintf(out, "%.*s", days ? 10 : 16, sa_riso(p->t[i]));
     if (p->kind == SA_RPLOT_STACK && !p->ordinal)
-        fprintf(out, " to %s", time_label(p, p->t[i + 1], buf, sizeof buf));
+        fprintf(out, " to %.*s", days ? 10 : 16, sa_riso(p->t[i + 1]));
     fputs(" ", out);
     sa_rxml_escape(out, p->s[k].name);
     fprintf(out, ": %.6g ", v);
