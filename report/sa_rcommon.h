@@ -44,6 +44,11 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
 const char *sa_rtsdbs_missing(const sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, char *buf,
                               size_t sz);
 /*
+ * The clusters of a report over the time series (scheduler, utilization over time): -M,
+ * else every cluster of the --sqlite file, else the archive's; appended to out.
+ */
+bool sa_report_series_clusters(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv_t *out, sa_error_t *error);
+/*
  * What a report says when it leaves out what needs cluster's time series (what: "its
  * share of capacity is left out"): one line on warn (may be NULL), with why.
  */
@@ -81,6 +86,13 @@ void sa_rbson_append_final_states(bson_t *b, const char *op);
  */
 bool sa_report_utilization_summary(const sa_report_opts_t *o, const sa_strv_t *clusters, sa_rtsdbs_t *tsdbs,
                                    FILE *out, sa_error_t *error);
+
+/*
+ * utilization over time (sa_utilsvg.c; --svg, and the site): the classes of each cluster's
+ * GPU and CPU time by day (hour for 3 days or less), from utilization --summary's document
+ * of each of them, stacked.
+ */
+bool sa_report_utilization_over_time(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /* The columns of each report (sa_report_columns). */
 const sa_col_t *sa_usage_cols(size_t *n);

@@ -215,6 +215,31 @@ check:
     return true;
 }
 
+bool sa_report_series_clusters(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv_t *out, sa_error_t *error)
+{
+    sa_rdb_t *db;
+    sa_rclusters_t rc;
+    bool ok = true;
+
+    for (size_t i = 0; i < o->clusters.n; i++)
+        ok = ok && sa_strv_push(out, o->clusters.v[i]);
+    if (o->clusters.n)
+        return ok || sa_error_nomem(error);
+    if (o->sqlite_path) {
+        sa_tsdb_t *ts;
+        return sa_rtsdbs_get(tsdbs, o, "", true, &ts, error) && sa_tsdb_clusters(ts, out, error);
+    }
+    if (!(db = sa_report_connect(o, error)))
+        return false;
+    if ((ok = sa_rdb_clusters(db, &o->clusters, &rc, error))) {
+        for (size_t i = 0; i < rc.n; i++)
+            ok = ok && sa_strv_push(out, rc.v[i].name);
+        sa_rclusters_clear(&rc);
+    }
+    sa_rdb_close(db);
+    return ok || sa_error_nomem(error);
+}
+
 /*
  * The systemd credential mongo-uri ($CREDENTIALS_DIRECTORY/mongo-uri: LoadCredential=
  * of the site's unit), its first line; NULL when there is none. Caller frees.

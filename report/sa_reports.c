@@ -13,9 +13,12 @@ static bool run_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
     return sa_report_usage(o, out, warn, error);
 }
 
+/* utilization; its --svg draws it over time (sa_utilsvg.c, built on utilization --summary's documents) */
 static bool run_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
 {
     (void)healthy;
+    if (o->format == SA_FMT_SVG)
+        return sa_report_utilization_over_time(o, out, warn, error);
     return sa_report_utilization(o, out, warn, error);
 }
 

@@ -492,32 +492,6 @@ static bool all_plots(splots_t *p, const sched_t *s, sa_error_t *error)
 
 /* ---- the report ------------------------------------------------------------------------------- */
 
-/* The clusters: -M, else every cluster of the --sqlite file, else the archive's (their time series). */
-static bool clusters_of(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv_t *out, sa_error_t *error)
-{
-    sa_rdb_t *db;
-    sa_rclusters_t rc;
-    bool ok = true;
-
-    for (size_t i = 0; i < o->clusters.n; i++)
-        ok = ok && sa_strv_push(out, o->clusters.v[i]);
-    if (o->clusters.n)
-        return ok || sa_error_nomem(error);
-    if (o->sqlite_path) {
-        sa_tsdb_t *ts;
-        return sa_rtsdbs_get(tsdbs, o, "", true, &ts, error) && sa_tsdb_clusters(ts, out, error);
-    }
-    if (!(db = sa_report_connect(o, error)))
-        return false;
-    if ((ok = sa_rdb_clusters(db, &o->clusters, &rc, error))) {
-        for (size_t i = 0; i < rc.n; i++)
-            ok = ok && sa_strv_push(out, rc.v[i].name);
-        sa_rclusters_clear(&rc);
-    }
-    sa_rdb_close(db);
-    return ok || sa_error_nomem(error);
-}
-
 static void preamble(const sched_t *s, int64_t step, sa_strv_t *p)
 {
     sa_rpreamble_add(p, "The scheduler's statistics (sdiag) from %s to %s (UTC, end excluded): the latest observation "
@@ -568,7 +542,7 @@ bool sa_report_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_er
     sa_strv_init(&clusters);
     sa_strv_init(&pre);
     sa_rtable_init(&t, cols, o->by ? R_N : C_N);
-    if (!check_opts(o, error) || !clusters_of(o, &tsdbs, &clusters, error))
+    if (!check_opts(o, error) || !sa_report_series_clusters(o, &tsdbs, &clusters, error))
         goto done;
     if ((s.nb = sa_rbuckets(o->start, o->end, &s.bounds, &step)) == SIZE_MAX) {
         sa_error_nomem(error);

@@ -108,6 +108,7 @@ typedef struct {
     bool trend;           /* also the first chart's months as a table ("months") */
     bool pivot;           /* the current report's rows as a table of states (pivot_current) */
     bool charts_first;    /* the document's charts right under its heading, its preamble and table after them */
+    bool plots_first;     /* its plots over time under its heading and preamble, its table folded (<details>) */
     char range[48];       /* the months of the trend's table, "YYYY-MM to YYYY-MM" (account pages) */
     bool healthy;
 } page_t;
@@ -303,6 +304,14 @@ static bool page_close(page_t *pg, bool ok, sa_error_t *error)
     free(pg->buf);
     free(pg->rel);
     return ok;
+}
+
+/* A paragraph of text (escaped) in the page. */
+static void para(page_t *pg, const char *cls, const char *text)
+{
+    fprintf(pg->f, "<p class=\"%s\">", cls);
+    sa_rxml_escape(pg->f, text);
+    fputs("</p>\n", pg->f);
 }
 
 /* ---- sections ----------------------------------------------------------------------------------- */
@@ -547,7 +556,23 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
         fclose(m);
     }
     id = sa_rprintf("t-%s", pg->table);
-    if (pg->charts_first && d->has_charts && d->ncharts) {
+    if (pg->plots_first && d->nplots) {
+        /* the plots under the heading and the preamble, then the table folded: a day of rows each */
+        sa_rdoc_t rest = *d;
+        fputs("<h2>", pg->f);
+        sa_rxml_escape(pg->f, pg->heading);
+        fputs("</h2>\n", pg->f);
+        for (size_t i = 0; d->preamble && i < d->preamble->n; i++)
+            para(pg, "meta", d->preamble->v[i]);
+        for (size_t i = 0; i < d->nplots; i++)
+            sa_rplot(pg->f, &d->plots[i], false, 0);
+        rest.nplots = 0;
+        rest.preamble = NULL;
+        fprintf(pg->f, "<details><summary>The figures drawn, as a table (%zu rows)</summary>\n", d->table->nrows);
+        ok = links && id && sa_rhtml_doc(pg->f, &rest, &vo, NULL, true, id, links, error);
+        fputs("</details>\n", pg->f);
+        pg->plots_first = false;
+    } else if (pg->charts_first && d->has_charts && d->ncharts) {
         /* the charts under the heading, then the rest of the document (its preamble, its table) */
         sa_rdoc_t rest = *d;
         fputs("<h2>", pg->f);
@@ -570,7 +595,7 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
     return ok;
 }
 
-enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT, S_EFF, S_WAITS };
+enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT, S_EFF, S_WAITS, S_UTILTIME, S_SCHED };
 
 /* What one section runs. */
 typedef struct {
@@ -622,6 +647,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     pg->heading = sec->heading;
     pg->colspec = sec->colspec;
     pg->pivot = sec->kind == S_CURRENT;
+    pg->plots_first = sec->kind == S_UTILTIME || sec->kind == S_SCHED;
     pg->healthy = true;
     /* warnings (a GPU type without an RGU weight) are in the pages' preambles: not repeated per section */
     switch (sec->kind) {
@@ -630,20 +656,14 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     case S_HEALTH: ok = sa_report_health(&o, NULL, NULL, &pg->healthy, error); break;
     case S_EFF: ok = sa_report_efficiency(&o, NULL, NULL, error); break;
     case S_WAITS: ok = sa_report_waits(&o, NULL, NULL, error); break;
+    case S_UTILTIME: ok = sa_report_utilization_over_time(&o, NULL, NULL, error); break;
+    case S_SCHED: ok = sa_report_scheduler(&o, NULL, NULL, error); break;
     default: ok = sa_report_current(&o, NULL, NULL, error); break;
     }
     sa_strv_clear(&one);
     sa_strv_clear(&acc);
     pg->colspec = NULL;
     return ok;
-}
-
-/* A paragraph of text (escaped) in the page. */
-static void para(page_t *pg, const char *cls, const char *text)
-{
-    fprintf(pg->f, "<p class=\"%s\">", cls);
-    sa_rxml_escape(pg->f, text);
-    fputs("</p>\n", pg->f);
 }
 
 /* ---- the pages ------------------------------------------------------------------------------------ */
@@ -787,6 +807,21 @@ static void cluster_links(page_t *pg, const scluster_t *c)
     }
 }
 
+/* The sections over time of [start, end) on the cluster page: utilization by day, the scheduler (sdiag). */
+static bool time_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, sa_error_t *error)
+{
+    char h1[160], h2[160], when[80];
+    section_t days = {S_UTILTIME, "utilization-days", h1, NULL, start, end, 0, NULL, false, false, false};
+    section_t sched = {S_SCHED, "scheduler", h2, NULL, start, end, 0, NULL, false, false, false};
+
+    if (!c->has_series)
+        return true; /* said with the utilization */
+    period_label(start, end, when, sizeof when);
+    snprintf(h1, sizeof h1, "Where the GPU and CPU time went, day by day, %s", when);
+    snprintf(h2, sizeof h2, "The scheduler (sdiag), %s", when);
+    return section(pg, c->name, &days, error) && section(pg, c->name, &sched, error);
+}
+
 /*
  * CLUSTER/index: the month it lands on (the last one observed, or the one before it during
  * that one's first week): its usage against the awards, charts first; the archive's
@@ -827,7 +862,7 @@ static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
     }
     ok = ok && section(&pg, c->name, &queue, error);
     if (ok && ms != SA_UNSET)
-        ok = month_sections(&pg, c, ms, me, false, error);
+        ok = month_sections(&pg, c, ms, me, false, error) && time_sections(&pg, c, ms, me, error);
     pg.accounts = &c->accounts;
     ok = ok && (!c->months.n || section(&pg, c->name, &all, error));
     pg.accounts = NULL;
@@ -1266,8 +1301,6 @@ static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_erro
     if (!first_data(s, &s->cl.v[c - s->c], ts, &first, error))
         return false;
     c->has_series = ts != NULL;
-    if (!ts)
-        sa_rtsdbs_left_out(s->warn, tsdbs, s->o, c->name, "its pages have no utilization and no stranded GPUs");
     c->last = last_observed(s, &s->cl.v[c - s->c], snap);
     c->from = c->to = SA_UNSET;
     if (c->last == SA_UNSET || (first != SA_UNSET && first >= c->last))
@@ -1441,9 +1474,14 @@ static bool write_metrics(site_t *s, sa_error_t *error)
 static bool build(site_t *s, sa_error_t *error)
 {
     bool ok = write_file(s, "site.js", sa_site_js, strlen(sa_site_js), error);
+    sa_rtsdbs_t none;
 
+    sa_rtsdbs_init(&none);
     for (size_t i = 0; ok && i < s->cl.n; i++) {
         scluster_t *c = &s->c[i];
+        if (!c->has_series) /* said once the site is known to be written */
+            sa_rtsdbs_left_out(s->warn, &none, s->o, c->name,
+                               "its pages have no utilization, stranded GPUs or scheduler statistics");
         ok = cluster_page(s, c, error);
         for (size_t k = 0; ok && k < c->months.n; k++)
             ok = month_page(s, c, c->months.v[k], error);

@@ -207,6 +207,14 @@ static const char probe_late[] =
     "  if (bar) { bar.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));\n"
     "    var tip = document.getElementById('sa-tip');\n"
     "    r.tip = tip && tip.style.display === 'block' ? tip.textContent : null; }\n"
+    "  r.svgTitles = Array.prototype.map.call(document.querySelectorAll('svg.chart > title'),\n"
+    "    function (t) { return t.textContent; });\n"
+    "  r.folded = Array.prototype.filter.call(document.querySelectorAll('details'), function (d) {\n"
+    "    return !d.open && d.querySelector('table'); }).length;\n"
+    "  var ut = Array.prototype.filter.call(document.querySelectorAll('svg.chart'), function (x) {\n"
+    "    var t = x.querySelector(':scope > title'); return t && /GPU time by class/.test(t.textContent); })[0];\n"
+    "  if (ut) { var b = ut.querySelector('rect.bar'); b.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));\n"
+    "    var tp = document.getElementById('sa-tip'); r.utilTip = tp && tp.style.display === 'block' ? tp.textContent : null; }\n"
     "  var ch = document.querySelector('svg.chart'), tb = document.querySelector('table');\n"
     "  r.firstChart = ch ? Math.round(ch.getBoundingClientRect().top) : -1;\n"
     "  r.firstTable = tb ? Math.round(tb.getBoundingClientRect().top) : -1;\n"
@@ -492,6 +500,25 @@ static void test_site_fits(void **state)
                     assert_non_null(json_object_get(tables, "t-usage")); /* the check above means something */
             }
             if (strcmp(pages[i], "alpha/index.html") == 0) {
+                /* the plots over time: utilization by day, the queue waits, the scheduler, their tables folded */
+                static const char *const plots[] = {"alpha: GPU time by class, stacked by day",
+                                                    "alpha: CPU time by class, stacked by day",
+                                                    "Median queue wait (start - eligible) of the runs that started each day",
+                                                    "p90 queue wait (start - eligible) of the runs that started each day",
+                                                    "alpha: jobs (sdiag)", "alpha: scheduling cycles",
+                                                    "alpha: RPCs per hour by message type",
+                                                    "alpha: RPCs per hour by user"};
+                json_t *titles = json_object_get(r, "svgTitles");
+                for (size_t k = 0; k < sizeof plots / sizeof plots[0]; k++) {
+                    bool found = false;
+                    for (size_t q = 0; q < json_array_size(titles); q++)
+                        found = found || strcmp(json_string_value(json_array_get(titles, q)), plots[k]) == 0;
+                    if (!found)
+                        fail_msg("%s at %d px does not draw the plot %s", pages[i], widths[w], plots[k]);
+                }
+                assert_int_equal(json_integer_value(json_object_get(r, "folded")), 2);
+            }
+            if (strcmp(pages[i], "alpha/index.html") == 0) {
                 /* the cluster page opens on the award charts: the first thing under its heading, above any table */
                 json_int_t ch = json_integer_value(json_object_get(r, "firstChart"));
                 json_int_t tb = json_integer_value(json_object_get(r, "firstTable"));
@@ -765,6 +792,9 @@ static void test_site_enhanced(void **state)
                 json_integer_value(json_object_get(r, "filterAll")));
     assert_non_null(json_string_value(json_object_get(r, "tip")));
     assert_non_null(strstr(json_string_value(json_object_get(r, "tip")), "GPU-years"));
+    /* a bar of utilization by day, on hover: its day, its class and its hours */
+    assert_non_null(json_string_value(json_object_get(r, "utilTip")));
+    assert_non_null(strstr(json_string_value(json_object_get(r, "utilTip")), " GPU-hours"));
     json_decref(r);
 }
 

@@ -277,6 +277,26 @@ static void test_utilization_summary(void **state)
     expect_in(out, "alpha|cpu|*|736.00|424.00|152.00|0.00|160.00|0.00|0.00|0.00\n");
     expect_in(out, "alpha|gpu|*|36.00|14.00|6.00|4.00|12.00|0.00|0.00|0.00\n");
     free(out);
+    {
+        /* --svg: the same classes hour by hour (the window is 2 h: a bar an hour), half of the above each hour:
+         * CPUs allocated 212, idle 76, down 80; GPUs allocated 7, idle 3, stranded 2, down 6 */
+        const char *svg[] = {"utilization", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "--svg",
+                             NULL};
+        static const char *const want[] = {
+            "<title>alpha: GPU time by class, stacked by hour</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 allocated: 212 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 idle: 76 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 down: 80 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 allocated: 7 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 idle: 3 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 stranded: 2 GPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 down: 6 GPU-hours</title>"};
+        out = ok_run(svg);
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+            expect_in(out, want[i]);
+        assert_null(strstr(out, " unknown: ")); /* a class none had: not drawn */
+        free(out);
+    }
 }
 
 /*
