@@ -17,7 +17,7 @@
 #include "sa_tsdb.h"
 
 /* The time series files opened for a report (one shared --sqlite file, or one per cluster). */
-typedef struct {
+typedef struct sa_rtsdbs {
     sa_tsdb_t *shared;
     char **names;      /* per-cluster files: cluster names */
     sa_tsdb_t **dbs;   /* ... and their handles (NULL: no file) */
@@ -30,7 +30,8 @@ void sa_rtsdbs_clear(sa_rtsdbs_t *t);
 /*
  * The time series holding cluster: --sqlite PATH (opened read-only once), else
  * DIR/CLUSTER.sqlite when it exists (DIR: --sqlite-dir, $SLURM_REPORT_SQLITE_DIR, else
- * /var/lib/slurm-ingest). *db is NULL (and true returned) when there is none (or t->none)
+ * /var/lib/slurm-ingest); from o->shared_tsdbs when the report runs in the site (which
+ * opens each file once for all its sections). *db is NULL (and true returned) when there is none (or t->none)
  * and required is false; when required, its absence is SA_ERR_USAGE (exit 2, as a file
  * named that is not there), saying why (sa_rtsdbs_missing).
  */

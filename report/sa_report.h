@@ -114,6 +114,8 @@ typedef struct {
     void *doc_ctx;
     struct sa_rdb *shared_db;            /* the site's connection (and its read cache), which its sections share
                                             (borrowed; NULL: a report connects itself) */
+    struct sa_rtsdbs *shared_tsdbs;      /* the site's time series, opened once for its sections (borrowed; NULL:
+                                            a report opens its own) */
     /* internal views of the site (not on the command line) */
     bool stranded_only;                  /* utilization: the stranded GPU-hours alone, with their reason */
     bool names_known;                    /* -A and -u came from the archive's own rows (the site's account pages):

@@ -1531,6 +1531,7 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
 {
     site_t s;
     sa_report_opts_t shared;
+    sa_rtsdbs_t tsdbs; /* the time series, each opened once for every section */
     sa_site_opts_t so_real = *so_in, *so = &so_real;
     char *target = site_target(so_in->dir, error);
     /* the pid in the name says whether its writer still runs (sweep_leftovers) */
@@ -1538,6 +1539,7 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     bool ok = false;
 
     memset(&s, 0, sizeof s);
+    sa_rtsdbs_init(&tsdbs);
     if (!target)
         return false;
     so->dir = target;
@@ -1556,6 +1558,7 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     sa_rdb_cache(s.db, SITE_CACHE_BYTES);
     shared = *o;
     shared.shared_db = s.db;
+    shared.shared_tsdbs = &tsdbs;
     s.o = &shared;
     if (!(s.c = calloc(s.cl.n + 1, sizeof *s.c))) {
         sa_error_nomem(error);
@@ -1599,5 +1602,6 @@ done:
     free(target);
     sa_rclusters_clear(&s.cl);
     sa_rdb_close(s.db);
+    sa_rtsdbs_clear(&tsdbs);
     return ok;
 }
