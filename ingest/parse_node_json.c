@@ -281,7 +281,16 @@ bool sa_node_from_json(const json_t *elem, sa_node_t *node, sa_error_t *error)
  *   - partitions: exact;
  *   - cpus_total = cpus.minimum when minimum == maximum, mem_total_mb likewise
  *     from memory.minimum/maximum, mem_free_mb from memory.free.minimum/maximum;
- *   - cpus_alloc/idle/other, mem_alloc_mb: SA_UNSET (group sums, not per node);
+ *   - cpus_alloc/idle/other: from the group's sums (cpus.allocated/idle/other), once every
+ *     group is in (sa_sinfo_acc_emit, resolve_group_cpus): a group whose CPUs are all in one
+ *     state (all allocated, all idle, all other) gives each node its cpus_total in that
+ *     state, exactly; a group whose CPUs are in several states, every node listed and none
+ *     already given a share by another group, is split evenly over its nodes (cpu_config
+ *     SA_NODE_CPUS_SPLIT: exact summed over the group, not per node; nodes whose own counts
+ *     another group said exactly are taken out of the sums first); else they stay SA_UNSET
+ *     (a node of two overlapping groups of several states, a group whose names list is
+ *     shorter than nodes.total): unknown;
+ *   - mem_alloc_mb: SA_UNSET (a group sum, not per node);
  *   - gpus_total/gpus_used, gres, gres_used, reason*: unset/empty (the first node's
  *     values, not this node's); when the group's gres names a GPU, gpu_config is
  *     SA_NODE_GPUS_UNKNOWN (the node may have GPUs nobody said; slurm-ingest carries
@@ -292,12 +301,23 @@ bool sa_node_from_json(const json_t *elem, sa_node_t *node, sa_error_t *error)
  * The partition object is never copied into a node (it is large): only its name.
  */
 
+/* What a group of several nodes says of their CPUs, kept until every group is in. */
+typedef struct {
+    size_t *idx;            /* its nodes: positions in the accumulator's nodes */
+    size_t n;
+    int64_t listed;         /* nodes.total (SA_UNSET: not said) */
+    int64_t node_total;     /* cpus.minimum when it equals cpus.maximum, else SA_UNSET */
+    int64_t sum[4];         /* cpus.allocated, idle, other, total (SA_UNSET when not said) */
+} cpu_group_t;
+
 struct sa_sinfo_acc {
     sa_node_t **nodes; /* merged nodes, in order of first appearance */
     size_t n, cap;
     json_t *index;     /* node name -> JSON integer: position in nodes */
     size_t ngroups;    /* groups added so far: sinfo[i] in error messages */
     bool no_extra;     /* the groups' unmodelled keys are not kept (sa_sink_t no_node_extra) */
+    cpu_group_t *cg;   /* the groups of several nodes */
+    size_t ncg, cgcap;
 };
 
 void sa_sinfo_acc_no_extra(sa_sinfo_acc_t *acc)
@@ -319,12 +339,15 @@ sa_sinfo_acc_t *sa_sinfo_acc_new(void)
     return acc;
 }
 
-/* Frees every node held and empties the index. */
+/* Frees every node and group held and empties the index. */
 static void acc_reset(sa_sinfo_acc_t *acc)
 {
     for (size_t i = 0; i < acc->n; i++)
         sa_node_destroy(acc->nodes[i]);
     acc->n = 0;
+    for (size_t i = 0; i < acc->ncg; i++)
+        free(acc->cg[i].idx);
+    acc->ncg = 0;
     json_object_clear(acc->index);
 }
 
@@ -334,6 +357,7 @@ void sa_sinfo_acc_destroy(sa_sinfo_acc_t *acc)
         return;
     acc_reset(acc);
     free(acc->nodes);
+    free(acc->cg);
     json_decref(acc->index);
     free(acc);
 }
@@ -487,12 +511,45 @@ static bool group_names_gpus(const json_t *gres)
 }
 
 /*
+ * What a group of several nodes says of each: its CPU sums into *cg (split or given once
+ * every group is in, resolve_group_cpus), whether its nodes may have GPUs nobody said, and
+ * the group itself, kept in proto's extra "sinfo_groups" (its sums and first-node values
+ * are not any node's).
+ */
+static bool several_nodes(const json_t *group, const char *partition, const json_t *cpus, const json_t *gres,
+                          sa_node_t *proto, cpu_group_t *cg, sa_error_t *error)
+{
+    static const char *const sum_keys[4] = {"allocated", "idle", "other", "total"};
+    json_t *arr;
+
+    for (int k = 0; k < 4; k++) {
+        if (!sub_count(cpus, "cpus", sum_keys[k], &cg->sum[k], error))
+            return false;
+    }
+    if (group_names_gpus(gres))
+        proto->gpu_config = SA_NODE_GPUS_UNKNOWN;
+    arr = json_array();
+    if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
+        json_decref(arr);
+        return sa_error_nomem(error);
+    }
+    if (!(proto->extra = json_object())) {
+        json_decref(arr);
+        return sa_error_nomem(error);
+    }
+    if (json_object_set_new(proto->extra, "sinfo_groups", arr) != 0)
+        return sa_error_nomem(error);
+    return true;
+}
+
+/*
  * Reads one sinfo group into *proto (a node record without a name, holding what the
  * group says about each member; see the comment above struct sa_sinfo_acc) and its
- * expanded member names into *names.
+ * expanded member names into *names; for a group of several nodes, what it says of
+ * their CPUs into *cg (cg->n 0: a group of one node).
  */
 static bool group_to_proto(const json_t *group, const char *partition, sa_node_t *proto, sa_strv_t *names,
-                           sa_error_t *error)
+                           cpu_group_t *cg, sa_error_t *error)
 {
     json_t *nodes, *nodeo, *cpus, *memory, *free_mem = NULL, *gres, *reason;
     int64_t total_nodes, cmin, cmax, mmin, mmax, fmin, fmax;
@@ -545,22 +602,10 @@ static bool group_to_proto(const json_t *group, const char *partition, sa_node_t
         return false;
 
     if (!single) {
-        /* group sums and first-node values: kept as the group said them, not per node */
-        json_t *arr;
-        if (group_names_gpus(gres))
-            proto->gpu_config = SA_NODE_GPUS_UNKNOWN;
-        arr = json_array();
-        if (!arr || json_array_append_new(arr, group_summary(group, partition)) != 0) {
-            json_decref(arr);
-            return sa_error_nomem(error);
-        }
-        if (!(proto->extra = json_object())) {
-            json_decref(arr);
-            return sa_error_nomem(error);
-        }
-        if (json_object_set_new(proto->extra, "sinfo_groups", arr) != 0)
-            return sa_error_nomem(error);
-        return true;
+        cg->n = names->n;
+        cg->listed = total_nodes;
+        cg->node_total = cmin != SA_UNSET && cmin == cmax ? cmin : SA_UNSET;
+        return several_nodes(group, partition, cpus, gres, proto, cg, error);
     }
 
     /* one node: the group's values are that node's */
@@ -770,6 +815,7 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
     sa_strv_t names;
     char *partition = NULL;
     size_t gno = acc->ngroups++;
+    cpu_group_t cg = {NULL, 0, SA_UNSET, SA_UNSET, {SA_UNSET, SA_UNSET, SA_UNSET, SA_UNSET}};
     bool ok = false;
 
     sa_strv_init(&names);
@@ -783,11 +829,15 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
         sa_error_nomem(error);
         goto done;
     }
-    if (!group_to_proto(group, partition, proto, &names, error))
+    if (!group_to_proto(group, partition, proto, &names, &cg, error))
         goto done;
     if (acc->no_extra) {
         json_decref(proto->extra);
         proto->extra = NULL;
+    }
+    if (cg.n && !(cg.idx = calloc(cg.n, sizeof *cg.idx))) {
+        sa_error_nomem(error);
+        goto done;
     }
     for (size_t i = 0; i < names.n; i++) {
         sa_node_t *node = acc_node(acc, names.v[i]);
@@ -798,6 +848,16 @@ bool sa_sinfo_acc_add(sa_sinfo_acc_t *acc, const json_t *group, sa_error_t *erro
             sa_error_nomem(error);
             goto done;
         }
+        if (cg.n)
+            cg.idx[i] = (size_t)json_integer_value(json_object_get(acc->index, names.v[i]));
+    }
+    if (cg.n) {
+        if (!SA_VEC_GROW(acc->cg, acc->cgcap, acc->ncg, 1, 16)) {
+            sa_error_nomem(error);
+            goto done;
+        }
+        acc->cg[acc->ncg++] = cg;
+        cg.idx = NULL;
     }
     ok = true;
 done:
@@ -811,7 +871,143 @@ done:
     }
     sa_node_destroy(proto);
     sa_strv_clear(&names);
+    free(cg.idx);
     free(partition);
+    return ok;
+}
+
+/* ---- the CPUs of grouped nodes ---------------------------------------------------------- */
+
+/* True when the group's sums are said and add up: allocated + idle + other = total, none negative. */
+static bool sums_usable(const cpu_group_t *g)
+{
+    for (int k = 0; k < 4; k++) {
+        if (g->sum[k] == SA_UNSET || g->sum[k] < 0)
+            return false;
+    }
+    return g->sum[0] + g->sum[1] + g->sum[2] == g->sum[3];
+}
+
+/* The one state (0 allocated, 1 idle, 2 other) all the group's CPUs are in, else -1. */
+static int one_state(const cpu_group_t *g)
+{
+    for (int k = 0; k < 3; k++) {
+        if (g->sum[k] == g->sum[3] && g->sum[3] > 0)
+            return k;
+    }
+    return -1;
+}
+
+/* Sets node's CPU counts: its cpus_total in state k, none in the others. */
+static void set_one_state(sa_node_t *node, int k)
+{
+    int64_t *c[3] = {&node->cpus_alloc, &node->cpus_idle, &node->cpus_other};
+    for (int j = 0; j < 3; j++)
+        *c[j] = j == k ? node->cpus_total : 0;
+}
+
+/* The i-th of n even shares of v: the first v mod n get one more (from_end: the last ones). */
+static int64_t share(int64_t v, size_t n, size_t i, bool from_end)
+{
+    size_t r = (size_t)(v % (int64_t)n), pos = from_end ? n - 1 - i : i;
+    return v / (int64_t)n + (pos < r ? 1 : 0);
+}
+
+/*
+ * Splits what remains of group g's sums (rest: allocated, idle, other, total) evenly over
+ * its nodes todo[0..nt): allocated from the first nodes, other from the last, idle the
+ * rest of each node's total, so that every sum and every node's total stay exact.
+ */
+static void split_group(sa_sinfo_acc_t *acc, const cpu_group_t *g, const int64_t rest[4], const size_t *todo,
+                        size_t nt)
+{
+    for (size_t i = 0; i < nt; i++) {
+        sa_node_t *node = acc->nodes[todo[i]];
+        int64_t total = g->node_total != SA_UNSET ? g->node_total : share(rest[3], nt, i, false);
+        node->cpus_total = total;
+        node->cpus_alloc = share(rest[0], nt, i, false);
+        node->cpus_other = share(rest[2], nt, i, true);
+        node->cpus_idle = total - node->cpus_alloc - node->cpus_other;
+        node->cpu_config = SA_NODE_CPUS_SPLIT;
+    }
+}
+
+/* A group's position and size, to take the groups largest first. */
+typedef struct {
+    size_t n, pos;
+} group_order_t;
+
+/* Largest first, then as they came (qsort of group_order_t). */
+static int cmp_group_size(const void *a, const void *b)
+{
+    const group_order_t *x = a, *y = b;
+    if (x->n != y->n)
+        return x->n > y->n ? -1 : 1;
+    return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/*
+ * Gives the nodes of the groups of several nodes their CPU counts from the groups' sums
+ * (the comment above struct sa_sinfo_acc): first every group whose CPUs are all in one
+ * state (exact per node, when its nodes' total is said), then, largest first, each group
+ * of several states whose nodes are all listed and none split by another group: the sums
+ * less the nodes already exact, split evenly over the others. Changes the nodes only.
+ */
+static bool resolve_group_cpus(sa_sinfo_acc_t *acc)
+{
+    group_order_t *order = NULL;
+    size_t *todo = NULL, maxn = 0;
+    bool ok = false;
+
+    for (size_t gi = 0; gi < acc->ncg; gi++) {
+        const cpu_group_t *g = &acc->cg[gi];
+        int k = sums_usable(g) ? one_state(g) : -1;
+        maxn = g->n > maxn ? g->n : maxn;
+        for (size_t i = 0; k >= 0 && g->node_total != SA_UNSET && i < g->n; i++) {
+            sa_node_t *node = acc->nodes[g->idx[i]];
+            if (node->cpus_alloc == SA_UNSET && node->cpus_total == g->node_total)
+                set_one_state(node, k);
+        }
+    }
+    if (!acc->ncg)
+        return true;
+    if (!(order = calloc(acc->ncg, sizeof *order)) || !(todo = calloc(maxn ? maxn : 1, sizeof *todo)))
+        goto done;
+    for (size_t gi = 0; gi < acc->ncg; gi++)
+        order[gi] = (group_order_t){acc->cg[gi].n, gi};
+    qsort(order, acc->ncg, sizeof *order, cmp_group_size);
+    for (size_t oi = 0; oi < acc->ncg; oi++) {
+        const cpu_group_t *g = &acc->cg[order[oi].pos];
+        int64_t rest[4];
+        size_t nt = 0;
+        bool split_before = false;
+        if (!sums_usable(g) || (one_state(g) >= 0 && g->node_total != SA_UNSET) ||
+            (g->listed != SA_UNSET && (int64_t)g->n != g->listed))
+            continue; /* done exactly above, or its names do not say all its nodes */
+        memcpy(rest, g->sum, sizeof rest);
+        for (size_t i = 0; i < g->n; i++) {
+            const sa_node_t *node = acc->nodes[g->idx[i]];
+            split_before = split_before || node->cpu_config == SA_NODE_CPUS_SPLIT;
+            if (node->cpus_alloc == SA_UNSET || node->cpus_idle == SA_UNSET || node->cpus_other == SA_UNSET ||
+                node->cpus_total == SA_UNSET) {
+                todo[nt++] = g->idx[i];
+                continue;
+            }
+            rest[0] -= node->cpus_alloc; /* said exactly: taken out of the sums */
+            rest[1] -= node->cpus_idle;
+            rest[2] -= node->cpus_other;
+            rest[3] -= node->cpus_total;
+        }
+        if (split_before || !nt || rest[0] < 0 || rest[1] < 0 || rest[2] < 0 ||
+            rest[0] + rest[1] + rest[2] != rest[3] ||
+            (g->node_total != SA_UNSET && rest[3] != g->node_total * (int64_t)nt))
+            continue;
+        split_group(acc, g, rest, todo, nt);
+    }
+    ok = true;
+done:
+    free(order);
+    free(todo);
     return ok;
 }
 
@@ -829,9 +1025,11 @@ static int cmp_node_name(const void *a, const void *b)
  */
 bool sa_sinfo_acc_emit(sa_sinfo_acc_t *acc, const sa_sink_t *sink, sa_error_t *error)
 {
-    bool ok = true;
+    bool ok = resolve_group_cpus(acc);
 
-    if (acc->n > 1)
+    if (!ok)
+        sa_error_nomem(error);
+    if (ok && acc->n > 1)
         qsort(acc->nodes, acc->n, sizeof *acc->nodes, cmp_node_name);
     for (size_t i = 0; i < acc->n && ok; i++) {
         sa_node_t *node = acc->nodes[i];

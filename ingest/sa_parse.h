@@ -133,8 +133,10 @@ bool sa_node_merge(sa_node_t *dst, const sa_node_t *src);
 /*
  * sinfo >= 23.02 grouped records. Each group is expanded to its nodes and merged
  * into the accumulator (a node listed under two partitions is one node, with both
- * partitions). Per-node CPU counts are known only when the group has one node
- * (sinfo -N); otherwise they are left SA_UNSET, and GPUs used are unknown.
+ * partitions). Per-node CPU counts are the node's own when the group has one node
+ * (sinfo -N) or all its CPUs in one state; else the group's sums split over its nodes
+ * (cpu_config SA_NODE_CPUS_SPLIT) when that is exact in sum, else SA_UNSET (the rules: the
+ * comment above struct sa_sinfo_acc in parse_node_json.c). GPUs used are unknown.
  */
 typedef struct sa_sinfo_acc sa_sinfo_acc_t;
 sa_sinfo_acc_t *sa_sinfo_acc_new(void);

@@ -653,9 +653,11 @@ bool sa_snapdir_drop(const sa_snapdir_t *s, sa_error_t *error)
         return false;
     }
     parent = sa_parent_of(s->path);
-    ok = parent && (sa_fsync_dir(parent) || errno == ENOENT);
+    if (!parent)
+        return sa_error_nomem(error);
+    ok = sa_fsync_dir(parent) || errno == ENOENT;
     if (!ok)
-        sa_error_set(error, SA_ERR_IO, errno, "cannot sync the directory above %s", s->path);
+        sa_error_set(error, SA_ERR_IO, errno, "cannot sync the directory above %s: %s", s->path, strerror(errno));
     free(parent);
     return ok;
 }

@@ -30,6 +30,7 @@
 #include "sa_report.h"
 #include "sa_rutil.h"
 #include "sa_site.h"
+#include "sa_sreport.h"
 #include "sa_time.h"
 
 #ifndef SA_VERSION
@@ -52,10 +53,11 @@ static void usage(FILE *out)
           "       slurm-report waits [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS] ...\n"
           "       slurm-report scheduler [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by rpc-type|rpc-user]\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
+          "       slurm-report sreport [-M CLUSTERS] [-a] [-n] [-p|-P] [-t FORMAT] [-T TRES] REPORT [CONDITION...]\n"
           "\n"
           "Reports:\n"
           "  usage (default)      GPU time per cluster, account, user, GPU type; against awards with --allocations\n"
-          "  utilization          GPU and CPU time by exact node state and GPU type (time series); stranded GPUs\n"
+          "  utilization          GPU and CPU time by exact node state and GPU type (time series; allocated: the runs)\n"
           "  health               vanished running jobs, reused job ids, stale ingest, failed ingest runs\n"
           "                       (exit status 9 when a check fails)\n"
           "  current              jobs of the latest snapshot, finished jobs since a time; nodes, CPUs, GPUs and\n"
@@ -71,6 +73,10 @@ static void usage(FILE *out)
           "                       the cluster's capacity (sreport user TopUsage)\n"
           "  scheduler            sdiag over time: queue, cycle times and depths, backfill, RPCs by message type\n"
           "                       and by user (the latest observation of each day; of each hour for 3 days or less)\n"
+          "  sreport              sreport's own reports and text, in its grammar (first word): cluster\n"
+          "                       AccountUtilizationByUser|UserUtilizationByAccount|Utilization, user TopUsage,\n"
+          "                       job SizesByAccount; Start=, End=, Format=, Users=, Accounts=, ... (sreport's\n"
+          "                       -t, -T, -p, -P, -n, -M, -a; and --mongo-uri, --db, --sqlite, --now, --output)\n"
           "\n"
           "What:\n"
           "  -M, --cluster LIST       clusters (comma-separated; default: all in the archive)\n"
@@ -93,8 +99,8 @@ static void usage(FILE *out)
           "                           core-, GB- and billing-hours/years; runs without GPUs count for cpu, mem,\n"
           "                           billing; top ranks by the first\n"
           "  --top N                  top: N users and N accounts per cluster (default 10)\n"
-          "  --summary                utilization: capacity by class (allocated, idle, stranded, down, planned\n"
-          "                           down, reserved, unknown), 100 % a row, per cluster, CPUs, GPUs, GPU type\n"
+          "  --summary                utilization: capacity by class (allocated, idle, planned, stranded, down,\n"
+          "                           planned_down, reserved, unknown), 100 % a row: CPUs, memory, GPUs, GPU type\n"
           "  --unit UNIT              gpu-hours, gpu-years or rgu-years\n"
           "  --year-days N            days in a GPU-year (default 365: 8760 GPU-hours)\n"
           "  --rgu-weights FILE       RGU weights instead of the built-in table (schema/rgu-weights.json)\n"
@@ -318,7 +324,7 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case O_ALLOC: o->allocations_path = arg; break;
     case O_RGU: o->rgu_weights_path = arg; break;
     case O_MONGO: o->mongo_uri = arg; break;
-    case O_DB: o->db_name = arg; break;
+    case O_DB: o->db_name = arg; o->db_given = true; break;
     case O_SQLITE: o->sqlite_path = arg; break;
     case O_SQLITE_DIR: o->sqlite_dir = arg; break;
     case O_DELIM: o->delimiter = arg; break;
@@ -518,6 +524,122 @@ static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
     return -1;
 }
 
+/* slurm-report sreport's long options: sreport's, then ours of where and how. */
+enum { O_SR_LOCAL = 500, O_SR_FEDERATION };
+static const struct option sreport_longopts[] = {
+    {"all_clusters", no_argument, NULL, 'a'},   {"cluster", required_argument, NULL, 'M'},
+    {"clusters", required_argument, NULL, 'M'}, {"help", no_argument, NULL, 'h'},
+    {"noheader", no_argument, NULL, 'n'},       {"parsable", no_argument, NULL, 'p'},
+    {"parsable2", no_argument, NULL, 'P'},      {"quiet", no_argument, NULL, 'Q'},
+    {"tres", required_argument, NULL, 'T'},     {"verbose", no_argument, NULL, 'v'},
+    {"version", no_argument, NULL, 'V'},        {"local", no_argument, NULL, O_SR_LOCAL},
+    {"federation", no_argument, NULL, O_SR_FEDERATION},
+    {"mongo-uri", required_argument, NULL, O_MONGO}, {"db", required_argument, NULL, O_DB},
+    {"sqlite", required_argument, NULL, O_SQLITE}, {"sqlite-dir", required_argument, NULL, O_SQLITE_DIR},
+    {"now", required_argument, NULL, O_NOW},    {"output", required_argument, NULL, O_OUTPUT},
+    {"from-jobs", no_argument, NULL, O_FROM_JOBS},
+    {NULL, 0, NULL, 0},
+};
+
+/*
+ * True when the report word (the first argument that is not an option or an option's
+ * value, as parse_args reads them) is "sreport": the rest is then read in sreport's grammar.
+ */
+static bool is_sreport(int argc, char **argv)
+{
+    static const char shortopts[] = "M:S:E:A:u:pPno:lt:T:ehVvs:r:j:D";
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            return i + 1 < argc && strcmp(argv[i + 1], "sreport") == 0;
+        if (a[0] != '-' || !a[1])
+            return strcmp(a, "sreport") == 0;
+        if (a[1] == '-') { /* --name VALUE, unless --name=VALUE or --name takes none */
+            size_t n = strcspn(a + 2, "=");
+            const struct option *hit = NULL;
+            for (const struct option *lo = longopts; lo->name && a[2 + n] != '='; lo++) {
+                if (strncmp(lo->name, a + 2, n) == 0 && (!hit || strlen(lo->name) == n))
+                    hit = lo;
+            }
+            i += hit && hit->has_arg == required_argument;
+            continue;
+        }
+        for (const char *c = a + 1; *c; c++) { /* -xVALUE, -x VALUE, -abc */
+            const char *o = strchr(shortopts, *c);
+            if (o && o[1] == ':') {
+                i += !c[1];
+                break;
+            }
+        }
+    }
+    return false;
+}
+
+/*
+ * `slurm-report [OPTION...] sreport ...`: sreport's options (-a, -M, -n, -p, -P,
+ * -Q, -t, -T, -v and their long forms; SREPORT_CLUSTER and SREPORT_TRES as sreport reads
+ * them) and ours of where and how (--mongo-uri, --db, --sqlite, --sqlite-dir, --now,
+ * --output, --from-jobs), anywhere, into *o, *cli and *req; *words gets the index of the
+ * report type's word (getopt permutes the options before "sreport" and it). -1 to go on,
+ * else the exit code.
+ */
+static int parse_sreport_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli, sa_sreport_req_t *req,
+                              int *words)
+{
+    sa_error_t error;
+    const char *env;
+    bool clusters = false, tres = false;
+    int c, rc;
+
+    cli->cmd = "sreport";
+    opterr = 0;
+    optind = 0;
+    while ((c = getopt_long(argc, argv, ":aM:hnpPQt:T:vV", sreport_longopts, NULL)) != -1) {
+        switch (c) {
+        case '?':
+        case ':': return bad_option(c, argv);
+        case 'a': req->all_clusters = true; break;
+        case 'M':
+            clusters = true;
+            if ((rc = list_option("-M", optarg, &req->clusters)) >= 0)
+                return rc;
+            break;
+        case 'n': req->no_header = true; break;
+        case 'p': req->parsable = SA_SRP_ENDING; break;
+        case 'P': req->parsable = SA_SRP_NO_ENDING; break;
+        case 'Q': break; /* sreport's warnings are slurm-report's one-line errors */
+        case 't':
+            if (!sa_sreport_time_format(optarg, &req->time))
+                return die_usage("-t: expected Seconds, Minutes, Hours, Percent, SecPer, MinPer or HourPer "
+                                 "(sreport's time formats), got '%s'", optarg);
+            break;
+        case 'T':
+            tres = true;
+            if (!sa_sreport_set_tres(req, optarg, &error))
+                return die_usage("%s", error.message);
+            break;
+        case 'v': o->verbose = stderr; break;
+        case O_SR_LOCAL: break; /* one cluster's archive is the local cluster's */
+        case O_SR_FEDERATION: return die_usage("--federation: the archive reports clusters, not federations (give "
+                                               "-M with the federation's clusters)%s", "");
+        default:
+            if ((rc = apply_option(c, optarg, o, cli)) >= 0)
+                return rc;
+        }
+    }
+    /* as sreport: SREPORT_CLUSTER and SREPORT_TRES stand for -M and -T when those are not given */
+    if (!clusters && (env = getenv("SREPORT_CLUSTER")) && *env &&
+        (rc = list_option("SREPORT_CLUSTER", env, &req->clusters)) >= 0)
+        return rc;
+    if (!tres && (env = getenv("SREPORT_TRES")) && *env && !sa_sreport_set_tres(req, env, &error))
+        return die_usage("SREPORT_TRES: %s", error.message);
+    if (optind >= argc || strcmp(argv[optind], "sreport") != 0)
+        return die_usage("expected the word sreport, got '%s'", optind < argc ? argv[optind] : "");
+    *words = optind + 1;
+    return -1;
+}
+
 /*
  * Reads the times (--now first, relative to the clock; the others relative to it) and
  * checks what depends on the report. -1 to go on, else the exit code.
@@ -680,19 +802,37 @@ SA_MONGO_PREINIT;
 int main(int argc, char **argv)
 {
     sa_report_opts_t o;
+    sa_sreport_req_t req;
     cli_t cli = {.cmd = "usage"};
     int rc;
 
     sa_report_opts_init(&o);
     /* where the archive is, from the environment (tools/quickstart's report.env sets them); the options win */
-    if (getenv("SLURM_REPORT_DB") && *getenv("SLURM_REPORT_DB"))
+    if (getenv("SLURM_REPORT_DB") && *getenv("SLURM_REPORT_DB")) {
         o.db_name = getenv("SLURM_REPORT_DB");
+        o.db_given = true;
+    }
     if (getenv("SLURM_REPORT_SQLITE_DIR") && *getenv("SLURM_REPORT_SQLITE_DIR"))
         o.sqlite_dir = getenv("SLURM_REPORT_SQLITE_DIR");
+    sa_sreport_req_init(&req);
     sa_error_install_allocators("slurm-report");
     sa_mongo_init();
-    if ((rc = parse_args(argc, argv, &o, &cli)) < 0 && (rc = parse_times(&cli, &o)) < 0)
+    if (is_sreport(argc, argv)) {
+        /* sreport's grammar: its options, then the report and its conditions */
+        int words = 0;
+        if ((rc = parse_sreport_args(argc, argv, &o, &cli, &req, &words)) < 0 &&
+            (rc = parse_times(&cli, &o)) < 0) {
+            sa_error_t error;
+            if (!sa_sreport_command(&req, argc - words, argv + words, o.now, &error))
+                rc = die_usage("%s", error.message);
+            o.sreport = &req;
+        }
+    } else if ((rc = parse_args(argc, argv, &o, &cli)) < 0) {
+        rc = parse_times(&cli, &o);
+    }
+    if (rc < 0)
         rc = run(&cli, &o);
+    sa_sreport_req_clear(&req);
     sa_report_opts_clear(&o);
     return rc;
 }

@@ -48,26 +48,30 @@ static const struct {
     {"slurm_archive_finished_since_timestamp_seconds", "Start of the window of the finished-jobs metrics."},
     {"slurm_archive_nodes", "Nodes of the latest node snapshot, by exact state (base state and flags)."},
     {"slurm_archive_partition_nodes", "Nodes of the latest node snapshot, by partition and exact state."},
-    {"slurm_archive_cpus", "CPUs of the latest node snapshot by node state and status: allocated, idle, stranded "
-                           "(idle on a node down, drained, failing or reserved), other."},
+    {"slurm_archive_cpus", "CPUs of the latest node snapshot by node state and status: allocated, or the class "
+                           "of the node's free CPUs as utilization --summary says it: idle, down (DOWN, FAIL, "
+                           "DRAIN; and Slurm's other CPUs), planned_down (maintenance, powered down), reserved; "
+                           "unknown (a grouped sinfo did not say the node's own)."},
     {"slurm_archive_cluster_cpus", "CPUs of the latest node snapshot."},
     {"slurm_archive_partition_cpus", "CPUs of the latest node snapshot by partition, node state and status, as "
                                      "slurm_archive_cpus (a node in two partitions counts in both)."},
-    {"slurm_archive_memory_bytes", "Memory of the latest node snapshot by node state and status: allocated, idle, "
-                                   "stranded (free where no job can use it, as GPUs)."},
+    {"slurm_archive_memory_bytes", "Memory of the latest node snapshot by node state and status: allocated, or the "
+                                   "class of its free memory: idle, stranded (no free CPU), down, planned_down, "
+                                   "reserved; unknown (a grouped sinfo did not say the node's own)."},
     {"slurm_archive_partition_memory_bytes", "Memory of the latest node snapshot by partition, node state and "
                                              "status."},
     {"slurm_archive_cluster_memory_bytes", "Memory (RealMemory) of the latest node snapshot."},
-    {"slurm_archive_gpus", "GPUs of the latest node snapshot by type, node state and status: allocated, idle, "
-                           "stranded (idle where no job can use them), unknown (carried GPUs of a node that may "
-                           "run jobs: in use or not, nobody said)."},
+    {"slurm_archive_gpus", "GPUs of the latest node snapshot by type, node state and status: allocated, or the "
+                           "class of the idle ones: idle, stranded (no free CPU), down, planned_down, reserved; "
+                           "unknown (carried GPUs of a node that may run jobs: in use or not, nobody said)."},
     {"slurm_archive_cluster_gpus", "GPUs of the latest node snapshot, by type."},
     {"slurm_archive_nodes_gpu_config", "Nodes of the latest node snapshot whose GPUs Slurm did not say per node "
                                        "(grouped sinfo --json), by config: carried (from an earlier per-node "
                                        "observation) or unknown (their GPUs are in no GPU metric)."},
     {"slurm_archive_nodes_snapshot_timestamp_seconds", "Time of the latest node snapshot."},
     {"slurm_archive_node_cpus", "--per-node: the node's CPUs in the latest node snapshot, with its exact state."},
-    {"slurm_archive_node_cpus_alloc", "--per-node: the node's CPUs allocated to jobs."},
+    {"slurm_archive_node_cpus_alloc", "--per-node: the node's CPUs allocated to jobs (none when a grouped sinfo "
+                                      "said only its group's)."},
     {"slurm_archive_node_memory_bytes", "--per-node: the node's memory (RealMemory)."},
     {"slurm_archive_node_memory_alloc_bytes", "--per-node: the node's memory allocated to jobs."},
     {"slurm_archive_node_gpus", "--per-node: the node's GPUs, by type."},
@@ -238,32 +242,38 @@ static bool add_status(sa_prom_t *p, const char *metric, double v, const char *c
 }
 
 /*
- * Node n's CPUs and memory by status, of the cluster (part NULL) or of partition part. why:
- * why nobody can use the node's idle resources (sa_tsdb_strand_reason), NULL when they can.
+ * Node n's CPUs and memory by status, of the cluster (part NULL) or of partition part: fc
+ * is the class of the node's free resources (sa_tsdb_free_class). An idle CPU is never
+ * stranded, and Slurm's "other" CPUs of a usable node are down, as utilization --summary
+ * counts them (sa_tsdb_cpu_free_class).
  */
 static bool cpu_mem(sa_prom_t *p, const char *cluster, const char *part, const sa_tsdb_node_t *n, const char *st,
-                    const char *why)
+                    sa_tsdb_free_t fc)
 {
     const char *cm = part ? "slurm_archive_partition_cpus" : "slurm_archive_cpus";
     const char *mm = part ? "slurm_archive_partition_memory_bytes" : "slurm_archive_memory_bytes";
-    /* a node no job can use strands its idle CPUs too (not a busy one: its CPUs are what is used) */
-    bool cpus_stranded = why && strcmp(why, "no free CPU") != 0;
     bool ok = true;
 
     if (n->cpus_total != SA_UNSET) {
-        if (n->cpus_alloc != SA_UNSET)
+        if (n->cpus_alloc == SA_UNSET) /* a grouped sinfo said only its group's */
+            ok = add_status(p, cm, (double)n->cpus_total, cluster, part, st, "unknown");
+        else
             ok = add_status(p, cm, (double)n->cpus_alloc, cluster, part, st, "allocated");
         if (ok && n->cpus_idle != SA_UNSET)
-            ok = add_status(p, cm, (double)n->cpus_idle, cluster, part, st, cpus_stranded ? "stranded" : "idle");
+            ok = add_status(p, cm, (double)n->cpus_idle, cluster, part, st,
+                            sa_tsdb_free_name(sa_tsdb_cpu_free_class(fc, false)));
         if (ok && n->cpus_other != SA_UNSET)
-            ok = add_status(p, cm, (double)n->cpus_other, cluster, part, st, "other");
+            ok = add_status(p, cm, (double)n->cpus_other, cluster, part, st,
+                            sa_tsdb_free_name(sa_tsdb_cpu_free_class(fc, true)));
     }
     if (ok && n->mem_total_mb != SA_UNSET) {
         int64_t alloc = n->mem_alloc_mb != SA_UNSET && n->mem_alloc_mb > 0 ? n->mem_alloc_mb : 0;
         int64_t free_mb = n->mem_total_mb > alloc ? n->mem_total_mb - alloc : 0;
-        /* free memory on a node nobody can use, or whose CPUs are all taken, is stranded (as GPUs) */
-        ok = add_status(p, mm, (double)alloc * MIB, cluster, part, st, "allocated") &&
-             add_status(p, mm, (double)free_mb * MIB, cluster, part, st, why ? "stranded" : "idle");
+        if (n->mem_alloc_mb == SA_UNSET)
+            ok = add_status(p, mm, (double)n->mem_total_mb * MIB, cluster, part, st, "unknown");
+        else
+            ok = add_status(p, mm, (double)alloc * MIB, cluster, part, st, "allocated") &&
+                 add_status(p, mm, (double)free_mb * MIB, cluster, part, st, sa_tsdb_free_name(fc));
     }
     return ok;
 }
@@ -275,7 +285,7 @@ static bool per_node(sa_prom_t *p, const char *cluster, const sa_tsdb_node_t *n,
 #define NODE_ADD(metric, v) sa_prom_add(p, metric, v, false, "cluster", cluster, "node", n->name, "state", st, NULL)
     if (n->cpus_total != SA_UNSET)
         ok = NODE_ADD("slurm_archive_node_cpus", (double)n->cpus_total);
-    if (ok && n->cpus_alloc != SA_UNSET)
+    if (ok && n->cpus_alloc != SA_UNSET && n->cpu_config != SA_NODE_CPUS_SPLIT)
         ok = NODE_ADD("slurm_archive_node_cpus_alloc", (double)n->cpus_alloc);
     if (ok && n->mem_total_mb != SA_UNSET)
         ok = NODE_ADD("slurm_archive_node_memory_bytes", (double)n->mem_total_mb * MIB);
@@ -299,7 +309,7 @@ static bool on_node(const sa_tsdb_node_t *n, void *vctx, sa_error_t *error)
     nodes_ctx_t *c = vctx;
     sa_prom_t *p = c->p;
     const char *st = n->state ? n->state : "UNKNOWN";
-    const char *why = sa_tsdb_strand_reason(n->state, (double)n->cpus_total, (double)n->cpus_idle);
+    sa_tsdb_free_t fc = sa_tsdb_free_class(n->state, (double)n->cpus_total, (double)n->cpus_idle, NULL);
     /* carried GPUs: none in use on an IDLE or DOWN node, else unknown */
     bool use_unknown = n->gpu_config == SA_NODE_GPUS_CARRIED && n->base && strcmp(n->base, "IDLE") != 0 &&
                        strcmp(n->base, "DOWN") != 0;
@@ -310,9 +320,9 @@ static bool on_node(const sa_tsdb_node_t *n, void *vctx, sa_error_t *error)
     for (char *save = NULL, *t = parts ? strtok_r(parts, ",", &save) : NULL; ok && t; t = strtok_r(NULL, ",", &save))
         ok = sa_prom_add(p, "slurm_archive_partition_nodes", 1, true, "cluster", c->cluster, "partition", t, "state",
                          st, NULL) &&
-             cpu_mem(p, c->cluster, t, n, st, why);
+             cpu_mem(p, c->cluster, t, n, st, fc);
     free(parts);
-    ok = ok && cpu_mem(p, c->cluster, NULL, n, st, why);
+    ok = ok && cpu_mem(p, c->cluster, NULL, n, st, fc);
     if (ok && n->cpus_total != SA_UNSET)
         ok = sa_prom_add(p, "slurm_archive_cluster_cpus", (double)n->cpus_total, true, "cluster", c->cluster, NULL);
     if (ok && n->mem_total_mb != SA_UNSET)
@@ -329,7 +339,7 @@ static bool on_node(const sa_tsdb_node_t *n, void *vctx, sa_error_t *error)
              sa_prom_add(p, "slurm_archive_gpus", (double)used, true, "cluster", c->cluster, "gpu_type", type,
                          "state", st, "status", "allocated", NULL) &&
              sa_prom_add(p, "slurm_archive_gpus", (double)(idle > 0 ? idle : 0), true, "cluster", c->cluster,
-                         "gpu_type", type, "state", st, "status", use_unknown ? "unknown" : why ? "stranded" : "idle",
+                         "gpu_type", type, "state", st, "status", use_unknown ? "unknown" : sa_tsdb_free_name(fc),
                          NULL);
     }
     if (ok && c->per_node)

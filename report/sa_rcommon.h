@@ -71,6 +71,11 @@ bool sa_report_window(const char *report, int64_t start, int64_t end, bool neede
  * sa_rdb_close either way.
  */
 sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error);
+/*
+ * True when the options, the environment or the systemd credential name an archive (a
+ * MongoDB URI, or --db): sa_report_connect would not fall back to the local default.
+ */
+bool sa_report_archive_given(const sa_report_opts_t *o);
 
 /*
  * The job base states the reports count as final: sa_job_final_states (schema/), the one
@@ -79,14 +84,6 @@ sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error);
 bool sa_rstate_is_final(const char *s);
 /* Appends {"state": {op: [those states]}} to b; op is "$in" or "$nin". */
 void sa_rbson_append_final_states(bson_t *b, const char *op);
-
-/*
- * utilization --summary (sa_utilsum.c): per cluster of clusters, its CPUs, GPUs and each
- * GPU type's capacity by class (allocated, idle, stranded, down, planned down, reserved,
- * unknown), each row adding to 100 %.
- */
-bool sa_report_utilization_summary(const sa_report_opts_t *o, const sa_strv_t *clusters, sa_rtsdbs_t *tsdbs,
-                                   FILE *out, sa_error_t *error);
 
 /*
  * utilization over time (sa_utilsvg.c; --svg, and the site): the classes of each cluster's

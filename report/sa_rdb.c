@@ -17,6 +17,7 @@
 typedef struct {
     char *cluster;
     int64_t seq, as_of;
+    bool parts; /* the commit says every month's parts index is complete */
 } pin_t;
 
 /* A document of the read cache (sa_rdb_cache): what one read by _id returned. */
@@ -272,6 +273,7 @@ static pin_t *pin_take(sa_rdb_t *db, const char *cluster, sa_error_t *error)
     BSON_APPEND_DOCUMENT_BEGIN(&opts, "projection", &proj); /* not the intent's _ids */
     BSON_APPEND_INT32(&proj, "seq", 1);
     BSON_APPEND_INT32(&proj, "as_of", 1);
+    BSON_APPEND_INT32(&proj, "parts", 1);
     bson_append_document_end(&opts, &proj);
     cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_ROLLUP_COLL), &filter, &opts, NULL);
     if (mongoc_cursor_next(cur, &doc))
@@ -290,15 +292,17 @@ static pin_t *pin_take(sa_rdb_t *db, const char *cluster, sa_error_t *error)
         p = &db->pins[db->npins++];
         p->seq = c.seq;
         p->as_of = c.as_of;
+        p->parts = c.parts;
     }
     sa_rollup_commit_clear(&c);
     return ok ? p : NULL;
 }
 
-bool sa_rdb_rollup_seq(sa_rdb_t *db, const char *cluster, int64_t *seq, sa_error_t *error)
+bool sa_rdb_rollup_pin(sa_rdb_t *db, const char *cluster, int64_t *seq, bool *parts, sa_error_t *error)
 {
     pin_t *p = pin_take(db, cluster, error);
     *seq = p ? p->seq : 0;
+    *parts = p && p->parts;
     return p != NULL;
 }
 
@@ -702,6 +706,18 @@ double sa_ringest_run_number(const bson_t *doc, const char *path)
         (BSON_ITER_HOLDS_NUMBER(&v) || BSON_ITER_HOLDS_DOUBLE(&v)))
         return bson_iter_as_double(&v);
     return 0;
+}
+
+bool sa_ringest_run_phases(const bson_t *doc, sa_strv_t *names)
+{
+    bson_iter_t it, ph;
+
+    if (!bson_iter_init_find(&it, doc, "phases_ms") || !BSON_ITER_HOLDS_DOCUMENT(&it) || !bson_iter_recurse(&it, &ph))
+        return true;
+    while (bson_iter_next(&ph))
+        if (!sa_strv_contains(names, bson_iter_key(&ph)) && !sa_strv_push(names, bson_iter_key(&ph)))
+            return false;
+    return true;
 }
 
 /* ---- ingest runs, by day ---------------------------------------------------------- */

@@ -102,9 +102,10 @@ int64_t sa_rcluster_as_of(const sa_rcluster_t *c, int64_t fallback);
 
 /*
  * The commit of cluster's rollups this report reads at (sa_rcluster_t.roll_seq), taken
- * once per report: by sa_rdb_clusters, else at the first call.
+ * once per report: by sa_rdb_clusters, else at the first call; *parts: it says every
+ * month's parts index is complete (schema/rollup/sa_rollup_key.h).
  */
-bool sa_rdb_rollup_seq(sa_rdb_t *db, const char *cluster, int64_t *seq, sa_error_t *error);
+bool sa_rdb_rollup_pin(sa_rdb_t *db, const char *cluster, int64_t *seq, bool *parts, sa_error_t *error);
 
 /* ---- reading BSON values: sa_bson_iter_time/int/str of schema/jobdoc/sa_bson.h ---------- */
 
@@ -174,5 +175,10 @@ bool sa_rdb_ingest_runs(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_
                         void *ctx, sa_error_t *error);
 /* A number of an ingest_runs document by its dotted path ("phases_ms.exec", "counts.docs_read"); 0 when absent. */
 double sa_ringest_run_number(const bson_t *doc, const char *path);
+/*
+ * Appends to names the phases an ingest_runs document records (the members of its
+ * phases_ms, in its order) that names lacks. False on out of memory.
+ */
+bool sa_ringest_run_phases(const bson_t *doc, sa_strv_t *names);
 
 #endif

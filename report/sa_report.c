@@ -267,6 +267,22 @@ static char *credential_uri(void)
     return line;
 }
 
+bool sa_report_archive_given(const sa_report_opts_t *o)
+{
+    const char *env[2] = {getenv("SLURM_REPORT_MONGO_URI"), getenv("SLURM_INGEST_MONGO_URI")};
+    char *cred;
+
+    if ((o->mongo_uri && *o->mongo_uri) || o->db_given || (env[0] && *env[0]) || (env[1] && *env[1]))
+        return true;
+    cred = credential_uri();
+    if (cred) {
+        memset(cred, 0, strlen(cred));
+        free(cred);
+        return true;
+    }
+    return false;
+}
+
 sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error)
 {
     char *cred = NULL;

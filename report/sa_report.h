@@ -85,6 +85,7 @@ typedef struct {
     /* where the data is */
     const char *mongo_uri;   /* never printed */
     const char *db_name;     /* default "slurm" */
+    bool db_given;           /* --db was given (utilization reads the archive only when one is named) */
     const char *sqlite_path; /* NULL: /var/lib/slurm-ingest/CLUSTER.sqlite when it exists */
     const char *sqlite_dir;  /* directory of the per-cluster default (tests); NULL: /var/lib/slurm-ingest */
     /* what */
@@ -117,7 +118,8 @@ typedef struct {
     struct sa_rtsdbs *shared_tsdbs;      /* the site's time series, opened once for its sections (borrowed; NULL:
                                             a report opens its own) */
     /* internal views of the site (not on the command line) */
-    bool stranded_only;                  /* utilization: the stranded GPU-hours alone, with their reason */
+    bool unusable_only;                  /* utilization: the GPU types' rows with unusable GPU-hours alone (free but
+                                            not idle: stranded, down, planned down, reserved), with their reason */
     bool names_known;                    /* -A and -u came from the archive's own rows (the site's account pages):
                                             not looked up again */
     /* efficiency and job */
@@ -137,6 +139,7 @@ typedef struct {
     bool sort_idle;                      /* efficiency --sort idle: the most idle GPU-hours first */
     const char *prometheus_url;          /* job --svg --prometheus-url URL: the series fetched (query_range) */
     const char *prometheus_exporter;     /* its exporter: slurm-job-exporter (NULL) or jobstats */
+    const struct sa_sreport_req *sreport; /* sreport: the sreport command line parsed (sa_sreport.h; borrowed) */
 } sa_report_opts_t;
 
 void sa_report_opts_init(sa_report_opts_t *o);
@@ -172,6 +175,8 @@ bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t
 bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* The scheduler's statistics (sdiag) over the window, from the time series (sa_scheduler.c). */
 bool sa_report_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* sreport's own reports and text, in sreport's grammar (o->sreport; sa_sreport.c). */
+bool sa_report_sreport(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 
 /*
  * The one table of slurm-report's reports: name, columns (-e, -o), and the function that

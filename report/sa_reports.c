@@ -64,6 +64,12 @@ static bool run_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, bool
     return sa_report_scheduler(o, out, warn, error);
 }
 
+static bool run_sreport(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
+{
+    (void)healthy;
+    return sa_report_sreport(o, out, warn, error);
+}
+
 static const sa_report_def_t reports[] = {
     {"usage", sa_usage_cols, run_usage},
     {"utilization", sa_utilization_cols, run_utilization},
@@ -76,6 +82,7 @@ static const sa_report_def_t reports[] = {
     {"top", sa_top_cols, run_top},
     {"waits", sa_waits_cols, run_waits},
     {"scheduler", sa_scheduler_cols, run_scheduler},
+    {"sreport", NULL, run_sreport},
 };
 
 const sa_report_def_t *sa_report_all(size_t *n)

@@ -605,7 +605,7 @@ typedef struct {
     unsigned by;
     const char *account;  /* -A; NULL: every account */
     bool awards;          /* with the site's --allocations */
-    bool stranded;        /* utilization: the stranded GPUs alone */
+    bool unusable;        /* utilization: the GPUs nobody could use alone */
     bool tres;            /* usage: CPU and memory next to the GPUs (-T gres/gpu,cpu,mem) */
 } section_t;
 
@@ -635,7 +635,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     o.ncolumns = 0;
     o.doc_cb = on_doc;
     o.doc_ctx = pg;
-    o.stranded_only = sec->stranded;
+    o.unusable_only = sec->unusable;
     o.names_known = sec->account != NULL; /* an account of the site's own rows */
     o.ntres = 0;
     if (sec->tres) {
@@ -702,8 +702,8 @@ static const char *period_label(int64_t start, int64_t end, char *buf, size_t sz
     return buf;
 }
 
-/* The stranded GPUs' columns on the pages. */
-#define STRANDED_COLS "cluster,gpu_type,state,stranded_reason,gpu_stranded_hours,gpu_hours,class"
+/* The columns of the GPUs nobody could use on the pages. */
+#define UNUSABLE_COLS "cluster,gpu_type,state,reason,gpu_unusable_hours,gpu_hours,class"
 
 /* The usage section of [start, end): against the awards (their charts first when charts_first), else by account. */
 static bool usage_section(page_t *pg, const scluster_t *c, int64_t start, int64_t end, bool charts_first,
@@ -720,8 +720,8 @@ static bool usage_section(page_t *pg, const scluster_t *c, int64_t start, int64_
 }
 
 /*
- * Efficiency, queue waits by partition, utilization by exact state and stranded GPUs of
- * [start, end) for cluster c (usage first when with_usage).
+ * Efficiency, queue waits by partition, utilization by exact state and the idle GPUs
+ * nobody could use of [start, end) for cluster c (usage first when with_usage).
  */
 static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, bool with_usage,
                            sa_error_t *error)
@@ -729,25 +729,25 @@ static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64
     char h2[160], h3[160], h4[160], h5[160], when[80];
     section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false, false};
     section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false, false};
-    section_t str = {S_UTIL, "stranded", h3, STRANDED_COLS, start, end, 0, NULL, false, true, false};
+    section_t str = {S_UTIL, "unusable", h3, UNUSABLE_COLS, start, end, 0, NULL, false, true, false};
     section_t waits = {S_WAITS, "waits", h5, NULL, start, end, SA_BY_PARTITION, NULL, false, false, false};
 
     period_label(start, end, when, sizeof when);
     snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
-    snprintf(h3, sizeof h3, "Stranded GPUs, %s", when);
+    snprintf(h3, sizeof h3, "Idle GPUs nobody could use, and why, %s", when);
     snprintf(h4, sizeof h4, "What the allocated GPUs and CPUs did (runs that ended), %s", when);
     snprintf(h5, sizeof h5, "Queue waits by partition (runs that started), %s", when);
     if ((with_usage && !usage_section(pg, c, start, end, false, error)) || !section(pg, c->name, &eff, error) ||
         !section(pg, c->name, &waits, error))
         return false;
     if (!c->has_series) {
-        para(pg, "meta", "No time series for this cluster: no utilization and no stranded GPUs.");
+        para(pg, "meta", "No time series for this cluster: no utilization and no idle GPUs nobody could use.");
         return true;
     }
     return section(pg, c->name, &util, error) && section(pg, c->name, &str, error);
 }
 
-/* CLUSTER/YYYY-MM: the month's usage, efficiency, queue waits, utilization and stranded GPUs. */
+/* CLUSTER/YYYY-MM: the month's usage, efficiency, queue waits, utilization and the GPUs nobody could use. */
 static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_error_t *error)
 {
     page_t pg;
@@ -948,18 +948,11 @@ static void runs_clear(runs_t *r)
 static bool keep_run(const bson_t *doc, void *ctx, sa_error_t *error)
 {
     runs_t *r = ctx;
-    bson_iter_t it, ph;
 
     if (!SA_VEC_GROW(r->v, r->cap, r->n, 1, 64) || !(r->v[r->n] = bson_copy(doc)))
         return sa_error_nomem(error);
     r->n++;
-    if (bson_iter_init_find(&it, doc, "phases_ms") && BSON_ITER_HOLDS_DOCUMENT(&it) && bson_iter_recurse(&it, &ph)) {
-        while (bson_iter_next(&ph)) {
-            if (!sa_strv_contains(&r->phases, bson_iter_key(&ph)) && !sa_strv_push(&r->phases, bson_iter_key(&ph)))
-                return sa_error_nomem(error);
-        }
-    }
-    return true;
+    return sa_ringest_run_phases(doc, &r->phases) || sa_error_nomem(error);
 }
 
 /* The counts of a run the page shows: key, title, member of counts (NULL: inserted + changed), long. */
@@ -1481,7 +1474,7 @@ static bool build(site_t *s, sa_error_t *error)
         scluster_t *c = &s->c[i];
         if (!c->has_series) /* said once the site is known to be written */
             sa_rtsdbs_left_out(s->warn, &none, s->o, c->name,
-                               "its pages have no utilization, stranded GPUs or scheduler statistics");
+                               "its pages have no utilization, idle GPUs nobody could use or scheduler statistics");
         ok = cluster_page(s, c, error);
         for (size_t k = 0; ok && k < c->months.n; k++)
             ok = month_page(s, c, c->months.v[k], error);

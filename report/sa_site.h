@@ -5,8 +5,8 @@
  *
  *   index.html                    the clusters (health, last snapshot) and their months
  *   CLUSTER/index.html            the latest month: usage against awards, utilization by
- *                                 exact state, stranded GPUs, health, current queue
- *   CLUSTER/YYYY-MM.html          one month: usage, utilization, stranded GPUs
+ *                                 exact state, GPUs nobody could use, health, current queue
+ *   CLUSTER/YYYY-MM.html          one month: usage, utilization, GPUs nobody could use
  *   CLUSTER/account-NAME.html     an account: its trend month by month, users, GPU types
  *   ingest.html                   the ingester's runs: phase times, records, writes
  *   *.csv, *.json                 every table of the page beside it (NAME.TABLE.csv)

@@ -29,6 +29,7 @@
 #include "sa_alloc.h"
 #include "sa_rcommon.h"
 #include "sa_rgu.h"
+#include "sa_rollup.h"
 #include "sa_rutil.h"
 
 /* ---- the sums ------------------------------------------------------------------------- */
@@ -79,7 +80,14 @@ typedef struct {
      * SA_TRES_N (CPU, memory and billing too, and the runs without GPUs, under GPU type "").
      */
     size_t ntres;
+    bool by_type; /* keys by cluster and GPU type alone (account and user ""): utilization's sums */
 } sa_usums_t;
+
+/*
+ * The key of a rollup key rk (account, user, partition, qos, GPU type) of cluster cid in
+ * the sums, its names interned (by_type: account and user ""); false on out of memory.
+ */
+bool sa_usums_key(sa_usums_t *s, uint32_t cid, const sa_rollup_rowkey_t *rk, sa_ukey_t *k);
 
 /* Adds count GPUs over [start, end) (clipped to the range) to key k; false on out of memory. */
 bool sa_usums_add(sa_usums_t *s, const sa_ukey_t *k, int64_t count, int64_t start, int64_t end);
@@ -137,6 +145,8 @@ typedef struct {
     double *cap_s;            /* -t percent: per cluster c and TRES r, cap_s[c * SA_TRES_N + r], the capacity
                                  in TRES-seconds over the window (the time series); < 0: not known */
     int64_t *cap_known_s;     /* per cluster: the seconds of the window its time series knows */
+    const int64_t *extra_b;   /* more boundaries of the sums (utilization: hours, the series' known spans) */
+    size_t nextra_b;
 } sa_usage_t;
 
 

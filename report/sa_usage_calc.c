@@ -231,6 +231,15 @@ void sa_usage_clear(sa_usage_t *u)
     memset(u, 0, sizeof *u);
 }
 
+bool sa_usums_key(sa_usums_t *s, uint32_t cid, const sa_rollup_rowkey_t *rk, sa_ukey_t *k)
+{
+    k->c = cid;
+    k->a = sa_rintern(&s->names, s->by_type ? "" : rk->s[0]);
+    k->u = sa_rintern(&s->names, s->by_type ? "" : rk->s[1]);
+    k->t = sa_rintern(&s->names, rk->s[4]);
+    return k->a != UINT32_MAX && k->u != UINT32_MAX && k->t != UINT32_MAX;
+}
+
 size_t sa_usage_cluster(const sa_usage_t *u, const char *name)
 {
     uint32_t id = sa_rintern_find(&u->s.names, name);
@@ -275,7 +284,7 @@ static bool i64v_push(i64v_t *v, int64_t t)
     return true;
 }
 
-/* The boundaries: window, awards (start, end, as-of, recent start) and, for charts, month starts. */
+/* The boundaries: window, the extra ones, awards (start, end, as-of, recent start) and, for charts, month starts. */
 static bool build_bounds(sa_usage_t *u, sa_error_t *error)
 {
     const sa_report_opts_t *o = u->o;
@@ -283,6 +292,8 @@ static bool build_bounds(sa_usage_t *u, sa_error_t *error)
     int64_t lo = o->start;
     bool ok = i64v_push(&v, o->start) && i64v_push(&v, o->end);
 
+    for (size_t i = 0; ok && i < u->nextra_b; i++)
+        ok = i64v_push(&v, u->extra_b[i]);
     for (size_t i = 0; ok && i < u->awards.n; i++) {
         const sa_award_t *a = &u->awards.v[i];
         int64_t to;

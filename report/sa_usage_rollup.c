@@ -41,11 +41,7 @@ static bool key_of(rctx_t *r, const sa_rollup_rowkey_t *rk, sa_ukey_t *k)
     if ((o->accounts.n && !sa_strv_contains(&o->accounts, rk->s[0])) ||
         (o->users.n && !sa_strv_contains(&o->users, rk->s[1])) || (!rk->s[4][0] && r->s->ntres == 1))
         return false; /* another account or user; a CPU-only run when GPUs alone are counted */
-    k->c = r->cid;
-    k->a = sa_rintern(&r->s->names, rk->s[0]);
-    k->u = sa_rintern(&r->s->names, rk->s[1]);
-    k->t = sa_rintern(&r->s->names, rk->s[4]);
-    if (k->a == UINT32_MAX || k->u == UINT32_MAX || k->t == UINT32_MAX)
+    if (!sa_usums_key(r->s, r->cid, rk, k))
         k->c = UINT32_MAX;
     return true;
 }

@@ -71,11 +71,7 @@ static bool process_doc(scan_t *sc, const bson_t *doc, sa_error_t *error)
             sa_ukey_t k;
             if (!key->s[4][0] && sc->s->ntres == 1)
                 continue; /* a run without GPUs when GPUs alone are counted */
-            k.c = cid;
-            k.a = sa_rintern(&sc->s->names, key->s[0]);
-            k.u = sa_rintern(&sc->s->names, key->s[1]);
-            k.t = sa_rintern(&sc->s->names, key->s[4]);
-            if (k.a == UINT32_MAX || k.u == UINT32_MAX || k.t == UINT32_MAX)
+            if (!sa_usums_key(sc->s, cid, key, &k))
                 return sa_error_nomem(error);
             sa_usums_rates_of(x, rate);
             if (end > x[SA_RR_START] && !sa_usums_add_rates(sc->s, &k, rate, x[SA_RR_START], end))

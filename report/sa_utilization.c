@@ -1,20 +1,17 @@
 /*
  * sa_utilization.c - `slurm-report utilization`: where the GPUs' (and CPUs') time went over
- * a window, by exact node state (base + flags) and GPU type, from the SQLite time
- * series (sa_tsdb_state_hours), with stranded GPUs as their own class and the unknown
- * time (gaps between snapshots) said.
+ * a window, by exact node state (base + flags) and GPU type: the capacity and the states
+ * from the SQLite time series, the allocated time from the runs' exact start and end (as
+ * usage counts them), the rest by class (sa_utilcalc.h; sa_util_compute of sa_util.h).
  *
  * Rows:
- * - gpu_type "*": all nodes of the cluster, per exact state (BY_STATE): node, CPU and
- *   GPU hours;
- * - per GPU type and state (BY_GPU_TYPE): GPU hours of that type; node and CPU hours
- *   of the nodes having it (a node with two types counts in both); class "stranded"
- *   when the state strands idle GPUs, else "usable";
- * - per GPU type, state "(all)": the type's totals, idle split into usable and
- *   stranded.
- * Stranded (idle GPUs nobody can use): sa_tsdb_state_strands() of schema/tsdb/sa_tsdb.h.
- * Everything comes through the time series' read API; the rows go to the shared
- * renderers (sa_render.h).
+ * - gpu_type "*": all nodes of the cluster, per exact state: node, CPU and GPU hours by class;
+ * - per GPU type and state: GPU hours of that type by class; the node and CPU hours of the
+ *   nodes having it (a node with two types counts in both);
+ * - per GPU type, state "(all)": the type's totals;
+ * - "(unknown GPU configuration)": nodes whose GPUs nobody said (grouped sinfo).
+ * Class: the classes of the row's GPU time (its CPU time without GPUs), joined with '+';
+ * reason: why its free time is not idle. The rows go to the shared renderers (sa_render.h).
  */
 #include "sa_rcommon.h"
 
@@ -23,29 +20,36 @@
 #include <string.h>
 
 #include "sa_rutil.h"
+#include "sa_util.h"
 
-enum { U_CLUSTER, U_TYPE, U_STATE, U_CLASS, U_NODE_H, U_CPU_H, U_CPU_ALLOC, U_CPU_IDLE, U_CPU_OTHER, U_GPU_H,
-       U_GPU_USED, U_GPU_IDLE, U_GPU_STRANDED, U_REASON, U_N };
+enum { U_CLUSTER, U_TYPE, U_STATE, U_CLASS, U_NODE_H, U_CPU_H, U_CPU_ALLOC, U_CPU_IDLE, U_CPU_UNUSABLE,
+       U_CPU_UNKNOWN, U_GPU_H, U_GPU_ALLOC, U_GPU_IDLE, U_GPU_UNUSABLE, U_GPU_UNKNOWN, U_REASON, U_N };
+#define U_NTIME (U_GPU_UNKNOWN - U_NODE_H + 1)
 
-/* Per unit (-t hours, minutes, percent): the keys and titles of the time columns U_NODE_H .. U_GPU_STRANDED. */
-static const char *const time_keys[3][9] = {
-    {"node_hours", "cpu_hours", "cpu_alloc_hours", "cpu_idle_hours", "cpu_other_hours", "gpu_hours", "gpu_used_hours",
-     "gpu_idle_hours", "gpu_stranded_hours"},
-    {"node_minutes", "cpu_minutes", "cpu_alloc_minutes", "cpu_idle_minutes", "cpu_other_minutes", "gpu_minutes",
-     "gpu_used_minutes", "gpu_idle_minutes", "gpu_stranded_minutes"},
-    {"node_percent", "cpu_percent", "cpu_alloc_percent", "cpu_idle_percent", "cpu_other_percent", "gpu_percent",
-     "gpu_used_percent", "gpu_idle_percent", "gpu_stranded_percent"},
+/* Per unit (-t hours, minutes, percent): the keys and titles of the time columns U_NODE_H .. U_GPU_UNKNOWN. */
+static const char *const time_keys[3][U_NTIME] = {
+    {"node_hours", "cpu_hours", "cpu_alloc_hours", "cpu_idle_hours", "cpu_unusable_hours", "cpu_unknown_hours",
+     "gpu_hours", "gpu_alloc_hours", "gpu_idle_hours", "gpu_unusable_hours", "gpu_unknown_hours"},
+    {"node_minutes", "cpu_minutes", "cpu_alloc_minutes", "cpu_idle_minutes", "cpu_unusable_minutes",
+     "cpu_unknown_minutes", "gpu_minutes", "gpu_alloc_minutes", "gpu_idle_minutes", "gpu_unusable_minutes",
+     "gpu_unknown_minutes"},
+    {"node_percent", "cpu_percent", "cpu_alloc_percent", "cpu_idle_percent", "cpu_unusable_percent",
+     "cpu_unknown_percent", "gpu_percent", "gpu_alloc_percent", "gpu_idle_percent", "gpu_unusable_percent",
+     "gpu_unknown_percent"},
 };
-static const char *const time_titles[3][9] = {
-    {"Node-h", "CPU-h", "CPU-h alloc", "CPU-h idle", "CPU-h other", "GPU-h", "GPU-h used", "GPU-h idle",
-     "GPU-h stranded"},
-    {"Node-min", "CPU-min", "CPU-min alloc", "CPU-min idle", "CPU-min other", "GPU-min", "GPU-min used",
-     "GPU-min idle", "GPU-min stranded"},
-    {"Node %", "CPU %", "CPU % alloc", "CPU % idle", "CPU % other", "GPU %", "GPU % used", "GPU % idle",
-     "GPU % stranded"},
+static const char *const time_titles[3][U_NTIME] = {
+    {"Node-h", "CPU-h", "CPU-h alloc", "CPU-h idle", "CPU-h unusable", "CPU-h unknown", "GPU-h", "GPU-h alloc",
+     "GPU-h idle", "GPU-h unusable", "GPU-h unknown"},
+    {"Node-min", "CPU-min", "CPU-min alloc", "CPU-min idle", "CPU-min unusable", "CPU-min unknown", "GPU-min",
+     "GPU-min alloc", "GPU-min idle", "GPU-min unusable", "GPU-min unknown"},
+    {"Node %", "CPU %", "CPU % alloc", "CPU % idle", "CPU % unusable", "CPU % unknown", "GPU %", "GPU % alloc",
+     "GPU % idle", "GPU % unusable", "GPU % unknown"},
 };
 
-/* The columns for a unit (0 hours, 1 minutes, 2 percent): the CPU detail and the reason are long. */
+/*
+ * The columns for a unit (0 hours, 1 minutes, 2 percent): the node-hours, the CPU detail, the
+ * unknown and the reason are long (the table keeps to 120 columns).
+ */
 static void util_columns(int unit, sa_col_t *cols)
 {
     static const sa_col_t keys[4] = {
@@ -56,12 +60,13 @@ static void util_columns(int unit, sa_col_t *cols)
     };
     for (int i = 0; i < 4; i++)
         cols[i] = keys[i];
-    for (int i = 0; i < 9; i++) {
-        sa_col_t c = {time_keys[unit][i], time_titles[unit][i], SA_COL_NUM, unit == 2 ? 1 : 2,
-                      U_NODE_H + i >= U_CPU_H && U_NODE_H + i <= U_CPU_OTHER ? SA_COL_LONG : 0};
-        cols[U_NODE_H + i] = c;
+    for (int i = 0; i < U_NTIME; i++) {
+        int c = U_NODE_H + i;
+        bool lng = c == U_NODE_H || (c >= U_CPU_H && c <= U_CPU_UNKNOWN) || c == U_GPU_UNKNOWN;
+        cols[c] = (sa_col_t){time_keys[unit][i], time_titles[unit][i], SA_COL_NUM, unit == 2 ? 1 : 2,
+                             lng ? SA_COL_LONG : 0};
     }
-    cols[U_REASON] = (sa_col_t){"stranded_reason", "Why stranded", SA_COL_STR, 0, SA_COL_LONG};
+    cols[U_REASON] = (sa_col_t){"reason", "Why not idle", SA_COL_STR, 0, SA_COL_LONG};
 }
 
 const sa_col_t *sa_utilization_cols(size_t *n)
@@ -72,138 +77,90 @@ const sa_col_t *sa_utilization_cols(size_t *n)
     return cols;
 }
 
-/* Per-type totals while the rows of one cluster are read. */
-typedef struct {
-    char *type;
-    double total, used, idle, stranded, use_unknown;
-} type_sum_t;
-
-typedef struct {
-    const sa_report_opts_t *o;
-    sa_rtable_t *t;
-    const char *cluster;
-    bool per_type;
-    type_sum_t *sums;
-    size_t nsums;
-    /* nodes whose GPUs a grouped sinfo did not say, from the "*" rows */
-    double unknown_node_h, carried_gpu_h, use_unknown_gpu_h;
-} rows_ctx_t;
-
-/* The GPU type shown for nodes of unknown GPU configuration (sa_tsdb_hours_t.gpu_config_unknown). */
+/* The GPU type shown for nodes of unknown GPU configuration (sa_urow_t.config_unknown). */
 #define UNKNOWN_CONFIG "(unknown GPU configuration)"
 
-/*
- * The row of nodes whose GPU configuration is unknown (a grouped sinfo --json said no
- * node's own GPUs, nothing earlier did): their node and CPU time, class "unknown", and
- * no GPU figure (not 0: nobody knows).
- */
-static bool add_unknown_row(rows_ctx_t *c, const sa_tsdb_hours_t *h)
+/* Free time in a class other than idle (and not unknown): down, planned_down, reserved, stranded. */
+static double unusable(const double *cls)
 {
-    size_t r;
-
-    if (c->o->stranded_only)
-        return true;
-    if ((r = sa_rtable_add_row(c->t)) == SIZE_MAX)
-        return false;
-    sa_rtable_str(c->t, r, U_CLUSTER, c->cluster);
-    sa_rtable_str(c->t, r, U_TYPE, UNKNOWN_CONFIG);
-    sa_rtable_str(c->t, r, U_STATE, h->state);
-    sa_rtable_str(c->t, r, U_CLASS, "unknown");
-    sa_rtable_num(c->t, r, U_NODE_H, h->node_hours);
-    sa_rtable_num(c->t, r, U_CPU_H, h->cpu_hours_total);
-    sa_rtable_num(c->t, r, U_CPU_ALLOC, h->cpu_hours_alloc);
-    sa_rtable_num(c->t, r, U_CPU_IDLE, h->cpu_hours_idle);
-    sa_rtable_num(c->t, r, U_CPU_OTHER, h->cpu_hours_other);
-    return true;
+    return cls[SA_UC_STRANDED] + cls[SA_UC_DOWN] + cls[SA_UC_PLANNED_DOWN] + cls[SA_UC_RESERVED];
 }
 
-/* Adds h's GPU hours to the totals of its type (rows come sorted by group). */
-static bool sum_type(rows_ctx_t *c, const sa_tsdb_hours_t *h)
+/* The classes with time in cls, joined with '+' (NULL when none). */
+static const char *class_of(const double *cls, char *buf, size_t sz)
 {
-    type_sum_t *s = c->nsums ? &c->sums[c->nsums - 1] : NULL;
-
-    if (!s || strcmp(s->type, h->group) != 0) {
-        type_sum_t *v = realloc(c->sums, (c->nsums + 1) * sizeof *v);
-        if (!v)
-            return false;
-        c->sums = v;
-        s = &c->sums[c->nsums++];
-        memset(s, 0, sizeof *s);
-        if (!(s->type = strdup(h->group)))
-            return false;
-    }
-    s->total += h->gpu_hours_total;
-    s->used += h->gpu_hours_used;
-    s->idle += h->gpu_hours_idle;
-    s->use_unknown += h->gpu_hours_use_unknown;
-    if (h->stranded)
-        s->stranded += h->gpu_hours_idle;
-    return true;
-}
-
-/*
- * The class of a row's GPU-hours: what they were, "used", "idle" (usable), "stranded"
- * (idle, nobody could use them), joined with '+' ("used+stranded": an ALLOCATED node
- * whose jobs left GPUs idle); NULL without GPU time.
- */
-static const char *gpu_class(double used, double idle_usable, double stranded, double use_unknown, char *buf,
-                             size_t sz)
-{
+    static const sa_uclass_t order[] = {SA_UC_ALLOCATED, SA_UC_UNKNOWN, SA_UC_IDLE, SA_UC_STRANDED,
+                                        SA_UC_DOWN, SA_UC_PLANNED_DOWN, SA_UC_RESERVED};
     buf[0] = '\0';
-    if (used > 0)
-        snprintf(buf, sz, "used");
-    if (use_unknown > 0) /* carried GPUs on a node that may run jobs: used or idle, nobody said */
-        snprintf(buf + strlen(buf), sz - strlen(buf), "%sunknown", buf[0] ? "+" : "");
-    if (idle_usable > 0)
-        snprintf(buf + strlen(buf), sz - strlen(buf), "%sidle", buf[0] ? "+" : "");
-    if (stranded > 0)
-        snprintf(buf + strlen(buf), sz - strlen(buf), "%sstranded", buf[0] ? "+" : "");
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++) {
+        if (cls[order[i]] >= 0.5) /* at least half a resource-second */
+            snprintf(buf + strlen(buf), sz - strlen(buf), "%s%s", buf[0] ? "+" : "", sa_uclass_name(order[i]));
+    }
     return buf[0] ? buf : NULL;
 }
 
-/* sa_tsdb_state_hours callback: one row per (group, state). */
-static bool add_row(const sa_tsdb_hours_t *h, void *vctx, sa_error_t *error)
+/* The seconds-based figures (v: cls of a resource) into a row's columns from c0 (alloc, idle, unusable, unknown). */
+static void put_classes(sa_rtable_t *t, size_t r, size_t c0, const double *cls)
 {
-    rows_ctx_t *c = vctx;
-    const char *reason = sa_tsdb_strand_reason(h->state, h->cpu_hours_total, h->cpu_hours_idle);
-    char cls[32];
+    sa_rtable_num(t, r, c0, cls[SA_UC_ALLOCATED] / 3600.0);
+    sa_rtable_num(t, r, c0 + 1, cls[SA_UC_IDLE] / 3600.0);
+    sa_rtable_num(t, r, c0 + 2, unusable(cls) / 3600.0);
+    sa_rtable_num(t, r, c0 + 3, cls[SA_UC_UNKNOWN] / 3600.0);
+}
+
+/* One table row of a utilization row (hours). */
+static bool add_row(const sa_report_opts_t *o, sa_rtable_t *t, const char *cluster, const sa_urow_t *x)
+{
+    const char *why = NULL;
+    char cls[96];
+    bool gpus = x->cap[SA_UR_GPU] > 0;
     size_t r;
 
-    if (c->per_type && !h->group) /* nodes without GPUs: in the "*" rows; unknown GPUs: a row apart */
-        return !h->gpu_config_unknown || add_unknown_row(c, h) || sa_error_nomem(error);
-    if (!c->per_type) {
-        c->unknown_node_h += h->node_hours_gpu_unknown;
-        c->carried_gpu_h += h->gpu_hours_carried;
-        c->use_unknown_gpu_h += h->gpu_hours_use_unknown;
-    }
-    if (c->per_type && !sum_type(c, h))
-        goto nomem;
-    if (c->o->stranded_only && (!c->per_type || !(h->gpu_hours_stranded > 0)))
+    sa_tsdb_free_class(x->state, x->cpu_seen_total, x->cpu_seen_idle, &why);
+    if (o->unusable_only && (!x->type || !(unusable(x->cls[SA_UR_GPU]) >= 0.5)))
         return true;
-    if ((r = sa_rtable_add_row(c->t)) == SIZE_MAX)
-        goto nomem;
-    sa_rtable_str(c->t, r, U_CLUSTER, c->cluster);
-    sa_rtable_str(c->t, r, U_TYPE, c->per_type ? (h->group[0] ? h->group : "(untyped)") : "*");
-    sa_rtable_str(c->t, r, U_STATE, h->state);
-    sa_rtable_num(c->t, r, U_NODE_H, h->node_hours);
-    sa_rtable_num(c->t, r, U_CPU_H, h->cpu_hours_total);
-    sa_rtable_num(c->t, r, U_CPU_ALLOC, h->cpu_hours_alloc);
-    sa_rtable_num(c->t, r, U_CPU_IDLE, h->cpu_hours_idle);
-    sa_rtable_num(c->t, r, U_CPU_OTHER, h->cpu_hours_other);
-    sa_rtable_num(c->t, r, U_GPU_H, h->gpu_hours_total);
-    sa_rtable_num(c->t, r, U_GPU_USED, h->gpu_hours_used);
-    sa_rtable_num(c->t, r, U_GPU_IDLE, h->gpu_hours_idle);
-    if (c->per_type || h->gpu_hours_total > 0) {
-        sa_rtable_str(c->t, r, U_CLASS, gpu_class(h->gpu_hours_used, h->stranded ? 0 : h->gpu_hours_idle,
-                                                  h->gpu_hours_stranded, h->gpu_hours_use_unknown, cls, sizeof cls));
-        sa_rtable_num(c->t, r, U_GPU_STRANDED, h->gpu_hours_stranded);
-        if (h->gpu_hours_stranded > 0)
-            sa_rtable_str(c->t, r, U_REASON, reason);
+    if ((r = sa_rtable_add_row(t)) == SIZE_MAX)
+        return false;
+    sa_rtable_str(t, r, U_CLUSTER, cluster);
+    sa_rtable_str(t, r, U_TYPE, x->config_unknown ? UNKNOWN_CONFIG : !x->type ? "*" : x->type[0] ? x->type : "(untyped)");
+    sa_rtable_str(t, r, U_STATE, x->state);
+    sa_rtable_num(t, r, U_NODE_H, x->node_s / 3600.0);
+    sa_rtable_num(t, r, U_CPU_H, x->cpu_seen_total / 3600.0);
+    if (x->config_unknown) {
+        sa_rtable_str(t, r, U_CLASS, "unknown");
+        return true;
     }
+    if (!x->type) /* CPUs by class: the cluster's rows (a run's CPUs are not said per GPU type) */
+        put_classes(t, r, U_CPU_ALLOC, x->cls[SA_UR_CPU]);
+    sa_rtable_num(t, r, U_GPU_H, x->cap[SA_UR_GPU] / 3600.0);
+    put_classes(t, r, U_GPU_ALLOC, x->cls[SA_UR_GPU]);
+    sa_rtable_str(t, r, U_CLASS, class_of(gpus || x->type ? x->cls[SA_UR_GPU] : x->cls[SA_UR_CPU], cls, sizeof cls));
+    if (why && unusable(gpus || x->type ? x->cls[SA_UR_GPU] : x->cls[SA_UR_CPU]) >= 0.5)
+        sa_rtable_str(t, r, U_REASON, why);
     return true;
-nomem:
-    sa_error_nomem(error);
-    return false;
+}
+
+/* The "(all)" row of GPU type rows [first, last) of u. */
+static bool add_type_total(sa_rtable_t *t, const char *cluster, const sa_util_t *u, size_t first, size_t last)
+{
+    double cls[SA_UC_N] = {0}, cap = 0;
+    char buf[96];
+    size_t r;
+
+    for (size_t i = first; i < last; i++) {
+        cap += u->rows[i].cap[SA_UR_GPU];
+        for (int c = 0; c < SA_UC_N; c++)
+            cls[c] += u->rows[i].cls[SA_UR_GPU][c];
+    }
+    if ((r = sa_rtable_add_row(t)) == SIZE_MAX)
+        return false;
+    sa_rtable_str(t, r, U_CLUSTER, cluster);
+    sa_rtable_str(t, r, U_TYPE, u->rows[first].type[0] ? u->rows[first].type : "(untyped)");
+    sa_rtable_str(t, r, U_STATE, "(all)");
+    sa_rtable_str(t, r, U_CLASS, class_of(cls, buf, sizeof buf));
+    sa_rtable_num(t, r, U_GPU_H, cap / 3600.0);
+    put_classes(t, r, U_GPU_ALLOC, cls);
+    return true;
 }
 
 /*
@@ -226,9 +183,9 @@ static void convert_rows(sa_rtable_t *t, size_t first, int unit)
         }
     }
     for (size_t r = first; r < t->nrows; r++) {
-        for (int c = U_NODE_H; c <= U_GPU_STRANDED; c++) {
+        for (int c = U_NODE_H; c <= U_GPU_UNKNOWN; c++) {
             const sa_cell_t *cell = sa_rtable_cell(t, r, (size_t)c);
-            double base = tot[c == U_NODE_H ? 0 : c <= U_CPU_OTHER ? 1 : 2];
+            double base = tot[c == U_NODE_H ? 0 : c <= U_CPU_UNKNOWN ? 1 : 2];
             if (cell->kind != SA_CELL_NUM)
                 continue;
             sa_rtable_num(t, r, (size_t)c, unit == 1 ? cell->d * 60 : base > 0 ? 100 * cell->d / base : 0);
@@ -236,63 +193,31 @@ static void convert_rows(sa_rtable_t *t, size_t first, int unit)
     }
 }
 
-/*
- * Says how much of cluster's GPU time the series could not count or split (nodes whose
- * GPUs a grouped sinfo --json did not say): a preamble line and members of jcl (the
- * cluster's JSON object).
- */
-static void gpu_config_notes(const rows_ctx_t *c, sa_strv_t *preamble, json_t *jcl)
+/* The rows of one cluster: all nodes by state, each GPU type by state and "(all)", unknown GPU configurations. */
+static bool cluster_rows(const sa_report_opts_t *o, const char *cluster, const sa_util_t *u, int unit, sa_rtable_t *t)
 {
-    json_object_set_new(jcl, "gpu_unknown_config_node_hours", json_real(c->unknown_node_h));
-    json_object_set_new(jcl, "gpu_carried_hours", json_real(c->carried_gpu_h));
-    json_object_set_new(jcl, "gpu_use_unknown_hours", json_real(c->use_unknown_gpu_h));
-    if (c->unknown_node_h > 0)
-        sa_rpreamble_add(preamble,
-                         "%s: %.2f node-hours on nodes of unknown GPU configuration (rows " UNKNOWN_CONFIG
-                         "): snapshots from a grouped sinfo --json did not say these nodes' GPUs and no "
-                         "per-node observation did; their GPU time is counted nowhere. Capture sinfo -N --json, "
-                         "or give slurm-ingest --node-config (scontrol show nodes --json) before the snapshots.",
-                         c->cluster, c->unknown_node_h);
-    if (c->carried_gpu_h > 0)
-        sa_rpreamble_add(preamble,
-                         "%s: %.2f GPU-hours are of GPUs carried from the nodes' last per-node observation "
-                         "(grouped sinfo --json); %.2f GPU-hours of them, on nodes that could run jobs, are "
-                         "neither used nor idle: their use is unknown (class unknown).",
-                         c->cluster, c->carried_gpu_h, c->use_unknown_gpu_h);
-}
+    size_t first = t->nrows, i = 0;
 
-/* The rows of one cluster: all nodes by state, each GPU type by state, each GPU type's "(all)". */
-static bool cluster_rows(const sa_report_opts_t *o, sa_tsdb_t *db, const char *cluster, int unit, sa_rtable_t *t,
-                         sa_strv_t *preamble, json_t *jgpu, sa_error_t *error)
-{
-    rows_ctx_t c = {o, t, cluster, false, NULL, 0, 0, 0, 0};
-    size_t first = t->nrows;
-    bool ok = sa_tsdb_state_hours(db, cluster, o->start, o->end, SA_TSDB_BY_STATE, add_row, &c, error);
-
-    c.per_type = true;
-    ok = ok && sa_tsdb_state_hours(db, cluster, o->start, o->end, SA_TSDB_BY_GPU_TYPE, add_row, &c, error);
-    for (size_t k = 0; k < c.nsums; k++) {
-        size_t r = ok && !o->stranded_only ? sa_rtable_add_row(t) : SIZE_MAX;
-        char cls[32];
-        if (r != SIZE_MAX) {
-            sa_rtable_str(t, r, U_CLUSTER, cluster);
-            sa_rtable_str(t, r, U_TYPE, c.sums[k].type[0] ? c.sums[k].type : "(untyped)");
-            sa_rtable_str(t, r, U_STATE, "(all)");
-            sa_rtable_str(t, r, U_CLASS, gpu_class(c.sums[k].used, c.sums[k].idle - c.sums[k].stranded,
-                                                   c.sums[k].stranded, c.sums[k].use_unknown, cls, sizeof cls));
-            sa_rtable_num(t, r, U_GPU_H, c.sums[k].total);
-            sa_rtable_num(t, r, U_GPU_USED, c.sums[k].used);
-            sa_rtable_num(t, r, U_GPU_IDLE, c.sums[k].idle);
-            sa_rtable_num(t, r, U_GPU_STRANDED, c.sums[k].stranded);
+    while (i < u->nrows) {
+        size_t j = i + 1;
+        if (!add_row(o, t, cluster, &u->rows[i]))
+            return false;
+        if (!u->rows[i].type || u->rows[i].config_unknown) {
+            i++;
+            continue;
         }
-        free(c.sums[k].type);
+        while (j < u->nrows && u->rows[j].type && !u->rows[j].config_unknown &&
+               strcmp(u->rows[j].type, u->rows[i].type) == 0) {
+            if (!add_row(o, t, cluster, &u->rows[j]))
+                return false;
+            j++;
+        }
+        if (!o->unusable_only && !add_type_total(t, cluster, u, i, j))
+            return false;
+        i = j;
     }
-    free(c.sums);
-    if (ok) {
-        convert_rows(t, first, unit);
-        gpu_config_notes(&c, preamble, jgpu);
-    }
-    return ok;
+    convert_rows(t, first, unit);
+    return true;
 }
 
 /* The preamble line and the JSON object saying how much of the window cluster's series knows. */
@@ -313,12 +238,75 @@ static bool cluster_coverage(const sa_report_opts_t *o, sa_tsdb_t *db, const cha
                      "before the first snapshot, %.2f h of gaps, %.2f h after the last",
                      cluster, c.first == SA_UNSET ? "none" : sa_riso(c.first),
                      c.last == SA_UNSET ? "none" : sa_riso(c.last), window_h, known_h, before_h, gap_h, after_h);
-    json_array_append_new(jcl, json_pack("{s:s, s:s?, s:s?, s:f, s:f, s:f, s:f, s:f}", "name", cluster,
-                                         "first_snapshot", c.first == SA_UNSET ? NULL : sa_riso(c.first),
-                                         "last_snapshot", c.last == SA_UNSET ? NULL : sa_riso(c.last),
-                                         "window_hours", window_h, "known_hours", known_h,
-                                         "before_first_snapshot_hours", before_h, "gap_hours", gap_h,
-                                         "after_last_snapshot_hours", after_h));
+    json_object_update_new(jcl, json_pack("{s:s, s:s?, s:s?, s:f, s:f, s:f, s:f, s:f}", "name", cluster,
+                                          "first_snapshot", c.first == SA_UNSET ? NULL : sa_riso(c.first),
+                                          "last_snapshot", c.last == SA_UNSET ? NULL : sa_riso(c.last),
+                                          "window_hours", window_h, "known_hours", known_h,
+                                          "before_first_snapshot_hours", before_h, "gap_hours", gap_h,
+                                          "after_last_snapshot_hours", after_h));
+    return true;
+}
+
+bool sa_util_notes(const char *cluster, const sa_util_t *u, const sa_ualloc_t *a, sa_strv_t *preamble, json_t *jcl)
+{
+    const double H = 3600.0;
+
+    json_object_set_new(jcl, "allocation", json_string(u->exact ? "runs" : "snapshots"));
+    if (u->exact)
+        sa_rpreamble_add(preamble, "%s: allocated time: the runs' exact start and end, as usage counts them, within "
+                                   "the time the series knows; each node state keeps the allocation its snapshots "
+                                   "saw, what the runs had more is on the states whose free time is idle",
+                         cluster);
+    else
+        sa_rpreamble_add(preamble, "%s: allocated time: the snapshots' (a job's start and end move to the poll "
+                                   "times): %s",
+                         cluster, a && a->why ? a->why : "the runs are not known");
+    json_object_set_new(jcl, "allocation_capped_cpu_hours", json_real(u->capped[SA_UR_CPU] / H));
+    json_object_set_new(jcl, "allocation_capped_gpu_hours", json_real(u->capped[SA_UR_GPU] / H));
+    json_object_set_new(jcl, "gpu_hours_type_not_in_series", json_real(u->typeless_gpu / H));
+    json_object_set_new(jcl, "cpu_split_hours", json_real(u->cpu_split / H));
+    json_object_set_new(jcl, "cpu_unknown_hours", json_real(u->cpu_unknown / H));
+    json_object_set_new(jcl, "gpu_unknown_config_node_hours", json_real(u->node_config_unknown / H));
+    json_object_set_new(jcl, "gpu_carried_hours", json_real(u->gpu_carried / H));
+    json_object_set_new(jcl, "gpu_use_unknown_hours", json_real(u->gpu_use_unknown / H));
+    if (u->capped[SA_UR_CPU] + u->capped[SA_UR_GPU] >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f CPU-hours and %.2f GPU-hours the runs had allocated beyond the "
+                                   "capacity of their hour are not counted (as slurmdbd caps them: the jobs' TRES "
+                                   "and the nodes' configuration disagree; health's gpu-capacity check names the "
+                                   "nodes)",
+                         cluster, u->capped[SA_UR_CPU] / H, u->capped[SA_UR_GPU] / H);
+    if (u->typeless_gpu >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f GPU-hours of runs whose GPU type no node of the series has (unknown, "
+                                   "or a TRES name the nodes' gres does not use) count in the * rows only",
+                         cluster, u->typeless_gpu / H);
+    if (u->capped_types >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f GPU-hours the runs had of a GPU type beyond its capacity in their hour "
+                                   "count in the * rows only",
+                         cluster, u->capped_types / H);
+    if (u->cpu_split >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f CPU-hours are of nodes in grouped sinfo --json records of several "
+                                   "states: their counts are their record's sums split over its nodes (exact summed "
+                                   "over the record, not per node)",
+                         cluster, u->cpu_split / H);
+    if (u->cpu_unknown >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f CPU-hours are of nodes whose CPU counts no snapshot said (grouped "
+                                   "sinfo --json records that overlap or list fewer nodes than they count)%s",
+                         cluster, u->cpu_unknown / H,
+                         u->exact ? ": their free time is in their state's class" : ": class unknown");
+    if (u->node_config_unknown > 0)
+        sa_rpreamble_add(preamble,
+                         "%s: %.2f node-hours on nodes of unknown GPU configuration (rows " UNKNOWN_CONFIG
+                         "): snapshots from a grouped sinfo --json did not say these nodes' GPUs and no "
+                         "per-node observation did; their GPU time is counted nowhere. Capture sinfo -N --json, "
+                         "or give slurm-ingest --node-config (scontrol show nodes --json) before the snapshots.",
+                         cluster, u->node_config_unknown / H);
+    if (u->gpu_carried > 0)
+        sa_rpreamble_add(preamble,
+                         "%s: %.2f GPU-hours are of GPUs carried from the nodes' last per-node observation "
+                         "(grouped sinfo --json); %.2f GPU-hours of them, on nodes that could run jobs, are "
+                         "neither allocated nor idle at the snapshots%s.",
+                         cluster, u->gpu_carried / H, u->gpu_use_unknown / H,
+                         u->exact ? ": the runs say how many were allocated" : " (class unknown)");
     return true;
 }
 
@@ -362,11 +350,36 @@ static bool util_clusters(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv
     return ok;
 }
 
+bool sa_util_prepare(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv_t *clusters, bool planned,
+                     sa_ualloc_t **alloc, sa_error_t *error)
+{
+    size_t docs = 0; /* usage's reading says how many under -v */
+
+    *alloc = NULL;
+    if (o->start == SA_UNSET || o->end == SA_UNSET || o->end <= o->start) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "utilization needs a non-empty window: --month YYYY-MM, or -S START [-E END]");
+        return false;
+    }
+    if (!util_clusters(o, tsdbs, clusters, error))
+        return false;
+    if (!(*alloc = calloc(clusters->n + 1, sizeof **alloc)))
+        return sa_error_nomem(error);
+    return sa_util_read_alloc(o, clusters, tsdbs, planned, *alloc, &docs, error);
+}
+
+void sa_util_free_alloc(sa_ualloc_t *alloc, size_t n)
+{
+    for (size_t i = 0; alloc && i < n; i++)
+        sa_ualloc_clear(&alloc[i]);
+    free(alloc);
+}
+
 bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error)
 {
     sa_rtsdbs_t tsdbs;
     sa_strv_t clusters, preamble;
     sa_rtable_t t;
+    sa_ualloc_t *alloc = NULL;
     json_t *extra = NULL, *jcl = json_array();
     bool ok = false;
     sa_col_t cols[U_N];
@@ -388,31 +401,36 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
         sa_error_set(error, SA_ERR_USAGE, 0, "utilization counts time in hours, minutes or percent (-t)");
         goto done;
     }
-    if (!util_clusters(o, &tsdbs, &clusters, error))
+    if (!sa_util_prepare(o, &tsdbs, &clusters, o->summary, &alloc, error))
         goto done;
     if (o->summary) {
-        ok = sa_report_utilization_summary(o, &clusters, &tsdbs, out, error);
+        ok = sa_report_utilization_summary(o, &clusters, &tsdbs, alloc, out, error);
         goto done;
     }
     sa_rpreamble_add(&preamble, "GPU and CPU time by exact node state from %s to %s (UTC, end excluded)",
                      sa_riso(o->start), sa_riso(o->end));
     for (size_t i = 0; i < clusters.n; i++) {
         sa_tsdb_t *db;
-        json_t *jgpu = json_object();
+        sa_util_t u;
+        json_t *jc = json_object();
         bool cok = sa_rtsdbs_get(&tsdbs, o, clusters.v[i], true, &db, error) &&
-                   cluster_rows(o, db, clusters.v[i], unit, &t, &preamble, jgpu, error) &&
-                   cluster_coverage(o, db, clusters.v[i], &preamble, jcl, error);
-        if (cok)
-            json_object_update(json_array_get(jcl, json_array_size(jcl) - 1), jgpu);
-        json_decref(jgpu);
+                   sa_util_compute(db, clusters.v[i], o->start, o->end, &alloc[i], &u, error) &&
+                   cluster_coverage(o, db, clusters.v[i], &preamble, jc, error) &&
+                   sa_util_notes(clusters.v[i], &u, &alloc[i], &preamble, jc) &&
+                   (cluster_rows(o, clusters.v[i], &u, unit, &t) || sa_error_nomem(error));
+        json_array_append_new(jcl, jc);
+        sa_util_clear(&u);
         if (!cok)
             goto done;
     }
     sa_rpreamble_add(&preamble, "Rows with GPU type * are all nodes; a GPU type's rows count the nodes having that "
                                 "type (a node with two types counts in both); state (all) sums a type's states.");
-    sa_rpreamble_add(&preamble, "Class: what the row's GPU time was: used (allocated to jobs), idle (free and usable), "
-                                "stranded (idle where nobody could use it: the node DOWN, drained or failing, "
-                                "reserved, or with no free CPU: ALLOCATED, or MIXED with no idle CPU).");
+    sa_rpreamble_add(&preamble, "Class: what the row's GPU time was (its CPU time when it has no GPUs): allocated "
+                                "(to jobs); the free time by the node's state: idle (usable), stranded (no free CPU: "
+                                "ALLOCATED, or MIXED with no idle CPU), down (DOWN, FAIL, DRAIN), planned_down "
+                                "(maintenance, powered down, not yet in service), reserved (RESERVED); unknown "
+                                "(use nobody said). Unusable: free in any class but idle, the reason says why. The "
+                                "same classes as --summary, the site and the metrics.");
     if (unit)
         sa_rpreamble_add(&preamble, "%s", unit == 1 ? "Time in minutes."
                                                     : "Time in percent of the cluster's node-, CPU- and GPU-hours "
@@ -429,6 +447,7 @@ bool sa_report_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_
         ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
+    sa_util_free_alloc(alloc, clusters.n);
     json_decref(jcl);
     json_decref(extra);
     sa_rtable_clear(&t);

@@ -4,7 +4,6 @@
  * the field.
  */
 #include "testutil.h"
-#include "tu_archive.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -135,5 +134,5 @@ int main(void)
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests_name("alloc", tests, setup, teardown);
+    return tu_run_group_tests("alloc", tests, setup, teardown);
 }

@@ -4,6 +4,7 @@
  * change-only writes, vanished jobs, hostile strings.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -452,7 +453,7 @@ int main(void)
     if (!client)
         return 77;
     uri = getenv("SLURM_TEST_MONGO_URI");
-    rc = cmocka_run_group_tests_name("archive", tests, NULL, NULL);
+    rc = tu_run_group_tests("archive", tests, NULL, NULL);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

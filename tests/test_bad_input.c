@@ -616,7 +616,7 @@ int main(void)
         perror("mkdtemp");
         return 1;
     }
-    rc = cmocka_run_group_tests_name("bad_input", tests, NULL, NULL);
+    rc = tu_run_group_tests("bad_input", tests, NULL, NULL);
     {
         char *argv[] = {(char *)"/bin/rm", (char *)"-rf", box, NULL}, *o, *e;
         tu_run(argv, NULL, &o, &e);

@@ -1,7 +1,7 @@
 /*
  * test_config.c - sa_config (the option table, the configuration file, durations,
  * the sources of the MongoDB URI and their precedence, redaction, the permission
- * warning) and sa_log (line format, folding, levels, journald priorities).
+ * warning). sa_log is test_log's.
  */
 #define _GNU_SOURCE
 
@@ -79,39 +79,6 @@ static const char *write_file(const tmpdir_t *d, const char *name, const char *t
 static const char *write_text(const tmpdir_t *d, const char *name, const char *text, mode_t mode)
 {
     return write_file(d, name, text, strlen(text), mode);
-}
-
-/* ---- stderr capture (for sa_log) ---- */
-
-typedef struct {
-    char path[128];
-    int saved;
-    int fd;
-} capture_t;
-
-static void capture_start(capture_t *c)
-{
-    snprintf(c->path, sizeof c->path, "/tmp/sa-test-log.XXXXXX");
-    c->fd = mkstemp(c->path);
-    assert_true(c->fd >= 0);
-    fflush(stderr);
-    c->saved = dup(STDERR_FILENO);
-    assert_true(c->saved >= 0);
-    assert_int_equal(dup2(c->fd, STDERR_FILENO), STDERR_FILENO);
-}
-
-/* Restores stderr and returns what was written (caller frees). */
-static char *capture_end(capture_t *c)
-{
-    char *text;
-
-    fflush(stderr);
-    assert_int_equal(dup2(c->saved, STDERR_FILENO), STDERR_FILENO);
-    close(c->saved);
-    close(c->fd);
-    text = tu_read_file(c->path, NULL);
-    unlink(c->path);
-    return text;
 }
 
 /* ---- option table ---- */
@@ -556,7 +523,7 @@ static void test_uri_errors(void **state)
     sa_error_t error;
     char path[256], expected[512], *uri, *out;
     const char *file;
-    capture_t cap;
+    tu_capture_t cap;
     tmpdir_t d;
     (void)state;
 
@@ -596,9 +563,9 @@ static void test_uri_errors(void **state)
     file = write_text(&d, "open", "mongodb://u:" SECRET "@h/\n", 0640);
     assert_true(sa_config_set(&cfg, "mongo-uri-file", file, NULL, &error));
     sa_log_set_cluster(NULL);
-    capture_start(&cap);
+    tu_stderr_capture(&cap);
     uri = resolve(&cfg);
-    out = capture_end(&cap);
+    out = tu_stderr_end(&cap);
     assert_string_equal(uri, "mongodb://u:" SECRET "@h/");
     free(uri);
     snprintf(expected, sizeof expected,
@@ -726,120 +693,6 @@ static void test_promq_url(void **state)
     }
 }
 
-/* ---- logging ---- */
-
-static void test_log_format(void **state)
-{
-    capture_t cap;
-    char *out;
-    (void)state;
-
-    unsetenv("JOURNAL_STREAM");
-    sa_log_set_program(NULL);
-    sa_log_set_level(SA_LOG_INFO);
-    sa_log_set_cluster("narval");
-    capture_start(&cap);
-    errno = EAGAIN;
-    sa_log(SA_LOG_ERROR, "job %d: %s", 1234, "bad\nname\twith\x1b[31m controls");
-    assert_int_equal(errno, EAGAIN); /* preserved */
-    sa_log(SA_LOG_WARN, "a warning");
-    sa_log(SA_LOG_INFO, "%s", "info line");
-    sa_log(SA_LOG_DEBUG, "not shown at info");
-    sa_log_set_cluster(NULL);
-    sa_log(SA_LOG_INFO, "no cluster");
-    sa_log_set_program("slurm-report");
-    sa_log_set_cluster("a\nb");
-    sa_log(SA_LOG_WARN, "%s", "");
-    out = capture_end(&cap);
-    assert_string_equal(out, "slurm-ingest[narval]: error: job 1234: bad?name?with?[31m controls\n"
-                             "slurm-ingest[narval]: warning: a warning\n"
-                             "slurm-ingest[narval]: info: info line\n"
-                             "slurm-ingest: info: no cluster\n"
-                             "slurm-report[a?b]: warning: \n");
-    free(out);
-    sa_log_set_program(NULL);
-    sa_log_set_cluster(NULL);
-}
-
-static void test_log_levels(void **state)
-{
-    sa_log_level_t l = SA_LOG_ERROR;
-    capture_t cap;
-    char *out;
-    (void)state;
-
-    assert_true(sa_log_level_parse("Warning", &l));
-    assert_int_equal(l, SA_LOG_WARN);
-    assert_true(sa_log_level_parse("warn", &l));
-    assert_int_equal(l, SA_LOG_WARN);
-    assert_true(sa_log_level_parse("DEBUG", &l));
-    assert_int_equal(l, SA_LOG_DEBUG);
-    assert_false(sa_log_level_parse("trace", &l));
-    assert_false(sa_log_level_parse(NULL, &l));
-    assert_int_equal(l, SA_LOG_DEBUG);
-    assert_string_equal(sa_log_level_name(SA_LOG_WARN), "warning");
-    /* -v / -q */
-    assert_int_equal(sa_log_level_adjust(SA_LOG_INFO, 1, 0), SA_LOG_DEBUG);
-    assert_int_equal(sa_log_level_adjust(SA_LOG_INFO, 5, 0), SA_LOG_DEBUG);
-    assert_int_equal(sa_log_level_adjust(SA_LOG_INFO, 0, 1), SA_LOG_WARN);
-    assert_int_equal(sa_log_level_adjust(SA_LOG_INFO, 0, 2), SA_LOG_ERROR);
-    assert_int_equal(sa_log_level_adjust(SA_LOG_INFO, 0, 1000), SA_LOG_ERROR);
-    assert_int_equal(sa_log_level_adjust(SA_LOG_WARN, 1, 1), SA_LOG_WARN);
-
-    unsetenv("JOURNAL_STREAM");
-    capture_start(&cap);
-    sa_log_set_level(SA_LOG_ERROR);
-    assert_false(sa_log_enabled(SA_LOG_WARN));
-    sa_log(SA_LOG_WARN, "hidden");
-    sa_log(SA_LOG_ERROR, "shown");
-    sa_log_set_level(SA_LOG_DEBUG);
-    sa_log(SA_LOG_DEBUG, "debug shown");
-    sa_log_set_level((sa_log_level_t)99);
-    assert_int_equal(sa_log_get_level(), SA_LOG_DEBUG);
-    out = capture_end(&cap);
-    assert_string_equal(out, "slurm-ingest: error: shown\nslurm-ingest: debug: debug shown\n");
-    free(out);
-    sa_log_set_level(SA_LOG_INFO);
-}
-
-static void test_log_journal(void **state)
-{
-    capture_t cap;
-    struct stat st;
-    char js[64], *out;
-    (void)state;
-
-    sa_log_set_level(SA_LOG_DEBUG);
-    sa_log_set_cluster("c1");
-    capture_start(&cap);
-    assert_int_equal(fstat(STDERR_FILENO, &st), 0);
-    /* JOURNAL_STREAM naming another stream: plain lines */
-    snprintf(js, sizeof js, "%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino + 1);
-    setenv("JOURNAL_STREAM", js, 1);
-    assert_false(sa_log_to_journal());
-    sa_log(SA_LOG_INFO, "plain");
-    setenv("JOURNAL_STREAM", "garbage", 1);
-    assert_false(sa_log_to_journal());
-    /* naming stderr: priorities */
-    snprintf(js, sizeof js, "%ju:%ju", (uintmax_t)st.st_dev, (uintmax_t)st.st_ino);
-    setenv("JOURNAL_STREAM", js, 1);
-    assert_true(sa_log_to_journal());
-    sa_log(SA_LOG_ERROR, "e");
-    sa_log(SA_LOG_WARN, "w");
-    sa_log(SA_LOG_INFO, "i");
-    sa_log(SA_LOG_DEBUG, "d");
-    out = capture_end(&cap);
-    unsetenv("JOURNAL_STREAM");
-    assert_string_equal(out, "slurm-ingest[c1]: info: plain\n"
-                             "<3>slurm-ingest[c1]: error: e\n"
-                             "<4>slurm-ingest[c1]: warning: w\n"
-                             "<6>slurm-ingest[c1]: info: i\n"
-                             "<7>slurm-ingest[c1]: debug: d\n");
-    free(out);
-    sa_log_set_cluster(NULL);
-    sa_log_set_level(SA_LOG_INFO);
-}
-
 int main(void)
 {
     const struct CMUnitTest config_tests[] = {
@@ -850,13 +703,6 @@ int main(void)
         cmocka_unit_test(test_uri_errors),     cmocka_unit_test(test_redact),
         cmocka_unit_test(test_promq_redact),     cmocka_unit_test(test_promq_url),
     };
-    const struct CMUnitTest log_tests[] = {
-        cmocka_unit_test(test_log_format),
-        cmocka_unit_test(test_log_levels),
-        cmocka_unit_test(test_log_journal),
-    };
-    int failed = cmocka_run_group_tests_name("config", config_tests, NULL, NULL);
 
-    failed += cmocka_run_group_tests_name("log", log_tests, NULL, NULL);
-    return failed ? 1 : 0;
+    return tu_run_group_tests("config", config_tests, NULL, NULL);
 }

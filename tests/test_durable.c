@@ -1338,7 +1338,7 @@ int main(void)
     }
     if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
         cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
-    rc = cmocka_run_group_tests_name("durable", tests, NULL, NULL);
+    rc = tu_run_group_tests("durable", tests, NULL, NULL);
     mongoc_client_destroy(client);
     free(db_base);
     return rc;

@@ -26,6 +26,13 @@
  * Made eligible again in the second of the requeue, the second run fails at once, so
  * the test waits 2 s after the requeue before `scontrol update starttime=now`.
  *
+ * With SA_E2E_SREPORT_HOUR=1 (issue 32) the scenario runs inside one whole UTC hour that the
+ * series covers (the test ingests every 30 s from before the hour to after it), and
+ * `utilization --summary` is compared with `sreport cluster Utilization` of that hour once
+ * slurmdbd has rolled it up: allocated CPU- and GPU-seconds exactly, the capacity
+ * (sreport's Reported), and down, planned down, planned and idle within what the polls and
+ * the rule's documented differences allow (up to two hours; off by default).
+ *
  * Skipped (exit 77, saying why) when the cluster cannot be brought up here, and in
  * the sanitizer build unless SLURM_E2E_ASAN=1 (the scenario takes minutes; it runs
  * once per test run, in the release build).
@@ -1128,21 +1135,260 @@ static void check_forecast(scenario_t *sc)
     printf("  the forecast's check took %ld s\n", (long)(time(NULL) - began));
 }
 
+/* ---- slurm-report sreport against sreport (issue 32, item 5) ------------------------------------- */
+
+/*
+ * `sreport ARGS` and `slurm-report sreport ARGS` (the test's archive and time series), the
+ * real one's output into *want and ours into *got (caller frees both); fails when either fails.
+ */
+static void both_sreports(const char *const *args, char **want, char **got)
+{
+    char *argv[48], sqlite[300], db[128], env_uri[600], *e = NULL;
+    char *env[] = {env_uri, NULL};
+    int n = 0, rc;
+
+    argv[n++] = (char *)"/usr/bin/sreport";
+    for (const char *const *a = args; *a && n < 40; a++)
+        argv[n++] = (char *)*a;
+    argv[n] = NULL;
+    if ((rc = tu_run(argv, NULL, want, &e)) != 0)
+        fail_msg("sreport exited %d: %s", rc, e);
+    free(e);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    n = 0;
+    argv[n++] = (char *)SA_REPORT_BIN;
+    argv[n++] = (char *)"sreport";
+    argv[n++] = sqlite;
+    argv[n++] = db;
+    for (const char *const *a = args; *a && n < 44; a++)
+        argv[n++] = (char *)*a;
+    argv[n] = NULL;
+    if ((rc = tu_run(argv, env, got, &e)) != 0)
+        fail_msg("slurm-report sreport exited %d: %s", rc, e);
+    free(e);
+}
+
+/* The two print the same bytes for args (a NULL-terminated list). */
+static void same_sreport(const char *const *args)
+{
+    char *want, *got, line[256] = "";
+    both_sreports(args, &want, &got);
+    for (const char *const *a = args; *a; a++)
+        snprintf(line + strlen(line), sizeof line - strlen(line), "%s%s", a == args ? "" : " ", *a);
+    if (strcmp(want, got) != 0)
+        fail_msg("sreport %s:\n%s\nslurm-report sreport %s:\n%s", line, want, line, got);
+    printf("  sreport %s: the same %zu bytes\n", line, strlen(want));
+    free(want);
+    free(got);
+}
+
+/*
+ * slurm-report sreport prints sreport's text: the header lines (the window as sreport
+ * rounds it, its seconds, the unit line), the column titles, widths and dashes, -p/-P/-n,
+ * each -t, -T and Format=, of every report it answers. slurmdbd answers only the hours its
+ * rollup has closed, and the scenario's hour closes after the test: these windows hold no
+ * use in either (2020, before the cluster; an hour of 2030, sreport keeping times in an int);
+ * SA_E2E_SREPORT_HOUR compares the scenario's hour, figures included (check_sreport_hour).
+ */
+static void check_sreport_text(void)
+{
+    /* 2020: before the cluster; 2030 for Utilization (its planned time reads the runs from the window's start on) */
+    static const char *const w[] = {"start=2020-01-01", "end=2020-01-02T00:29:59", "start=2030-01-01T00:29:29"};
+    const char *const cases[][12] = {
+        {"cluster", "AccountUtilizationByUser", w[0], w[1], NULL},
+        {"-P", "cluster", "AccountUtilizationByUser", w[0], w[1], NULL},
+        {"-p", "-t", "hours", "-T", "gres/gpu,cpu", "cluster", "UserUtilizationByAccount", w[0], w[1], NULL},
+        {"-t", "percent", "user", "TopUsage", "TopCount=5", w[0], w[1], NULL},
+        {"-t", "s", "user", "t", "group", w[0], w[1], NULL},
+        {"cluster", "AccountUtilizationByUser", "tree", "format=account%-25,login,used%20", w[0], w[1], NULL},
+        {"-t", "secper", "-T", "mem,billing", "cluster", "a", w[0], w[1], NULL},
+        {"cluster", "ua", "start=2020-01-01T05:29:30", "end=2020-01-01T06:40", NULL},
+        {"-t", "minper", "cluster", "Utilization", w[2], NULL},
+        {"-T", "gres/gpu", "cluster", "Utilization",
+         "format=Allocated,Down,PlannedDown,Idle,Reserved,Reported,TresName,Count", w[2], NULL},
+        {"job", "SizesByAccount", "grouping=2,4", w[0], w[1], NULL},
+        {"-T", "gres/gpu", "job", "SizesByAccount", "PrintJobCount", "FlatView", w[0], w[1], NULL},
+        {"-t", "hourper", "job", "sizes", w[0], w[1], NULL},
+    };
+    time_t began = time(NULL);
+
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        same_sreport(cases[i]);
+    printf("  sreport's text: %zu reports in %ld s\n", sizeof cases / sizeof cases[0], (long)(time(NULL) - began));
+}
+
+/* ---- utilization against sreport (issue 32; SA_E2E_SREPORT_HOUR=1) ------------------------------ */
+
+/* Ingests every 30 s until `until`. */
+static void ingest_till(time_t until)
+{
+    while (time(NULL) < until) {
+        ingest();
+        sleep(30);
+    }
+    ingest();
+}
+
+/* One TRES line of `sreport cluster Utilization` in seconds. */
+typedef struct {
+    double alloc, down, pdown, idle, planned, reported;
+} sreport_t;
+
+/*
+ * sreport -t seconds cluster Utilization of [h0, h1) for tres ("cpu", "gres/gpu"); false until
+ * slurmdbd has rolled the hour up (Reported 0 or no line).
+ */
+static bool sreport_hour(time_t h0, time_t h1, const char *tres, sreport_t *r)
+{
+    char start[64], end[64], topt[64], *out = NULL;
+    struct tm tm;
+    bool ok;
+
+    strftime(start, sizeof start, "start=%Y-%m-%dT%H:%M:%S", gmtime_r(&h0, &tm));
+    strftime(end, sizeof end, "end=%Y-%m-%dT%H:%M:%S", gmtime_r(&h1, &tm));
+    snprintf(topt, sizeof topt, "-T%s", tres);
+    /* Reserved: sreport's Planned column (22.05 reads "Planned" as PlannedDown) */
+    if (cmd(&out, "sreport", "-n", "-P", "-t", "seconds", topt, "cluster", "Utilization", start, end,
+            "format=Allocated,Down,PlannedDown,Idle,Reserved,Reported", NULL) != 0) {
+        free(out);
+        return false;
+    }
+    ok = sscanf(out, "%lf|%lf|%lf|%lf|%lf|%lf", &r->alloc, &r->down, &r->pdown, &r->idle, &r->planned,
+                &r->reported) == 6 && r->reported > 0;
+    free(out);
+    return ok;
+}
+
+/* utilization --summary -t hours of [h0, h1) as JSON (caller frees). */
+static json_t *summary_hour(time_t h0, time_t h1)
+{
+    char start[64], end[64], sqlite[300], db[128], env_uri[600], *o = NULL, *e = NULL;
+    char *env[] = {env_uri, NULL};
+    char *argv[] = {(char *)SA_REPORT_BIN, (char *)"utilization", (char *)"--summary", (char *)"-t", (char *)"hours",
+                    (char *)"--json", (char *)"-M", (char *)cluster, (char *)"-S", start, (char *)"-E", end, sqlite,
+                    db, NULL};
+    json_t *j;
+
+    sa_time_format(h0, start, sizeof start);
+    sa_time_format(h1, end, sizeof end);
+    snprintf(sqlite, sizeof sqlite, "--sqlite=%s/ts.db", tmp);
+    snprintf(db, sizeof db, "--db=%s", db_name);
+    snprintf(env_uri, sizeof env_uri, "SLURM_REPORT_MONGO_URI=%s", uri);
+    if (tu_run(argv, env, &o, &e) != 0)
+        fail_msg("slurm-report utilization --summary failed: %s", e);
+    j = json_loads(o, 0, NULL);
+    assert_non_null(j);
+    free(o);
+    free(e);
+    return j;
+}
+
+/*
+ * slurm-report sreport's figures of the hour [h0, h1) the scenario ran in, once slurmdbd has
+ * rolled it up: the cluster and user reports and the job sizes, byte for byte, in seconds
+ * (the association and job records are the runs' exact times, both sides).
+ */
+static void same_sreport_hour(time_t h0, time_t h1)
+{
+    char start[64], end[64];
+    struct tm tm;
+
+    strftime(start, sizeof start, "start=%Y-%m-%dT%H:%M:%S", gmtime_r(&h0, &tm));
+    strftime(end, sizeof end, "end=%Y-%m-%dT%H:%M:%S", gmtime_r(&h1, &tm));
+    {
+        const char *const cases[][12] = {
+            {"-t", "seconds", "cluster", "AccountUtilizationByUser", start, end, NULL},
+            {"-P", "-t", "seconds", "-T", "cpu,gres/gpu,mem,billing", "cluster", "AccountUtilizationByUser", start, end,
+             NULL},
+            {"-p", "-t", "seconds", "-T", "gres/gpu,cpu", "cluster", "UserUtilizationByAccount", start, end, NULL},
+            {"-t", "seconds", "user", "TopUsage", start, end, NULL},
+            {"-t", "seconds", "job", "SizesByAccount", "grouping=2", start, end, NULL},
+            {"-P", "-t", "seconds", "job", "SizesByAccount", "FlatView", "PrintJobCount", start, end, NULL},
+            {"-t", "seconds", "-T", "gres/gpu", "job", "SizesByAccount", "FlatView", "grouping=individual", start, end,
+             NULL},
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+            same_sreport(cases[i]);
+    }
+}
+
+/*
+ * The hour [h0, h0 + 3600) of utilization against sreport's, once slurmdbd has it: allocated
+ * exactly (the runs' TRES x their seconds, both sides; a second of rounding), the capacity
+ * (Reported) to 1 %, down and planned down within the polls (30 s of every CPU or GPU, each
+ * state change), planned within 10 % (the rollups keep the allocated CPUs of a run that
+ * started, slurmdbd counts ReqCPUS), idle what is left.
+ */
+static void check_sreport_hour(time_t h0)
+{
+    static const char *const tres[2][2] = {{"cpu", "cpu"}, {"gres/gpu", "gpu"}};
+    time_t h1 = h0 + 3600, deadline = h1 + 1800;
+    json_t *j;
+
+    ingest_till(h1 + 30);
+    j = summary_hour(h0, h1);
+    for (int t = 0; t < 2; t++) {
+        sreport_t r;
+        const char *res = tres[t][1];
+        double cap = 0, alloc = tu_summary_seconds(j, res, "allocated"), slack;
+        double down = tu_summary_seconds(j, res, "down"), pdown = tu_summary_seconds(j, res, "planned_down");
+        double planned = tu_summary_seconds(j, res, "planned");
+        while (!sreport_hour(h0, h1, tres[t][0], &r)) {
+            if (time(NULL) > deadline)
+                fail_msg("sreport has no rolled-up hour %ld for %s after 30 minutes", (long)h0, tres[t][0]);
+            sleep(30);
+        }
+        for (const char *const *c = (const char *const[]){"allocated", "idle", "planned", "stranded", "down",
+                                                           "planned_down", "reserved", "unknown", NULL};
+             *c; c++)
+            cap += tu_summary_seconds(j, res, *c);
+        slack = 4 * 30 * cap / 3600; /* four state changes of every CPU or GPU, 30 s apart */
+        printf("  hour %ld %s: sreport allocated %.0f down %.0f plnd down %.0f idle %.0f planned %.0f reported %.0f;"
+               " utilization allocated %.0f down %.0f planned down %.0f idle %.0f planned %.0f capacity %.0f\n",
+               (long)h0, tres[t][0], r.alloc, r.down, r.pdown, r.idle, r.planned, r.reported, alloc, down, pdown,
+               tu_summary_seconds(j, res, "idle"), planned, cap);
+        if (fabs(alloc - r.alloc) > 1.5)
+            fail_msg("%s allocated: utilization %.0f s, sreport %.0f s", tres[t][0], alloc, r.alloc);
+        if (fabs(cap - r.reported) > 0.01 * r.reported)
+            fail_msg("%s capacity: utilization %.0f s, sreport %.0f s", tres[t][0], cap, r.reported);
+        if (fabs(down + pdown - r.down - r.pdown) > slack)
+            fail_msg("%s down: utilization %.0f s, sreport %.0f s", tres[t][0], down + pdown, r.down + r.pdown);
+        if (fabs(planned - r.planned) > 0.1 * r.planned + 1.5)
+            fail_msg("%s planned: utilization %.0f s, sreport %.0f s", tres[t][0], planned, r.planned);
+    }
+    json_decref(j);
+    same_sreport_hour(h0, h1);
+}
+
 static void test_scenario(void **state)
 {
     scenario_t sc;
-    time_t t_begin = time(NULL);
+    time_t t_begin = time(NULL), h0 = 0;
     (void)state;
 
+    if (getenv("SA_E2E_SREPORT_HOUR")) {
+        /* the scenario inside one whole UTC hour the series covers: from the next hour, ingested from before it */
+        h0 = t_begin - t_begin % 3600 + 3600;
+        printf("  SA_E2E_SREPORT_HOUR: waiting for %ld (%ld s), ingesting every 30 s\n", (long)h0, (long)(h0 - t_begin));
+        ingest_till(h0 + 5);
+        t_begin = time(NULL);
+    }
     run_scenario(&sc);
     check_jobs(&sc);
     check_requeued(sc.requeue);
     check_gpu_job(sc.gpu);
     check_report(sc.gpu, t_begin);
+    check_sreport_text();
     check_jobs_listing(&sc, t_begin);
     check_usage(sc.burn);
     check_nothing_unfinished();
     check_drain();
+    if (h0)
+        check_sreport_hour(h0);
+    else
+        printf("  utilization against sreport cluster Utilization: not run (SA_E2E_SREPORT_HOUR=1 runs it: up to 2 h)\n");
 }
 
 /* ---- the untyped variant (issue 15) ---------------------------------------------------------- */
@@ -1273,8 +1519,8 @@ int main(int argc, char **argv)
         cluster = getenv("SLURM_TEST_CLUSTER_NAME");
     snprintf(tmp, sizeof tmp, "/tmp/sa-e2e-XXXXXX");
     assert_non_null(mkdtemp(tmp));
-    rc = untyped ? cmocka_run_group_tests_name("e2e_slurm_untyped", variant, NULL, NULL)
-                 : cmocka_run_group_tests_name("e2e_slurm", scenario, NULL, NULL);
+    rc = untyped ? tu_run_group_tests("e2e_slurm_untyped", variant, NULL, NULL)
+                 : tu_run_group_tests("e2e_slurm", scenario, NULL, NULL);
     tu_run(down, NULL, &out, &err);
     free(out);
     free(err);

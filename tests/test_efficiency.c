@@ -9,6 +9,7 @@
  *   the report says "no data" rather than 0.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -574,7 +575,7 @@ int main(void)
     if (!client)
         return 77;
     uri = getenv("SLURM_TEST_MONGO_URI");
-    rc = cmocka_run_group_tests_name("efficiency", tests, group_setup, NULL);
+    rc = tu_run_group_tests("efficiency", tests, group_setup, NULL);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

@@ -653,5 +653,5 @@ int main(void)
     /* orphaned grandchildren of killed fake commands come to us, so we can check them */
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
         perror("prctl(PR_SET_CHILD_SUBREAPER)");
-    return cmocka_run_group_tests_name("exec", tests, NULL, NULL);
+    return tu_run_group_tests("exec", tests, NULL, NULL);
 }

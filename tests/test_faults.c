@@ -1164,7 +1164,7 @@ int main(void)
         return 1;
     if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
         cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
-    rc = cmocka_run_group_tests_name("faults", tests, setup, teardown);
+    rc = tu_run_group_tests("faults", tests, setup, teardown);
     mongoc_client_destroy(client);
     free(db_base);
     return rc;

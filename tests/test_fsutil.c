@@ -456,7 +456,7 @@ int main(void)
     else if (!(fx.planted = plant("site", fx.secret, &why)))
         printf("SKIP (the cases with another user's links): runuser -u nobody cannot plant a link: %s\n", why);
     free(why);
-    rc = cmocka_run_group_tests_name("fsutil", tests, setup, teardown);
+    rc = tu_run_group_tests("fsutil", tests, setup, teardown);
     tu_rm_rf(fx.base);
     tu_rm_rf(fx.secret);
     tu_rm_rf(fx.data);

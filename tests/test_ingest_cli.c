@@ -6,6 +6,7 @@
  * same documents as the live runs, credentials kept out of messages.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 #include "tu_archive.h"
 
 #include <math.h>
@@ -1155,7 +1156,7 @@ int main(void)
     fake_slurm();
     if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
         cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
-    rc = cmocka_run_group_tests_name("ingest_cli", tests, NULL, NULL);
+    rc = tu_run_group_tests("ingest_cli", tests, NULL, NULL);
     {
         char *argv[] = {(char *)"/bin/rm", (char *)"-rf", tmp, NULL}, *o, *e;
         tu_run(argv, NULL, &o, &e);

@@ -550,5 +550,5 @@ int main(void)
         cmocka_unit_test(test_ingest_days),
         cmocka_unit_test(test_busy_day),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("ingest_days", tests, NULL, NULL);
 }

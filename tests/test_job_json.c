@@ -7,6 +7,7 @@
  * (real 22.05 output of the project's test cluster).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -1752,5 +1753,5 @@ int main(void)
         cmocka_unit_test(test_fixture_2205_squeue),
         cmocka_unit_test(test_fixture_2205_sacct),
     };
-    return cmocka_run_group_tests_name("job_json", tests, NULL, NULL);
+    return tu_run_group_tests("job_json", tests, NULL, NULL);
 }

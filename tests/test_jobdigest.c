@@ -191,5 +191,5 @@ int main(void)
         cmocka_unit_test(test_final_values_count),
         cmocka_unit_test(test_members_delimited),
     };
-    return cmocka_run_group_tests_name("jobdigest", tests, NULL, NULL);
+    return tu_run_group_tests("jobdigest", tests, NULL, NULL);
 }

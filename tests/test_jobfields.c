@@ -7,6 +7,7 @@
  * with its BSON type.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,5 +249,5 @@ int main(void)
         cmocka_unit_test(test_schema_both_ways),
         cmocka_unit_test(test_merged_fixtures),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("jobfields", tests, NULL, NULL);
 }

@@ -470,5 +470,5 @@ int main(void)
         cmocka_unit_test(test_lists_equal_documents), cmocka_unit_test(test_usage_errors),
         cmocka_unit_test(test_empty_listing),        cmocka_unit_test(test_unknown_names),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return tu_run_group_tests("jobs", tests, setup, teardown);
 }

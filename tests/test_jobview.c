@@ -5,6 +5,7 @@
  * types and old ObjectId ids read as the header says.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,8 @@ static void check_doc(const json_t *doc, const char *where, void *vctx)
     int_eq("vanished_at", v->vanished_at, jint(doc, "vanished_at", SA_UNSET), id);
     int_eq("seen.first", v->seen_first, jint(seen, "first", SA_UNSET), id);
     int_eq("seen.last", v->seen_last, jint(seen, "last", SA_UNSET), id);
+    str_eq("reservation", v->reservation, jstr(doc, "reservation"), id);
+    str_eq("array.task_string", v->array_tasks, jstr(json_object_get(doc, "array"), "task_string"), id);
     assert_true(v->has_runs && v->has_history);
     check_runs(v, doc, id);
     int_eq("history", (int64_t)v->nhistory, (int64_t)json_array_size(hist), id);
@@ -256,5 +259,5 @@ int main(void)
         cmocka_unit_test(test_merged_fixtures),
         cmocka_unit_test(test_edges),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("jobview", tests, NULL, NULL);
 }

@@ -126,5 +126,5 @@ int main(void)
         cmocka_unit_test(test_values_shared),
         cmocka_unit_test(test_refused),
     };
-    return cmocka_run_group_tests_name("json_memo", tests, NULL, NULL);
+    return tu_run_group_tests("json_memo", tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /*
  * test_lines.c - ingest/sa_lines.c: lines of Slurm's text outputs read from a reader
  * (line ends "\n" and "\r\n", a last line without one, lines across reads, the 1 MiB
- * cap), and the UTF-8 check and repair.
+ * cap). The UTF-8 check and repair: test_utf8.
  */
 #include "testutil.h"
 
@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "sa_lines.h"
-#include "sa_utf8.h"
 
 static void test_line_ends(void **state)
 {
@@ -76,34 +75,11 @@ static void test_long_lines(void **state)
     free(text);
 }
 
-static void test_utf8(void **state)
-{
-    size_t n;
-    char *s;
-    (void)state;
-
-    assert_true(sa_utf8_valid((const unsigned char *)"caf\xc3\xa9", 5));
-    assert_false(sa_utf8_valid((const unsigned char *)"caf\xe9", 4));    /* Latin-1 */
-    assert_false(sa_utf8_valid((const unsigned char *)"a\0b", 3));       /* a NUL */
-    assert_false(sa_utf8_valid((const unsigned char *)"\xc0\xaf", 2));   /* overlong '/' */
-    assert_false(sa_utf8_valid((const unsigned char *)"\xed\xa0\x80", 3)); /* a surrogate */
-    s = sa_utf8_repair((const unsigned char *)"caf\xe9!", 5, &n);
-    assert_non_null(s);
-    assert_int_equal(n, 3 + 3 + 1); /* U+FFFD is 3 bytes */
-    assert_memory_equal(s, "caf\xef\xbf\xbd!", n);
-    free(s);
-    s = sa_utf8_repair((const unsigned char *)"ok", 2, &n);
-    assert_string_equal(s, "ok");
-    assert_int_equal(n, 2);
-    free(s);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_ends),
         cmocka_unit_test(test_long_lines),
-        cmocka_unit_test(test_utf8),
     };
-    return cmocka_run_group_tests_name("lines", tests, NULL, NULL);
+    return tu_run_group_tests("lines", tests, NULL, NULL);
 }

@@ -292,5 +292,5 @@ int main(void)
         cmocka_unit_test(test_cloexec),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests_name("lock", tests, NULL, NULL);
+    return tu_run_group_tests("lock", tests, NULL, NULL);
 }

@@ -126,5 +126,5 @@ int main(void)
         cmocka_unit_test(test_map_many),
         cmocka_unit_test(test_map_collisions),
     };
-    return cmocka_run_group_tests_name("map", tests, NULL, NULL);
+    return tu_run_group_tests("map", tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -759,5 +760,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_merge_table),
     };
     file_path = argc > 1 ? argv[1] : DEFAULT_FILE;
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("merge_table", tests, NULL, NULL);
 }

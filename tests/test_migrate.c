@@ -4,6 +4,7 @@
  * a migration cut short at any step finishes on the next run.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -210,7 +211,7 @@ int main(void)
     snprintf(tmp, sizeof tmp, "/tmp/sa-migrate-XXXXXX");
     if (!mkdtemp(tmp))
         return 1;
-    rc = cmocka_run_group_tests_name("migrate", tests, NULL, NULL);
+    rc = tu_run_group_tests("migrate", tests, NULL, NULL);
     {
         char *argv[] = {(char *)"/bin/rm", (char *)"-rf", tmp, NULL}, *o, *e;
         tu_run(argv, NULL, &o, &e);

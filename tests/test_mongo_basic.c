@@ -76,7 +76,7 @@ int main(void)
     client = tu_mongo_client("mongo_basic", &db_name);
     if (!client)
         return 77;
-    rc = cmocka_run_group_tests_name("mongo_basic", tests, NULL, NULL);
+    rc = tu_run_group_tests("mongo_basic", tests, NULL, NULL);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

@@ -8,6 +8,7 @@
  * fixtures/gen/<version>/ (every version) and fixtures/slurm-22.05/ (real 22.05 output).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -599,7 +600,8 @@ static void test_sinfo_merge_partitions(void **state)
     assert_int_equal(n->gpu_config, SA_NODE_GPUS_OBSERVED); /* its group names no GPU: none */
     assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
     assert_string_equal(parts(n), "p1");
-    assert_cpus(n, 4, SA_UNSET, SA_UNSET, SA_UNSET);
+    assert_cpus(n, 4, 0, 0, 4); /* its group's 12 CPUs are all other: each node's 4 are */
+    assert_int_equal(n->cpu_config, SA_NODE_CPUS_OBSERVED);
     assert_true(n->mem_total_mb == SA_UNSET); /* 100..200 */
     assert_null(n->reason);
 
@@ -611,6 +613,76 @@ static void test_sinfo_merge_partitions(void **state)
     assert_true(json_is_array(conflict));
     assert_string_equal(json_string_value(json_array_get(conflict, 0)), "DOWN");
     assert_int_equal(json_array_size(json_object_get(n->extra, "sinfo_groups")), 2);
+    tu_parsed_clear(&p);
+}
+
+/*
+ * The CPUs of grouped nodes from their groups' sums (sa_sinfo_acc_emit):
+ * - c[1-3] IDLE in p1, all 24 CPUs idle: each node's 8 idle, exactly (one state);
+ * - m[1-4] MIXED in p1, 32 CPUs: 10 allocated, 22 idle, and m4 alone in p2 (3 allocated, 5
+ *   idle): m4 exact, the other 7 allocated and 17 idle split over m1..m3 (7 = 3 + 2 + 2;
+ *   idle 8 - 3 = 5, 6, 6: 17), SPLIT;
+ * - d[1-2] MIXED+DRAIN in p1 (4 allocated, 12 other of 16) and d[2-3] in p2 (2, 14 of 16):
+ *   the groups overlap in d2 and neither is in one state: p1's (first, same size) is split
+ *   over d1 and d2 (2 + 2 allocated, 6 + 6 other), p2's cannot be (d2 has a share) and d3
+ *   stays unknown;
+ * - t1 in a group of 5 whose names list the fixture trimmed to one, CPUs in two states:
+ *   unknown.
+ */
+static void test_sinfo_group_cpus(void **state)
+{
+    static const char doc[] =
+        "{\"sinfo\": ["
+        " {\"node\": {\"state\": [\"IDLE\"]}, \"nodes\": {\"total\": 3, \"nodes\": \"c[1-3]\"},"
+        "  \"cpus\": {\"allocated\": 0, \"idle\": 24, \"other\": 0, \"total\": 24, \"minimum\": 8, \"maximum\": 8},"
+        "  \"partition\": {\"name\": \"p1\"}},"
+        " {\"node\": {\"state\": [\"MIXED\"]}, \"nodes\": {\"total\": 4, \"nodes\": \"m[1-4]\"},"
+        "  \"cpus\": {\"allocated\": 10, \"idle\": 22, \"other\": 0, \"total\": 32, \"minimum\": 8, \"maximum\": 8},"
+        "  \"partition\": {\"name\": \"p1\"}},"
+        " {\"node\": {\"state\": [\"MIXED\"]}, \"nodes\": {\"total\": 1, \"nodes\": [\"m4\"]},"
+        "  \"cpus\": {\"allocated\": 3, \"idle\": 5, \"other\": 0, \"total\": 8, \"minimum\": 8, \"maximum\": 8},"
+        "  \"partition\": {\"name\": \"p2\"}},"
+        " {\"node\": {\"state\": [\"MIXED\", \"DRAIN\"]}, \"nodes\": {\"total\": 2, \"nodes\": \"d[1-2]\"},"
+        "  \"cpus\": {\"allocated\": 4, \"idle\": 0, \"other\": 12, \"total\": 16, \"minimum\": 8, \"maximum\": 8},"
+        "  \"partition\": {\"name\": \"p1\"}},"
+        " {\"node\": {\"state\": [\"MIXED\", \"DRAIN\"]}, \"nodes\": {\"total\": 2, \"nodes\": \"d[2-3]\"},"
+        "  \"cpus\": {\"allocated\": 2, \"idle\": 0, \"other\": 14, \"total\": 16, \"minimum\": 8, \"maximum\": 8},"
+        "  \"partition\": {\"name\": \"p2\"}},"
+        " {\"node\": {\"state\": [\"MIXED\"]}, \"nodes\": {\"total\": 5, \"nodes\": [\"t1\"]},"
+        "  \"cpus\": {\"allocated\": 5, \"idle\": 35, \"other\": 0, \"total\": 40, \"minimum\": 8, \"maximum\": 8},"
+        "  \"partition\": {\"name\": \"p1\"}}"
+        "]}";
+    static const struct {
+        const char *name;
+        int64_t alloc, idle, other;
+        int config;
+    } want[] = {
+        {"c1", 0, 8, 0, SA_NODE_CPUS_OBSERVED}, {"c3", 0, 8, 0, SA_NODE_CPUS_OBSERVED},
+        {"m1", 3, 5, 0, SA_NODE_CPUS_SPLIT},    {"m2", 2, 6, 0, SA_NODE_CPUS_SPLIT},
+        {"m3", 2, 6, 0, SA_NODE_CPUS_SPLIT},    {"m4", 3, 5, 0, SA_NODE_CPUS_OBSERVED},
+        {"d1", 2, 0, 6, SA_NODE_CPUS_SPLIT},    {"d2", 2, 0, 6, SA_NODE_CPUS_SPLIT},
+        {"d3", SA_UNSET, SA_UNSET, SA_UNSET, SA_NODE_CPUS_OBSERVED},
+        {"t1", SA_UNSET, SA_UNSET, SA_UNSET, SA_NODE_CPUS_OBSERVED},
+    };
+    tu_parsed_t p;
+    sa_error_t err;
+    json_t *o;
+
+    (void)state;
+    if (!parse_text(doc, &p, &err))
+        fail_msg("%s", err.message);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        sa_node_t *n = must_find(&p, want[i].name);
+        if (n->cpus_alloc != want[i].alloc || n->cpus_idle != want[i].idle || n->cpus_other != want[i].other ||
+            n->cpu_config != want[i].config)
+            fail_msg("%s: %lld/%lld/%lld (config %d), expected %lld/%lld/%lld (%d)", want[i].name,
+                     (long long)n->cpus_alloc, (long long)n->cpus_idle, (long long)n->cpus_other, n->cpu_config,
+                     (long long)want[i].alloc, (long long)want[i].idle, (long long)want[i].other, want[i].config);
+        assert_true(n->cpus_total == 8);
+    }
+    o = sa_node_to_json(must_find(&p, "m1"));
+    assert_string_equal(json_string_value(json_object_get(o, "cpu_config")), "split");
+    json_decref(o);
     tu_parsed_clear(&p);
 }
 
@@ -967,7 +1039,7 @@ static void test_fixture_sinfo_per_node(void **state)
     }
 }
 
-/* sinfo --json (v0.0.39+) grouped: exact states per node, per-node CPUs only when a group has one node. */
+/* sinfo --json (v0.0.39+) grouped: exact states per node, per-node CPUs from a group of one or of one state. */
 static void test_fixture_sinfo_groups(void **state)
 {
     (void)state;
@@ -982,7 +1054,7 @@ static void test_fixture_sinfo_groups(void **state)
         assert_string_equal(tu_state(&n->state), "ALLOCATED");
         assert_string_equal(parts(n), "cpu,debug");
         assert_true(n->cpus_total == 16);
-        assert_true(n->cpus_alloc == SA_UNSET && n->cpus_idle == SA_UNSET);
+        assert_cpus(n, 16, 16, 0, 0); /* the group's CPUs are all allocated: so are each node's */
         groups = json_object_get(n->extra, "sinfo_groups");
         assert_int_equal(json_array_size(groups), 2);
         assert_true(json_integer_value(json_object_get(json_object_get(json_array_get(groups, 0), "nodes"),
@@ -1063,6 +1135,7 @@ int main(void)
         cmocka_unit_test(test_v0043_planned),
         cmocka_unit_test(test_v0044_untyped_and_dynamic),
         cmocka_unit_test(test_sinfo_merge_partitions),
+        cmocka_unit_test(test_sinfo_group_cpus),
         cmocka_unit_test(test_sinfo_group_gpus_unknown),
         cmocka_unit_test(test_node_list_shapes),
         cmocka_unit_test(test_bad_elements),
@@ -1073,5 +1146,5 @@ int main(void)
         cmocka_unit_test(test_bad_documents),
         cmocka_unit_test(test_acc_direct),
     };
-    return cmocka_run_group_tests_name("node_json", tests, NULL, NULL);
+    return tu_run_group_tests("node_json", tests, NULL, NULL);
 }

@@ -161,7 +161,7 @@ int main(void)
         return 77;
     snprintf(env_sq, sizeof env_sq, "TU_SQUEUE=%s", SA_FIXTURES_DIR "/gen/v0.0.40/squeue.json");
     snprintf(env_sa, sizeof env_sa, "TU_SACCT=%s", SA_FIXTURES_DIR "/gen/v0.0.40/sacct-ingest.txt");
-    rc = cmocka_run_group_tests_name("oom", tests, NULL, NULL);
+    rc = tu_run_group_tests("oom", tests, NULL, NULL);
     mongoc_client_destroy(client);
     free(db_base);
     return rc;

@@ -11,6 +11,7 @@
  *   walker falls back to the original bytes for the message).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,17 +37,6 @@ static const char *const json_samples[] = {
     "sinfo/dp-v0039_23.02.5_rivos_sinfo-N-escaped-slashes.json",
 };
 
-/* A reader that hands out one byte per call (a pipe at its slowest). */
-static ssize_t one_byte_read(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
-{
-    (void)error;
-    (void)cap;
-    if (r->mem_pos == r->mem_len)
-        return 0;
-    buf[0] = r->mem[r->mem_pos++];
-    return 1;
-}
-
 /*
  * Parses data (whole, or one byte a read) and returns its records as one JSON text,
  * or NULL with the error message in err.
@@ -58,9 +48,10 @@ static char *records(const char *data, size_t len, bool one_byte, sa_error_t *er
     char *dump = NULL;
 
     sa_error_clear(err);
-    sa_reader_init_mem(&r, data, len);
     if (one_byte)
-        r.read = one_byte_read;
+        tu_reader_one_byte(&r, data, len);
+    else
+        sa_reader_init_mem(&r, data, len);
     if (tu_parse_reader(&r, NULL, &p, err))
         dump = tu_parsed_dump(&p);
     tu_parsed_clear(&p);
@@ -168,9 +159,10 @@ static void test_tricky_strings(void **state)
         sa_reader_t r;
         sa_error_t err;
 
-        sa_reader_init_mem(&r, doc, sizeof doc - 1);
         if (one_byte)
-            r.read = one_byte_read;
+            tu_reader_one_byte(&r, doc, sizeof doc - 1);
+        else
+            sa_reader_init_mem(&r, doc, sizeof doc - 1);
         assert_true(tu_parse_reader(&r, NULL, &p, &err));
         assert_int_equal(p.njobs, 2);
         for (size_t j = 0; j < 2; j++) {
@@ -338,5 +330,5 @@ int main(void)
         cmocka_unit_test(test_repeated_records),
         cmocka_unit_test(test_errors_whole_and_trickled),
     };
-    return cmocka_run_group_tests_name("parse_equiv", tests, NULL, NULL);
+    return tu_run_group_tests("parse_equiv", tests, NULL, NULL);
 }

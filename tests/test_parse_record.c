@@ -12,6 +12,7 @@
  * contiguous (a line set aside among them) has no span, and that is counted too.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -218,5 +219,5 @@ int main(void)
         cmocka_unit_test(test_text_corners),
         cmocka_unit_test(test_samples),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("parse_record", tests, NULL, NULL);
 }

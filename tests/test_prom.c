@@ -107,5 +107,5 @@ int main(void)
         cmocka_unit_test(test_label_escaping),
         cmocka_unit_test(test_numbers),
     };
-    return cmocka_run_group_tests_name("prom", tests, NULL, NULL);
+    return tu_run_group_tests("prom", tests, NULL, NULL);
 }

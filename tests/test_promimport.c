@@ -514,7 +514,7 @@ int main(void)
         tu_rm_rf(dir);
         return 77;
     }
-    rc = cmocka_run_group_tests(tests, NULL, NULL);
+    rc = tu_run_group_tests("promimport", tests, NULL, NULL);
     stop[2] = (char *)path("prom");
     {
         char *o = NULL, *e = NULL;

@@ -10,6 +10,7 @@
  * the diff before committing.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -531,26 +532,29 @@ static void test_golden_utilization(void **state)
     sa_rmonth_parse("2026-09", &o.start, &o.end);
     golden_formats(R_UTIL, "utilization", &o, TABLES, 5);
     doc = report_json(R_UTIL, &o);
-    /* 09-20 00:00-02:00 (24 intervals of 5 min, 2 h): gpu03 IDLE+DRAIN, 4 h100 idle -> 8 stranded GPU-h;
-     * gpu01 ALLOCATED with 2 idle a100 -> 4 stranded; gpux1 DOWN: 2 untyped idle -> 4 */
+    /* 09-20 00:00-02:00 (24 intervals of 5 min, 2 h): gpu03 IDLE+DRAIN, 4 h100 idle -> 8 GPU-h down (drained,
+     * as sreport counts it); gpux1 DOWN: 2 untyped idle -> 4 down */
     row = find_row(doc, "gpu_type", "h100", "state", "IDLE+DRAIN", NULL);
     assert_non_null(row);
-    assert_true(fabs(num(row, "gpu_stranded_hours") - 8) < 1e-9);
-    assert_string_equal(json_string_value(json_object_get(row, "class")), "stranded");
-    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "node drained");
+    assert_true(fabs(num(row, "gpu_unusable_hours") - 8) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "down");
+    assert_string_equal(json_string_value(json_object_get(row, "reason")), "node drained");
+    /* gpu01 ALLOCATED, 4 a100: the runs had 2 (108, 00:10-02:10: 2 x 110 min = 3.67 GPU-h, usage's figure), the
+     * rest of its 8 GPU-hours, 4.33, stranded: no free CPU */
     row = find_row(doc, "gpu_type", "a100", "state", "ALLOCATED", NULL);
-    assert_true(fabs(num(row, "gpu_stranded_hours") - 4) < 1e-9);
-    /* an ALLOCATED node's GPUs in use are "used"; those its jobs left idle are stranded: no free CPU */
-    assert_string_equal(json_string_value(json_object_get(row, "class")), "used+stranded");
-    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "no free CPU");
-    row = find_row(doc, "gpu_type", "h100", "state", "ALLOCATED", NULL);
-    assert_string_equal(json_string_value(json_object_get(row, "class")), "used");
-    assert_true(json_is_null(json_object_get(row, "stranded_reason")));
-    assert_true(fabs(num(row, "gpu_stranded_hours")) < 1e-9);
+    assert_true(fabs(num(row, "gpu_alloc_hours") - 2 * 110 / 60.0) < 1e-9);
+    assert_true(fabs(num(row, "gpu_unusable_hours") - (8 - 2 * 110 / 60.0)) < 1e-9);
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "allocated+stranded");
+    assert_string_equal(json_string_value(json_object_get(row, "reason")), "no free CPU");
     row = find_row(doc, "gpu_type", "h100", "state", "IDLE", NULL);
     assert_string_equal(json_string_value(json_object_get(row, "class")), "idle");
+    assert_true(json_is_null(json_object_get(row, "reason")));
     row = find_row(doc, "gpu_type", "(untyped)", "state", "DOWN+NOT_RESPONDING", NULL);
-    assert_string_equal(json_string_value(json_object_get(row, "stranded_reason")), "node down");
+    assert_string_equal(json_string_value(json_object_get(row, "class")), "down");
+    assert_string_equal(json_string_value(json_object_get(row, "reason")), "node down");
+    /* the allocation is the runs' (the archive has alpha) */
+    assert_string_equal(json_string_value(json_object_get(json_array_get(json_object_get(doc, "clusters"), 0),
+                                                          "allocation")), "runs");
     json_decref(doc);
     sa_report_opts_clear(&o);
 }
@@ -634,14 +638,16 @@ static void test_golden_current(void **state)
     assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"RUNNING\"} 1\n"));
     assert_non_null(strstr(s, "slurm_archive_jobs{cluster=\"alpha\",state=\"PENDING\"} 2\n"));
     assert_non_null(strstr(s, "slurm_archive_finished_jobs{cluster=\"alpha\",state=\"COMPLETED\"} 1\n"));
-    /* the GPUs of the running job (104 on 8 h100), nodes by exact state, stranded GPUs, the scheduler, the ingester */
+    /* the GPUs of the running job (104 on 8 h100), nodes by exact state, the class of idle GPUs and CPUs (as
+     * utilization --summary says it: a drained node's are down, an ALLOCATED node's idle GPUs stranded), the
+     * scheduler, the ingester */
     assert_non_null(strstr(s, "slurm_archive_job_gpus{cluster=\"alpha\",state=\"RUNNING\"} 8\n"));
     assert_non_null(strstr(s, "slurm_archive_nodes{cluster=\"alpha\",state=\"IDLE+DRAIN\"} 1\n"));
     assert_non_null(strstr(s, "slurm_archive_gpus{cluster=\"alpha\",gpu_type=\"h100\",state=\"IDLE+DRAIN\","
-                              "status=\"stranded\"} 4\n"));
+                              "status=\"down\"} 4\n"));
     assert_non_null(strstr(s, "slurm_archive_gpus{cluster=\"alpha\",gpu_type=\"a100\",state=\"ALLOCATED\","
                               "status=\"stranded\"} 2\n"));
-    assert_non_null(strstr(s, "slurm_archive_cpus{cluster=\"alpha\",state=\"IDLE+DRAIN\",status=\"stranded\"} 64\n"));
+    assert_non_null(strstr(s, "slurm_archive_cpus{cluster=\"alpha\",state=\"IDLE+DRAIN\",status=\"down\"} 64\n"));
     assert_non_null(strstr(s, "slurm_archive_scheduler_cycle_last_seconds{cluster=\"alpha\"} 0.020411\n"));
     assert_non_null(strstr(s, "slurm_archive_scheduler_jobs{cluster=\"alpha\",event=\"submitted\"} 8412\n"));
     assert_non_null(strstr(s, "slurm_archive_ingest_lag_seconds{cluster=\"beta\",source=\"sacct\"} 117000\n"));
@@ -1745,7 +1751,7 @@ int main(int argc, char **argv)
     uri = getenv("SLURM_TEST_MONGO_URI");
     if (getenv("SA_TEST_FILTER")) /* one case: SA_TEST_FILTER=test_name */
         cmocka_set_test_filter(getenv("SA_TEST_FILTER"));
-    rc = cmocka_run_group_tests_name("report", tests, group_setup, group_teardown);
+    rc = tu_run_group_tests("report", tests, group_setup, group_teardown);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

@@ -117,7 +117,8 @@ static void test_other_pages(void **state)
     (void)state;
     dom = render("utilization.html", NULL);
     expect(dom, "<td>IDLE+DRAIN</td>", "utilization.html");
-    expect(dom, "<td class=\"b b-stranded\">stranded</td>", "utilization.html");
+    expect(dom, "<td class=\"b b-down\">down</td>", "utilization.html");
+    expect(dom, "<td class=\"b b-allocated-stranded\">allocated+stranded</td>", "utilization.html");
     free(dom);
     dom = render("health.html", NULL);
     expect(dom, "<td>vanished-job</td>", "health.html");
@@ -378,7 +379,7 @@ static void test_site_files(void **state)
     static const char *const pages[] = {"index", "ingest", "alpha/index", "alpha/2026-09", "alpha/2026-10",
                                         "alpha/account-physics", "beta/index", "beta/account-lab%2C%22q%22%3Cb%3E%26"};
     static const char *const data[] = {"index.clusters", "ingest.runs-alpha", "alpha/index.usage", "alpha/index.health",
-                                       "alpha/index.queue", "alpha/index.finished", "alpha/index.utilization", "alpha/index.stranded",
+                                       "alpha/index.queue", "alpha/index.finished", "alpha/index.utilization", "alpha/index.unusable",
                                        "alpha/2026-09.usage", "alpha/account-physics.trend",
                                        "alpha/account-physics.months", "alpha/account-physics.users"};
     char rel[256];
@@ -440,7 +441,7 @@ static void test_site_files(void **state)
     }
 }
 
-/* The plain pages, JavaScript off: the figures, the hostile name as text, the awards and stranded GPUs. */
+/* The plain pages, JavaScript off: the figures, the hostile name as text, the awards and the GPUs nobody could use. */
 static void test_site_plain(void **state)
 {
     char url[600], *dom;
@@ -451,8 +452,8 @@ static void test_site_plain(void **state)
     dom = browse(url, 1280, 2000, false, NULL);
     expect(dom, "<td class=\"b b-over\">over</td>", "alpha/2026-09.html");
     expect(dom, ">0.0441</td>", "alpha/2026-09.html");
-    expect(dom, "<td>node drained</td>", "alpha/2026-09.html"); /* stranded GPUs, and why */
-    expect(dom, "<td class=\"b b-used\">used</td>", "alpha/2026-09.html");
+    expect(dom, "<td>node drained</td>", "alpha/2026-09.html"); /* the GPUs nobody could use, and why */
+    expect(dom, "<td class=\"b b-allocated-stranded\">allocated+stranded</td>", "alpha/2026-09.html");
     free(dom);
     snprintf(url, sizeof url, "file://%s/beta/index.html", site);
     dom = browse(url, 1280, 2000, false, NULL);
@@ -831,7 +832,7 @@ int main(void)
     strcpy(profile, "/tmp/sa-test-chromium-XXXXXX");
     if (!mkdtemp(profile))
         return 1;
-    rc = cmocka_run_group_tests_name("report_html", tests, site_setup, NULL);
+    rc = tu_run_group_tests("report_html", tests, site_setup, NULL);
     free(site_err);
     free(empty_err);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", profile);

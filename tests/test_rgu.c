@@ -157,5 +157,5 @@ int main(void)
         cmocka_unit_test(test_cluster_tables),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests_name("rgu", tests, setup, teardown);
+    return tu_run_group_tests("rgu", tests, setup, teardown);
 }

@@ -1,10 +1,11 @@
 /*
- * test_rollup.c - usage rollups (schema/rollup/, schema/jobdoc/sa_runsrc.c, ingest/rollup/):
- * a job document's contribution by UTC day against hand-computed figures, the rollup
- * document's member rules (replace, never add; a newer job version wins; removals), its
- * BSON round trip, and against the test server: rollups written by slurm-ingest equal
- * the ones recomputed from the job documents, after a second identical run too, and
- * `slurm-ingest rollup` finds (exit 9) and `--rebuild` mends a damaged one.
+ * test_rollup.c - usage rollups (ingest/rollup/ as slurm-ingest runs it) against the test
+ * server: rollups written by slurm-ingest equal the ones recomputed from the job documents,
+ * after a second identical run too; `slurm-ingest rollup` finds (exit 9) and `--rebuild`
+ * mends a damaged one; the one GPU-type rule in usage and efficiency; re-typing; reports
+ * from the rollups byte-equal to --from-jobs. The format itself (a document's contribution,
+ * the members' rules, the codec) is tested without a server: test_rollup_key,
+ * test_rollup_contrib, test_rollup_doc and test_rollup_codec.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -25,391 +26,6 @@
 #include "sa_rollup.h"
 #include "testutil.h"
 #include "tu_archive.h"
-
-/* 2026-10-04T00:00:00Z */
-#define D4 1791072000LL
-#define H 3600LL
-
-/* A job document as slurm-ingest stores it (the members the run source reads). */
-static bson_t *job_doc(const char *json)
-{
-    bson_error_t e;
-    bson_t *b = bson_new_from_json((const uint8_t *)json, -1, &e);
-    if (!b)
-        fail_msg("bad test JSON: %s", e.message);
-    return b;
-}
-
-/* An empty rollup document of cluster "c" named by kind, day and part. */
-static bool doc_new(sa_rollup_doc_t *d, sa_rollup_kind_t kind, int64_t day, int part, sa_error_t *error)
-{
-    sa_rollup_key_t k = sa_rollup_key("c", kind, day, part);
-    return sa_rollup_doc_new(d, &k, error);
-}
-
-static void contrib_of_json(sa_jobview_t *v, sa_rollup_contrib_t *c, bson_t **b, const char *json)
-{
-    sa_error_t err;
-    *b = job_doc(json);
-    assert_true(sa_jobview_read(v, *b, &err));
-    assert_true(sa_rollup_contrib_of(c, v, &err));
-}
-
-/*
- * One run of 2 a100 GPUs and 8 CPUs, 2026-10-04 22:00 to 2026-10-05 02:00, COMPLETED,
- * TotalCPU 14400 s:
- *   day 10-04: [22:00, 24:00) = 7200 s: gpu_s 2 x 7200 = 14400, cpu_s 8 x 7200 = 57600, started 1
- *   day 10-05: [00:00, 02:00) = 7200 s: the same sums; the run ended there: runs 1, gpu_s of
- *   the whole run 2 x 14400 = 28800, CPU used 14,400,000 ms of 8 x 14400 = 115200 s allocated
- */
-static void test_contrib_across_midnight(void **state)
-{
-    char json[2048];
-    sa_jobview_t v;
-    sa_rollup_contrib_t c;
-    sa_rollup_doc_t d;
-    sa_rollup_sum_t *sums;
-    int64_t *ended;
-    sa_error_t err;
-    bson_t *b;
-    const sa_rollup_contrib_doc_t *x;
-    (void)state;
-
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:1\", \"_v\": 3, \"cluster\": \"c\", \"account\": \"phys\", \"user\": \"ann\", "
-             "\"partition\": \"gpu\", \"qos\": \"normal\", \"state\": \"COMPLETED\", "
-             "\"end\": {\"$date\": %lld}, \"runs\": [{\"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, "
-             "\"state\": \"COMPLETED\", \"cpus\": 8, \"mem_mb\": 1024, \"gpus\": 2, \"elapsed_s\": 14400, "
-             "\"gpus_by_type\": [{\"type\": \"a100\", \"count\": 2}], \"usage\": {\"cpu_s\": 14400.0}}]}",
-             (D4 + 26 * H) * 1000, (D4 + 22 * H) * 1000, (D4 + 26 * H) * 1000);
-    sa_jobview_init(&v);
-    sa_rollup_contrib_init(&c);
-    contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndocs, 4); /* two days of usage, the started list of 10-04 and the ended list of 10-05 */
-    assert_null(sa_rollup_contrib_find(&c, SA_ROLLUP_K_OPEN, 0));
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_STARTED, D4));
-    assert_int_equal(x->nrec, 1);
-    assert_int_equal(x->rec[SA_RS_START], D4 + 22 * H);
-    assert_int_equal(x->rec[SA_RS_GPUS], 2);
-    assert_int_equal(x->rec[SA_RS_SUBMIT], SA_UNSET); /* the document says no submit time */
-    assert_int_equal(x->rec[SA_RS_ELIGIBLE], SA_UNSET);
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_ENDED, D4 + 24 * H));
-    assert_int_equal(x->nrec, 1);
-    assert_int_equal(x->rec[SA_RR_END], D4 + 26 * H);
-    assert_string_equal(c.states[x->rec[SA_RR_STATE]], "COMPLETED");
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4));
-    assert_int_equal(x->nrec, 1);
-    assert_int_equal(x->rec[SA_RR_START], D4 + 22 * H);
-    assert_int_equal(x->rec[SA_RR_END], D4 + 24 * H);
-    assert_int_equal(x->rec[SA_RR_STARTED], 1);
-    assert_int_equal(x->rec[SA_RR_ENDED_AT], -1);
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4 + 24 * H));
-    assert_int_equal(x->rec[SA_RR_STARTED], 0);
-    assert_int_equal(x->rec[SA_RR_ENDED_AT], D4 + 26 * H);
-    assert_int_equal(x->rec[SA_RR_E_RUNS], 1);
-    assert_int_equal(x->rec[SA_RR_E_GPU_S], 28800);
-    assert_int_equal(x->rec[SA_RR_E_NODATA_S], 28800); /* no GPU utilisation gathered */
-    assert_int_equal(x->rec[SA_RR_E_CPU_USED_MS], 14400000);
-    assert_int_equal(x->rec[SA_RR_E_CPU_ALLOC_S], 115200);
-
-    /* the day document of 10-05 holding it: one row */
-    assert_true(doc_new(&d, SA_ROLLUP_K_MEMBERS, D4 + 24 * H, 0, &err));
-    assert_true(sa_rollup_doc_put(&d, "c:1", 3, &c, &err));
-    assert_true(d.changed);
-    assert_true(sa_rollup_doc_sums(&d, &sums, &ended, &err));
-    assert_int_equal(d.nkeys, 1);
-    assert_string_equal(d.keys[0].s[4], "a100");
-    assert_int_equal(sums[0].gpu_s, 14400);
-    assert_int_equal(sums[0].cpu_s, 57600);
-    assert_int_equal(sums[0].mem_mb_s, 1024 * 7200);
-    assert_int_equal(ended[0], 1); /* COMPLETED */
-    free(sums);
-    free(ended);
-    sa_rollup_doc_clear(&d);
-    bson_destroy(b);
-    sa_rollup_contrib_clear(&c);
-    sa_jobview_clear(&v);
-}
-
-/*
- * A requeued job: run 1 [10-04 01:00, 03:00) 4 untyped GPUs its nodes' type (h100, found
- * at ingest), run 2 from 05:00 still running with 1 h100 + 1 a100: run 1 is closed on
- * 10-04; run 2 is open (in the open-runs document, split by type, CPUs on its first type).
- */
-static void test_contrib_requeue_open_and_split(void **state)
-{
-    char json[2048];
-    sa_jobview_t v;
-    sa_rollup_contrib_t c;
-    bson_t *b;
-    const sa_rollup_contrib_doc_t *x;
-    (void)state;
-
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:2\", \"cluster\": \"c\", \"account\": \"bio\", \"user\": \"bo\", \"state\": \"RUNNING\", "
-             "\"runs\": [{\"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, \"state\": \"REQUEUED\", "
-             "\"gpus\": 4, \"cpus\": 4, \"gpu_type\": \"h100\", \"gpu_type_source\": \"node\"}, "
-             "{\"start\": {\"$date\": %lld}, \"gpus\": 2, \"cpus\": 16, "
-             "\"gpus_by_type\": [{\"type\": \"h100\", \"count\": 1}, {\"type\": \"a100\", \"count\": 1}]}]}",
-             (D4 + 1 * H) * 1000, (D4 + 3 * H) * 1000, (D4 + 5 * H) * 1000);
-    sa_jobview_init(&v);
-    sa_rollup_contrib_init(&c);
-    contrib_of_json(&v, &c, &b, json);
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4));
-    assert_int_equal(x->nrec, 1);
-    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "h100");
-    assert_int_equal(x->rec[SA_RR_GPUS] * (x->rec[SA_RR_END] - x->rec[SA_RR_START]), 4 * 2 * H);
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_OPEN, 0));
-    assert_int_equal(x->nrec, 2);
-    assert_int_equal(x->rec[SA_RR_START], D4 + 5 * H);
-    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], "h100");
-    assert_int_equal(x->rec[SA_RR_CPUS], 16);
-    assert_string_equal(c.keys[x->rec[SA_RR_NF + SA_RR_KEY]].s[4], "a100");
-    assert_int_equal(x->rec[SA_RR_NF + SA_RR_CPUS], 0);
-    bson_destroy(b);
-
-    /* untyped GPUs whose type ingest could not find: "unknown" */
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:3\", \"cluster\": \"c\", \"state\": \"COMPLETED\", \"runs\": [{\"start\": {\"$date\": %lld}, "
-             "\"end\": {\"$date\": %lld}, \"gpus\": 2, \"gpu_type_source\": \"unknown\"}]}",
-             (D4 + 1 * H) * 1000, (D4 + 2 * H) * 1000);
-    contrib_of_json(&v, &c, &b, json);
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_MEMBERS, D4));
-    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[4], SA_GPU_TYPE_UNKNOWN);
-    bson_destroy(b);
-    sa_rollup_contrib_clear(&c);
-    sa_jobview_clear(&v);
-}
-
-/*
- * The job lists: a pending job of `jobs` is in live shard 21000 / 4096 mod 64 = 5 with the GPUs it
- * asks for; marked vanished, the same record carries vanished_at; its jobs_superseded
- * copy (unfinished) is in no list; a final job is in the ended list of its end's day.
- * The documents keep their kind through BSON.
- */
-static void test_contrib_job_lists(void **state)
-{
-    char json[1024];
-    sa_jobview_t v;
-    sa_rollup_contrib_t c;
-    sa_rollup_doc_t d, back;
-    sa_error_t err;
-    bson_t *b, out = BSON_INITIALIZER;
-    const sa_rollup_contrib_doc_t *x;
-    char *id;
-    (void)state;
-
-    /* the parts: blocks of 4,096 job ids mod 64, a superseded document with its job */
-    assert_int_equal(sa_rollup_part_of("c:21000"), 5);
-    assert_int_equal(sa_rollup_part_of("c:266240"), 1); /* 65 blocks of 4,096: 65 mod 64 */
-    assert_int_equal(sa_rollup_part_of("c:4095"), 0);
-    assert_int_equal(sa_rollup_part_of("c:4096"), 1);
-    assert_int_equal(sa_rollup_part_of("c:4096:1700000000"), 1);
-    assert_int_equal(sa_rollup_part_of("c:262143"), 63);
-    assert_int_equal(sa_rollup_part_of("c:262144"), 0);
-    assert_int_equal(sa_rollup_part_of("c:x"), 0);
-    assert_true(sa_rollup_is_jobs_id("c", "c:21000"));
-    assert_false(sa_rollup_is_jobs_id("c", "c:21000:1700000000"));
-    assert_false(sa_rollup_is_jobs_id("c", "cc:21000"));
-    { /* one _id writer, one parser: every kind there and back */
-        static const struct {
-            sa_rollup_kind_t kind;
-            int64_t day;
-            int part;
-            const char *id;
-        } names[] = {
-            {SA_ROLLUP_K_LIVE, 0, 5, "c:live:5"},          {SA_ROLLUP_K_ENDED, D4, 1, "c:2026-10-04:e1"},
-            {SA_ROLLUP_K_MEMBERS, D4, 63, "c:2026-10-04:m63"}, {SA_ROLLUP_K_ROWS, D4, 5, "c:2026-10-04:r5"},
-            {SA_ROLLUP_K_OPEN, 0, 7, "c:open:7"},          {SA_ROLLUP_K_STARTED, D4 + 5 * H, 0, "c:2026-10-04:s0"},
-            {SA_ROLLUP_K_UNTYPED, 0, 0, "c:untyped"},      {SA_ROLLUP_K_WAITING, 0, 0, "c:untyped-config"},
-            {SA_ROLLUP_K_JOURNAL, 0, 0, "c:pending"},      {SA_ROLLUP_K_COMMIT, 0, 0, "c:commit"},
-        };
-        static const char *const not_ours[] = {"c:2026-10-04:m64", "c:2026-02-30:m0", "c:2026-10-04:x0", "c:open:",
-                                               "c:open:07", "c:live:64", "c:21000", "c:2026-10-04", "d:open:0",
-                                               "c:untyped:1", "c:2026-10-04:m"};
-        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-            sa_rollup_key_t k = sa_rollup_key("c", names[i].kind, names[i].day, names[i].part), kb;
-            assert_string_equal(id = sa_rollup_key_id(&k), names[i].id);
-            free(id);
-            assert_true(sa_rollup_key_parse("c", names[i].id, &kb));
-            assert_true(sa_rollup_key_eq(&k, &kb));
-        }
-        for (size_t i = 0; i < sizeof not_ours / sizeof not_ours[0]; i++) {
-            sa_rollup_key_t kb;
-            if (sa_rollup_key_parse("c", not_ours[i], &kb))
-                fail_msg("%s read as a rollup document's name", not_ours[i]);
-        }
-        sa_rollup_key_t k = sa_rollup_key("c", SA_ROLLUP_K_MEMBERS, D4, SA_ROLLUP_PARTS);
-        assert_null(sa_rollup_key_id(&k));
-        k = sa_rollup_key("c", SA_ROLLUP_K_ROWS, D4, -1);
-        assert_null(sa_rollup_key_id(&k));
-    }
-
-    sa_jobview_init(&v);
-    sa_rollup_contrib_init(&c);
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:21000\", \"job_id\": 21000, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
-             "\"partition\": \"gpu\", \"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, \"gpus\": 0, "
-             "\"req\": {\"gpus\": 4, \"cpus\": 32}, \"vanished_at\": {\"$date\": %lld}}",
-             (D4 + H) * 1000, (D4 + 3 * H) * 1000);
-    contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndocs, 1);
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_LIVE, 0));
-    assert_int_equal(x->rec[SA_RR_GPUS], 4);
-    assert_int_equal(x->rec[SA_RR_CPUS], 32);
-    assert_int_equal(x->rec[SA_RR_START], D4 + H);
-    assert_int_equal(x->rec[SA_RR_ENDED_AT], D4 + 3 * H);
-    assert_string_equal(c.keys[x->rec[SA_RR_KEY]].s[2], "gpu");
-    assert_string_equal(c.states[x->rec[SA_RR_STATE]], "PENDING");
-    /* the live shard through BSON: its kind and record come back */
-    assert_true(doc_new(&d, SA_ROLLUP_K_LIVE, 0, 5, &err));
-    assert_true(sa_rollup_doc_put(&d, "c:21000", 7, &c, &err));
-    assert_true(sa_rollup_doc_to_bson(&d, 1, &out, &err));
-    sa_rollup_doc_init(&back);
-    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
-    assert_int_equal(back.kind, SA_ROLLUP_K_LIVE);
-    assert_int_equal(back.part, 5);
-    assert_string_equal(back.id, "c:live:5");
-    assert_true(sa_rollup_doc_equal(&d, &back));
-    sa_rollup_doc_clear(&back);
-    sa_rollup_doc_clear(&d);
-    bson_reinit(&out);
-    bson_destroy(b);
-
-    /* the same job kept aside by a reuse of its id: in no list */
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:21000:%lld\", \"job_id\": 21000, \"cluster\": \"c\", \"state\": \"RUNNING\"}",
-             (D4 + H));
-    contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndocs, 0);
-    bson_destroy(b);
-
-    /* final: the ended list of its end's day */
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:7\", \"job_id\": 7, \"cluster\": \"c\", \"state\": \"CANCELLED\", \"gpus\": 1, "
-             "\"end\": {\"$date\": %lld}}",
-             (D4 + 5 * H) * 1000);
-    contrib_of_json(&v, &c, &b, json);
-    assert_int_equal(c.ndocs, 1);
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_ENDED, D4));
-    assert_int_equal(x->rec[SA_RR_END], D4 + 5 * H);
-    assert_int_equal(x->rec[SA_RR_START], -1);
-    assert_true(doc_new(&d, SA_ROLLUP_K_ENDED, D4, 0, &err));
-    assert_true(sa_rollup_doc_put(&d, "c:7", 2, &c, &err));
-    assert_true(sa_rollup_doc_to_bson(&d, 1, &out, &err));
-    sa_rollup_doc_init(&back);
-    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
-    assert_int_equal(back.kind, SA_ROLLUP_K_ENDED);
-    assert_int_equal(back.day, D4);
-    assert_true(sa_rollup_doc_equal(&d, &back));
-    sa_rollup_doc_clear(&back);
-    sa_rollup_doc_clear(&d);
-    bson_destroy(&out);
-    bson_destroy(b);
-    sa_rollup_contrib_clear(&c);
-    sa_jobview_clear(&v);
-}
-
-/* Members are replaced, never added; an older job version does not overwrite a newer one; tombstones remove. */
-static void test_rolldoc_members(void **state)
-{
-    char json[1024];
-    sa_jobview_t v;
-    sa_rollup_contrib_t c;
-    sa_rollup_doc_t d, mini, back;
-    sa_rollup_sum_t *sums;
-    int64_t *ended;
-    sa_error_t err;
-    bson_t *b, out = BSON_INITIALIZER;
-    (void)state;
-
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:9\", \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", \"state\": \"FAILED\", "
-             "\"runs\": [{\"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, \"state\": \"FAILED\", "
-             "\"gpus_by_type\": [{\"type\": \"a100\", \"count\": 1}], \"gpus\": 1}]}",
-             (D4 + H) * 1000, (D4 + 2 * H) * 1000);
-    sa_jobview_init(&v);
-    sa_rollup_contrib_init(&c);
-    contrib_of_json(&v, &c, &b, json);
-    assert_true(doc_new(&d, SA_ROLLUP_K_MEMBERS, D4, 0, &err));
-    assert_true(sa_rollup_doc_put(&d, "c:9", 5, &c, &err));
-    d.changed = false;
-    assert_true(sa_rollup_doc_put(&d, "c:9", 5, &c, &err)); /* the same again: nothing changes */
-    assert_false(d.changed);
-    assert_true(sa_rollup_doc_put(&d, "c:9", 4, NULL, &err)); /* an older version's removal: refused */
-    assert_int_equal(d.nm, 1);
-    assert_true(sa_rollup_doc_sums(&d, &sums, &ended, &err));
-    assert_int_equal(sums[0].gpu_s, H); /* once, not twice */
-    free(sums);
-    free(ended);
-
-    /* BSON round trip */
-    assert_true(sa_rollup_doc_to_bson(&d, 7, &out, &err));
-    sa_rollup_doc_init(&back);
-    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
-    assert_int_equal(back.v, 7);
-    assert_true(sa_rollup_doc_equal(&d, &back));
-    { /* a part other than 0: kept by the members and the rows documents, and another part's is not equal */
-        sa_rollup_doc_t p5, r5;
-        bson_t pb = BSON_INITIALIZER, rb = BSON_INITIALIZER;
-        assert_true(doc_new(&p5, SA_ROLLUP_K_MEMBERS, D4, 5, &err));
-        assert_string_equal(p5.id, "c:2026-10-04:m5");
-        assert_true(sa_rollup_doc_put(&p5, "c:20489", 5, &c, &err));
-        assert_false(sa_rollup_doc_equal(&p5, &d));
-        assert_true(sa_rollup_doc_to_bson(&p5, 1, &pb, &err));
-        assert_true(sa_rollup_doc_rows_bson(&p5, 1, 1, &rb, &err));
-        sa_rollup_doc_clear(&p5);
-        sa_rollup_doc_init(&p5);
-        sa_rollup_doc_init(&r5);
-        assert_true(sa_rollup_doc_read(&p5, "c", &pb, &err));
-        assert_true(sa_rollup_doc_read(&r5, "c", &rb, &err));
-        assert_int_equal(p5.part, 5);
-        assert_int_equal(r5.part, 5);
-        assert_string_equal(r5.id, "c:2026-10-04:r5");
-        assert_true(sa_rollup_doc_rows_match(&p5, &r5));
-        sa_rollup_doc_clear(&p5);
-        sa_rollup_doc_clear(&r5);
-        bson_destroy(&pb);
-        bson_destroy(&rb);
-    }
-
-    /* a staged removal (tombstone) of version 6 removes the member */
-    assert_true(doc_new(&mini, SA_ROLLUP_K_MEMBERS, D4, 0, &err));
-
-    assert_true(sa_rollup_doc_put(&mini, "c:9", 6, NULL, &err));
-    assert_int_equal(mini.nm, 1);
-    assert_true(sa_rollup_doc_merge(&back, &mini, &err));
-    assert_int_equal(back.nm, 1);
-    assert_int_equal(back.m[0].nrec, 0); /* a tombstone of version 6 */
-    assert_false(sa_rollup_doc_equal(&d, &back));
-    assert_true(sa_rollup_doc_sums(&back, &sums, &ended, &err));
-    assert_int_equal(back.nkeys ? sums[0].gpu_s : 0, 0);
-    free(sums);
-    free(ended);
-    /* ... which keeps version 5, staged by another writer before the removal, out */
-    assert_true(sa_rollup_doc_put(&back, "c:9", 5, &c, &err));
-    assert_int_equal(back.m[0].nrec, 0);
-    /* ... and is kept when written, then read back */
-    bson_reinit(&out);
-    assert_true(sa_rollup_doc_to_bson(&back, 8, &out, &err));
-    sa_rollup_doc_clear(&mini);
-    sa_rollup_doc_init(&mini);
-    assert_true(sa_rollup_doc_read(&mini, "c", &out, &err));
-    assert_int_equal(mini.nm, 1);
-    assert_int_equal(mini.m[0].v, 6);
-    assert_true(mini.m[0].gone_at > 0);
-    /* a version 7 brings it back */
-    assert_true(sa_rollup_doc_put(&mini, "c:9", 7, &c, &err));
-    assert_int_equal(mini.m[0].nrec, 1);
-
-    bson_destroy(&out);
-    bson_destroy(b);
-    sa_rollup_doc_clear(&d);
-    sa_rollup_doc_clear(&mini);
-    sa_rollup_doc_clear(&back);
-    sa_rollup_contrib_clear(&c);
-    sa_jobview_clear(&v);
-}
 
 /* ---- against the test server ---------------------------------------------------------------- */
 
@@ -631,8 +247,8 @@ static void test_older_time_series_migrated(void **state)
         assert_int_equal(run_ingest_cluster(uri, db, dir, "alpha", args, NULL), 0);
     }
     assert_int_equal(sqlite3_open(sqlite, &ts), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(ts, "DROP TABLE sched_rpc; DROP TABLE rpc_name; PRAGMA user_version = 2", NULL,
-                                  NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(ts, "DROP TABLE sched_rpc; DROP TABLE rpc_name; ALTER TABLE attr DROP COLUMN cpu_config;"
+                                  " PRAGMA user_version = 2", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(ts);
     write_sacct_900(sacct);
     {
@@ -642,7 +258,7 @@ static void test_older_time_series_migrated(void **state)
     assert_int_equal(sqlite3_open_v2(sqlite, &ts, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_prepare_v2(ts, "PRAGMA user_version", -1, &st, NULL), SQLITE_OK);
     assert_int_equal(sqlite3_step(st), SQLITE_ROW);
-    assert_int_equal(sqlite3_column_int(st, 0), 3);
+    assert_int_equal(sqlite3_column_int(st, 0), 4);
     sqlite3_finalize(st);
     sqlite3_close(ts);
     h100_in_both(uri, db, dir, sqlite, "alpha");
@@ -1012,10 +628,6 @@ static void test_drained_part(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_contrib_across_midnight),
-        cmocka_unit_test(test_contrib_requeue_open_and_split),
-        cmocka_unit_test(test_contrib_job_lists),
-        cmocka_unit_test(test_rolldoc_members),
         cmocka_unit_test(test_rollups_of_the_demo),
         cmocka_unit_test(test_gpu_type_one_rule),
         cmocka_unit_test(test_older_time_series_migrated),
@@ -1023,5 +635,5 @@ int main(void)
         cmocka_unit_test(test_equal_to_documents),
         cmocka_unit_test(test_drained_part),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("rollup", tests, NULL, NULL);
 }

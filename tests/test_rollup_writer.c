@@ -30,6 +30,7 @@
 #include "sa_rollup.h"
 #include "sa_rollup_rebuild.h"
 #include "sa_rollup_writer.h"
+#include "testutil.h"
 #include "tu_docstore.h"
 
 #define CL "k"
@@ -371,10 +372,11 @@ static void reader(void *ctx)
     sa_rollup_commit_t c;
     sa_error_t err;
     sa_rollup_key_t ck = sa_rollup_key(CL, SA_ROLLUP_K_COMMIT, 0, 0);
-    char *cid = sa_rollup_key_id(&ck), why[200], why2[200];
+    char *cid, why[200], why2[200];
 
     if (!wd->check_reads)
         return;
+    cid = sa_rollup_key_id(&ck);
     wd->reads++;
     sa_rollup_commit_init(&c);
     assert_true(sa_rollup_commit_read(&c, tu_docstore_get(wd->mem, SA_ROLLUP_COLL, cid), &err));
@@ -438,6 +440,10 @@ static void world_init(world_t *wd)
     memset(wd, 0, sizeof *wd);
     wd->store = tu_docstore_new(&wd->mem);
     wd->w = writer_new(wd);
+    { /* as sa_rollup_init leaves a new archive: its (empty) parts index complete */
+        sa_error_t err;
+        assert_true(sa_rollup_writer_parts_ready(wd->w, &err));
+    }
     tu_docstore_on_write(wd->mem, reader, wd);
 }
 
@@ -651,12 +657,229 @@ static void test_parts_wrap(void **state)
     world_clear(&wd);
 }
 
+typedef struct {
+    int64_t seq;
+    const tu_docstore_t *mem;
+    size_t dated, missing, named, months;
+} parts_t;
+
+/* A stored dated document (members, ended, started) not empty at r->seq: its bit must be in its month's index. */
+static void parts_one(const bson_t *doc, void *ctx)
+{
+    parts_t *r = ctx;
+    sa_rollup_key_t k, pk;
+    sa_rollup_doc_t d;
+    sa_rollup_parts_t idx;
+    bson_t prev;
+    sa_error_t err;
+    char *id = str_of(doc, "_id"), *pid;
+    const bson_t *b = doc, *pdoc;
+
+    if (!sa_rollup_key_parse(CL, id, &k) || !sa_rollup_kind_dated(k.kind) || k.kind == SA_ROLLUP_K_ROWS) {
+        free(id);
+        return;
+    }
+    free(id);
+    switch (sa_rollup_version(doc, r->seq, &prev)) {
+    case SA_ROLLUP_VER_ABSENT: return;
+    case SA_ROLLUP_VER_NEWER: fail_msg("a document newer than the last commit");
+    case SA_ROLLUP_VER_PREV: b = &prev; break;
+    case SA_ROLLUP_VER_THIS: break;
+    }
+    sa_rollup_doc_init(&d);
+    assert_true(sa_rollup_doc_read(&d, CL, b, &err));
+    if (!sa_rollup_doc_empty(&d)) {
+        r->dated++;
+        pk = sa_rollup_key(CL, SA_ROLLUP_K_PARTS, sa_rollup_month(k.day), 0);
+        pid = sa_rollup_key_id(&pk);
+        pdoc = tu_docstore_get(r->mem, SA_ROLLUP_COLL, pid);
+        idx = (sa_rollup_parts_t){{{0}}};
+        if (pdoc) {
+            switch (sa_rollup_version(pdoc, r->seq, &prev)) {
+            case SA_ROLLUP_VER_THIS: sa_rollup_parts_read(&idx, pdoc); break;
+            case SA_ROLLUP_VER_PREV: sa_rollup_parts_read(&idx, &prev); break;
+            default: break;
+            }
+        }
+        r->missing += !(sa_rollup_parts_of(&idx, k.kind, k.day) >> k.part & 1);
+        free(pid);
+    }
+    sa_rollup_doc_clear(&d);
+}
+
+/* Counts the bits of a stored parts index at its current version. */
+static void parts_bits(const bson_t *doc, void *ctx)
+{
+    parts_t *r = ctx;
+    sa_rollup_key_t k;
+    sa_rollup_parts_t idx;
+    char *id = str_of(doc, "_id");
+
+    if (sa_rollup_key_parse(CL, id, &k) && k.kind == SA_ROLLUP_K_PARTS) {
+        sa_rollup_parts_read(&idx, doc);
+        r->months++;
+        for (int kind = 0; kind < SA_ROLLUP_PARTS_KINDS; kind++)
+            for (int day = 0; day < 31; day++)
+                r->named += (size_t)__builtin_popcountll(idx.mask[kind][day]);
+    }
+    free(id);
+}
+
+/*
+ * The parts index: after the scenario's polls every non-empty dated document is named by
+ * its month's index at the last commit, and the index names a few parts, not 64 a day; the
+ * verify finds an index that lost a bit, and the rebuild restores it.
+ */
+static void test_parts_index(void **state)
+{
+    world_t wd;
+    poll_t p[NPOLLS];
+    parts_t r;
+    sa_rollup_commit_t c;
+    sa_error_t err;
+    sa_rollup_key_t ck = sa_rollup_key(CL, SA_ROLLUP_K_COMMIT, 0, 0);
+    char *cid = sa_rollup_key_id(&ck);
+    size_t docs = 0, differ = 0;
+    (void)state;
+
+    world_init(&wd);
+    scenario(p);
+    for (int i = 0; i < NPOLLS; i++) {
+        assert_true(run_poll(&wd, p[i].ch, p[i].n, p[i].at));
+        changes_free(&p[i]);
+    }
+    sa_rollup_commit_init(&c);
+    assert_true(sa_rollup_commit_read(&c, tu_docstore_get(wd.mem, SA_ROLLUP_COLL, cid), &err));
+    assert_true(c.parts);
+    memset(&r, 0, sizeof r);
+    r.seq = c.seq;
+    r.mem = wd.mem;
+    tu_docstore_each(wd.mem, SA_ROLLUP_COLL, parts_one, &r);
+    tu_docstore_each(wd.mem, SA_ROLLUP_COLL, parts_bits, &r);
+    printf("  %zu dated documents, %zu parts named by %zu month index(es)\n", r.dated, r.named, r.months);
+    assert_true(r.dated >= 4);
+    assert_int_equal(r.missing, 0);
+    assert_int_equal(r.months, 1);
+    assert_true(r.named >= r.dated && r.named <= 2 * r.dated);
+
+    {   /* the month's index loses its bits: the verify says so, the rebuild makes it good */
+        sa_rollup_key_t pk = sa_rollup_key(CL, SA_ROLLUP_K_PARTS, sa_rollup_month(D0), 0);
+        char *pid = sa_rollup_key_id(&pk);
+        const bson_t *pdoc = tu_docstore_get(wd.mem, SA_ROLLUP_COLL, pid);
+        bson_t copy;
+        uint8_t zero[SA_ROLLUP_PARTS_KINDS * 31 * 8] = {0};
+        assert_non_null(pdoc);
+        bson_init(&copy);
+        bson_copy_to_excluding_noinit(pdoc, &copy, "masks", NULL);
+        BSON_APPEND_BINARY(&copy, "masks", BSON_SUBTYPE_BINARY, zero, sizeof zero);
+        tu_docstore_set(wd.mem, SA_ROLLUP_COLL, &copy);
+        bson_destroy(&copy);
+        free(pid);
+    }
+    assert_true(sa_rollup_rebuild(wd.store, "", CL, false, SA_UNSET, &docs, &differ, NULL, &err));
+    assert_true(differ >= 1);
+    assert_true(sa_rollup_rebuild(wd.store, "", CL, true, SA_UNSET, &docs, &differ, NULL, &err));
+    check_equal(&wd, "after the rebuild");
+    sa_rollup_commit_clear(&c);
+    free(cid);
+    world_clear(&wd);
+}
+
+/*
+ * What the writer's store holds for its other readers, after the scenario's polls: the
+ * commit document (sa_rollup_writer_commit_read: the last commit, the last observation,
+ * no flush under way); the final jobs that ended in a span, from the ended lists
+ * (sa_rollup_ended_ids, the Prometheus import's reader), jobs_superseded's included; the
+ * untyped list (sa_rollup_untyped_list) holding job 4097 while its run has no type, and
+ * its update.
+ */
+static void test_writer_reads(void **state)
+{
+    world_t wd;
+    poll_t p[NPOLLS];
+    sa_rollup_commit_t c;
+    sa_strv_t ids, add, del;
+    int64_t *ends = NULL, v;
+    size_t cap = 0;
+    sa_error_t err;
+    (void)state;
+
+    world_init(&wd);
+    scenario(p);
+    sa_strv_init(&ids);
+    assert_true(run_poll(&wd, p[0].ch, p[0].n, p[0].at));
+    assert_true(sa_rollup_untyped_list(wd.w, false, &ids, &v, &err));
+    assert_int_equal(ids.n, 1);
+    assert_string_equal(ids.v[0], "k:4097"); /* its run's GPUs have no type yet */
+    assert_true(v > 0);
+    sa_strv_clear(&ids);
+    for (int i = 1; i < NPOLLS; i++)
+        assert_true(run_poll(&wd, p[i].ch, p[i].n, p[i].at));
+    assert_true(sa_rollup_untyped_list(wd.w, false, &ids, &v, &err));
+    assert_int_equal(ids.n, 0); /* typed in poll 3 */
+    sa_strv_clear(&ids);
+
+    sa_rollup_commit_init(&c);
+    assert_true(sa_rollup_writer_commit_read(wd.w, &c, &err));
+    assert_int_equal(c.seq, (int64_t)sa_rollup_writer_stats(wd.w)->commits);
+    assert_int_equal(c.as_of, p[NPOLLS - 1].at);
+    assert_int_equal(c.intent_seq, 0);
+    sa_rollup_commit_clear(&c);
+
+    /* ended in (D0, D0 + 40 h]: 262100 (1:45), job 1's first incarnation (4:00, superseded), 8201 (7:00), 8200 (28:00), 1 (32:00) */
+    assert_true(sa_rollup_ended_ids(wd.store, CL, D0, D0 + 40 * H, &ids, &ends, &cap, &err));
+    assert_int_equal(ids.n, 5);
+    for (size_t i = 0; i < ids.n; i++) {
+        static const struct {
+            const char *id;
+            int64_t end;
+        } want[] = {{"k:262100", D0 + 6300}, {"k:1:1791072000", D0 + 4 * H}, {"k:8201", D0 + 7 * H},
+                    {"k:8200", D0 + 28 * H}, {"k:1", D0 + 32 * H}};
+        bool found = false;
+        for (size_t k = 0; k < 5; k++) {
+            if (strcmp(ids.v[i], want[k].id) == 0) {
+                assert_int_equal(ends[i], want[k].end);
+                found = true;
+            }
+        }
+        if (!found)
+            fail_msg("%s in the ended list", ids.v[i]);
+    }
+    sa_strv_clear(&ids);
+    assert_true(sa_rollup_ended_ids(wd.store, CL, D0 + 5 * H, D0 + 30 * H, &ids, &ends, &cap, &err));
+    assert_int_equal(ids.n, 2);
+    assert_string_equal(ids.v[0], "k:8201"); /* by day */
+    assert_string_equal(ids.v[1], "k:8200");
+    sa_strv_clear(&ids);
+    free(ends);
+
+    /* the list's update: (list - del) + add */
+    sa_strv_init(&add);
+    sa_strv_init(&del);
+    assert_true(sa_strv_push(&add, "k:7"));
+    assert_true(sa_strv_push(&add, "k:9"));
+    assert_true(sa_rollup_untyped_update(wd.w, true, &add, &del, &err));
+    assert_true(sa_strv_push(&del, "k:7"));
+    sa_strv_clear(&add);
+    assert_true(sa_rollup_untyped_update(wd.w, true, &add, &del, &err));
+    assert_true(sa_rollup_untyped_list(wd.w, true, &ids, &v, &err));
+    assert_int_equal(ids.n, 1);
+    assert_string_equal(ids.v[0], "k:9");
+    sa_strv_clear(&ids);
+    sa_strv_clear(&del);
+    for (int i = 0; i < NPOLLS; i++)
+        changes_free(&p[i]);
+    world_clear(&wd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_clean_polls),
         cmocka_unit_test(test_kill_every_write),
         cmocka_unit_test(test_parts_wrap),
+        cmocka_unit_test(test_parts_index),
+        cmocka_unit_test(test_writer_reads),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("rollup_writer", tests, NULL, NULL);
 }

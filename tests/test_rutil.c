@@ -177,5 +177,5 @@ int main(void)
         cmocka_unit_test(test_intern),
         cmocka_unit_test(test_buckets),
     };
-    return cmocka_run_group_tests_name("rutil", tests, NULL, NULL);
+    return tu_run_group_tests("rutil", tests, NULL, NULL);
 }

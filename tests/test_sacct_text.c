@@ -9,6 +9,7 @@
  * fixtures/gen/<version>/ (tools/gen-cluster) and fixtures/slurm-22.05/ (real output).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <math.h>
@@ -87,12 +88,6 @@ static sa_job_t *must_display(tu_parsed_t *p, const char *display)
     }
     fail_msg("job %s not found", display);
     return NULL;
-}
-
-static const char *extra(const json_t *o, const char *key)
-{
-    json_t *v = o ? json_object_get(o, key) : NULL;
-    return v ? json_string_value(v) : NULL;
 }
 
 static sa_step_t *must_step(sa_job_t *j, const char *id)
@@ -222,7 +217,7 @@ static void test_cedar_values(void **state)
     assert_int_equal(j->user_id, 3100560);
     assert_string_equal(j->name, "run_job.sh");
     assert_string_equal(tu_state(&j->state), "CANCELLED");
-    assert_string_equal(extra(j->extra, "cancelled_by"), "3100560");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "3100560");
     assert_int_equal(j->start, when("2021-06-08T11:40:58"));
     /* an array task with its steps: 3114204_7, .batch, .extern */
     j = must_display(&p, "3114204_7");
@@ -265,7 +260,7 @@ static void test_local_D_requeued(void **state)
     assert_int_equal(a->steps[0].exit_signal, 15);
     assert_int_equal(b->nsteps, 1);
     assert_int_equal(b->steps[0].stats.max_rss_bytes, 3088 * 1024);
-    assert_null(extra(b->steps[0].extra, "MaxRSS")); /* typed, not kept as text */
+    assert_null(tu_json_str(b->steps[0].extra, "MaxRSS")); /* typed, not kept as text */
     assert_int_equal(a->elapsed, 8);
     assert_int_equal(b->elapsed, 45);
     assert_int_equal(b->time_limit, 5);
@@ -285,7 +280,7 @@ static void test_local_D_het(void **state)
     assert_int_equal(j->het_job_offset, 1);
     assert_string_equal(j->partition, "gpu");
     assert_string_equal(tu_state(&j->state), "CANCELLED");
-    assert_string_equal(extra(j->extra, "cancelled_by"), "0");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "0");
     assert_int_equal(j->start, SA_UNSET); /* None */
     assert_int_equal(j->end, when("2026-11-25T21:39:11"));
     assert_null(j->nodes); /* None assigned */
@@ -367,8 +362,8 @@ static void test_local_D_array_and_plain(void **state)
     assert_string_equal(j->reason, "None");
     assert_null(j->reservation);
     assert_true(j->stats.cpu_s > 0.0315 && j->stats.cpu_s < 0.0325); /* TotalCPU 00:00.032 */
-    assert_null(extra(j->extra, "TotalCPU"));
-    assert_null(extra(j->extra, "ReqCPUS")); /* modelled: req.cpu (ReqTRES says the same) */
+    assert_null(tu_json_str(j->extra, "TotalCPU"));
+    assert_null(tu_json_str(j->extra, "ReqCPUS")); /* modelled: req.cpu (ReqTRES says the same) */
     assert_int_equal(j->req.cpu, 1);
     assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty: not gathered, never 0 */
     assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: no energy plugin */
@@ -416,13 +411,13 @@ static void test_local_usage_trailing(void **state)
     parse_sacct("local-sacct-p_22.05.8_usage-fields-trailing-pipe.txt", &p);
     j = must_job(&p, 7, 0);
     assert_int_equal(j->alloc.gpu_total, 2);
-    assert_string_equal(extra(j->extra, "CPUTimeRAW"), "40");
+    assert_string_equal(tu_json_str(j->extra, "CPUTimeRAW"), "40");
     assert_true(j->stats.cpu_s > 0.0415 && j->stats.cpu_s < 0.0425); /* 00:00.042 */
     assert_true(j->stats.user_cpu_s > 0.0055 && j->stats.user_cpu_s < 0.0065);
     s = must_step(j, "batch");
     /* the entries no usage member reads stay in extra as printed; fs/disk is read from InTot only */
-    assert_string_equal(extra(s->extra, "TRESUsageInMax"), "cpu=00:00:00,energy=0,fs/disk=53765,pages=2,vmem=221228K");
-    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=00:00:00,energy=0,pages=2,vmem=221228K");
+    assert_string_equal(tu_json_str(s->extra, "TRESUsageInMax"), "cpu=00:00:00,energy=0,fs/disk=53765,pages=2,vmem=221228K");
+    assert_string_equal(tu_json_str(s->extra, "TRESUsageInTot"), "cpu=00:00:00,energy=0,pages=2,vmem=221228K");
     assert_int_equal(s->stats.mem_total_bytes, 12248 * 1024);
     assert_int_equal(s->stats.max_rss_bytes, 12248 * 1024);
     assert_int_equal(s->stats.disk_read_bytes, 53765);
@@ -432,7 +427,7 @@ static void test_local_usage_trailing(void **state)
     s = must_step(j, "0");
     assert_int_equal(s->stats.max_rss_bytes, SA_UNSET); /* TRESUsageInMax empty */
     j = must_job(&p, 5, 0);
-    assert_string_equal(extra(j->extra, "cancelled_by"), "0");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "0");
     tu_parsed_clear(&p);
 }
 
@@ -448,22 +443,22 @@ static void test_aalto_51_fields(void **state)
     parse_sacct("sacct-P-51fields_slurm2sql-aalto-2019_steps-cancelled-by-comment-json.txt", &p);
     j = must_job(&p, 43974388, 0);
     assert_string_equal(tu_state(&j->state), "CANCELLED");
-    assert_string_equal(extra(j->extra, "cancelled_by"), "1300204");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "1300204");
     assert_int_equal(j->time_limit, 7200); /* 5-00:00:00 */
     assert_int_equal(j->elapsed, 3 * 3600 + 33 * 60 + 25);
     assert_string_equal(j->group, "group1");
     assert_int_equal(j->req.mem_mb, 2200); /* 2252800K */
-    assert_string_equal(extra(j->extra, "SubmitLine"), "srun test_submit_line");
-    assert_string_equal(extra(j->extra, "Priority"), "14586720");
+    assert_string_equal(tu_json_str(j->extra, "SubmitLine"), "srun test_submit_line");
+    assert_string_equal(tu_json_str(j->extra, "Priority"), "14586720");
     s = must_step(j, "batch");
     assert_int_equal(s->exit_signal, 9);
     assert_int_equal(s->stats.max_rss_bytes, 231092 * 1024);
-    assert_string_equal(extra(s->extra, "AveDiskWrite"), "0.31M");
+    assert_string_equal(tu_json_str(s->extra, "AveDiskWrite"), "0.31M");
     j = must_job(&p, 43977780, 0);
     assert_int_equal(j->end, SA_UNSET);
     s = must_step(j, "batch");
     assert_int_equal(s->start, SA_UNSET);
-    assert_string_equal(extra(s->extra, "Comment"),
+    assert_string_equal(tu_json_str(s->extra, "Comment"),
                         "{\"gpu_mem_max\": 12345, \"ncpu\": 2, \"ngpu\": 1, \"gpu_util\": 53.1}");
     tu_parsed_clear(&p);
 }
@@ -484,7 +479,7 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_int_equal(j->user_id, 192837);
     assert_string_equal(tu_state(&j->state), "TIMEOUT");
     assert_int_equal(j->exit_code, 1);
-    assert_string_equal(extra(j->extra, "reqmem"), "3000Mc");
+    assert_string_equal(tu_json_str(j->extra, "reqmem"), "3000Mc");
     assert_int_equal(j->req.mem_mb, 3000 * 256); /* per CPU (c) x 256 CPUs: the total, for memory efficiency */
     assert_int_equal(j->alloc.cpu, 256);
     assert_int_equal(j->alloc.node, 32);
@@ -492,11 +487,11 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_int_equal(j->time_limit, 4320);
     /* ReqCPUS: the requested CPUs when ReqTRES (empty here) has no cpu (XDMoD's shredder expects 256, 36, 0) */
     assert_int_equal(j->req.cpu, 256);
-    assert_null(extra(j->extra, "reqcpus"));
+    assert_null(tu_json_str(j->extra, "reqcpus"));
     j = must_job(&p, 4107166, 0);
     assert_int_equal(j->req.cpu, 36);
-    assert_string_equal(extra(j->extra, "cancelled_by"), "102216");
-    assert_string_equal(extra(j->extra, "reqmem"), "48000Mn");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "102216");
+    assert_string_equal(tu_json_str(j->extra, "reqmem"), "48000Mn");
     assert_int_equal(j->elapsed, 2 * 86400 + 22 * 3600 + 3 * 60 + 4);
     j = must_job(&p, 5692623, 0);
     assert_null(j->partition);
@@ -504,7 +499,7 @@ static void test_xdmod_reqmem_suffix(void **state)
     assert_int_equal(j->alloc.gpu_total, 2);
     assert_int_equal(sa_gpus_get(&j->alloc.gpus, ""), 2);
     assert_string_equal(j->nodes, "cpn-k16-35-01,cpn-k16-37-01");
-    assert_string_equal(extra(j->extra, "reqmem"), "0n");
+    assert_string_equal(tu_json_str(j->extra, "reqmem"), "0n");
     assert_int_equal(j->req.cpu, 0);
     tu_parsed_clear(&p);
 }
@@ -547,7 +542,7 @@ static void test_xdmod_running_pending(void **state)
     j = must_job(&p, 3451067, 0);
     assert_string_equal(tu_state(&j->state), "RUNNING");
     assert_int_equal(j->elapsed, 22 * 3600 + 32 * 60 + 22);
-    assert_string_equal(extra(j->extra, "reqmem"), "48000Mn");
+    assert_string_equal(tu_json_str(j->extra, "reqmem"), "48000Mn");
     assert_int_equal(j->req.mem_mb, 48000); /* from reqtres */
     tu_parsed_clear(&p);
 }
@@ -582,7 +577,7 @@ static void test_torchx_cancelled(void **state)
     (void)state;
     parse_sacct("sacct-P_torchx-test_cancelled-by-uid-exitcode-0-15.txt", &p);
     j = must_job(&p, 89, 0);
-    assert_string_equal(extra(j->extra, "cancelled_by"), "2166");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "2166");
     assert_int_equal(j->cpus, 8);
     assert_int_equal(j->steps[1].exit_signal, 15);
     assert_string_equal(j->steps[1].name, "process_allocator");
@@ -600,7 +595,7 @@ static void test_habrok_snowman(void **state)
     j = must_job(&p, 4047445, 0);
     assert_int_equal(j->start, SA_UNSET);
     assert_null(j->nodes);
-    assert_string_equal(extra(j->extra, "cancelled_by"), "10290820");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "10290820");
     assert_int_equal(j->req.mem_mb, 32000);
     assert_int_equal(j->time_limit, 30);
     j = must_job(&p, 7965768, 0);
@@ -608,7 +603,7 @@ static void test_habrok_snowman(void **state)
     assert_int_equal(sa_gpus_get(&j->alloc.gpus, "v100"), 1);
     assert_int_equal(j->req.gpu_total, 1);
     assert_int_equal(sa_gpus_get(&j->req.gpus, ""), 1);
-    assert_string_equal(extra(j->extra, "cancelled_by"), "10314909");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "10314909");
     assert_int_equal(j->time_limit, 23 * 60 + 59 + 24 * 60);
     s = must_step(j, "batch");
     /* TRESUsageInMax cpu=15:33:58,energy=0,fs/disk=934556828,gres/gpumem=20500736K,gres/gpuutil=90,
@@ -624,7 +619,7 @@ static void test_habrok_snowman(void **state)
     assert_true(s->stats.gpu_util_pct == 0.0); /* gathered, and 0: kept */
     j = must_job(&p, 7818766, 0);
     assert_true(j->stats.cpu_s == 163.0 * 86400 + 18 * 60 + 41); /* TotalCPU 163-00:18:41 */
-    assert_string_equal(extra(j->extra, "CPUTime"), "164-03:37:36");
+    assert_string_equal(tu_json_str(j->extra, "CPUTime"), "164-03:37:36");
     assert_string_equal(j->nodes, "omni[2-3]");
     assert_int_equal(j->node_count, 2);
     assert_int_equal(j->cpus, 128);
@@ -642,7 +637,7 @@ static void test_peregrine_snowman(void **state)
     (void)state;
     parse_sacct("sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt", &p);
     j = must_job(&p, 20872560, 0);
-    assert_string_equal(extra(j->extra, "ReqMem"), "100Gn");
+    assert_string_equal(tu_json_str(j->extra, "ReqMem"), "100Gn");
     assert_int_equal(j->req.mem_mb, 100 * 1024 * j->node_count); /* per node (n) x NNodes */
     assert_true(j->node_count >= 1);
     assert_int_equal(j->time_limit, 8 * 24 * 60);
@@ -652,16 +647,16 @@ static void test_peregrine_snowman(void **state)
     /* TRESUsageInTot cpu=7-17:04:32,energy=0,fs/disk=651343,mem=12653376K,pages=2432,vmem=432568K */
     assert_int_equal(s->stats.disk_read_bytes, 651343);
     assert_int_equal(s->stats.mem_total_bytes, INT64_C(12653376) * 1024); /* summed over the step's tasks */
-    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=7-17:04:32,energy=0,pages=2432,vmem=432568K");
-    assert_null(extra(s->extra, "TRESUsageOutTot")); /* energy=0,fs/disk=533698: both modelled */
-    assert_string_equal(extra(s->extra, "NTasks"), "1");
+    assert_string_equal(tu_json_str(s->extra, "TRESUsageInTot"), "cpu=7-17:04:32,energy=0,pages=2432,vmem=432568K");
+    assert_null(tu_json_str(s->extra, "TRESUsageOutTot")); /* energy=0,fs/disk=533698: both modelled */
+    assert_string_equal(tu_json_str(s->extra, "NTasks"), "1");
     j = must_job(&p, 20940996, 0);
     assert_string_equal(tu_state(&j->state), "FAILED");
-    assert_string_equal(extra(j->extra, "ReqMem"), "2Gn");
+    assert_string_equal(tu_json_str(j->extra, "ReqMem"), "2Gn");
     /* the last line of the file has no "\n" */
     j = p.jobs[p.njobs - 1];
     assert_int_equal(j->job_id, 18120717);
-    assert_string_equal(extra(j->extra, "ReqMem"), "430Gn");
+    assert_string_equal(tu_json_str(j->extra, "ReqMem"), "430Gn");
     tu_parsed_clear(&p);
 }
 
@@ -784,7 +779,7 @@ static void test_tres_usage_extra(void **state)
     assert_int_equal(p.njobs, 1);
     j = p.jobs[0];
     assert_int_equal(j->stats.mem_total_bytes, 2048 * 1024);
-    assert_string_equal(extra(j->extra, "TRESUsageInTot"), "cpu=00:01:00,pages=3");
+    assert_string_equal(tu_json_str(j->extra, "TRESUsageInTot"), "cpu=00:01:00,pages=3");
     s = must_step(j, "0");
     assert_int_equal(s->stats.mem_total_bytes, 4096 * 1024);
     assert_int_equal(s->stats.max_rss_bytes, 1024 * 1024);
@@ -792,10 +787,10 @@ static void test_tres_usage_extra(void **state)
     assert_int_equal(s->stats.disk_read_bytes, 100);
     assert_int_equal(s->stats.disk_write_bytes, 200);
     assert_int_equal(s->stats.gpu_mem_bytes, 1024 * 1024);
-    assert_string_equal(extra(s->extra, "TRESUsageInTot"), "cpu=00:10:00,energy=0,pages=7,vmem=9M");
-    assert_string_equal(extra(s->extra, "TRESUsageInAve"), "cpu=00:05:00,vmem=4M");
-    assert_string_equal(extra(s->extra, "TRESUsageInMax"), "cpu=00:05:00,pages=4");
-    assert_string_equal(extra(s->extra, "TRESUsageOutTot"), "gres/shard=1");
+    assert_string_equal(tu_json_str(s->extra, "TRESUsageInTot"), "cpu=00:10:00,energy=0,pages=7,vmem=9M");
+    assert_string_equal(tu_json_str(s->extra, "TRESUsageInAve"), "cpu=00:05:00,vmem=4M");
+    assert_string_equal(tu_json_str(s->extra, "TRESUsageInMax"), "cpu=00:05:00,pages=4");
+    assert_string_equal(tu_json_str(s->extra, "TRESUsageOutTot"), "gres/shard=1");
     s = must_step(j, "1");
     assert_int_equal(s->stats.mem_total_bytes, 1024 * 1024);
     assert_null(s->extra); /* every entry modelled */
@@ -869,10 +864,10 @@ static void test_reqcpus(void **state)
     assert_int_equal(must_job(&p, 3, 0)->req.cpu, 4);
     assert_null(must_job(&p, 3, 0)->extra);
     assert_int_equal(must_job(&p, 4, 0)->req.cpu, 2); /* ReqTRES wins; ReqCPUS is kept */
-    assert_string_equal(extra(must_job(&p, 4, 0)->extra, "ReqCPUS"), "8");
+    assert_string_equal(tu_json_str(must_job(&p, 4, 0)->extra, "ReqCPUS"), "8");
     assert_int_equal(must_job(&p, 5, 0)->req.cpu, 3);
     assert_int_equal(must_job(&p, 5, 0)->req.mem_mb, 1024);
-    assert_string_equal(extra(must_job(&p, 5, 0)->steps[0].extra, "ReqCPUS"), "3"); /* a step's stays in its extra */
+    assert_string_equal(tu_json_str(must_job(&p, 5, 0)->steps[0].extra, "ReqCPUS"), "3"); /* a step's stays in its extra */
     tu_parsed_clear(&p);
     text_bad("JobID|ReqCPUS\n5|many\n", NULL, "ReqCPUS", "many");
 }
@@ -936,13 +931,13 @@ static void test_cputime_bare_number(void **state)
     assert_int_equal(p.njobs, 1);
     j = p.jobs[0];
     assert_true(j->stats.cpu_s < 0);
-    assert_string_equal(extra(j->extra, "TotalCPU"), "1");
+    assert_string_equal(tu_json_str(j->extra, "TotalCPU"), "1");
     assert_true(j->stats.user_cpu_s > 0.49 && j->stats.user_cpu_s < 0.51);
-    assert_null(extra(j->extra, "UserCPU"));
+    assert_null(tu_json_str(j->extra, "UserCPU"));
     assert_true(j->stats.system_cpu_s < 0);
-    assert_string_equal(extra(j->extra, "SystemCPU"), "0");
+    assert_string_equal(tu_json_str(j->extra, "SystemCPU"), "0");
     assert_true(j->steps[0].stats.cpu_s < 0);
-    assert_string_equal(extra(j->steps[0].extra, "TotalCPU"), "12");
+    assert_string_equal(tu_json_str(j->steps[0].extra, "TotalCPU"), "12");
     assert_true(j->steps[0].stats.user_cpu_s > 59.9 && j->steps[0].stats.user_cpu_s < 60.1);
     tu_parsed_clear(&p);
     /* anything else that is not a CPU time is still bad */
@@ -995,16 +990,7 @@ static void test_sink_stops(void **state)
     assert_int_equal(n, 2);
 }
 
-/* One byte per read: the line reader joins everything back. */
-static ssize_t one_byte(sa_reader_t *r, char *buf, size_t cap, sa_error_t *error)
-{
-    (void)error;
-    if (r->mem_pos == r->mem_len || cap == 0)
-        return 0;
-    buf[0] = r->mem[r->mem_pos++];
-    return 1;
-}
-
+/* Counts the jobs (n[0]) and their steps (n[1]). */
 static bool count_job(sa_job_t *job, void *ctx, sa_error_t *error)
 {
     size_t *n = ctx;
@@ -1014,6 +1000,7 @@ static bool count_job(sa_job_t *job, void *ctx, sa_error_t *error)
     return true;
 }
 
+/* One byte per read (tu_reader_one_byte): the line reader joins everything back. */
 static void test_one_byte_reads(void **state)
 {
     size_t len, counts[2] = {0, 0};
@@ -1027,165 +1014,12 @@ static void test_one_byte_reads(void **state)
     data = tu_read_file(tu_sample("sacct-parsable/sacct-p-snowman-delim_peregrine-2021_reqmem-n-c-suffix.txt"),
                         &len);
     opts.fields = tu_sample_fields("sacct-parsable/sacct-p-snowman-delim_peregrine");
-    sa_reader_init_mem(&r, data, len);
-    r.read = one_byte;
+    tu_reader_one_byte(&r, data, len);
     if (!sa_parse_sacct_text(&r, &opts, &sink, &err))
         fail_msg("%s", err.message);
     assert_int_equal(counts[0], 37);
     assert_int_equal(counts[1], 48);
     free(data);
-}
-
-/* ---- scontrol show nodes -o ------------------------------------------------------------- */
-
-static void parse_other(const char *name, tu_parsed_t *p)
-{
-    char rel[512];
-    sa_error_t err;
-    tu_require_samples();
-    snprintf(rel, sizeof rel, "other/%s", name);
-    sa_error_clear(&err);
-    if (!tu_parse_file(tu_sample(rel), NULL, p, &err))
-        fail_msg("%s: %s", name, err.message);
-    assert_int_equal(p->kind, SA_KIND_SCONTROL_NODES_TEXT);
-}
-
-static void test_scontrol_local(void **state)
-{
-    tu_parsed_t p;
-    sa_node_t *n;
-    (void)state;
-    parse_other("local-scontrol-show-node-o_22.05.8_unknown-drain-maint.txt", &p);
-    assert_int_equal(p.nnodes, 3);
-    n = tu_find_node(&p, "ghost1");
-    assert_non_null(n);
-    assert_string_equal(tu_state(&n->state), "UNKNOWN+DRAIN+NOT_RESPONDING");
-    assert_string_equal(n->reason, "disk failure ticket-123");
-    assert_string_equal(n->reason_user, "root");
-    assert_int_equal(n->reason_time, when("2026-11-25T21:37:54"));
-    assert_int_equal(n->cpus_total, 4);
-    assert_int_equal(n->cpus_alloc, 0);
-    assert_int_equal(n->cpus_idle, 4);
-    assert_int_equal(n->mem_total_mb, 8000);
-    assert_int_equal(n->mem_free_mb, SA_UNSET); /* FreeMem=N/A */
-    assert_null(n->gres);
-    assert_int_equal(n->gpus_total.n, 0);
-    assert_string_equal(extra(n->extra, "CPULoad"), "N/A");
-    assert_string_equal(extra(n->extra, "BootTime"), "None");
-
-    n = tu_find_node(&p, "ghost2");
-    assert_non_null(n);
-    assert_string_equal(tu_state(&n->state), "UNKNOWN+MAINTENANCE+NOT_RESPONDING+RESERVED");
-    assert_null(n->reason);
-    assert_int_equal(n->reason_time, SA_UNSET);
-
-    n = tu_find_node(&p, "vm");
-    assert_non_null(n);
-    assert_string_equal(tu_state(&n->state), "IDLE");
-    assert_string_equal(n->gres, "gpu:a100:2");
-    assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 2);
-    assert_int_equal(n->gpus_used.n, 0);
-    assert_int_equal(n->partitions.n, 2);
-    assert_string_equal(n->partitions.v[0], "compute");
-    assert_string_equal(n->partitions.v[1], "gpu");
-    assert_int_equal(n->mem_free_mb, 23816);
-    assert_int_equal(n->cpus_total, 2);
-    /* a value with blanks */
-    assert_string_equal(extra(n->extra, "OS"), "Linux 6.18.44-fc-v782 #1 SMP PREEMPT_DYNAMIC @0");
-    assert_string_equal(extra(n->extra, "Version"), "22.05.8");
-    assert_string_equal(extra(n->extra, "CfgTRES"), "cpu=2,mem=4000M,billing=2,gres/gpu=2,gres/gpu:a100=2");
-    assert_null(extra(n->extra, "AllocTRES")); /* empty */
-    tu_parsed_clear(&p);
-}
-
-static void test_scontrol_habrok(void **state)
-{
-    tu_parsed_t p;
-    sa_node_t *n;
-    (void)state;
-    parse_other("scontrol-show-o-nodes_habrok-2024_gpu-nodes.txt", &p);
-    assert_int_equal(p.nnodes, 183);
-    n = tu_find_node(&p, "a100gpu3");
-    assert_non_null(n);
-    assert_int_equal(n->cpus_total, 64);
-    assert_int_equal(n->mem_total_mb, 514404);
-    assert_int_equal(n->gpus_total.n, 1);
-    assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 4); /* not 8 */
-    n = tu_find_node(&p, "v100gpu34");
-    assert_non_null(n);
-    assert_int_equal(sa_gpus_total(&n->gpus_total), 1);
-    assert_int_equal(sa_gpus_get(&n->gpus_total, "v100"), 1);
-    n = tu_find_node(&p, "memory2");
-    assert_non_null(n);
-    assert_int_equal(n->mem_total_mb, 4127070);
-    assert_int_equal(n->gpus_total.n, 0);
-    tu_parsed_clear(&p);
-}
-
-static void test_scontrol_text_forms(void **state)
-{
-    static const char text[] =
-        "NodeName=g1 CPUAlloc=16 CPUTot=64 RealMemory=512000 AllocMem=128000 FreeMem=300000 "
-        "State=MIXED+DRAIN Gres=gpu:h100:2(S:0),gpu:h200:4(S:1) GresUsed=gpu:h100:1(IDX:0),gpu:h200:0(IDX:N/A) "
-        "Partitions=b,a CfgTRES=cpu=64,mem=500G,gres/gpu=6 AllocTRES=cpu=16,mem=125G,gres/gpu=1 "
-        "Reason=gpu_board x=1 [slurm@2024-01-01T00:00:00] Comment=rack 12 Extra=k=v\n"
-        "NodeName=g2 State=down* Partitions=a CfgTRES=cpu=8 AllocTRES=gres/gpu:a100=2,gres/gpu=2\n";
-    tu_parsed_t p;
-    sa_node_t *n;
-    sa_error_t err;
-    (void)state;
-    sa_error_clear(&err);
-    if (!tu_parse_mem(text, strlen(text), NULL, &p, &err))
-        fail_msg("%s", err.message);
-    n = tu_find_node(&p, "g1");
-    assert_non_null(n);
-    assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
-    assert_int_equal(n->cpus_idle, 48);
-    assert_int_equal(n->mem_alloc_mb, 128000);
-    assert_int_equal(sa_gpus_total(&n->gpus_total), 6);
-    assert_int_equal(sa_gpus_get(&n->gpus_used, "h100"), 1);
-    assert_int_equal(sa_gpus_total(&n->gpus_used), 1);
-    assert_string_equal(n->partitions.v[0], "a");
-    assert_string_equal(n->reason, "gpu_board x=1");
-    assert_string_equal(n->reason_user, "slurm");
-    assert_string_equal(extra(n->extra, "Comment"), "rack 12");
-    assert_string_equal(extra(n->extra, "Extra"), "k=v");
-    n = tu_find_node(&p, "g2");
-    assert_non_null(n);
-    assert_string_equal(tu_state(&n->state), "DOWN+NOT_RESPONDING");
-    assert_int_equal(sa_gpus_get(&n->gpus_used, "a100"), 2); /* from AllocTRES */
-    assert_int_equal(n->cpus_alloc, 0);
-    assert_int_equal(n->cpus_total, 8);
-    tu_parsed_clear(&p);
-}
-
-static void test_scontrol_errors(void **state)
-{
-    static const struct {
-        const char *text, *want;
-    } cases[] = {
-        {"NodeName=n1 CPUTot=many\n", "line 1: node n1: CPUTot"},
-        {"NodeName=n1 State=IDLE\nNodeName=n2 Gres=gpu:a100:x:1\n", "line 2: node n2: Gres"},
-        {"NodeName=n1 State=IDLE\n bogus NodeName=n2\n", "line 2: expected Key=value"},
-        {"NodeName=n1 State=IDLE\nState=IDLE NodeName=n3\n", "expected NodeName= first"},
-        {"NodeName=n1 CfgTRES=cpu=x\n", "CfgTRES"},
-        {"NodeName=n1 State=IDLE++\n", "State"},
-        {"NodeName=n\xff State=IDLE\n", "UTF-8"},
-    };
-    (void)state;
-    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        tu_parsed_t p;
-        sa_error_t err;
-        sa_reader_t r;
-        sa_sink_t sink = {NULL, NULL, NULL, NULL, false, NULL};
-        sa_error_clear(&err);
-        sa_reader_init_mem(&r, cases[i].text, strlen(cases[i].text));
-        if (sa_parse_scontrol_nodes_text(&r, &sink, &err))
-            fail_msg("'%s' parsed", cases[i].text);
-        if (!strstr(err.message, cases[i].want))
-            fail_msg("'%s': error '%s' lacks '%s'", cases[i].text, err.message, cases[i].want);
-        (void)p;
-    }
 }
 
 /* ---- the repository's fixtures: fixtures/gen/<version>/ and fixtures/slurm-22.05/ ------------------ */
@@ -1263,7 +1097,7 @@ static void test_fixture_requeued_and_cancelled(void **state)
         assert_int_equal(c->time_limit, 240);
         j = must_job(&p, TU_J_CANCELLED, 0); /* cancelled by its owner while running */
         assert_string_equal(tu_state(&j->state), "CANCELLED");
-        assert_string_equal(extra(j->extra, "cancelled_by"), "10010");
+        assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "10010");
         assert_int_equal(j->exit_signal, 15);
         j = must_job(&p, TU_J_CANCEL_PENDING, 0); /* Start=None (Unknown in 21.08), None assigned */
         assert_string_equal(tu_state(&j->state), "CANCELLED");
@@ -1385,7 +1219,7 @@ static void test_fixture_noheader_and_wide(void **state)
         tu_parse_gen(*v, "sacct-P.txt", &p);
         j = must_job(&p, TU_J_COMPLETED, 0);
         assert_true(j->stats.cpu_s >= 0); /* TotalCPU, typed */
-        assert_null(extra(j->extra, "ReqCPUS")); /* modelled: req.cpu */
+        assert_null(tu_json_str(j->extra, "ReqCPUS")); /* modelled: req.cpu */
         assert_int_equal(j->req.cpu, 4);
         assert_int_equal(j->stats.energy_j, SA_UNSET);      /* ConsumedEnergyRaw 0: not gathered */
         assert_int_equal(j->stats.max_rss_bytes, SA_UNSET); /* empty on the allocation line */
@@ -1412,8 +1246,7 @@ static void test_fixture_one_byte_reads(void **state)
         snprintf(rel, sizeof rel, "gen/%s/%s", v, files[f]);
         data = tu_read_file(tu_fixture(rel), &len);
         opts.fields = fields;
-        sa_reader_init_mem(&r, data, len);
-        r.read = one_byte;
+        tu_reader_one_byte(&r, data, len);
         if (!sa_parse_sacct_text(&r, &opts, &sink, &err))
             fail_msg("%s: %s", rel, err.message);
         assert_int_equal((int64_t)counts[0], tu_gen_count(v, files[f], "jobs"));
@@ -1470,7 +1303,7 @@ static void test_fixture_2205_sacct_text(void **state)
     j = must_job(&p, 6, 0); /* het component cancelled while pending */
     assert_string_equal(j->job_id_display, "5+1");
     assert_string_equal(j->partition, "gpu");
-    assert_string_equal(extra(j->extra, "cancelled_by"), "0");
+    assert_string_equal(tu_json_str(j->extra, "cancelled_by"), "0");
     assert_int_equal(j->start, SA_UNSET); /* None */
     assert_null(j->nodes);                /* None assigned */
     assert_int_equal(sa_gpus_get(&j->req.gpus, "a100"), 1);
@@ -1496,7 +1329,7 @@ static void test_fixture_2205_sacct_text(void **state)
     assert_int_equal(j->start, when("2026-11-26T06:27:56"));
     assert_int_equal(j->elapsed, 3);
     assert_true(j->stats.cpu_s > 0.0285 && j->stats.cpu_s < 0.0295); /* TotalCPU 00:00.029 */
-    assert_null(extra(j->extra, "ReqCPUS"));
+    assert_null(tu_json_str(j->extra, "ReqCPUS"));
     assert_int_equal(j->req.cpu, 1);
     assert_string_equal(j->steps[2].name, "sleep");
     j = must_job(&p, 15, 0);
@@ -1507,11 +1340,11 @@ static void test_fixture_2205_sacct_text(void **state)
 
     tu_parse_fixture("slurm-22.05/sacct-p-usage.txt", &p); /* -p: TRESUsage entries typed */
     j = must_job(&p, 7, 0);
-    assert_string_equal(extra(j->extra, "CPUTimeRAW"), "41");
+    assert_string_equal(tu_json_str(j->extra, "CPUTimeRAW"), "41");
     /* TRESUsageInMax cpu=00:00:00,energy=0,fs/disk=54235,mem=10772K,pages=0,vmem=219600K */
     assert_int_equal(must_step(j, "batch")->stats.max_rss_bytes, 10772 * 1024);
     assert_int_equal(must_step(j, "batch")->stats.disk_read_bytes, 54235);
-    assert_string_equal(extra(must_step(j, "batch")->extra, "TRESUsageInMax"),
+    assert_string_equal(tu_json_str(must_step(j, "batch")->extra, "TRESUsageInMax"),
                         "cpu=00:00:00,energy=0,fs/disk=54235,pages=0,vmem=219600K");
     assert_int_equal(must_step(j, "batch")->stats.mem_total_bytes, 10772 * 1024);
     tu_parsed_clear(&p);
@@ -1565,65 +1398,6 @@ static void test_fixture_2205_usage_text_json(void **state)
     assert_true(fabs(must_job(&t, 1, 0)->stats.cpu_s - 7.790) < 1e-9);
     tu_parsed_clear(&t);
     tu_parsed_clear(&js);
-}
-
-/* scontrol show nodes -o of every version and of the real 22.05 cluster. */
-static void test_fixture_scontrol_text(void **state)
-{
-    tu_parsed_t p;
-    sa_node_t *n;
-    (void)state;
-    for (const char *const *v = tu_gen_versions; *v; v++) {
-        tu_parse_gen(*v, "scontrol-nodes-o.txt", &p);
-        assert_int_equal(p.kind, SA_KIND_SCONTROL_NODES_TEXT);
-        assert_int_equal(p.nnodes, 24);
-        n = tu_find_node(&p, "c0001");
-        assert_non_null(n);
-        assert_string_equal(tu_state(&n->state), "IDLE+DRAIN");
-        assert_string_equal(n->reason, "disk failure ticket-123");
-        assert_string_equal(n->reason_user, "root");
-        assert_int_equal(n->reason_time, AT - 3600);
-        assert_int_equal(n->cpus_total, 16);
-        assert_string_equal(extra(n->extra, "OS"), "Linux 5.14.0-427.el9.x86_64 #1 SMP"); /* blanks inside */
-        n = tu_find_node(&p, "c0004"); /* never registered */
-        assert_non_null(n);
-        assert_string_equal(tu_state(&n->state), "UNKNOWN+DRAIN+NOT_RESPONDING");
-        assert_int_equal(n->mem_free_mb, SA_UNSET); /* FreeMem=N/A */
-        assert_string_equal(extra(n->extra, "CPULoad"), "N/A");
-        assert_string_equal(extra(n->extra, "BootTime"), "None");
-        assert_string_equal(tu_state(&tu_find_node(&p, "c0005")->state), "IDLE+MAINTENANCE+RESERVED");
-        n = tu_find_node(&p, "c0002");
-        assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
-        assert_int_equal(n->cpus_alloc, 8);
-        assert_int_equal(n->cpus_idle, 8);
-        n = tu_find_node(&p, "gm001"); /* MIG types; GPUs in use from AllocTRES */
-        assert_int_equal(sa_gpus_get(&n->gpus_total, "nvidia_a100_80gb_pcie_3g.40gb"), 4);
-        assert_int_equal(sa_gpus_get(&n->gpus_used, "nvidia_a100_80gb_pcie_1g.10gb"), 2);
-        assert_int_equal(n->partitions.n, 2);
-        n = tu_find_node(&p, "ga001");
-        assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 4);
-        assert_int_equal(sa_gpus_total(&n->gpus_used), 0);
-        assert_int_equal(sa_gpus_get(&tu_find_node(&p, "gu01")->gpus_used, ""), 2);
-        tu_parsed_clear(&p);
-    }
-    tu_parse_fixture("slurm-22.05/scontrol-nodes-o-B.txt", &p);
-    assert_int_equal(p.nnodes, 3);
-    n = tu_find_node(&p, "ghost2");
-    assert_non_null(n);
-    assert_string_equal(tu_state(&n->state), "UNKNOWN+MAINTENANCE+NOT_RESPONDING+RESERVED");
-    assert_null(n->reason);
-    n = tu_find_node(&p, "vm");
-    assert_non_null(n);
-    assert_string_equal(tu_state(&n->state), "MIXED+DRAIN");
-    assert_string_equal(n->reason, "scheduled maintenance");
-    assert_string_equal(n->reason_user, "root");
-    assert_int_equal(n->reason_time, when("2026-11-26T06:28:19"));
-    assert_int_equal(sa_gpus_get(&n->gpus_total, "a100"), 2);
-    assert_int_equal(sa_gpus_get(&n->gpus_used, "a100"), 2);
-    assert_int_equal(n->mem_alloc_mb, 500);
-    assert_string_equal(extra(n->extra, "Version"), "22.05.8");
-    assert_string_equal(extra(n->extra, "CfgTRES"), "cpu=2,mem=4000M,billing=2,gres/gpu=2,gres/gpu:a100=2");
-    tu_parsed_clear(&p);
 }
 
 /*
@@ -1714,10 +1488,6 @@ int main(void)
         cmocka_unit_test(test_cputime_bare_number),
         cmocka_unit_test(test_sink_stops),
         cmocka_unit_test(test_one_byte_reads),
-        cmocka_unit_test(test_scontrol_local),
-        cmocka_unit_test(test_scontrol_habrok),
-        cmocka_unit_test(test_scontrol_text_forms),
-        cmocka_unit_test(test_scontrol_errors),
         cmocka_unit_test(test_fixture_every_sacct_text),
         cmocka_unit_test(test_fixture_requeued_and_cancelled),
         cmocka_unit_test(test_fixture_gpu_array_plain),
@@ -1725,8 +1495,7 @@ int main(void)
         cmocka_unit_test(test_fixture_one_byte_reads),
         cmocka_unit_test(test_fixture_2205_sacct_text),
         cmocka_unit_test(test_fixture_2205_usage_text_json),
-        cmocka_unit_test(test_fixture_scontrol_text),
         cmocka_unit_test(test_digest_running_usage),
     };
-    return cmocka_run_group_tests_name("sacct_text", tests, NULL, NULL);
+    return tu_run_group_tests("sacct_text", tests, NULL, NULL);
 }

@@ -7,6 +7,7 @@
  * where ../shared is absent (those sample cases are then skipped, saying why).
  */
 #include "testutil.h"
+#include "tu_parse.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -389,5 +390,5 @@ int main(void)
         cmocka_unit_test(test_fixture_meta),
         cmocka_unit_test(test_fixture_scenario_ids),
     };
-    return cmocka_run_group_tests_name("samples", tests, NULL, NULL);
+    return tu_run_group_tests("samples", tests, NULL, NULL);
 }

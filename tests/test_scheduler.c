@@ -218,5 +218,5 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_days), cmocka_unit_test(test_hours),
                                        cmocka_unit_test(test_svg), cmocka_unit_test(test_slips)};
-    return cmocka_run_group_tests_name("scheduler", tests, setup, teardown);
+    return tu_run_group_tests("scheduler", tests, setup, teardown);
 }

@@ -160,5 +160,5 @@ int main(void)
         cmocka_unit_test(test_v0038),
         cmocka_unit_test(test_errors),
     };
-    return cmocka_run_group_tests_name("sdiag", tests, NULL, NULL);
+    return tu_run_group_tests("sdiag", tests, NULL, NULL);
 }

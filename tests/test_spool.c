@@ -401,5 +401,5 @@ int main(void)
         cmocka_unit_test(test_not_a_directory),
         cmocka_unit_test(test_sweep_leftovers),
     };
-    return cmocka_run_group_tests_name("spool", tests, NULL, NULL);
+    return tu_run_group_tests("spool", tests, NULL, NULL);
 }

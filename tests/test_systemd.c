@@ -594,7 +594,7 @@ int main(void)
         return 77;
     }
     free(r.out);
-    rc = cmocka_run_group_tests_name("systemd", tests, setup, NULL);
+    rc = tu_run_group_tests("systemd", tests, setup, NULL);
     cleanup();
     return rc;
 }

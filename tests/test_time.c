@@ -362,5 +362,5 @@ int main(void)
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_local_time),
     };
-    return cmocka_run_group_tests_name("time", tests, NULL, NULL);
+    return tu_run_group_tests("time", tests, NULL, NULL);
 }

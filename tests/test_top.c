@@ -248,13 +248,22 @@ static void test_award_core_years(void **state)
 
 /*
  * utilization --summary: alpha from 2026-09-20T00:00 to 02:00 (2 h of
- * report-nodes-alpha-b.txt). CPUs: 368 x 2 = 736 core-hours of capacity; allocated 64
- * (gpu01) + 16 (gpu02) + 4 (mig01) + 128 (cpu01) = 212 x 2 = 424 (57.61 %); down: gpu03
- * (IDLE+DRAIN) 64 + gpux1 (DOWN) 16 = 80 x 2 = 160 (21.74 %); idle 48 + 28 = 76 x 2 = 152
- * (20.65 %). GPUs: 18 x 2 = 36 GPU-hours; allocated 2 + 4 + 1 = 7 x 2 = 14 (38.89 %);
- * stranded: gpu01's 2 idle a100 on an ALLOCATED node, x 2 = 4 (11.11 %); down: gpu03's 4
- * h100 and gpux1's 2, x 2 = 12 (33.33 %); idle: mig01's 3 x 2 = 6 (16.67 %). Each row adds
- * to 100.
+ * report-nodes-alpha-b.txt, every 5 min: the series knows the whole window). The one run in
+ * it: 108 (bob, the second job of that id) on gpu01 from 00:10 to 02:10, 2 a100, 16 CPUs,
+ * 128 GiB, eligible at 00:00.
+ * CPUs: 368 x 2 = 736 core-hours of capacity; allocated 16 x 1 h 50 min = 29.33 (3.99 %);
+ * planned (slurmdbd's rule: eligible 00:00, started 00:10) 16 x 10 min = 2.67 (0.36 %);
+ * down: gpu03 (IDLE+DRAIN) 64 + gpux1 (DOWN) 16 = 80 x 2 = 160 (21.74 %); idle the rest,
+ * 736 - 29.33 - 2.67 - 160 = 544 (73.91 %).
+ * Memory: 3375 GB x 2 = 6750 GB-hours; allocated 128 x 1.8333 = 234.67 (3.48 %).
+ * GPUs: 18 x 2 = 36 GPU-hours; allocated 2 x 1.8333 = 3.67 (10.19 %): usage's (below).
+ * The snapshots saw 7 GPUs in use (gpu01's 2 a100, gpu02's 4 h100, mig01's 1): 14
+ * GPU-hours, more than the runs had, so each state keeps 3.67 / 14 of what it was seen
+ * with: ALLOCATED (gpu01) 4 x 0.262 = 1.05, its other 6.95 stranded (19.31 %: no free CPU);
+ * MIXED (gpu02, mig01) 10 x 0.262 = 2.62, 16 - 2.62 = 13.38 idle (37.17 %); down gpu03's 4
+ * h100 and gpux1's 2: 12 (33.33 %). Each row adds to 100.
+ * By type: a100 8 GPU-hours, 3.67 allocated (45.83 %), 4.33 stranded (54.17 %); h100 16,
+ * none allocated: gpu02's 8 idle, gpu03's 8 down.
  */
 static void test_utilization_summary(void **state)
 {
@@ -262,34 +271,56 @@ static void test_utilization_summary(void **state)
                        "-P", NULL};
     const char *h[] = {"utilization", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "--summary",
                        "-t", "hours", "-P", "-n", NULL};
+    const char *u[] = {"usage", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "-T",
+                       "gres/gpu,cpu", "-t", "hours", "-P", "-n", NULL};
+    const char *up[] = {"usage", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "-T",
+                        "gres/gpu,cpu", "-t", "percent", "-P", "-n", NULL};
     char *out;
     (void)state;
 
     out = ok_run(a);
-    expect_in(out, "cluster|resource|gpu_type|capacity_hours|allocated_percent|idle_percent|stranded_percent|"
-                   "down_percent|planned_down_percent|reserved_percent|unknown_percent\n");
-    expect_in(out, "alpha|cpu|*|736.00|57.61|20.65|0.00|21.74|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|*|36.00|38.89|16.67|11.11|33.33|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|a100|8.00|50.00|0.00|50.00|0.00|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|h100|16.00|50.00|0.00|0.00|50.00|0.00|0.00|0.00\n");
+    expect_in(out, "cluster|resource|gpu_type|capacity_hours|allocated_percent|idle_percent|planned_percent|"
+                   "stranded_percent|down_percent|planned_down_percent|reserved_percent|unknown_percent\n");
+    expect_in(out, "alpha|cpu|*|736.00|3.99|73.91|0.36|0.00|21.74|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|mem|*|6750.00|3.48|");
+    expect_in(out, "alpha|gpu|*|36.00|10.19|37.17|0.00|19.31|33.33|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|gpu|a100|8.00|45.83|0.00|0.00|54.17|0.00|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|gpu|h100|16.00|0.00|50.00|0.00|0.00|50.00|0.00|0.00|0.00\n");
     free(out);
     out = ok_run(h);
-    expect_in(out, "alpha|cpu|*|736.00|424.00|152.00|0.00|160.00|0.00|0.00|0.00\n");
-    expect_in(out, "alpha|gpu|*|36.00|14.00|6.00|4.00|12.00|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|cpu|*|736.00|29.33|544.00|2.67|0.00|160.00|0.00|0.00|0.00\n");
+    expect_in(out, "alpha|gpu|*|36.00|3.67|13.38|0.00|6.95|12.00|0.00|0.00|0.00\n");
+    free(out);
+    /* usage's allocated hours and percent of the same window: the same figures */
+    out = ok_run(u);
+    expect_in(out, "alpha|chem|3.67|0.0004|29.33|0.0033\n");
+    free(out);
+    out = ok_run(up);
+    expect_in(out, "alpha|chem|3.67|0.0004|10.2|29.33|0.0033|4.0\n"); /* 10.19 and 3.99 to one decimal */
     free(out);
     {
-        /* --svg: the same classes hour by hour (the window is 2 h: a bar an hour), half of the above each hour:
-         * CPUs allocated 212, idle 76, down 80; GPUs allocated 7, idle 3, stranded 2, down 6 */
+        /* --svg: the same classes hour by hour (the window is 2 h: a bar an hour), by the rule above each hour.
+         * 00:00-01:00: the run's 50 min: CPUs allocated 16 x 5/6 = 13.33, planned 2.67, down 80, idle 368 - 13.33
+         * - 2.67 - 80 = 272; GPUs allocated 2 x 5/6 = 1.67 of the 7 seen (1.67 / 7 = 0.238 of each state's):
+         * gpu01 (ALLOCATED, 2 of its 4 seen in use) keeps 0.476, the other 3.52 stranded; MIXED (5 of 8 seen) keep
+         * 1.19, 6.81 idle; down 6.
+         * 01:00-02:00: CPUs allocated 16, idle 368 - 16 - 80 = 272, down 80; GPUs allocated 2 (2 / 7 = 0.286):
+         * stranded 4 - 0.571 = 3.43, idle 8 - 1.43 = 6.57, down 6. Each class's two hours add to the above. */
         const char *svg[] = {"utilization", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "--svg",
                              NULL};
         static const char *const want[] = {
             "<title>alpha: GPU time by class, stacked by hour</title>",
-            "<title>2026-09-20T01:00 to 2026-09-20T02:00 allocated: 212 CPU-hours</title>",
-            "<title>2026-09-20T00:00 to 2026-09-20T01:00 idle: 76 CPU-hours</title>",
-            "<title>2026-09-20T00:00 to 2026-09-20T01:00 down: 80 CPU-hours</title>",
-            "<title>2026-09-20T00:00 to 2026-09-20T01:00 allocated: 7 GPU-hours</title>",
-            "<title>2026-09-20T01:00 to 2026-09-20T02:00 idle: 3 GPU-hours</title>",
-            "<title>2026-09-20T01:00 to 2026-09-20T02:00 stranded: 2 GPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 allocated: 13.3333 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 planned: 2.66667 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 idle: 272 CPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 allocated: 16 CPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 down: 80 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 allocated: 1.66667 GPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 stranded: 3.52381 GPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 idle: 6.80952 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 allocated: 2 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 idle: 6.57143 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 stranded: 3.42857 GPU-hours</title>",
             "<title>2026-09-20T00:00 to 2026-09-20T01:00 down: 6 GPU-hours</title>"};
         out = ok_run(svg);
         for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
@@ -379,26 +410,6 @@ static void test_site_tres(void **state)
     free(site);
 }
 
-static void test_show(void **state)
-{
-    (void)state;
-    if (!getenv("SA_TOP_ARGS"))
-        return;
-    {
-        char buf[1024];
-        const char *a[40];
-        size_t n = 0;
-        char *out;
-        snprintf(buf, sizeof buf, "%s", getenv("SA_TOP_ARGS"));
-        for (char *t = strtok(buf, " "); t && n < 39; t = strtok(NULL, " "))
-            a[n++] = t;
-        a[n] = NULL;
-        out = same_from_jobs(a);
-        fputs(out, stderr);
-        free(out);
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -409,7 +420,6 @@ int main(void)
         cmocka_unit_test(test_utilization_summary),
         cmocka_unit_test(test_top),
         cmocka_unit_test(test_site_tres),
-        cmocka_unit_test(test_show),
     };
     int rc;
 
@@ -417,7 +427,7 @@ int main(void)
     if (!client)
         return 77;
     uri = getenv("SLURM_TEST_MONGO_URI");
-    rc = cmocka_run_group_tests_name("top", tests, group_setup, group_teardown);
+    rc = tu_run_group_tests("top", tests, group_setup, group_teardown);
     tu_mongo_drop(client, db_name);
     mongoc_client_destroy(client);
     free(db_name);

@@ -158,5 +158,5 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reader_during_writer),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("torn_reads", tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
  * corrupt, newer schema, locked, disk full) leaving the previous contents intact.
  */
 #include "testutil.h"
+#include "tu_parse.h"
 #include "tu_archive.h"
 
 #include <dirent.h>
@@ -244,6 +245,7 @@ static const sa_tsdb_hours_t *hfind(const hrows_t *r, const char *group, const c
 typedef struct {
     char name[64], state[128], flags[128], reason[128], partitions[128], gpus[256];
     int64_t cpus_alloc, start;
+    int cpu_config;
 } nrow_t;
 
 typedef struct {
@@ -271,6 +273,7 @@ static bool collect_node(const sa_tsdb_node_t *node, void *ctx, sa_error_t *erro
                                 node->gpus[g].type, (long long)node->gpus[g].total, (long long)node->gpus[g].used);
     x->cpus_alloc = node->cpus_alloc;
     x->start = node->start;
+    x->cpu_config = node->cpu_config;
     return true;
 }
 
@@ -1409,12 +1412,12 @@ static void test_error_newer(void **state)
     free_nodes(n, 1);
     sa_tsdb_close(db);
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 4", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(c, "PRAGMA user_version = 5", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(c);
 
     assert_non_null(strstr(open_error(path, false, NULL),
-                           "schema version 4 is newer than this program knows (3); upgrade slurm-archive"));
-    assert_non_null(strstr(open_error(path, true, NULL), "schema version 4 is newer"));
+                           "schema version 5 is newer than this program knows (4); upgrade slurm-archive"));
+    assert_non_null(strstr(open_error(path, true, NULL), "schema version 5 is newer"));
     /* nothing touched */
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
     {
@@ -1424,7 +1427,7 @@ static void test_error_newer(void **state)
                                             -1, &s, NULL),
                          SQLITE_OK);
         assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-        assert_int_equal(sqlite3_column_int(s, 0), 4);
+        assert_int_equal(sqlite3_column_int(s, 0), 5);
         assert_int_equal(sqlite3_column_int(s, 1), 1);
         sqlite3_finalize(s);
     }
@@ -1562,6 +1565,51 @@ static const sa_tsdb_hours_t *hunknown(const hrows_t *r, const char *state)
     }
     fail_msg("no unknown-GPU row for state %s", state);
     return NULL;
+}
+
+/*
+ * CPU counts of grouped sinfo records (issue 32, item 6): a node whose counts are its
+ * record's sums split over its nodes (cpu_config SPLIT) starts an interval of its own and
+ * reads back as such; a node whose counts nobody said is counted in none of allocated,
+ * idle and other. Over 1 h of three 64-CPU MIXED nodes: s1 split 16 allocated, 48 idle;
+ * s2 observed 16 and 48 (the same counts: another attribute set); u1 unknown: 64
+ * CPU-hours unknown. Totals 192, allocated 32, idle 96, split 64, unknown 64.
+ */
+static void test_cpu_config_split(void **state)
+{
+    sa_tsdb_t *db = open_ok(dbpath("cpusplit"));
+    sa_tsdb_opts_t opts;
+    sa_node_t *n[3];
+    nrows_t nr;
+    hrows_t h;
+    const sa_tsdb_hours_t *r;
+    (void)state;
+
+    n[0] = mk("s1", "MIXED", 64, 16, "cpu", NULL, 0, 0, NULL);
+    n[0]->cpu_config = SA_NODE_CPUS_SPLIT;
+    n[1] = mk("s2", "MIXED", 64, 16, "cpu", NULL, 0, 0, NULL);
+    n[2] = mk("u1", "MIXED", 64, 0, "cpu", NULL, 0, 0, NULL);
+    n[2]->cpus_alloc = n[2]->cpus_idle = n[2]->cpus_other = SA_UNSET;
+    sa_tsdb_opts_init(&opts);
+    opts.max_gap_s = 3600;
+    write_ok(db, "g", T0, n, 3, &opts);
+    write_ok(db, "g", T0 + 3600, n, 3, &opts);
+    free_nodes(n, 3);
+    nodes_at(db, "g", T0, &nr);
+    assert_int_equal(nfind(&nr, "s1")->cpu_config, SA_NODE_CPUS_SPLIT);
+    assert_int_equal(nfind(&nr, "s2")->cpu_config, SA_NODE_CPUS_OBSERVED);
+    assert_true(nfind(&nr, "u1")->cpus_alloc == SA_UNSET);
+    free(nr.v);
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM attr WHERE cpu_config = 1"), 1);
+    hours(db, "g", T0, T0 + 3600, SA_TSDB_BY_STATE, &h);
+    r = hfind(&h, "(null)", "MIXED");
+    assert_near(r->cpu_hours_total, 192);
+    assert_near(r->cpu_hours_alloc, 32);
+    assert_near(r->cpu_hours_idle, 96);
+    assert_near(r->cpu_hours_split, 64);
+    assert_near(r->cpu_hours_unknown, 64);
+    verify_ok(db, "g", 2);
+    sa_tsdb_close(db);
 }
 
 static void test_gpu_config_carry(void **state)
@@ -1788,8 +1836,9 @@ static void test_migrate_v1(void **state)
     sa_tsdb_close(db);
     /* make it what version 1 wrote */
     assert_int_equal(sqlite3_open(path, &c), SQLITE_OK);
-    assert_int_equal(sqlite3_exec(c, "ALTER TABLE attr DROP COLUMN gpu_config; DROP TABLE node_config_gpu;"
-                                     " DROP TABLE sched_rpc; DROP TABLE rpc_name; PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(c, "ALTER TABLE attr DROP COLUMN gpu_config; ALTER TABLE attr DROP COLUMN cpu_config;"
+                                     " DROP TABLE node_config_gpu; DROP TABLE sched_rpc; DROP TABLE rpc_name;"
+                                     " PRAGMA user_version = 1", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(c);
     /* read-only: refused, untouched */
     assert_non_null(strstr(open_error(path, true, NULL), "schema version 1 is older"));
@@ -1798,6 +1847,7 @@ static void test_migrate_v1(void **state)
     assert_int_equal(sql_int(db, "SELECT count(*) FROM pragma_table_info('attr') WHERE name = 'gpu_config'"), 1);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM node_config_gpu"), 0);
     assert_int_equal(sql_int(db, "SELECT count(*) FROM sched_rpc"), 0); /* version 3's table */
+    assert_int_equal(sql_int(db, "SELECT count(*) FROM pragma_table_info('attr') WHERE name = 'cpu_config'"), 1);
     verify_ok(db, "m", 2);
     hours(db, "m", T0, T0 + 300, SA_TSDB_BY_GPU_TYPE, &h);
     assert_near(hfind(&h, "a100", "MIXED")->gpu_hours_used, 2 * 300 / 3600.0);
@@ -1876,10 +1926,11 @@ int main(void)
         cmocka_unit_test(test_error_locked),
         cmocka_unit_test(test_error_disk_full),
         cmocka_unit_test(test_error_input),
+        cmocka_unit_test(test_cpu_config_split),
         cmocka_unit_test(test_gpu_config_carry),
         cmocka_unit_test(test_gpu_config_replayed),
         cmocka_unit_test(test_run_gpu_type_until),
         cmocka_unit_test(test_migrate_v1),
     };
-    return cmocka_run_group_tests_name("tsdb", tests, group_setup, group_teardown);
+    return tu_run_group_tests("tsdb", tests, group_setup, group_teardown);
 }

@@ -1,9 +1,10 @@
 /*
  * test_tsdb_read.c - the read API slurm-report uses (schema/tsdb/sa_tsdb.h, sa_tsdb_read.c)
  * beyond what test_tsdb.c covers: the clusters of a file, snapshot times, the
- * coverage of a window (before the first snapshot, gaps, after the last), and which
- * states strand idle GPUs (sa_tsdb_state_strands and the stranded hours of
- * sa_tsdb_state_hours).
+ * coverage of a window (before the first snapshot, gaps, after the last) and its known
+ * spans, the class of a state's free resources (sa_tsdb_free_class, the classes of
+ * utilization and the metrics), and state hours by hour (sa_tsdb_state_hours_by) with
+ * their memory.
  */
 #include "testutil.h"
 
@@ -59,6 +60,8 @@ static sa_node_t *node(const char *name, const char *base, const char *flag, int
     n->cpus_alloc = alloc;
     n->cpus_idle = cpus - alloc;
     n->cpus_other = 0;
+    n->mem_total_mb = 256000;
+    n->mem_alloc_mb = alloc * 1000;
     assert_true(sa_strv_add_sorted_unique(&n->partitions, "gpu"));
     if (t) {
         assert_true(sa_gpus_set(&n->gpus_total, t, gpus));
@@ -165,27 +168,53 @@ static void test_coverage(void **state)
     sa_tsdb_close(db);
 }
 
-static void test_state_strands(void **state)
+/* The class of a state's free resources and why, in the order of precedence of sa_tsdb.h. */
+static void test_free_class(void **state)
 {
     static const struct {
         const char *state;
         double cpu_total, cpu_idle;
-        bool strands;
+        sa_tsdb_free_t c;
+        const char *why;
     } cases[] = {
-        {"IDLE", 10, 10, false},           {"MIXED", 10, 2, false},         {"MIXED", 10, 0, true},
-        {"MIXED", 0, 0, false},            {"ALLOCATED", 10, 0, true},      {"DOWN", 0, 0, true},
-        {"DOWN+NOT_RESPONDING", 0, 0, true}, {"IDLE+DRAIN", 10, 10, true},  {"MIXED+DRAIN", 10, 5, true},
-        {"IDLE+FAIL", 10, 10, true},       {"IDLE+RESERVED", 10, 10, true}, {"IDLE+MAINTENANCE", 10, 10, true},
-        {"IDLE+MAINT", 10, 10, true},      {"IDLE+DRAINING", 10, 10, false}, {"IDLE+COMPLETING", 10, 10, false},
-        {"DOWNTIME", 0, 0, false},         {"MIXED+COMPLETING", 10, 0, true}, {"", 0, 0, false},
+        {"IDLE", 10, 10, SA_TSDB_FREE_IDLE, NULL},
+        {"MIXED", 10, 2, SA_TSDB_FREE_IDLE, NULL},
+        {"MIXED", 10, 0, SA_TSDB_FREE_STRANDED, "no free CPU"},
+        {"MIXED", 0, 0, SA_TSDB_FREE_IDLE, NULL},
+        {"ALLOCATED", 10, 0, SA_TSDB_FREE_STRANDED, "no free CPU"},
+        {"DOWN", 0, 0, SA_TSDB_FREE_DOWN, "node down"},
+        {"DOWN+NOT_RESPONDING", 0, 0, SA_TSDB_FREE_DOWN, "node down"},
+        {"IDLE+DRAIN", 10, 10, SA_TSDB_FREE_DOWN, "node drained"},
+        {"MIXED+DRAIN", 10, 5, SA_TSDB_FREE_DOWN, "node drained"},
+        {"IDLE+FAIL", 10, 10, SA_TSDB_FREE_DOWN, "node failing"},
+        {"IDLE+RESERVED", 10, 10, SA_TSDB_FREE_RESERVED, "node reserved"},
+        {"IDLE+MAINTENANCE", 10, 10, SA_TSDB_FREE_PLANNED_DOWN, "maintenance"},
+        {"IDLE+MAINTENANCE+RESERVED", 10, 10, SA_TSDB_FREE_PLANNED_DOWN, "maintenance"},
+        {"DOWN+MAINT", 0, 0, SA_TSDB_FREE_PLANNED_DOWN, "maintenance"}, /* slurmdbd: a MAINT reservation's PLND Down */
+        {"IDLE+POWERED_DOWN", 10, 10, SA_TSDB_FREE_PLANNED_DOWN, "node powered down"},
+        {"IDLE+DRAIN+POWERED_DOWN", 10, 10, SA_TSDB_FREE_PLANNED_DOWN, "node powered down"},
+        {"FUTURE", 10, 10, SA_TSDB_FREE_PLANNED_DOWN, "node not yet in service"},
+        {"IDLE+DRAINING", 10, 10, SA_TSDB_FREE_IDLE, NULL}, /* not the DRAIN flag */
+        {"IDLE+COMPLETING", 10, 10, SA_TSDB_FREE_IDLE, NULL},
+        {"DOWNTIME", 0, 0, SA_TSDB_FREE_IDLE, NULL},
+        {"MIXED+COMPLETING", 10, 0, SA_TSDB_FREE_STRANDED, "no free CPU"},
+        {"", 0, 0, SA_TSDB_FREE_IDLE, NULL},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        if (sa_tsdb_state_strands(cases[i].state, cases[i].cpu_total, cases[i].cpu_idle) != cases[i].strands)
-            fail_msg("%s (%g CPU-h, %g idle): expected %s", cases[i].state, cases[i].cpu_total, cases[i].cpu_idle,
-                     cases[i].strands ? "stranded" : "usable");
+        const char *why = "x";
+        sa_tsdb_free_t c = sa_tsdb_free_class(cases[i].state, cases[i].cpu_total, cases[i].cpu_idle, &why);
+        if (c != cases[i].c || (why == NULL) != (cases[i].why == NULL) || (why && strcmp(why, cases[i].why) != 0))
+            fail_msg("%s (%g CPU-h, %g idle): %s (%s), expected %s (%s)", cases[i].state, cases[i].cpu_total,
+                     cases[i].cpu_idle, sa_tsdb_free_name(c), why ? why : "-", sa_tsdb_free_name(cases[i].c),
+                     cases[i].why ? cases[i].why : "-");
     }
-    assert_false(sa_tsdb_state_strands(NULL, 1, 1));
+    assert_int_equal(sa_tsdb_free_class(NULL, 1, 1, NULL), SA_TSDB_FREE_IDLE);
+    /* an idle CPU is never stranded; Slurm's other CPUs of a usable node are down */
+    assert_int_equal(sa_tsdb_cpu_free_class(SA_TSDB_FREE_STRANDED, false), SA_TSDB_FREE_IDLE);
+    assert_int_equal(sa_tsdb_cpu_free_class(SA_TSDB_FREE_IDLE, true), SA_TSDB_FREE_DOWN);
+    assert_int_equal(sa_tsdb_cpu_free_class(SA_TSDB_FREE_RESERVED, true), SA_TSDB_FREE_RESERVED);
+    assert_string_equal(sa_tsdb_free_name(SA_TSDB_FREE_PLANNED_DOWN), "planned_down");
 }
 
 typedef struct {
@@ -205,8 +234,12 @@ static bool collect(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *error)
     return true;
 }
 
-/* One hour of three nodes: drained, busy without a free CPU, and in use with free CPUs. */
-static void test_stranded_hours(void **state)
+/*
+ * One hour of three nodes: drained, busy without a free CPU, and in use with free CPUs;
+ * then the same hour read by UTC hours (buckets aligned on the epoch: T0 is 08:53:20, so
+ * the first hour's bucket ends at 09:00:00, 400 s in).
+ */
+static void test_free_hours(void **state)
 {
     sa_error_t err;
     sa_tsdb_t *db;
@@ -224,12 +257,50 @@ static void test_stranded_hours(void **state)
     assert_true(sa_tsdb_state_hours(db, "gamma", T0, T0 + 3600, SA_TSDB_BY_STATE, collect, &r, &err));
     assert_int_equal(r.n, 2); /* IDLE+DRAIN, MIXED (n2 and n3 together: 8 idle CPU-hours) */
     assert_string_equal(r.state[0], "IDLE+DRAIN");
-    assert_true(r.v[0].stranded);
-    assert_near(r.v[0].gpu_hours_stranded, 8);
+    assert_int_equal(r.v[0].free_class, SA_TSDB_FREE_DOWN);
+    assert_near(r.v[0].gpu_hours_idle, 8);
     assert_string_equal(r.state[1], "MIXED");
-    assert_false(r.v[1].stranded);
+    assert_int_equal(r.v[1].free_class, SA_TSDB_FREE_IDLE);
     assert_near(r.v[1].gpu_hours_idle, 6);
-    assert_near(r.v[1].gpu_hours_stranded, 0);
+    /* memory: 256000 MiB a node (node()), allocated 1000 MiB a CPU */
+    assert_near(r.v[1].mem_mb_hours_total, 2 * 256000);
+    assert_near(r.v[1].mem_mb_hours_alloc, 16000 + 8000);
+    assert_int_equal(r.v[0].bucket, T0);
+    /* by hour: [T0, 09:00:00) = 400 s, then [09:00, T0 + 3600) = 3,200 s */
+    r.n = 0;
+    assert_true(sa_tsdb_state_hours_by(db, "gamma", T0, T0 + 3600, 3600, SA_TSDB_BY_STATE, collect, &r, &err));
+    assert_int_equal(r.n, 4);
+    assert_int_equal(r.v[0].bucket, T0);
+    assert_near(r.v[0].node_hours, 400.0 / 3600);
+    assert_int_equal(r.v[2].bucket, T0 + 400);
+    assert_string_equal(r.state[2], "IDLE+DRAIN");
+    assert_near(r.v[2].node_hours, 3200.0 / 3600);
+    assert_near(r.v[1].gpu_hours_total + r.v[3].gpu_hours_total, 16);
+    sa_tsdb_close(db);
+}
+
+/* The known spans of a window: alpha's [T0, T0 + 600) and, after the gap, nothing up to its last snapshot. */
+static void test_known_spans(void **state)
+{
+    sa_tsdb_t *db = two_clusters();
+    sa_error_t err;
+    int64_t *v;
+    size_t n;
+    (void)state;
+
+    assert_true(sa_tsdb_known_spans(db, "alpha", T0 - 100, T0 + 5000, &v, &n, &err));
+    assert_int_equal(n, 1); /* [T0, T0 + 600): the gap runs to the last snapshot, T0 + 2000 */
+    assert_int_equal(v[0], T0);
+    assert_int_equal(v[1], T0 + 600);
+    free(v);
+    assert_true(sa_tsdb_known_spans(db, "alpha", T0 + 300, T0 + 400, &v, &n, &err));
+    assert_int_equal(n, 1);
+    assert_int_equal(v[0], T0 + 300);
+    assert_int_equal(v[1], T0 + 400);
+    free(v);
+    assert_true(sa_tsdb_known_spans(db, "nowhere", T0, T0 + 100, &v, &n, &err));
+    assert_int_equal(n, 0);
+    assert_null(v);
     sa_tsdb_close(db);
 }
 
@@ -238,8 +309,9 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_clusters_and_snapshots, setup, teardown),
         cmocka_unit_test_setup_teardown(test_coverage, setup, teardown),
-        cmocka_unit_test(test_state_strands),
-        cmocka_unit_test_setup_teardown(test_stranded_hours, setup, teardown),
+        cmocka_unit_test(test_free_class),
+        cmocka_unit_test_setup_teardown(test_free_hours, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_known_spans, setup, teardown),
     };
-    return cmocka_run_group_tests_name("tsdb_read", tests, NULL, NULL);
+    return tu_run_group_tests("tsdb_read", tests, NULL, NULL);
 }

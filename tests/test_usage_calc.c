@@ -467,5 +467,5 @@ int main(void)
         cmocka_unit_test(test_groups),
         cmocka_unit_test(test_awards),
     };
-    return cmocka_run_group_tests_name("usage_calc", tests, NULL, NULL);
+    return tu_run_group_tests("usage_calc", tests, NULL, NULL);
 }

@@ -123,5 +123,5 @@ int main(void)
         cmocka_unit_test(test_buf_cap),
         cmocka_unit_test(test_buf_binary),
     };
-    return cmocka_run_group_tests_name("vec", tests, NULL, NULL);
+    return tu_run_group_tests("vec", tests, NULL, NULL);
 }

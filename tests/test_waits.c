@@ -1,8 +1,8 @@
 /*
- * test_waits.c - `slurm-report waits` and the started lists of the rollups
- * (schema/jobdoc/sa_rollup.c, report/sa_waits.c): a requeued job's runs in the lists with their
- * own submit and eligible times, the list's BSON round trip, and against the test server
- * the waits of fixtures/waits/sacct.txt against hand-computed figures, the rollups path
+ * test_waits.c - `slurm-report waits` (report/sa_waits.c) and the started lists of the
+ * rollups, against the test server (the lists' records and their BSON round trip are
+ * test_rollup_contrib's and test_rollup_codec's, without a server): the waits of
+ * fixtures/waits/sacct.txt against hand-computed figures, the rollups path
  * byte for byte equal to --from-jobs, `slurm-ingest rollup` finding (exit 9) and
  * `--rebuild` mending a damaged started list, and an archive of rollup version 2
  * rebuilding its lists on its first run; the site's month page has the waits.
@@ -38,103 +38,6 @@
 #include "sa_rollup.h"
 #include "testutil.h"
 #include "tu_archive.h"
-
-/* 2026-10-04T00:00:00Z */
-#define D4 1791072000LL
-#define H 3600LL
-
-/*
- * A requeued job as slurm-ingest stored it before runs[].eligible: run 1 (submit 06:00,
- * start 06:10, until 07:00), run 2 (submit 07:00, start 07:32, until 08:00); the document's
- * submit and eligible are the second incarnation's (07:00, 07:02). Run 1 keeps its submit,
- * its eligible is not known; run 2 takes the document's. Given runs[].eligible, run 1 has
- * its own. A job still pending has no record. Through BSON the records come
- * back (times as seconds into the day, an unknown eligible as SA_UNSET).
- */
-static void test_started_records(void **state)
-{
-    char json[2048];
-    bson_error_t berr;
-    sa_error_t err;
-    sa_jobview_t v;
-    sa_rollup_contrib_t c;
-    sa_rollup_doc_t d, back;
-    bson_t *b, out = BSON_INITIALIZER;
-    const sa_rollup_contrib_doc_t *x;
-    sa_rollup_key_t k;
-    char *id;
-    (void)state;
-
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:104\", \"_v\": 2, \"cluster\": \"c\", \"account\": \"bio\", \"user\": \"carol\", "
-             "\"partition\": \"gpu\", \"qos\": \"normal\", \"state\": \"COMPLETED\", \"submit\": {\"$date\": %lld}, "
-             "\"eligible\": {\"$date\": %lld}, \"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, "
-             "\"runs\": [{\"submit\": {\"$date\": %lld}, \"start\": {\"$date\": %lld}, \"end\": {\"$date\": %lld}, "
-             "\"state\": \"REQUEUED\", \"gpus\": 1, \"node_count\": 1, \"gpus_by_type\": [{\"type\": \"a100\", "
-             "\"count\": 1}]}, {\"submit\": {\"$date\": %lld}, \"start\": {\"$date\": %lld}, \"end\": {\"$date\": "
-             "%lld}, \"state\": \"COMPLETED\", \"gpus\": 1, \"node_count\": 1, \"gpus_by_type\": [{\"type\": "
-             "\"a100\", \"count\": 1}]}]}",
-             (D4 + 7 * H) * 1000, (D4 + 7 * H + 120) * 1000, (D4 + 7 * H + 1920) * 1000, (D4 + 8 * H) * 1000,
-             (D4 + 6 * H) * 1000, (D4 + 6 * H + 600) * 1000, (D4 + 7 * H) * 1000, (D4 + 7 * H) * 1000,
-             (D4 + 7 * H + 1920) * 1000, (D4 + 8 * H) * 1000);
-    assert_non_null(b = bson_new_from_json((const uint8_t *)json, -1, &berr));
-    sa_jobview_init(&v);
-    sa_rollup_contrib_init(&c);
-    assert_true(sa_jobview_read(&v, b, &err));
-    assert_true(sa_rollup_contrib_of(&c, &v, &err));
-    assert_non_null(x = sa_rollup_contrib_find(&c, SA_ROLLUP_K_STARTED, D4));
-    assert_int_equal(x->nrec, 2);
-    assert_int_equal(x->rec[SA_RS_START], D4 + 6 * H + 600);
-    assert_int_equal(x->rec[SA_RS_SUBMIT], D4 + 6 * H);
-    assert_int_equal(x->rec[SA_RS_ELIGIBLE], SA_UNSET); /* reset by the requeue: not known */
-    assert_int_equal(x->rec[SA_RS_NF + SA_RS_START], D4 + 7 * H + 1920);
-    assert_int_equal(x->rec[SA_RS_NF + SA_RS_SUBMIT], D4 + 7 * H);
-    assert_int_equal(x->rec[SA_RS_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
-    assert_int_equal(x->rec[SA_RS_NF + SA_RS_GPUS], 1);
-    assert_int_equal(x->rec[SA_RS_NF + SA_RS_NODES], 1);
-    assert_string_equal(c.keys[x->rec[SA_RS_KEY]].s[4], "a100");
-    {
-        sa_jobview_run_t r1 = v.runs[0];
-        int64_t sub, elig;
-        r1.eligible = D4 + 6 * H;
-        sa_rollup_queue_times(&v, &r1, &sub, &elig);
-        assert_int_equal(sub, D4 + 6 * H);
-        assert_int_equal(elig, D4 + 6 * H);
-    }
-
-    k = sa_rollup_key("c", SA_ROLLUP_K_STARTED, D4, 0);
-    assert_string_equal(id = sa_rollup_key_id(&k), "c:2026-10-04:s0");
-    free(id);
-    assert_true(sa_rollup_doc_new(&d, &k, &err));
-    assert_true(sa_rollup_doc_put(&d, "c:104", 2, &c, &err));
-    assert_true(sa_rollup_doc_to_bson(&d, 1, &out, &err));
-    sa_rollup_doc_init(&back);
-    assert_true(sa_rollup_doc_read(&back, "c", &out, &err));
-    assert_int_equal(back.kind, SA_ROLLUP_K_STARTED);
-    assert_int_equal(back.day, D4);
-    assert_int_equal(back.nf, SA_RS_NF);
-    assert_true(sa_rollup_doc_equal(&d, &back));
-    assert_int_equal(back.m[0].rec[SA_RS_ELIGIBLE], SA_UNSET);
-    assert_int_equal(back.m[0].rec[SA_RS_NF + SA_RS_ELIGIBLE], D4 + 7 * H + 120);
-    bson_destroy(b);
-
-    /* pending: no run, no record */
-    snprintf(json, sizeof json,
-             "{\"_id\": \"c:105\", \"cluster\": \"c\", \"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, "
-             "\"eligible\": {\"$date\": %lld}}",
-             (D4 + 9 * H) * 1000, (D4 + 9 * H) * 1000);
-    assert_non_null(b = bson_new_from_json((const uint8_t *)json, -1, &berr));
-    assert_true(sa_jobview_read(&v, b, &err));
-    assert_true(sa_rollup_contrib_of(&c, &v, &err));
-    for (size_t i = 0; i < c.ndocs; i++)
-        assert_int_not_equal(c.docs[i].kind, SA_ROLLUP_K_STARTED);
-    bson_destroy(b);
-    bson_destroy(&out);
-    sa_rollup_doc_clear(&d);
-    sa_rollup_doc_clear(&back);
-    sa_rollup_contrib_clear(&c);
-    sa_jobview_clear(&v);
-}
 
 /* ---- against the test server ---------------------------------------------------------------- */
 
@@ -524,8 +427,7 @@ static void test_waits_of_the_fixture(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_started_records),
         cmocka_unit_test(test_waits_of_the_fixture),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return tu_run_group_tests("waits", tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE /* program_invocation_short_name */
 #include "testutil.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +18,38 @@
 
 #include <mongoc/mongoc.h>
 
-#include "sa_jobdoc.h"
 #include "sa_mongo.h"
+
+/* ---- running the cases ---------------------------------------------------------------------- */
+
+static size_t skips;         /* skip() calls: each ends its case */
+static size_t cases_ran;     /* cases of the groups run so far that did not skip */
+static bool any_failed;      /* a case or a group's fixture failed */
+
+void tu_skip_(const char *file, int line)
+{
+    skips++;
+    _skip(file, line);
+}
+
+int tu_run_group_(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction group_setup,
+                  CMFixtureFunction group_teardown)
+{
+    size_t skips_before = skips, cases = 0;
+    int failed;
+
+    for (size_t i = 0; i < n; i++) /* the cases cmocka counts */
+        cases += tests[i].name && (tests[i].test_func || tests[i].setup_func || tests[i].teardown_func);
+    failed = _cmocka_run_group_tests(name, tests, n, group_setup, group_teardown);
+    if (failed != 0)
+        any_failed = true;
+    cases_ran += cases - (skips - skips_before < cases ? skips - skips_before : cases);
+    if (any_failed)
+        return 1;
+    return cases_ran == 0 ? 77 : 0;
+}
+
+/* ---- the samples ------------------------------------------------------------------------------ */
 
 /* Where the samples should be, whether or not they are there. */
 static const char *samples_path(void)
@@ -159,120 +190,10 @@ char *tu_gen_fields(const char *version, const char *file)
     return fields;
 }
 
-void tu_parse_gen(const char *version, const char *file, tu_parsed_t *out)
+const char *tu_json_str(const json_t *o, const char *key)
 {
-    char rel[256];
-    sa_sacct_text_opts_t topts = {0};
-    char *fields = tu_gen_fields(version, file);
-    sa_error_t err;
-    bool ok;
-
-    snprintf(rel, sizeof rel, "gen/%s/%s", version, file);
-    topts.fields = fields;
-    sa_error_clear(&err);
-    ok = tu_parse_file(tu_fixture(rel), &topts, out, &err);
-    free(fields);
-    if (!ok)
-        fail_msg("%s: %s", rel, err.message);
-}
-
-void tu_parse_fixture(const char *rel, tu_parsed_t *out)
-{
-    sa_error_t err;
-    sa_error_clear(&err);
-    if (!tu_parse_file(tu_fixture(rel), NULL, out, &err))
-        fail_msg("%s: %s", rel, err.message);
-}
-
-static bool collect_job(sa_job_t *job, void *ctx, sa_error_t *error)
-{
-    tu_parsed_t *p = ctx;
-    sa_job_t **v = realloc(p->jobs, (p->njobs + 1) * sizeof *v);
-    (void)error;
-    if (!v)
-        return false;
-    p->jobs = v;
-    p->jobs[p->njobs++] = sa_job_steal(job);
-    return true;
-}
-
-static bool collect_node(sa_node_t *node, void *ctx, sa_error_t *error)
-{
-    tu_parsed_t *p = ctx;
-    sa_node_t **v = realloc(p->nodes, (p->nnodes + 1) * sizeof *v);
-    (void)error;
-    if (!v)
-        return false;
-    p->nodes = v;
-    p->nodes[p->nnodes++] = sa_node_steal(node);
-    return true;
-}
-
-bool tu_parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error)
-{
-    sa_sink_t sink = {collect_job, collect_node, out, NULL, false, NULL};
-    memset(out, 0, sizeof *out);
-    sa_meta_init(&out->meta);
-    return sa_parse_any(r, topts, &sink, &out->meta, &out->kind, error);
-}
-
-bool tu_parse_file(const char *path, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error)
-{
-    sa_reader_t r;
-    bool ok;
-    int fd = open(path, O_RDONLY);
-
-    if (fd < 0) {
-        fprintf(stderr, "tu_parse_file: cannot open %s\n", path);
-        abort();
-    }
-    sa_reader_init_fd(&r, fd);
-    ok = tu_parse_reader(&r, topts, out, error);
-    close(fd);
-    return ok;
-}
-
-bool tu_parse_mem(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
-                  sa_error_t *error)
-{
-    sa_reader_t r;
-    sa_reader_init_mem(&r, data, len);
-    return tu_parse_reader(&r, topts, out, error);
-}
-
-void tu_parsed_clear(tu_parsed_t *p)
-{
-    for (size_t i = 0; i < p->njobs; i++)
-        sa_job_destroy(p->jobs[i]);
-    for (size_t i = 0; i < p->nnodes; i++)
-        sa_node_destroy(p->nodes[i]);
-    free(p->jobs);
-    free(p->nodes);
-    sa_meta_clear(&p->meta);
-    memset(p, 0, sizeof *p);
-}
-
-sa_job_t *tu_find_job_n(tu_parsed_t *p, int64_t job_id, size_t nth)
-{
-    for (size_t i = 0; i < p->njobs; i++) {
-        if (p->jobs[i]->job_id == job_id && nth-- == 0)
-            return p->jobs[i];
-    }
-    return NULL;
-}
-
-sa_job_t *tu_find_job(tu_parsed_t *p, int64_t job_id)
-{
-    return tu_find_job_n(p, job_id, 0);
-}
-
-sa_node_t *tu_find_node(tu_parsed_t *p, const char *name)
-{
-    for (size_t i = 0; i < p->nnodes; i++) {
-        if (p->nodes[i]->name && strcmp(p->nodes[i]->name, name) == 0)
-            return p->nodes[i];
-    }
-    return NULL;
+    json_t *v = o ? json_object_get(o, key) : NULL;
+    return v ? json_string_value(v) : NULL;
 }
 
 const char *tu_state(const sa_state_t *st)
@@ -284,67 +205,39 @@ const char *tu_state(const sa_state_t *st)
     return buf;
 }
 
-const char *tu_sample_fields(const char *rel)
-{
-    static const struct {
-        const char *prefix, *fields;
-    } table[] = {
-        {"sacct-parsable/sacct-P-noheader-xdmod26fields",
-         "jobid,jobidraw,cluster,partition,qos,account,group,gid,user,uid,submit,eligible,start,end,elapsed,"
-         "exitcode,state,nnodes,ncpus,reqcpus,reqmem,reqtres,alloctres,timelimit,nodelist,jobname"},
-        {"sacct-parsable/sacct-p-snowman-delim_peregrine",
-         "JobID,JobName,User,Partition,NodeList,NNodes,NCPUS,NTasks,State,Submit,Start,End,Timelimit,Elapsed,"
-         "TotalCPU,UserCPU,SystemCPU,ReqMem,MaxRSS,TRESUsageInTot,TRESUsageOutTot,MaxDiskWrite,MaxDiskRead,"
-         "MaxRSSNode,MaxDiskWriteNode,MaxDiskReadNode,Comment"},
-        {"sacct-parsable/sacct-p-snowman-delim-37fields_habrok",
-         "JobID,JobName,User,Partition,NodeList,NNodes,NCPUs,NTasks,State,Submit,Start,End,Timelimit,Elapsed,"
-         "TotalCPU,CPUTime,UserCPU,SystemCPU,ReqMem,MaxRSS,MaxVMSize,ReqTRES,AllocTRES,TRESUsageInMax,"
-         "TRESUsageInTot,TRESUsageOutTot,MaxDiskRead,MaxDiskWrite,MaxRSSNode,MaxRSSTask,MaxVMSizeNode,"
-         "MaxVMSizeTask,MaxDiskReadNode,MaxDiskReadTask,MaxDiskWriteNode,MaxDiskWriteTask,Comment"},
-        {"sacct-parsable/local-sacct-P-n_", "JobID,JobIDRaw,State,ExitCode,Start,End,Elapsed,Timelimit,Reason"},
-    };
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
-        if (strncmp(rel, table[i].prefix, strlen(table[i].prefix)) == 0)
-            return table[i].fields;
-    }
-    return NULL;
-}
-
-char *tu_parsed_dump(const tu_parsed_t *p)
-{
-    json_t *all = json_array();
-    char *s;
-    for (size_t i = 0; i < p->njobs; i++)
-        json_array_append_new(all, sa_job_to_json(p->jobs[i]));
-    for (size_t i = 0; i < p->nnodes; i++)
-        json_array_append_new(all, sa_node_to_json(p->nodes[i]));
-    s = json_dumps(all, JSON_COMPACT | JSON_PRESERVE_ORDER);
-    json_decref(all);
-    return s;
-}
-
 struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name)
 {
+    static char unreachable[600]; /* why the server promised did not answer, once it did not */
     const char *uri = getenv("SLURM_TEST_MONGO_URI");
     mongoc_client_t *client;
     bson_error_t berr;
     bson_t ping = BSON_INITIALIZER;
+    bool ok;
     char name[64];
 
     if (!uri || !*uri) {
-        printf("SKIP %s: SLURM_TEST_MONGO_URI is not set; run the suite with tools/test, which starts a "
-               "MongoDB wire-protocol server\n", test_name);
+        printf("SKIP %s: SLURM_TEST_MONGO_URI is not set (tools/test sets it; or export "
+               "SLURM_TEST_MONGO_URI=$(tools/mongo-test-server start | tail -n 1))\n", test_name);
         return NULL;
     }
+    if (unreachable[0])
+        fail_msg("%s", unreachable);
     sa_mongo_init(); /* quiet: no "endSessions" warning from FerretDB */
     client = mongoc_client_new(uri);
     if (!client)
         fail_msg("cannot parse SLURM_TEST_MONGO_URI");
     mongoc_client_set_error_api(client, MONGOC_ERROR_API_VERSION_2);
     BSON_APPEND_INT32(&ping, "ping", 1);
-    if (!mongoc_client_command_simple(client, "admin", &ping, NULL, NULL, &berr))
-        fail_msg("test MongoDB server does not answer ping: %s", berr.message);
+    ok = mongoc_client_command_simple(client, "admin", &ping, NULL, NULL, &berr);
     bson_destroy(&ping);
+    if (!ok) {
+        /* no URI in the message: it may hold a password */
+        snprintf(unreachable, sizeof unreachable,
+                 "FAIL %s: the test MongoDB server of SLURM_TEST_MONGO_URI does not answer ping: %s", test_name,
+                 berr.message);
+        mongoc_client_destroy(client);
+        fail_msg("%s", unreachable);
+    }
     snprintf(name, sizeof name, "sa_test_%s_%ld", test_name, (long)getpid());
     *db_name = strdup(name);
     return client;
@@ -449,6 +342,21 @@ int tu_run_report(const char *bin, const char *uri, const char *env_extra, const
     }
     argv[n] = NULL;
     return tu_run(argv, env, out, err);
+}
+
+double tu_summary_seconds(const json_t *summary, const char *res, const char *cls)
+{
+    char key[64];
+    const json_t *row;
+    size_t i;
+
+    snprintf(key, sizeof key, "%s_hours", cls);
+    json_array_foreach(json_object_get(summary, "rows"), i, row) {
+        if (strcmp(json_string_value(json_object_get(row, "resource")), res) == 0 &&
+            strcmp(json_string_value(json_object_get(row, "gpu_type")), "*") == 0)
+            return json_number_value(json_object_get(row, key)) * 3600;
+    }
+    return 0;
 }
 
 /* ---- libmongoc's shared memory (issue 22) ------------------------------------------------------- */
@@ -558,100 +466,252 @@ long tu_start_sleeping(char *const argv[], char *const env_extra[], int *in_fd)
     return -1;
 }
 
-/* ---- merged documents of the fixtures ------------------------------------------------------------ */
+/* ---- files ----------------------------------------------------------------------------------- */
 
-/* The observation time of a parse: meta's last update, else just after the latest time its records print. */
-static int64_t parse_time(const tu_parsed_t *p)
+void tu_write_file(const char *path, const void *data, size_t len)
 {
-    int64_t at = p->meta.last_update;
-    if (at != SA_UNSET)
-        return at;
-    at = 0;
-    for (size_t i = 0; i < p->njobs; i++) {
-        const sa_job_t *j = p->jobs[i];
-        const int64_t t[4] = {j->submit, j->eligible, j->start, j->end};
-        for (int k = 0; k < 4; k++)
-            if (t[k] != SA_UNSET && t[k] > at)
-                at = t[k];
-    }
-    return at + 1;
-}
-
-/* Merges every job record of a parse into docs (job id -> document); displaced ones go to old. */
-static void merge_parse(const tu_parsed_t *p, int64_t at, const char *where, json_t *docs, json_t *old)
-{
-    sa_obs_ctx_t ctx = {"fx", at, p->meta.slurm_release, p->meta.data_parser};
-    for (size_t i = 0; i < p->njobs; i++) {
-        char key[32];
-        json_t *doc, *sup = NULL;
-        sa_merge_kind_t kind;
-        sa_error_t err;
-        snprintf(key, sizeof key, "%lld", (long long)p->jobs[i]->job_id);
-        doc = json_incref(json_object_get(docs, key));
-        if (!sa_jobdoc_merge(&doc, p->jobs[i], &ctx, &kind, &sup, &err))
-            fail_msg("%s: job %s: merge: %s", where, key, err.message);
-        json_object_set_new(docs, key, doc);
-        if (sup)
-            json_array_append_new(old, sup);
+    FILE *f = fopen(path, "wb");
+    if (!f || (len && fwrite(data, 1, len, f) != len) || fclose(f) != 0) {
+        fprintf(stderr, "tu_write_file: cannot write %s: %s\n", path, strerror(errno));
+        abort();
     }
 }
 
-/* Merges every job file of fixtures/<dir> (squeue*, sacct*, in name order) and hands each document to fn. */
-static size_t merge_fixture_dir(const char *dir, const char *gen_version, tu_doc_fn fn, void *ctx)
+void tu_write_text(const char *path, const char *text)
 {
-    struct dirent **names;
-    int n = scandir(tu_fixture(dir), &names, NULL, alphasort);
-    json_t *docs = json_object(), *old = json_array(), *doc;
-    const char *k;
-    size_t i, files = 0, count = 0;
+    tu_write_file(path, text, strlen(text));
+}
 
-    if (n < 0)
-        fail_msg("cannot read %s", tu_fixture(dir));
-    for (int f = 0; f < n; f++) {
-        const char *file = names[f]->d_name;
-        if (strncmp(file, "squeue", 6) == 0 || strncmp(file, "sacct", 5) == 0) {
-            char rel[512];
-            tu_parsed_t p;
-            snprintf(rel, sizeof rel, "%s/%s", dir, file);
-            if (gen_version) {
-                tu_parse_gen(gen_version, file, &p);
-            } else {
-                sa_sacct_text_opts_t topts = {0};
-                sa_error_t err;
-                if (strcmp(file, "sacct-P-n.txt") == 0) /* fixtures/slurm-22.05/README.md */
-                    topts.fields = "JobID,JobIDRaw,State,ExitCode,Start,End,Elapsed,Timelimit,Reason";
-                if (!tu_parse_file(tu_fixture(rel), &topts, &p, &err))
-                    fail_msg("%s: %s", rel, err.message);
-            }
-            merge_parse(&p, gen_version ? TU_GEN_AT : parse_time(&p), rel, docs, old);
-            tu_parsed_clear(&p);
-            files++;
+void tu_write_script(const char *path, const char *body)
+{
+    char *text = NULL;
+    if (asprintf(&text, "#!/bin/sh\n%s\n", body) < 0)
+        abort();
+    tu_write_file(path, text, strlen(text));
+    free(text);
+    chmod(path, 0755);
+}
+
+void tu_rm_rf(const char *path)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *de;
+
+    if (lstat(path, &st) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        unlink(path);
+        return;
+    }
+    chmod(path, 0700); /* a test may have made it read-only */
+    if ((d = opendir(path)) != NULL) {
+        while ((de = readdir(d)) != NULL) {
+            char *sub = NULL;
+            if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                continue;
+            if (asprintf(&sub, "%s/%s", path, de->d_name) >= 0)
+                tu_rm_rf(sub);
+            free(sub);
         }
-        free(names[f]);
+        closedir(d);
     }
-    free(names);
-    if (files < 4)
-        fail_msg("%s: only %zu files of jobs", dir, files);
-    json_object_foreach(docs, k, doc) {
-        fn(doc, dir, ctx);
-        count++;
-    }
-    json_array_foreach(old, i, doc) {
-        fn(doc, dir, ctx);
-        count++;
-    }
-    json_decref(docs);
-    json_decref(old);
-    return count;
+    rmdir(path);
 }
 
-size_t tu_merge_fixtures(tu_doc_fn fn, void *ctx)
+/* Walks dir: calls fn on every regular file; stops when fn returns true (path in *where). */
+static int walk(const char *dir, bool (*fn)(const char *path, const struct stat *st, const void *arg),
+                const void *arg, char *where, size_t wherelen)
 {
-    size_t count = 0;
-    for (const char *const *v = tu_gen_versions; *v; v++) {
-        char dir[64];
-        snprintf(dir, sizeof dir, "gen/%s", *v);
-        count += merge_fixture_dir(dir, *v, fn, ctx);
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int hits = 0;
+
+    if (!d)
+        return 0;
+    while ((de = readdir(d)) != NULL) {
+        char *p = NULL;
+        struct stat st;
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 || asprintf(&p, "%s/%s", dir, de->d_name) < 0)
+            continue;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode)) {
+            hits += walk(p, fn, arg, hits ? NULL : where, wherelen);
+        } else if (lstat(p, &st) == 0 && S_ISREG(st.st_mode) && fn(p, &st, arg)) {
+            if (hits++ == 0 && where)
+                snprintf(where, wherelen, "%s", p);
+        }
+        free(p);
     }
-    return count + merge_fixture_dir("slurm-22.05", NULL, fn, ctx);
+    closedir(d);
+    return hits;
+}
+
+static bool file_holds(const char *path, const struct stat *st, const void *needle)
+{
+    size_t len = 0;
+    char *data;
+    bool found;
+    (void)st;
+    data = tu_read_file(path, &len);
+    found = memmem(data, len, needle, strlen(needle)) != NULL;
+    free(data);
+    return found;
+}
+
+int tu_grep_tree(const char *dir, const char *needle, char *where, size_t wherelen)
+{
+    return walk(dir, file_holds, needle, where, wherelen);
+}
+
+static bool others_read(const char *path, const struct stat *st, const void *arg)
+{
+    (void)path, (void)arg;
+    return (st->st_mode & S_IROTH) != 0;
+}
+
+int tu_world_readable(const char *dir, char *where, size_t wherelen)
+{
+    return walk(dir, others_read, NULL, where, wherelen);
+}
+
+int tu_count_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    int n = 0;
+    if (!d)
+        return -1;
+    while ((de = readdir(d)) != NULL)
+        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* ---- stderr ---------------------------------------------------------------------------------- */
+
+void tu_stderr_capture(tu_capture_t *c)
+{
+    snprintf(c->path, sizeof c->path, "/tmp/sa-test-stderr.XXXXXX");
+    c->fd = mkstemp(c->path);
+    assert_true(c->fd >= 0);
+    fflush(stderr);
+    c->saved = dup(STDERR_FILENO);
+    assert_true(c->saved >= 0);
+    assert_int_equal(dup2(c->fd, STDERR_FILENO), STDERR_FILENO);
+}
+
+char *tu_stderr_end(tu_capture_t *c)
+{
+    char *text;
+
+    fflush(stderr);
+    assert_int_equal(dup2(c->saved, STDERR_FILENO), STDERR_FILENO);
+    close(c->saved);
+    close(c->fd);
+    text = tu_read_file(c->path, NULL);
+    unlink(c->path);
+    return text;
+}
+
+/* ---- documents ------------------------------------------------------------------------------- */
+
+FILE *tu_mem_open(tu_mem_t *m)
+{
+    m->buf = NULL;
+    m->len = 0;
+    m->f = open_memstream(&m->buf, &m->len);
+    assert_non_null(m->f);
+    return m->f;
+}
+
+char *tu_mem_close(tu_mem_t *m)
+{
+    fclose(m->f);
+    return m->buf;
+}
+
+/* The length of an entity at s ("&amp;", "&#39;", "&#x2014;"), 0 when s starts none. */
+static size_t entity_len(const char *s)
+{
+    size_t n = 1;
+    if (s[n] == '#') {
+        n++;
+        if (s[n] == 'x')
+            n++;
+        while (isxdigit((unsigned char)s[n]))
+            n++;
+    } else {
+        while (isalpha((unsigned char)s[n]))
+            n++;
+    }
+    return n > 1 && s[n] == ';' ? n + 1 : 0;
+}
+
+bool tu_xml_well_formed(const char *s, char *why, size_t whylen)
+{
+    char stack[64][64];
+    size_t depth = 0, roots = 0;
+    const char *p = s;
+
+    if (strncmp(p, "<?xml", 5) == 0 && (p = strstr(p, "?>")))
+        p += 2;
+    for (; p && *p; p++) {
+        if (*p == '&' && !entity_len(p)) {
+            snprintf(why, whylen, "a bare '&' at byte %zu", (size_t)(p - s));
+            return false;
+        }
+        if (*p != '<')
+            continue;
+        {
+            const char *end = strchr(p, '>');
+            bool closing = p[1] == '/', empty;
+            size_t n;
+            char name[64];
+            n = strcspn(p + 1 + closing, " \t\n/>");
+            if (!n || !isalpha((unsigned char)p[1 + closing])) {
+                snprintf(why, whylen, "a '<' in text at byte %zu", (size_t)(p - s));
+                return false;
+            }
+            if (!end) {
+                snprintf(why, whylen, "a tag not closed at byte %zu", (size_t)(p - s));
+                return false;
+            }
+            for (const char *q = p + 1; q < end; q++) {
+                if (*q == '<') {
+                    snprintf(why, whylen, "a '<' inside a tag at byte %zu", (size_t)(q - s));
+                    return false;
+                }
+            }
+            empty = end[-1] == '/';
+            snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p + 1 + closing);
+            if (closing) {
+                if (!depth || strcmp(stack[depth - 1], name) != 0) {
+                    snprintf(why, whylen, "</%s> at byte %zu closes %s", name, (size_t)(p - s),
+                             depth ? stack[depth - 1] : "nothing");
+                    return false;
+                }
+                depth--;
+            } else if (!empty) {
+                if (depth == 0)
+                    roots++;
+                if (depth == sizeof stack / sizeof stack[0]) {
+                    snprintf(why, whylen, "nested too deep at byte %zu", (size_t)(p - s));
+                    return false;
+                }
+                snprintf(stack[depth++], sizeof stack[0], "%s", name);
+            } else if (depth == 0) {
+                roots++;
+            }
+            p = end;
+        }
+    }
+    if (depth) {
+        snprintf(why, whylen, "<%s> never closed", stack[depth - 1]);
+        return false;
+    }
+    if (roots != 1) {
+        snprintf(why, whylen, "%zu root elements", roots);
+        return false;
+    }
+    return true;
 }

@@ -12,9 +12,26 @@
 #include <cmocka.h>
 
 #include <stdbool.h>
+#include <stdio.h>
+
+/*
+ * Every test program runs its cases through tu_run_group_tests (cmocka_run_group_tests_name's
+ * arguments) and returns what it returns: 1 when a case of any group run so far failed
+ * (or a group's setup), else 77 (ctest: skipped) when none of their cases ran (each that
+ * could not said why on a line "SKIP ...", and called skip()), else 0. So a program that
+ * ran nothing is never "Passed". skip() is counted here: it is cmocka's, through tu_skip_.
+ */
+#define tu_run_group_tests(name, tests, group_setup, group_teardown)                                 \
+    tu_run_group_(name, tests, sizeof(tests) / sizeof((tests)[0]), group_setup, group_teardown)
+int tu_run_group_(const char *name, const struct CMUnitTest *tests, size_t n, CMFixtureFunction group_setup,
+                  CMFixtureFunction group_teardown);
+#undef skip
+#define skip() tu_skip_(__FILE__, __LINE__)
+void tu_skip_(const char *file, int line);
+
+#include <jansson.h>
 
 #include "sa_model.h"
-#include "sa_parse.h"
 
 /*
  * The real Slurm samples live outside the repository (../shared/slurm-samples; env
@@ -43,28 +60,6 @@ const char *tu_sample(const char *rel);
  */
 const char *tu_sample_or_fixture(const char *rel, const char *fixture);
 
-
-/*
- * Collected records of one parse: every job and node the parser emitted, stolen.
- */
-typedef struct {
-    sa_job_t **jobs;
-    size_t njobs;
-    sa_node_t **nodes;
-    size_t nnodes;
-    sa_meta_t meta;
-    sa_kind_t kind;
-} tu_parsed_t;
-
-/* Parses a file with sa_parse_any (topts may be NULL). Returns false and fills error on failure. */
-bool tu_parse_file(const char *path, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error);
-/* Parses what a reader gives with sa_parse_any. */
-bool tu_parse_reader(sa_reader_t *r, const sa_sacct_text_opts_t *topts, tu_parsed_t *out, sa_error_t *error);
-/* Parses bytes with sa_parse_any. */
-bool tu_parse_mem(const char *data, size_t len, const sa_sacct_text_opts_t *topts, tu_parsed_t *out,
-                  sa_error_t *error);
-void tu_parsed_clear(tu_parsed_t *p);
-
 /* Path of a file of the repository's fixtures/: tu_fixture("gen/v0.0.40/squeue.json"); static buffer. */
 const char *tu_fixture(const char *rel);
 
@@ -92,45 +87,19 @@ enum {
 extern const char *const tu_gen_versions[]; /* "v0.0.37" .. "v0.0.44", NULL-terminated */
 /* The version number: 37 for "v0.0.37". */
 int tu_gen_vn(const char *version);
-/* Parses fixtures/gen/<version>/<file> (a header-less sacct file with the field list its
- * manifest.json records); fails the test with the file and the message on error. */
-void tu_parse_gen(const char *version, const char *file, tu_parsed_t *out);
 /* The field list of a header-less sacct file of fixtures/gen/<version> (caller frees), or NULL. */
 char *tu_gen_fields(const char *version, const char *file);
 /* A number of fixtures/gen/<version>/manifest.json: files.<file>.<key> ("jobs", "nodes"...), -1 if absent. */
 int64_t tu_gen_count(const char *version, const char *file, const char *key);
-/* Parses fixtures/<rel> (no sacct options); fails the test on error. */
-void tu_parse_fixture(const char *rel, tu_parsed_t *out);
-
-/*
- * Merges every job record of the repository's fixtures - fixtures/gen/<each version>/ and
- * fixtures/slurm-22.05/, each directory's squeue and sacct files in name order, as cluster
- * "fx" - with sa_jobdoc_merge (no server), and calls fn with each resulting document
- * (borrowed), the ones displaced by id reuse included; where names the directory. Returns
- * the number of documents.
- */
-typedef void (*tu_doc_fn)(const json_t *doc, const char *where, void *ctx);
-size_t tu_merge_fixtures(tu_doc_fn fn, void *ctx);
-
-/* Finds a parsed job by raw job id (first match, or the nth match with tu_find_job_n). */
-sa_job_t *tu_find_job(tu_parsed_t *p, int64_t job_id);
-sa_job_t *tu_find_job_n(tu_parsed_t *p, int64_t job_id, size_t nth);
-sa_node_t *tu_find_node(tu_parsed_t *p, const char *name);
-
-/*
- * Field list of a sample captured with sacct -n (no header), from SOURCES.md, or
- * NULL for a sample with a header. rel is "sacct-parsable/<file>".
- */
-const char *tu_sample_fields(const char *rel);
-
-/* Every record of a parse as one JSON text (records in order); caller frees. */
-char *tu_parsed_dump(const tu_parsed_t *p);
 
 /*
  * The test MongoDB server: SLURM_TEST_MONGO_URI (tools/test starts a server and
- * sets it). Returns NULL after printing why when it is not set; the caller then
- * exits with 77 (ctest's "skipped"), never silently. *db_name receives a fresh
- * database name unique to this process (caller frees); tu_mongo_drop() removes it.
+ * sets it). Returns NULL after printing why ("SKIP ...") when it is not set; the caller
+ * then exits with 77 (ctest's "skipped") or skips its case, never silently. A server
+ * promised (the URI set) that does not answer fails: the case, or called outside one,
+ * the program (exit 255); once it did not answer, every later call fails at once.
+ * *db_name receives a fresh database name unique to this process (caller frees);
+ * tu_mongo_drop() removes it.
  */
 struct _mongoc_client_t;
 struct _mongoc_client_t *tu_mongo_client(const char *test_name, char **db_name);
@@ -161,6 +130,12 @@ int tu_run_ingest(const char *bin, const char *uri, const char *db, const char *
 int tu_run_report(const char *bin, const char *uri, const char *env_extra, const char *const *first,
                   const char *const *args, char **out, char **err);
 
+/*
+ * utilization --summary --json -t hours: the row of resource res ("cpu", "mem", "gpu") with GPU
+ * type "*", its class cls ("allocated", "idle", ...) in seconds; 0 when there is no such row.
+ */
+double tu_summary_seconds(const json_t *summary, const char *res, const char *cls);
+
 /* ---- libmongoc's shared memory (issue 22) ---- */
 
 /* True if /dev/shm/mongoc-<pid> (libmongoc's counters of process pid) exists. */
@@ -183,7 +158,60 @@ int tu_run_stale_shm(char *const argv[], char *const env_extra[], char **err);
  */
 long tu_start_sleeping(char *const argv[], char *const env_extra[], int *in_fd);
 
+/* The string member key of object o (borrowed), NULL when o or the member is absent or not a string. */
+const char *tu_json_str(const json_t *o, const char *key);
+
 /* State as "BASE+FLAG+FLAG" (static buffer, valid until next call). */
 const char *tu_state(const sa_state_t *st);
+
+/* ---- files ----------------------------------------------------------------------------------------- */
+
+/* Writes data to path (created 0644, replaced). */
+void tu_write_file(const char *path, const void *data, size_t len);
+/* Writes a string to path (tu_write_file with its length). */
+void tu_write_text(const char *path, const char *text);
+/* Makes a shell script at path (0755) with the body after "#!/bin/sh". */
+void tu_write_script(const char *path, const char *body);
+/* rm -rf path, without following symbolic links. */
+void tu_rm_rf(const char *path);
+/* Files under dir (recursive, not following links) holding needle: 0 when none; the first in *where. */
+int tu_grep_tree(const char *dir, const char *needle, char *where, size_t wherelen);
+/* Regular files under dir that others can read (mode & 004): count, the first in *where. */
+int tu_world_readable(const char *dir, char *where, size_t wherelen);
+/* Entries directly in dir (not . and ..), -1 when dir cannot be read. */
+int tu_count_entries(const char *dir);
+
+/* ---- stderr ---- */
+
+/* What this process writes on stderr, captured in a temporary file (sa_log's lines, say). */
+typedef struct {
+    char path[128];
+    int saved;
+    int fd;
+} tu_capture_t;
+/* Starts capturing stderr. */
+void tu_stderr_capture(tu_capture_t *c);
+/* Restores stderr and returns what was written meanwhile (caller frees). */
+char *tu_stderr_end(tu_capture_t *c);
+
+/* ---- documents ---- */
+
+/* What a renderer writes to a FILE, in memory (open_memstream). */
+typedef struct {
+    char *buf;
+    size_t len;
+    FILE *f;
+} tu_mem_t;
+/* A FILE writing into m (fails the test when none can be made). */
+FILE *tu_mem_open(tu_mem_t *m);
+/* Closes the FILE; returns what was written (caller frees). */
+char *tu_mem_close(tu_mem_t *m);
+
+/*
+ * True when s is well-formed XML as the SVG the reports write is (an optional <?xml ...?>
+ * declaration, elements opened and closed in order or self-closed, one root, no '<' in
+ * text and every '&' an entity); else false with why (a line naming the first fault).
+ */
+bool tu_xml_well_formed(const char *s, char *why, size_t whylen);
 
 #endif

@@ -149,21 +149,4 @@ void tu_json_to_file(const json_t *v, const char *path);
  */
 void tu_copy_without_job(const char *src, const char *dst, long long job_id);
 
-/* ---- files ----------------------------------------------------------------------------------------- */
-
-/* Writes data to path (created 0644, replaced). */
-void tu_write_file(const char *path, const void *data, size_t len);
-/* Writes a string to path (tu_write_file with its length). */
-void tu_write_text(const char *path, const char *text);
-/* Makes a shell script at path (0755) with the body after "#!/bin/sh". */
-void tu_write_script(const char *path, const char *body);
-/* rm -rf path, without following symbolic links. */
-void tu_rm_rf(const char *path);
-/* Files under dir (recursive, not following links) holding needle: 0 when none; the first in *where. */
-int tu_grep_tree(const char *dir, const char *needle, char *where, size_t wherelen);
-/* Regular files under dir that others can read (mode & 004): count, the first in *where. */
-int tu_world_readable(const char *dir, char *where, size_t wherelen);
-/* Entries directly in dir (not . and ..), -1 when dir cannot be read. */
-int tu_count_entries(const char *dir);
-
 #endif

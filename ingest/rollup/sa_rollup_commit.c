@@ -72,6 +72,14 @@ static bool flush_ids(sa_rollup_writer_t *w, sa_strv_t *ids, sa_error_t *error)
                 return sa_error_nomem(error);
         }
     }
+    for (size_t i = 0; i < w->nmarks; i++) { /* the parts index of the months touched */
+        sa_rollup_key_t k = sa_rollup_key(w->cluster, SA_ROLLUP_K_PARTS, w->marks[i].month, 0);
+        char *pid = sa_rollup_key_id(&k);
+        bool ok = pid && sa_strv_push(ids, pid);
+        free(pid);
+        if (!ok)
+            return sa_error_nomem(error);
+    }
     return true;
 }
 
@@ -139,6 +147,7 @@ static bool commit_end(sa_rollup_writer_t *w, sa_rollup_commit_t *c, sa_error_t 
     sa_strv_clear(&c->intent_ids);
     if (w->as_of_new && (c->as_of == SA_UNSET || w->as_of > c->as_of))
         c->as_of = w->as_of;
+    c->parts = c->parts || w->parts_ready;
     if (!sa_rollup_commit_put(w, c, &conflict, error))
         return false;
     if (conflict) {
@@ -320,6 +329,48 @@ bool sa_rollup_revert(sa_rollup_writer_t *w, sa_rollup_commit_t *c, sa_error_t *
     return ok;
 }
 
+/* Adds the bits staged for month m to its parts index, as part of flush seq (retried on a conflict). */
+static bool flush_parts(sa_rollup_writer_t *w, const sa_rollup_month_parts_t *m, int64_t seq, sa_error_t *error)
+{
+    sa_rollup_key_t k = sa_rollup_key(w->cluster, SA_ROLLUP_K_PARTS, m->month, 0);
+    char *id = sa_rollup_key_id(&k);
+    bool ok = id != NULL, conflict = true;
+
+    if (!id)
+        return sa_error_nomem(error);
+    for (int round = 0; ok && conflict && round < MAX_ROUNDS; round++) {
+        bson_t *stored = NULL, content = BSON_INITIALIZER;
+        sa_rollup_parts_t p, want;
+        int64_t v;
+        conflict = false;
+        ok = sa_docstore_get(w->store, SA_ROLLUP_COLL, id, &stored, error);
+        if (ok) {
+            sa_rollup_parts_read(&p, stored);
+            want = p;
+            for (int kind = 0; kind < SA_ROLLUP_PARTS_KINDS; kind++) {
+                for (int d = 0; d < 31; d++)
+                    want.mask[kind][d] |= m->p.mask[kind][d];
+            }
+            v = stored_v(stored) > 0 ? stored_v(stored) : 0;
+            if (stored && sa_rollup_parts_covers(&p, &want))
+                ; /* says so already */
+            else
+                ok = sa_rollup_parts_bson(&want, w->cluster, m->month, v + 1, &content, error) &&
+                     put_versioned(w, id, &content, stored, seq, &conflict, error);
+        }
+        bson_destroy(&content);
+        if (stored)
+            bson_destroy(stored);
+    }
+    free(id);
+    if (ok && conflict) {
+        sa_error_set(error, SA_ERR_MONGO, 0, "MongoDB at %s: the parts index of %s kept changing while being written",
+                     w->hosts, w->cluster);
+        ok = false;
+    }
+    return ok;
+}
+
 bool sa_rollup_commit_staged(sa_rollup_writer_t *w, sa_error_t *error)
 {
     sa_rollup_commit_t c;
@@ -341,6 +392,8 @@ bool sa_rollup_commit_staged(sa_rollup_writer_t *w, sa_error_t *error)
             ok = flush_one(w, &w->staged[i], c.intent_seq, &conflict, error);
         }
     }
+    for (size_t i = 0; ok && i < w->nmarks; i++)
+        ok = flush_parts(w, &w->marks[i], c.intent_seq, error);
     if (ok && (w->untyped_add.n || w->untyped_del.n)) {
         ok = sa_rollup_untyped_update(w, false, &w->untyped_add, &w->untyped_del, error);
         sa_strv_clear(&w->untyped_add);

@@ -14,12 +14,17 @@
 #include "sa_model.h"
 #include "sa_rollup.h"
 #include "sa_rollup_writer.h"
+#include "sa_vec.h"
 
 typedef struct {
     sa_docstore_t *store;
     sa_rollup_writer_t *w;       /* the rebuild's writes (NULL: a verify) */
     const char *hosts, *cluster;
     int64_t seq;                 /* the commit read: stored documents are read as it sees them */
+    bool parts;                  /* ... says every month's parts index is complete */
+    sa_rollup_parts_t *mparts;   /* the parts index the recomputed documents make, by month */
+    int64_t *months;
+    size_t nmonths, monthcap;
     int64_t since;
     FILE *out;
     size_t docs, differ;
@@ -294,6 +299,67 @@ static bool check_rows(build_t *b, const sa_rollup_doc_t *want, bool members_sam
     return ok;
 }
 
+/* Notes a recomputed document of a dated kind in the parts index it makes (and, rebuilding, in the writer's). */
+static bool note_parts(build_t *b, const sa_rollup_doc_t *d, sa_error_t *error)
+{
+    sa_rollup_key_t k = sa_rollup_doc_key(d);
+    int64_t month = sa_rollup_month(d->day);
+    size_t i;
+
+    if (!sa_rollup_kind_dated(d->kind) || sa_rollup_doc_empty(d))
+        return true;
+    for (i = 0; i < b->nmonths && b->months[i] != month; i++)
+        ;
+    if (i == b->nmonths) {
+        size_t cap = b->monthcap;
+        if (!SA_VEC_GROW(b->months, b->monthcap, b->nmonths, 1, 16) ||
+            !SA_VEC_GROW(b->mparts, cap, b->nmonths, 1, 16))
+            return sa_error_nomem(error);
+        memset(&b->mparts[i], 0, sizeof b->mparts[i]);
+        b->months[i] = month;
+        b->nmonths++;
+    }
+    sa_rollup_parts_set(&b->mparts[i], k.kind, k.day, k.part);
+    return !b->w || sa_rollup_writer_note(b->w, &k, error);
+}
+
+/*
+ * The parts index the commit read claims complete against the one the documents make:
+ * a stored month that does not name a part holding a document differs (a report would miss
+ * it). Rebuilding, the writer has noted every part already.
+ */
+static bool check_parts(build_t *b, sa_error_t *error)
+{
+    bool ok = true;
+    for (size_t i = 0; ok && b->parts && i < b->nmonths; i++) {
+        sa_rollup_key_t k = sa_rollup_key(b->cluster, SA_ROLLUP_K_PARTS, b->months[i], 0);
+        char *id = sa_rollup_key_id(&k);
+        bson_t *doc = NULL, prev;
+        const bson_t *v = NULL;
+        sa_rollup_parts_t have;
+        if (!id)
+            return sa_error_nomem(error);
+        ok = sa_docstore_get(b->store, SA_ROLLUP_COLL, id, &doc, error);
+        if (ok && doc) {
+            switch (sa_rollup_version(doc, b->seq, &prev)) {
+            case SA_ROLLUP_VER_THIS: v = doc; break;
+            case SA_ROLLUP_VER_PREV: v = &prev; break;
+            default: break;
+            }
+        }
+        sa_rollup_parts_read(&have, v);
+        if (ok && !sa_rollup_parts_covers(&have, &b->mparts[i])) {
+            b->differ++;
+            if (b->out)
+                fprintf(b->out, "rollup %s: does not name every part that holds a document\n", id);
+        }
+        if (doc)
+            bson_destroy(doc);
+        free(id);
+    }
+    return ok;
+}
+
 /* One recomputed rollup document: compared with the stored one, written with a rebuild, and noted as wanted. */
 static bool settle(build_t *b, const sa_rollup_doc_t *want, sa_error_t *error)
 {
@@ -314,6 +380,7 @@ static bool settle(build_t *b, const sa_rollup_doc_t *want, sa_error_t *error)
     /* a day's rows: the sums of its members (checked when the members are as stored) */
     if (ok && want->kind == SA_ROLLUP_K_MEMBERS)
         ok = check_rows(b, want, same, found ? have.v : 0, &rows_same, error);
+    ok = ok && note_parts(b, want, error);
     if (ok && b->w && (!same || !rows_same))
         ok = sa_rollup_writer_replace(b->w, want, error);
     sa_rollup_doc_clear(&have);
@@ -447,13 +514,19 @@ static bool rebuild_untyped(build_t *b, const sa_strv_t *untyped, sa_error_t *er
 bool sa_rollup_rebuild(sa_docstore_t *store, const char *hosts, const char *cluster, bool rebuild, int64_t since,
                        size_t *docs, size_t *differ, FILE *out, sa_error_t *error)
 {
-    build_t b = {store, NULL, hosts ? hosts : "", cluster, 0, since, out, 0, 0, NULL, NULL, NULL, NULL};
+    build_t b;
     sa_rollup_writer_t *w = sa_rollup_writer_new(store, hosts, cluster);
     sa_rollup_commit_t c;
     sa_strv_t untyped;
     bool ok;
 
     *docs = *differ = 0;
+    memset(&b, 0, sizeof b);
+    b.store = store;
+    b.hosts = hosts ? hosts : "";
+    b.cluster = cluster;
+    b.since = since;
+    b.out = out;
     if (!w)
         return sa_error_nomem(error);
     sa_strv_init(&untyped);
@@ -462,15 +535,65 @@ bool sa_rollup_rebuild(sa_docstore_t *store, const char *hosts, const char *clus
         b.w = w;
     ok = sa_rollup_writer_commit_read(w, &c, error);
     b.seq = c.seq;
+    b.parts = c.parts;
     ok = ok && spill_open(&b, error) && compute_coll(&b, "jobs", &untyped, error) &&
          compute_coll(&b, "jobs_superseded", &untyped, error) && assemble(&b, error) && others(&b, error) &&
-         (!rebuild || (sa_rollup_writer_flush(w, error) && rebuild_untyped(&b, &untyped, error)));
+         check_parts(&b, error) &&
+         (!rebuild || (sa_rollup_writer_flush(w, error) && rebuild_untyped(&b, &untyped, error) &&
+                       (since != SA_UNSET || c.parts || sa_rollup_writer_parts_ready(w, error))));
     *docs = b.docs;
     *differ = b.differ;
     spill_close(&b);
+    free(b.months);
+    free(b.mparts);
     sa_strv_clear(&untyped);
     sa_rollup_commit_clear(&c);
     sa_rollup_writer_free(w);
+    return ok;
+}
+
+typedef struct {
+    sa_rollup_writer_t *w;
+    const char *cluster;
+    size_t n;
+} index_t;
+
+static bool on_index_id(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    index_t *x = ctx;
+    const char *id = sa_rollup_id_of(doc);
+    sa_rollup_key_t k;
+    if (!id || !sa_rollup_key_parse(x->cluster, id, &k) || !sa_rollup_kind_dated(k.kind))
+        return true;
+    x->n++;
+    return sa_rollup_writer_note(x->w, &k, error);
+}
+
+/*
+ * The parts index of an archive of 0.4, once (its commit document does not say `parts`): a
+ * bit for every dated document stored, from a projection of the rollups' _ids, committed.
+ */
+static bool parts_index(sa_archive_t *a, sa_rollup_writer_t *w, size_t *built, sa_error_t *error)
+{
+    sa_rollup_commit_t c;
+    index_t x = {w, sa_rollup_writer_cluster(w), 0};
+    bson_t *filter, *opts;
+    bool ok;
+
+    sa_rollup_commit_init(&c);
+    ok = sa_rollup_writer_commit_read(w, &c, error);
+    if (!ok || c.parts) {
+        sa_rollup_commit_clear(&c);
+        return ok;
+    }
+    sa_rollup_commit_clear(&c);
+    filter = BCON_NEW("cluster", BCON_UTF8(x.cluster));
+    opts = BCON_NEW("projection", "{", "_id", BCON_INT32(1), "}");
+    ok = sa_docstore_scan(sa_archive_store(a), SA_ROLLUP_COLL, filter, opts, on_index_id, &x, error) &&
+         sa_rollup_writer_parts_ready(w, error);
+    bson_destroy(filter);
+    bson_destroy(opts);
+    *built = x.n;
     return ok;
 }
 
@@ -486,7 +609,7 @@ bool sa_rollup_init(sa_archive_t *a, sa_rollup_writer_t *w, size_t *built, sa_er
         return false;
     if (sa_jobdoc_int(cdoc, "rollup_version") >= SA_ROLLUP_VERSION) {
         json_decref(cdoc);
-        return true;
+        return parts_index(a, w, built, error);
     }
     json_decref(cdoc);
     set = json_pack("{s:I}", "rollup_version", (json_int_t)SA_ROLLUP_VERSION);

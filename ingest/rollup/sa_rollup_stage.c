@@ -38,12 +38,34 @@ sa_rollup_writer_t *sa_rollup_writer_new(sa_docstore_t *store, const char *hosts
     return w;
 }
 
+bool sa_rollup_writer_note(sa_rollup_writer_t *w, const sa_rollup_key_t *k, sa_error_t *error)
+{
+    int64_t month;
+    size_t i;
+
+    if (!sa_rollup_kind_dated(k->kind))
+        return true;
+    month = sa_rollup_month(k->day);
+    for (i = 0; i < w->nmarks && w->marks[i].month != month; i++)
+        ;
+    if (i == w->nmarks) {
+        if (!SA_VEC_GROW(w->marks, w->markcap, w->nmarks, 1, 4))
+            return sa_error_nomem(error);
+        memset(&w->marks[i], 0, sizeof w->marks[i]);
+        w->marks[i].month = month;
+        w->nmarks++;
+    }
+    sa_rollup_parts_set(&w->marks[i].p, k->kind, k->day, k->part);
+    return true;
+}
+
 void sa_rollup_staged_clear(sa_rollup_writer_t *w)
 {
     for (size_t i = 0; i < w->nstaged; i++)
         sa_rollup_doc_clear(&w->staged[i].d);
     w->nstaged = 0;
     w->staged_jobs = 0;
+    w->nmarks = 0;
 }
 
 void sa_rollup_writer_free(sa_rollup_writer_t *w)
@@ -62,6 +84,7 @@ void sa_rollup_writer_free(sa_rollup_writer_t *w)
     sa_strv_clear(&w->untyped_del);
     sa_rollup_staged_clear(w);
     free(w->staged);
+    free(w->marks);
     sa_jobview_clear(&w->view);
     sa_rollup_contrib_clear(&w->oldc);
     sa_rollup_contrib_clear(&w->newc);
@@ -132,6 +155,11 @@ sa_rollup_staged_t *sa_rollup_writer_staged(sa_rollup_writer_t *w, const sa_roll
     memmove(&w->staged[pos + 1], &w->staged[pos], (w->nstaged - pos) * sizeof *w->staged);
     memset(&w->staged[pos], 0, sizeof *w->staged);
     if (!sa_rollup_doc_new(&w->staged[pos].d, k, error)) {
+        memmove(&w->staged[pos], &w->staged[pos + 1], (w->nstaged - pos) * sizeof *w->staged);
+        return NULL;
+    }
+    if (!sa_rollup_writer_note(w, k, error)) {
+        sa_rollup_doc_clear(&w->staged[pos].d);
         memmove(&w->staged[pos], &w->staged[pos + 1], (w->nstaged - pos) * sizeof *w->staged);
         return NULL;
     }

@@ -55,7 +55,7 @@ bool sa_rollup_writer_remove(sa_rollup_writer_t *w, const sa_rollup_key_t *k, sa
 
 bool sa_rollup_writer_flush(sa_rollup_writer_t *w, sa_error_t *error)
 {
-    if (w->nstaged || w->untyped_add.n || w->untyped_del.n || w->as_of_new) {
+    if (w->nstaged || w->nmarks || w->untyped_add.n || w->untyped_del.n || w->as_of_new) {
         if (!sa_rollup_commit_staged(w, error))
             return false;
     }
@@ -83,6 +83,13 @@ bool sa_rollup_writer_recover(sa_rollup_writer_t *w, size_t *jobs, sa_error_t *e
     if (jobs)
         *jobs = n;
     return ok;
+}
+
+bool sa_rollup_writer_parts_ready(sa_rollup_writer_t *w, sa_error_t *error)
+{
+    w->parts_ready = true;
+    w->as_of_new = true; /* a commit, even with nothing else to say */
+    return sa_rollup_writer_flush(w, error);
 }
 
 bool sa_rollup_writer_as_of(sa_rollup_writer_t *w, int64_t t, sa_error_t *error)

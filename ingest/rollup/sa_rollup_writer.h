@@ -92,6 +92,15 @@ bool sa_rollup_writer_flush(sa_rollup_writer_t *w, sa_error_t *error);
 bool sa_rollup_writer_as_of(sa_rollup_writer_t *w, int64_t t, sa_error_t *error);
 
 /*
+ * The parts index (schema/rollup/sa_rollup_key.h): sa_rollup_writer_note marks the
+ * document of k as holding something (its bit is added at the next commit); once every
+ * month's index is complete (the rebuild, or the first run of 0.5), sa_rollup_writer_parts_ready
+ * commits `parts: true`, from which readers name only the parts there are.
+ */
+bool sa_rollup_writer_note(sa_rollup_writer_t *w, const sa_rollup_key_t *k, sa_error_t *error);
+bool sa_rollup_writer_parts_ready(sa_rollup_writer_t *w, sa_error_t *error);
+
+/*
  * Whole documents, for the rebuild: d (its members; a members document's rows follow)
  * replaces the stored one at the next flush; sa_rollup_writer_remove removes the
  * document of k. Flushed every few dozen documents.

@@ -19,6 +19,12 @@ typedef struct {
     sa_strv_t docs; /* their _ids */
 } sa_rollup_jentry_t;
 
+/* A month's parts index bits to add at the next commit. */
+typedef struct {
+    int64_t month;
+    sa_rollup_parts_t p;
+} sa_rollup_month_parts_t;
+
 /* One rollup document staged: what to merge into it, or (whole) what replaces it. */
 typedef struct {
     sa_rollup_doc_t d;  /* its members (tombstones for removals); its _id first (sa_rollup_find) */
@@ -39,6 +45,9 @@ struct sa_rollup_writer {
     char **nonces;              /* this writer's batches in the journal */
     size_t nnonces, noncecap;
     sa_strv_t untyped_add, untyped_del; /* job documents with (without) a run whose GPUs have no type yet */
+    sa_rollup_month_parts_t *marks; /* the parts index bits of the documents staged, by month */
+    size_t nmarks, markcap;
+    bool parts_ready;           /* the next commit says every month's parts index is complete (commit.parts) */
     int64_t pid;                /* this writer's pid as its journal batches and intents say it (getpid()) */
     int64_t as_of;              /* what the next commit says open runs count up to (SA_UNSET: not said) */
     bool as_of_new;             /* as_of to commit */

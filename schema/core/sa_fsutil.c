@@ -66,8 +66,12 @@ bool sa_mkdir_p(const char *path, unsigned mode, sa_error_t *error)
         p[i] = '\0';
         if (mkdir(p, (mode_t)mode) == 0) {
             parent = sa_parent_of(p);
-            if (!parent || !sa_fsync_dir(parent)) {
-                int saved = parent ? errno : ENOMEM;
+            if (!parent) {
+                sa_error_nomem(error);
+                goto done;
+            }
+            if (!sa_fsync_dir(parent)) {
+                int saved = errno;
                 sa_error_set(error, SA_ERR_IO, saved, "cannot sync the directory above %s: %s",
                              sa_error_quote(p, 256, q, sizeof q), strerror(saved));
                 goto done;

@@ -777,6 +777,8 @@ json_t *sa_node_to_json(const sa_node_t *node)
     put_str(o, "gres_used", node->gres_used);
     if (node->gpu_config != SA_NODE_GPUS_OBSERVED)
         json_object_set_new(o, "gpu_config", json_string(sa_node_gpu_config_name(node->gpu_config)));
+    if (node->cpu_config == SA_NODE_CPUS_SPLIT)
+        json_object_set_new(o, "cpu_config", json_string("split"));
     put_time(o, "gpu_config_at", node->gpu_config_at);
     if (node->extra && json_object_size(node->extra))
         json_object_set(o, "extra", node->extra);

@@ -310,6 +310,8 @@ typedef struct {
                              * --node-config record, or the start of an interval carried before); else SA_UNSET */
     bool listed_twice;      /* the input listed it twice (sinfo: in one partition): one record, merged by
                              * sa_node_merge (ingest/sa_parse.h); said by slurm-ingest, never dropped */
+    /* where cpus_alloc/idle/other (and cpus_total) come from (sa_node_cpu_config_t) */
+    int cpu_config;
     json_t *extra;
 } sa_node_t;
 
@@ -331,6 +333,21 @@ typedef enum {
 
 /* "observed", "carried", "unknown". */
 const char *sa_node_gpu_config_name(int c);
+
+/*
+ * Where a node record's CPU counts come from:
+ * - OBSERVED: Slurm printed this node's own (scontrol, sinfo -N, a one-node sinfo group, or
+ *   a group whose CPUs are all in one state: all allocated, all idle or all other);
+ * - SPLIT: the node is in a grouped `sinfo --json` record whose CPUs are in several states:
+ *   cpus_alloc, cpus_idle and cpus_other (and cpus_total when the group's nodes differ) are
+ *   the node's share of the group's sums, split evenly over its nodes: exact summed over the
+ *   group (whose nodes share one state), not per node.
+ * CPU counts Slurm did not say at all are SA_UNSET (OBSERVED).
+ */
+typedef enum {
+    SA_NODE_CPUS_OBSERVED = 0,
+    SA_NODE_CPUS_SPLIT = 1,
+} sa_node_cpu_config_t;
 
 sa_node_t *sa_node_new(void);
 void sa_node_destroy(sa_node_t *node);

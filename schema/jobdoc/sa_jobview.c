@@ -478,6 +478,7 @@ static void reset(sa_jobview_t *v)
     v->eligible = SA_UNSET;
     v->reason = NULL;
     v->expected_start = v->array_job_id = v->array_task_id = v->het_job_id = v->het_offset = SA_UNSET;
+    v->array_tasks = v->reservation = NULL;
     v->runs = NULL;
     v->history = NULL;
     v->nruns = v->nhistory = 0;
@@ -495,6 +496,15 @@ static void read_pair(bson_iter_t *it, const char *ka, int64_t *a, const char *k
         else if (key_is(bson_iter_key(&child), kb))
             *b = sa_bson_iter_int(&child, SA_UNSET);
     }
+}
+
+/* array: job_id, task_id and task_string. */
+static void read_array(sa_jobview_t *v, bson_iter_t *it)
+{
+    bson_iter_t child;
+    read_pair(it, "job_id", &v->array_job_id, "task_id", &v->array_task_id);
+    if (BSON_ITER_HOLDS_DOCUMENT(it) && bson_iter_recurse(it, &child) && bson_iter_find(&child, "task_string"))
+        v->array_tasks = sa_bson_iter_str(&child, NULL);
 }
 
 /*
@@ -525,7 +535,7 @@ static bool read_member_a_p(sa_jobview_t *v, const char *k, bson_iter_t *it)
         else if (key_is(k, "alloc"))
             return read_alloc(v, it);
         else if (key_is(k, "array"))
-            read_pair(it, "job_id", &v->array_job_id, "task_id", &v->array_task_id);
+            read_array(v, it);
         break;
     case 'c':
         if (key_is(k, "cluster"))
@@ -604,6 +614,8 @@ static bool read_member_q_z(sa_jobview_t *v, const char *k, bson_iter_t *it)
             v->restart_cnt = sa_bson_iter_int(it, SA_UNSET);
         else if (key_is(k, "reason"))
             v->reason = sa_bson_iter_str(it, NULL);
+        else if (key_is(k, "reservation"))
+            v->reservation = sa_bson_iter_str(it, NULL);
         break;
     case 't':
         if (key_is(k, "time_limit_min"))

@@ -129,6 +129,8 @@ typedef struct {
                                a date) extra.expected_start in epoch seconds; SA_UNSET when absent */
     /* membership: array.job_id / array.task_id, het.job_id / het.offset (SA_UNSET when absent) */
     int64_t array_job_id, array_task_id, het_job_id, het_offset;
+    const char *array_tasks; /* array.task_string: an array meta-record's pending tasks ("1-10%3"), NULL when absent */
+    const char *reservation; /* NULL when absent */
     /* runs and history, in the document's order */
     const sa_jobview_run_t *runs;
     size_t nruns;

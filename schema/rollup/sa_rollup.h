@@ -54,6 +54,13 @@
  *            with its own incarnation's submit and eligible (sa_rollup_queue_times).
  *            0.4 stored these in a member record's slots (nf 23); they are read as such.
  *
+ * Per cluster and month, PARTS ("<cluster>:parts:YYYY-MM"): which parts of each day hold
+ * a members, ended or started document (a bit each, set in the commit that writes one,
+ * never cleared), so that a report names the few documents there are, not 64 a day and
+ * kind. The commit says `parts: true` once every month is indexed (a new archive at once,
+ * a 0.4 archive on its first run of 0.5, from its documents' _ids); until then readers name
+ * every part. The verify flags an index that misses a document; the rebuild remakes it.
+ *
  * Each member is replaced whole from the job document (never incremented), and only by a
  * document version at least as new as the one it came from, so writing the same job
  * twice, in any order, from two writers or after a crash, gives the same rollups as one

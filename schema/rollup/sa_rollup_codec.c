@@ -692,6 +692,8 @@ bool sa_rollup_commit_read(sa_rollup_commit_t *c, const bson_t *b, sa_error_t *e
             c->seq = bson_iter_as_int64(&it);
         else if (strcmp(k, "as_of") == 0 && BSON_ITER_HOLDS_DATE_TIME(&it))
             c->as_of = bson_iter_date_time(&it) / 1000;
+        else if (strcmp(k, "parts") == 0 && BSON_ITER_HOLDS_BOOL(&it))
+            c->parts = bson_iter_bool(&it);
         else if (strcmp(k, "intent") == 0 && BSON_ITER_HOLDS_DOCUMENT(&it) && bson_iter_recurse(&it, &in)) {
             while (bson_iter_next(&in)) {
                 const char *ik = bson_iter_key(&in);
@@ -730,6 +732,8 @@ bool sa_rollup_commit_bson(const sa_rollup_commit_t *c, const char *cluster, bso
     BSON_APPEND_INT64(out, "seq", c->seq);
     if (c->as_of != SA_UNSET)
         BSON_APPEND_DATE_TIME(out, "as_of", c->as_of * 1000);
+    if (c->parts)
+        BSON_APPEND_BOOL(out, "parts", true);
     if (c->intent_seq) {
         BSON_APPEND_DOCUMENT_BEGIN(out, "intent", &in);
         BSON_APPEND_INT64(&in, "seq", c->intent_seq);
@@ -746,5 +750,57 @@ bool sa_rollup_commit_bson(const sa_rollup_commit_t *c, const char *cluster, bso
         bson_append_array_end(&in, &ids);
         bson_append_document_end(out, &in);
     }
+    return true;
+}
+
+/* ---- a month's parts index ------------------------------------------------------------------- */
+
+#define PARTS_BYTES (SA_ROLLUP_PARTS_KINDS * 31 * 8)
+
+void sa_rollup_parts_read(sa_rollup_parts_t *p, const bson_t *b)
+{
+    bson_iter_t it;
+    bson_subtype_t st;
+    const uint8_t *data;
+    uint32_t len;
+
+    memset(p, 0, sizeof *p);
+    if (!b || !bson_iter_init_find(&it, b, "masks") || !BSON_ITER_HOLDS_BINARY(&it))
+        return;
+    bson_iter_binary(&it, &st, &len, &data);
+    if (len != PARTS_BYTES)
+        return;
+    for (int k = 0; k < SA_ROLLUP_PARTS_KINDS; k++) {
+        for (int d = 0; d < 31; d++) {
+            uint64_t m = 0;
+            for (int i = 7; i >= 0; i--)
+                m = m << 8 | data[(k * 31 + d) * 8 + i]; /* little-endian */
+            p->mask[k][d] = m;
+        }
+    }
+}
+
+bool sa_rollup_parts_bson(const sa_rollup_parts_t *p, const char *cluster, int64_t month, int64_t v, bson_t *out,
+                          sa_error_t *error)
+{
+    sa_rollup_key_t k = sa_rollup_key(cluster, SA_ROLLUP_K_PARTS, month, 0);
+    char *id = sa_rollup_key_id(&k);
+    uint8_t data[PARTS_BYTES];
+
+    if (!id)
+        return sa_error_nomem(error);
+    for (int kind = 0; kind < SA_ROLLUP_PARTS_KINDS; kind++) {
+        for (int d = 0; d < 31; d++) {
+            for (int i = 0; i < 8; i++)
+                data[(kind * 31 + d) * 8 + i] = (uint8_t)(p->mask[kind][d] >> (8 * i));
+        }
+    }
+    BSON_APPEND_UTF8(out, "_id", id);
+    BSON_APPEND_INT64(out, "_v", v);
+    BSON_APPEND_UTF8(out, "cluster", cluster);
+    BSON_APPEND_UTF8(out, "kind", "parts");
+    BSON_APPEND_UTF8(out, "month", id + strlen(cluster) + strlen(":parts:"));
+    bson_append_binary(out, "masks", -1, BSON_SUBTYPE_BINARY, data, PARTS_BYTES);
+    free(id);
     return true;
 }

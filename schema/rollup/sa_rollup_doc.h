@@ -173,6 +173,7 @@ typedef struct {
     int64_t v;           /* _v (0: not stored) */
     int64_t seq;
     int64_t as_of;
+    bool parts;          /* every month that holds a document has its parts index (sa_rollup_key.h) */
     int64_t intent_seq;
     char *intent_host;
     int64_t intent_pid, intent_at;
@@ -184,5 +185,11 @@ void sa_rollup_commit_clear(sa_rollup_commit_t *c);
 bool sa_rollup_commit_read(sa_rollup_commit_t *c, const bson_t *b, sa_error_t *error);
 /* The commit document of cluster to store (_v = c->v + 1). */
 bool sa_rollup_commit_bson(const sa_rollup_commit_t *c, const char *cluster, bson_t *out, sa_error_t *error);
+
+/* Reads a month's parts index (sa_rollup_key.h) from its stored version b (all zero when b holds none). */
+void sa_rollup_parts_read(sa_rollup_parts_t *p, const bson_t *b);
+/* The parts index of cluster's month to store (its content: _id, _v = v, cluster, kind, month, masks). */
+bool sa_rollup_parts_bson(const sa_rollup_parts_t *p, const char *cluster, int64_t month, int64_t v, bson_t *out,
+                          sa_error_t *error);
 
 #endif

@@ -24,6 +24,7 @@ static const struct {
     [SA_ROLLUP_K_WAITING] = {"waiting", "untyped-config", false, false},
     [SA_ROLLUP_K_JOURNAL] = {"journal", "pending", false, false},
     [SA_ROLLUP_K_COMMIT] = {"commit", "commit", false, false},
+    [SA_ROLLUP_K_PARTS] = {"parts", "parts", false, false},
 };
 
 bool sa_rollup_kind_dated(sa_rollup_kind_t kind)
@@ -49,11 +50,22 @@ int64_t sa_rollup_day(int64_t t)
     return d * SA_DAY;
 }
 
+int64_t sa_rollup_month(int64_t t)
+{
+    time_t tt = (time_t)sa_rollup_day(t);
+    struct tm tm;
+    if (!gmtime_r(&tt, &tm))
+        return sa_rollup_day(t);
+    return sa_rollup_day(t) - (int64_t)(tm.tm_mday - 1) * SA_DAY;
+}
+
 sa_rollup_key_t sa_rollup_key(const char *cluster, sa_rollup_kind_t kind, int64_t day, int part)
 {
     sa_rollup_key_t k = {cluster, kind, 0, 0};
     if (sa_rollup_kind_dated(kind))
         k.day = sa_rollup_day(day);
+    else if (kind == SA_ROLLUP_K_PARTS)
+        k.day = sa_rollup_month(day);
     if (sa_rollup_kind_parted(kind))
         k.part = part;
     return k;
@@ -79,6 +91,14 @@ char *sa_rollup_key_id(const sa_rollup_key_t *k)
         }
         snprintf(s, n, "%s:%04d-%02d-%02d:%s%d", k->cluster, tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
                  kinds[k->kind].tag, k->part);
+    } else if (k->kind == SA_ROLLUP_K_PARTS) {
+        time_t tt = (time_t)k->day;
+        struct tm tm;
+        if (k->day < 0 || k->day > SA_ROLLUP_LAST_DAY || !gmtime_r(&tt, &tm)) {
+            free(s);
+            return NULL;
+        }
+        snprintf(s, n, "%s:%s:%04d-%02d", k->cluster, kinds[k->kind].tag, tm.tm_year + 1900, tm.tm_mon + 1);
     } else if (sa_rollup_kind_parted(k->kind)) {
         snprintf(s, n, "%s:%s:%d", k->cluster, kinds[k->kind].tag, k->part);
     } else {
@@ -142,9 +162,24 @@ bool sa_rollup_key_parse(const char *cluster, const char *id, sa_rollup_key_t *k
         }
         return false;
     }
+    if (strncmp(rest, "parts:", 6) == 0) { /* "parts:YYYY-MM" */
+        char date[16];
+        char *back;
+        bool ok;
+        if (strlen(rest + 6) != 7)
+            return false;
+        snprintf(date, sizeof date, "%s-01", rest + 6);
+        if (!read_date(date, &k->day))
+            return false;
+        k->kind = SA_ROLLUP_K_PARTS;
+        back = sa_rollup_key_id(k);
+        ok = back && strcmp(back, id) == 0;
+        free(back);
+        return ok;
+    }
     for (int kind = 0; kind < SA_ROLLUP_K_COUNT; kind++) {
         size_t tl = strlen(kinds[kind].tag);
-        if (kinds[kind].dated || strncmp(rest, kinds[kind].tag, tl) != 0)
+        if (kinds[kind].dated || kind == SA_ROLLUP_K_PARTS || strncmp(rest, kinds[kind].tag, tl) != 0)
             continue;
         if (kinds[kind].parted ? rest[tl] == ':' && read_part(rest + tl + 1, &k->part) : rest[tl] == '\0') {
             k->kind = (sa_rollup_kind_t)kind;
@@ -168,16 +203,60 @@ bool sa_rollup_key_eq(const sa_rollup_key_t *a, const sa_rollup_key_t *b)
     return sa_rollup_key_cmp(a, b) == 0;
 }
 
-bool sa_rollup_key_part_ids(sa_strv_t *ids, const char *cluster, sa_rollup_kind_t kind, int64_t day,
+bool sa_rollup_key_part_ids(sa_strv_t *ids, const char *cluster, sa_rollup_kind_t kind, int64_t day, uint64_t mask,
                             sa_error_t *error)
 {
     for (int part = 0; part < SA_ROLLUP_PARTS; part++) {
         sa_rollup_key_t k = sa_rollup_key(cluster, kind, day, part);
-        char *id = sa_rollup_key_id(&k);
-        bool ok = id && sa_strv_push(ids, id);
+        char *id;
+        bool ok;
+        if (!(mask >> part & 1))
+            continue;
+        id = sa_rollup_key_id(&k);
+        ok = id && sa_strv_push(ids, id);
         free(id);
         if (!ok)
             return sa_error_nomem(error);
+    }
+    return true;
+}
+
+/* The slot of a dated kind in a parts index (rows go with their members), or -1. */
+static int parts_slot(sa_rollup_kind_t kind)
+{
+    switch (kind) {
+    case SA_ROLLUP_K_ROWS:
+    case SA_ROLLUP_K_MEMBERS: return 0;
+    case SA_ROLLUP_K_ENDED: return 1;
+    case SA_ROLLUP_K_STARTED: return 2;
+    default: return -1;
+    }
+}
+
+bool sa_rollup_parts_set(sa_rollup_parts_t *p, sa_rollup_kind_t kind, int64_t day, int part)
+{
+    int slot = parts_slot(kind);
+    int64_t d = (sa_rollup_day(day) - sa_rollup_month(day)) / SA_DAY;
+    if (slot < 0 || d < 0 || d >= 31 || part < 0 || part >= SA_ROLLUP_PARTS)
+        return false;
+    p->mask[slot][d] |= (uint64_t)1 << part;
+    return true;
+}
+
+uint64_t sa_rollup_parts_of(const sa_rollup_parts_t *p, sa_rollup_kind_t kind, int64_t day)
+{
+    int slot = parts_slot(kind);
+    int64_t d = (sa_rollup_day(day) - sa_rollup_month(day)) / SA_DAY;
+    return slot < 0 || d < 0 || d >= 31 ? 0 : p->mask[slot][d];
+}
+
+bool sa_rollup_parts_covers(const sa_rollup_parts_t *a, const sa_rollup_parts_t *b)
+{
+    for (int k = 0; k < SA_ROLLUP_PARTS_KINDS; k++) {
+        for (int d = 0; d < 31; d++) {
+            if (b->mask[k][d] & ~a->mask[k][d])
+                return false;
+        }
     }
     return true;
 }

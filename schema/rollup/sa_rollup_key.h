@@ -14,6 +14,7 @@
  *   WAITING   <cluster>:untyped-config         no     no    the writer's: ... waiting for their nodes' GPUs
  *   JOURNAL   <cluster>:pending                no     no    the writer's: job batches written, not yet rolled up
  *   COMMIT    <cluster>:commit                 no     no    the last committed flush (sa_rollup.h, "Commits")
+ *   PARTS     <cluster>:parts:<YYYY-MM>        month  no    which parts of the month's days hold documents
  *
  * A cluster name holds no ':'. The part of a job document is its job id's block of
  * SA_ROLLUP_PART_BLOCK consecutive ids, mod SA_ROLLUP_PARTS (sa_rollup_part_of): a batch
@@ -49,13 +50,14 @@ typedef enum {
     SA_ROLLUP_K_WAITING,
     SA_ROLLUP_K_JOURNAL,
     SA_ROLLUP_K_COMMIT,
+    SA_ROLLUP_K_PARTS,
     SA_ROLLUP_K_COUNT
 } sa_rollup_kind_t;
 
 typedef struct {
     const char *cluster;   /* borrowed */
     sa_rollup_kind_t kind;
-    int64_t day;           /* the UTC day's start (epoch s) for the dated kinds, else 0 */
+    int64_t day;           /* the UTC day's start (epoch s) for the dated kinds, the month's for PARTS, else 0 */
     int part;              /* 0 .. SA_ROLLUP_PARTS - 1 for the parted kinds, else 0 */
 } sa_rollup_key_t;
 
@@ -65,7 +67,10 @@ bool sa_rollup_kind_parted(sa_rollup_kind_t kind);
 /* The kind's name as documents and messages say it ("rows", "members", "ended", ...). */
 const char *sa_rollup_kind_name(sa_rollup_kind_t kind);
 
-/* The key of kind, day (the start of the UTC day holding it; ignored when not dated) and part of cluster. */
+/*
+ * The key of kind, day (the start of the UTC day holding it; of its month for PARTS; ignored
+ * when not dated) and part of cluster.
+ */
 sa_rollup_key_t sa_rollup_key(const char *cluster, sa_rollup_kind_t kind, int64_t day, int part);
 
 /* Its _id; NULL on out of memory, a part out of range or a day no _id can name. */
@@ -80,12 +85,36 @@ int sa_rollup_key_cmp(const sa_rollup_key_t *a, const sa_rollup_key_t *b);
 /* True when the two keys name one document. */
 bool sa_rollup_key_eq(const sa_rollup_key_t *a, const sa_rollup_key_t *b);
 
-/* Appends to ids the _ids of every part of cluster's documents of kind (and day). False only on out of memory. */
-bool sa_rollup_key_part_ids(sa_strv_t *ids, const char *cluster, sa_rollup_kind_t kind, int64_t day,
+/*
+ * Appends to ids the _ids of the parts of mask (every part: UINT64_MAX) of cluster's
+ * documents of kind (and day). False only on out of memory.
+ */
+bool sa_rollup_key_part_ids(sa_strv_t *ids, const char *cluster, sa_rollup_kind_t kind, int64_t day, uint64_t mask,
                             sa_error_t *error);
 
-/* The start of the UTC day holding t. */
+/* The start of the UTC day holding t; of the UTC month holding it. */
 int64_t sa_rollup_day(int64_t t);
+int64_t sa_rollup_month(int64_t t);
+
+/*
+ * The parts index of a month (document "<cluster>:parts:<YYYY-MM>"): for each day of the
+ * month and each dated kind (members, whose rows go with them; ended; started), a bit per
+ * part that holds a document, so that a report names the documents there are (a month of a
+ * small cluster: a few dozen _ids, not 64 a day). Bits are set by the writer in the commit
+ * that writes such a document, never cleared (a part left empty costs a lookup of nothing).
+ * A cluster whose commit document says `parts: true` has an index of every month that holds
+ * a document; else readers name every part.
+ */
+#define SA_ROLLUP_PARTS_KINDS 3
+typedef struct {
+    uint64_t mask[SA_ROLLUP_PARTS_KINDS][31];
+} sa_rollup_parts_t;
+/* Sets the bit of the document of kind, day and part (a dated kind of p's month); false when it has none. */
+bool sa_rollup_parts_set(sa_rollup_parts_t *p, sa_rollup_kind_t kind, int64_t day, int part);
+/* The parts that hold documents of kind on day (a day of p's month): a mask of SA_ROLLUP_PARTS bits. */
+uint64_t sa_rollup_parts_of(const sa_rollup_parts_t *p, sa_rollup_kind_t kind, int64_t day);
+/* True when every bit of b is in a. */
+bool sa_rollup_parts_covers(const sa_rollup_parts_t *a, const sa_rollup_parts_t *b);
 /* The part of job document id ("<cluster>:<job_id>[:<submit>]"): 0 .. SA_ROLLUP_PARTS - 1. */
 int sa_rollup_part_of(const char *id);
 /* True when id is a job document _id of `jobs` of cluster ("<cluster>:<job_id>", not jobs_superseded's). */

@@ -157,11 +157,11 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_NAME_GPUTYPE] = "SELECT name FROM gpu_type WHERE id = ?1",
     [S_ATTR_BY_HASH] = "SELECT id FROM attr WHERE hash = ?1",
     [S_ATTR_GET] = "SELECT state_id, reason_id, partset_id, cpus_total, cpus_alloc, cpus_idle, cpus_other,"
-                   " mem_total_mb, mem_alloc_mb, gpu_config FROM attr WHERE id = ?1",
+                   " mem_total_mb, mem_alloc_mb, gpu_config, cpu_config FROM attr WHERE id = ?1",
     [S_ATTR_GPUS] = "SELECT gpu_type_id, total, used FROM attr_gpu WHERE attr_id = ?1 ORDER BY gpu_type_id",
     [S_ATTR_INS] = "INSERT INTO attr (hash, state_id, reason_id, partset_id, cpus_total, cpus_alloc, cpus_idle,"
-                   " cpus_other, mem_total_mb, mem_alloc_mb, gpu_config)"
-                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                   " cpus_other, mem_total_mb, mem_alloc_mb, gpu_config, cpu_config)"
+                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
     [S_ATTR_GPU_INS] = "INSERT INTO attr_gpu (attr_id, gpu_type_id, total, used) VALUES (?1, ?2, ?3, ?4)",
     [S_NODES] = "SELECT id, name, cur_attr_id FROM node WHERE cluster_id = ?1 ORDER BY name",
     [S_NODE_INS] = "INSERT INTO node (cluster_id, name) VALUES (?1, ?2)",
@@ -175,7 +175,7 @@ static const char *const stmt_sql[S_COUNT] = {
     [S_GAP_INS] = "INSERT OR REPLACE INTO gap (cluster_id, start, end) VALUES (?1, ?2, ?3)",
     [S_GAP_LAST_END] = "SELECT max(end) FROM gap WHERE cluster_id = ?1 AND end <= ?2",
     [S_GAPS_ALL] = "SELECT start, end FROM gap WHERE cluster_id = ?1 ORDER BY start",
-    [S_GAPS_RANGE] = "SELECT start, end FROM gap WHERE cluster_id = ?1 AND start < ?3 AND end > ?2",
+    [S_GAPS_RANGE] = "SELECT start, end FROM gap WHERE cluster_id = ?1 AND start < ?3 AND end > ?2 ORDER BY start",
     [S_IV_AT] = "SELECT start, attr_id FROM node_interval WHERE node_id = ?1 AND start <= ?2"
                 " ORDER BY start DESC LIMIT 1",
     [S_IV_PUT] = "INSERT OR REPLACE INTO node_interval (node_id, start, attr_id) VALUES (?1, ?2, ?3)",
@@ -630,6 +630,7 @@ const attr_t *tsdb_attr_get(sa_tsdb_t *db, int64_t id, sa_error_t *error)
     a->mem_total_mb = tsdb_col_opt(s, 7);
     a->mem_alloc_mb = tsdb_col_opt(s, 8);
     a->gpu_config = sqlite3_column_int64(s, 9); /* NULL reads as 0: observed */
+    a->cpu_config = sqlite3_column_int64(s, 10);
     sqlite3_reset(s);
 
     if (!(s = tsdb_stmt(db, S_ATTR_GPUS, error)))

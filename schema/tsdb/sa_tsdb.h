@@ -35,7 +35,7 @@
 #include "sa_model.h"
 
 /* PRAGMA user_version of the schema this code writes (schema/tsdb/timeseries.sql). */
-#define SA_TSDB_SCHEMA_VERSION 3
+#define SA_TSDB_SCHEMA_VERSION 4
 /* PRAGMA application_id marking our databases: 'SATS'. */
 #define SA_TSDB_APPLICATION_ID 0x53415453
 /* Snapshots further apart than this leave a gap (unknown time) between them. */
@@ -234,6 +234,15 @@ typedef struct {
 bool sa_tsdb_coverage(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_coverage_t *c,
                       sa_error_t *error);
 
+/*
+ * The time of [from, to) the series of cluster knows (sa_tsdb_coverage's known_s): from its
+ * first snapshot to its latest, less the gaps, as spans in time order: (*spans)[2k] the
+ * start and (*spans)[2k + 1] the end of span k, *n spans (the caller frees *spans; NULL when
+ * none).
+ */
+bool sa_tsdb_known_spans(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t **spans, size_t *n,
+                         sa_error_t *error);
+
 typedef enum {
     SA_TSDB_BY_STATE = 0,  /* one row per exact state */
     SA_TSDB_BY_NODE,       /* per node and state */
@@ -244,15 +253,64 @@ typedef enum {
                               gpu_config_unknown set (a row of their own) */
 } sa_tsdb_group_t;
 
+/*
+ * The class of what a node in an exact state has free (neither allocated nor of unknown
+ * use: its idle GPUs, CPUs, memory), the classes of sreport cluster utilization and ours:
+ *   PLANNED_DOWN  a maintenance reservation (MAINT, MAINTENANCE flags), a node powered down
+ *                 (POWERED_DOWN) or not yet there (base FUTURE): slurmdbd's "planned down"
+ *                 (as_mysql_rollup.c: MAINT reservations, FUTURE and POWERED_DOWN events);
+ *   DOWN          base DOWN, or the FAIL or DRAIN flags: slurmdbd's node events ("down");
+ *   RESERVED      a RESERVED flag (a reservation other than maintenance: only its jobs run);
+ *   STRANDED      no free CPU (ALLOCATED, or MIXED when no idle CPU-hour was recorded in that
+ *                 state): GPUs and memory nobody can use (an idle CPU is never stranded);
+ *   IDLE          the rest: free and usable.
+ * The first that applies, in that order.
+ */
+typedef enum {
+    SA_TSDB_FREE_IDLE = 0,
+    SA_TSDB_FREE_STRANDED,
+    SA_TSDB_FREE_DOWN,
+    SA_TSDB_FREE_PLANNED_DOWN,
+    SA_TSDB_FREE_RESERVED,
+    SA_TSDB_FREE_N
+} sa_tsdb_free_t;
+
+/*
+ * The class of the free resources of nodes in this exact state (with these CPU hours in
+ * it: the state is the unit of the aggregation, so a MIXED state that had idle CPUs part
+ * of the time counts as usable). *reason (may be NULL) gets why a class other than IDLE
+ * ("maintenance", "node powered down", "node not yet in service", "node down", "node
+ * failing", "node drained", "node reserved", "no free CPU"), NULL for IDLE. A NULL state
+ * is IDLE.
+ */
+sa_tsdb_free_t sa_tsdb_free_class(const char *state, double cpu_hours_total, double cpu_hours_idle,
+                                  const char **reason);
+/* "idle", "stranded", "down", "planned_down", "reserved". */
+const char *sa_tsdb_free_name(sa_tsdb_free_t c);
+/*
+ * The class of a node's free CPUs when its free resources are of class c: an idle CPU is
+ * never stranded (IDLE instead); Slurm's "other" CPUs (other: neither allocated nor idle)
+ * of a node whose class is IDLE or STRANDED are DOWN (Slurm counts a drained or down node's
+ * CPUs so), else of class c.
+ */
+sa_tsdb_free_t sa_tsdb_cpu_free_class(sa_tsdb_free_t c, bool other);
+
 /* One row of sa_tsdb_state_hours(). Strings are borrowed for the callback only. */
 typedef struct {
     const char *state;  /* exact "BASE+FLAG+FLAG" */
     const char *group;  /* node / partition / GPU type name; NULL for BY_STATE (and no-GPU nodes) */
+    int64_t bucket;     /* sa_tsdb_state_hours_by: the start of the row's bucket (clipped to the window) */
     double node_hours;
     double cpu_hours_total, cpu_hours_alloc, cpu_hours_idle, cpu_hours_other;
+    /* Of cpu_hours_total: the CPUs of nodes whose counts are their grouped sinfo record's sums split
+     * over its nodes (attr.cpu_config), and of nodes whose allocated CPUs nobody said (a grouped
+     * sinfo record whose sums could not be split: counted in none of alloc, idle, other) */
+    double cpu_hours_split, cpu_hours_unknown;
     double gpu_hours_total, gpu_hours_used, gpu_hours_idle; /* idle = total - used */
-    bool stranded;             /* sa_tsdb_state_strands(state, cpu_hours_total, cpu_hours_idle) */
-    double gpu_hours_stranded; /* gpu_hours_idle when stranded, else 0 */
+    /* memory, MiB x hours: configured; allocated (where Slurm said it); of nodes whose allocated memory
+     * nobody said (a grouped sinfo record) */
+    double mem_mb_hours_total, mem_mb_hours_alloc, mem_mb_hours_unknown;
+    sa_tsdb_free_t free_class;  /* sa_tsdb_free_class(state, cpu_hours_total, cpu_hours_idle) */
     /* Nodes whose GPUs a grouped sinfo did not say (attr.gpu_config): */
     bool gpu_config_unknown;      /* BY_GPU_TYPE: the row of nodes of unknown GPU configuration */
     double node_hours_gpu_unknown; /* of node_hours: nodes of unknown GPU configuration (GPU time not counted) */
@@ -260,21 +318,6 @@ typedef struct {
     double gpu_hours_use_unknown; /* of those: in use or not, unknown (node not IDLE or DOWN); in
                                      neither gpu_hours_used nor gpu_hours_idle */
 } sa_tsdb_hours_t;
-
-/*
- * True when idle GPUs of nodes in this exact state (with these CPU hours in it) are
- * stranded, nobody can use them: the node is DOWN, drained or failing (DRAIN, FAIL),
- * reserved (RESERVED, MAINTENANCE, MAINT), or has no free CPU: ALLOCATED, or MIXED
- * when no idle CPU-hour was recorded in that state. The state is the unit of the
- * aggregation, so a MIXED state that had idle CPUs part of the time counts as usable.
- */
-bool sa_tsdb_state_strands(const char *state, double cpu_hours_total, double cpu_hours_idle);
-/*
- * Why idle GPUs in that state are stranded, as a short phrase ("node down", "node
- * failing", "node drained", "node reserved", "no free CPU", in that order of
- * precedence); NULL when they are not (sa_tsdb_state_strands is false).
- */
-const char *sa_tsdb_strand_reason(const char *state, double cpu_hours_total, double cpu_hours_idle);
 
 typedef bool (*sa_tsdb_hours_cb)(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *error);
 
@@ -288,6 +331,14 @@ typedef bool (*sa_tsdb_hours_cb)(const sa_tsdb_hours_t *row, void *ctx, sa_error
 bool sa_tsdb_state_hours(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_group_t group_by,
                          sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error);
 
+/*
+ * sa_tsdb_state_hours cut in buckets of bucket_s seconds aligned on the epoch (3600: UTC
+ * hours; 0: one bucket, the window): one row per (bucket, group, state) with time, sorted by
+ * bucket, then group, then state; row.bucket is the bucket's start, or from for the first.
+ */
+bool sa_tsdb_state_hours_by(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t bucket_s,
+                            sa_tsdb_group_t group_by, sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error);
+
 /* A node as observed at one snapshot. Borrowed for the callback only. */
 typedef struct {
     const char *name;
@@ -299,6 +350,7 @@ typedef struct {
     int64_t cpus_total, cpus_alloc, cpus_idle, cpus_other, mem_total_mb, mem_alloc_mb; /* SA_UNSET */
     int64_t start;          /* start of the interval the node is in */
     int gpu_config;         /* sa_node_gpu_config_t: where gpus come from */
+    int cpu_config;         /* sa_node_cpu_config_t: where the CPU counts come from */
     size_t ngpus;
     const struct sa_tsdb_gpu {
         const char *type;

@@ -133,6 +133,8 @@ static const char *const migrations[] = {
     "CREATE TABLE sched_rpc (cluster_id INTEGER NOT NULL REFERENCES cluster (id), at INTEGER NOT NULL,"
     " kind INTEGER NOT NULL, name_id INTEGER NOT NULL REFERENCES rpc_name (id), count INTEGER NOT NULL,"
     " total_time INTEGER, PRIMARY KEY (cluster_id, at, kind, name_id)) WITHOUT ROWID;",
+    /* 3 -> 4: CPU counts split from a grouped sinfo record's sums */
+    "ALTER TABLE attr ADD COLUMN cpu_config INTEGER;",
     NULL,
 };
 

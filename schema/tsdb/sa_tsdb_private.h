@@ -65,6 +65,7 @@ typedef struct {
     int64_t state_id, reason_id, partset_id; /* reason_id 0: none */
     int64_t cpus_total, cpus_alloc, cpus_idle, cpus_other, mem_total_mb, mem_alloc_mb; /* SA_UNSET: NULL */
     int64_t gpu_config; /* attr.gpu_config: 0 (NULL) observed, SA_NODE_GPUS_CARRIED, SA_NODE_GPUS_UNKNOWN */
+    int64_t cpu_config; /* attr.cpu_config: 0 (NULL) observed, SA_NODE_CPUS_SPLIT */
     size_t ngpus;
     agpu_t *gpus;       /* sorted by type_id */
     /* derived on load: the partition ids of partset_id (borrowed from the partset cache) */

@@ -163,6 +163,57 @@ done:
     return ok;
 }
 
+bool sa_tsdb_known_spans(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t **spans, size_t *n,
+                         sa_error_t *error)
+{
+    int64_t cid, first, last, *v = NULL, t;
+    span_t *g = NULL;
+    size_t ng = 0, k = 0;
+    bool ok = false;
+
+    *spans = NULL;
+    *n = 0;
+    if (!tsdb_begin_read(db, cluster, &cid, error))
+        return false;
+    if (!cid || !first_last(db, cid, &first, &last, error) ||
+        (first != SA_UNSET && !tsdb_load_gaps(db, cid, true, from, to, &g, &ng, error))) {
+        ok = !cid;
+        goto done;
+    }
+    if (first == SA_UNSET || last <= first) {
+        ok = true;
+        goto done;
+    }
+    if (first < from)
+        first = from;
+    if (last > to)
+        last = to;
+    if (!(v = calloc(2 * (ng + 1), sizeof *v))) {
+        tsdb_oom(db, error);
+        goto done;
+    }
+    t = first; /* the start of the span being read: [first, last) less the gaps, sorted by start */
+    for (size_t i = 0; i <= ng; i++) {
+        int64_t e = i < ng && g[i].start < last ? g[i].start : last;
+        if (e > t) {
+            v[2 * k] = t;
+            v[2 * k + 1] = e;
+            k++;
+        }
+        if (i < ng && g[i].end > t)
+            t = g[i].end;
+    }
+    *spans = v;
+    *n = k;
+    v = NULL;
+    ok = true;
+done:
+    tsdb_end_read(db);
+    free(g);
+    free(v);
+    return ok;
+}
+
 /* True if a flag word is in the '+'-joined state after its base. */
 static bool has_flag(const char *state, const char *flag)
 {
@@ -185,34 +236,62 @@ static bool base_is(const char *state, const char *base)
     return strncmp(state, base, bl) == 0 && (state[bl] == '\0' || state[bl] == '+');
 }
 
-const char *sa_tsdb_strand_reason(const char *state, double cpu_hours_total, double cpu_hours_idle)
+sa_tsdb_free_t sa_tsdb_free_class(const char *state, double cpu_hours_total, double cpu_hours_idle,
+                                  const char **reason)
 {
-    if (!state)
-        return NULL;
-    if (base_is(state, "DOWN"))
-        return "node down";
-    if (has_flag(state, "FAIL"))
-        return "node failing";
-    if (has_flag(state, "DRAIN"))
-        return "node drained";
-    if (has_flag(state, "RESERVED") || has_flag(state, "MAINTENANCE") || has_flag(state, "MAINT"))
-        return "node reserved";
-    if (base_is(state, "ALLOCATED") || (base_is(state, "MIXED") && cpu_hours_total > 0 && cpu_hours_idle <= 0))
-        return "no free CPU";
-    return NULL;
+    static const struct {
+        const char *flag, *base, *why;
+        sa_tsdb_free_t c;
+    } rules[] = {
+        {"MAINT", NULL, "maintenance", SA_TSDB_FREE_PLANNED_DOWN},
+        {"MAINTENANCE", NULL, "maintenance", SA_TSDB_FREE_PLANNED_DOWN},
+        {"POWERED_DOWN", NULL, "node powered down", SA_TSDB_FREE_PLANNED_DOWN},
+        {NULL, "FUTURE", "node not yet in service", SA_TSDB_FREE_PLANNED_DOWN},
+        {NULL, "DOWN", "node down", SA_TSDB_FREE_DOWN},
+        {"FAIL", NULL, "node failing", SA_TSDB_FREE_DOWN},
+        {"DRAIN", NULL, "node drained", SA_TSDB_FREE_DOWN},
+        {"RESERVED", NULL, "node reserved", SA_TSDB_FREE_RESERVED},
+    };
+    const char *why = NULL;
+    sa_tsdb_free_t c = SA_TSDB_FREE_IDLE;
+
+    for (size_t i = 0; state && !why && i < sizeof rules / sizeof rules[0]; i++) {
+        if (rules[i].flag ? has_flag(state, rules[i].flag) : base_is(state, rules[i].base)) {
+            why = rules[i].why;
+            c = rules[i].c;
+        }
+    }
+    if (state && !why &&
+        (base_is(state, "ALLOCATED") || (base_is(state, "MIXED") && cpu_hours_total > 0 && cpu_hours_idle <= 0))) {
+        why = "no free CPU";
+        c = SA_TSDB_FREE_STRANDED;
+    }
+    if (reason)
+        *reason = why;
+    return c;
 }
 
-bool sa_tsdb_state_strands(const char *state, double cpu_hours_total, double cpu_hours_idle)
+sa_tsdb_free_t sa_tsdb_cpu_free_class(sa_tsdb_free_t c, bool other)
 {
-    return sa_tsdb_strand_reason(state, cpu_hours_total, cpu_hours_idle) != NULL;
+    if (c == SA_TSDB_FREE_IDLE || c == SA_TSDB_FREE_STRANDED)
+        return other ? SA_TSDB_FREE_DOWN : SA_TSDB_FREE_IDLE;
+    return c;
 }
 
-/* Accumulated seconds of one (group, state). */
+const char *sa_tsdb_free_name(sa_tsdb_free_t c)
+{
+    static const char *const names[SA_TSDB_FREE_N] = {"idle", "stranded", "down", "planned_down", "reserved"};
+    return c < SA_TSDB_FREE_N ? names[c] : "idle";
+}
+
+/* Accumulated seconds of one (bucket, group, state). */
 typedef struct {
-    int64_t group; /* node id / partition id / GPU type id / 0 */
+    int64_t bucket; /* the bucket's index in the window */
+    int64_t group;  /* node id / partition id / GPU type id / 0 */
     bool has_group;
     int64_t state_id;
-    int64_t node_s, cpu_s[4], gpu_total_s, gpu_used_s;
+    int64_t node_s, cpu_s[6], gpu_total_s, gpu_used_s; /* cpu_s: total, alloc, idle, other, split, unknown */
+    int64_t mem_s[3];                                  /* MiB-seconds: total, alloc, alloc unknown */
     int64_t unknown_s, carried_s, use_unknown_s; /* gpu_config: node seconds unknown; GPU seconds carried */
     const char *gname, *sname;
 } hacc_t;
@@ -220,20 +299,21 @@ typedef struct {
 typedef struct {
     hacc_t *v;
     size_t n, cap;
-    u64map_t index; /* (group, state) -> position + 1 */
+    u64map_t index; /* (bucket, group, state) -> position + 1 */
 } hacc_list_t;
 
-/* The accumulator of (group, state). */
-static hacc_t *hacc_get(hacc_list_t *l, int64_t group, bool has_group, int64_t state_id)
+/* The accumulator of (bucket, group, state). */
+static hacc_t *hacc_get(hacc_list_t *l, int64_t bucket, int64_t group, bool has_group, int64_t state_id)
 {
-    uint64_t key =
-        sa_fnv1a_more(sa_fnv1a_more(FNV_INIT, &group, sizeof group), &state_id, sizeof state_id) ^ (uint64_t)has_group;
+    uint64_t key = sa_fnv1a_more(sa_fnv1a_more(sa_fnv1a_more(FNV_INIT, &bucket, sizeof bucket), &group, sizeof group),
+                                 &state_id, sizeof state_id) ^
+                   (uint64_t)has_group;
     u64ent_t *e = tsdb_u64map_get(&l->index, key);
 
-    /* verify: the key is a hash of the pair, collisions are resolved by probing on */
+    /* verify: the key is a hash of the triple, collisions are resolved by probing on */
     while (e && e->ival) {
         hacc_t *h = &l->v[e->ival - 1];
-        if (h->group == group && h->state_id == state_id && h->has_group == has_group)
+        if (h->bucket == bucket && h->group == group && h->state_id == state_id && h->has_group == has_group)
             return h;
         key = tsdb_mix64(key + 1);
         e = tsdb_u64map_get(&l->index, key);
@@ -243,6 +323,7 @@ static hacc_t *hacc_get(hacc_list_t *l, int64_t group, bool has_group, int64_t s
     if (!(e = tsdb_u64map_put(&l->index, key)))
         return NULL;
     memset(&l->v[l->n], 0, sizeof l->v[0]);
+    l->v[l->n].bucket = bucket;
     l->v[l->n].group = group;
     l->v[l->n].has_group = has_group;
     l->v[l->n].state_id = state_id;
@@ -260,6 +341,14 @@ static void hacc_add(hacc_t *h, const attr_t *a, int64_t d, const agpu_t *gpu, b
     h->cpu_s[1] += tsdb_known(a->cpus_alloc) * d;
     h->cpu_s[2] += tsdb_known(a->cpus_idle) * d;
     h->cpu_s[3] += tsdb_known(a->cpus_other) * d;
+    if (a->cpu_config == SA_NODE_CPUS_SPLIT)
+        h->cpu_s[4] += tsdb_known(a->cpus_total) * d;
+    if (a->cpus_alloc == SA_UNSET) /* how they were used, nobody said (a grouped sinfo record) */
+        h->cpu_s[5] += tsdb_known(a->cpus_total) * d;
+    h->mem_s[0] += tsdb_known(a->mem_total_mb) * d;
+    h->mem_s[1] += tsdb_known(a->mem_alloc_mb) * d;
+    if (a->mem_alloc_mb == SA_UNSET)
+        h->mem_s[2] += tsdb_known(a->mem_total_mb) * d;
     for (size_t g = 0; g < a->ngpus; g++) {
         if (gpu && gpu != &a->gpus[g])
             continue;
@@ -294,6 +383,8 @@ static int hacc_cmp(const void *x, const void *y)
 {
     const hacc_t *a = x, *b = y;
     int c;
+    if (a->bucket != b->bucket)
+        return a->bucket < b->bucket ? -1 : 1;
     if (!a->gname != !b->gname)
         return a->gname ? 1 : -1;
     if (a->gname && (c = strcmp(a->gname, b->gname)) != 0)
@@ -321,6 +412,8 @@ static int64_t gap_after(const span_t *g, size_t ng, int64_t t)
 typedef struct {
     sa_tsdb_group_t group_by;
     int64_t from, to, latest;
+    int64_t bucket_s;  /* > 0: buckets aligned on the epoch; 0: the window is one */
+    int64_t from0;     /* the start of the first bucket (from, floored to a bucket) */
     span_t *gaps;      /* every gap of the cluster, by start */
     size_t ng;
     wnode_t *wn;       /* the cluster's nodes, by name */
@@ -373,39 +466,63 @@ static bool window_rows(sa_tsdb_t *db, hours_t *h, int64_t node_id, sa_error_t *
     return true;
 }
 
-/* Adds d seconds of node i in attribute set a to the accumulators of its group(s). */
-static bool hours_add(hours_t *h, size_t i, const attr_t *a, int64_t d, bool uu)
+/* Adds d seconds of node i in attribute set a, in bucket k, to the accumulators of its group(s). */
+static bool hours_add_in(hours_t *h, int64_t k, size_t i, const attr_t *a, int64_t d, bool uu)
 {
     hacc_t *x;
 
     switch (h->group_by) {
     case SA_TSDB_BY_STATE:
     case SA_TSDB_BY_NODE:
-        if (!(x = hacc_get(&h->acc, h->group_by == SA_TSDB_BY_NODE ? (int64_t)i : 0, h->group_by == SA_TSDB_BY_NODE,
-                           a->state_id)))
+        if (!(x = hacc_get(&h->acc, k, h->group_by == SA_TSDB_BY_NODE ? (int64_t)i : 0,
+                           h->group_by == SA_TSDB_BY_NODE, a->state_id)))
             return false;
         hacc_add(x, a, d, NULL, uu);
         return true;
     case SA_TSDB_BY_PARTITION:
         for (size_t p = 0; p < a->nparts; p++) {
-            if (!(x = hacc_get(&h->acc, a->parts[p], true, a->state_id)))
+            if (!(x = hacc_get(&h->acc, k, a->parts[p], true, a->state_id)))
                 return false;
             hacc_add(x, a, d, NULL, uu);
         }
         return true;
     default: /* by GPU type: nodes without GPUs under no group, those of unknown GPUs apart (-1) */
         if (a->ngpus == 0) {
-            if (!(x = hacc_get(&h->acc, a->gpu_config == SA_NODE_GPUS_UNKNOWN ? -1 : 0, false, a->state_id)))
+            if (!(x = hacc_get(&h->acc, k, a->gpu_config == SA_NODE_GPUS_UNKNOWN ? -1 : 0, false, a->state_id)))
                 return false;
             hacc_add(x, a, d, NULL, uu);
         }
         for (size_t g = 0; g < a->ngpus; g++) {
-            if (!(x = hacc_get(&h->acc, a->gpus[g].type_id, true, a->state_id)))
+            if (!(x = hacc_get(&h->acc, k, a->gpus[g].type_id, true, a->state_id)))
                 return false;
             hacc_add(x, a, d, &a->gpus[g], uu);
         }
         return true;
     }
+}
+
+/* The first bucket boundary after t (the window's end when there is one bucket). */
+static int64_t bucket_end(const hours_t *h, int64_t t)
+{
+    int64_t e;
+    if (h->bucket_s <= 0)
+        return h->to;
+    e = t - (t % h->bucket_s + h->bucket_s) % h->bucket_s + h->bucket_s; /* floor to the bucket, then one on */
+    return e < h->to ? e : h->to;
+}
+
+/* Adds node i in attribute set a over [b, e) (within the window), cut at the bucket boundaries. */
+static bool hours_add(hours_t *h, size_t i, const attr_t *a, int64_t b, int64_t e, bool uu)
+{
+    while (b < e) {
+        int64_t be = bucket_end(h, b), k = h->bucket_s > 0 ? (b - h->from0) / h->bucket_s : 0;
+        if (be > e)
+            be = e;
+        if (!hours_add_in(h, k, i, a, be - b, uu))
+            return false;
+        b = be;
+    }
+    return true;
 }
 
 /*
@@ -434,7 +551,7 @@ static bool hours_node(sa_tsdb_t *db, hours_t *h, size_t i, sa_error_t *error)
             continue;
         if (!(a = tsdb_attr_get(db, h->ra[r], error)) || !use_unknown(db, a, error, &uu))
             return false;
-        if (!hours_add(h, i, a, e - b, uu)) {
+        if (!hours_add(h, i, a, b, e, uu)) {
             tsdb_oom(db, error);
             return false;
         }
@@ -442,7 +559,7 @@ static bool hours_node(sa_tsdb_t *db, hours_t *h, size_t i, sa_error_t *error)
     return true;
 }
 
-/* Names the accumulators, sorts them by group then state and calls cb with each. */
+/* Names the accumulators, sorts them by bucket, group and state and calls cb with each. */
 static bool hours_emit(sa_tsdb_t *db, hours_t *h, sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error)
 {
     for (size_t i = 0; i < h->acc.n; i++) {
@@ -462,14 +579,18 @@ static bool hours_emit(sa_tsdb_t *db, hours_t *h, sa_tsdb_hours_cb cb, void *ctx
         qsort(h->acc.v, h->acc.n, sizeof *h->acc.v, hacc_cmp);
     for (size_t i = 0; i < h->acc.n; i++) {
         const hacc_t *x = &h->acc.v[i];
+        int64_t bucket = h->from0 + x->bucket * (h->bucket_s > 0 ? h->bucket_s : 0);
         sa_tsdb_hours_t row = {
             .state = x->sname,
             .group = x->gname,
+            .bucket = bucket > h->from ? bucket : h->from,
             .node_hours = x->node_s / 3600.0,
             .cpu_hours_total = x->cpu_s[0] / 3600.0,
             .cpu_hours_alloc = x->cpu_s[1] / 3600.0,
             .cpu_hours_idle = x->cpu_s[2] / 3600.0,
             .cpu_hours_other = x->cpu_s[3] / 3600.0,
+            .cpu_hours_split = x->cpu_s[4] / 3600.0,
+            .cpu_hours_unknown = x->cpu_s[5] / 3600.0,
             .gpu_hours_total = x->gpu_total_s / 3600.0,
             .gpu_hours_used = x->gpu_used_s / 3600.0,
             .gpu_hours_idle = (x->gpu_total_s - x->gpu_used_s - x->use_unknown_s) / 3600.0,
@@ -477,9 +598,11 @@ static bool hours_emit(sa_tsdb_t *db, hours_t *h, sa_tsdb_hours_cb cb, void *ctx
             .node_hours_gpu_unknown = x->unknown_s / 3600.0,
             .gpu_hours_carried = x->carried_s / 3600.0,
             .gpu_hours_use_unknown = x->use_unknown_s / 3600.0,
+            .mem_mb_hours_total = x->mem_s[0] / 3600.0,
+            .mem_mb_hours_alloc = x->mem_s[1] / 3600.0,
+            .mem_mb_hours_unknown = x->mem_s[2] / 3600.0,
         };
-        row.stranded = sa_tsdb_state_strands(row.state, row.cpu_hours_total, row.cpu_hours_idle);
-        row.gpu_hours_stranded = row.stranded ? row.gpu_hours_idle : 0;
+        row.free_class = sa_tsdb_free_class(row.state, row.cpu_hours_total, row.cpu_hours_idle, NULL);
         if (!cb(&row, ctx, error))
             return false;
     }
@@ -488,6 +611,12 @@ static bool hours_emit(sa_tsdb_t *db, hours_t *h, sa_tsdb_hours_cb cb, void *ctx
 
 bool sa_tsdb_state_hours(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, sa_tsdb_group_t group_by,
                          sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error)
+{
+    return sa_tsdb_state_hours_by(db, cluster, from, to, 0, group_by, cb, ctx, error);
+}
+
+bool sa_tsdb_state_hours_by(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t to, int64_t bucket_s,
+                            sa_tsdb_group_t group_by, sa_tsdb_hours_cb cb, void *ctx, sa_error_t *error)
 {
     hours_t h;
     int64_t cid;
@@ -498,6 +627,8 @@ bool sa_tsdb_state_hours(sa_tsdb_t *db, const char *cluster, int64_t from, int64
     h.group_by = group_by;
     h.from = from;
     h.to = to;
+    h.bucket_s = bucket_s > 0 ? bucket_s : 0;
+    h.from0 = h.bucket_s ? from - ((from % h.bucket_s) + h.bucket_s) % h.bucket_s : from;
     if (!tsdb_begin_read(db, cluster, &cid, error))
         return false;
     if (!cid || to <= from) {
@@ -608,6 +739,7 @@ static bool fill_node(sa_tsdb_t *db, const attr_t *a, sa_tsdb_node_t *node, node
     }
     node->ngpus = a->ngpus;
     node->gpu_config = (int)a->gpu_config;
+    node->cpu_config = (int)a->cpu_config;
     node->gpus = nb->gpus;
     return true;
 }

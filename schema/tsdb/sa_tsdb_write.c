@@ -70,6 +70,8 @@ static uint64_t attr_hash(const attr_t *a)
     uint64_t h = sa_fnv1a_more(FNV_INIT, f, sizeof f);
     if (a->gpu_config) /* only then: the hashes of version 1 attribute sets stay valid */
         h = sa_fnv1a_more(h, &a->gpu_config, sizeof a->gpu_config);
+    if (a->cpu_config) /* likewise for version 3's */
+        h = sa_fnv1a_more(h, &a->cpu_config, sizeof a->cpu_config);
     h = sa_fnv1a_more(h, &a->ngpus, sizeof a->ngpus);
     for (size_t i = 0; i < a->ngpus; i++)
         h = sa_fnv1a_more(h, &a->gpus[i], sizeof a->gpus[i]);
@@ -83,7 +85,8 @@ static bool attr_equal(const attr_t *a, const attr_t *b)
     if (a->state_id != b->state_id || a->reason_id != b->reason_id || a->partset_id != b->partset_id ||
         a->cpus_total != b->cpus_total || a->cpus_alloc != b->cpus_alloc || a->cpus_idle != b->cpus_idle ||
         a->cpus_other != b->cpus_other || a->mem_total_mb != b->mem_total_mb ||
-        a->mem_alloc_mb != b->mem_alloc_mb || a->gpu_config != b->gpu_config || a->ngpus != b->ngpus)
+        a->mem_alloc_mb != b->mem_alloc_mb || a->gpu_config != b->gpu_config || a->cpu_config != b->cpu_config ||
+        a->ngpus != b->ngpus)
         return false;
     for (size_t i = 0; i < a->ngpus; i++) {
         if (a->gpus[i].type_id != b->gpus[i].type_id || a->gpus[i].total != b->gpus[i].total ||
@@ -122,6 +125,7 @@ static bool attr_from_node(sa_tsdb_t *db, const sa_node_t *node, attr_t *a, sa_e
     a->gpu_config = node->gpu_config == SA_NODE_GPUS_CARRIED || node->gpu_config == SA_NODE_GPUS_UNKNOWN
                         ? node->gpu_config
                         : 0;
+    a->cpu_config = node->cpu_config == SA_NODE_CPUS_SPLIT ? SA_NODE_CPUS_SPLIT : 0;
 
     /* GPUs: every type configured or in use */
     cap = node->gpus_total.n + node->gpus_used.n;
@@ -217,6 +221,8 @@ static bool attr_id(sa_tsdb_t *db, const attr_t *a, int64_t *id, sa_error_t *err
         tsdb_bind_opt(s, 10, a->mem_alloc_mb);
         if (a->gpu_config)
             sqlite3_bind_int64(s, 11, a->gpu_config);
+        if (a->cpu_config)
+            sqlite3_bind_int64(s, 12, a->cpu_config);
         if (!tsdb_step_done(db, s, "adding an attribute set", error))
             return false;
         *id = sqlite3_last_insert_rowid(db->conn);

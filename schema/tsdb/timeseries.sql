@@ -1,13 +1,14 @@
--- timeseries.sql - the SQLite time series of node, CPU and GPU states (schema version 3).
+-- timeseries.sql - the SQLite time series of node, CPU and GPU states (schema version 4).
 --
 -- This file is the source of truth: the build embeds it into sa_tsdb.c (see the end of
 -- the top-level CMakeLists.txt), which runs it on an empty database and then sets
--- PRAGMA application_id = 0x53415453 ('SATS') and PRAGMA user_version = 3.
+-- PRAGMA application_id = 0x53415453 ('SATS') and PRAGMA user_version = 4.
 -- A schema change edits this file, adds a migration step in sa_tsdb_migrate.c (version
 -- N -> N+1, giving an older database the same tables and columns) and bumps
 -- SA_TSDB_SCHEMA_VERSION; a database newer than the program is refused, untouched.
 -- Version 2 added attr.gpu_config and the table node_config_gpu.
 -- Version 3 added the tables rpc_name and sched_rpc (sdiag's RPC counts by message type and by user).
+-- Version 4 added attr.cpu_config (CPU counts split from a grouped sinfo --json record's sums).
 --
 -- What Slurm said is stored exactly, never collapsed: a node state is its base plus
 -- every flag ("IDLE+DRAIN" stays "IDLE+DRAIN", not "drained"). Times are seconds since
@@ -109,6 +110,16 @@ CREATE TABLE gpu_type (
 
 -- An attribute set: everything observed about a node that, when it changes, starts a
 -- new interval. Shared by all intervals (of any node) that looked exactly alike.
+-- gpu_config (version 2), where the GPU rows come from: NULL: as Slurm printed them for
+-- this node; 1: carried from the node's last per-node observation (a grouped sinfo --json
+-- does not say a node's GPUs): totals exact, GPUs in use unknown unless the node is IDLE
+-- or DOWN (then 0); 2: unknown, the node may have GPUs nobody said (no GPU rows).
+-- cpu_config (version 4), where cpus_alloc/idle/other come from: NULL: as Slurm printed
+-- them for this node (NULL counts: not said); 1: split, the node's even share of its
+-- grouped sinfo --json record's sums (exact summed over the record's nodes, which share
+-- its state; not per node). No comma in the comments after gpu_config: SQLite's DROP
+-- COLUMN (the migration tests make older databases with it) looks for the comma before
+-- the last column in the text.
 CREATE TABLE attr (
     id           INTEGER PRIMARY KEY,
     hash         INTEGER NOT NULL,  -- 32-bit hash of the other columns and the GPU rows (lookup only)
@@ -121,11 +132,8 @@ CREATE TABLE attr (
     cpus_other   INTEGER,           -- neither (down, drained...): total - alloc - idle
     mem_total_mb INTEGER,           -- real memory (MiB)
     mem_alloc_mb INTEGER,           -- allocated to jobs (MiB)
-    gpu_config   INTEGER            -- where the GPU rows come from (version 2):
-    -- NULL: as Slurm printed them for this node; 1: carried from the node's last per-node
-    -- observation (a grouped sinfo --json does not say a node's GPUs): totals exact, GPUs
-    -- in use unknown unless the node is IDLE or DOWN (then 0); 2: unknown, the node may
-    -- have GPUs nobody said (no GPU rows)
+    gpu_config   INTEGER,           -- where the GPU rows come from (version 2: above)
+    cpu_config   INTEGER            -- where the CPU counts come from (version 4: above)
 );
 CREATE INDEX attr_by_hash ON attr (hash);
 

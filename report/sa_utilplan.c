@@ -1,0 +1,184 @@
+/*
+ * sa_utilplan.c - slurmdbd's planned time for utilization --summary (sa_util_read_planned
+ * of sa_util.h): the CPU time eligible pending jobs waited for, hour by hour, by the rule of
+ * slurmdbd's hourly rollup (as_mysql_rollup.c, _add_planned_time; sa_util_pending_secs).
+ *
+ * Where the job records come from (what the rollups keep; the job documents only for the
+ * few jobs that never started):
+ * - every run that started from the window's start to the cluster's last observation: the
+ *   started lists ("<cluster>:<day>:s<part>"): its incarnation's eligible time, its start
+ *   and its CPUs (the allocated ones: the lists do not keep ReqCPUS, nor the reservation);
+ * - every job that never started and was pending in the window: the live shards (PENDING,
+ *   submitted before the window's end) and the ended lists (ended without a start, from the
+ *   window's start on), then their documents by _id: eligible, req.cpus, reservation (a job
+ *   of a reservation has no planned time, as in slurmdbd) and the pending tasks of an array
+ *   meta-record (array.task_string: each counts).
+ */
+#include "sa_util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "sa_jobview.h"
+#include "sa_rollup_reader.h"
+#include "sa_rollup.h"
+
+#define HOUR 3600
+
+typedef struct {
+    const sa_report_opts_t *o;
+    sa_ualloc_t *a;
+    const int64_t *spans;
+    size_t nsp;
+    sa_strv_t ids[2];   /* documents to read: of jobs, of jobs_superseded */
+    sa_jobview_t view;
+} plan_t;
+
+/*
+ * Adds one pending record's planned CPU-seconds (sa_util_pending_secs) to the hours of
+ * the known time it overlaps.
+ */
+static void add_pending(plan_t *p, int64_t eligible, int64_t start, int64_t end, int64_t cpus, int64_t tasks)
+{
+    sa_ualloc_t *a = p->a;
+    int64_t stop = start != SA_UNSET ? start : end != SA_UNSET ? end : INT64_MAX;
+
+    if (eligible == SA_UNSET || eligible <= 0 || cpus <= 0) {
+        a->plan_unknown += eligible == SA_UNSET;
+        return;
+    }
+    for (size_t k = 0; k < p->nsp; k++) {
+        int64_t b = p->spans[2 * k] > eligible ? p->spans[2 * k] : eligible;
+        int64_t e = p->spans[2 * k + 1] < stop ? p->spans[2 * k + 1] : stop;
+        while (b < e) {
+            size_t h = (size_t)((b - a->h0) / HOUR);
+            int64_t he = a->h0 + (int64_t)(h + 1) * HOUR;
+            if (he > e)
+                he = e;
+            if (h < a->nh)
+                a->plan[h] += sa_util_pending_secs(eligible, start, end, b, he, cpus, tasks);
+            b = he;
+        }
+    }
+}
+
+/* A started list: each run's time between its eligible time and its start. */
+static bool on_started(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
+{
+    plan_t *p = vctx;
+    (void)error;
+    for (size_t m = 0; m < d->nm; m++) {
+        for (size_t i = 0; i < d->m[m].nrec; i++) {
+            const int64_t *x = &d->m[m].rec[i * SA_RS_NF];
+            if (x[SA_RS_START] > p->o->start)
+                add_pending(p, x[SA_RS_ELIGIBLE], x[SA_RS_START], SA_UNSET, x[SA_RS_CPUS], 0);
+        }
+    }
+    return true;
+}
+
+/* The job lists: the documents of the jobs that never started and may have waited in the window. */
+static bool on_list(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
+{
+    plan_t *p = vctx;
+    sa_rollup_kind_t kind = d->kind;
+
+    for (size_t m = 0; m < d->nm; m++) {
+        for (size_t i = 0; i < d->m[m].nrec; i++) {
+            const int64_t *x = &d->m[m].rec[i * SA_RR_NF];
+            const char *st = x[SA_RR_STATE] >= 0 && (size_t)x[SA_RR_STATE] < d->nstates ? d->states[x[SA_RR_STATE]]
+                                                                                        : NULL;
+            bool want = kind == SA_ROLLUP_K_LIVE
+                            ? st && strcmp(st, "PENDING") == 0 && (x[SA_RR_START] < 0 || x[SA_RR_START] < p->o->end)
+                            : x[SA_RR_START] < 0 && x[SA_RR_END] >= p->o->start;
+            int coll = sa_rollup_is_jobs_id(d->cluster, d->m[m].id) ? 0 : 1; /* jobs, else jobs_superseded */
+            if (want && !sa_strv_push(&p->ids[coll], d->m[m].id))
+                return sa_error_nomem(error);
+        }
+    }
+    return true;
+}
+
+/* The number of tasks of an array's task string ("1-10%3", "1,3,5-7", "0-15:4"); 0 when not read. */
+static int64_t array_task_count(const char *s)
+{
+    int64_t n = 0;
+    while (s && *s && *s != '%') {
+        char *end;
+        long long a = strtoll(s, &end, 10), b = a, step = 1;
+        if (end == s)
+            return 0;
+        s = end;
+        if (*s == '-') {
+            b = strtoll(s + 1, &end, 10);
+            if (end == s + 1)
+                return 0;
+            s = end;
+        }
+        if (*s == ':') {
+            step = strtoll(s + 1, &end, 10);
+            if (end == s + 1 || step <= 0)
+                return 0;
+            s = end;
+        }
+        if (b >= a)
+            n += (b - a) / step + 1;
+        if (*s == ',')
+            s++;
+        else if (*s && *s != '%')
+            return 0;
+    }
+    return n;
+}
+
+/* A job that never started: its time from its eligible time to its end (or the series' end). */
+static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
+{
+    plan_t *p = vctx;
+    const sa_jobview_t *v = &p->view;
+    int64_t end;
+
+    if (!sa_jobview_read(&p->view, doc, error))
+        return false;
+    p->a->plan_docs++;
+    if (v->reservation && v->reservation[0])
+        return true; /* a job of a reservation: slurmdbd counts the reservation, not its jobs' waits */
+    end = v->final ? v->end : v->vanished_at;
+    add_pending(p, v->eligible, SA_UNSET, end, v->req_cpus != SA_UNSET ? v->req_cpus : v->cpus,
+                array_task_count(v->array_tasks));
+    return true;
+}
+
+bool sa_util_read_planned(const sa_report_opts_t *o, sa_rdb_t *db, const int64_t *spans, size_t nsp,
+                          sa_ualloc_t *a, size_t *docs, sa_error_t *error)
+{
+    static const char *const colls[2] = {"jobs", "jobs_superseded"};
+    static const char *const fields[] = {"eligible", "req", "cpus", "reservation", "array", "end", "vanished_at",
+                                         "state", "start", "submit"};
+    plan_t p;
+    bson_t proj = BSON_INITIALIZER;
+    int64_t to = a->as_of != SA_UNSET && a->as_of > o->start ? a->as_of + 1 : o->end;
+    bool ok;
+
+    if (!(a->plan = calloc(a->nh ? a->nh : 1, sizeof *a->plan)))
+        return sa_error_nomem(error);
+    memset(&p, 0, sizeof p);
+    p.o = o;
+    p.a = a;
+    p.spans = spans;
+    p.nsp = nsp;
+    sa_strv_init(&p.ids[0]);
+    sa_strv_init(&p.ids[1]);
+    sa_jobview_init(&p.view);
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        BSON_APPEND_INT32(&proj, fields[i], 1);
+    ok = sa_rollup_read_started(db, a->cluster, o->start, to, on_started, &p, docs, error) &&
+         sa_rollup_read_lists(db, a->cluster, true, o->start, to, on_list, &p, docs, error);
+    for (int c = 0; ok && c < 2; c++)
+        ok = !p.ids[c].n || sa_rollup_read_jobs(db, colls[c], &p.ids[c], &proj, on_job, &p, error);
+    bson_destroy(&proj);
+    sa_jobview_clear(&p.view);
+    sa_strv_clear(&p.ids[0]);
+    sa_strv_clear(&p.ids[1]);
+    return ok;
+}
