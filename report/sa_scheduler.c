@@ -533,6 +533,7 @@ bool sa_report_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_er
     json_t *extra = NULL;
     bool ok = false;
 
+    (void)warn; /* nothing is left out: a cluster without its series is exit 2 */
     memset(&s, 0, sizeof s);
     memset(&plots, 0, sizeof plots);
     s.o = o;
@@ -549,14 +550,8 @@ bool sa_report_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_er
         goto done;
     }
     for (size_t i = 0; i < clusters.n; i++) {
-        sa_tsdb_t *db;
-        if (!sa_rtsdbs_get(&tsdbs, o, clusters.v[i], false, &db, error))
-            goto done;
-        if (!db) {
-            sa_rtsdbs_left_out(warn, &tsdbs, o, clusters.v[i], "no scheduler statistics of it");
-            continue;
-        }
-        if (!read_cluster(&s, db, clusters.v[i], error))
+        sa_tsdb_t *db; /* the report is the series: a cluster without one is exit 2, as for utilization */
+        if (!sa_rtsdbs_get(&tsdbs, o, clusters.v[i], true, &db, error) || !read_cluster(&s, db, clusters.v[i], error))
             goto done;
     }
     if (!(o->by ? rpc_rows(&s, o->by & SA_BY_RPC_USER ? SA_SDIAG_RPC_USER : SA_SDIAG_RPC_TYPE, &t, error)

@@ -187,8 +187,9 @@ static void test_svg(void **state)
 }
 
 /*
- * A cluster without a time series: the rows it would have are left out and said on
- * stderr, one line; a window is needed, and --by takes rpc-type or rpc-user alone.
+ * A cluster without a time series: exit 2, one line naming the file looked for (as
+ * utilization: the report is the series), nothing printed; a window is needed, and --by
+ * takes rpc-type or rpc-user alone.
  */
 static void test_slips(void **state)
 {
@@ -198,10 +199,10 @@ static void test_slips(void **state)
     static const char *const nowin[] = {NULL};
     static const char *const both[] = {"--month", "2026-10", "--by", "rpc-type,rpc-user", NULL};
     (void)state;
-    assert_int_equal(tu_run(argv, NULL, &out, &err), 0);
-    expect_in(err, "slurm-report: cluster nowhere: no time series (/nonexistent/nowhere.sqlite does not exist");
-    expect_in(err, "): no scheduler statistics of it\n");
+    assert_int_equal(tu_run(argv, NULL, &out, &err), 2);
+    expect_in(err, "cluster nowhere: no time series (/nonexistent/nowhere.sqlite does not exist");
     assert_true(strchr(err, '\n') == err + strlen(err) - 1);
+    assert_string_equal(out, "");
     free(out);
     free(err);
     assert_int_equal(run(nowin, &out, &err), 2);
