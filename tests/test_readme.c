@@ -518,6 +518,191 @@ static void test_readme_reports(void **state)
     free(readme);
 }
 
+/* ---- GPU-hours by account over a window: the README's aggregation and Python -------------- */
+
+/* The text of the first ```lang block after marker in the README (caller frees). */
+static char *readme_block(const char *marker, const char *lang)
+{
+    char *readme = tu_read_file(SA_SOURCE_DIR "/README.md", NULL), *p, *end, *out, fence[32];
+
+    snprintf(fence, sizeof fence, "```%s\n", lang);
+    p = strstr(readme, marker);
+    if (!p || !(p = strstr(p, fence)) || !(end = strstr(p + strlen(fence), "```")))
+        fail_msg("the README has no ```%s block after '%s'", lang, marker);
+    out = strndup(p + strlen(fence), (size_t)(end - p - strlen(fence)));
+    free(readme);
+    return out;
+}
+
+/* What the examples must print: slurm-report usage of the demo month, "account|gpu_hours" lines. */
+static char *usage_by_account(void)
+{
+    char uri_env[1024], dbopt[160], sq[160], *out = NULL, *err = NULL;
+    char *env[] = {uri_env, NULL};
+    char *argv[] = {(char *)SA_REPORT_BIN, (char *)"usage", (char *)"-M", (char *)"demo", (char *)"--month",
+                    (char *)"2026-10", (char *)"-t", (char *)"hours", (char *)"--by", (char *)"account", (char *)"-P",
+                    (char *)"-n", (char *)"-o", (char *)"account,gpu_hours", dbopt, sq, NULL};
+    snprintf(uri_env, sizeof uri_env, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
+    snprintf(dbopt, sizeof dbopt, "--db=%s", db_name);
+    snprintf(sq, sizeof sq, "--sqlite=%s/demo.sqlite", demo_dir);
+    if (tu_run(argv, env, &out, &err) != 0)
+        fail_msg("slurm-report usage: %s", err);
+    free(err);
+    assert_true(strlen(out) > 20);
+    return out;
+}
+
+/* Runs argv; its exit status, and the last line it wrote on stderr into why (when not 0). */
+static int run_step(char *const argv[], char *why, size_t whysz)
+{
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(argv, NULL, &out, &err);
+
+    if (rc != 0) {
+        const char *last = err ? err + strlen(err) : "";
+        while (err && last > err && (last[-1] == '\n' || last[-1] == ' '))
+            last--;
+        while (err && last > err && last[-1] != '\n')
+            last--;
+        snprintf(why, whysz, "%s exits %d: %.*s", argv[0], rc, (int)strcspn(last, "\n"), last);
+    }
+    free(out);
+    free(err);
+    return rc;
+}
+
+/*
+ * A virtualenv with pymongo from PyPI, made once under the user's cache
+ * ($XDG_CACHE_HOME or ~/.cache, slurm-archive/venv-pymongo); its python (caller frees),
+ * or NULL with *why when it cannot be made (PyPI not reached: pip waits 20 s, retries once;
+ * the install is cut at 5 minutes).
+ */
+static char *pymongo_venv(char *why, size_t whysz)
+{
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char *parent, *dir, *py, *pip, *tail;
+    int rc;
+
+    if ((cache && *cache ? asprintf(&parent, "%s/slurm-archive", cache)
+                         : asprintf(&parent, "%s/.cache/slurm-archive", home && *home ? home : "/tmp")) < 0 ||
+        asprintf(&dir, "%s/venv-pymongo", parent) < 0 || asprintf(&py, "%s/bin/python", dir) < 0 ||
+        asprintf(&pip, "%s/bin/pip", dir) < 0)
+        abort();
+    char *probe[] = {py, (char *)"-c", (char *)"import pymongo", NULL};
+    char *mk[] = {(char *)"/bin/mkdir", (char *)"-p", parent, NULL};
+    char *venv[] = {(char *)"/usr/bin/env", (char *)"python3", (char *)"-m", (char *)"venv", (char *)"--clear", dir,
+                    NULL};
+    char *install[] = {(char *)"/usr/bin/timeout", (char *)"300", pip, (char *)"install", (char *)"--quiet",
+                       (char *)"--disable-pip-version-check", (char *)"--timeout", (char *)"20", (char *)"--retries",
+                       (char *)"1", (char *)"pymongo", NULL};
+    if (access(py, X_OK) == 0 && run_step(probe, why, whysz) == 0)
+        rc = 0;
+    else if ((rc = run_step(mk, why, whysz)) == 0 && (rc = run_step(venv, why, whysz)) == 0 &&
+             (rc = run_step(install, why, whysz)) == 0)
+        rc = run_step(probe, why, whysz);
+    if (rc != 0) {
+        tail = strdup(why);
+        snprintf(why, whysz, "pymongo could not be installed from PyPI into %s (%s)", dir, tail ? tail : "");
+        free(tail);
+        free(py);
+        py = NULL;
+    }
+    free(pip);
+    free(dir);
+    free(parent);
+    return py;
+}
+
+/* The README's Python, run against the bundled server on the demo month: usage's figures, line for line. */
+static void test_readme_python(void **state)
+{
+    char *code = readme_block("**GPU-hours by account over a window**", "python"), *want, *py, why[512];
+    char path[] = "/tmp/sa-readme-py-XXXXXX", uri_env[1024], db_env[200], *out = NULL, *err = NULL;
+    int fd, rc;
+    (void)state;
+
+    ingest_demo();
+    if (!(py = pymongo_venv(why, sizeof why))) {
+        printf("SKIP readme python: %s\n", why);
+        free(code);
+        skip();
+    }
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, code, strlen(code)) == (ssize_t)strlen(code));
+    close(fd);
+    snprintf(uri_env, sizeof uri_env, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
+    snprintf(db_env, sizeof db_env, "SLURM_REPORT_DB=%s", db_name);
+    {
+        char *argv[] = {py, path, NULL}, *env[] = {uri_env, db_env, NULL};
+        rc = tu_run(argv, env, &out, &err);
+    }
+    unlink(path);
+    if (rc != 0)
+        fail_msg("the README's Python exits %d: %s", rc, err);
+    want = usage_by_account();
+    printf("  Python:\n%s  slurm-report usage:\n%s", out, want);
+    assert_string_equal(out, want);
+    free(want);
+    free(out);
+    free(err);
+    free(py);
+    free(code);
+}
+
+/* Whether the test server is FerretDB (its buildInfo says ferretdbVersion), not a mongod. */
+static bool server_is_ferretdb(void)
+{
+    bson_t cmd = BSON_INITIALIZER, reply;
+    bson_iter_t it;
+    bool ferret;
+
+    BSON_APPEND_INT32(&cmd, "buildInfo", 1);
+    assert_true(mongoc_client_command_simple(client, "admin", &cmd, NULL, &reply, NULL));
+    ferret = bson_iter_init_find(&it, &reply, "ferretdbVersion");
+    bson_destroy(&reply);
+    bson_destroy(&cmd);
+    return ferret;
+}
+
+/* The README's aggregation, where the test server is a mongod: usage's figures, line for line. */
+static void test_readme_aggregation(void **state)
+{
+    char *code, *p, *q, *want, *got = NULL;
+    size_t len = 0;
+    query_t qy;
+    json_t *res, *d;
+    FILE *m;
+    size_t i;
+    (void)state;
+
+    ingest_demo();
+    if (server_is_ferretdb()) {
+        printf("SKIP readme aggregation: the test server is FerretDB, which has no $multiply, $subtract or $unionWith "
+               "(tools/mongo-test-server uses a mongod when one is on PATH); the Python runs here instead\n");
+        skip();
+    }
+    code = readme_block("**GPU-hours by account over a window**", "js");
+    /* one statement over several lines: joined, as parse_query reads one line */
+    for (p = q = code; *p; p++)
+        *q++ = *p == '\n' ? ' ' : *p;
+    *q = '\0';
+    assert_true(parse_query(code, &qy));
+    res = run_query(&qy);
+    m = open_memstream(&got, &len);
+    json_array_foreach(res, i, d)
+        fprintf(m, "%s|%.2f\n", str(d, "_id"), json_number_value(json_object_get(d, "gpu_hours")));
+    fclose(m);
+    want = usage_by_account();
+    printf("  aggregation:\n%s  slurm-report usage:\n%s", got, want);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    json_decref(res);
+    json_decref(qy.args);
+    free(code);
+}
+
 /* ---- the demo agrees with itself ------------------------------------------------------ */
 
 /* slurm-report ARGS --json on the demo's database and time series; its output, parsed. */
@@ -655,6 +840,7 @@ static void test_demo_consistent(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_readme_queries), cmocka_unit_test(test_readme_reports),
+                                       cmocka_unit_test(test_readme_python), cmocka_unit_test(test_readme_aggregation),
                                        cmocka_unit_test(test_demo_consistent)};
     int rc;
 #if defined(__SANITIZE_ADDRESS__)
