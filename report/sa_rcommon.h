@@ -30,10 +30,11 @@ void sa_rtsdbs_clear(sa_rtsdbs_t *t);
 /*
  * The time series holding cluster: --sqlite PATH (opened read-only once), else
  * DIR/CLUSTER.sqlite when it exists (DIR: --sqlite-dir, $SLURM_REPORT_SQLITE_DIR, else
- * /var/lib/slurm-ingest); from o->shared_tsdbs when the report runs in the site (which
- * opens each file once for all its sections). *db is NULL (and true returned) when there is none (or t->none)
- * and required is false; when required, its absence is SA_ERR_USAGE (exit 2, as a file
- * named that is not there), saying why (sa_rtsdbs_missing).
+ * /var/lib/slurm-ingest); from o->shared_tsdbs when the report runs inside another (the
+ * site, utilization over time: each file opened once for all of them). *db is NULL (and
+ * true returned) when there is none (or t->none) and required is false; when required,
+ * its absence is SA_ERR_USAGE (exit 2, as a file named that is not there), saying why
+ * (sa_rtsdbs_missing).
  */
 bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, bool required, sa_tsdb_t **db,
                    sa_error_t *error);

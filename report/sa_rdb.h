@@ -41,6 +41,8 @@ sa_rdb_t *sa_rdb_ref(sa_rdb_t *db);
  * (sa_rdb_rollup_seq), ingest_days.
  */
 void sa_rdb_cache(sa_rdb_t *db, size_t max_bytes);
+/* The read cache of one run that runs many reports over one connection (the site, utilization over time). */
+#define SA_RDB_RUN_CACHE_BYTES ((size_t)256 << 20)
 /*
  * What the read cache did: *fetched documents read from the server, *kept of them held
  * (every one unless the cache filled up), *hits documents given from it.

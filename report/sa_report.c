@@ -167,6 +167,8 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
     sa_tsdb_t **dbs;
 
     *db = NULL;
+    if (o->shared_tsdbs && o->shared_tsdbs != t && !t->none) /* the files the run opened once for its reports */
+        return sa_rtsdbs_get(o->shared_tsdbs, o, cluster, required, db, error);
     if (t->none) {
         if (required) /* a file named that is not there: a slip on the command line (exit 2) */
             sa_error_set(error, SA_ERR_USAGE, ENOENT, "%s", sa_rtsdbs_missing(t, o, cluster, why, sizeof why));

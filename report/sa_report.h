@@ -113,10 +113,10 @@ typedef struct {
     /* where to (NULL: the report is written to its FILE in format) */
     sa_rdoc_cb doc_cb;
     void *doc_ctx;
-    struct sa_rdb *shared_db;            /* the site's connection (and its read cache), which its sections share
-                                            (borrowed; NULL: a report connects itself) */
-    struct sa_rtsdbs *shared_tsdbs;      /* the site's time series, opened once for its sections (borrowed; NULL:
-                                            a report opens its own) */
+    struct sa_rdb *shared_db;            /* the connection (and its read cache) of a run of many reports, the
+                                            site's or utilization over time's (borrowed; NULL: a report connects) */
+    struct sa_rtsdbs *shared_tsdbs;      /* ... and its time series, each opened once (borrowed; NULL: a report
+                                            opens its own) */
     /* internal views of the site (not on the command line) */
     bool unusable_only;                  /* utilization: the GPU types' rows with unusable GPU-hours alone (free but
                                             not idle: stranded, down, planned down, reserved), with their reason */

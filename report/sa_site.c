@@ -1518,8 +1518,6 @@ static char *site_target(const char *dir, sa_error_t *error)
 }
 
 /* At most this much of the documents the site reads is kept for the run (the rest is read again when needed). */
-#define SITE_CACHE_BYTES ((size_t)256 << 20)
-
 bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE *warn, sa_error_t *error)
 {
     site_t s;
@@ -1548,7 +1546,7 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     if (!(s.db = sa_report_connect(o, error)) || !sa_rdb_clusters(s.db, &o->clusters, &s.cl, error))
         goto done;
     /* every section reads through this connection: each rollup document once (at the commit it pinned) */
-    sa_rdb_cache(s.db, SITE_CACHE_BYTES);
+    sa_rdb_cache(s.db, SA_RDB_RUN_CACHE_BYTES);
     shared = *o;
     shared.shared_db = s.db;
     shared.shared_tsdbs = &tsdbs;

@@ -252,6 +252,8 @@ bool sa_report_utilization_over_time(const sa_report_opts_t *o, FILE *out, FILE 
     sa_rtable_t t;
     sa_col_t *cols = NULL;
     json_t *extra = NULL;
+    sa_report_opts_t shared;
+    sa_rdb_t *db = NULL; /* the buckets' connection (owned; NULL: o's, or none) */
     bool ok = false;
 
     (void)warn;
@@ -271,8 +273,19 @@ bool sa_report_utilization_over_time(const sa_report_opts_t *o, FILE *out, FILE 
         sa_error_nomem(error);
         goto done;
     }
+    /* the buckets' summaries share one connection with its read cache (each rollup document read once, at
+     * one commit) and the series opened here, as the site's sections do; no archive named: the series alone */
+    shared = *o;
+    if (!o->shared_db && sa_report_archive_given(o)) {
+        if (!(db = sa_report_connect(o, error)))
+            goto done;
+        sa_rdb_cache(db, SA_RDB_RUN_CACHE_BYTES);
+        shared.shared_db = db;
+    }
+    if (!o->shared_tsdbs)
+        shared.shared_tsdbs = &tsdbs;
     for (u.b = 0; u.b < u.nb; u.b++) {
-        if (!bucket_classes(o, &clusters, u.bounds[u.b], u.bounds[u.b + 1], &u, error))
+        if (!bucket_classes(&shared, &clusters, u.bounds[u.b], u.bounds[u.b + 1], &u, error))
             goto done;
     }
     if (!over_table(&u, &t, &cols, error) || !over_plots(&u, &plots, error))
@@ -291,6 +304,7 @@ bool sa_report_utilization_over_time(const sa_report_opts_t *o, FILE *out, FILE 
         ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
+    sa_rdb_close(db);
     json_decref(extra);
     sa_rtable_clear(&t);
     free(cols);
