@@ -51,6 +51,7 @@ static void usage(FILE *out)
           "                    [--name NAMES] [-r PARTITIONS] [-j JOBIDS] [-D] [-o FIELDS] ...\n"
           "       slurm-report top [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--top N] [-T TRES,...] ...\n"
           "       slurm-report waits [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS] ...\n"
+          "       slurm-report scheduler [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by rpc-type|rpc-user]\n"
           "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
           "       slurm-report sreport [-M CLUSTERS] [-a] [-n] [-p|-P] [-t FORMAT] [-T TRES] REPORT [CONDITION...]\n"
           "\n"
@@ -70,6 +71,8 @@ static void usage(FILE *out)
           "  site                 a static web site of every report in DIR (replaced atomically)\n"
           "  top                  the top N users and accounts by a TRES in the window, with their share of\n"
           "                       the cluster's capacity (sreport user TopUsage)\n"
+          "  scheduler            sdiag over time: queue, cycle times and depths, backfill, RPCs by message type\n"
+          "                       and by user (the latest observation of each day; of each hour for 3 days or less)\n"
           "  sreport              sreport's own reports and text, in its grammar (first word): cluster\n"
           "                       AccountUtilizationByUser|UserUtilizationByAccount|Utilization, user TopUsage,\n"
           "                       job SizesByAccount; Start=, End=, Format=, Users=, Accounts=, ... (sreport's\n"
@@ -84,7 +87,8 @@ static void usage(FILE *out)
           "  --by KEYS                usage, efficiency: account, user, gpu-type (default: the key columns -o\n"
           "                           names, else account; with --allocations, user and gpu-type break down the\n"
           "                           charts); current: partition, account, user; waits: partition (default),\n"
-          "                           account, user, gpu-type, gpus, nodes (XDMoD's bins 1, 2-4, 5-8, ...)\n"
+          "                           account, user, gpu-type, gpus, nodes (XDMoD's bins 1, 2-4, 5-8, ...);\n"
+          "                           scheduler: rpc-type or rpc-user (a row per observation and name)\n"
           "  -A, --accounts LIST      only these accounts\n"
           "  -u, --users LIST         only these users\n"
           "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
@@ -123,7 +127,8 @@ static void usage(FILE *out)
           "  --prometheus-exporter X  with --prometheus-url: slurm-job-exporter (default) or jobstats\n"
           "\n"
           "Output:\n"
-          "  --json, --csv, --svg (usage, job, waits), --html, --prometheus (current)   the output kind (default: a table)\n"
+          "  --json, --csv, --svg (usage, job, waits, utilization, scheduler), --html, --prometheus (current)\n"
+          "                           the output kind (default: a table)\n"
           "  -o, --format COL,COL     the columns, like sacct: NAME, NAME%N (N wide, right-justified), NAME%-N\n"
           "  -l, --long               every column (the table shows the main ones; JSON, CSV, -p carry all)\n"
           "  -e, --helpformat         list the columns of the report and exit\n"
@@ -140,9 +145,10 @@ static void usage(FILE *out)
           "  --mongo-uri URI          the archive (default: $SLURM_REPORT_MONGO_URI, $SLURM_INGEST_MONGO_URI,\n"
           "                           the systemd credential mongo-uri, mongodb://127.0.0.1:27017); prefer the\n"
           "                           environment: ps shows arguments\n"
-          "  --db NAME                database (default slurm)\n"
-          "  --sqlite PATH            node state time series (default /var/lib/slurm-ingest/CLUSTER.sqlite)\n"
-          "  --sqlite-dir DIR         directory of the per-cluster default files (default /var/lib/slurm-ingest)\n"
+          "  --db NAME                database (default: $SLURM_REPORT_DB, else slurm)\n"
+          "  --sqlite PATH            node state time series (default DIR/CLUSTER.sqlite of --sqlite-dir)\n"
+          "  --sqlite-dir DIR         directory of the per-cluster time series (default: $SLURM_REPORT_SQLITE_DIR,\n"
+          "                           else /var/lib/slurm-ingest)\n"
           "  -h, --help               this help;  -V, --version  the version\n",
           out);
 }
@@ -169,6 +175,10 @@ static bool parse_by(const char *s, unsigned *by)
             *by |= SA_BY_GPUS;
         else if (strcmp(v.v[i], "nodes") == 0)
             *by |= SA_BY_NODES;
+        else if (strcmp(v.v[i], "rpc-type") == 0 || strcmp(v.v[i], "rpc_type") == 0)
+            *by |= SA_BY_RPC_TYPE;
+        else if (strcmp(v.v[i], "rpc-user") == 0 || strcmp(v.v[i], "rpc_user") == 0)
+            *by |= SA_BY_RPC_USER;
         else
             ok = false;
     }
@@ -388,8 +398,8 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     switch (c) {
     case O_BY:
         if (!parse_by(arg, &o->by))
-            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, gpus, nodes, got '%s'",
-                             arg);
+            return die_usage("--by: expected a comma list of account, user, gpu-type, partition, gpus, nodes, "
+                             "rpc-type, rpc-user, got '%s'", arg);
         return -1;
     case O_UNIT:
         if (strcmp(arg, "gpu-hours") == 0)
@@ -659,6 +669,8 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("-s, -r, -j, --name and -D are options of `jobs`, not of %s", cli->cmd);
     if ((o->by & (SA_BY_GPUS | SA_BY_NODES)) && strcmp(cli->cmd, "waits") != 0)
         return die_usage("--by gpus, nodes: for `waits`%s", "");
+    if ((o->by & (SA_BY_RPC_TYPE | SA_BY_RPC_USER)) && strcmp(cli->cmd, "scheduler") != 0)
+        return die_usage("--by rpc-type, rpc-user: for `scheduler`%s", "");
     if (o->format == SA_FMT_PROMETHEUS && strcmp(cli->cmd, "current") != 0)
         return die_usage("--format prometheus is for `current`%s", "");
     if (o->per_node && (o->format != SA_FMT_PROMETHEUS || strcmp(cli->cmd, "current") != 0))
@@ -795,6 +807,13 @@ int main(int argc, char **argv)
     int rc;
 
     sa_report_opts_init(&o);
+    /* where the archive is, from the environment (tools/quickstart's report.env sets them); the options win */
+    if (getenv("SLURM_REPORT_DB") && *getenv("SLURM_REPORT_DB")) {
+        o.db_name = getenv("SLURM_REPORT_DB");
+        o.db_given = true;
+    }
+    if (getenv("SLURM_REPORT_SQLITE_DIR") && *getenv("SLURM_REPORT_SQLITE_DIR"))
+        o.sqlite_dir = getenv("SLURM_REPORT_SQLITE_DIR");
     sa_sreport_req_init(&req);
     sa_error_install_allocators("slurm-report");
     sa_mongo_init();

@@ -68,6 +68,7 @@ const sa_col_t *sa_health_cols(size_t *n)
 typedef struct {
     sa_rtable_t *t;
     size_t errors, warnings;
+    FILE *warn; /* what health leaves out, said in one line (may be NULL) */
 } hctx_t;
 
 static bool hrow(hctx_t *h, const char *cluster, const char *check, const char *sev, const char *subject, int64_t at,
@@ -218,13 +219,11 @@ static bool check_gpu_config(sa_rdb_t *db, sa_rtsdbs_t *tsdbs, const sa_report_o
     }
     if (!ts) {
         /* a cluster ingested from sacct alone (no sinfo) has none: said, not an error */
-        if (tsdbs->none)
-            snprintf(detail, sizeof detail, "--sqlite %s does not exist: the time series checks were not made",
-                     o->sqlite_path);
-        else
-            snprintf(detail, sizeof detail, "no time series (%s/%s.sqlite does not exist; a cluster ingested from "
-                     "sacct alone has none): the time series checks were not made",
-                     o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest", cluster);
+        char why[600];
+        snprintf(detail, sizeof detail, "%s: the time series checks were not made%s",
+                 sa_rtsdbs_missing(tsdbs, o, cluster, why, sizeof why),
+                 tsdbs->none ? "" : " (a cluster ingested from sacct alone has none)");
+        sa_rtsdbs_left_out(h->warn, tsdbs, o, cluster, "the time series checks were not made");
         return hrow(h, cluster, "time-series", tsdbs->none ? "warning" : "info", "time series", SA_UNSET, detail,
                     error);
     }
@@ -669,6 +668,7 @@ bool sa_report_health(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
     sa_strv_init(&preamble);
     h.t = &t;
     h.errors = h.warnings = 0;
+    h.warn = warn;
     if (o->format == SA_FMT_SVG || o->format == SA_FMT_PROMETHEUS) {
         sa_error_set(error, SA_ERR_USAGE, 0, "--format %s is not available for health", sa_format_name(o->format));
         goto done;

@@ -6,10 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_map.h"
 #include "sa_runlog.h"
-#include "sa_rutil.h"
 #include "sa_mongo.h"
 #include "sa_rollup.h"
+#include "sa_rutil.h"
 #include "sa_vec.h"
 
 /* A cluster's rollups as this report reads them: at one commit. */
@@ -18,6 +19,13 @@ typedef struct {
     int64_t seq, as_of;
     bool parts; /* the commit says every month's parts index is complete */
 } pin_t;
+
+/* A document of the read cache (sa_rdb_cache): what one read by _id returned. */
+typedef struct {
+    uint32_t q;  /* the read it was asked in: an index of sa_rdb.cq (collection and options) */
+    char *id;
+    bson_t *doc; /* NULL: the server had none */
+} centry_t;
 
 struct sa_rdb {
     mongoc_client_t *client;
@@ -28,6 +36,17 @@ struct sa_rdb {
     pin_t *pins; /* the commits taken, one per cluster */
     size_t npins, pincap;
     FILE *verbose; /* -v: the commits taken */
+    int refs;    /* sa_rdb_ref: the last sa_rdb_close frees */
+    /* the read cache: off while cache_max is 0 */
+    centry_t *cache;
+    size_t ncache, cachecap, cache_bytes, cache_max;
+    sa_map_t cmap;
+    sa_strv_t cq;         /* the reads the cache answers: "<collection>\037<options as JSON>" */
+    uint64_t *cqhash;     /* their hashes (the hash of an entry goes on from its read's) */
+    size_t fetched, hits; /* documents the cache got from the server; reads it answered */
+    bson_t **cdocs;       /* with the cache: every clusters document, read once */
+    size_t ncdocs;
+    bool cdocs_read;
 };
 
 static const char *const coll_names[6] = {"jobs", "jobs_superseded", "clusters", "ingest_runs", "rollups",
@@ -51,6 +70,7 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
         sa_error_nomem(error);
         return NULL;
     }
+    db->refs = 1;
     db->client = sa_mongo_connect(uri_str, "slurm-report", &db->hosts, error);
     if (!db->client) {
         sa_rdb_close(db);
@@ -67,10 +87,28 @@ sa_rdb_t *sa_rdb_open(const char *uri_str, const char *db_name, sa_error_t *erro
     return db;
 }
 
+sa_rdb_t *sa_rdb_ref(sa_rdb_t *db)
+{
+    db->refs++;
+    return db;
+}
+
 void sa_rdb_close(sa_rdb_t *db)
 {
-    if (!db)
+    if (!db || --db->refs > 0)
         return;
+    for (size_t i = 0; i < db->ncache; i++) {
+        free(db->cache[i].id);
+        if (db->cache[i].doc)
+            bson_destroy(db->cache[i].doc);
+    }
+    free(db->cache);
+    sa_map_clear(&db->cmap);
+    sa_strv_clear(&db->cq);
+    free(db->cqhash);
+    for (size_t i = 0; i < db->ncdocs; i++)
+        bson_destroy(db->cdocs[i]);
+    free(db->cdocs);
     for (int i = 0; i < 6; i++)
         mongoc_collection_destroy(db->colls[i]);
     mongoc_database_destroy(db->db);
@@ -283,40 +321,82 @@ static int cluster_cmp(const void *a, const void *b)
     return strcmp(((const sa_rcluster_t *)a)->name, ((const sa_rcluster_t *)b)->name);
 }
 
-bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error)
+/* The clusters documents found so far. */
+typedef struct {
+    sa_rcluster_t *v;
+    size_t n;
+    const sa_strv_t *names; /* only these (none: all) */
+} cfound_t;
+
+/* Adds a clusters document to what was found (when its name is asked for). */
+static bool add_cluster(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    cfound_t *f = ctx;
+    sa_rcluster_t c = {0}, *v;
+
+    read_cluster(doc, &c);
+    if (!c.name || (f->names->n && !sa_strv_contains(f->names, c.name))) {
+        free(c.name);
+        return true; /* an _id that is not a name is not ours */
+    }
+    if (!(v = realloc(f->v, (f->n + 1) * sizeof *v))) {
+        free(c.name);
+        return sa_error_nomem(error);
+    }
+    f->v = v;
+    c.in_archive = true;
+    f->v[f->n++] = c;
+    return true;
+}
+
+/* Keeps a copy of a clusters document (the cache's). */
+static bool keep_cluster(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    sa_rdb_t *db = ctx;
+    bson_t **v = realloc(db->cdocs, (db->ncdocs + 1) * sizeof *v);
+
+    if (!v)
+        return sa_error_nomem(error);
+    db->cdocs = v;
+    if (!(db->cdocs[db->ncdocs] = bson_copy(doc)))
+        return sa_error_nomem(error);
+    db->ncdocs++;
+    return true;
+}
+
+/* The clusters documents of names (none: all): read, or with the read cache from its copy of them all. */
+static bool find_clusters(sa_rdb_t *db, const sa_strv_t *names, cfound_t *f, sa_error_t *error)
 {
     bson_t filter = BSON_INITIALIZER;
-    mongoc_cursor_t *cursor;
-    const bson_t *doc;
-    bson_error_t berr;
-    sa_rcluster_t *found = NULL;
-    size_t nfound = 0;
     bool ok = true;
 
-    memset(out, 0, sizeof *out);
-    if (names->n)
-        sa_rbson_append_in(&filter, "_id", names);
-    cursor = mongoc_collection_find_with_opts(sa_rdb_collection(db, "clusters"), &filter, NULL, NULL);
-    while (mongoc_cursor_next(cursor, &doc)) {
-        sa_rcluster_t c = {0}, *v = realloc(found, (nfound + 1) * sizeof *v);
-        if (!v) {
-            sa_error_nomem(error);
-            ok = false;
-            break;
-        }
-        found = v;
-        read_cluster(doc, &c);
-        if (!c.name)
-            continue; /* an _id that is not a name: not ours */
-        c.in_archive = true;
-        found[nfound++] = c;
+    f->names = names;
+    if (db->cache_max) {
+        if (!db->cdocs_read)
+            ok = sa_rdb_each(db, "clusters", &filter, NULL, keep_cluster, db, error);
+        db->cdocs_read = ok;
+        for (size_t i = 0; ok && i < db->ncdocs; i++)
+            ok = add_cluster(db->cdocs[i], f, error);
+    } else {
+        if (names->n)
+            sa_rbson_append_in(&filter, "_id", names);
+        ok = sa_rdb_each(db, "clusters", &filter, NULL, add_cluster, f, error);
     }
-    if (ok && mongoc_cursor_error(cursor, &berr)) {
-        sa_rdb_error(error, db, "reading clusters", &berr);
-        ok = false;
-    }
-    mongoc_cursor_destroy(cursor);
     bson_destroy(&filter);
+    return ok;
+}
+
+bool sa_rdb_clusters(sa_rdb_t *db, const sa_strv_t *names, sa_rclusters_t *out, sa_error_t *error)
+{
+    cfound_t f = {NULL, 0, names};
+    sa_rcluster_t *found;
+    size_t nfound;
+    bool ok;
+
+    memset(out, 0, sizeof *out);
+    ok = find_clusters(db, names, &f, error);
+    found = f.v;
+    nfound = f.n;
     if (!ok)
         goto done;
     if (names->n) {
@@ -383,6 +463,182 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
         ok = false;
     }
     mongoc_cursor_destroy(cursor);
+    return ok;
+}
+
+/* ---- reading by _id, and the read cache ---------------------------------------------- */
+
+void sa_rdb_cache(sa_rdb_t *db, size_t max_bytes)
+{
+    db->cache_max = max_bytes;
+}
+
+void sa_rdb_cache_stats(const sa_rdb_t *db, size_t *fetched, size_t *kept, size_t *hits)
+{
+    *fetched = db->fetched;
+    *hits = db->hits;
+    *kept = 0;
+    for (size_t i = 0; i < db->ncache; i++)
+        *kept += db->cache[i].doc != NULL;
+}
+
+/* What a cache lookup asks for: an _id in a read. */
+typedef struct {
+    uint32_t q;
+    const char *id;
+} ckey_t;
+
+static uint64_t ckey_hash(const sa_rdb_t *db, uint32_t q, const char *id)
+{
+    return sa_fnv1a_more(db->cqhash[q], id, strlen(id));
+}
+
+static uint64_t centry_hash(size_t i, void *ctx)
+{
+    const sa_rdb_t *db = ctx;
+    return ckey_hash(db, db->cache[i].q, db->cache[i].id);
+}
+
+static bool centry_eq(size_t i, const void *key, void *ctx)
+{
+    const sa_rdb_t *db = ctx;
+    const ckey_t *k = key;
+    return db->cache[i].q == k->q && strcmp(db->cache[i].id, k->id) == 0;
+}
+
+/* The cached entry of id in read q (NULL: none). */
+static const centry_t *cache_find(sa_rdb_t *db, uint32_t q, const char *id)
+{
+    ckey_t k = {q, id};
+    size_t i = sa_map_find(&db->cmap, ckey_hash(db, q, id), &k, centry_eq, db);
+    return i == SIZE_MAX ? NULL : &db->cache[i];
+}
+
+/*
+ * Keeps doc (copied; NULL: known absent) as id of read q while the cache has room; true
+ * when kept (false when full or out of memory: the caller keeps its own copy).
+ */
+static bool cache_put(sa_rdb_t *db, uint32_t q, const char *id, const bson_t *doc)
+{
+    size_t bytes = strlen(id) + 1 + sizeof(centry_t) + (doc ? doc->len : 0);
+    ckey_t k = {q, id};
+    uint32_t *slot;
+    centry_t e = {q, NULL, NULL};
+
+    if (db->cache_bytes + bytes > db->cache_max || !SA_VEC_GROW(db->cache, db->cachecap, db->ncache, 1, 64) ||
+        !(slot = sa_map_slot(&db->cmap, ckey_hash(db, q, id), &k, db->ncache, centry_hash, centry_eq, db)))
+        return false;
+    if (*slot)
+        return true; /* kept already (an _id named twice) */
+    if (!(e.id = strdup(id)) || (doc && !(e.doc = bson_copy(doc)))) {
+        free(e.id);
+        return false;
+    }
+    db->cache[db->ncache] = e;
+    *slot = (uint32_t)++db->ncache;
+    db->cache_bytes += bytes;
+    return true;
+}
+
+/* The index of the read of coll with opts among the cache's (added when new); false when out of memory. */
+static bool cache_read_of(sa_rdb_t *db, const char *coll, const bson_t *opts, uint32_t *q)
+{
+    char *ojson = opts ? bson_as_canonical_extended_json(opts, NULL) : NULL;
+    char *name = sa_rprintf("%s\037%s", coll, ojson ? ojson : "");
+    uint64_t *h;
+    bool ok = name && (!opts || ojson);
+
+    bson_free(ojson);
+    for (size_t i = 0; ok && i < db->cq.n; i++) {
+        if (strcmp(db->cq.v[i], name) == 0) {
+            *q = (uint32_t)i;
+            free(name);
+            return true;
+        }
+    }
+    ok = ok && (h = realloc(db->cqhash, (db->cq.n + 1) * sizeof *h)) != NULL;
+    if (ok) {
+        db->cqhash = h;
+        h[db->cq.n] = sa_fnv1a(name, strlen(name) + 1);
+        ok = sa_strv_push(&db->cq, name);
+    }
+    *q = (uint32_t)(db->cq.n - 1);
+    free(name);
+    return ok;
+}
+
+/* Calls fn with each document of coll whose _id is in ids[0..n) (one $in query). */
+static bool each_id_query(sa_rdb_t *db, const char *coll, char **ids, size_t n, const bson_t *opts, sa_rdb_doc_cb fn,
+                          void *ctx, sa_error_t *error)
+{
+    bson_t filter = BSON_INITIALIZER;
+    bool ok;
+
+    if (!n)
+        return true;
+    sa_bson_append_in_strings(&filter, "_id", ids, n);
+    ok = sa_rdb_each(db, coll, &filter, opts, fn, ctx, error);
+    bson_destroy(&filter);
+    return ok;
+}
+
+/* What a read of the cache's missing documents keeps: in the cache, or here when it is full. */
+typedef struct {
+    sa_rdb_t *db;
+    uint32_t q;
+    bson_t **spill;   /* the documents the cache had no room for */
+    size_t nspill, spillcap;
+} cfill_t;
+
+static bool cache_fill(const bson_t *doc, void *vctx, sa_error_t *error)
+{
+    cfill_t *f = vctx;
+    bson_iter_t it;
+
+    f->db->fetched++;
+    if (bson_iter_init_find(&it, doc, "_id") && BSON_ITER_HOLDS_UTF8(&it) &&
+        cache_put(f->db, f->q, bson_iter_utf8(&it, NULL), doc))
+        return true;
+    if (!SA_VEC_GROW(f->spill, f->spillcap, f->nspill, 1, 16) || !(f->spill[f->nspill] = bson_copy(doc)))
+        return sa_error_nomem(error);
+    f->nspill++;
+    return true;
+}
+
+bool sa_rdb_each_id(sa_rdb_t *db, const char *coll, char **ids, size_t n, const bson_t *opts, sa_rdb_doc_cb fn,
+                    void *ctx, sa_error_t *error)
+{
+    cfill_t fill = {db, 0, NULL, 0, 0};
+    sa_strv_t missing;
+    bool ok;
+
+    if (!db->cache_max)
+        return each_id_query(db, coll, ids, n, opts, fn, ctx, error);
+    sa_strv_init(&missing);
+    ok = cache_read_of(db, coll, opts, &fill.q) || sa_error_nomem(error);
+    for (size_t i = 0; ok && i < n; i++) {
+        const centry_t *e = cache_find(db, fill.q, ids[i]);
+        db->hits += e && e->doc;
+        ok = e || sa_strv_push(&missing, ids[i]) || sa_error_nomem(error);
+    }
+    ok = ok && each_id_query(db, coll, missing.v, missing.n, opts, cache_fill, &fill, error);
+    /* the ones the server did not have: known absent (unless the cache is full: a document not kept is not absent) */
+    for (size_t i = 0; ok && !fill.nspill && i < missing.n; i++) {
+        if (!cache_find(db, fill.q, missing.v[i]))
+            cache_put(db, fill.q, missing.v[i], NULL);
+    }
+    /* in the order named, whatever the server's order: a report reads the same from the cache as without it */
+    for (size_t i = 0; ok && i < n; i++) {
+        const centry_t *e = cache_find(db, fill.q, ids[i]);
+        if (e && e->doc)
+            ok = fn(e->doc, ctx, error);
+    }
+    for (size_t i = 0; i < fill.nspill; i++) {
+        ok = ok && fn(fill.spill[i], ctx, error);
+        bson_destroy(fill.spill[i]);
+    }
+    free(fill.spill);
+    sa_strv_clear(&missing);
     return ok;
 }
 
@@ -462,6 +718,18 @@ double sa_ringest_run_number(const bson_t *doc, const char *path)
     return 0;
 }
 
+bool sa_ringest_run_phases(const bson_t *doc, sa_strv_t *names)
+{
+    bson_iter_t it, ph;
+
+    if (!bson_iter_init_find(&it, doc, "phases_ms") || !BSON_ITER_HOLDS_DOCUMENT(&it) || !bson_iter_recurse(&it, &ph))
+        return true;
+    while (bson_iter_next(&ph))
+        if (!sa_strv_contains(names, bson_iter_key(&ph)) && !sa_strv_push(names, bson_iter_key(&ph)))
+            return false;
+    return true;
+}
+
 /* ---- ingest runs, by day ---------------------------------------------------------- */
 
 #define EMPTY_DAYS_MAX 731 /* a walk ends after two years of days without a run */
@@ -532,14 +800,25 @@ static bool day_entries(const bson_t *day, const sa_rdb_runs_query_t *q, rruns_t
     return true;
 }
 
+typedef struct {
+    const sa_rdb_runs_query_t *q;
+    rruns_t *r;
+    size_t *found;
+} hours_ctx_t;
+
+/* sa_rdb_each_id callback: one run log document (an hour) read. */
+static bool hour_entries(const bson_t *doc, void *vctx, sa_error_t *error)
+{
+    hours_ctx_t *h = vctx;
+    (*h->found)++;
+    return day_entries(doc, h->q, h->r, error);
+}
+
 /* Reads the hours of c from hour down to stop (at most SA_RUNLOG_BATCH) into r; *found: documents read. */
 static bool read_hour_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t hour, int64_t stop,
                            const sa_rdb_runs_query_t *q, rruns_t *r, size_t *found, sa_error_t *error)
 {
-    bson_t filter = BSON_INITIALIZER;
-    mongoc_cursor_t *cur;
-    const bson_t *doc;
-    bson_error_t berr;
+    hours_ctx_t hc = {q, r, found};
     sa_strv_t ids;
     bool ok = true;
 
@@ -554,18 +833,7 @@ static bool read_hour_batch(sa_rdb_t *db, const sa_rcluster_t *c, int64_t hour, 
         sa_strv_clear(&ids);
         return false;
     }
-    sa_rbson_append_in(&filter, "_id", &ids);
-    cur = mongoc_collection_find_with_opts(sa_rdb_collection(db, SA_RUNLOG_COLL), &filter, NULL, NULL);
-    while (ok && mongoc_cursor_next(cur, &doc)) {
-        (*found)++;
-        ok = day_entries(doc, q, r, error);
-    }
-    if (ok && mongoc_cursor_error(cur, &berr)) {
-        sa_rdb_error(error, db, "reading ingest_days", &berr);
-        ok = false;
-    }
-    mongoc_cursor_destroy(cur);
-    bson_destroy(&filter);
+    ok = sa_rdb_each_id(db, SA_RUNLOG_COLL, ids.v, ids.n, NULL, hour_entries, &hc, error);
     sa_strv_clear(&ids);
     return ok;
 }

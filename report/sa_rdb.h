@@ -29,7 +29,27 @@ typedef struct sa_rdb sa_rdb_t;
  * answer within serverSelectionTimeoutMS (10 s unless the URI says).
  */
 sa_rdb_t *sa_rdb_open(const char *uri, const char *db_name, sa_error_t *error);
+/* Closes db, or drops one reference sa_rdb_ref took (the last close frees). Accepts NULL. */
 void sa_rdb_close(sa_rdb_t *db);
+/* Another reference to db, for a report run inside another (the site's sections): each closes its own. */
+sa_rdb_t *sa_rdb_ref(sa_rdb_t *db);
+
+/*
+ * Turns the read cache on (max_bytes > 0) for what sa_rdb_each_id reads: each document
+ * read by _id, and each _id found absent, is kept for the connection's life (the site's
+ * run), keyed by collection, options and _id, until max_bytes of documents are kept;
+ * past that, documents are read again. Only for reads that give the same answer every
+ * time for as long as db lives: rollup documents read at the commit db pinned
+ * (sa_rdb_rollup_seq), ingest_days.
+ */
+void sa_rdb_cache(sa_rdb_t *db, size_t max_bytes);
+/* The read cache of one run that runs many reports over one connection (the site, utilization over time). */
+#define SA_RDB_RUN_CACHE_BYTES ((size_t)256 << 20)
+/*
+ * What the read cache did: *fetched documents read from the server, *kept of them held
+ * (every one unless the cache filled up), *hits documents given from it.
+ */
+void sa_rdb_cache_stats(const sa_rdb_t *db, size_t *fetched, size_t *kept, size_t *hits);
 
 /*
  * -v: each commit a report takes is said on verbose (NULL: nothing), one line per cluster:
@@ -123,6 +143,15 @@ bool sa_rdb_each(sa_rdb_t *db, const char *coll, const bson_t *filter, const bso
                  sa_error_t *error);
 
 /*
+ * Calls fn with each document of coll whose _id is one of ids[0..n) (one {_id: {$in}}
+ * find with opts; absent ones are skipped). With the read cache on (sa_rdb_cache), only
+ * the documents not read before are asked for, and every document is given in the order
+ * of ids.
+ */
+bool sa_rdb_each_id(sa_rdb_t *db, const char *coll, char **ids, size_t n, const bson_t *opts, sa_rdb_doc_cb fn,
+                    void *ctx, sa_error_t *error);
+
+/*
  * The members of an ingest_runs document that health, the site and the metrics read
  * (job documents are read through schema/jobdoc/sa_jobview.h). Times SA_UNSET, strings NULL when absent; strings are
  * borrowed from the document.
@@ -157,5 +186,10 @@ bool sa_rdb_ingest_runs(sa_rdb_t *db, const sa_rcluster_t *c, const sa_rdb_runs_
                         void *ctx, sa_error_t *error);
 /* A number of an ingest_runs document by its dotted path ("phases_ms.exec", "counts.docs_read"); 0 when absent. */
 double sa_ringest_run_number(const bson_t *doc, const char *path);
+/*
+ * Appends to names the phases an ingest_runs document records (the members of its
+ * phases_ms, in its order) that names lacks. False on out of memory.
+ */
+bool sa_ringest_run_phases(const bson_t *doc, sa_strv_t *names);
 
 #endif

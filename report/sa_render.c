@@ -124,9 +124,11 @@ bool sa_rhtml_doc(FILE *out, const sa_rdoc_t *d, const sa_report_opts_t *o, cons
 
     if (!doc_view(d, o, false, &v, &have, error))
         return false;
-    fprintf(out, "<%s>", sub ? "h2" : "h1");
-    sa_rxml_escape(out, heading);
-    fprintf(out, "</%s>\n", sub ? "h2" : "h1");
+    if (heading) {
+        fprintf(out, "<%s>", sub ? "h2" : "h1");
+        sa_rxml_escape(out, heading);
+        fprintf(out, "</%s>\n", sub ? "h2" : "h1");
+    }
     for (size_t i = 0; d->preamble && i < d->preamble->n; i++) {
         fputs("<p class=\"meta\">", out);
         sa_rxml_escape(out, d->preamble->v[i]);
@@ -150,6 +152,8 @@ bool sa_rhtml_doc(FILE *out, const sa_rdoc_t *d, const sa_report_opts_t *o, cons
         sa_rcharts_svg(out, d->charts_title, d->no_charts, NULL, d->charts, d->ncharts, false);
     if (d->bars)
         sa_rplot_bars(out, d->bars, NULL, false);
+    for (size_t i = 0; i < d->nplots; i++)
+        sa_rplot(out, &d->plots[i], false, 0);
     if (have)
         sa_rview_clear(&v);
     return true;
@@ -194,6 +198,47 @@ static bool write_text(const sa_rdoc_t *d, const sa_report_opts_t *o, sa_text_fo
     return ok;
 }
 
+/*
+ * The SVG of a document with plots over time: one picture, the preamble (unless -n)
+ * above its bar chart (when it has one) and its plots, one under the other.
+ */
+static void write_plots_svg(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out)
+{
+    sa_strv_t lines;
+    double y, h;
+
+    sa_strv_init(&lines);
+    for (size_t i = 0; !o->no_header && d->preamble && i < d->preamble->n; i++)
+        sa_rwrap(d->preamble->v[i], 160, &lines);
+    y = 16.0 * (double)lines.n + 16;
+    h = y + (d->bars ? sa_rplot_bars_height(d->bars, NULL) : 0);
+    for (size_t i = 0; i < d->nplots; i++)
+        h += sa_rplot_height(&d->plots[i]);
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<svg xmlns=\"http://www.w3.org/2000/svg\" "
+                 "class=\"chart\" role=\"img\" width=\"1000\" height=\"%.0f\" viewBox=\"0 0 1000 %.0f\" "
+                 "font-family=\"sans-serif\">\n<title>",
+            h, h);
+    sa_rxml_escape(out, d->charts_title ? d->charts_title : d->title);
+    fputs("</title>\n<rect width=\"100%\" height=\"100%\" fill=\"#fff\"/>\n", out);
+    for (size_t i = 0; i < lines.n; i++) {
+        fprintf(out, "<text x=\"10\" y=\"%.1f\" font-size=\"11\" fill=\"#333\">", 18 + 16.0 * (double)i);
+        sa_rxml_escape(out, lines.v[i]);
+        fputs("</text>\n", out);
+    }
+    if (d->bars) {
+        fprintf(out, "<g transform=\"translate(0,%.1f)\">\n", y);
+        sa_rplot_bars(out, d->bars, NULL, false);
+        fputs("</g>\n", out);
+        y += sa_rplot_bars_height(d->bars, NULL);
+    }
+    for (size_t i = 0; i < d->nplots; i++) {
+        sa_rplot(out, &d->plots[i], true, y);
+        y += sa_rplot_height(&d->plots[i]);
+    }
+    fputs("</svg>\n", out);
+    sa_strv_clear(&lines);
+}
+
 /* -v: the preamble of the formats that do not print it (parsable, CSV, JSON) on o->verbose, as "# " lines. */
 static void verbose_preamble(const sa_rdoc_t *d, const sa_report_opts_t *o)
 {
@@ -236,6 +281,11 @@ bool sa_rdoc_write(const sa_rdoc_t *d, const sa_report_opts_t *o, FILE *out, sa_
         if (d->has_charts) {
             sa_rcharts_svg(out, d->charts_title, d->no_charts, o->no_header ? NULL : d->preamble, d->charts,
                            d->ncharts, true);
+            ok = !ferror(out);
+            break;
+        }
+        if (d->nplots) {
+            write_plots_svg(d, o, out);
             ok = !ferror(out);
             break;
         }

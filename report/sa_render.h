@@ -33,18 +33,43 @@
 #include "sa_rchart.h"
 #include "sa_rtable.h"
 
-/* One line of sa_rplot_lines(): a name and n values. */
+/* One series of a plot (sa_rplot_t): a name and n values (NAN: no value there). */
 typedef struct {
     const char *name;
     const double *v;
 } sa_rseries_t;
 
+/* What a plot over time draws. */
+typedef enum {
+    SA_RPLOT_LINES = 0, /* a line per series, a point per value (NAN: a break in the line) */
+    SA_RPLOT_STACK,     /* a bar per bucket, the series stacked in their order */
+} sa_rplot_kind_t;
+
 /*
- * Writes an inline SVG line chart over time: ns series of n values at the times t
- * (ascending), each point with its value in a <title>.
+ * A plot over time, drawn as an SVG of its own (sa_rplot) or in a report's document
+ * (sa_rdoc_t.plots). Everything is borrowed.
  */
-void sa_rplot_lines(FILE *out, const char *title, const char *unit, const int64_t *t, size_t n,
-                    const sa_rseries_t *s, size_t ns);
+typedef struct {
+    sa_rplot_kind_t kind;
+    const char *title, *unit;
+    const int64_t *t;       /* LINES: the n points' times (ascending); STACK: the n + 1 bounds of its buckets
+                               (ordinal: the n bars' times, each bar as wide) */
+    size_t n;
+    const sa_rseries_t *s;  /* ns series of n values */
+    size_t ns;
+    bool ordinal;           /* STACK: a bar per value, equally wide, in order (the ingester's runs) */
+    const char *empty;      /* drawn when there is nothing to plot (NULL: "No data in the window.") */
+} sa_rplot_t;
+
+/* The height of the SVG sa_rplot writes (its legend may take several rows). */
+double sa_rplot_height(const sa_rplot_t *p);
+
+/*
+ * Writes one plot as an SVG element (at y within an enclosing SVG when nested, else
+ * inline in HTML): its title, axes, the series with their legend; every point or bar
+ * piece carries its time and value in a <title> (shown on hover).
+ */
+void sa_rplot(FILE *out, const sa_rplot_t *p, bool nested, double y);
 
 /* A bar chart of one value per group (waits): n labels and values (< 0: none, said in words). */
 typedef struct {
@@ -58,6 +83,8 @@ typedef struct {
  * with the XML declaration and the preamble (may be NULL) above the bars.
  */
 void sa_rplot_bars(FILE *out, const sa_rbars_t *b, const sa_strv_t *preamble, bool standalone);
+/* The height of the SVG sa_rplot_bars writes. */
+double sa_rplot_bars_height(const sa_rbars_t *b, const sa_strv_t *preamble);
 
 /* A report's document. Everything is borrowed. */
 typedef struct sa_rdoc {
@@ -73,6 +100,8 @@ typedef struct sa_rdoc {
     const sa_rchart_t *charts;
     size_t ncharts;
     const sa_rbars_t *bars;       /* a bar chart (SVG, and HTML after the table); NULL: none */
+    const sa_rplot_t *plots;      /* plots over time (SVG, and HTML after the table and the bars) */
+    size_t nplots;
     bool parsable_titles;         /* -p/-P: the header names the columns by their titles, as sacct echoes its
                                      field names (JobID|JobName); else by their keys */
 } sa_rdoc_t;
@@ -101,7 +130,7 @@ void sa_rhtml_begin(FILE *out, const char *title, const char *script, const char
 /* Ends a page. */
 void sa_rhtml_end(FILE *out);
 /*
- * Writes a document as a part of a page: the heading (h2 when sub, else h1), the
+ * Writes a document as a part of a page: the heading (h2 when sub, else h1; none when NULL), the
  * preamble, the table (the columns of o's -o/-l, else every column with the long
  * ones hidden behind an "all columns" switch that needs no script), id for the table,
  * links (trusted HTML, may be NULL) under the table, then the charts.

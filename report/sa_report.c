@@ -129,19 +129,49 @@ void sa_rtsdbs_clear(sa_rtsdbs_t *t)
     memset(t, 0, sizeof *t);
 }
 
+/* The directory of the per-cluster time series: --sqlite-dir, $SLURM_REPORT_SQLITE_DIR, else the ingester's. */
+static const char *sqlite_dir(const sa_report_opts_t *o)
+{
+    return o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest";
+}
+
+const char *sa_rtsdbs_missing(const sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, char *buf,
+                              size_t sz)
+{
+    if (t->none || o->sqlite_path)
+        snprintf(buf, sz, "cluster %s: no time series (--sqlite %s %s)", cluster, o->sqlite_path ? o->sqlite_path : "",
+                 t->none ? "cannot be read" : "does not hold it");
+    else
+        snprintf(buf, sz, "cluster %s: no time series (%s/%s.sqlite does not exist; give --sqlite PATH, or "
+                          "--sqlite-dir DIR or SLURM_REPORT_SQLITE_DIR)", cluster, sqlite_dir(o), cluster);
+    return buf;
+}
+
+void sa_rtsdbs_left_out(FILE *warn, const sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster,
+                        const char *what)
+{
+    char why[600];
+
+    if (warn)
+        fprintf(warn, "slurm-report: %s: %s\n", sa_rtsdbs_missing(t, o, cluster, why, sizeof why), what);
+}
+
 bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluster, bool required, sa_tsdb_t **db,
                    sa_error_t *error)
 {
+    char why[600];
+
     char *path;
     struct stat st;
     char **names;
     sa_tsdb_t **dbs;
 
     *db = NULL;
+    if (o->shared_tsdbs && o->shared_tsdbs != t && !t->none) /* the files the run opened once for its reports */
+        return sa_rtsdbs_get(o->shared_tsdbs, o, cluster, required, db, error);
     if (t->none) {
-        if (required)
-            sa_error_set(error, SA_ERR_SQLITE, ENOENT, "cluster %s: no time series (%s cannot be read)", cluster,
-                         o->sqlite_path ? o->sqlite_path : "--sqlite");
+        if (required) /* a file named that is not there: a slip on the command line (exit 2) */
+            sa_error_set(error, SA_ERR_USAGE, ENOENT, "%s", sa_rtsdbs_missing(t, o, cluster, why, sizeof why));
         return !required;
     }
     if (o->sqlite_path) {
@@ -156,7 +186,7 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
             goto check;
         }
     }
-    path = sa_rprintf("%s/%s.sqlite", o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest", cluster);
+    path = sa_rprintf("%s/%s.sqlite", sqlite_dir(o), cluster);
     names = realloc(t->names, (t->n + 1) * sizeof *names);
     if (names)
         t->names = names;
@@ -180,13 +210,36 @@ bool sa_rtsdbs_get(sa_rtsdbs_t *t, const sa_report_opts_t *o, const char *cluste
     }
     free(path);
 check:
-    if (!*db && required) {
-        sa_error_set(error, SA_ERR_SQLITE, ENOENT,
-                     "cluster %s: no time series (%s/%s.sqlite does not exist; give --sqlite PATH)", cluster,
-                     o->sqlite_dir ? o->sqlite_dir : "/var/lib/slurm-ingest", cluster);
+    if (!*db && required) { /* the README's exit code of a file that is not there: 2, as for --sqlite */
+        sa_error_set(error, SA_ERR_USAGE, ENOENT, "%s", sa_rtsdbs_missing(t, o, cluster, why, sizeof why));
         return false;
     }
     return true;
+}
+
+bool sa_report_series_clusters(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv_t *out, sa_error_t *error)
+{
+    sa_rdb_t *db;
+    sa_rclusters_t rc;
+    bool ok = true;
+
+    for (size_t i = 0; i < o->clusters.n; i++)
+        ok = ok && sa_strv_push(out, o->clusters.v[i]);
+    if (o->clusters.n)
+        return ok || sa_error_nomem(error);
+    if (o->sqlite_path) {
+        sa_tsdb_t *ts;
+        return sa_rtsdbs_get(tsdbs, o, "", true, &ts, error) && sa_tsdb_clusters(ts, out, error);
+    }
+    if (!(db = sa_report_connect(o, error)))
+        return false;
+    if ((ok = sa_rdb_clusters(db, &o->clusters, &rc, error))) {
+        for (size_t i = 0; i < rc.n; i++)
+            ok = ok && sa_strv_push(out, rc.v[i].name);
+        sa_rclusters_clear(&rc);
+    }
+    sa_rdb_close(db);
+    return ok || sa_error_nomem(error);
 }
 
 /*
@@ -237,6 +290,8 @@ sa_rdb_t *sa_report_connect(const sa_report_opts_t *o, sa_error_t *error)
     char *cred = NULL;
     sa_rdb_t *db;
     const char *uri = o->mongo_uri;
+    if (o->shared_db)
+        return sa_rdb_ref(o->shared_db);
     if (!uri || !*uri)
         uri = getenv("SLURM_REPORT_MONGO_URI");
     if (!uri || !*uri)

@@ -77,6 +77,8 @@ enum {
     SA_BY_PARTITION = 1 << 3,
     SA_BY_GPUS = 1 << 4,  /* waits: GPUs of the run, in XDMoD's bins */
     SA_BY_NODES = 1 << 5, /* waits: nodes of the run, in XDMoD's bins */
+    SA_BY_RPC_TYPE = 1 << 6, /* scheduler: sdiag's RPCs by message type */
+    SA_BY_RPC_USER = 1 << 7, /* scheduler: sdiag's RPCs by user */
 };
 
 typedef struct {
@@ -111,9 +113,15 @@ typedef struct {
     /* where to (NULL: the report is written to its FILE in format) */
     sa_rdoc_cb doc_cb;
     void *doc_ctx;
+    struct sa_rdb *shared_db;            /* the connection (and its read cache) of a run of many reports, the
+                                            site's or utilization over time's (borrowed; NULL: a report connects) */
+    struct sa_rtsdbs *shared_tsdbs;      /* ... and its time series, each opened once (borrowed; NULL: a report
+                                            opens its own) */
     /* internal views of the site (not on the command line) */
     bool unusable_only;                  /* utilization: the GPU types' rows with unusable GPU-hours alone (free but
                                             not idle: stranded, down, planned down, reserved), with their reason */
+    bool names_known;                    /* -A and -u came from the archive's own rows (the site's account pages):
+                                            not looked up again */
     /* efficiency and job */
     double idle_threshold;               /* efficiency: a run under this GPU utilisation % is idle (5) */
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */
@@ -165,6 +173,8 @@ bool sa_report_job(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
 bool sa_report_jobs(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* The top users and accounts by a TRES, with their share of capacity (sa_top.c). */
 bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
+/* The scheduler's statistics (sdiag) over the window, from the time series (sa_scheduler.c). */
+bool sa_report_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 /* sreport's own reports and text, in sreport's grammar (o->sreport; sa_sreport.c). */
 bool sa_report_sreport(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t *error);
 

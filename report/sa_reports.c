@@ -13,9 +13,12 @@ static bool run_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
     return sa_report_usage(o, out, warn, error);
 }
 
+/* utilization; its --svg draws it over time (sa_utilsvg.c, built on utilization --summary's documents) */
 static bool run_utilization(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
 {
     (void)healthy;
+    if (o->format == SA_FMT_SVG)
+        return sa_report_utilization_over_time(o, out, warn, error);
     return sa_report_utilization(o, out, warn, error);
 }
 
@@ -55,6 +58,12 @@ static bool run_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *he
     return sa_report_waits(o, out, warn, error);
 }
 
+static bool run_scheduler(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
+{
+    (void)healthy;
+    return sa_report_scheduler(o, out, warn, error);
+}
+
 static bool run_sreport(const sa_report_opts_t *o, FILE *out, FILE *warn, bool *healthy, sa_error_t *error)
 {
     (void)healthy;
@@ -72,6 +81,7 @@ static const sa_report_def_t reports[] = {
     {"jobs", sa_jobs_cols, run_jobs},
     {"top", sa_top_cols, run_top},
     {"waits", sa_waits_cols, run_waits},
+    {"scheduler", sa_scheduler_cols, run_scheduler},
     {"sreport", NULL, run_sreport},
 };
 

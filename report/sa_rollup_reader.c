@@ -75,19 +75,13 @@ static bool read_ids(rctx_t *r, char **ids, size_t n, sa_error_t *error)
     bson_append_document_end(&opts, &proj);
     for (size_t off = 0; ok && off < n; off += ID_BATCH) {
         size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
-        bson_t filter = BSON_INITIALIZER;
-        sa_bson_append_in_strings(&filter, "_id", ids + off, end - off);
-        ok = sa_rdb_each(r->db, SA_ROLLUP_COLL, &filter, &opts, on_doc, r, error);
-        bson_destroy(&filter);
+        ok = sa_rdb_each_id(r->db, SA_ROLLUP_COLL, ids + off, end - off, &opts, on_doc, r, error);
     }
     bson_destroy(&opts);
     if (ok && r->older.n) {
-        bson_t filter = BSON_INITIALIZER;
-        sa_bson_append_in_strings(&filter, "_id", r->older.v, r->older.n);
         r->with_prev = true;
-        ok = sa_rdb_each(r->db, SA_ROLLUP_COLL, &filter, NULL, on_doc, r, error);
+        ok = sa_rdb_each_id(r->db, SA_ROLLUP_COLL, r->older.v, r->older.n, NULL, on_doc, r, error);
         r->with_prev = false;
-        bson_destroy(&filter);
         sa_strv_clear(&r->older);
     }
     return ok;
@@ -198,12 +192,8 @@ static bool masks_read(sa_rdb_t *db, const char *cluster, int64_t from, int64_t 
         memset(&m->p[m->n], 0, sizeof m->p[m->n]);
         m->months[m->n++] = mo;
     }
-    if (ok && ids.n) {
-        bson_t filter = BSON_INITIALIZER;
-        sa_bson_append_in_strings(&filter, "_id", ids.v, ids.n);
-        ok = sa_rdb_each(db, SA_ROLLUP_COLL, &filter, NULL, on_parts, &x, error);
-        bson_destroy(&filter);
-    }
+    if (ok && ids.n)
+        ok = sa_rdb_each_id(db, SA_ROLLUP_COLL, ids.v, ids.n, NULL, on_parts, &x, error);
     if (ok && x.newer) {
         sa_error_set(error, SA_ERR_CHANGED, 0,
                      "the rollups of %s changed twice while being read (an ingest is writing): read again", cluster);

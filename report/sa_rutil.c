@@ -260,3 +260,38 @@ bool sa_rjob_id_digits(const char *s, size_t len, int64_t *id)
     *id = strtoll(buf, NULL, 10);
     return errno == 0 && *id >= 1 && *id <= SA_JOB_ID_MAX;
 }
+
+size_t sa_rbuckets(int64_t start, int64_t end, int64_t **bounds, int64_t *step)
+{
+    int64_t st = end - start <= SA_RBUCKET_HOURS_MAX ? 3600 : 86400, t;
+    size_t n = 0;
+
+    *bounds = NULL;
+    *step = st;
+    if (end <= start)
+        return 0;
+    for (t = start - ((start % st) + st) % st; t < end; t += st)
+        n++;
+    if (!(*bounds = malloc((n + 1) * sizeof **bounds)))
+        return SIZE_MAX;
+    t = start - ((start % st) + st) % st;
+    for (size_t i = 0; i <= n; i++, t += st)
+        (*bounds)[i] = i == 0 ? start : i == n ? end : t;
+    return n;
+}
+
+size_t sa_rbucket_of(const int64_t *bounds, size_t n, int64_t t)
+{
+    size_t lo = 0, hi = n;
+
+    if (!n || t < bounds[0] || t >= bounds[n])
+        return SIZE_MAX;
+    while (hi - lo > 1) { /* bounds[lo] <= t < bounds[hi] */
+        size_t mid = (lo + hi) / 2;
+        if (bounds[mid] <= t)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}

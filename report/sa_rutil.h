@@ -39,6 +39,17 @@ bool sa_rmonth_parse(const char *s, int64_t *start, int64_t *end);
 int64_t sa_rmonth_floor(int64_t t);
 int64_t sa_rmonth_add(int64_t month_start, int n);
 
+/*
+ * The buckets the reports draw a window [start, end) over time in: UTC days, or hours when
+ * the window is at most SA_RBUCKET_HOURS_MAX long; the first and the last clipped to the
+ * window. *bounds (caller frees) gets the n + 1 bounds; returns n (0 for an empty window,
+ * SIZE_MAX on out of memory). *step gets 86400 or 3600.
+ */
+#define SA_RBUCKET_HOURS_MAX (3 * 86400)
+size_t sa_rbuckets(int64_t start, int64_t end, int64_t **bounds, int64_t *step);
+/* The index of the bucket holding t in bounds[0..n] (SIZE_MAX: outside). */
+size_t sa_rbucket_of(const int64_t *bounds, size_t n, int64_t t);
+
 /* "YYYY-MM" of the month that holds t, into buf (>= 8 bytes). */
 const char *sa_rmonth_label(int64_t t, char *buf, size_t bufsz);
 

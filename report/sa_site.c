@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_alloc.h"
 #include "sa_fsutil.h"
 #include "sa_runlog.h"
 #include "sa_jobview.h"
@@ -29,6 +30,7 @@
 #include "sa_rutil.h"
 #include "sa_site_js.h" /* sa_site_js[]: report/site.js, embedded at build time */
 #include "sa_time.h"
+#include "sa_vec.h"
 
 /* The placeholder of the link to the page's other version (control characters never come from data). */
 #define OTHER_VERSION "\001V\001"
@@ -70,7 +72,10 @@ static void put_href(FILE *out, const char *file)
 
 typedef struct {
     char *name, *file;    /* the cluster, its directory name */
-    sa_strv_t months;     /* "YYYY-MM", oldest first */
+    sa_strv_t months;     /* "YYYY-MM", oldest first: the --months up to the last one observed (none: no data) */
+    int64_t last;         /* its last observation (jobs or nodes), at most now; SA_UNSET: none */
+    int64_t from, to;     /* its months' span: the first one's start to the last one's end (or now) */
+    size_t land;          /* the month its page shows (an index of months) */
     sa_strv_t accounts;   /* accounts with use or an award in the site's range */
     const char *health;   /* "OK", "UNHEALTHY" (static) */
     bool has_series;      /* a time series exists */
@@ -84,7 +89,7 @@ typedef struct {
     sa_rdb_t *db;
     sa_rclusters_t cl;
     scluster_t *c;        /* per cluster of cl */
-    int64_t from, to;     /* the site's range: the first month's start to now */
+    sa_awards_t awards;   /* the --allocations file (none: empty) */
 } site_t;
 
 /* A page being written: its text in memory, its name relative to the site. */
@@ -102,6 +107,8 @@ typedef struct {
     sa_strv_t *accounts;  /* when not NULL: collect the accounts of the document's rows */
     bool trend;           /* also the first chart's months as a table ("months") */
     bool pivot;           /* the current report's rows as a table of states (pivot_current) */
+    bool charts_first;    /* the document's charts right under its heading, its preamble and table after them */
+    bool plots_first;     /* its plots over time under its heading and preamble, its table folded (<details>) */
     char range[48];       /* the months of the trend's table, "YYYY-MM to YYYY-MM" (account pages) */
     bool healthy;
 } page_t;
@@ -297,6 +304,14 @@ static bool page_close(page_t *pg, bool ok, sa_error_t *error)
     free(pg->buf);
     free(pg->rel);
     return ok;
+}
+
+/* A paragraph of text (escaped) in the page. */
+static void para(page_t *pg, const char *cls, const char *text)
+{
+    fprintf(pg->f, "<p class=\"%s\">", cls);
+    sa_rxml_escape(pg->f, text);
+    fputs("</p>\n", pg->f);
 }
 
 /* ---- sections ----------------------------------------------------------------------------------- */
@@ -541,8 +556,37 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
         fclose(m);
     }
     id = sa_rprintf("t-%s", pg->table);
-    ok = links && id && (!pg->colspec || sa_colspecs_parse(pg->colspec, &vo.columns, &vo.ncolumns, error)) &&
-         sa_rhtml_doc(pg->f, d, &vo, pg->heading, true, id, links, error);
+    if (pg->plots_first && d->nplots) {
+        /* the plots under the heading and the preamble, then the table folded: a day of rows each */
+        sa_rdoc_t rest = *d;
+        fputs("<h2>", pg->f);
+        sa_rxml_escape(pg->f, pg->heading);
+        fputs("</h2>\n", pg->f);
+        for (size_t i = 0; d->preamble && i < d->preamble->n; i++)
+            para(pg, "meta", d->preamble->v[i]);
+        for (size_t i = 0; i < d->nplots; i++)
+            sa_rplot(pg->f, &d->plots[i], false, 0);
+        rest.nplots = 0;
+        rest.preamble = NULL;
+        fprintf(pg->f, "<details><summary>The figures drawn, as a table (%zu rows)</summary>\n", d->table->nrows);
+        ok = links && id && sa_rhtml_doc(pg->f, &rest, &vo, NULL, true, id, links, error);
+        fputs("</details>\n", pg->f);
+        pg->plots_first = false;
+    } else if (pg->charts_first && d->has_charts && d->ncharts) {
+        /* the charts under the heading, then the rest of the document (its preamble, its table) */
+        sa_rdoc_t rest = *d;
+        fputs("<h2>", pg->f);
+        sa_rxml_escape(pg->f, pg->heading);
+        fputs("</h2>\n", pg->f);
+        sa_rcharts_svg(pg->f, d->charts_title, d->no_charts, NULL, d->charts, d->ncharts, false);
+        rest.has_charts = false;
+        ok = links && id && (!pg->colspec || sa_colspecs_parse(pg->colspec, &vo.columns, &vo.ncolumns, error)) &&
+             sa_rhtml_doc(pg->f, &rest, &vo, NULL, true, id, links, error);
+        pg->charts_first = false;
+    } else {
+        ok = links && id && (!pg->colspec || sa_colspecs_parse(pg->colspec, &vo.columns, &vo.ncolumns, error)) &&
+             sa_rhtml_doc(pg->f, d, &vo, pg->heading, true, id, links, error);
+    }
     sa_report_opts_clear(&vo);
     free(links);
     free(id);
@@ -551,7 +595,7 @@ static bool on_doc(const sa_rdoc_t *d, void *ctx, sa_error_t *error)
     return ok;
 }
 
-enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT, S_EFF, S_WAITS };
+enum { S_USAGE, S_UTIL, S_HEALTH, S_CURRENT, S_EFF, S_WAITS, S_UTILTIME, S_SCHED };
 
 /* What one section runs. */
 typedef struct {
@@ -592,6 +636,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     o.doc_cb = on_doc;
     o.doc_ctx = pg;
     o.unusable_only = sec->unusable;
+    o.names_known = sec->account != NULL; /* an account of the site's own rows */
     o.ntres = 0;
     if (sec->tres) {
         o.tres[o.ntres++] = SA_TRES_GPU;
@@ -602,6 +647,7 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     pg->heading = sec->heading;
     pg->colspec = sec->colspec;
     pg->pivot = sec->kind == S_CURRENT;
+    pg->plots_first = sec->kind == S_UTILTIME || sec->kind == S_SCHED;
     pg->healthy = true;
     /* warnings (a GPU type without an RGU weight) are in the pages' preambles: not repeated per section */
     switch (sec->kind) {
@@ -610,20 +656,14 @@ static bool section(page_t *pg, const char *cluster, const section_t *sec, sa_er
     case S_HEALTH: ok = sa_report_health(&o, NULL, NULL, &pg->healthy, error); break;
     case S_EFF: ok = sa_report_efficiency(&o, NULL, NULL, error); break;
     case S_WAITS: ok = sa_report_waits(&o, NULL, NULL, error); break;
+    case S_UTILTIME: ok = sa_report_utilization_over_time(&o, NULL, NULL, error); break;
+    case S_SCHED: ok = sa_report_scheduler(&o, NULL, NULL, error); break;
     default: ok = sa_report_current(&o, NULL, NULL, error); break;
     }
     sa_strv_clear(&one);
     sa_strv_clear(&acc);
     pg->colspec = NULL;
     return ok;
-}
-
-/* A paragraph of text (escaped) in the page. */
-static void para(page_t *pg, const char *cls, const char *text)
-{
-    fprintf(pg->f, "<p class=\"%s\">", cls);
-    sa_rxml_escape(pg->f, text);
-    fputs("</p>\n", pg->f);
 }
 
 /* ---- the pages ------------------------------------------------------------------------------------ */
@@ -635,29 +675,69 @@ static int64_t month_end(int64_t m, int64_t now)
     return now > m && now < e ? now : e;
 }
 
+/*
+ * [start, end) as the headings name it: "2026-10" (a whole month), "2026-09 to 2026-10"
+ * (whole months), else with the times that are not a month's bounds:
+ * "2026-11, to 2026-11-28T16:30:49Z", "2026-07-15T00:00:00Z to 2026-10".
+ */
+static const char *period_label(int64_t start, int64_t end, char *buf, size_t sz)
+{
+    int64_t m0 = sa_rmonth_floor(start), m1 = sa_rmonth_floor(end - 1);
+    char a[32], b[32];
+
+    if (m0 == start)
+        sa_rmonth_label(start, a, sizeof a);
+    else
+        snprintf(a, sizeof a, "%s", sa_riso(start));
+    if (sa_rmonth_add(m1, 1) == end)
+        sa_rmonth_label(m1, b, sizeof b);
+    else
+        snprintf(b, sizeof b, "%s", sa_riso(end));
+    if (m0 == start && m0 == m1 && sa_rmonth_add(m1, 1) == end)
+        snprintf(buf, sz, "%s", a);
+    else if (m0 == start && m0 == m1)
+        snprintf(buf, sz, "%s, to %s", a, b);
+    else
+        snprintf(buf, sz, "%s to %s", a, b);
+    return buf;
+}
+
 /* The columns of the GPUs nobody could use on the pages. */
 #define UNUSABLE_COLS "cluster,gpu_type,state,reason,gpu_unusable_hours,gpu_hours,class"
 
+/* The usage section of [start, end): against the awards (their charts first when charts_first), else by account. */
+static bool usage_section(page_t *pg, const scluster_t *c, int64_t start, int64_t end, bool charts_first,
+                          sa_error_t *error)
+{
+    char h[160], when[80];
+    section_t use = {S_USAGE, "usage", h, NULL, start, end, 0, NULL, true, false, false};
+
+    snprintf(h, sizeof h, "GPU usage%s, %s%s", pg->s->o->allocations_path ? " against the awards" : " by account",
+             period_label(start, end, when, sizeof when),
+             pg->s->o->allocations_path ? " (the charts: each award over its period)" : "");
+    pg->charts_first = charts_first;
+    return section(pg, c->name, &use, error);
+}
+
 /*
- * Usage against awards, efficiency, queue waits by partition, utilization by exact state
- * and the idle GPUs nobody could use of [start, end) for cluster c.
+ * Efficiency, queue waits by partition, utilization by exact state and the idle GPUs
+ * nobody could use of [start, end) for cluster c (usage first when with_usage).
  */
-static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, const char *when,
+static bool month_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, bool with_usage,
                            sa_error_t *error)
 {
-    char h1[160], h2[160], h3[160], h4[160], h5[160];
-    section_t use = {S_USAGE, "usage", h1, NULL, start, end, 0, NULL, true, false, false};
+    char h2[160], h3[160], h4[160], h5[160], when[80];
     section_t eff = {S_EFF, "efficiency", h4, NULL, start, end, 0, NULL, false, false, false};
     section_t util = {S_UTIL, "utilization", h2, NULL, start, end, 0, NULL, false, false, false};
     section_t str = {S_UTIL, "unusable", h3, UNUSABLE_COLS, start, end, 0, NULL, false, true, false};
     section_t waits = {S_WAITS, "waits", h5, NULL, start, end, SA_BY_PARTITION, NULL, false, false, false};
 
-    snprintf(h1, sizeof h1, "GPU usage%s, %s", pg->s->o->allocations_path ? " against the awards" : " by account", when);
+    period_label(start, end, when, sizeof when);
     snprintf(h2, sizeof h2, "Utilization by exact node state, %s", when);
     snprintf(h3, sizeof h3, "Idle GPUs nobody could use, and why, %s", when);
     snprintf(h4, sizeof h4, "What the allocated GPUs and CPUs did (runs that ended), %s", when);
     snprintf(h5, sizeof h5, "Queue waits by partition (runs that started), %s", when);
-    if (!section(pg, c->name, &use, error) || !section(pg, c->name, &eff, error) ||
+    if ((with_usage && !usage_section(pg, c, start, end, false, error)) || !section(pg, c->name, &eff, error) ||
         !section(pg, c->name, &waits, error))
         return false;
     if (!c->has_series) {
@@ -683,7 +763,7 @@ static bool month_page(site_t *s, const scluster_t *c, const char *month, sa_err
     }
     ok = page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);
     if (ok)
-        ok = month_sections(&pg, c, start, month_end(start, s->o->now), month, error);
+        ok = month_sections(&pg, c, start, month_end(start, s->o->now), true, error);
     ok = page_close(&pg, ok, error) && ok;
     free(rel);
     free(title);
@@ -698,6 +778,7 @@ static void cluster_links(page_t *pg, const scluster_t *c)
           pg->f);
     for (size_t i = c->months.n; i-- > 0;)
         fprintf(pg->f, " <a href=\"%s.html\">%s</a>", c->months.v[i], c->months.v[i]);
+    fputs(c->months.n ? "" : " none observed yet", pg->f);
     fputs("</p>\n<p class=\"links\">Accounts:", pg->f);
     for (size_t i = 0; i < c->accounts.n; i++) {
         char *f = file_name(c->accounts.v[i]);
@@ -712,7 +793,7 @@ static void cluster_links(page_t *pg, const scluster_t *c)
     fputs(c->accounts.n ? "</p>\n" : " none with use in these months</p>\n", pg->f);
     if (c->months.n) { /* a month's jobs can be many: not a page, the command that lists them */
         int64_t ms, me;
-        const char *m = c->months.v[c->months.n - 1];
+        const char *m = c->months.v[c->land];
         if (sa_rmonth_parse(m, &ms, &me)) {
             char from[16], to[16];
             snprintf(from, sizeof from, "%.10s", sa_riso(ms));
@@ -726,42 +807,64 @@ static void cluster_links(page_t *pg, const scluster_t *c)
     }
 }
 
+/* The sections over time of [start, end) on the cluster page: utilization by day, the scheduler (sdiag). */
+static bool time_sections(page_t *pg, const scluster_t *c, int64_t start, int64_t end, sa_error_t *error)
+{
+    char h1[160], h2[160], when[80];
+    section_t days = {S_UTILTIME, "utilization-days", h1, NULL, start, end, 0, NULL, false, false, false};
+    section_t sched = {S_SCHED, "scheduler", h2, NULL, start, end, 0, NULL, false, false, false};
+
+    if (!c->has_series)
+        return true; /* said with the utilization */
+    period_label(start, end, when, sizeof when);
+    snprintf(h1, sizeof h1, "Where the GPU and CPU time went, day by day, %s", when);
+    snprintf(h2, sizeof h2, "The scheduler (sdiag), %s", when);
+    return section(pg, c->name, &days, error) && section(pg, c->name, &sched, error);
+}
+
 /*
- * CLUSTER/index: health, the current queue (by partition and account), the latest
- * month (the previous one during a month's first week), the use over the site's months.
+ * CLUSTER/index: the month it lands on (the last one observed, or the one before it during
+ * that one's first week): its usage against the awards, charts first; the archive's
+ * health, the current queue; the rest of that month; the use over the site's months.
  */
 static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
 {
     page_t pg;
-    char *rel = sa_rprintf("%s/index", c->file), *title = sa_rprintf("Cluster %s", c->name), range[96];
-    const char *last = c->months.n ? c->months.v[c->months.n - 1] : NULL;
-    int64_t cur = sa_rmonth_floor(s->o->now);
+    char *rel = sa_rprintf("%s/index", c->file), *title = sa_rprintf("Cluster %s", c->name), range[160], when[80];
     section_t health = {S_HEALTH, "health", "Health of the archive (the last 24 hours)", NULL,
                         SA_UNSET, SA_UNSET, 0, NULL, false, false, false};
     section_t queue = {S_CURRENT, "queue", "Current queue (the latest squeue snapshot)", NULL, SA_UNSET, SA_UNSET,
                        SA_BY_PARTITION | SA_BY_ACCOUNT, NULL, false, false, false};
-    section_t all = {S_USAGE, "accounts", range, NULL, s->from, s->to, SA_BY_ACCOUNT, NULL, true, false, true};
-    int64_t ms, me;
+    section_t all = {S_USAGE, "accounts", range, NULL, c->from, c->to, SA_BY_ACCOUNT, NULL, true, false, true};
+    int64_t ms = SA_UNSET, me = SA_UNSET;
     bool ok;
 
-    snprintf(range, sizeof range, "GPU, CPU and memory usage per account, %s to %s", c->months.n ? c->months.v[0] : "?",
-             last ? last : "?");
-    /* the latest month shown is the last complete one during the first week of a month */
-    if (c->months.n >= 2 && s->o->now - cur < 7 * 86400)
-        last = c->months.v[c->months.n - 2];
+    if (c->months.n && sa_rmonth_parse(c->months.v[c->land], &ms, &me))
+        me = month_end(ms, s->o->now);
+    snprintf(range, sizeof range, "GPU, CPU and memory usage per account, %s",
+             c->months.n ? period_label(c->from, c->to, when, sizeof when) : "-");
     ok = rel && title && page_open(s, &pg, rel, title, NULL, error);
     if (!rel || !title)
         sa_error_nomem(error);
     if (ok) {
         fputs("<p class=\"links\"><a href=\"#pages\">Months and accounts</a></p>\n", pg.f);
+        if (ms == SA_UNSET) {
+            char line[160];
+            snprintf(line, sizeof line, "Nothing observed of this cluster up to %s: no month to show.",
+                     sa_riso(s->o->now));
+            para(&pg, "meta", line);
+        }
+        ok = ms == SA_UNSET || usage_section(&pg, c, ms, me, true, error);
+    }
+    if (ok) {
         ok = section(&pg, c->name, &health, error);
         c->health = pg.healthy ? "OK" : "UNHEALTHY";
     }
     ok = ok && section(&pg, c->name, &queue, error);
-    if (ok && last && sa_rmonth_parse(last, &ms, &me))
-        ok = month_sections(&pg, c, ms, month_end(ms, s->o->now), last, error);
+    if (ok && ms != SA_UNSET)
+        ok = month_sections(&pg, c, ms, me, false, error) && time_sections(&pg, c, ms, me, error);
     pg.accounts = &c->accounts;
-    ok = ok && section(&pg, c->name, &all, error);
+    ok = ok && (!c->months.n || section(&pg, c->name, &all, error));
     pg.accounts = NULL;
     if (ok)
         cluster_links(&pg, c);
@@ -772,31 +875,47 @@ static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
     return ok;
 }
 
+/* The start of the trend of account on cluster c: its earliest award's start there, else c's first month. */
+static int64_t trend_start(const site_t *s, const scluster_t *c, const char *account)
+{
+    int64_t from = c->from;
+
+    for (size_t i = 0; i < s->awards.n; i++) {
+        const sa_award_t *a = &s->awards.v[i];
+        if (strcmp(a->cluster, c->name) == 0 && strcmp(a->account, account) == 0 && a->start < from)
+            from = a->start;
+    }
+    return from;
+}
+
 /*
- * CLUSTER/account-NAME: the account's trend (against its award, month by month, by
- * user and by GPU type), and its use per user and GPU type over the site's months:
- * two scans of the archive.
+ * CLUSTER/account-NAME: the account's trend (against its award, from the award's start,
+ * month by month, by user and by GPU type), and its use per user and GPU type over the
+ * site's months.
  */
 static bool account_page(site_t *s, const scluster_t *c, const char *account, sa_error_t *error)
 {
     page_t pg;
     char *f = file_name(account), *rel = f ? sa_rprintf("%s/account-%s", c->file, f) : NULL;
-    char *title = sa_rprintf("%s, account %s", c->name, account), range[96];
+    char *title = sa_rprintf("%s, account %s", c->name, account), range[160], theading[160], when[80];
+    int64_t tfrom = trend_start(s, c, account);
     /* the trend against the award, its charts broken down by user and GPU type; then one table of both */
-    section_t trend = {S_USAGE, "trend", "Trend", NULL, s->from, s->to,
+    section_t trend = {S_USAGE, "trend", theading, NULL, tfrom, c->to,
                        SA_BY_ACCOUNT | SA_BY_USER | SA_BY_GPU_TYPE, account, true, false, false};
-    section_t users = {S_USAGE, "users", range, NULL, s->from, s->to, SA_BY_USER | SA_BY_GPU_TYPE,
+    section_t users = {S_USAGE, "users", range, NULL, c->from, c->to, SA_BY_USER | SA_BY_GPU_TYPE,
                        account, false, false, true};
     bool ok = rel && title;
 
-    snprintf(range, sizeof range, "Users and GPU types (GPUs, CPUs, memory), %s to %s", c->months.v[0],
-             c->months.v[c->months.n - 1]);
+    snprintf(theading, sizeof theading, "Trend%s, %s", tfrom < c->from ? " from the award's start" : "",
+             period_label(tfrom, c->to, when, sizeof when));
+    snprintf(range, sizeof range, "Users and GPU types (GPUs, CPUs, memory), %s",
+             period_label(c->from, c->to, when, sizeof when));
     if (!ok)
         sa_error_nomem(error);
     ok = ok && page_open(s, &pg, rel, title, "<a href=\"index.html\">This cluster</a>", error);
     if (ok) {
         /* the months of the trend's table (from the award's start when there is one): known once it is written */
-        snprintf(pg.range, sizeof pg.range, "%s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
+        snprintf(pg.range, sizeof pg.range, "%s", period_label(tfrom, c->to, when, sizeof when));
         fputs("<p class=\"meta\">" RANGE_MARK "</p>\n", pg.f);
         pg.trend = true;
         ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error);
@@ -810,96 +929,178 @@ static bool account_page(site_t *s, const scluster_t *c, const char *account, sa
 
 /* ---- the ingester's profile ----------------------------------------------------------------------- */
 
-enum { RUN_START, RUN_SECS, RUN_OK, RUN_EXEC, RUN_PARSE, RUN_SQLITE, RUN_MONGO, RUN_SQUEUE, RUN_SACCT, RUN_WRITTEN, RUN_STMTS, RUN_READ,
-       RUN_ASIDE, RUN_REJECTED, RUN_ERROR, RUN_N };
+/* The runs of a cluster on the ingester's page, newest first, and the phases they record. */
+typedef struct {
+    bson_t **v;         /* the run log's entries (owned copies) */
+    size_t n, cap;
+    sa_strv_t phases;   /* every phase any of them records, in the order the newest says them */
+} runs_t;
 
-static const sa_col_t run_cols[RUN_N] = {
-    {"started_at", "Started", SA_COL_STR, 0, 0},
-    {"seconds", "Seconds", SA_COL_NUM, 1, 0},
-    {"ok", "OK", SA_COL_STR, 0, SA_COL_BADGE},
-    {"exec_ms", "Capture ms", SA_COL_NUM, 0, 0},
-    {"parse_ms", "Parse ms", SA_COL_NUM, 0, 0},
-    {"sqlite_ms", "SQLite ms", SA_COL_NUM, 0, 0},
-    {"mongo_ms", "MongoDB ms", SA_COL_NUM, 0, 0},
-    {"squeue_records", "squeue records", SA_COL_INT, 0, 0},
-    {"sacct_records", "sacct records", SA_COL_INT, 0, SA_COL_LONG},
-    {"jobs_written", "Jobs written", SA_COL_INT, 0, 0},
-    {"write_statements", "Writes", SA_COL_INT, 0, SA_COL_LONG},
-    {"docs_read", "Docs read", SA_COL_INT, 0, SA_COL_LONG},
-    {"records_set_aside", "Set aside", SA_COL_INT, 0, SA_COL_LONG},
-    {"inputs_rejected", "Rejected", SA_COL_INT, 0, SA_COL_LONG},
-    {"error", "Error", SA_COL_STR, 0, SA_COL_LONG},
-};
-
-/* One ingest run as a row (newest first: the query sorts). */
-static bool on_run_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+static void runs_clear(runs_t *r)
 {
-    sa_rtable_t *t = ctx;
-    sa_ringest_run_t f;
-    int64_t start, end;
-    size_t r = sa_rtable_add_row(t);
+    for (size_t i = 0; i < r->n; i++)
+        bson_destroy(r->v[i]);
+    free(r->v);
+    sa_strv_clear(&r->phases);
+}
 
-    if (r == SIZE_MAX) {
-        sa_error_nomem(error);
-        return false;
+/* Keeps one ingest run (newest first: the query sorts) and the names of its phases. */
+static bool keep_run(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    runs_t *r = ctx;
+
+    if (!SA_VEC_GROW(r->v, r->cap, r->n, 1, 64) || !(r->v[r->n] = bson_copy(doc)))
+        return sa_error_nomem(error);
+    r->n++;
+    return sa_ringest_run_phases(doc, &r->phases) || sa_error_nomem(error);
+}
+
+/* The counts of a run the page shows: key, title, member of counts (NULL: inserted + changed), long. */
+static const struct {
+    const char *key, *title, *member;
+    bool lng;
+} run_counts[] = {
+    {"squeue_records", "squeue records", "counts.squeue_records", false},
+    {"sacct_records", "sacct records", "counts.sacct_records", true},
+    {"jobs_written", "Jobs written", NULL, false},
+    {"write_statements", "Writes", "counts.write_statements", true},
+    {"docs_read", "Docs read", "counts.docs_read", true},
+    {"records_set_aside", "Set aside", "counts.records_set_aside", true},
+    {"inputs_rejected", "Rejected", "counts.inputs_rejected", true},
+};
+#define NCOUNTS (sizeof run_counts / sizeof run_counts[0])
+enum { RUN_START, RUN_TOTAL, RUN_OK, RUN_PHASES };
+
+/*
+ * The runs as a table: when each started, its total (every phase it recorded: they sum to
+ * its wall time), OK, a column per phase, its counts, its seconds (finished - started) and
+ * its error. cols and names are filled (the columns' keys and titles live in names).
+ */
+static bool runs_table(const runs_t *r, sa_rtable_t *t, sa_col_t **cols, sa_strv_t *names, sa_error_t *error)
+{
+    size_t np = r->phases.n, ncols = RUN_PHASES + np + NCOUNTS + 2, c_secs = ncols - 2, c_err = ncols - 1;
+    sa_col_t *cv = calloc(ncols, sizeof *cv);
+
+    if (!(*cols = cv))
+        return sa_error_nomem(error);
+    cv[RUN_START] = (sa_col_t){"started_at", "Started", SA_COL_STR, 0, 0};
+    cv[RUN_TOTAL] = (sa_col_t){"total_ms", "Total ms", SA_COL_NUM, 0, 0};
+    cv[RUN_OK] = (sa_col_t){"ok", "OK", SA_COL_STR, 0, SA_COL_BADGE};
+    for (size_t k = 0; k < np; k++) {
+        char *key = sa_rprintf("%s_ms", r->phases.v[k]), *title = sa_rprintf("%s ms", r->phases.v[k]);
+        for (char *q = key; q && *q; q++) /* a column key: [a-z0-9_] (a JSON member, a CSV header, an attribute) */
+            *q = (char)((*q >= 'a' && *q <= 'z') || (*q >= '0' && *q <= '9') ? *q : '_');
+        cv[RUN_PHASES + k] = (sa_col_t){keep(names, key), keep(names, title), SA_COL_NUM, 0, 0};
+        if (!cv[RUN_PHASES + k].key || !cv[RUN_PHASES + k].title)
+            return sa_error_nomem(error);
     }
-    sa_ringest_run_read(doc, &f);
-    start = f.started_at;
-    end = f.finished_at;
-    sa_rtable_str(t, r, RUN_START, sa_riso(start));
-    if (start != SA_UNSET && end != SA_UNSET)
-        sa_rtable_num(t, r, RUN_SECS, (double)(end - start));
-    sa_rtable_str(t, r, RUN_OK, f.has_ok && f.ok_flag ? "ok" : "error");
-    sa_rtable_num(t, r, RUN_EXEC, sa_ringest_run_number(doc, "phases_ms.exec"));
-    sa_rtable_num(t, r, RUN_PARSE, sa_ringest_run_number(doc, "phases_ms.parse"));
-    sa_rtable_num(t, r, RUN_SQLITE, sa_ringest_run_number(doc, "phases_ms.sqlite"));
-    sa_rtable_num(t, r, RUN_MONGO, sa_ringest_run_number(doc, "phases_ms.mongo"));
-    sa_rtable_int(t, r, RUN_SQUEUE, (int64_t)sa_ringest_run_number(doc, "counts.squeue_records"));
-    sa_rtable_int(t, r, RUN_SACCT, (int64_t)sa_ringest_run_number(doc, "counts.sacct_records"));
-    sa_rtable_int(t, r, RUN_WRITTEN, (int64_t)(sa_ringest_run_number(doc, "counts.jobs_inserted") + sa_ringest_run_number(doc, "counts.jobs_changed")));
-    sa_rtable_int(t, r, RUN_STMTS, (int64_t)sa_ringest_run_number(doc, "counts.write_statements"));
-    sa_rtable_int(t, r, RUN_READ, (int64_t)sa_ringest_run_number(doc, "counts.docs_read"));
-    sa_rtable_int(t, r, RUN_ASIDE, (int64_t)sa_ringest_run_number(doc, "counts.records_set_aside"));
-    sa_rtable_int(t, r, RUN_REJECTED, (int64_t)sa_ringest_run_number(doc, "counts.inputs_rejected"));
-    if (f.error_text)
-        sa_rtable_str(t, r, RUN_ERROR, f.error_text);
+    for (size_t k = 0; k < NCOUNTS; k++)
+        cv[RUN_PHASES + np + k] = (sa_col_t){run_counts[k].key, run_counts[k].title, SA_COL_INT, 0,
+                                              run_counts[k].lng ? SA_COL_LONG : 0};
+    cv[c_secs] = (sa_col_t){"seconds", "Seconds", SA_COL_NUM, 1, SA_COL_LONG};
+    cv[c_err] = (sa_col_t){"error", "Error", SA_COL_STR, 0, SA_COL_LONG};
+    sa_rtable_init(t, cv, ncols);
+    for (size_t i = 0; i < r->n; i++) {
+        const bson_t *doc = r->v[i];
+        sa_ringest_run_t f;
+        double total = 0;
+        size_t row = sa_rtable_add_row(t);
+        if (row == SIZE_MAX)
+            return sa_error_nomem(error);
+        sa_ringest_run_read(doc, &f);
+        sa_rtable_str(t, row, RUN_START, sa_riso(f.started_at));
+        sa_rtable_str(t, row, RUN_OK, f.has_ok && f.ok_flag ? "ok" : "error");
+        for (size_t k = 0; k < np; k++) {
+            char *path = sa_rprintf("phases_ms.%s", r->phases.v[k]);
+            double ms = path ? sa_ringest_run_number(doc, path) : 0;
+            free(path);
+            sa_rtable_num(t, row, RUN_PHASES + k, ms);
+            total += ms;
+        }
+        sa_rtable_num(t, row, RUN_TOTAL, total);
+        for (size_t k = 0; k < NCOUNTS; k++)
+            sa_rtable_int(t, row, RUN_PHASES + np + k,
+                          (int64_t)(run_counts[k].member ? sa_ringest_run_number(doc, run_counts[k].member)
+                                                         : sa_ringest_run_number(doc, "counts.jobs_inserted") +
+                                                               sa_ringest_run_number(doc, "counts.jobs_changed")));
+        if (f.started_at != SA_UNSET && f.finished_at != SA_UNSET)
+            sa_rtable_num(t, row, c_secs, (double)(f.finished_at - f.started_at));
+        if (f.error_text)
+            sa_rtable_str(t, row, c_err, f.error_text);
+    }
     return true;
 }
 
-/* The runs' figures over time, oldest first, as line charts: phase times, then records and writes. */
-static bool run_plots(page_t *pg, const sa_rtable_t *t, sa_error_t *error)
+/* The number of a row's cell (0 when empty). */
+static double cell_num(const sa_rtable_t *t, size_t r, size_t c)
 {
-    size_t n = t->nrows;
-    int64_t *at = calloc(n + 1, sizeof *at);
-    double *v = calloc(7 * (n + 1), sizeof *v);
-    static const int cols[7] = {RUN_EXEC, RUN_PARSE, RUN_SQLITE, RUN_MONGO, RUN_SQUEUE, RUN_SACCT, RUN_WRITTEN};
-    static const char *const names[7] = {"capture", "parse", "SQLite", "MongoDB", "squeue records", "sacct records",
-                                         "jobs written"};
-    sa_rseries_t s[7];
+    const sa_cell_t *x = sa_rtable_cell(t, r, c);
+    return x->kind == SA_CELL_NUM ? x->d : x->kind == SA_CELL_INT ? (double)x->i : 0;
+}
 
-    if (!at || !v) {
-        free(at);
-        free(v);
-        sa_error_nomem(error);
-        return false;
+/* The most phases the chart shows apart; the others are summed as one. */
+#define PLOT_PHASES 9
+
+/*
+ * The runs over time, oldest first: each run a bar of its phases stacked (the largest
+ * PLOT_PHASES over these runs apart, the others together: the bar is the run's total),
+ * then records read and job documents written, as lines.
+ */
+static bool run_plots(page_t *pg, const runs_t *r, const sa_rtable_t *t, sa_error_t *error)
+{
+    size_t n = t->nrows, np = r->phases.n, shown = np > PLOT_PHASES ? PLOT_PHASES : np;
+    size_t *order = calloc(np + 1, sizeof *order);
+    int64_t *at = calloc(n + 1, sizeof *at);
+    double *v = calloc((PLOT_PHASES + 4) * (n + 1), sizeof *v), *sum = calloc(np + 1, sizeof *sum);
+    sa_rseries_t s[PLOT_PHASES + 4];
+    bool ok = order && at && v && sum;
+
+    for (size_t k = 0; ok && k < np; k++) {
+        order[k] = k;
+        for (size_t i = 0; i < n; i++)
+            sum[k] += cell_num(t, i, RUN_PHASES + k);
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t r = n - 1 - i; /* the table is newest first */
-        const sa_cell_t *st = sa_rtable_cell(t, r, RUN_START);
+    for (size_t a = 0; ok && a < np; a++) /* the phases by their time over the runs, the most first */
+        for (size_t b = a + 1; b < np; b++)
+            if (sum[order[b]] > sum[order[a]]) {
+                size_t x = order[a];
+                order[a] = order[b];
+                order[b] = x;
+            }
+    for (size_t i = 0; ok && i < n; i++) {
+        size_t row = n - 1 - i; /* the table is newest first */
+        const sa_cell_t *st = sa_rtable_cell(t, row, RUN_START);
         if (st->kind != SA_CELL_STR || !sa_time_parse_iso(st->s, &at[i]))
             at[i] = i ? at[i - 1] : 0;
-        for (int k = 0; k < 7; k++) {
-            const sa_cell_t *c = sa_rtable_cell(t, r, (size_t)cols[k]);
-            v[k * (n + 1) + i] = c->kind == SA_CELL_NUM ? c->d : c->kind == SA_CELL_INT ? (double)c->i : 0;
+        for (size_t k = 0; k < np; k++) {
+            size_t slot = k < shown ? k : shown; /* the rest summed */
+            v[slot * (n + 1) + i] += cell_num(t, row, RUN_PHASES + order[k]);
         }
+        for (size_t k = 0; k < 3; k++) /* squeue, sacct records; jobs written */
+            v[(PLOT_PHASES + 1 + k) * (n + 1) + i] = cell_num(t, row, RUN_PHASES + np + k);
     }
-    for (int k = 0; k < 7; k++)
-        s[k] = (sa_rseries_t){names[k], &v[k * (n + 1)]};
-    sa_rplot_lines(pg->f, "Phase times per run", "milliseconds", at, n, s, 4);
-    sa_rplot_lines(pg->f, "Records read and job documents written per run", "records", at, n, s + 4, 3);
+    if (ok) {
+        size_t ns = 0;
+        for (size_t k = 0; k < shown; k++)
+            s[ns++] = (sa_rseries_t){r->phases.v[order[k]], &v[k * (n + 1)]};
+        if (np > shown)
+            s[ns++] = (sa_rseries_t){"other phases", &v[shown * (n + 1)]};
+        for (size_t k = 0; k < 3; k++)
+            s[PLOT_PHASES + 1 + k] = (sa_rseries_t){run_counts[k].title, &v[(PLOT_PHASES + 1 + k) * (n + 1)]};
+        sa_rplot_t phases = {SA_RPLOT_STACK, "Each run's phases (a bar: the run's total)", "milliseconds", at, n, s, ns,
+                             true, "No run recorded."};
+        sa_rplot_t counts = {SA_RPLOT_LINES, "Records read and job documents written per run", "records", at, n,
+                             s + PLOT_PHASES + 1, 3, false, "No run recorded."};
+        sa_rplot(pg->f, &phases, false, 0);
+        sa_rplot(pg->f, &counts, false, 0);
+    } else {
+        sa_error_nomem(error);
+    }
+    free(order);
     free(at);
     free(v);
-    return true;
+    free(sum);
+    return ok;
 }
 
 /* ingest.html: per cluster, its last 300 runs (from its ingest_days), as a table and over time. */
@@ -912,22 +1113,34 @@ static bool ingest_page(site_t *s, sa_error_t *error)
         return false;
     for (size_t i = 0; ok && i < s->cl.n; i++) {
         sa_rtable_t t;
+        sa_col_t *cols = NULL;
+        sa_strv_t names;
+        runs_t r;
         char heading[160], table[160];
         const sa_rdb_runs_query_t q = {.from = SA_UNSET, .to = SA_UNSET, .ok = -1, .newest_first = true, .limit = 300};
         sa_rdoc_t d = {.kind = "ingest", .title = "ingest runs", .table = &t};
 
-        sa_rtable_init(&t, run_cols, RUN_N);
-        ok = sa_rdb_ingest_runs(s->db, &s->cl.v[i], &q, on_run_doc, &t, error);
+        memset(&r, 0, sizeof r);
+        sa_strv_init(&r.phases);
+        sa_strv_init(&names);
+        sa_rtable_init(&t, NULL, 0);
+        ok = sa_rdb_ingest_runs(s->db, &s->cl.v[i], &q, keep_run, &r, error) && runs_table(&r, &t, &cols, &names, error);
         snprintf(heading, sizeof heading, "%s: the last %zu runs, newest first", s->c[i].name, t.nrows);
         snprintf(table, sizeof table, "runs-%s", s->c[i].file);
         pg.table = table;
         pg.heading = heading;
-        ok = ok && on_doc(&d, &pg, error) && run_plots(&pg, &t, error);
+        ok = ok && on_doc(&d, &pg, error) && run_plots(&pg, &r, &t, error);
         sa_rtable_clear(&t);
+        free(cols);
+        sa_strv_clear(&names);
+        runs_clear(&r);
     }
     if (ok)
-        para(&pg, "meta", "Phases: capture (the Slurm commands), parse, SQLite (the time series), MongoDB (the job "
-                          "archive). Jobs written: inserted and changed documents (an unchanged poll writes none).");
+        para(&pg, "meta", "Every phase a run records, in milliseconds (they add up to its total, the time from its start "
+                          "to its record): lock; connect, validator, indexes; migrate; rollups; cache; node_config; "
+                          "capture and exec (the Slurm commands); parse, sqlite, mongo and land (each snapshot); "
+                          "backfill; retype; prometheus (the Prometheus import); finish. Jobs written: inserted and "
+                          "changed documents (an unchanged poll writes none).");
     return page_close(&pg, ok, error) && ok;
 }
 
@@ -1050,29 +1263,81 @@ static bool first_data(site_t *s, const sa_rcluster_t *rc, sa_tsdb_t *ts, int64_
     return ok;
 }
 
-/* A cluster's months: the last so->months up to now's, from its first data on. */
+/* The cluster's last observation: of its jobs (sa_rcluster_as_of) or its nodes, at most now; SA_UNSET: none. */
+static int64_t last_observed(const site_t *s, const sa_rcluster_t *rc, int64_t last_snapshot)
+{
+    int64_t t = sa_rcluster_as_of(rc, SA_UNSET);
+
+    if (rc->last_sinfo_at != SA_UNSET && (t == SA_UNSET || rc->last_sinfo_at > t))
+        t = rc->last_sinfo_at;
+    if (last_snapshot != SA_UNSET && (t == SA_UNSET || last_snapshot > t))
+        t = last_snapshot;
+    return t != SA_UNSET && t > s->o->now ? s->o->now : t;
+}
+
+/*
+ * A cluster's months: the last so->months up to the last one it was observed in (the
+ * month holding its last observed second, so a month gets its page once it has data),
+ * from its first data on; none when nothing was observed before now. The month its page
+ * lands on: the last, or the one before it while the last has less than a week of data.
+ */
 static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_error_t *error)
 {
     sa_tsdb_t *ts = NULL;
-    int64_t first, m = sa_rmonth_add(sa_rmonth_floor(s->o->now), 1 - s->so->months);
+    int64_t first, snap = SA_UNSET, lastm, m;
     char buf[16];
 
-    int64_t last = SA_UNSET;
-
-    if (!sa_rtsdbs_get(tsdbs, s->o, c->name, false, &ts, error) || (ts && !sa_tsdb_last_snapshot(ts, c->name, &last, error)))
+    if (!sa_rtsdbs_get(tsdbs, s->o, c->name, false, &ts, error) || (ts && !sa_tsdb_last_snapshot(ts, c->name, &snap, error)))
         return false;
-    if (last == SA_UNSET)
+    if (snap == SA_UNSET)
         ts = NULL; /* a --sqlite file without this cluster */
     if (!first_data(s, &s->cl.v[c - s->c], ts, &first, error))
         return false;
     c->has_series = ts != NULL;
+    c->last = last_observed(s, &s->cl.v[c - s->c], snap);
+    c->from = c->to = SA_UNSET;
+    if (c->last == SA_UNSET || (first != SA_UNSET && first >= c->last))
+        return true;
+    lastm = sa_rmonth_floor(c->last - 1);
+    m = sa_rmonth_add(lastm, 1 - s->so->months);
     if (first != SA_UNSET && sa_rmonth_floor(first) > m)
         m = sa_rmonth_floor(first);
-    for (; m <= s->o->now; m = sa_rmonth_add(m, 1))
-        sa_strv_push(&c->months, sa_rmonth_label(m, buf, sizeof buf));
-    if (!c->months.n)
-        sa_strv_push(&c->months, sa_rmonth_label(s->o->now, buf, sizeof buf));
+    c->from = m;
+    for (; m <= lastm; m = sa_rmonth_add(m, 1)) {
+        if (!sa_strv_push(&c->months, sa_rmonth_label(m, buf, sizeof buf)))
+            return sa_error_nomem(error);
+    }
+    c->to = month_end(lastm, s->o->now);
+    c->land = c->months.n - 1;
+    if (c->months.n >= 2 && c->last - lastm < 7 * 86400)
+        c->land--;
     return true;
+}
+
+/*
+ * What the site will show, before any of it is written: the awards, each cluster's
+ * months. Fails (SA_ERR_USAGE) when no cluster was observed before now: every window of
+ * the site would be empty.
+ */
+static bool plan(site_t *s, sa_error_t *error)
+{
+    sa_rtsdbs_t tsdbs;
+    bool ok = true, any = false;
+
+    if (s->o->allocations_path && !sa_awards_load(s->o->allocations_path, &s->awards, error))
+        return false;
+    sa_rtsdbs_init(&tsdbs);
+    for (size_t i = 0; ok && i < s->cl.n; i++) {
+        ok = cluster_months(s, &s->c[i], &tsdbs, error);
+        any = any || s->c[i].months.n;
+    }
+    sa_rtsdbs_clear(&tsdbs);
+    if (ok && !any) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "the window is empty: no cluster was observed before %s",
+                     sa_riso(s->o->now));
+        ok = false;
+    }
+    return ok;
 }
 
 /* Removes a tree (nftw callback). */
@@ -1198,24 +1463,24 @@ static bool write_metrics(site_t *s, sa_error_t *error)
     return ok;
 }
 
-/* Every page of every cluster, the profile, the index, the metrics, into s->tmp. */
+/* Every page of every cluster, the profile, the index, the metrics, into s->tmp (plan() made first). */
 static bool build(site_t *s, sa_error_t *error)
 {
-    sa_rtsdbs_t tsdbs;
     bool ok = write_file(s, "site.js", sa_site_js, strlen(sa_site_js), error);
+    sa_rtsdbs_t none;
 
-    sa_rtsdbs_init(&tsdbs);
-    s->from = sa_rmonth_add(sa_rmonth_floor(s->o->now), 1 - s->so->months);
-    s->to = s->o->now;
+    sa_rtsdbs_init(&none);
     for (size_t i = 0; ok && i < s->cl.n; i++) {
         scluster_t *c = &s->c[i];
-        ok = cluster_months(s, c, &tsdbs, error) && cluster_page(s, c, error);
+        if (!c->has_series) /* said once the site is known to be written */
+            sa_rtsdbs_left_out(s->warn, &none, s->o, c->name,
+                               "its pages have no utilization, idle GPUs nobody could use or scheduler statistics");
+        ok = cluster_page(s, c, error);
         for (size_t k = 0; ok && k < c->months.n; k++)
             ok = month_page(s, c, c->months.v[k], error);
         for (size_t k = 0; ok && k < c->accounts.n; k++)
             ok = account_page(s, c, c->accounts.v[k], error);
     }
-    sa_rtsdbs_clear(&tsdbs);
     return ok && ingest_page(s, error) && index_page(s, error) && write_metrics(s, error);
 }
 
@@ -1252,9 +1517,12 @@ static char *site_target(const char *dir, sa_error_t *error)
     return real;
 }
 
+/* At most this much of the documents the site reads is kept for the run (the rest is read again when needed). */
 bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE *warn, sa_error_t *error)
 {
     site_t s;
+    sa_report_opts_t shared;
+    sa_rtsdbs_t tsdbs; /* the time series, each opened once for every section */
     sa_site_opts_t so_real = *so_in, *so = &so_real;
     char *target = site_target(so_in->dir, error);
     /* the pid in the name says whether its writer still runs (sweep_leftovers) */
@@ -1262,6 +1530,7 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     bool ok = false;
 
     memset(&s, 0, sizeof s);
+    sa_rtsdbs_init(&tsdbs);
     if (!target)
         return false;
     so->dir = target;
@@ -1276,6 +1545,12 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     sweep_leftovers(so->dir, warn);
     if (!(s.db = sa_report_connect(o, error)) || !sa_rdb_clusters(s.db, &o->clusters, &s.cl, error))
         goto done;
+    /* every section reads through this connection: each rollup document once (at the commit it pinned) */
+    sa_rdb_cache(s.db, SA_RDB_RUN_CACHE_BYTES);
+    shared = *o;
+    shared.shared_db = s.db;
+    shared.shared_tsdbs = &tsdbs;
+    s.o = &shared;
     if (!(s.c = calloc(s.cl.n + 1, sizeof *s.c))) {
         sa_error_nomem(error);
         goto done;
@@ -1287,6 +1562,8 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
         sa_strv_init(&s.c[i].months);
         sa_strv_init(&s.c[i].accounts);
     }
+    if (!plan(&s, error))
+        goto done;
     if (!mkdtemp(tmpl) || chmod(tmpl, (mode_t)(sa_umask_file_mode() | 0111)) != 0) {
         int e = errno;
         /* no parent directory, no permission: the DIR given cannot hold a site */
@@ -1296,6 +1573,12 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
     }
     s.tmp = tmpl;
     ok = build(&s, error) && swap_in(s.tmp, so->dir, error);
+    if (ok && o->verbose) {
+        size_t fetched, kept, hits;
+        sa_rdb_cache_stats(s.db, &fetched, &kept, &hits);
+        fprintf(o->verbose, "# the site read %zu documents by _id from MongoDB and kept %zu of them for the run; "
+                            "its reports read them %zu times more from there\n", fetched, kept, hits);
+    }
     if (!ok)
         nftw(s.tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 done:
@@ -1305,9 +1588,11 @@ done:
         sa_strv_clear(&s.c[i].accounts);
     }
     free(s.c);
+    sa_awards_clear(&s.awards);
     free(tmpl);
     free(target);
     sa_rclusters_clear(&s.cl);
     sa_rdb_close(s.db);
+    sa_rtsdbs_clear(&tsdbs);
     return ok;
 }

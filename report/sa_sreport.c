@@ -523,7 +523,7 @@ static void usage_widths(ureport_t *ur)
 static bool read_usage(ureport_t *ur, const sa_report_opts_t *q, sa_rdb_t **db, FILE *warn, sa_error_t *error)
 {
     return sa_usage_load(&ur->u, q, error) && (*db = sa_report_connect(q, error)) &&
-           sa_usage_prepare(&ur->u, *db, warn, error) && sa_usage_capacity(&ur->u, false, error) &&
+           sa_usage_prepare(&ur->u, *db, warn, error) && sa_usage_capacity(&ur->u, false, NULL, error) &&
            sa_usage_read(*db, &ur->u, error);
 }
 

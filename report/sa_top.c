@@ -195,7 +195,7 @@ bool sa_report_top(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_t 
         return false;
     }
     if (!sa_usage_load(&u, o, error) || !(db = sa_report_connect(o, error)) || !sa_usage_prepare(&u, db, warn, error) ||
-        !sa_usage_capacity(&u, o->unit == SA_UNIT_PERCENT, error) || !sa_usage_read(db, &u, error))
+        !sa_usage_capacity(&u, o->unit == SA_UNIT_PERCENT, warn, error) || !sa_usage_read(db, &u, error))
         goto done;
     top_columns(&u, &tt);
     if (!top_rows(&u, &tt, SA_BY_USER, error) || !top_rows(&u, &tt, SA_BY_ACCOUNT, error))

@@ -230,6 +230,19 @@ static double scope_units(sa_usage_t *u, const scope_t *sc, const sa_usum_t *s)
                      : sa_usage_tres_in_unit(u, chart_tres(u->o), chart_unit(u->o), s);
 }
 
+/* The GPU type as shown: "(none)" for the runs without GPUs (counted with -T cpu, mem, billing). */
+static const char *type_shown(const char *t)
+{
+    return t[0] ? t : "(none)";
+}
+
+/* The name of acc's series in a breakdown by key (user, or GPU type as shown: a legend label is never empty). */
+static const char *series_of(sa_usage_t *u, const sa_uacc_t *acc, unsigned key)
+{
+    return key == SA_BY_USER ? sa_rintern_str(&u->s.names, acc->k.u)
+                             : type_shown(sa_rintern_str(&u->s.names, acc->k.t));
+}
+
 /* The values of a chart whose months are set: the use of the scope, per month (and per series). */
 static bool chart_fill(sa_usage_t *u, sa_rchart_t *c, const scope_t *sc, unsigned series_key)
 {
@@ -247,7 +260,7 @@ static bool chart_fill(sa_usage_t *u, sa_rchart_t *c, const scope_t *sc, unsigne
             if (!s.tres[scope_tres(u, sc)])
                 continue;
             if (series_key) {
-                const char *name = sa_rintern_str(&u->s.names, series_key == SA_BY_USER ? acc->k.u : acc->k.t);
+                const char *name = series_of(u, acc, series_key);
                 while (j < c->nseries && strcmp(c->series[j], name) != 0)
                     j++;
                 if (j == c->nseries)
@@ -270,7 +283,7 @@ static bool series_names(sa_usage_t *u, const scope_t *sc, unsigned key, int64_t
     for (size_t k = 0; k < u->s.nacc; k++) {
         const sa_uacc_t *acc = &u->s.acc[k];
         if (in_scope(u, sc, acc) && sa_usums_get_tres(&u->s, acc, scope_tres(u, sc), x, y) > 0 &&
-            !sa_strv_add_sorted_unique(&names, sa_rintern_str(&u->s.names, key == SA_BY_USER ? acc->k.u : acc->k.t))) {
+            !sa_strv_add_sorted_unique(&names, series_of(u, acc, key))) {
             sa_strv_clear(&names);
             return false;
         }
@@ -494,12 +507,6 @@ static bool award_rows(sa_usage_t *u, utable_t *ut, unsigned by, const sa_ugroup
 nomem:
     free(aord);
     return sa_error_nomem(error);
-}
-
-/* The GPU type as shown: "(none)" for the runs without GPUs (counted with -T cpu, mem, billing). */
-static const char *type_shown(const char *t)
-{
-    return t[0] ? t : "(none)";
 }
 
 /* Without awards: one row per group of the --by keys, and a total per cluster. */
@@ -754,7 +761,7 @@ bool sa_report_usage(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     sa_strv_init(&unweighted);
     sa_rtable_init(&ut.t, ut.cols, 0);
     if (!check_opts(o, by, error) || !sa_usage_load(&u, o, error) || !(db = sa_report_connect(o, error)) ||
-        !sa_usage_prepare(&u, db, warn, error) || (o->unit == SA_UNIT_PERCENT && !sa_usage_capacity(&u, true, error)) ||
+        !sa_usage_prepare(&u, db, warn, error) || (o->unit == SA_UNIT_PERCENT && !sa_usage_capacity(&u, true, warn, error)) ||
         !sa_usage_read(db, &u, error))
         goto done;
     if (u.rgu_cols) {

@@ -182,9 +182,10 @@ typedef struct {
  * The capacity (sa_usage_cap.c): sets u->cap_s from the time series of each cluster.
  * required (-t percent): SA_ERR_USAGE (exit 2) when a cluster has none, no snapshot in
  * the window, or -T asks for mem or billing (the series holds no capacity of them);
- * else such a cluster's capacity is left unknown (< 0).
+ * else such a cluster's capacity is left unknown (< 0), and a cluster without a time
+ * series is said on warn (may be NULL), one line.
  */
-bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error);
+bool sa_usage_capacity(sa_usage_t *u, bool required, FILE *warn, sa_error_t *error);
 /* A preamble line per cluster: its capacity and the time the series knows, or that it is not known. */
 void sa_usage_capacity_lines(const sa_usage_t *u, sa_strv_t *p);
 /* s's TRES r in percent of cluster c's capacity over the window (0 when it has none). */

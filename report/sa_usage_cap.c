@@ -32,7 +32,7 @@ double sa_usage_percent(const sa_usage_t *u, uint32_t c, sa_rtres_t r, const sa_
     return cap > 0 ? 100.0 * (double)s->tres[r] / cap : 0;
 }
 
-bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error)
+bool sa_usage_capacity(sa_usage_t *u, bool required, FILE *warn, sa_error_t *error)
 {
     const sa_report_opts_t *o = u->o;
     sa_rtsdbs_t tsdbs;
@@ -60,11 +60,14 @@ bool sa_usage_capacity(sa_usage_t *u, bool required, sa_error_t *error)
         sa_tsdb_coverage_t cov;
         sa_tsdb_t *db = NULL;
         ok = sa_rtsdbs_get(&tsdbs, o, name, false, &db, error);
-        if (ok && !db && !required)
+        if (ok && !db && !required) {
+            sa_rtsdbs_left_out(warn, &tsdbs, o, name, "its share of capacity is left out");
             continue;
+        }
         if (ok && !db) {
-            sa_error_set(error, SA_ERR_USAGE, 0, "-t percent cannot be computed: cluster %s has no node state time "
-                         "series (--sqlite), so its capacity is not known", name);
+            char why[600];
+            sa_error_set(error, SA_ERR_USAGE, 0, "-t percent cannot be computed: %s, so its capacity is not known",
+                         sa_rtsdbs_missing(&tsdbs, o, name, why, sizeof why));
             ok = false;
         }
         ok = ok && sa_tsdb_state_hours(db, name, o->start, o->end, SA_TSDB_BY_STATE, add_state, &cap, error);

@@ -23,6 +23,7 @@
 #define _GNU_SOURCE /* qsort_r */
 #include "sa_rcommon.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -69,6 +70,7 @@ const sa_col_t *sa_waits_cols(size_t *n)
 typedef struct {
     uint32_t c, p, a, u, t;
     int64_t gbin, nbin;
+    int64_t start;
     int64_t wait, swait;
 } wrun_t;
 
@@ -129,6 +131,7 @@ static bool add_run(waits_t *w, const sa_rollup_rowkey_t *k, const int64_t *x, s
         return sa_error_nomem(error);
     r->gbin = w->by & SA_BY_GPUS ? size_bin(x[SA_RS_GPUS]) : -1;
     r->nbin = w->by & SA_BY_NODES ? size_bin(x[SA_RS_NODES]) : -1;
+    r->start = start;
     r->wait = x[SA_RS_ELIGIBLE] == SA_UNSET ? -1 : start > x[SA_RS_ELIGIBLE] ? start - x[SA_RS_ELIGIBLE] : 0;
     r->swait = x[SA_RS_SUBMIT] == SA_UNSET ? -1 : start > x[SA_RS_SUBMIT] ? start - x[SA_RS_SUBMIT] : 0;
     w->n++;
@@ -440,6 +443,123 @@ static bool build_rows(waits_t *w, wtable_t *wt, wbars_t *bars, sa_error_t *erro
     return true;
 }
 
+/* ---- the waits over time ------------------------------------------------------------------------- */
+
+/* The most groups the plots over time draw (those with the most runs). */
+#define PLOT_GROUPS 8
+
+/* The plots over time: the median and p90 wait of each of the largest groups, a point a day (hour). */
+typedef struct {
+    int64_t *bounds;
+    size_t nb;
+    int64_t step;
+    char **names;     /* the groups' labels (owned) */
+    double *v;        /* median then p90 of each group: [2 * g + k][bucket] */
+    size_t ng;
+    sa_rseries_t s[2 * PLOT_GROUPS];
+    sa_rplot_t p[2];
+    char titles[2][96];
+} wplots_t;
+
+static void wplots_clear(wplots_t *wp)
+{
+    for (size_t i = 0; i < wp->ng; i++)
+        free(wp->names[i]);
+    free(wp->names);
+    free(wp->v);
+    free(wp->bounds);
+}
+
+static int bucket_cmp(const void *x, const void *y)
+{
+    const int64_t *a = x, *b = y; /* (bucket, wait) pairs */
+    return a[0] != b[0] ? (a[0] < b[0] ? -1 : 1) : a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+/* The median and p90 of group runs v[0..n) in each bucket, into med[] and p90[] (hours; NAN: no run there). */
+static bool group_series(const wplots_t *wp, const wrun_t *v, size_t n, double *med, double *p90, sa_error_t *error)
+{
+    int64_t *pairs = malloc((2 * n + 2) * sizeof *pairs), *w = malloc((n + 1) * sizeof *w);
+    size_t np = 0;
+
+    if (!pairs || !w) {
+        free(pairs);
+        free(w);
+        return sa_error_nomem(error);
+    }
+    for (size_t i = 0; i < n; i++) {
+        size_t b = sa_rbucket_of(wp->bounds, wp->nb, v[i].start);
+        if (b != SIZE_MAX && v[i].wait >= 0) {
+            pairs[2 * np] = (int64_t)b;
+            pairs[2 * np + 1] = v[i].wait;
+            np++;
+        }
+    }
+    if (np)
+        qsort(pairs, np, 2 * sizeof *pairs, bucket_cmp);
+    for (size_t i = 0; i < np;) {
+        size_t j = i, k = 0;
+        wstat_t st;
+        while (j < np && pairs[2 * j] == pairs[2 * i])
+            w[k++] = pairs[2 * j++ + 1];
+        wstat_of(w, k, &st);
+        med[pairs[2 * i]] = (double)st.median / 3600.0;
+        p90[pairs[2 * i]] = (double)st.p90 / 3600.0;
+        i = j;
+    }
+    free(pairs);
+    free(w);
+    return true;
+}
+
+/*
+ * The plots over time (w->v sorted by group): of the PLOT_GROUPS groups with the most runs
+ * (in their order), the median and the p90 wait of the runs that started each day (hour).
+ */
+static bool waits_plots(const waits_t *w, wplots_t *wp, sa_error_t *error)
+{
+    size_t first[PLOT_GROUPS + 1], count[PLOT_GROUPS + 1], ng = 0;
+
+    if ((wp->nb = sa_rbuckets(w->o->start, w->o->end, &wp->bounds, &wp->step)) == SIZE_MAX)
+        return sa_error_nomem(error);
+    for (size_t i = 0; i < w->n;) { /* the largest groups, the most runs first (ties: in their order) */
+        size_t j = i, k;
+        while (j < w->n && same_group(&w->v[i], &w->v[j]))
+            j++;
+        for (k = ng; k > 0 && count[k - 1] < j - i; k--)
+            ;
+        if (k < PLOT_GROUPS) {
+            memmove(first + k + 1, first + k, (ng - k) * sizeof *first);
+            memmove(count + k + 1, count + k, (ng - k) * sizeof *count);
+            first[k] = i;
+            count[k] = j - i;
+            ng += ng < PLOT_GROUPS;
+        }
+        i = j;
+    }
+    if (!(wp->names = calloc(ng + 1, sizeof *wp->names)) || !(wp->v = malloc((2 * ng * wp->nb + 1) * sizeof *wp->v)))
+        return sa_error_nomem(error);
+    for (size_t i = 0; i < 2 * ng * wp->nb; i++)
+        wp->v[i] = NAN;
+    for (size_t g = 0; g < ng; g++) {
+        double *med = wp->v + 2 * g * wp->nb, *p90 = med + wp->nb;
+        if (!(wp->names[g] = group_label(w, &w->v[first[g]])))
+            return sa_error_nomem(error);
+        wp->ng++;
+        if (!group_series(wp, &w->v[first[g]], count[g], med, p90, error))
+            return false;
+        wp->s[g] = (sa_rseries_t){wp->names[g], med};
+        wp->s[PLOT_GROUPS + g] = (sa_rseries_t){wp->names[g], p90};
+    }
+    for (int k = 0; k < 2; k++) {
+        snprintf(wp->titles[k], sizeof wp->titles[k], "%s queue wait (start - eligible) of the runs that started each "
+                 "%s", k ? "p90" : "Median", wp->step == 3600 ? "hour" : "day");
+        wp->p[k] = (sa_rplot_t){SA_RPLOT_LINES, wp->titles[k], "hours", wp->bounds, wp->nb, wp->s + k * PLOT_GROUPS,
+                                ng, false, "No run started in the window."};
+    }
+    return true;
+}
+
 /* The preamble: the window and the rules. */
 static void preamble(const waits_t *w, sa_strv_t *p)
 {
@@ -471,12 +591,14 @@ bool sa_report_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     waits_t w;
     wtable_t wt;
     wbars_t bars = {0};
+    wplots_t plots;
     sa_strv_t pre;
     json_t *extra = NULL;
     bool ok = false;
 
     (void)warn;
     memset(&w, 0, sizeof w);
+    memset(&plots, 0, sizeof plots);
     w.o = o;
     w.by = sa_report_by(o, SA_BY_PARTITION);
     sa_rintern_init(&w.names);
@@ -496,7 +618,7 @@ bool sa_report_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
     }
     if (o->verbose && w.docs_read)
         fprintf(o->verbose, "# read: %zu started list(s) by _id\n", w.docs_read);
-    if (!build_rows(&w, &wt, &bars, error))
+    if (!build_rows(&w, &wt, &bars, error) || !waits_plots(&w, &plots, error))
         goto done;
     preamble(&w, &pre);
     extra = json_object();
@@ -506,12 +628,14 @@ bool sa_report_waits(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_error_
         sa_rbars_t b = {"Median queue wait (start - eligible)", "hours", (const char *const *)bars.labels, bars.v,
                         bars.n};
         sa_rdoc_t doc = {.kind = "waits", .title = "slurm-report: queue waits", .preamble = &pre, .table = &wt.t,
-                         .json = extra, .bars = &b};
+                         .json = extra, .bars = &b, .charts_title = "slurm-report: queue waits",
+                         .plots = plots.p, .nplots = 2};
         ok = sa_rdoc_emit(&doc, o, out, error);
     }
 done:
     json_decref(extra);
     wbars_clear(&bars);
+    wplots_clear(&plots);
     sa_rtable_clear(&wt.t);
     sa_strv_clear(&pre);
     sa_jobview_clear(&w.view);

@@ -10,13 +10,9 @@
  * (or one removed) fails this test, so the README stays true.
  *
  * Every command of the README's "Reports" block runs too, through /bin/sh as written,
- * in a temporary directory, with three changes that cannot be avoided on a test
- * machine: `slurm-report` is the built binary given `--db` and `--sqlite-dir` of the
- * demo month ingested here (a deployment's are /var/lib/slurm-ingest and database
- * slurm), /etc/slurm-ingest/awards.json is fixtures/demo/allocations.json (the demo's
- * awards), and /var/lib/slurm-report/ (with its metrics/, as the site's service has
- * systemd make them) is a directory of the temporary one. Each must exit 0 and write
- * something.
+ * after the quickstart's own ingest (tools/quickstart-demo) and the line it tells its
+ * user to paste (report.env): no flag added. Each must exit 0, write something and
+ * leave nothing out for want of a time series.
  */
 #define _GNU_SOURCE /* asprintf */
 #include "testutil.h"
@@ -40,7 +36,7 @@
 static mongoc_client_t *client;
 static char *db_name;
 static json_t *all_docs; /* every job document of cluster demo, read once */
-static char demo_dir[] = "/tmp/sa-readme-XXXXXX"; /* the demo's time series (demo.sqlite) and lock */
+static char demo_dir[] = "/tmp/sa-readme-XXXXXX"; /* the quickstart's directory: time series, lock, report.env */
 static bool demo_ingested;
 
 /* ---- the README's queries ----------------------------------------------------------- */
@@ -351,48 +347,34 @@ static void remove_tree(const char *dir)
     free(err);
 }
 
-/* Ingests the demo month as the quickstart does (the real binary), once; the time series stays in demo_dir. */
+/*
+ * Ingests the demo month with the quickstart's own ingest (tools/quickstart-demo: the
+ * built slurm-ingest, a node snapshot a day, then the month), once, into the test's
+ * database and demo_dir, which then holds the time series, the demo's awards and
+ * report.env (what the quickstart tells its user to paste).
+ */
 static void ingest_demo(void)
 {
-    char uri_env[1024], *dir = demo_dir, lock[128], spool[128], sq[128];
-    char *err = NULL, *out = NULL;
+    char uri_env[1024], build[600], *err = NULL, *out = NULL, *slash;
+    int rc;
+
     if (demo_ingested)
         return;
-    assert_non_null(mkdtemp(dir));
+    assert_non_null(mkdtemp(demo_dir));
     demo_ingested = true;
-    snprintf(lock, sizeof lock, "--lock-dir=%s", dir);
-    snprintf(spool, sizeof spool, "--spool-dir=%s/spool", dir);
-    snprintf(sq, sizeof sq, "--sqlite=%s/demo.sqlite", dir);
     snprintf(uri_env, sizeof uri_env, "SLURM_INGEST_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
-    /* a node snapshot a day, as tools/quickstart ingests them (the time series utilization reads) */
-    for (int day = 1; day <= 31; day++) {
-        char si[600], at[64];
-        char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--cluster=demo", (char *)"--no-mongo", lock, spool, sq,
-                        (char *)"--max-gap=25h", si, at, (char *)"-q", NULL};
-        int rc;
-        snprintf(si, sizeof si, "--sinfo=%s/demo/nodes/sinfo-2026-10-%02d.json", SA_FIXTURES_DIR, day);
-        snprintf(at, sizeof at, "--at=2026-10-%02dT12:00:00Z", day);
-        rc = tu_run(argv, NULL, &out, &err);
-        if (rc != 0)
-            fail_msg("slurm-ingest of the demo's snapshot of day %d: exit %d: %s", day, rc, err);
-        free(out);
-        free(err);
-        out = err = NULL;
-    }
+    snprintf(build, sizeof build, "%s", SA_REPORT_BIN);
+    slash = strrchr(build, '/');
+    assert_non_null(slash);
+    *slash = '\0';
     {
-        char dbopt[128];
-        char *argv[] = {(char *)SA_INGEST_BIN, (char *)"--cluster=demo", dbopt, lock, spool, sq,
-                        (char *)"--max-gap=25h", (char *)"--sinfo=" SA_FIXTURES_DIR "/demo/sinfo-end.json",
-                        (char *)"--squeue=" SA_FIXTURES_DIR "/demo/squeue-end.json",
-                        (char *)"--sacct=" SA_FIXTURES_DIR "/demo/sacct-2026-10.txt",
-                        (char *)"--at=2026-10-31T23:55:00Z", (char *)"-q", NULL};
+        char *argv[] = {(char *)SA_SOURCE_DIR "/tools/quickstart-demo", (char *)"--build", build, (char *)"--db",
+                        db_name, (char *)"--dir", demo_dir, (char *)"--", (char *)"-q", NULL};
         char *env[] = {uri_env, NULL};
-        int rc;
-        snprintf(dbopt, sizeof dbopt, "--db=%s", db_name);
         rc = tu_run(argv, env, &out, &err);
-        if (rc != 0)
-            fail_msg("slurm-ingest of the demo month: exit %d: %s", rc, err);
     }
+    if (rc != 0)
+        fail_msg("tools/quickstart-demo: exit %d: %s", rc, err);
     free(out);
     free(err);
 }
@@ -445,47 +427,13 @@ static void test_readme_queries(void **state)
 
 /* ---- the README's slurm-report commands --------------------------------------------- */
 
-/* s with every from replaced by to (caller frees). */
-static char *replace_all(const char *s, const char *from, const char *to)
-{
-    char *out = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&out, &len);
-    for (const char *p; (p = strstr(s, from)); s = p + strlen(from))
-        fprintf(m, "%.*s%s", (int)(p - s), s, to);
-    fputs(s, m);
-    fclose(m);
-    return out;
-}
-
-/* The shell command the test runs for a README line (see the top of the file). Caller frees. */
-static char *adapt(const char *line, const char *work)
-{
-    char *bin, *var, *a, *b, *c, *cmd;
-    if (asprintf(&bin, "'%s' --db '%s' --sqlite-dir '%s' ", SA_REPORT_BIN, db_name, demo_dir) < 0 ||
-        asprintf(&var, "%s/var/", work) < 0)
-        abort();
-    a = replace_all(line + strlen("slurm-report "), "/etc/slurm-ingest/awards.json",
-                    SA_FIXTURES_DIR "/demo/allocations.json");
-    b = replace_all(a, "/var/lib/slurm-report/", var);
-    /* the directories slurm-report-site.service has systemd make (StateDirectory=) */
-    if (asprintf(&c, "%s%s", bin, b) < 0 ||
-        asprintf(&cmd, "mkdir -p '%smetrics' && cd '%s' && %s", var, work, c) < 0)
-        abort();
-    free(bin);
-    free(var);
-    free(a);
-    free(b);
-    free(c);
-    return cmd;
-}
-
 /*
  * What a README command wrote: the file of --output, the site's index page, else
- * stdout. Fails when it is empty; the line with -o and -P must give one "account|user|
- * gpu_hours" line per group (the grouping -o names).
+ * stdout (all in the quickstart's directory, demo_dir). Fails when it is empty; the
+ * line with -o and -P must give one "account|user|gpu_hours" line per group (the
+ * grouping -o names).
  */
-static void check_wrote(const char *line, const char *work, const char *out)
+static void check_wrote(const char *line, const char *out)
 {
     const char *o = strstr(line, "--output "), *site = strstr(line, "slurm-report site ");
     char *path = NULL, *text;
@@ -494,12 +442,8 @@ static void check_wrote(const char *line, const char *work, const char *out)
     if (o || site) {
         const char *arg = o ? o + strlen("--output ") : site + strlen("slurm-report site ");
         int n = (int)strcspn(arg, " ");
-        if (strncmp(arg, "/var/lib/slurm-report/", 22) == 0) {
-            if (asprintf(&path, "%s/var/%.*s%s", work, n - 22, arg + 22, site ? "/index.html" : "") < 0)
-                abort();
-        } else if (asprintf(&path, "%s/%.*s%s", work, n, arg, site ? "/index.html" : "") < 0) {
+        if (asprintf(&path, "%s/%.*s%s", demo_dir, n, arg, site ? "/index.html" : "") < 0)
             abort();
-        }
         if (access(path, R_OK) != 0)
             fail_msg("`%s` wrote no %s", line, path);
         text = tu_read_file(path, &len);
@@ -526,17 +470,20 @@ static void check_wrote(const char *line, const char *work, const char *out)
     }
 }
 
+/*
+ * Every command of the README's Reports block, as written, after the quickstart's own
+ * ingest and its report.env (sourced as its user pastes it: slurm-report on PATH, the
+ * archive, database and time series found without a flag, the awards in the directory),
+ * through /bin/sh, with nothing of this test's environment that names an archive. Each
+ * must exit 0, write something, and leave nothing out for want of a time series.
+ */
 static void test_readme_reports(void **state)
 {
     char *readme = tu_read_file(SA_SOURCE_DIR "/README.md", NULL), *block, *end, *line, *save = NULL;
-    char work[] = "/tmp/sa-readme-run-XXXXXX", *uri_env;
     size_t n = 0;
     (void)state;
 
     ingest_demo();
-    assert_non_null(mkdtemp(work));
-    if (asprintf(&uri_env, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI")) < 0)
-        abort();
     block = strstr(readme, "\n## Reports\n");
     assert_non_null(block);
     block = strstr(block, "```sh\n");
@@ -545,28 +492,215 @@ static void test_readme_reports(void **state)
     assert_non_null(end);
     *end = '\0';
     for (line = strtok_r(block + 6, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-        char *cmd, *out = NULL, *err = NULL, *env[] = {uri_env, NULL};
+        char *cmd, *out = NULL, *err = NULL;
         int rc;
         if (strncmp(line, "slurm-report ", 13) != 0)
             fail_msg("a line of the README's Reports block this test does not run: %s", line);
-        cmd = adapt(line, work);
+        if (asprintf(&cmd, "unset SLURM_REPORT_MONGO_URI SLURM_INGEST_MONGO_URI SLURM_REPORT_DB SLURM_REPORT_SQLITE_DIR "
+                           "CREDENTIALS_DIRECTORY; . '%s/report.env' && %s", demo_dir, line) < 0)
+            abort();
         {
             char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
-            rc = tu_run(argv, env, &out, &err);
+            rc = tu_run(argv, NULL, &out, &err);
         }
         printf("  command %zu: exit %d: %s\n", n + 1, rc, line);
         if (rc != 0)
             fail_msg("`%s` exits %d:\n%s", line, rc, err);
-        check_wrote(line, work, out);
+        if (strstr(err, "no time series"))
+            fail_msg("`%s` leaves something out:\n%s", line, err);
+        check_wrote(line, out);
         free(cmd);
         free(out);
         free(err);
         n++;
     }
     assert_true(n >= 9);
-    remove_tree(work);
-    free(uri_env);
     free(readme);
+}
+
+/* ---- GPU-hours by account over a window: the README's aggregation and Python -------------- */
+
+/* The text of the first ```lang block after marker in the README (caller frees). */
+static char *readme_block(const char *marker, const char *lang)
+{
+    char *readme = tu_read_file(SA_SOURCE_DIR "/README.md", NULL), *p, *end, *out, fence[32];
+
+    snprintf(fence, sizeof fence, "```%s\n", lang);
+    p = strstr(readme, marker);
+    if (!p || !(p = strstr(p, fence)) || !(end = strstr(p + strlen(fence), "```")))
+        fail_msg("the README has no ```%s block after '%s'", lang, marker);
+    out = strndup(p + strlen(fence), (size_t)(end - p - strlen(fence)));
+    free(readme);
+    return out;
+}
+
+/* What the examples must print: slurm-report usage of the demo month, "account|gpu_hours" lines. */
+static char *usage_by_account(void)
+{
+    char uri_env[1024], dbopt[160], sq[160], *out = NULL, *err = NULL;
+    char *env[] = {uri_env, NULL};
+    char *argv[] = {(char *)SA_REPORT_BIN, (char *)"usage", (char *)"-M", (char *)"demo", (char *)"--month",
+                    (char *)"2026-10", (char *)"-t", (char *)"hours", (char *)"--by", (char *)"account", (char *)"-P",
+                    (char *)"-n", (char *)"-o", (char *)"account,gpu_hours", dbopt, sq, NULL};
+    snprintf(uri_env, sizeof uri_env, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
+    snprintf(dbopt, sizeof dbopt, "--db=%s", db_name);
+    snprintf(sq, sizeof sq, "--sqlite=%s/demo.sqlite", demo_dir);
+    if (tu_run(argv, env, &out, &err) != 0)
+        fail_msg("slurm-report usage: %s", err);
+    free(err);
+    assert_true(strlen(out) > 20);
+    return out;
+}
+
+/* Runs argv; its exit status, and the last line it wrote on stderr into why (when not 0). */
+static int run_step(char *const argv[], char *why, size_t whysz)
+{
+    char *out = NULL, *err = NULL;
+    int rc = tu_run(argv, NULL, &out, &err);
+
+    if (rc != 0) {
+        const char *last = err ? err + strlen(err) : "";
+        while (err && last > err && (last[-1] == '\n' || last[-1] == ' '))
+            last--;
+        while (err && last > err && last[-1] != '\n')
+            last--;
+        snprintf(why, whysz, "%s exits %d: %.*s", argv[0], rc, (int)strcspn(last, "\n"), last);
+    }
+    free(out);
+    free(err);
+    return rc;
+}
+
+/*
+ * A virtualenv with pymongo from PyPI, made once under the user's cache
+ * ($XDG_CACHE_HOME or ~/.cache, slurm-archive/venv-pymongo); its python (caller frees),
+ * or NULL with *why when it cannot be made (PyPI not reached: pip waits 20 s, retries once;
+ * the install is cut at 5 minutes).
+ */
+static char *pymongo_venv(char *why, size_t whysz)
+{
+    const char *cache = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+    char *parent, *dir, *py, *pip, *tail;
+    int rc;
+
+    if ((cache && *cache ? asprintf(&parent, "%s/slurm-archive", cache)
+                         : asprintf(&parent, "%s/.cache/slurm-archive", home && *home ? home : "/tmp")) < 0 ||
+        asprintf(&dir, "%s/venv-pymongo", parent) < 0 || asprintf(&py, "%s/bin/python", dir) < 0 ||
+        asprintf(&pip, "%s/bin/pip", dir) < 0)
+        abort();
+    char *probe[] = {py, (char *)"-c", (char *)"import pymongo", NULL};
+    char *mk[] = {(char *)"/bin/mkdir", (char *)"-p", parent, NULL};
+    char *venv[] = {(char *)"/usr/bin/env", (char *)"python3", (char *)"-m", (char *)"venv", (char *)"--clear", dir,
+                    NULL};
+    char *install[] = {(char *)"/usr/bin/timeout", (char *)"300", pip, (char *)"install", (char *)"--quiet",
+                       (char *)"--disable-pip-version-check", (char *)"--timeout", (char *)"20", (char *)"--retries",
+                       (char *)"1", (char *)"pymongo", NULL};
+    if (access(py, X_OK) == 0 && run_step(probe, why, whysz) == 0)
+        rc = 0;
+    else if ((rc = run_step(mk, why, whysz)) == 0 && (rc = run_step(venv, why, whysz)) == 0 &&
+             (rc = run_step(install, why, whysz)) == 0)
+        rc = run_step(probe, why, whysz);
+    if (rc != 0) {
+        tail = strdup(why);
+        snprintf(why, whysz, "pymongo could not be installed from PyPI into %s (%s)", dir, tail ? tail : "");
+        free(tail);
+        free(py);
+        py = NULL;
+    }
+    free(pip);
+    free(dir);
+    free(parent);
+    return py;
+}
+
+/* The README's Python, run against the bundled server on the demo month: usage's figures, line for line. */
+static void test_readme_python(void **state)
+{
+    char *code = readme_block("**GPU-hours by account over a window**", "python"), *want, *py, why[512];
+    char path[] = "/tmp/sa-readme-py-XXXXXX", uri_env[1024], db_env[200], *out = NULL, *err = NULL;
+    int fd, rc;
+    (void)state;
+
+    ingest_demo();
+    if (!(py = pymongo_venv(why, sizeof why))) {
+        printf("SKIP readme python: %s\n", why);
+        free(code);
+        skip();
+    }
+    fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_true(write(fd, code, strlen(code)) == (ssize_t)strlen(code));
+    close(fd);
+    snprintf(uri_env, sizeof uri_env, "SLURM_REPORT_MONGO_URI=%s", getenv("SLURM_TEST_MONGO_URI"));
+    snprintf(db_env, sizeof db_env, "SLURM_REPORT_DB=%s", db_name);
+    {
+        char *argv[] = {py, path, NULL}, *env[] = {uri_env, db_env, NULL};
+        rc = tu_run(argv, env, &out, &err);
+    }
+    unlink(path);
+    if (rc != 0)
+        fail_msg("the README's Python exits %d: %s", rc, err);
+    want = usage_by_account();
+    printf("  Python:\n%s  slurm-report usage:\n%s", out, want);
+    assert_string_equal(out, want);
+    free(want);
+    free(out);
+    free(err);
+    free(py);
+    free(code);
+}
+
+/* Whether the test server is FerretDB (its buildInfo says ferretdbVersion), not a mongod. */
+static bool server_is_ferretdb(void)
+{
+    bson_t cmd = BSON_INITIALIZER, reply;
+    bson_iter_t it;
+    bool ferret;
+
+    BSON_APPEND_INT32(&cmd, "buildInfo", 1);
+    assert_true(mongoc_client_command_simple(client, "admin", &cmd, NULL, &reply, NULL));
+    ferret = bson_iter_init_find(&it, &reply, "ferretdbVersion");
+    bson_destroy(&reply);
+    bson_destroy(&cmd);
+    return ferret;
+}
+
+/* The README's aggregation, where the test server is a mongod: usage's figures, line for line. */
+static void test_readme_aggregation(void **state)
+{
+    char *code, *p, *q, *want, *got = NULL;
+    size_t len = 0;
+    query_t qy;
+    json_t *res, *d;
+    FILE *m;
+    size_t i;
+    (void)state;
+
+    ingest_demo();
+    if (server_is_ferretdb()) {
+        printf("SKIP readme aggregation: the test server is FerretDB, which has no $multiply, $subtract or $unionWith "
+               "(tools/mongo-test-server uses a mongod when one is on PATH); the Python runs here instead\n");
+        skip();
+    }
+    code = readme_block("**GPU-hours by account over a window**", "js");
+    /* one statement over several lines: joined, as parse_query reads one line */
+    for (p = q = code; *p; p++)
+        *q++ = *p == '\n' ? ' ' : *p;
+    *q = '\0';
+    assert_true(parse_query(code, &qy));
+    res = run_query(&qy);
+    m = open_memstream(&got, &len);
+    json_array_foreach(res, i, d)
+        fprintf(m, "%s|%.2f\n", str(d, "_id"), json_number_value(json_object_get(d, "gpu_hours")));
+    fclose(m);
+    want = usage_by_account();
+    printf("  aggregation:\n%s  slurm-report usage:\n%s", got, want);
+    assert_string_equal(got, want);
+    free(want);
+    free(got);
+    json_decref(res);
+    json_decref(qy.args);
+    free(code);
 }
 
 /* ---- the demo agrees with itself ------------------------------------------------------ */
@@ -706,6 +840,7 @@ static void test_demo_consistent(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(test_readme_queries), cmocka_unit_test(test_readme_reports),
+                                       cmocka_unit_test(test_readme_python), cmocka_unit_test(test_readme_aggregation),
                                        cmocka_unit_test(test_demo_consistent)};
     int rc;
 #if defined(__SANITIZE_ADDRESS__)

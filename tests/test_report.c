@@ -1003,13 +1003,16 @@ static void test_cli(void **state)
         free(out);
         free(err);
     }
-    /* utilization without a time series: 6 */
+    /* utilization without a time series: 2, as every report where a file named is not there (one line, saying
+     * which file and how to name another) */
     {
         const char *a[] = {"utilization", "--db", db_name, "-M", "beta", "--sqlite-dir", "/nonexistent", "--month",
                            "2026-09", NULL};
         rc = run_cli(a, &out, &err);
-        assert_int_equal(rc, 6);
-        assert_non_null(strstr(err, "cluster beta: no time series"));
+        assert_int_equal(rc, 2);
+        assert_non_null(strstr(err, "cluster beta: no time series (/nonexistent/beta.sqlite does not exist; give "
+                                    "--sqlite PATH, or --sqlite-dir DIR or SLURM_REPORT_SQLITE_DIR)"));
+        assert_true(strchr(err, '\n') == err + strlen(err) - 1);
         free(out);
         free(err);
     }
@@ -1102,7 +1105,8 @@ static void test_cli_paths(void **state)
         int rc = run_cli(a, &out, &err);
         if (rc != SA_EXIT_OK)
             fail_msg("health, --sqlite missing: exit %d, stderr '%s'", rc, err);
-        expect_in(out, "beta|time-series|warning|time series||--sqlite /nonexistent/ts.sqlite does not exist");
+        expect_in(out, "beta|time-series|warning|time series||cluster beta: no time series (--sqlite "
+                       "/nonexistent/ts.sqlite cannot be read): the time series checks were not made");
         free(out);
         free(err);
     }
@@ -1112,7 +1116,12 @@ static void test_cli_paths(void **state)
         int rc = run_cli(a, &out, &err);
         if (rc != SA_EXIT_OK)
             fail_msg("health, no time series: exit %d, stderr '%s'", rc, err);
-        expect_in(out, "beta|time-series|info|time series||no time series (/nonexistent/beta.sqlite does not exist");
+        expect_in(out, "beta|time-series|info|time series||cluster beta: no time series (/nonexistent/beta.sqlite "
+                       "does not exist");
+        /* what health leaves out, said on stderr too: one line */
+        expect_in(err, "slurm-report: cluster beta: no time series (/nonexistent/beta.sqlite does not exist; give "
+                       "--sqlite PATH, or --sqlite-dir DIR or SLURM_REPORT_SQLITE_DIR): the time series checks were not "
+                       "made\n");
         free(out);
         free(err);
     }

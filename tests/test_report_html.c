@@ -30,11 +30,19 @@
 #include <mongoc/mongoc.h>
 
 #include "report_dataset.h"
+#include "sa_rutil.h"
+#include "sa_time.h"
 
 static const char *chromium;
 static char profile[64];
 static char site[96];        /* the site written by the test */
 static bool have_site;       /* MongoDB was there to write it */
+static char *site_err;       /* what slurm-report site -v said */
+/* more sites of the dataset: written a month after its data; --months 1 at a month's start; before any data */
+static char site_late[128], site_edge[128], site_empty[128];
+static int late_rc = -1, edge_rc = -1, empty_rc = -1;
+static char *empty_err;
+static int64_t site_stored;  /* the documents the site may read by _id: rollups and ingest_days of the dataset */
 
 /* Runs headless Chromium on a page; returns the DOM it dumped (caller frees). */
 static char *render(const char *page, const char *screenshot)
@@ -200,6 +208,17 @@ static const char probe_late[] =
     "  if (bar) { bar.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));\n"
     "    var tip = document.getElementById('sa-tip');\n"
     "    r.tip = tip && tip.style.display === 'block' ? tip.textContent : null; }\n"
+    "  r.svgTitles = Array.prototype.map.call(document.querySelectorAll('svg.chart > title'),\n"
+    "    function (t) { return t.textContent; });\n"
+    "  r.folded = Array.prototype.filter.call(document.querySelectorAll('details'), function (d) {\n"
+    "    return !d.open && d.querySelector('table'); }).length;\n"
+    "  var ut = Array.prototype.filter.call(document.querySelectorAll('svg.chart'), function (x) {\n"
+    "    var t = x.querySelector(':scope > title'); return t && /GPU time by class/.test(t.textContent); })[0];\n"
+    "  if (ut) { var b = ut.querySelector('rect.bar'); b.dispatchEvent(new MouseEvent('mouseover', {bubbles: true}));\n"
+    "    var tp = document.getElementById('sa-tip'); r.utilTip = tp && tp.style.display === 'block' ? tp.textContent : null; }\n"
+    "  var ch = document.querySelector('svg.chart'), tb = document.querySelector('table');\n"
+    "  r.firstChart = ch ? Math.round(ch.getBoundingClientRect().top) : -1;\n"
+    "  r.firstTable = tb ? Math.round(tb.getBoundingClientRect().top) : -1;\n"
     "  var pre = document.createElement('pre'); pre.id = 'probe'; pre.textContent = JSON.stringify(r);\n"
     "  document.body.appendChild(pre);\n"
     "}());\n";
@@ -290,12 +309,46 @@ static int site_setup(void **state)
     {
         char *argv[] = {(char *)SA_REPORT_BIN, (char *)"site", site, (char *)"--db", db, (char *)"--sqlite", sqlite,
                         (char *)"--now", (char *)"2026-10-01T08:30:00Z", (char *)"--months", (char *)"2",
-                        (char *)"--allocations", alloc, NULL};
+                        (char *)"--allocations", alloc, (char *)"-v", NULL};
         rc = tu_run(argv, envp, &out, &err);
     }
     if (rc != 0)
         fprintf(stderr, "slurm-report site exited %d: %s\n", rc, err);
     have_site = rc == 0;
+    for (int k = 0; k < 2; k++) {
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db, k ? "ingest_days" : "rollups");
+        bson_t none = BSON_INITIALIZER;
+        site_stored += mongoc_collection_count_documents(c, &none, NULL, NULL, NULL, NULL);
+        mongoc_collection_destroy(c);
+    }
+    site_err = err;
+    err = NULL;
+    {
+        /* a month after the data (the wall clock of a site read late), --months 1 exactly at a month's start, and a
+         * --now before any data: into a directory that exists, which must stay as it was */
+        static const char *const nows[3] = {"2026-11-28T12:00:00Z", "2026-11-01T00:00:00Z", "2026-08-01T00:00:00Z"};
+        static const char *const months[3] = {"3", "1", "12"};
+        char *dirs[3] = {site_late, site_edge, site_empty}, keep[200];
+        int *rcs[3] = {&late_rc, &edge_rc, &empty_rc};
+        snprintf(site_late, sizeof site_late, "%s/site-late", profile);
+        snprintf(site_edge, sizeof site_edge, "%s/site-edge", profile);
+        snprintf(site_empty, sizeof site_empty, "%s/site-empty", profile);
+        snprintf(keep, sizeof keep, "%s/keep", site_empty);
+        mkdir(site_empty, 0755);
+        fclose(fopen(keep, "w"));
+        for (int k = 0; k < 3; k++) {
+            char *argv[] = {(char *)SA_REPORT_BIN, (char *)"site", dirs[k], (char *)"--db", db, (char *)"--sqlite",
+                            sqlite, (char *)"--now", (char *)nows[k], (char *)"--months", (char *)months[k],
+                            (char *)"--allocations", alloc, NULL};
+            free(out);
+            free(err);
+            out = err = NULL;
+            *rcs[k] = tu_run(argv, envp, &out, &err);
+            printf("site --now %s --months %s: exit %d %s", nows[k], months[k], *rcs[k], err);
+        }
+        empty_err = err;
+        err = NULL;
+    }
     put_site("probe-early.js", probe_early);
     put_site("probe-late.js", probe_late);
     free(out);
@@ -363,6 +416,19 @@ static void test_site_files(void **state)
             fail_msg("%s has no rows", rel);
         json_decref(j);
         free(t);
+    }
+    {
+        /* each document read once: no more from the server than the collections hold, every one kept */
+        const char *line = strstr(site_err, "# the site read ");
+        long long fetched = -1, kept = -1, hits = -1;
+        assert_non_null(line);
+        assert_int_equal(sscanf(line, "# the site read %lld documents by _id from MongoDB and kept %lld of them for "
+                                      "the run; its reports read them %lld times more", &fetched, &kept, &hits), 3);
+        printf("site: %lld documents read from MongoDB (%lld stored), %lld kept, %lld reads from memory\n", fetched,
+               (long long)site_stored, kept, hits);
+        assert_true(fetched > 0 && fetched <= site_stored);
+        assert_int_equal(kept, fetched);
+        assert_true(hits > fetched); /* the pages share them: months, awards, accounts */
     }
     {
         char *js = site_file("site.js"), *prom = site_file("metrics.prom");
@@ -433,6 +499,34 @@ static void test_site_fits(void **state)
                 }
                 if (strcmp(pages[i], "alpha/index.html") == 0)
                     assert_non_null(json_object_get(tables, "t-usage")); /* the check above means something */
+            }
+            if (strcmp(pages[i], "alpha/index.html") == 0) {
+                /* the plots over time: utilization by day, the queue waits, the scheduler, their tables folded */
+                static const char *const plots[] = {"alpha: GPU time by class, stacked by day",
+                                                    "alpha: CPU time by class, stacked by day",
+                                                    "Median queue wait (start - eligible) of the runs that started each day",
+                                                    "p90 queue wait (start - eligible) of the runs that started each day",
+                                                    "alpha: jobs (sdiag)", "alpha: scheduling cycles",
+                                                    "alpha: RPCs per hour by message type",
+                                                    "alpha: RPCs per hour by user"};
+                json_t *titles = json_object_get(r, "svgTitles");
+                for (size_t k = 0; k < sizeof plots / sizeof plots[0]; k++) {
+                    bool found = false;
+                    for (size_t q = 0; q < json_array_size(titles); q++)
+                        found = found || strcmp(json_string_value(json_array_get(titles, q)), plots[k]) == 0;
+                    if (!found)
+                        fail_msg("%s at %d px does not draw the plot %s", pages[i], widths[w], plots[k]);
+                }
+                assert_int_equal(json_integer_value(json_object_get(r, "folded")), 2);
+            }
+            if (strcmp(pages[i], "alpha/index.html") == 0) {
+                /* the cluster page opens on the award charts: the first thing under its heading, above any table */
+                json_int_t ch = json_integer_value(json_object_get(r, "firstChart"));
+                json_int_t tb = json_integer_value(json_object_get(r, "firstTable"));
+                printf("  first chart at %lld px, first table at %lld px\n", (long long)ch, (long long)tb);
+                if (ch < 0 || ch > 300 || ch > tb)
+                    fail_msg("%s at %d px: the award charts begin at %lld px (the first table at %lld px)", pages[i],
+                             widths[w], (long long)ch, (long long)tb);
             }
             assert_int_equal(json_array_size(json_object_get(r, "errors")), 0);
             json_decref(r);
@@ -522,6 +616,145 @@ static void test_site_says_what_it_shows(void **state)
     json_decref(queue);
 }
 
+/*
+ * The ingester's page shows every phase a run records and its total: beta's run of 9 s
+ * spent 7.9 s in the Prometheus import (the dataset), which the page's table and its
+ * chart of each run's phases show, with the run's total, 9,000 ms.
+ */
+static void test_site_ingest(void **state)
+{
+    static const char *const phases[] = {"lock_ms", "connect_ms", "capture_ms", "exec_ms", "parse_ms", "sqlite_ms",
+                                         "mongo_ms", "land_ms", "prometheus_ms", "finish_ms"};
+    char *text = NULL;
+    json_t *j, *row;
+    (void)state;
+
+    need_site();
+    text = site_file("ingest.runs-beta.json");
+    j = json_loads(text, 0, NULL);
+    row = json_array_get(json_object_get(j, "rows"), 0);
+    assert_non_null(row);
+    for (size_t i = 0; i < sizeof phases / sizeof phases[0]; i++)
+        if (!json_is_number(json_object_get(row, phases[i])))
+            fail_msg("ingest.runs-beta.json lacks the phase %s", phases[i]);
+    assert_true(json_number_value(json_object_get(row, "prometheus_ms")) == 7900);
+    assert_true(json_number_value(json_object_get(row, "total_ms")) == 9000);
+    json_decref(j);
+    free(text);
+    text = site_file("ingest.html");
+    expect(text, "data-key=\"prometheus_ms\">prometheus ms</th>", "ingest.html");
+    expect(text, " prometheus: 7900 milliseconds</title></rect>", "ingest.html"); /* its bar in the chart */
+    expect(text, ">prometheus</text>", "ingest.html");                        /* and in its legend */
+    free(text);
+}
+
+/* Whether the site at dir has the page rel. */
+static bool has_page(const char *dir, const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    return access(path, F_OK) == 0;
+}
+
+/* The text of dir/rel (caller frees); fails when it is missing. */
+static char *read_in(const char *dir, const char *rel)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, rel);
+    if (access(path, R_OK) != 0)
+        fail_msg("%s is missing", path);
+    return tu_read_file(path, NULL);
+}
+
+/*
+ * The months a site shows: written a month after its data (2026-11-28), alpha (observed
+ * to 2026-10-01T08:00) has pages for 2026-09 and 2026-10 (observed: it has data), none for
+ * November (nothing observed), and its page lands on September (October has less than a
+ * week); beta (observed to 2026-09-30) lands on September, with its use. --months 1
+ * exactly at a month's start writes the month before it; a --now before any data is
+ * refused (exit 2, one line) before anything is written: the directory stays as it was.
+ */
+static void test_site_months(void **state)
+{
+    char *html, *json;
+    json_t *j;
+    (void)state;
+
+    need_site();
+    assert_int_equal(late_rc, 0);
+    assert_true(has_page(site_late, "alpha/2026-09.html"));
+    assert_true(has_page(site_late, "alpha/2026-10.html"));
+    assert_false(has_page(site_late, "alpha/2026-11.html"));
+    assert_true(has_page(site_late, "beta/2026-09.html"));
+    assert_false(has_page(site_late, "beta/2026-10.html"));
+    html = read_in(site_late, "alpha/index.html");
+    expect(html, "<h2>GPU usage against the awards, 2026-09 (the charts: each award over its period)</h2>",
+           "alpha/index.html");
+    free(html);
+    html = read_in(site_late, "beta/index.html");
+    expect(html, "<h2>GPU usage against the awards, 2026-09 (the charts: each award over its period)</h2>",
+           "beta/index.html");
+    free(html);
+    json = read_in(site_late, "beta/index.usage.json");
+    j = json_loads(json, 0, NULL);
+    /* beta's September: physics 24 GPU-hours (the dataset's comment) */
+    assert_true(json_number_value(json_object_get(json_array_get(json_object_get(j, "totals"), 0), "gpu_years")) >
+                0.002);
+    json_decref(j);
+    free(json);
+
+    assert_int_equal(edge_rc, 0);
+    assert_true(has_page(site_edge, "alpha/2026-10.html"));
+    assert_false(has_page(site_edge, "alpha/2026-11.html"));
+
+    assert_int_equal(empty_rc, 2);
+    expect(empty_err, "the window is empty: no cluster was observed before 2026-08-01T00:00:00Z", "site --now");
+    assert_true(strchr(empty_err, '\n') == strrchr(empty_err, '\n')); /* one line */
+    assert_true(has_page(site_empty, "keep"));
+    assert_false(has_page(site_empty, "index.html"));
+    {
+        char cmd[300], *out = NULL, *err = NULL;
+        char *argv[] = {(char *)"/bin/sh", (char *)"-c", cmd, NULL};
+        snprintf(cmd, sizeof cmd, "ls -d '%s'.new-* 2>/dev/null | wc -l", site_empty);
+        assert_int_equal(tu_run(argv, NULL, &out, &err), 0);
+        assert_int_equal(atoi(out), 0); /* nothing begun */
+        free(out);
+        free(err);
+    }
+}
+
+/*
+ * The period a heading names is the one its section covers: the account page's trend
+ * (from the award's start) and its users' table, whose preambles say their windows.
+ */
+static void test_site_headings(void **state)
+{
+    static const char *const headings[2] = {"<h2>Trend from the award&#39;s start, ", "<h2>Users and GPU types (GPUs, "
+                                                                                     "CPUs, memory), "};
+    char *html;
+    (void)state;
+
+    need_site();
+    html = read_in(site_late, "alpha/account-physics.html");
+    for (int k = 0; k < 2; k++) {
+        const char *h = strstr(html, headings[k]), *p;
+        char start[32], end[32], want[64];
+        int64_t e;
+        if (!h)
+            fail_msg("alpha/account-physics.html has no heading %s", headings[k]);
+        p = strstr(h, " from 20"); /* the preamble's window (the heading may say "from" too) */
+        assert_non_null(p);
+        assert_int_equal(sscanf(p, " from %31s to %31s", start, end), 2);
+        assert_true(sa_time_parse_iso(end, &e));
+        /* whole months: "YYYY-MM to YYYY-MM", the last the month of the window's last second */
+        snprintf(want, sizeof want, "%s%.7s to %.7s</h2>", headings[k], start, sa_riso(e - 1));
+        printf("  %.60s | window %s to %s\n", h, start, end);
+        if (strncmp(h, want, strlen(want)) != 0)
+            fail_msg("the heading does not name its section's window %s to %s: %.120s", start, end, h);
+    }
+    free(html);
+}
+
 /* The enhanced page: its script runs without an error, sorts, filters and shows chart values on hover. */
 static void test_site_enhanced(void **state)
 {
@@ -560,6 +793,9 @@ static void test_site_enhanced(void **state)
                 json_integer_value(json_object_get(r, "filterAll")));
     assert_non_null(json_string_value(json_object_get(r, "tip")));
     assert_non_null(strstr(json_string_value(json_object_get(r, "tip")), "GPU-years"));
+    /* a bar of utilization by day, on hover: its day, its class and its hours */
+    assert_non_null(json_string_value(json_object_get(r, "utilTip")));
+    assert_non_null(strstr(json_string_value(json_object_get(r, "utilTip")), " GPU-hours"));
     json_decref(r);
 }
 
@@ -573,6 +809,9 @@ int main(void)
         cmocka_unit_test(test_site_plain),
         cmocka_unit_test(test_site_fits),
         cmocka_unit_test(test_site_says_what_it_shows),
+        cmocka_unit_test(test_site_months),
+        cmocka_unit_test(test_site_ingest),
+        cmocka_unit_test(test_site_headings),
         cmocka_unit_test(test_site_enhanced),
     };
     char cmd[128];
@@ -594,6 +833,8 @@ int main(void)
     if (!mkdtemp(profile))
         return 1;
     rc = tu_run_group_tests("report_html", tests, site_setup, NULL);
+    free(site_err);
+    free(empty_err);
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", profile);
     if (system(cmd) != 0)
         printf("note: could not remove %s\n", profile);

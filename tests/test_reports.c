@@ -15,7 +15,7 @@
 static void test_every_report(void **state)
 {
     static const char *const names[] = {"usage", "utilization", "health", "current", "site",
-                                        "efficiency", "job", "jobs", "top", "waits"};
+                                        "efficiency", "job", "jobs", "top", "waits", "scheduler", "sreport"};
     size_t n;
     const sa_report_def_t *all = sa_report_all(&n);
     (void)state;
@@ -28,6 +28,9 @@ static void test_every_report(void **state)
             assert_string_not_equal(all[i].name, all[k].name);
         if (strcmp(names[i], "site") == 0) {
             assert_null(all[i].run); /* the site is many documents */
+            assert_null(all[i].cols);
+        } else if (strcmp(names[i], "sreport") == 0) {
+            assert_non_null(all[i].run); /* one document, in sreport's own columns (Format=), not -o's */
             assert_null(all[i].cols);
         } else {
             assert_non_null(all[i].run);

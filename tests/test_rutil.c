@@ -101,6 +101,47 @@ static void test_wrap(void **state)
     sa_strv_clear(&v);
 }
 
+/*
+ * The buckets of a window drawn over time: hours for a window of three days or less
+ * (10-01T06:00 to 10-03T12:00: 54), else UTC days, the first and last clipped (10-01T06:00
+ * to 10-04T12:00: [06:00, 10-02), [10-02, 10-03), [10-03, 10-04), [10-04, 12:00)); three
+ * days exactly are 72 hours, a second more makes days; an empty window has none;
+ * sa_rbucket_of finds a time's bucket.
+ */
+static void test_buckets(void **state)
+{
+    int64_t d1 = 1790812800, *b = NULL, step; /* 2026-10-01T00:00:00Z */
+    size_t n;
+    (void)state;
+
+    n = sa_rbuckets(d1 + 6 * 3600, d1 + 2 * 86400 + 12 * 3600, &b, &step);
+    assert_int_equal(step, 3600);
+    assert_int_equal(n, 54);
+    assert_true(b[0] == d1 + 6 * 3600 && b[1] == d1 + 7 * 3600 && b[54] == d1 + 2 * 86400 + 12 * 3600);
+    free(b);
+    n = sa_rbuckets(d1 + 6 * 3600, d1 + 3 * 86400 + 12 * 3600, &b, &step);
+    assert_int_equal(step, 86400);
+    assert_int_equal(n, 4);
+    assert_true(b[0] == d1 + 6 * 3600 && b[1] == d1 + 86400 && b[3] == d1 + 3 * 86400 && b[4] == d1 + 3 * 86400 + 12 * 3600);
+    assert_int_equal(sa_rbucket_of(b, n, d1 + 6 * 3600), 0);
+    assert_int_equal(sa_rbucket_of(b, n, d1 + 86400 - 1), 0);
+    assert_int_equal(sa_rbucket_of(b, n, d1 + 86400), 1);
+    assert_int_equal(sa_rbucket_of(b, n, d1 + 3 * 86400 + 12 * 3600 - 1), 3);
+    assert_int_equal(sa_rbucket_of(b, n, d1 + 3 * 86400 + 12 * 3600), SIZE_MAX);
+    assert_int_equal(sa_rbucket_of(b, n, d1), SIZE_MAX);
+    free(b);
+    n = sa_rbuckets(d1, d1 + 3 * 86400, &b, &step);
+    assert_int_equal(step, 3600);
+    assert_int_equal(n, 72);
+    free(b);
+    n = sa_rbuckets(d1, d1 + 3 * 86400 + 1, &b, &step);
+    assert_int_equal(step, 86400);
+    assert_int_equal(n, 4); /* the last a second long */
+    free(b);
+    assert_int_equal(sa_rbuckets(d1, d1, &b, &step), 0);
+    assert_null(b);
+}
+
 static void test_intern(void **state)
 {
     sa_rintern_t in;
@@ -134,6 +175,7 @@ int main(void)
         cmocka_unit_test(test_durations_and_times),
         cmocka_unit_test(test_wrap),
         cmocka_unit_test(test_intern),
+        cmocka_unit_test(test_buckets),
     };
     return tu_run_group_tests("rutil", tests, NULL, NULL);
 }

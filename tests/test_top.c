@@ -228,10 +228,20 @@ static void test_award_core_years(void **state)
         expect_in(out, "physics|0.0219|0.1000|core-years|0.0219|0.0967|22.7|under\n");
         expect_in(out, "physics|0.0219|0.0100|gpu-years|0.0027|0.0097|28.3|under\n");
         free(out);
+        char *example = rd_fixture("allocations-example.json");
+        const char *by_type[] = {"usage", "-M", "alpha", "-A", "physics", "--month", "2026-09", "--allocations",
+                                 example, "--svg", "--by", "account,gpu-type", NULL};
         out = ok_run(svg); /* a chart per award, in its own unit */
         expect_in(out, "award 0.1 core-years, 2026-09-01 to 2026-10-01; used 0.02192 (22.7% of the target to date)");
         expect_in(out, ">core-years</text>");
         free(out);
+        /* alpha physics' core-years award broken down by GPU type: its runs without GPUs are a series with a label */
+        out = ok_run(by_type);
+        expect_in(out, "alpha / physics, by GPU type</text>");
+        expect_in(out, " font-size=\"10\">(none)</text>");
+        assert_null(strstr(out, " font-size=\"10\"></text>")); /* no legend entry without its label */
+        free(out);
+        free(example);
     }
     unlink(path);
 }
@@ -288,6 +298,36 @@ static void test_utilization_summary(void **state)
     out = ok_run(up);
     expect_in(out, "alpha|chem|3.67|0.0004|10.2|29.33|0.0033|4.0\n"); /* 10.19 and 3.99 to one decimal */
     free(out);
+    {
+        /* --svg: the same classes hour by hour (the window is 2 h: a bar an hour), by the rule above each hour.
+         * 00:00-01:00: the run's 50 min: CPUs allocated 16 x 5/6 = 13.33, planned 2.67, down 80, idle 368 - 13.33
+         * - 2.67 - 80 = 272; GPUs allocated 2 x 5/6 = 1.67 of the 7 seen (1.67 / 7 = 0.238 of each state's):
+         * gpu01 (ALLOCATED, 2 of its 4 seen in use) keeps 0.476, the other 3.52 stranded; MIXED (5 of 8 seen) keep
+         * 1.19, 6.81 idle; down 6.
+         * 01:00-02:00: CPUs allocated 16, idle 368 - 16 - 80 = 272, down 80; GPUs allocated 2 (2 / 7 = 0.286):
+         * stranded 4 - 0.571 = 3.43, idle 8 - 1.43 = 6.57, down 6. Each class's two hours add to the above. */
+        const char *svg[] = {"utilization", "-M", "alpha", "-S", "2026-09-20T00:00", "-E", "2026-09-20T02:00", "--svg",
+                             NULL};
+        static const char *const want[] = {
+            "<title>alpha: GPU time by class, stacked by hour</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 allocated: 13.3333 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 planned: 2.66667 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 idle: 272 CPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 allocated: 16 CPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 down: 80 CPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 allocated: 1.66667 GPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 stranded: 3.52381 GPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 idle: 6.80952 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 allocated: 2 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 idle: 6.57143 GPU-hours</title>",
+            "<title>2026-09-20T01:00 to 2026-09-20T02:00 stranded: 3.42857 GPU-hours</title>",
+            "<title>2026-09-20T00:00 to 2026-09-20T01:00 down: 6 GPU-hours</title>"};
+        out = ok_run(svg);
+        for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+            expect_in(out, want[i]);
+        assert_null(strstr(out, " unknown: ")); /* a class none had: not drawn */
+        free(out);
+    }
 }
 
 /*
@@ -353,7 +393,8 @@ static void test_site_tres(void **state)
         assert_non_null(html);
         expect_in(html, "data-key=\"core_years\">Core-years</th>");
         expect_in(html, "data-key=\"mem_gb_years\">GB-years</th>");
-        expect_in(html, "<code>slurm-report jobs -M alpha -S 2026-10-01 -E 2026-11-01</code>");
+        /* the jobs of the month the page shows (the last complete one: 2026-10 has less than a week observed) */
+        expect_in(html, "<code>slurm-report jobs -M alpha -S 2026-09-01 -E 2026-10-01</code>");
         free(html);
         free(page);
         page = sa_rprintf("%s/alpha/account-physics.html", site);

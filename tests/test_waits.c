@@ -182,6 +182,31 @@ static void check_figures(const srv_t *s)
     json_decref(rows);
 }
 
+/*
+ * waits --svg draws the median and p90 of each partition's runs day by day (a point per day
+ * with runs whose eligible time is known): gpu on 10-04, 101 (3600 s), 102 (7200), 104's two
+ * runs (600, 1800): sorted 600 1800 3600 7200, median rank ceil(2) = 2: 1800 s = 0.5 h, p90
+ * rank ceil(3.6) = 4: 7200 s = 2 h; on 10-05, 106 (21600) and 107 (3600): median rank 1:
+ * 1 h, p90 rank ceil(1.8) = 2: 6 h. cpu has no run with an eligible time: no point.
+ */
+static void check_plots(const srv_t *s)
+{
+    const char *month[] = {"waits", "--month", "2026-10", "--svg", NULL};
+    static const char *const want[] = {
+        "<title>Median queue wait (start - eligible) of the runs that started each day</title>",
+        "<title>2026-10-04T00:00 w / gpu: 0.5 hours</title>", "<title>2026-10-05T00:00 w / gpu: 1 hours</title>",
+        "<title>p90 queue wait (start - eligible) of the runs that started each day</title>",
+        "<title>2026-10-04T00:00 w / gpu: 2 hours</title>", "<title>2026-10-05T00:00 w / gpu: 6 hours</title>"};
+    char *out = NULL;
+
+    assert_int_equal(report(s, month, &out), 0);
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        if (!strstr(out, want[i]))
+            fail_msg("waits --svg lacks %s", want[i]);
+    assert_null(strstr(out, "w / cpu: ")); /* no point without an eligible time */
+    free(out);
+}
+
 /* Every output of the rollups' path equals --from-jobs's, byte for byte. */
 static void check_equal_to_documents(const srv_t *s)
 {
@@ -311,6 +336,7 @@ static void test_waits_of_the_fixture(void **state)
     assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, "{\"r\": {\"$exists\": true}, \"nf\": {\"$exists\": false}}"), 0);
     assert_int_equal(ingest(&s, verify, NULL), 0);
     check_figures(&s);
+    check_plots(&s);
     check_equal_to_documents(&s);
     check_site(&s);
     assert_int_equal(report(&s, month, &before), 0);
