@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_alloc.h"
 #include "sa_fsutil.h"
 #include "sa_runlog.h"
 #include "sa_jobview.h"
@@ -85,6 +86,7 @@ typedef struct {
     sa_rclusters_t cl;
     scluster_t *c;        /* per cluster of cl */
     int64_t from, to;     /* the site's range: the first month's start to now */
+    sa_awards_t awards;   /* --allocations (the account pages name the groups' sizes) */
 } site_t;
 
 /* A page being written: its text in memory, its name relative to the site. */
@@ -773,6 +775,28 @@ static bool cluster_page(site_t *s, scluster_t *c, sa_error_t *error)
 }
 
 /*
+ * One line per award of the account that gives its group's size: the award and its
+ * share per member (the trend's table has the use per member beside them).
+ */
+static void members_lines(page_t *pg, const char *cluster, const char *account)
+{
+    const sa_awards_t *aw = &pg->s->awards;
+    for (size_t i = 0; i < aw->n; i++) {
+        const sa_award_t *a = &aw->v[i];
+        char *line;
+        if (a->members <= 0 || strcmp(a->cluster, cluster) != 0 || strcmp(a->account, account) != 0)
+            continue;
+        line = sa_rprintf("Award of %g %s%s%s, %s to %s, members: %lld (%.4g %s a member)", a->amount,
+                          sa_award_unit_name(a->unit), a->gpu_type ? " on GPU type " : "",
+                          a->gpu_type ? a->gpu_type : "", sa_riso(a->start), sa_riso(a->end),
+                          (long long)a->members, a->amount / (double)a->members, sa_award_unit_name(a->unit));
+        if (line)
+            para(pg, "meta", line);
+        free(line);
+    }
+}
+
+/*
  * CLUSTER/account-NAME: the account's trend (against its award, month by month, by
  * user and by GPU type), and its use per user and GPU type over the site's months:
  * two scans of the archive.
@@ -798,6 +822,7 @@ static bool account_page(site_t *s, const scluster_t *c, const char *account, sa
         /* the months of the trend's table (from the award's start when there is one): known once it is written */
         snprintf(pg.range, sizeof pg.range, "%s to %s", c->months.v[0], c->months.v[c->months.n - 1]);
         fputs("<p class=\"meta\">" RANGE_MARK "</p>\n", pg.f);
+        members_lines(&pg, c->name, account);
         pg.trend = true;
         ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error);
         ok = page_close(&pg, ok, error) && ok;
@@ -1274,6 +1299,9 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
         return false;
     }
     sweep_leftovers(so->dir, warn);
+    if (o->allocations_path &&
+        !sa_awards_read(o->allocations_path, o->allocations_json, o->allocations_len, &s.awards, error))
+        goto done;
     if (!(s.db = sa_report_connect(o, error)) || !sa_rdb_clusters(s.db, &o->clusters, &s.cl, error))
         goto done;
     if (!(s.c = calloc(s.cl.n + 1, sizeof *s.c))) {
@@ -1309,5 +1337,6 @@ done:
     free(target);
     sa_rclusters_clear(&s.cl);
     sa_rdb_close(s.db);
+    sa_awards_clear(&s.awards);
     return ok;
 }
