@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """alloc_server.py - a loopback HTTP server serving awards, for test_alloc_url.
 
-Usage: alloc_server.py AWARDS_FILE
+Usage: alloc_server.py AWARDS_FILE DEMO_FILE
 Listens on 127.0.0.1 on a free port and prints the port on its first line of output.
-GET /awards answers as the current mode says; GET /mode/NAME sets it:
-  good     the awards file (200)
+GET /awards (AWARDS_FILE) and /demo (DEMO_FILE, the demo's awards) answer as the current
+mode says; GET /mode/NAME sets it:
+  good     the file (200)
   late     the awards after 3 s (past the test's timeout of 1 s)
   broken   200 with text that is not JSON
   invalid  200 with JSON that is not an allocations file (an award without amount)
@@ -12,14 +13,14 @@ GET /awards answers as the current mode says; GET /mode/NAME sets it:
   401, 403 refused
   auth     the awards when the request says "Authorization: Bearer s3cret-token" or basic
            user "alice" with password "pa:ss@word", else 401
-GET /last-auth answers the Authorization header of the last /awards request ("" if none).
+GET /last-auth answers the Authorization header of the last request of awards ("" if none).
 """
 import http.server
 import os
 import sys
 import time
 
-AWARDS = open(sys.argv[1], "rb").read()
+FILES = {"/awards": open(sys.argv[1], "rb").read(), "/demo": open(sys.argv[2], "rb").read()}
 STATE = {"mode": "good", "auth": ""}
 BASIC = "Basic YWxpY2U6cGE6c3NAd29yZA=="  # alice:pa:ss@word
 
@@ -41,7 +42,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.answer(200, b"ok\n", "text/plain")
         if self.path == "/last-auth":
             return self.answer(200, STATE["auth"].encode(), "text/plain")
-        if not self.path.startswith("/awards"):
+        AWARDS = FILES.get(self.path.split("?")[0])
+        if AWARDS is None:
             return self.answer(404, b"not found\n", "text/plain")
         STATE["auth"] = self.headers.get("Authorization", "")
         mode = STATE["mode"]

@@ -1,7 +1,8 @@
 /*
  * test_alloc_url.c - report/sa_alloc_url.c: --allocations URL (issue 35, part 3). A
- * loopback HTTP server (tests/alloc_server.py, Python's http.server) serves the test
- * dataset's awards with an account's members; the cases:
+ * loopback HTTP server (tests/alloc_server.py, Python's http.server) serves the demo's
+ * awards (fixtures/demo/allocations.json, with its groups' members) and the test dataset's
+ * with an account's members (for slurm-report's cases); the cases:
  * - a good answer is the awards, kept as the last good copy (0600, the same bytes);
  * - an answer that is late, broken, not an allocations file, too large or refused (401,
  *   403), and a port that refuses the connection: one warning line naming the cause, and
@@ -36,7 +37,8 @@
 
 static char dir[] = "/tmp/sa-test-allocurl.XXXXXX";
 static char awards_path[128], base[64], sqlite_path[64];
-static char *awards_text; /* the served awards */
+static char *awards_text; /* the dataset's awards, served at /awards */
+static char *demo_text;   /* the demo's, served at /demo */
 static pid_t server = -1;
 static int server_out = -1; /* the server's stdout, kept open while it runs */
 static char *mongo_uri, *db_name;
@@ -57,7 +59,7 @@ static void set_mode(const char *mode)
     sa_buf_clear(&b);
 }
 
-/* The Authorization header of the server's last /awards request. */
+/* The Authorization header of the server's last request of awards. */
 static char *last_auth(void)
 {
     char url[128], *s;
@@ -136,11 +138,19 @@ static void test_good(void **state)
     need_server();
     copy = path_in("good.copy");
     set_mode("good");
-    assert_true(fetch("/awards", copy, NULL, &json, &warn, &err));
-    assert_string_equal(json, awards_text);
+    assert_true(fetch("/demo", copy, NULL, &json, &warn, &err));
+    assert_string_equal(json, demo_text);
     assert_string_equal(warn, "");
+    {
+        /* the demo's groups: physics has 12 members */
+        sa_awards_t a;
+        assert_true(sa_awards_parse(json, strlen(json), "demo", &a, &err));
+        assert_string_equal(a.v[0].account, "physics");
+        assert_int_equal(a.v[0].members, 12);
+        sa_awards_clear(&a);
+    }
     kept = tu_read_file(copy, NULL);
-    assert_string_equal(kept, awards_text);
+    assert_string_equal(kept, demo_text);
     assert_int_equal(stat(copy, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0600);
     free(kept);
@@ -152,12 +162,12 @@ static void test_good(void **state)
 static const struct {
     const char *mode, *url, *cause;
 } failures[] = {
-    {"late", "/awards", "timed out"},
-    {"broken", "/awards", ":1: '[' or '{' expected near '<'"},
-    {"invalid", "/awards", "awards[0] (demo/bio): amount: expected a number > 0"},
-    {"large", "/awards", "the answer is larger than 4194304 bytes"},
-    {"401", "/awards", "HTTP 401 (refused: check the credentials)"},
-    {"403", "/awards", "HTTP 403 (refused: check the credentials)"},
+    {"late", "/demo", "timed out"},
+    {"broken", "/demo", ":1: '[' or '{' expected near '<'"},
+    {"invalid", "/demo", "awards[0] (demo/bio): amount: expected a number > 0"},
+    {"large", "/demo", "the answer is larger than 4194304 bytes"},
+    {"401", "/demo", "HTTP 401 (refused: check the credentials)"},
+    {"403", "/demo", "HTTP 403 (refused: check the credentials)"},
     {"good", "http://127.0.0.1:1/awards", "127.0.0.1 port 1"}, /* nothing listens on port 1 */
 };
 
@@ -170,19 +180,19 @@ static void test_failures_use_copy(void **state)
 
     need_server();
     copy = path_in("kept.copy");
-    tu_write_text(copy, awards_text);
+    tu_write_text(copy, demo_text);
     chmod(copy, 0600);
     for (size_t i = 0; i < sizeof failures / sizeof failures[0]; i++) {
         char *json, *warn, *kept;
         set_mode(failures[i].mode);
         if (!fetch(failures[i].url, copy, NULL, &json, &warn, &err))
             fail_msg("%s: %s", failures[i].mode, err.message);
-        assert_string_equal(json, awards_text);
+        assert_string_equal(json, demo_text);
         if (lines(warn) != 1 || !strstr(warn, failures[i].cause) || !strstr(warn, "using the last good copy") ||
             !strstr(warn, copy))
             fail_msg("%s: warned '%s'", failures[i].mode, warn);
         kept = tu_read_file(copy, NULL);
-        assert_string_equal(kept, awards_text);
+        assert_string_equal(kept, demo_text);
         free(kept);
         free(json);
         free(warn);
@@ -218,7 +228,7 @@ static void test_failures_no_copy(void **state)
     set_mode("403");
     {
         char *json, *warn;
-        assert_false(fetch("/awards", NULL, NULL, &json, &warn, &err));
+        assert_false(fetch("/demo", NULL, NULL, &json, &warn, &err));
         assert_non_null(strstr(err.message, "HTTP 403 (refused: check the credentials), and no last good copy is kept"));
         assert_int_equal(sa_exit_code_for(&err, false), SA_EXIT_ENDPOINT);
         free(warn);
@@ -254,24 +264,24 @@ static void test_credentials(void **state)
     unsetenv("CREDENTIALS_DIRECTORY");
     set_mode("auth");
     /* none: refused by the server */
-    assert_false(fetch("/awards", copy, NULL, &json, &warn, &err));
+    assert_false(fetch("/demo", copy, NULL, &json, &warn, &err));
     assert_non_null(strstr(err.message, "HTTP 401"));
     free(warn);
     /* a bearer token from a 0600 file */
-    assert_true(fetch("/awards", copy, bearer, &json, &warn, &err));
-    assert_string_equal(json, awards_text);
+    assert_true(fetch("/demo", copy, bearer, &json, &warn, &err));
+    assert_string_equal(json, demo_text);
     auth = last_auth();
     assert_string_equal(auth, "Bearer s3cret-token");
     free(auth);
     free(json);
     free(warn);
     /* basic: the password holds ':' and '@' */
-    assert_true(fetch("/awards", copy, basic, &json, &warn, &err));
+    assert_true(fetch("/demo", copy, basic, &json, &warn, &err));
     free(json);
     free(warn);
     /* the environment, then the systemd credential */
     setenv("SLURM_REPORT_ALLOCATIONS_AUTH", "bearer s3cret-token", 1);
-    assert_true(fetch("/awards", copy, NULL, &json, &warn, &err));
+    assert_true(fetch("/demo", copy, NULL, &json, &warn, &err));
     free(json);
     free(warn);
     unsetenv("SLURM_REPORT_ALLOCATIONS_AUTH");
@@ -280,27 +290,27 @@ static void test_credentials(void **state)
         char *c = sa_rprintf("%s/allocations-auth", creds);
         tu_write_text(c, "bearer s3cret-token\n");
         setenv("CREDENTIALS_DIRECTORY", creds, 1);
-        assert_true(fetch("/awards", copy, NULL, &json, &warn, &err));
+        assert_true(fetch("/demo", copy, NULL, &json, &warn, &err));
         free(json);
         free(warn);
         unsetenv("CREDENTIALS_DIRECTORY");
         free(c);
     }
     /* a file its group or others may read: refused (exit 2), fetched or not; its content never shown */
-    assert_false(fetch("/awards", copy, open_, &json, &warn, &err));
+    assert_false(fetch("/demo", copy, open_, &json, &warn, &err));
     assert_int_equal(sa_exit_code_for(&err, false), SA_EXIT_USAGE);
     assert_non_null(strstr(err.message, "mode 0644): chmod 600 it"));
     assert_null(strstr(err.message, "s3cret"));
     free(warn);
-    assert_false(fetch("/awards", copy, bad, &json, &warn, &err));
+    assert_false(fetch("/demo", copy, bad, &json, &warn, &err));
     assert_int_equal(sa_exit_code_for(&err, false), SA_EXIT_USAGE);
     assert_non_null(strstr(err.message, "expected one line \"bearer TOKEN\" or \"basic USER:PASSWORD\""));
     assert_null(strstr(err.message, "s3cret"));
     free(warn);
     /* a token in the query: hidden in the warning */
     set_mode("403");
-    assert_true(fetch("/awards?key=s3cret-token", copy, bearer, &json, &warn, &err));
-    assert_non_null(strstr(warn, "/awards?***: HTTP 403"));
+    assert_true(fetch("/demo?key=s3cret-token", copy, bearer, &json, &warn, &err));
+    assert_non_null(strstr(warn, "/demo?***: HTTP 403"));
     assert_null(strstr(warn, "s3cret"));
     free(json);
     free(warn);
@@ -472,7 +482,7 @@ static bool start_server(void)
     server = fork();
     if (server == 0) {
         char *argv[] = {(char *)"/usr/bin/python3", (char *)SA_FIXTURES_DIR "/../tests/alloc_server.py", awards_path,
-                        NULL};
+                        (char *)SA_FIXTURES_DIR "/demo/allocations.json", NULL};
         dup2(pipefd[1], 1);
         close(pipefd[0]);
         close(pipefd[1]);
@@ -508,6 +518,7 @@ static int setup(void **state)
     awards_text = json_dumps(doc, JSON_INDENT(1));
     json_decref(doc);
     snprintf(awards_path, sizeof awards_path, "%s/awards.json", dir);
+    demo_text = tu_read_file(SA_FIXTURES_DIR "/demo/allocations.json", NULL);
     tu_write_text(awards_path, awards_text);
     if (!start_server())
         return 0; /* the cases say why they skip */
@@ -533,6 +544,7 @@ static int teardown(void **state)
     }
     free(db_name);
     free(awards_text);
+    free(demo_text);
     tu_rm_rf(dir);
     return 0;
 }
