@@ -144,8 +144,8 @@ static bool read_award(const json_t *o, sa_award_t *a, char *what, size_t whatsz
     }
     a->amount = json_number_value(amount);
     /* a count of people: a whole number (1 and 1.0 alike, as JSON has one kind of number), at least 1 */
-    if (members && (!json_is_number(members) || !(json_number_value(members) >= 1) ||
-                    json_number_value(members) > 1e9 || floor(json_number_value(members)) != json_number_value(members))) {
+    if (members && (!json_is_number(members) || !(json_number_value(members) >= 1) || json_number_value(members) > 1e9 ||
+                    floor(json_number_value(members)) != json_number_value(members))) {
         sa_error_set(error, SA_ERR_INPUT, 0, "%smembers: expected a whole number >= 1 (the group's size)", what);
         goto done;
     }

@@ -108,16 +108,20 @@ done:
     return ok;
 }
 
-/* Credentials: "bearer TOKEN" or "basic USER:PASSWORD" (line owns the text; the others point into it). */
+/*
+ * Credentials: "bearer TOKEN" or "basic USER:PASSWORD" (line owns the text, size bytes,
+ * zeroed when freed: parsing cuts it with NULs; the others point into it).
+ */
 typedef struct {
     char *line;
+    size_t size;
     const char *bearer, *user, *password;
 } auth_t;
 
 static void auth_clear(auth_t *a)
 {
     if (a->line) {
-        memset(a->line, 0, strlen(a->line));
+        memset(a->line, 0, a->size);
         free(a->line);
     }
     memset(a, 0, sizeof *a);
@@ -164,12 +168,16 @@ static bool auth_read(const sa_alloc_url_t *src, auth_t *a, sa_error_t *error)
     memset(a, 0, sizeof *a);
     if (src->auth_file) {
         snprintf(where, sizeof where, "--allocations-auth %s", src->auth_file);
-        return read_small(src->auth_file, AUTH_MAX, "--allocations-auth", CHECK_OWNER | CHECK_MODE, &a->line, &len, &mtime, error) &&
-               auth_parse(a, where, error);
+        if (!read_small(src->auth_file, AUTH_MAX, "--allocations-auth", CHECK_OWNER | CHECK_MODE, &a->line, &len,
+                        &mtime, error))
+            return false;
+        a->size = len + 1;
+        return auth_parse(a, where, error);
     }
     if (env && *env) {
         if (!(a->line = strdup(env)))
             return sa_error_nomem(error);
+        a->size = strlen(env) + 1;
         return auth_parse(a, "SLURM_REPORT_ALLOCATIONS_AUTH", error);
     }
     if (!creds || !*creds)
@@ -181,10 +189,12 @@ static bool auth_read(const sa_alloc_url_t *src, auth_t *a, sa_error_t *error)
         return true;
     }
     snprintf(where, sizeof where, "systemd credential %s", path);
-    ok = read_small(path, AUTH_MAX, "systemd credential", 0, &a->line, &len, &mtime, error) &&
-         auth_parse(a, where, error);
+    ok = read_small(path, AUTH_MAX, "systemd credential", 0, &a->line, &len, &mtime, error);
     free(path);
-    return ok;
+    if (!ok)
+        return false;
+    a->size = len + 1;
+    return auth_parse(a, where, error);
 }
 
 /*
@@ -257,7 +267,8 @@ bool sa_alloc_fetch(const sa_alloc_url_t *src, FILE *warn, char **json, size_t *
                      "XDG_CACHE_HOME is set)", cause.message);
         goto done;
     }
-    if (!read_small(src->copy_path, req.max_bytes, "the last good copy", CHECK_OWNER, &copy, &copy_len, &mtime, &cerr) ||
+    if (!read_small(src->copy_path, req.max_bytes, "the last good copy", CHECK_OWNER, &copy, &copy_len, &mtime,
+                    &cerr) ||
         !sa_awards_parse(copy, copy_len, src->copy_path, &aw, &cerr)) {
         sa_error_set(error, SA_ERR_ENDPOINT, 0, "%s, and no last good copy (%s)", cause.message,
                      cerr.code == ENOENT ? "none kept yet" : cerr.message);

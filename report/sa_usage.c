@@ -85,8 +85,8 @@ typedef struct {
  * GPU-years always, GPU-minutes or % of cluster with -t), RGU columns, award columns.
  * The brief ones: the keys, the use in the report's unit, award, unit, % target,
  * projection (% of the award) and status; when an award gives its group's size, its
- * members and the use per member (the per-member columns are not shown otherwise). -p/-P with -t minutes print the minutes alone,
- * whole, as sreport -t minutes does (sprintf "%.0f" of the seconds / 60); unless -o chose.
+ * members and the use per member (the per-member columns are not shown otherwise).
+ * -p/-P with -t minutes print the minutes alone, whole, as sreport -t minutes does (sprintf "%.0f" of the seconds / 60); unless -o chose.
  */
 static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
 {

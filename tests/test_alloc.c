@@ -71,7 +71,8 @@ static void test_read(void **state)
     /* members, the group's size: a whole number (12 and 12.0 alike); absent is 0 */
     assert_true(load_text("members.json",
                           "{\"awards\": [{\"cluster\": \"demo\", \"account\": \"physics\", \"amount\": 6,"
-                          " \"unit\": \"gpu-years\", \"start\": \"2026-07-01\", \"end\": \"2027-07-01\", \"members\": 12},"
+                          " \"unit\": \"gpu-years\", \"start\": \"2026-07-01\", \"end\": \"2027-07-01\","
+                          " \"members\": 12},"
                           "{\"cluster\": \"demo\", \"account\": \"bio\", \"amount\": 5, \"unit\": \"gpu-years\","
                           " \"start\": \"2026-07-01\", \"end\": \"2027-07-01\", \"members\": 3.0},"
                           "{\"cluster\": \"demo\", \"account\": \"chem\", \"amount\": 1, \"unit\": \"gpu-years\","

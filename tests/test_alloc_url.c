@@ -229,7 +229,8 @@ static void test_failures_no_copy(void **state)
     {
         char *json, *warn;
         assert_false(fetch("/demo", NULL, NULL, &json, &warn, &err));
-        assert_non_null(strstr(err.message, "HTTP 403 (refused: check the credentials), and no last good copy is kept"));
+        assert_non_null(strstr(err.message, "HTTP 403 (refused: check the credentials), and no last good copy is "
+                                            "kept"));
         assert_int_equal(sa_exit_code_for(&err, false), SA_EXIT_ENDPOINT);
         free(warn);
     }
