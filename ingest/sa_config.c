@@ -3,6 +3,7 @@
  * of the MongoDB URI (see sa_config.h).
  */
 #define _GNU_SOURCE /* asprintf, vasprintf, explicit_bzero */
+#include "sa_fsutil.h"
 #include "sa_config.h"
 
 #include <ctype.h>
@@ -768,22 +769,13 @@ static char *read_uri_file(const char *path, const char *what, bool warn_mode, b
         sa_error_nomem(error);
         goto done;
     }
-    for (;;) {
-        ssize_t r = read(fd, buf + len, SA_URI_FILE_MAX + 1 - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            sa_error_set(error, SA_ERR_IO, errno, "%s %s: %s", what, path, strerror(errno));
-            goto done;
-        }
-        if (r == 0)
-            break;
-        len += (size_t)r;
-        if (len > SA_URI_FILE_MAX) {
+    if (!sa_read_upto(fd, buf, SA_URI_FILE_MAX, &len)) {
+        if (errno == EFBIG)
             sa_error_set(error, SA_ERR_USAGE, EFBIG, "%s %s: larger than %d bytes: not a URI file", what, path,
                          SA_URI_FILE_MAX);
-            goto done;
-        }
+        else
+            sa_error_set(error, SA_ERR_IO, errno, "%s %s: %s", what, path, strerror(errno));
+        goto done;
     }
     buf[len] = '\0';
     if (strlen(buf) != len) {

@@ -23,8 +23,10 @@
 
 #include <mongoc/mongoc.h>
 
+#include "sa_alloc_url.h"
 #include "sa_exit.h"
 #include "sa_fsutil.h"
+#include "sa_http.h"
 #include "sa_mongo.h"
 #include "sa_promq.h"
 #include "sa_report.h"
@@ -40,7 +42,7 @@
 static void usage(FILE *out)
 {
     fputs("Usage: slurm-report [usage] [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
-          "                    [-A ACCOUNTS] [-u USERS] [--allocations FILE] [-t UNIT] [OUTPUT OPTIONS]\n"
+          "                    [-A ACCOUNTS] [-u USERS] [--allocations FILE|URL] [-t UNIT] [OUTPUT OPTIONS]\n"
           "       slurm-report utilization [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [-t UNIT] ...\n"
           "       slurm-report health [-M CLUSTERS] [--stale DURATION] [-S START] [-E END] ...\n"
           "       slurm-report current [-M CLUSTERS] [--by KEYS] [--since TIME] [--prometheus] ...\n"
@@ -52,7 +54,7 @@ static void usage(FILE *out)
           "       slurm-report top [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--top N] [-T TRES,...] ...\n"
           "       slurm-report waits [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS] ...\n"
           "       slurm-report scheduler [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by rpc-type|rpc-user]\n"
-          "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE] [--textfile FILE]\n"
+          "       slurm-report site DIR [-M CLUSTERS] [--months N] [--allocations FILE|URL] [--textfile FILE]\n"
           "       slurm-report sreport [-M CLUSTERS] [-a] [-n] [-p|-P] [-t FORMAT] [-T TRES] REPORT [CONDITION...]\n"
           "\n"
           "Reports:\n"
@@ -91,7 +93,12 @@ static void usage(FILE *out)
           "                           scheduler: rpc-type or rpc-user (a row per observation and name)\n"
           "  -A, --accounts LIST      only these accounts\n"
           "  -u, --users LIST         only these users\n"
-          "  --allocations FILE       awards (schema/allocations.schema.json): one row per award\n"
+          "  --allocations FILE|URL   awards (schema/allocations.schema.json): one row per award; an http(s)\n"
+          "                           URL is fetched once a run, its last good copy used when it fails\n"
+          "  --allocations-auth FILE  the URL's credentials, a 0600 file: bearer TOKEN, or basic USER:PASSWORD\n"
+          "                           (else $SLURM_REPORT_ALLOCATIONS_AUTH, the systemd credential\n"
+          "                           allocations-auth)\n"
+          "  --allocations-timeout D  the URL's whole request (default 30s)\n"
           "  -t hours|minutes|percent|years   the unit of time figures, like sreport (usage: GPU-years by\n"
           "                           default; percent: of the cluster's capacity (time series), as sreport's;\n"
           "                           utilization: hours by default)\n"
@@ -224,13 +231,16 @@ static int die_usage(const char *fmt, const char *arg)
 /* What the command line says beside the options: read once every option is known (times depend on --now). */
 typedef struct {
     const char *cmd, *output, *month, *start, *end, *since, *now, *site_dir, *textfile;
+    const char *alloc_auth; /* --allocations-auth FILE */
+    int64_t alloc_timeout_s; /* --allocations-timeout (0: 30 s) */
     bool helpformat;
     int months;
 } cli_t;
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
-       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_NAME, O_SORT, O_PROM_URL, O_PROM_EXPORTER };
+       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_NAME, O_SORT, O_PROM_URL, O_PROM_EXPORTER, O_ALLOC_AUTH,
+       O_ALLOC_TIMEOUT };
 /* usage, top and utilization's TRES and capacity options (-T has its letter) */
 enum { O_TOP = 400, O_SUMMARY };
 
@@ -322,6 +332,7 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case O_OUTPUT: cli->output = arg; break;
     case O_TEXTFILE: cli->textfile = arg; break;
     case O_ALLOC: o->allocations_path = arg; break;
+    case O_ALLOC_AUTH: cli->alloc_auth = arg; break;
     case O_RGU: o->rgu_weights_path = arg; break;
     case O_MONGO: o->mongo_uri = arg; break;
     case O_DB: o->db_name = arg; o->db_given = true; break;
@@ -390,11 +401,26 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     return -1;
 }
 
+/* A duration option (--stale, --allocations-timeout: 90, 15m, 1h...) of more than 0 into *out; -1 to go on, else 2. */
+static int duration_option(const char *name, const char *arg, int64_t *out)
+{
+    sa_error_t error;
+    char fmt[96];
+
+    if (!sa_time_parse_duration(arg, out, &error)) {
+        snprintf(fmt, sizeof fmt, "%s: %%s", name);
+        return die_usage(fmt, error.message);
+    }
+    if (*out <= 0) {
+        snprintf(fmt, sizeof fmt, "%s: must be more than 0, got '%%s'", name);
+        return die_usage(fmt, arg);
+    }
+    return -1;
+}
+
 /* Applies one option; -1 to go on, else the exit code (help, version, a bad value). */
 static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
 {
-    sa_error_t error;
-
     switch (c) {
     case O_BY:
         if (!parse_by(arg, &o->by))
@@ -420,12 +446,10 @@ static int apply_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case 'o':
     case O_FORMAT:
         return columns_option(c, arg, o, cli);
+    case O_ALLOC_TIMEOUT:
+        return duration_option("--allocations-timeout", arg, &cli->alloc_timeout_s);
     case O_STALE:
-        if (!sa_time_parse_duration(arg, &o->stale_s, &error))
-            return die_usage("--stale: %s", error.message);
-        if (o->stale_s <= 0)
-            return die_usage("--stale: must be more than 0, got '%s'", arg);
-        return -1;
+        return duration_option("--stale", arg, &o->stale_s);
     case 'h':
         usage(stdout);
         return SA_EXIT_OK;
@@ -457,6 +481,8 @@ static const struct option longopts[] = {
     {"accounts", required_argument, NULL, 'A'},  {"account", required_argument, NULL, 'A'},
     {"users", required_argument, NULL, 'u'},     {"user", required_argument, NULL, 'u'},
     {"allocations", required_argument, NULL, O_ALLOC},
+    {"allocations-auth", required_argument, NULL, O_ALLOC_AUTH},
+    {"allocations-timeout", required_argument, NULL, O_ALLOC_TIMEOUT},
     {"unit", required_argument, NULL, O_UNIT},   {"format", required_argument, NULL, O_FORMAT},
     {"parsable", no_argument, NULL, 'p'},        {"parsable2", no_argument, NULL, 'P'},
     {"delimiter", required_argument, NULL, O_DELIM},
@@ -767,6 +793,45 @@ static int helpformat(const cli_t *cli)
     return SA_EXIT_OK;
 }
 
+/*
+ * --allocations URL (usage and site, the reports that read awards): fetched once for the
+ * run, its last good copy kept beside the site or in the user's cache (sa_alloc_url.h),
+ * into o->allocations_json (*json owns it: the caller frees). -1 to go on, else the exit
+ * code, the message printed (nothing else has been).
+ */
+static int fetch_allocations(const cli_t *cli, sa_report_opts_t *o, char **json)
+{
+    bool site = strcmp(cli->cmd, "site") == 0;
+    sa_alloc_url_t src = {.url = o->allocations_path, .auth_file = cli->alloc_auth, .timeout_s = cli->alloc_timeout_s};
+    sa_error_t error;
+    char *copy = NULL, *red;
+    int rc = -1;
+
+    *json = NULL;
+    if (!sa_alloc_is_url(o->allocations_path)) {
+        if (cli->alloc_auth || cli->alloc_timeout_s)
+            return die_usage("--allocations-auth and --allocations-timeout are for --allocations URL%s", "");
+        return -1;
+    }
+    if (cli->helpformat || (!site && strcmp(cli->cmd, "usage") != 0))
+        return -1; /* the report refuses --allocations or ignores it: nothing to fetch */
+    /* user:password@ on the command line: every user reads it in the process list */
+    if ((red = sa_http_redact(o->allocations_path, false)) && strcmp(red, o->allocations_path) != 0)
+        rc = die_usage("--allocations: %s holds a user and password, which every user can read in the process "
+                       "list: give them in --allocations-auth FILE or SLURM_REPORT_ALLOCATIONS_AUTH", red);
+    free(red);
+    if (rc >= 0)
+        return rc;
+    src.copy_path = copy = sa_alloc_copy_path(o->allocations_path, site ? cli->site_dir : NULL);
+    if (!sa_alloc_fetch(&src, stderr, json, &o->allocations_len, &error)) {
+        fprintf(stderr, "slurm-report: %s\n", error.message);
+        rc = sa_exit_code_for(&error, false);
+    }
+    o->allocations_json = *json;
+    free(copy);
+    return rc;
+}
+
 /* Runs the report into stdout, or into --output FILE atomically (sa_atomic_file); returns the exit code. */
 static int run(const cli_t *cli, const sa_report_opts_t *o)
 {
@@ -804,6 +869,7 @@ int main(int argc, char **argv)
     sa_report_opts_t o;
     sa_sreport_req_t req;
     cli_t cli = {.cmd = "usage"};
+    char *alloc_json = NULL;
     int rc;
 
     sa_report_opts_init(&o);
@@ -827,11 +893,12 @@ int main(int argc, char **argv)
                 rc = die_usage("%s", error.message);
             o.sreport = &req;
         }
-    } else if ((rc = parse_args(argc, argv, &o, &cli)) < 0) {
-        rc = parse_times(&cli, &o);
+    } else if ((rc = parse_args(argc, argv, &o, &cli)) < 0 && (rc = parse_times(&cli, &o)) < 0) {
+        rc = fetch_allocations(&cli, &o, &alloc_json);
     }
     if (rc < 0)
         rc = run(&cli, &o);
+    free(alloc_json);
     sa_sreport_req_clear(&req);
     sa_report_opts_clear(&o);
     return rc;

@@ -9,6 +9,7 @@
 
 #include <jansson.h>
 
+#include "sa_http.h"
 #include "sa_rutil.h"
 
 const char *sa_award_unit_name(sa_award_unit_t u)
@@ -106,8 +107,9 @@ static bool get_string(const json_t *o, const char *key, bool required, char **o
 static bool read_award(const json_t *o, sa_award_t *a, char *what, size_t whatsz, sa_error_t *error)
 {
     static const char *const known[] = {"cluster", "account", "gpu_type", "amount", "unit", "start",
-                                        "end",     "bands",   "note",     NULL};
+                                        "end",     "bands",   "note",     "members", NULL};
     const json_t *amount = json_object_get(o, "amount"), *unit = json_object_get(o, "unit");
+    const json_t *members = json_object_get(o, "members");
     const char *bad;
     char *start = NULL, *end = NULL, q[80];
     bool ok = false;
@@ -141,6 +143,13 @@ static bool read_award(const json_t *o, sa_award_t *a, char *what, size_t whatsz
         goto done;
     }
     a->amount = json_number_value(amount);
+    /* a count of people: a whole number (1 and 1.0 alike, as JSON has one kind of number), at least 1 */
+    if (members && (!json_is_number(members) || !(json_number_value(members) >= 1) || json_number_value(members) > 1e9 ||
+                    floor(json_number_value(members)) != json_number_value(members))) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "%smembers: expected a whole number >= 1 (the group's size)", what);
+        goto done;
+    }
+    a->members = members ? (int64_t)json_number_value(members) : 0;
     if (json_is_string(unit) && strcmp(json_string_value(unit), "gpu-years") == 0) {
         a->unit = SA_AWARD_GPU_YEARS;
     } else if (json_is_string(unit) && strcmp(json_string_value(unit), "rgu-years") == 0) {
@@ -175,11 +184,14 @@ done:
     return ok;
 }
 
-bool sa_awards_load(const char *path, sa_awards_t *out, sa_error_t *error)
+/*
+ * Reads the document doc (stolen: released here; NULL: jansson could not parse it, as
+ * jerr says) into *out; name (the file, or the URL redacted) prefixes the messages.
+ */
+static bool awards_from_json(json_t *doc, const json_error_t *jerr, const char *name, sa_awards_t *out,
+                             sa_error_t *error)
 {
     static const char *const known[] = {"$comment", "recent_days", "bands", "awards", NULL};
-    json_error_t jerr;
-    json_t *doc = json_load_file(path, 0, &jerr);
     const json_t *awards, *rd, *a;
     double under = 80, over = 120;
     const char *bad;
@@ -189,31 +201,31 @@ bool sa_awards_load(const char *path, sa_awards_t *out, sa_error_t *error)
     memset(out, 0, sizeof *out);
     out->recent_days = 30;
     if (!doc) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s:%d: %s", path, jerr.line, jerr.text);
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s:%d: %s", name, jerr->line, jerr->text);
         return false;
     }
     if (!json_is_object(doc)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a JSON object {\"awards\": [...]}", path);
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: expected a JSON object {\"awards\": [...]}", name);
         goto fail;
     }
     if (!keys_known(doc, known, &bad)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: unknown key '%s'", path, sa_error_quote(bad, 40, q, sizeof q));
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: unknown key '%s'", name, sa_error_quote(bad, 40, q, sizeof q));
         goto fail;
     }
     rd = json_object_get(doc, "recent_days");
     if (rd) {
         if (!json_is_number(rd) || !(json_number_value(rd) > 0) || json_number_value(rd) > 3660) {
-            sa_error_set(error, SA_ERR_INPUT, 0, "%s: recent_days: expected a number of days > 0", path);
+            sa_error_set(error, SA_ERR_INPUT, 0, "%s: recent_days: expected a number of days > 0", name);
             goto fail;
         }
         out->recent_days = json_number_value(rd);
     }
-    snprintf(what, sizeof what, "%s: ", path);
+    snprintf(what, sizeof what, "%s: ", name);
     if (!read_bands(json_object_get(doc, "bands"), &under, &over, what, error))
         goto fail;
     awards = json_object_get(doc, "awards");
     if (!json_is_array(awards)) {
-        sa_error_set(error, SA_ERR_INPUT, 0, "%s: awards: expected an array", path);
+        sa_error_set(error, SA_ERR_INPUT, 0, "%s: awards: expected an array", name);
         goto fail;
     }
     out->v = calloc(json_array_size(awards) + 1, sizeof *out->v);
@@ -226,7 +238,7 @@ bool sa_awards_load(const char *path, sa_awards_t *out, sa_error_t *error)
         aw->under_pct = under;
         aw->over_pct = over;
         aw->index = i;
-        snprintf(what, sizeof what, "%s: awards[%zu]: ", path, i);
+        snprintf(what, sizeof what, "%s: awards[%zu]: ", name, i);
         if (!read_award(a, aw, what, sizeof what, error))
             goto fail;
     }
@@ -236,4 +248,31 @@ fail:
     json_decref(doc);
     sa_awards_clear(out);
     return false;
+}
+
+bool sa_awards_load(const char *path, sa_awards_t *out, sa_error_t *error)
+{
+    json_error_t jerr;
+    return awards_from_json(json_load_file(path, 0, &jerr), &jerr, path, out, error);
+}
+
+bool sa_awards_parse(const char *data, size_t len, const char *name, sa_awards_t *out, sa_error_t *error)
+{
+    json_error_t jerr;
+    return awards_from_json(json_loadb(data, len, 0, &jerr), &jerr, name, out, error);
+}
+
+bool sa_awards_read(const char *source, const char *json, size_t len, sa_awards_t *out, sa_error_t *error)
+{
+    char *name;
+    bool ok;
+
+    if (!json)
+        return sa_awards_load(source, out, error);
+    memset(out, 0, sizeof *out);
+    if (!(name = sa_http_redact(source, true)))
+        return sa_error_nomem(error);
+    ok = sa_awards_parse(json, len, name, out, error);
+    free(name);
+    return ok;
 }

@@ -96,7 +96,10 @@ typedef struct {
     sa_unit_t unit;
     bool unit_given;                     /* -t or --unit was given (utilization: hours by default) */
     double year_days;                    /* 365 */
-    const char *allocations_path;        /* NULL: none */
+    const char *allocations_path;        /* --allocations FILE or URL; NULL: none */
+    const char *allocations_json;        /* the URL's awards as main.c read them once (sa_alloc_url.h; borrowed),
+                                            parsed in place of the file; NULL: allocations_path is a file */
+    size_t allocations_len;
     const char *rgu_weights_path;        /* NULL: built-in table */
     int64_t stale_s;                     /* health: ingest older than this is stale (3600) */
     int64_t since;                       /* current: finished jobs since (SA_UNSET: now - 24 h) */

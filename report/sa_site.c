@@ -89,7 +89,7 @@ typedef struct {
     sa_rdb_t *db;
     sa_rclusters_t cl;
     scluster_t *c;        /* per cluster of cl */
-    sa_awards_t awards;   /* the --allocations file (none: empty) */
+    sa_awards_t awards;   /* --allocations (none: empty; the account pages name the groups' sizes) */
 } site_t;
 
 /* A page being written: its text in memory, its name relative to the site. */
@@ -889,6 +889,28 @@ static int64_t trend_start(const site_t *s, const scluster_t *c, const char *acc
 }
 
 /*
+ * One line per award of the account that gives its group's size: the award and its
+ * share per member (the trend's table has the use per member beside them).
+ */
+static void members_lines(page_t *pg, const char *cluster, const char *account)
+{
+    const sa_awards_t *aw = &pg->s->awards;
+    for (size_t i = 0; i < aw->n; i++) {
+        const sa_award_t *a = &aw->v[i];
+        char *line;
+        if (a->members <= 0 || strcmp(a->cluster, cluster) != 0 || strcmp(a->account, account) != 0)
+            continue;
+        line = sa_rprintf("Award of %g %s%s%s, %s to %s, members: %lld (%.4g %s a member)", a->amount,
+                          sa_award_unit_name(a->unit), a->gpu_type ? " on GPU type " : "",
+                          a->gpu_type ? a->gpu_type : "", sa_riso(a->start), sa_riso(a->end),
+                          (long long)a->members, a->amount / (double)a->members, sa_award_unit_name(a->unit));
+        if (line)
+            para(pg, "meta", line);
+        free(line);
+    }
+}
+
+/*
  * CLUSTER/account-NAME: the account's trend (against its award, from the award's start,
  * month by month, by user and by GPU type), and its use per user and GPU type over the
  * site's months.
@@ -917,6 +939,7 @@ static bool account_page(site_t *s, const scluster_t *c, const char *account, sa
         /* the months of the trend's table (from the award's start when there is one): known once it is written */
         snprintf(pg.range, sizeof pg.range, "%s", period_label(tfrom, c->to, when, sizeof when));
         fputs("<p class=\"meta\">" RANGE_MARK "</p>\n", pg.f);
+        members_lines(&pg, c->name, account);
         pg.trend = true;
         ok = section(&pg, c->name, &trend, error) && section(&pg, c->name, &users, error);
         ok = page_close(&pg, ok, error) && ok;
@@ -1315,17 +1338,15 @@ static bool cluster_months(site_t *s, scluster_t *c, sa_rtsdbs_t *tsdbs, sa_erro
 }
 
 /*
- * What the site will show, before any of it is written: the awards, each cluster's
- * months. Fails (SA_ERR_USAGE) when no cluster was observed before now: every window of
- * the site would be empty.
+ * What the site will show, before any of it is written: each cluster's months (the
+ * awards are read before, once: sa_site_write). Fails (SA_ERR_USAGE) when no cluster was
+ * observed before now: every window of the site would be empty.
  */
 static bool plan(site_t *s, sa_error_t *error)
 {
     sa_rtsdbs_t tsdbs;
     bool ok = true, any = false;
 
-    if (s->o->allocations_path && !sa_awards_load(s->o->allocations_path, &s->awards, error))
-        return false;
     sa_rtsdbs_init(&tsdbs);
     for (size_t i = 0; ok && i < s->cl.n; i++) {
         ok = cluster_months(s, &s->c[i], &tsdbs, error);
@@ -1543,6 +1564,9 @@ bool sa_site_write(const sa_report_opts_t *o, const sa_site_opts_t *so_in, FILE 
         return false;
     }
     sweep_leftovers(so->dir, warn);
+    if (o->allocations_path &&
+        !sa_awards_read(o->allocations_path, o->allocations_json, o->allocations_len, &s.awards, error))
+        goto done;
     if (!(s.db = sa_report_connect(o, error)) || !sa_rdb_clusters(s.db, &o->clusters, &s.cl, error))
         goto done;
     /* every section reads through this connection: each rollup document once (at the commit it pinned) */

@@ -19,8 +19,8 @@
 
 /* C_CPU .. C_BILL + 3: per TRES cpu, mem, billing its hours, minutes, years and percent of capacity. */
 enum { C_CLUSTER, C_ACCOUNT, C_USER, C_TYPE, C_HOURS, C_MINUTES, C_YEARS, C_PCTCL, C_RGU, C_UNW, C_CPU, C_MEM = C_CPU + 4,
-       C_BILL = C_MEM + 4, C_AWARD = C_BILL + 4, C_AUNIT, C_ASTART, C_AEND, C_USEDW, C_USEDS, C_TARGET, C_PCT, C_PROJ,
-       C_PROJPCT, C_ELAPSED, C_ASOF, C_STATUS, C_NOTE, C_N };
+       C_BILL = C_MEM + 4, C_AWARD = C_BILL + 4, C_MEMBERS, C_AWARDPM, C_AUNIT, C_ASTART, C_AEND, C_USEDW, C_USEDS,
+       C_USEDPM, C_TARGET, C_PCT, C_PROJ, C_PROJPCT, C_ELAPSED, C_ASOF, C_STATUS, C_NOTE, C_N };
 /* The first column of TRES r (C_HOURS for GPUs), and of its unit: + 0 hours, 1 minutes, 2 years, 3 percent. */
 static const int tres_col[SA_TRES_N] = {C_HOURS, C_CPU, C_MEM, C_BILL};
 
@@ -49,11 +49,14 @@ static const sa_col_t all_cols[C_N] = {
     [C_BILL + 2] = {"billing_years", "Billing-years", SA_COL_NUM, 4, SA_COL_LONG},
     [C_BILL + 3] = {"billing_percent_of_cluster", "% billing", SA_COL_NUM, 1, 0},
     [C_AWARD] = {"award", "Award", SA_COL_NUM, 4, 0},
+    [C_MEMBERS] = {"members", "Members", SA_COL_INT, 0, 0},
+    [C_AWARDPM] = {"award_per_member", "Award/member", SA_COL_NUM, 4, SA_COL_LONG},
     [C_AUNIT] = {"award_unit", "Unit", SA_COL_STR, 0, 0},
     [C_ASTART] = {"award_start", "Award start", SA_COL_STR, 0, SA_COL_LONG},
     [C_AEND] = {"award_end", "Award end", SA_COL_STR, 0, SA_COL_LONG},
     [C_USEDW] = {"used_window", "Used (window)", SA_COL_NUM, 4, SA_COL_LONG},
     [C_USEDS] = {"used_since_start", "Used (award)", SA_COL_NUM, 4, SA_COL_LONG},
+    [C_USEDPM] = {"used_per_member", "Used/member", SA_COL_NUM, 4, 0},
     [C_TARGET] = {"target_to_date", "Target", SA_COL_NUM, 4, SA_COL_LONG},
     [C_PCT] = {"percent_of_target", "% target", SA_COL_NUM, 1, 0},
     [C_PROJ] = {"projected_at_end", "Projected", SA_COL_NUM, 4, SA_COL_LONG},
@@ -81,8 +84,9 @@ typedef struct {
  * The columns: the grouping keys (--by, a type with awards), the use (GPU-hours and
  * GPU-years always, GPU-minutes or % of cluster with -t), RGU columns, award columns.
  * The brief ones: the keys, the use in the report's unit, award, unit, % target,
- * projection (% of the award) and status. -p/-P with -t minutes print the minutes alone,
- * whole, as sreport -t minutes does (sprintf "%.0f" of the seconds / 60); unless -o chose.
+ * projection (% of the award) and status; when an award gives its group's size, its
+ * members and the use per member (the per-member columns are not shown otherwise).
+ * -p/-P with -t minutes print the minutes alone, whole, as sreport -t minutes does (sprintf "%.0f" of the seconds / 60); unless -o chose.
  */
 static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
 {
@@ -104,7 +108,8 @@ static void usage_columns(const sa_usage_t *u, unsigned by, utable_t *ut)
     }
     for (int i = 0; i < C_N; i++) {
         ut->col_of[i] = -1;
-        if (want[i] || (alloc && i >= C_AWARD)) {
+        bool per_member = i == C_MEMBERS || i == C_AWARDPM || i == C_USEDPM;
+        if (want[i] || (alloc && i >= C_AWARD && (!per_member || u->member_cols))) {
             bool years = unit == SA_UNIT_GPU_YEARS || (unit == SA_UNIT_RGU_YEARS && i > C_UNW);
             ut->col_of[i] = (int)n;
             ut->cols[n] = all_cols[i];
@@ -449,6 +454,12 @@ static bool award_row(sa_usage_t *u, utable_t *ut, unsigned by, const sa_award_t
     set_str(ut, r, C_AEND, sa_riso(a->end));
     set_num(ut, r, C_USEDW, f.used_window);
     set_num(ut, r, C_USEDS, f.used_since);
+    if (a->members > 0) {
+        if (ut->col_of[C_MEMBERS] >= 0)
+            sa_rtable_int(&ut->t, r, (size_t)ut->col_of[C_MEMBERS], a->members);
+        set_num(ut, r, C_AWARDPM, a->amount / (double)a->members);
+        set_num(ut, r, C_USEDPM, f.used_since / (double)a->members);
+    }
     set_num(ut, r, C_TARGET, f.target);
     if (f.has_pct)
         set_num(ut, r, C_PCT, f.pct);

@@ -136,6 +136,7 @@ typedef struct {
     sa_awards_t awards;
     bool *award_in;           /* per award: reported (overlaps the window, cluster and account reported) */
     bool rgu_cols;            /* RGU-years are shown (--unit rgu-years or an award in RGU-years) */
+    bool member_cols;         /* an award gives its group's size: the per-member columns are shown */
     int64_t *wcache;          /* name id -> RGU weight in thousandths (-2: not looked up, -1: none) */
     size_t nwcache;
     sa_strv_t guessed;        /* GPU types weighted by a guess (sa_rgu_weight_on), sorted */

@@ -357,11 +357,14 @@ bool sa_usage_load(sa_usage_t *u, const sa_report_opts_t *o, sa_error_t *error)
     u->rgu_cols = o->unit == SA_UNIT_RGU_YEARS;
     if (!(u->rgu = sa_rgu_load(o->rgu_weights_path, error)))
         return false;
-    if (o->allocations_path && !sa_awards_load(o->allocations_path, &u->awards, error))
+    if (o->allocations_path &&
+        !sa_awards_read(o->allocations_path, o->allocations_json, o->allocations_len, &u->awards, error))
         return false;
     for (size_t i = 0; i < u->awards.n; i++) {
         if (u->awards.v[i].unit == SA_AWARD_RGU_YEARS)
             u->rgu_cols = true;
+        if (u->awards.v[i].members > 0)
+            u->member_cols = true;
         if (sa_award_tres(&u->awards.v[i]) != SA_TRES_GPU)
             u->s.ntres = SA_TRES_N;
         u->want[sa_award_tres(&u->awards.v[i])] = true; /* an award's TRES has its columns */

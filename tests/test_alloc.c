@@ -67,6 +67,21 @@ static void test_read(void **state)
     sa_awards_clear(&a);
     assert_int_equal(a.n, 0);
     assert_string_equal(sa_award_unit_name(SA_AWARD_GPU_YEARS), "gpu-years");
+
+    /* members, the group's size: a whole number (12 and 12.0 alike); absent is 0 */
+    assert_true(load_text("members.json",
+                          "{\"awards\": [{\"cluster\": \"demo\", \"account\": \"physics\", \"amount\": 6,"
+                          " \"unit\": \"gpu-years\", \"start\": \"2026-07-01\", \"end\": \"2027-07-01\","
+                          " \"members\": 12},"
+                          "{\"cluster\": \"demo\", \"account\": \"bio\", \"amount\": 5, \"unit\": \"gpu-years\","
+                          " \"start\": \"2026-07-01\", \"end\": \"2027-07-01\", \"members\": 3.0},"
+                          "{\"cluster\": \"demo\", \"account\": \"chem\", \"amount\": 1, \"unit\": \"gpu-years\","
+                          " \"start\": \"2026-07-01\", \"end\": \"2027-07-01\"}]}",
+                          &a, &err));
+    assert_int_equal(a.v[0].members, 12);
+    assert_int_equal(a.v[1].members, 3);
+    assert_int_equal(a.v[2].members, 0);
+    sa_awards_clear(&a);
     assert_string_equal(sa_award_unit_name(SA_AWARD_RGU_YEARS), "rgu-years");
 }
 
@@ -90,6 +105,17 @@ static void test_errors(void **state)
          "\"end\": \"2027-01-01\", \"colour\": \"red\"", "unknown key 'colour'"},
         {"\"cluster\": \"c\", \"account\": \"a\", \"amount\": 1, \"unit\": \"gpu-years\", \"start\": \"2026-01-01\", "
          "\"end\": \"2027-01-01\", \"bands\": {\"under_pct\": 90, \"over_pct\": 80}", "under_pct (90) is above"},
+        /* members: a whole number of people, at least one */
+        {"\"cluster\": \"c\", \"account\": \"a\", \"amount\": 1, \"unit\": \"gpu-years\", \"start\": \"2026-01-01\", "
+         "\"end\": \"2027-01-01\", \"members\": 0", "awards[0] (c/a): members: expected a whole number >= 1"},
+        {"\"cluster\": \"c\", \"account\": \"a\", \"amount\": 1, \"unit\": \"gpu-years\", \"start\": \"2026-01-01\", "
+         "\"end\": \"2027-01-01\", \"members\": -3", "awards[0] (c/a): members"},
+        {"\"cluster\": \"c\", \"account\": \"a\", \"amount\": 1, \"unit\": \"gpu-years\", \"start\": \"2026-01-01\", "
+         "\"end\": \"2027-01-01\", \"members\": 2.5", "awards[0] (c/a): members"},
+        {"\"cluster\": \"c\", \"account\": \"a\", \"amount\": 1, \"unit\": \"gpu-years\", \"start\": \"2026-01-01\", "
+         "\"end\": \"2027-01-01\", \"members\": \"12\"", "awards[0] (c/a): members"},
+        {"\"cluster\": \"c\", \"account\": \"a\", \"amount\": 1, \"unit\": \"gpu-years\", \"start\": \"2026-01-01\", "
+         "\"end\": \"2027-01-01\", \"members\": 1e12", "awards[0] (c/a): members"},
     };
     (void)state;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -128,11 +154,39 @@ static int teardown(void **state)
     return 0;
 }
 
+/* The bytes of a URL's answer are read by the same parser: a message names the URL given, never the file. */
+static void test_parse_bytes(void **state)
+{
+    static const char ok[] = "{\"awards\": [{\"cluster\": \"demo\", \"account\": \"bio\", \"amount\": 5, \"unit\":"
+                             " \"gpu-years\", \"start\": \"2026-07-01\", \"end\": \"2027-07-01\", \"members\": 4}]}";
+    sa_awards_t a;
+    sa_error_t err;
+    (void)state;
+
+    assert_true(sa_awards_parse(ok, strlen(ok), "https://awards.example/x", &a, &err));
+    assert_int_equal(a.n, 1);
+    assert_int_equal(a.v[0].members, 4);
+    assert_true(a.recent_days == 30);
+    sa_awards_clear(&a);
+    assert_false(sa_awards_parse("{\"awards\": [", 12, "https://awards.example/x", &a, &err));
+    assert_non_null(strstr(err.message, "https://awards.example/x:1: "));
+    assert_int_equal(err.domain, SA_ERR_INPUT);
+    /* through sa_awards_read: the URL as messages show it, without its user information and query */
+    assert_false(sa_awards_read("https://u:pw@awards.example/x?key=k3y", "[]", 2, &a, &err));
+    assert_non_null(strstr(err.message, "https://***@awards.example/x?***: expected a JSON object"));
+    assert_null(strstr(err.message, "k3y"));
+    assert_null(strstr(err.message, "pw"));
+    assert_true(sa_awards_read("https://awards.example/x", ok, strlen(ok), &a, &err));
+    assert_int_equal(a.n, 1);
+    sa_awards_clear(&a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_read),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_parse_bytes),
     };
     return tu_run_group_tests("alloc", tests, setup, teardown);
 }

@@ -300,6 +300,35 @@ static int report(const char *const *args, char **err)
 }
 
 /* `slurm-report site DIR`, DIR nobody's link to root's directory: refused, the directory untouched. */
+/* sa_read_upto: a file read whole into a fixed buffer; one byte past the cap is EFBIG, nothing past it read. */
+static void test_read_upto(void **state)
+{
+    char path[] = "/tmp/sa-test-readupto-XXXXXX", buf[16];
+    size_t len;
+    int fd = mkstemp(path);
+    (void)state;
+
+    assert_true(fd >= 0);
+    assert_true(sa_write_all(fd, "0123456789", 10));
+    for (size_t cap = 9; cap <= 16; cap++) {
+        bool ok;
+        assert_int_equal(lseek(fd, 0, SEEK_SET), 0);
+        errno = 0;
+        ok = sa_read_upto(fd, buf, cap, &len);
+        if (cap < 10) {
+            assert_false(ok);
+            assert_int_equal(errno, EFBIG);
+            assert_int_equal(len, cap);
+        } else {
+            assert_true(ok);
+            assert_int_equal(len, 10);
+            assert_memory_equal(buf, "0123456789", 10);
+        }
+    }
+    close(fd);
+    unlink(path);
+}
+
 static void test_report_site(void **state)
 {
     const char *planted[] = {"site", at(fx.base, "site"), NULL};
@@ -432,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_private_dir),   cmocka_unit_test(test_report_site),
         cmocka_unit_test(test_report_output), cmocka_unit_test(test_ingest_dirs),
         cmocka_unit_test(test_rollup_tmpdir), cmocka_unit_test(test_atomic_file),
+        cmocka_unit_test(test_read_upto),
     };
     char *why = NULL;
     int rc;

@@ -1544,6 +1544,65 @@ static void test_tables_fit(void **state)
     free(alloc);
 }
 
+/*
+ * An award's members (issue 35, part 3): the group's size gives the award and the use since its start per
+ * member, in the table, -P, CSV and JSON; an award without members leaves them empty.
+ */
+static void test_members(void **state)
+{
+    const char *path;
+    char *out, *err;
+    json_t *doc, *row;
+    (void)state;
+
+    /* physics: 1 GPU-year from 04-01, 143 GPU-hours used by 10-01 (test_allocation_numbers), 4 members */
+    path = temp_file("{\"awards\": [{\"cluster\": \"alpha\", \"account\": \"physics\", \"amount\": 1.0, "
+                     "\"unit\": \"gpu-years\", \"start\": \"2026-04-01\", \"end\": \"2027-04-01\", \"members\": 4},"
+                     "{\"cluster\": \"alpha\", \"account\": \"bio\", \"amount\": 0.05, \"unit\": \"gpu-years\","
+                     " \"start\": \"2026-09-01\", \"end\": \"2027-09-01\"}]}");
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alpha", "-A", "physics,bio", "--allocations", path, "-P", "-n",
+                           "-o", "account,award,members,award_per_member,used_since_start,used_per_member", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        /* 143 / 8760 = 0.0163 GPU-years, 0.0041 a member */
+        expect_in(out, "physics|1.0000|4|0.2500|0.0163|0.0041\n");
+        expect_in(out, "bio|0.0500|||0.0441|\n"); /* no members: no per-member figures */
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alpha", "-A", "physics", "--allocations", path, NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        expect_in(out, "Members");
+        expect_in(out, "Used/member");
+        assert_true(widest(out) <= 120);
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alpha", "-A", "physics", "--allocations", path, "--csv", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        expect_in(out, ",members,award_per_member,");
+        free(out);
+        free(err);
+    }
+    {
+        const char *a[] = {"--month", "2026-09", "-M", "alpha", "-A", "physics", "--allocations", path, "--json", NULL};
+        assert_int_equal(run_ds(a, &out, &err), 0);
+        doc = json_loads(out, 0, NULL);
+        assert_non_null(doc);
+        row = find_row(doc, "account", "physics", NULL);
+        assert_non_null(row);
+        assert_int_equal(json_integer_value(json_object_get(row, "members")), 4);
+        assert_true(fabs(num(row, "award_per_member") - 0.25) < 1e-12);
+        assert_true(fabs(num(row, "used_per_member") - 143.0 / 8760 / 4) < 1e-12);
+        json_decref(doc);
+        free(out);
+        free(err);
+    }
+    unlink(path);
+}
+
 /* ---- what a careful admin trips on (issue 22) ------------------------------------------------ */
 
 /* Makes dir/name a directory holding one file, modified `age` seconds ago. */
@@ -1721,6 +1780,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_helpers),
         cmocka_unit_test(test_allocations_file),
+        cmocka_unit_test(test_members),
         cmocka_unit_test(test_rgu_file),
         cmocka_unit_test(test_usage_numbers),
         cmocka_unit_test(test_usage_pending_again),

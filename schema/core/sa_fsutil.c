@@ -109,6 +109,28 @@ bool sa_write_all(int fd, const char *data, size_t len)
     return true;
 }
 
+bool sa_read_upto(int fd, char *buf, size_t cap, size_t *len)
+{
+    char extra;
+
+    *len = 0;
+    for (;;) {
+        /* at the cap, one byte more says whether the file ends there */
+        ssize_t n = *len < cap ? read(fd, buf + *len, cap - *len) : read(fd, &extra, 1);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return false;
+        if (n == 0)
+            return true;
+        if (*len == cap) {
+            errno = EFBIG;
+            return false;
+        }
+        *len += (size_t)n;
+    }
+}
+
 /* The links one path may pass through, as the kernel counts them (MAXSYMLINKS). */
 #define LINKS_MAX 40
 

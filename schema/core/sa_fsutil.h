@@ -33,6 +33,13 @@ bool sa_mkdir_p(const char *path, unsigned mode, sa_error_t *error);
 bool sa_write_all(int fd, const char *data, size_t len);
 
 /*
+ * Reads fd to its end into buf (cap bytes; nothing is allocated, so a secret read leaves
+ * no copy behind), *len the bytes read. Returns false with errno set: EFBIG when there is
+ * more than cap, else a read's error.
+ */
+bool sa_read_upto(int fd, char *buf, size_t cap, size_t *len);
+
+/*
  * The rule for a path written to (a directory, slurm-report's site DIR and --output, the
  * temporary directory): every symbolic link met while resolving path, at any component and
  * in what links point to, belongs to this user or to root. A link of another user (planted

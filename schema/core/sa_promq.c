@@ -10,42 +10,12 @@
 #include <curl/curl.h>
 
 #include "sa_error.h"
+#include "sa_http.h"
 #include "sa_vec.h"
-
-#define PROMQ_MAX_DEFAULT ((size_t)64 << 20)
-
-/* libcurl's write callback: into the capped buffer (past the cap libcurl stops: CURLE_WRITE_ERROR). */
-static size_t body_write(char *p, size_t size, size_t nmemb, void *ctx)
-{
-    return sa_buf_append(ctx, p, size * nmemb) ? size * nmemb : 0;
-}
 
 char *sa_promq_redact(const char *url)
 {
-    const char *scheme = url ? strstr(url, "://") : NULL, *host, *end, *at = NULL;
-    char *out;
-
-    if (!url)
-        return NULL;
-    host = scheme ? scheme + 3 : url;
-    /*
-     * User information: up to the LAST '@', so that a password holding a raw '@', '/' or '?'
-     * (curl refuses such a URL, and the message names it) is hidden whole, as sa_redact_uri
-     * hides a MongoDB URI's; an '@' later (in the path) only hides more.
-     */
-    end = host + strlen(host);
-    for (const char *p = host; p < end; p++) {
-        if (*p == '@')
-            at = p;
-    }
-    if (!at)
-        return strdup(url);
-    if (!(out = malloc(strlen(url) + 4)))
-        return NULL;
-    memcpy(out, url, (size_t)(host - url));
-    strcpy(out + (host - url), "***");
-    strcat(out, at);
-    return out;
+    return sa_http_redact(url, false);
 }
 
 /* The form, URL-encoded ("a=x&b=y"); NULL when out of memory. */
@@ -112,16 +82,15 @@ static bool parse_answer(const sa_buf_t *b, long status, const char *where, json
 bool sa_promq_post(sa_promq_t *q, const char *path, const char *const *form, json_t **data, sa_error_t *error)
 {
     CURL *c = curl_easy_init();
-    size_t max = q->max_bytes ? q->max_bytes : PROMQ_MAX_DEFAULT;
+    sa_http_req_t req = {.timeout_s = q->timeout_s, .max_bytes = q->max_bytes};
     sa_buf_t b;
-    char *url = NULL, *red = NULL, *body = NULL, errbuf[CURL_ERROR_SIZE] = "", where[600];
+    char *url = NULL, *red = NULL, *body = NULL, where[600];
     size_t ul = strlen(q->url);
     long status = 0;
-    CURLcode rc;
     bool ok = false;
 
     *data = NULL;
-    sa_buf_init(&b, max);
+    sa_buf_init(&b, 0);
     if (!c || !(url = malloc(ul + strlen(path) + 1)) || !(body = form_encode(c, form))) {
         sa_error_nomem(error);
         goto done;
@@ -133,26 +102,12 @@ bool sa_promq_post(sa_promq_t *q, const char *path, const char *const *form, jso
     strcpy(url + ul, path);
     red = sa_promq_redact(url); /* messages name the URL asked, as asked */
     snprintf(where, sizeof where, "Prometheus %s", red ? red : "(URL)");
-    curl_easy_setopt(c, CURLOPT_URL, url);
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(q->timeout_s > 0 ? q->timeout_s : 30));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-#if CURL_AT_LEAST_VERSION(7, 85, 0)
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
-    rc = curl_easy_perform(c);
+    req.url = url;
+    req.post = body;
+    req.what = where;
     q->requests++;
-    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);
-    if (rc == CURLE_WRITE_ERROR && b.len + CURL_MAX_WRITE_SIZE > max)
-        sa_error_set(error, SA_ERR_IO, 0, "%s: the answer is larger than %zu bytes", where, max);
-    else if (rc != CURLE_OK)
-        sa_error_set(error, SA_ERR_IO, 0, "%s: %s", where, errbuf[0] ? errbuf : curl_easy_strerror(rc));
-    else
+    /* an HTTP error's answer says why in Prometheus's JSON: parse_answer reads it */
+    if (sa_http_request(&req, false, &b, &status, error))
         ok = parse_answer(&b, status, where, data, error);
 done:
     curl_easy_cleanup(c);
