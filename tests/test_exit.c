@@ -25,6 +25,7 @@ static void test_every_domain(void **state)
         {SA_ERR_UNREACHABLE, SA_EXIT_SPOOLED, SA_EXIT_MONGO},
         {SA_ERR_SPOOL, SA_EXIT_SPOOL, SA_EXIT_SPOOL},
         {SA_ERR_CHANGED, SA_EXIT_LOCKED, SA_EXIT_LOCKED},
+        {SA_ERR_EXPORT, SA_EXIT_EXPORT, SA_EXIT_EXPORT},
     };
     sa_error_t e;
     (void)state;
@@ -52,6 +53,7 @@ static void test_numbers(void **state)
     assert_int_equal(SA_EXIT_SPOOLED, 8);
     assert_int_equal(SA_EXIT_UNHEALTHY, 9);
     assert_int_equal(SA_EXIT_SPOOL, 10);
+    assert_int_equal(SA_EXIT_EXPORT, 11);
 }
 
 int main(void)

@@ -29,6 +29,7 @@ typedef enum {
     SA_ERR_UNREACHABLE, /* MongoDB: no connection could be made (the run spools) */
     SA_ERR_SPOOL,   /* a capture could not be kept (spool full or unwritable) */
     SA_ERR_CHANGED, /* the rollups changed under a report's read (an ingest was writing): read again */
+    SA_ERR_EXPORT,  /* a metrics service (CloudWatch) refused the figures or could not be reached */
 } sa_err_domain_t;
 
 typedef struct {

@@ -25,6 +25,8 @@ int sa_exit_code_for(const sa_error_t *error, bool spools)
         return spools ? SA_EXIT_SPOOLED : SA_EXIT_MONGO;
     case SA_ERR_SPOOL:
         return SA_EXIT_SPOOL;
+    case SA_ERR_EXPORT:
+        return SA_EXIT_EXPORT;
     case SA_ERR_NOMEM:
     case SA_ERR_IO:
     case SA_ERR_NONE:

@@ -19,6 +19,8 @@ enum {
     SA_EXIT_UNHEALTHY = 9, /* slurm-report health found a problem */
     SA_EXIT_SPOOL = 10,    /* a capture could not be kept (spool full or unwritable): that
                               capture is dropped, nothing else; no watermark moved */
+    SA_EXIT_EXPORT = 11,   /* slurm-report current --cloudwatch: CloudWatch refused the metrics or could
+                              not be reached (the archive is only read) */
 };
 
 #include <stdbool.h>
@@ -30,7 +32,7 @@ enum {
  * SA_ERR_USAGE -> 2, SA_ERR_INPUT -> 3, SA_ERR_SLURM -> 4, SA_ERR_MONGO -> 5,
  * SA_ERR_SQLITE -> 6, SA_ERR_LOCKED and SA_ERR_CHANGED -> 7, SA_ERR_UNREACHABLE -> 8 when the program
  * spools its input (slurm-ingest; 5 for slurm-report, which has nothing to spool),
- * SA_ERR_SPOOL -> 10, anything else (SA_ERR_IO, a bug) -> 1.
+ * SA_ERR_SPOOL -> 10, SA_ERR_EXPORT -> 11, anything else (SA_ERR_IO, a bug) -> 1.
  */
 int sa_exit_code_for(const sa_error_t *error, bool spools);
 
