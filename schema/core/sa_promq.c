@@ -20,6 +20,21 @@ static size_t body_write(char *p, size_t size, size_t nmemb, void *ctx)
     return sa_buf_append(ctx, p, size * nmemb) ? size * nmemb : 0;
 }
 
+void sa_http_setup(CURL *c, const char *url, long timeout_s, sa_buf_t *b, char *errbuf)
+{
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+#if CURL_AT_LEAST_VERSION(7, 85, 0)
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+}
+
 char *sa_promq_redact(const char *url)
 {
     const char *scheme = url ? strstr(url, "://") : NULL, *host, *end, *at = NULL;
@@ -133,18 +148,8 @@ bool sa_promq_post(sa_promq_t *q, const char *path, const char *const *form, jso
     strcpy(url + ul, path);
     red = sa_promq_redact(url); /* messages name the URL asked, as asked */
     snprintf(where, sizeof where, "Prometheus %s", red ? red : "(URL)");
-    curl_easy_setopt(c, CURLOPT_URL, url);
+    sa_http_setup(c, url, (long)(q->timeout_s > 0 ? q->timeout_s : 30), &b, errbuf);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(q->timeout_s > 0 ? q->timeout_s : 30));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-#if CURL_AT_LEAST_VERSION(7, 85, 0)
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
     rc = curl_easy_perform(c);
     q->requests++;
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &status);

@@ -18,9 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <curl/curl.h>
 #include <jansson.h>
 
 #include "sa_error.h"
+#include "sa_vec.h"
 
 typedef struct {
     const char *url;   /* the server's base URL: http://host:9090 (a path prefix allowed) */
@@ -44,6 +46,14 @@ bool sa_promq_post(sa_promq_t *q, const char *path, const char *const *form, jso
  */
 typedef bool (*sa_promq_sample_fn)(void *ctx, const char *label, int64_t t, double value, sa_error_t *error);
 bool sa_promq_samples(const json_t *data, const char *label, sa_promq_sample_fn fn, void *ctx, sa_error_t *error);
+
+/*
+ * Sets what every request of the project's HTTP clients has (this one and CloudWatch's,
+ * report/sa_cw_aws.c) on the libcurl handle c: the URL, a timeout of timeout_s for
+ * the whole request, the answer read into b (its cap ends it: CURLE_WRITE_ERROR),
+ * libcurl's message into errbuf (CURL_ERROR_SIZE), http and https only, no signals.
+ */
+void sa_http_setup(CURL *c, const char *url, long timeout_s, sa_buf_t *b, char *errbuf);
 
 /* The URL with the user information ("user:password@") replaced by "***@": for messages. New string. */
 char *sa_promq_redact(const char *url);
