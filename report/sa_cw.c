@@ -449,7 +449,10 @@ done:
     return ok;
 }
 
-/* The scheduler's figures of the cluster's latest sdiag (nothing when it has none). */
+/*
+ * The scheduler's figures of the cluster's latest sdiag (nothing when it has none), at the
+ * time sdiag says it took them (else the node snapshot's, else now).
+ */
 static bool sched_datums(const sa_prom_t *p, const char *cluster, int64_t now, sa_cw_set_t *out)
 {
     static const struct {
@@ -467,7 +470,8 @@ static bool sched_datums(const sa_prom_t *p, const char *cluster, int64_t now, s
     double v, t;
     bool found, tfound;
 
-    if (!scalar(p, "slurm_archive_scheduler_sample_timestamp_seconds", cluster, &t, &tfound))
+    if (!scalar(p, "slurm_archive_scheduler_sample_timestamp_seconds", cluster, &t, &tfound) ||
+        (!tfound && !scalar(p, "slurm_archive_nodes_snapshot_timestamp_seconds", cluster, &t, &tfound)))
         return false;
     for (size_t i = 0; i < sizeof m / sizeof m[0]; i++) {
         if (!scalar(p, m[i].metric, cluster, &v, &found))

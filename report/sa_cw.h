@@ -18,8 +18,8 @@
  *   ScheduleCycleMean (seconds), ScheduleCyclesPerMinute, BackfillCycleLast,
  *   BackfillCycleMean (seconds), BackfillDepthMean;
  * - GPUs<Status>: GPUs by status (Allocated, Idle, Stranded, Down, PlannedDown, Reserved,
- *   Unknown: slurm_archive_gpus summed over GPU types and node states) and GPUsTotal; the same
- *   with the dimension GPUType.
+ *   Unknown: slurm_archive_gpus summed over GPU types and node states); the same with the
+ *   dimension GPUType.
  * Every value is the Prometheus export's, as its text writes it (sa_prom_value_text).
  */
 #ifndef SA_CW_H
@@ -64,8 +64,8 @@ const char *sa_cw_node_class(const char *state, char buf[64]);
 
 /*
  * The datums of every cluster of p (a cluster is one with a
- * slurm_archive_finished_since_timestamp_seconds sample), as sa_cw.h lists them. now: the
- * time of figures without an observation time of their own. Appends to out.
+ * slurm_archive_finished_since_timestamp_seconds sample), as sa_cw.h lists them. The
+ * scheduler's time is its sdiag's (else the node snapshot's, else now). Appends to out.
  */
 bool sa_cw_from_prom(const sa_prom_t *p, int64_t now, sa_cw_set_t *out, sa_error_t *error);
 

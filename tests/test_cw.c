@@ -197,6 +197,39 @@ static void test_from_prom(void **state)
     sa_prom_free(p);
 }
 
+/* An sdiag without its own time is sent at the node snapshot's, else at now; with no node snapshot, no node metric. */
+static void test_sched_time(void **state)
+{
+    sa_prom_t *p = sa_prom_new();
+    sa_cw_set_t s;
+    sa_error_t e;
+    size_t n3 = 0;
+    (void)state;
+
+    assert_true(sa_prom_add(p, "slurm_archive_finished_since_timestamp_seconds", 0, false, "cluster", "c3", NULL) &&
+                sa_prom_add(p, "slurm_archive_finished_since_timestamp_seconds", 0, false, "cluster", "c4", NULL) &&
+                sa_prom_add(p, "slurm_archive_nodes_snapshot_timestamp_seconds", 1500, false, "cluster", "c3", NULL) &&
+                sa_prom_add(p, "slurm_archive_scheduler_threads", 5, false, "cluster", "c3", NULL) &&
+                sa_prom_add(p, "slurm_archive_scheduler_threads", 6, false, "cluster", "c4", NULL));
+    sa_cw_set_init(&s);
+    assert_true(sa_cw_from_prom(p, 9999, &s, &e));
+    for (size_t i = 0; i < s.n; i++) {
+        if (strcmp(s.v[i].cluster, "c3") == 0) {
+            n3++;
+            assert_int_equal(s.v[i].at, 1500);
+        } else {
+            /* c4: only its scheduler, at now */
+            assert_string_equal(s.v[i].name, "ServerThreadCount");
+            assert_string_equal(s.v[i].value, "6");
+            assert_int_equal(s.v[i].at, 9999);
+        }
+    }
+    assert_int_equal(n3, 10 + 7 + 1); /* the node classes and GPU statuses as 0, the scheduler */
+    assert_int_equal(s.n, n3 + 1);
+    sa_cw_set_clear(&s);
+    sa_prom_free(p);
+}
+
 /* The bodies of a set: within the limits, every datum once, members numbered from 1 in each. */
 static void test_bodies(void **state)
 {
@@ -375,7 +408,8 @@ static void test_creds(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_node_class), cmocka_unit_test(test_from_prom), cmocka_unit_test(test_bodies),
+        cmocka_unit_test(test_node_class), cmocka_unit_test(test_from_prom), cmocka_unit_test(test_sched_time),
+        cmocka_unit_test(test_bodies),
         cmocka_unit_test(test_emf),        cmocka_unit_test(test_creds),
     };
     return tu_run_group_tests("cw", tests, NULL, NULL);
