@@ -563,11 +563,14 @@ static void test_man_pages(void **state)
             fail_msg("exit status %d is missing from a man page", codes[i]);
     }
     {
-        /* slurm-report health's own code */
+        /* slurm-report's own codes: health's, CloudWatch's */
         char want[32];
         snprintf(want, sizeof want, "\n.TP\n.B %d\n", SA_EXIT_UNHEALTHY);
         if (!strstr(report, want))
             fail_msg("exit status %d is missing from slurm-report.1", SA_EXIT_UNHEALTHY);
+        snprintf(want, sizeof want, "\n.TP\n.B %d\n", SA_EXIT_EXPORT);
+        if (!strstr(report, want))
+            fail_msg("exit status %d is missing from slurm-report.1", SA_EXIT_EXPORT);
     }
     assert_non_null(strstr(ingest, "\n.B SLURM_INGEST_MONGO_URI\n"));
     /* both render without a warning (mandoc's lint, when installed: tools/install-deps) */
