@@ -518,6 +518,8 @@ static int cloudwatch_args(const cli_t *cli, sa_report_opts_t *o)
                                                       "WXYZ.-_/#:") != strlen(ns) || strncmp(ns, "AWS/", 4) == 0))
         return die_usage("--cloudwatch-namespace: '%s' is not a namespace CloudWatch takes (1 to 255 of "
                          "A-Z a-z 0-9 . - _ / # :, not AWS/...)", ns);
+    if (o->cloudwatch == SA_CW_PUT && cli->output)
+        return die_usage("--cloudwatch sends the metrics and writes no file: --output is for --cloudwatch-emf%s", "");
     if (o->cloudwatch == SA_CW_EMF && (o->cw_region || o->cw_endpoint))
         return die_usage("--cloudwatch-emf prints the metrics: --cloudwatch-region and -endpoint are for "
                          "--cloudwatch%s", "");

@@ -94,8 +94,15 @@ static bool creds_file(const char *path, sa_aws_creds_t *c, bool *found, sa_erro
     *found = true;
     if (!sa_file_is_ours(fd, path, error))
         goto done;
-    while (len < CRED_FILE_MAX && (n = read(fd, buf + len, CRED_FILE_MAX - len)) > 0)
+    while (len < CRED_FILE_MAX && (n = read(fd, buf + len, CRED_FILE_MAX - len)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
+            goto done;
+        }
         len += (size_t)n;
+    }
     buf[len] = '\0';
     for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
         char *eq = strchr(line, '='), *k, *v, **dst = NULL;

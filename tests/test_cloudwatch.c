@@ -399,14 +399,25 @@ static void test_failures(void **state)
     refused("http://127.0.0.1:1/", env, 11, "CloudWatch PutMetricData at http://127.0.0.1:1/: ");
     /* no credentials at all: a configuration error, before the archive is read */
     refused(denied, NULL, 2, "slurm-report: no AWS credentials: ");
-    /* a region that is none, an endpoint that is no URL: the command line */
+    /* the command line: a region that is none, an endpoint that is no URL, a namespace of AWS's, a file */
     {
-        const char *args[] = {"current", "--cloudwatch", "--cloudwatch-region", "us east", NULL};
-        char *out = NULL, *err = NULL;
-        assert_int_equal(report(args, env, &out, &err), 2);
-        assert_non_null(strstr(err, "--cloudwatch-region: 'us east' is not a region"));
-        free(out);
-        free(err);
+        static const char *const bad[][6] = {
+            {"--cloudwatch-region", "us east", NULL, NULL, "--cloudwatch-region: 'us east' is not a region"},
+            {"--cloudwatch-region", "us-east-1", "--cloudwatch-endpoint", "ftp://x/", "expected an http:// or https:"},
+            {"--cloudwatch-region", "us-east-1", "--cloudwatch-namespace", "AWS/EC2", "is not a namespace CloudWatch"},
+            {"--cloudwatch-region", "us-east-1", "--output", "/tmp/x", "--output is for --cloudwatch-emf"},
+            {"--cloudwatch-region", "us-east-1", "--prometheus", NULL, "without another output kind"},
+        };
+        for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+            const char *args[] = {"current", "--cloudwatch", bad[i][0], bad[i][1], bad[i][2], bad[i][3], NULL};
+            char *out = NULL, *err = NULL;
+            assert_int_equal(report(args, env, &out, &err), 2);
+            if (!strstr(err, bad[i][4]))
+                fail_msg("%s %s: %s", bad[i][2] ? bad[i][2] : bad[i][0], bad[i][3] ? bad[i][3] : "", err);
+            assert_string_equal(out, "");
+            free(out);
+            free(err);
+        }
     }
 }
 
