@@ -39,6 +39,9 @@
 #define SA_VERSION "unknown"
 #endif
 
+static void usage_output(FILE *out);
+
+/* The help: what slurm-report does and its options (usage_output: the output options). */
 static void usage(FILE *out)
 {
     fputs("Usage: slurm-report [usage] [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
@@ -46,6 +49,8 @@ static void usage(FILE *out)
           "       slurm-report utilization [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [-t UNIT] ...\n"
           "       slurm-report health [-M CLUSTERS] [--stale DURATION] [-S START] [-E END] ...\n"
           "       slurm-report current [-M CLUSTERS] [--by KEYS] [--since TIME] [--prometheus] ...\n"
+          "       slurm-report current (--cloudwatch [--cloudwatch-region R] [--cloudwatch-endpoint URL] |\n"
+          "                    --cloudwatch-emf) [--cloudwatch-namespace NS] ...\n"
           "       slurm-report efficiency [-M CLUSTERS] (--month YYYY-MM | -S START [-E END]) [--by KEYS]\n"
           "                    [--idle-threshold PCT] ...\n"
           "       slurm-report job [-M CLUSTERS] JOBID [--json] ...\n"
@@ -116,6 +121,13 @@ static void usage(FILE *out)
           "  --now TIME               take TIME as now (reproducible reports)\n"
           "  --months N               site: the last N months (default 12)\n"
           "  --idle-threshold PCT     efficiency: a run under this GPU utilisation is idle (default 5)\n"
+          "  --cloudwatch             current: put the nodes, jobs, GPUs and scheduler figures to CloudWatch\n"
+          "                           (PutMetricData, SigV4; credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY,\n"
+          "                           the systemd credential aws-credentials, or the instance's role)\n"
+          "  --cloudwatch-emf         current: print them as CloudWatch embedded metric format lines\n"
+          "  --cloudwatch-namespace NS  the namespace (default Slurm)\n"
+          "  --cloudwatch-region R    the region (default $AWS_REGION, $AWS_DEFAULT_REGION)\n"
+          "  --cloudwatch-endpoint URL  instead of https://monitoring.R.amazonaws.com/ (a VPC endpoint)\n"
           "  --per-node               current --prometheus: also a gauge per node (CPUs, memory, GPUs by type:\n"
           "                           configured and allocated; its exact state as a label)\n"
           "  --from-jobs              usage, efficiency, current, health, jobs, waits, top: read the job\n"
@@ -132,8 +144,15 @@ static void usage(FILE *out)
           "                           (query_range; default: the figures slurm-ingest stored); one with a\n"
           "                           password: SLURM_REPORT_PROMETHEUS_URL in the environment instead\n"
           "  --prometheus-exporter X  with --prometheus-url: slurm-job-exporter (default) or jobstats\n"
-          "\n"
-          "Output:\n"
+          "\n",
+          out);
+    usage_output(out);
+}
+
+/* The help's output options and its last lines (usage's second half). */
+static void usage_output(FILE *out)
+{
+    fputs("Output:\n"
           "  --json, --csv, --svg (usage, job, waits, utilization, scheduler), --html, --prometheus (current)\n"
           "                           the output kind (default: a table)\n"
           "  -o, --format COL,COL     the columns, like sacct: NAME, NAME%N (N wide, right-justified), NAME%-N\n"
@@ -239,8 +258,8 @@ typedef struct {
 
 enum { O_MONTH = 256, O_BY, O_ALLOC, O_UNIT, O_FORMAT, O_MONGO, O_DB, O_SQLITE, O_YEARDAYS, O_RGU, O_STALE,
        O_SINCE, O_NOW, O_SQLITE_DIR, O_OUTPUT, O_DELIM, O_JSON, O_CSV, O_SVG, O_HTML, O_PROM, O_MONTHS,
-       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_NAME, O_SORT, O_PROM_URL, O_PROM_EXPORTER, O_ALLOC_AUTH,
-       O_ALLOC_TIMEOUT };
+       O_TEXTFILE, O_IDLE, O_FROM_JOBS, O_PER_NODE, O_CW, O_CW_EMF, O_CW_NS, O_CW_REGION, O_CW_ENDPOINT, O_NAME,
+       O_SORT, O_PROM_URL, O_PROM_EXPORTER, O_ALLOC_AUTH, O_ALLOC_TIMEOUT };
 /* usage, top and utilization's TRES and capacity options (-T has its letter) */
 enum { O_TOP = 400, O_SUMMARY };
 
@@ -349,6 +368,11 @@ static int value_option(int c, const char *arg, sa_report_opts_t *o, cli_t *cli)
     case 'n': o->no_header = true; break;
     case O_FROM_JOBS: o->from_jobs = true; break;
     case O_PER_NODE: o->per_node = true; break;
+    case O_CW: o->cloudwatch = SA_CW_PUT; break;
+    case O_CW_EMF: o->cloudwatch = SA_CW_EMF; break;
+    case O_CW_NS: o->cw_namespace = arg; break;
+    case O_CW_REGION: o->cw_region = arg; break;
+    case O_CW_ENDPOINT: o->cw_endpoint = arg; break;
     case 'v': o->verbose = stderr; break;
     case 'l': o->long_format = true; break;
     case 'e': cli->helpformat = true; break;
@@ -502,6 +526,10 @@ static const struct option longopts[] = {
     {"idle-threshold", required_argument, NULL, O_IDLE},
     {"from-jobs", no_argument, NULL, O_FROM_JOBS},
     {"per-node", no_argument, NULL, O_PER_NODE},
+    {"cloudwatch", no_argument, NULL, O_CW},     {"cloudwatch-emf", no_argument, NULL, O_CW_EMF},
+    {"cloudwatch-namespace", required_argument, NULL, O_CW_NS},
+    {"cloudwatch-region", required_argument, NULL, O_CW_REGION},
+    {"cloudwatch-endpoint", required_argument, NULL, O_CW_ENDPOINT},
     {"state", required_argument, NULL, 's'},     {"partition", required_argument, NULL, 'r'},
     {"jobs", required_argument, NULL, 'j'},      {"name", required_argument, NULL, O_NAME},
     {"duplicates", no_argument, NULL, 'D'},
@@ -512,6 +540,48 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},            {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
+
+/*
+ * Checks --cloudwatch and --cloudwatch-emf and their options (current only, without another
+ * output kind or --per-node; a namespace CloudWatch takes; a region for --cloudwatch, from
+ * the environment when not given); -1 to go on, else the exit code.
+ */
+static int cloudwatch_args(const cli_t *cli, sa_report_opts_t *o)
+{
+    const char *ns = o->cw_namespace;
+
+    if (!o->cloudwatch) {
+        if (ns || o->cw_region || o->cw_endpoint)
+            return die_usage("--cloudwatch-namespace, -region and -endpoint go with --cloudwatch%s", "");
+        return -1;
+    }
+    if (strcmp(cli->cmd, "current") != 0)
+        return die_usage("--cloudwatch and --cloudwatch-emf are for `current`%s", "");
+    if (o->format != SA_FMT_TABLE || o->per_node)
+        return die_usage("--cloudwatch and --cloudwatch-emf go without another output kind and --per-node%s", "");
+    /* CloudWatch's rule for a namespace: 1 to 255 of [0-9A-Za-z.-_/#:], not starting with "AWS/" */
+    if (ns && (!*ns || strlen(ns) > 255 || strspn(ns, "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUV"
+                                                      "WXYZ.-_/#:") != strlen(ns) || strncmp(ns, "AWS/", 4) == 0))
+        return die_usage("--cloudwatch-namespace: '%s' is not a namespace CloudWatch takes (1 to 255 of "
+                         "A-Z a-z 0-9 . - _ / # :, not AWS/...)", ns);
+    if (o->cloudwatch == SA_CW_PUT && cli->output)
+        return die_usage("--cloudwatch sends the metrics and writes no file: --output is for --cloudwatch-emf%s", "");
+    if (o->cloudwatch == SA_CW_EMF && (o->cw_region || o->cw_endpoint))
+        return die_usage("--cloudwatch-emf prints the metrics: --cloudwatch-region and -endpoint are for "
+                         "--cloudwatch%s", "");
+    if (o->cloudwatch == SA_CW_PUT && !o->cw_region)
+        o->cw_region = getenv("AWS_REGION") && *getenv("AWS_REGION") ? getenv("AWS_REGION")
+                       : getenv("AWS_DEFAULT_REGION") && *getenv("AWS_DEFAULT_REGION") ? getenv("AWS_DEFAULT_REGION")
+                                                                                      : NULL;
+    if (o->cloudwatch == SA_CW_PUT && !o->cw_region)
+        return die_usage("--cloudwatch needs a region: --cloudwatch-region, or AWS_REGION in the environment%s", "");
+    if (o->cw_region && (!*o->cw_region || strspn(o->cw_region, "abcdefghijklmnopqrstuvwxyz0123456789-") !=
+                                               strlen(o->cw_region)))
+        return die_usage("--cloudwatch-region: '%s' is not a region (us-east-1, eu-west-2, ...)", o->cw_region);
+    if (o->cw_endpoint && strncmp(o->cw_endpoint, "https://", 8) != 0 && strncmp(o->cw_endpoint, "http://", 7) != 0)
+        return die_usage("--cloudwatch-endpoint: expected an http:// or https:// URL, got '%s'", o->cw_endpoint);
+    return -1;
+}
 
 /* Parses the command line into *o and *cli; -1 to go on, else the exit code. */
 static int parse_args(int argc, char **argv, sa_report_opts_t *o, cli_t *cli)
@@ -672,6 +742,7 @@ static int parse_sreport_args(int argc, char **argv, sa_report_opts_t *o, cli_t 
  */
 static int parse_times(const cli_t *cli, sa_report_opts_t *o)
 {
+    int rc;
     sa_error_t error;
 
     if (cli->now && !sa_time_parse(cli->now, o->now, &o->now, &error))
@@ -703,6 +774,8 @@ static int parse_times(const cli_t *cli, sa_report_opts_t *o)
         return die_usage("--per-node is for `current --prometheus`%s", "");
     if (o->delimiter && !*o->delimiter)
         return die_usage("--delimiter: must not be empty%s", "");
+    if ((rc = cloudwatch_args(cli, o)) >= 0)
+        return rc;
     /* the Prometheus URL may carry a password: from the environment, out of ps's sight */
     if (!o->prometheus_url && getenv("SLURM_REPORT_PROMETHEUS_URL") && *getenv("SLURM_REPORT_PROMETHEUS_URL"))
         o->prometheus_url = getenv("SLURM_REPORT_PROMETHEUS_URL");

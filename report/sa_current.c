@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_cw.h"
 #include "sa_jobview.h"
 #include "sa_prom.h"
 #include "sa_rollup_reader.h"
@@ -178,15 +179,16 @@ static bool prom_jobs(sa_prom_t *p, const char *cluster, const cur_ctx_t *c)
 }
 
 /*
- * The node_exporter textfile: the jobs of every cluster, its nodes, CPUs, GPUs and
- * scheduler from its time series (when it has one), its ingester (sa_prom.h).
+ * The snapshot's figures, the one function both exports format (sa_prom.h): the jobs of
+ * every cluster, its nodes, CPUs, GPUs and scheduler from its time series (when it has
+ * one), its ingester. *out: a new sa_prom_t (NULL on failure).
  */
-static bool write_prometheus(const sa_report_opts_t *o, sa_rdb_t *db, const sa_rclusters_t *cl, cur_ctx_t *per,
-                             int64_t since, FILE *out, sa_error_t *error)
+static bool figures(const sa_report_opts_t *o, sa_rdb_t *db, const sa_rclusters_t *cl, cur_ctx_t *per,
+                    int64_t since, sa_prom_t **out, sa_error_t *error)
 {
     sa_prom_t *p = sa_prom_new();
     sa_rtsdbs_t tsdbs;
-    bool ok = p != NULL;
+    bool ok = p != NULL || sa_error_nomem(error);
 
     sa_rtsdbs_init(&tsdbs);
     for (size_t ci = 0; ok && ci < cl->n; ci++) {
@@ -205,11 +207,47 @@ static bool write_prometheus(const sa_report_opts_t *o, sa_rdb_t *db, const sa_r
         sa_error_nomem(error);
         ok = false;
     }
-    if (ok && !sa_prom_write(p, out)) {
+    sa_rtsdbs_clear(&tsdbs);
+    if (!ok) {
+        sa_prom_free(p);
+        p = NULL;
+    }
+    *out = p;
+    return ok;
+}
+
+/*
+ * The figures (figures()) formatted: the node_exporter textfile (--prometheus), the
+ * embedded metric format (--cloudwatch-emf), or sent to CloudWatch (--cloudwatch, nothing
+ * written to out; the credentials were loaded before the archive was read).
+ */
+static bool export_figures(const sa_report_opts_t *o, sa_rdb_t *db, const sa_rclusters_t *cl, cur_ctx_t *per,
+                           int64_t since, const sa_aws_creds_t *creds, FILE *out, sa_error_t *error)
+{
+    sa_prom_t *p = NULL;
+    sa_cw_set_t set;
+    bool ok;
+
+    sa_cw_set_init(&set);
+    ok = figures(o, db, cl, per, since, &p, error);
+    if (ok && !o->cloudwatch && !sa_prom_write(p, out)) {
         sa_error_set(error, SA_ERR_IO, errno, "writing the report: %s", strerror(errno));
         ok = false;
     }
-    sa_rtsdbs_clear(&tsdbs);
+    if (ok && o->cloudwatch) {
+        const char *ns = o->cw_namespace ? o->cw_namespace : "Slurm";
+        ok = sa_cw_from_prom(p, o->now, &set, error);
+        if (ok && o->cloudwatch == SA_CW_EMF)
+            ok = sa_cw_write_emf(&set, ns, out, error);
+        else if (ok) {
+            sa_cw_target_t t = {o->cw_region, o->cw_endpoint, ns, 0, 0, 0, 0};
+            ok = sa_cw_put(&t, creds, &set, error);
+            if (ok && o->verbose)
+                fprintf(o->verbose, "# CloudWatch: %zu metric data in %zu request(s), namespace %s\n", set.n,
+                        t.requests, ns);
+        }
+    }
+    sa_cw_set_clear(&set);
     sa_prom_free(p);
     return ok;
 }
@@ -331,6 +369,7 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
     int64_t since = o->since != SA_UNSET ? o->since : o->now - 86400;
     unsigned by = o->by ? o->by : (SA_BY_PARTITION | SA_BY_ACCOUNT | SA_BY_USER);
     json_t *extra = NULL;
+    sa_aws_creds_t creds = {0};
     size_t docs = 0;
     bool ok = false, all_lists = true;
 
@@ -345,6 +384,9 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
         sa_error_set(error, SA_ERR_USAGE, 0, "current groups by partition, account and user");
         goto done;
     }
+    /* CloudWatch's credentials first: a run without them reads nothing */
+    if (o->cloudwatch == SA_CW_PUT && !sa_aws_creds_load(&creds, error))
+        goto done;
     if (!(db = sa_report_connect(o, error)) || !sa_rdb_clusters(db, &o->clusters, &cl, error))
         goto done;
     per = calloc(cl.n + 1, sizeof *per);
@@ -374,8 +416,8 @@ bool sa_report_current(const sa_report_opts_t *o, FILE *out, FILE *warn, sa_erro
         fprintf(o->verbose, "# read: %zu rollup document(s) by _id\n", docs);
     else if (o->verbose)
         fprintf(o->verbose, "# read: the job documents (%s)\n", o->from_jobs ? "--from-jobs" : "a cluster has no rollups");
-    if (o->format == SA_FMT_PROMETHEUS) {
-        ok = write_prometheus(o, db, &cl, per, since, out, error);
+    if (o->format == SA_FMT_PROMETHEUS || o->cloudwatch) {
+        ok = export_figures(o, db, &cl, per, since, &creds, out, error);
         goto done;
     }
     extra = json_object();
@@ -408,5 +450,6 @@ done:
     sa_strv_clear(&preamble);
     sa_rclusters_clear(&cl);
     sa_rdb_close(db);
+    sa_aws_creds_clear(&creds);
     return ok;
 }

@@ -203,6 +203,65 @@ bool sa_prom_add(sa_prom_t *p, const char *metric, double value, bool merge, ...
     return true;
 }
 
+void sa_prom_value_text(double v, char buf[32])
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, 32, "%" PRId64, (int64_t)v);
+    else
+        snprintf(buf, 32, "%.9g", v);
+}
+
+bool sa_prom_each(const sa_prom_t *p, const char *metric, sa_prom_sample_fn fn, void *ctx)
+{
+    size_t m = 0;
+
+    while (m < NMETRICS && strcmp(metrics[m].name, metric) != 0)
+        m++;
+    for (size_t i = 0; m < NMETRICS && i < p->n[m]; i++) {
+        if (!fn(p->v[m][i].labels, p->v[m][i].value, ctx))
+            return false;
+    }
+    return true;
+}
+
+bool sa_prom_label(const char *labels, const char *name, char **out)
+{
+    size_t nl = strlen(name);
+    const char *s = labels;
+
+    *out = NULL;
+    while (s && *s) {
+        /* at a label: NAME="VALUE" (label_value's escapes), then ',' or the end */
+        const char *eq = strchr(s, '=');
+        bool match = eq && (size_t)(eq - s) == nl && strncmp(s, name, nl) == 0;
+        char *v = NULL;
+        size_t n = 0;
+
+        if (!eq || eq[1] != '"')
+            return true; /* not label text: no such label */
+        if (match && !(v = malloc(strlen(eq) + 1)))
+            return false;
+        for (s = eq + 2; *s && *s != '"'; s++) {
+            char ch = *s;
+            if (ch == '\\' && s[1]) {
+                s++;
+                ch = *s == 'n' ? '\n' : *s;
+            }
+            if (v)
+                v[n++] = ch;
+        }
+        if (v) {
+            v[n] = '\0';
+            *out = v;
+            return true;
+        }
+        s = *s ? s + 1 : s;
+        if (*s == ',')
+            s++;
+    }
+    return true;
+}
+
 bool sa_prom_write(const sa_prom_t *p, FILE *out)
 {
     for (size_t m = 0; m < NMETRICS; m++) {
@@ -210,13 +269,10 @@ bool sa_prom_write(const sa_prom_t *p, FILE *out)
             continue;
         fprintf(out, "# HELP %s %s\n# TYPE %s gauge\n", metrics[m].name, metrics[m].help, metrics[m].name);
         for (size_t i = 0; i < p->n[m]; i++) {
-            double v = p->v[m][i].value;
-            fprintf(out, "%s%s%s%s ", metrics[m].name, p->v[m][i].labels[0] ? "{" : "", p->v[m][i].labels,
-                    p->v[m][i].labels[0] ? "}" : "");
-            if (v == floor(v) && fabs(v) < 1e15)
-                fprintf(out, "%" PRId64 "\n", (int64_t)v);
-            else
-                fprintf(out, "%.9g\n", v);
+            char v[32];
+            sa_prom_value_text(p->v[m][i].value, v);
+            fprintf(out, "%s%s%s%s %s\n", metrics[m].name, p->v[m][i].labels[0] ? "{" : "", p->v[m][i].labels,
+                    p->v[m][i].labels[0] ? "}" : "", v);
         }
     }
     return !ferror(out);

@@ -48,6 +48,26 @@ bool sa_prom_nodes(sa_prom_t *p, sa_tsdb_t *db, const char *cluster, bool per_no
 /* The ingester's figures of cluster c at now: lag per source, its last run and last successful run. */
 bool sa_prom_ingest(sa_prom_t *p, sa_rdb_t *db, const sa_rcluster_t *c, int64_t now, sa_error_t *error);
 
+/*
+ * Calls fn(labels, value, ctx) for each sample of metric, in the order added: labels is the
+ * sample's label text ('name="value",...', escaped as written); sa_prom_label reads one. Stops
+ * and returns false when fn does.
+ */
+typedef bool (*sa_prom_sample_fn)(const char *labels, double value, void *ctx);
+bool sa_prom_each(const sa_prom_t *p, const char *metric, sa_prom_sample_fn fn, void *ctx);
+
+/*
+ * The value of label name in labels (a sample's label text), unescaped, into *out (a new
+ * string the caller frees; NULL when the sample has no such label). False on out of memory.
+ */
+bool sa_prom_label(const char *labels, const char *name, char **out);
+
+/*
+ * A sample's value as the exposition writes it (an integer when it is one, else %.9g), into
+ * buf: the one text of a figure, which the CloudWatch export sends too (sa_cw.h).
+ */
+void sa_prom_value_text(double v, char buf[32]);
+
 /* Writes every metric with samples, in the table's order. False when writing fails. */
 bool sa_prom_write(const sa_prom_t *p, FILE *out);
 

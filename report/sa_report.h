@@ -81,6 +81,8 @@ enum {
     SA_BY_RPC_USER = 1 << 7, /* scheduler: sdiag's RPCs by user */
 };
 
+enum { SA_CW_PUT = 1, SA_CW_EMF = 2 }; /* sa_report_opts_t.cloudwatch: what current does with the metrics */
+
 typedef struct {
     /* where the data is */
     const char *mongo_uri;   /* never printed */
@@ -130,6 +132,9 @@ typedef struct {
     const char *job_arg;                 /* job: the job id as given (raw id, or 123_4 / 123+1 as Slurm shows it) */
     bool from_jobs;                      /* --from-jobs: sums from the job documents, not the rollups (the reference) */
     bool per_node;                       /* --per-node: current --prometheus adds a gauge per node */
+    int cloudwatch;                      /* current: SA_CW_PUT (--cloudwatch), SA_CW_EMF (--cloudwatch-emf), or 0 */
+    const char *cw_namespace;            /* --cloudwatch-namespace (NULL: "Slurm") */
+    const char *cw_region, *cw_endpoint; /* --cloudwatch-region, --cloudwatch-endpoint (NULL: from the region) */
     /* jobs (sacct's options) */
     sa_strv_t states;                    /* -s: state names or sacct's abbreviations, as given; empty = any */
     sa_strv_t names, partitions, job_ids; /* --name, --partition / -r, -j; empty = any */

@@ -117,6 +117,8 @@ expect usr/lib/systemd/system/slurm-ingest@.service
 expect usr/lib/systemd/system/slurm-ingest@.timer
 expect usr/lib/systemd/system/slurm-report-site.service
 expect usr/lib/systemd/system/slurm-report-site.timer
+expect usr/lib/systemd/system/slurm-report-cloudwatch.service
+expect usr/lib/systemd/system/slurm-report-cloudwatch.timer
 expect usr/share/doc/slurm-archive/examples/slurm-ingest.conf
 for f in "$src"/schema/*.json "$src"/schema/*/*.json "$src"/schema/*/*.sql; do
     [ -e "$f" ] || continue

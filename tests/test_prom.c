@@ -80,6 +80,54 @@ static void test_label_escaping(void **state)
     sa_prom_free(p);
 }
 
+typedef struct {
+    char *cluster[4], *state[4];
+    double value[4];
+    size_t n;
+} seen_t;
+
+static bool on_seen(const char *labels, double value, void *vctx)
+{
+    seen_t *s = vctx;
+    assert_true(s->n < 4);
+    assert_true(sa_prom_label(labels, "cluster", &s->cluster[s->n]));
+    assert_true(sa_prom_label(labels, "state", &s->state[s->n]));
+    s->value[s->n++] = value;
+    return true;
+}
+
+/* Samples read back (sa_prom_each) with their labels unescaped (sa_prom_label), in the order added. */
+static void test_each_and_label(void **state)
+{
+    sa_prom_t *p = sa_prom_new();
+    seen_t s = {{0}, {0}, {0}, 0};
+    char *v;
+    (void)state;
+
+    assert_true(sa_prom_add(p, "slurm_archive_jobs", 1, true, "cluster", "de\"mo\\x\ny,state=\"z\"", "state",
+                            "RUNNING", NULL));
+    assert_true(sa_prom_add(p, "slurm_archive_jobs", 2.5, true, "cluster", "b", NULL));
+    assert_true(sa_prom_add(p, "slurm_archive_nodes", 9, true, "cluster", "b", NULL));
+    assert_true(sa_prom_each(p, "slurm_archive_jobs", on_seen, &s));
+    assert_int_equal(s.n, 2);
+    assert_string_equal(s.cluster[0], "de\"mo\\x\ny,state=\"z\"");
+    assert_string_equal(s.state[0], "RUNNING");
+    assert_true(s.value[0] == 1);
+    assert_string_equal(s.cluster[1], "b");
+    assert_null(s.state[1]); /* no such label */
+    assert_true(s.value[1] == 2.5);
+    for (size_t i = 0; i < s.n; i++) {
+        free(s.cluster[i]);
+        free(s.state[i]);
+    }
+    /* a metric without samples, an unknown one: no call */
+    assert_true(sa_prom_each(p, "slurm_archive_cpus", on_seen, &s) && sa_prom_each(p, "nonsense", on_seen, &s));
+    assert_int_equal(s.n, 2);
+    assert_true(sa_prom_label("", "cluster", &v));
+    assert_null(v);
+    sa_prom_free(p);
+}
+
 /* Whole numbers without a fraction (even large ones), others with 9 significant digits. */
 static void test_numbers(void **state)
 {
@@ -105,6 +153,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_merge_and_write),
         cmocka_unit_test(test_label_escaping),
+        cmocka_unit_test(test_each_and_label),
         cmocka_unit_test(test_numbers),
     };
     return tu_run_group_tests("prom", tests, NULL, NULL);

@@ -65,24 +65,14 @@ static int report(const char *const *args, char **out, char **err)
 /* Ingests the fixture, writes the metrics into box/textfile and starts Prometheus scraping them. */
 static int setup(void **state)
 {
-    const char *f = tu_fixture("prom-export");
-    char sinfo[300], squeue[300], sdiag[300], *out = NULL, *err = NULL;
+    char *out = NULL, *err = NULL;
     (void)state;
 
     if (!(client = tu_mongo_client("prom_export", &db_name)))
         exit(77);
     if (!mkdtemp(box))
         fail_msg("mkdtemp: %s", strerror(errno));
-    snprintf(sinfo, sizeof sinfo, "%s/sinfo-N.json", f);
-    snprintf(squeue, sizeof squeue, "%s/squeue.json", f);
-    snprintf(sdiag, sizeof sdiag, "%s/sdiag.json", f);
-    {
-        const char *extra[] = {"--sinfo", sinfo, "--squeue", squeue, "--sdiag", sdiag,
-                               "--at", "2026-10-15T12:00:00Z", NULL};
-        assert_int_equal(tu_run_ingest(SA_INGEST_BIN, getenv("SLURM_TEST_MONGO_URI"), db_name, box, "promx", extra,
-                                       NULL),
-                         0);
-    }
+    tu_ingest_prom_export(db_name, box, NULL);
     assert_int_equal(mkdir(path_in("textfile"), 0755), 0);
     {
         const char *args[] = {"current", "--prometheus", "--per-node", "--output",
@@ -93,20 +83,14 @@ static int setup(void **state)
         free(err);
     }
     {
-        char *argv[] = {(char *)SA_SOURCE_DIR "/tools/prometheus-test-server", "start",
-                        (char *)path_in("prom"), "--textfile-dir", (char *)path_in("textfile"), NULL};
-        int rc = tu_run(argv, NULL, &out, &err);
-        const char *u = out ? strstr(out, "PROM_URL=") : NULL;
-        if (rc == 77) {
-            printf("SKIP test_prom_export: %s", err ? err : "prometheus-test-server skipped\n");
-            exit(77);
-        }
-        if (rc != 0 || !u)
-            fail_msg("prometheus-test-server start: exit %d: %s", rc, err ? err : "");
+        const char *args[] = {path_in("prom"), "--textfile-dir", path_in("textfile"), NULL};
+        char *urls = tu_tool_start("test_prom_export", SA_SOURCE_DIR "/tools/prometheus-test-server", args);
+        const char *u = strstr(urls, "PROM_URL=");
         prom_started = true;
+        if (!u)
+            fail_msg("prometheus-test-server start printed no PROM_URL: %s", urls);
         sscanf(u + strlen("PROM_URL="), "%127s", prom_url);
-        free(out);
-        free(err);
+        free(urls);
     }
     return 0;
 }
@@ -114,13 +98,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    if (prom_started) {
-        char *argv[] = {(char *)SA_SOURCE_DIR "/tools/prometheus-test-server", "stop", (char *)path_in("prom"), NULL};
-        char *out = NULL, *err = NULL;
-        tu_run(argv, NULL, &out, &err);
-        free(out);
-        free(err);
-    }
+    if (prom_started)
+        tu_tool_stop(SA_SOURCE_DIR "/tools/prometheus-test-server", path_in("prom"));
     if (client) {
         tu_mongo_drop(client, db_name);
         mongoc_client_destroy(client);

@@ -1,7 +1,7 @@
 /*
- * test_systemd.c - tools/systemd/slurm-ingest@.service and slurm-ingest@.timer, and
- * slurm-report-site.service and .timer, pass `systemd-analyze verify` (offline: PID 1
- * need not be systemd).
+ * test_systemd.c - tools/systemd/slurm-ingest@.service and slurm-ingest@.timer,
+ * slurm-report-site.service and .timer, and slurm-report-cloudwatch.service and .timer pass
+ * `systemd-analyze verify` (offline: PID 1 need not be systemd).
  *
  * The units name /usr/bin/slurm-ingest, which a build tree does not have, so a copy
  * whose ExecStart points at the built binary (SA_INGEST_BIN) is verified: the
@@ -193,6 +193,19 @@ static int setup(void **state)
     }
     put("slurm-report-site.service", svc2);
     put("slurm-report-site.timer", timer);
+    free(svc);
+    free(timer);
+    free(svc2);
+    /* CloudWatch's units: the same */
+    svc = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.service", NULL);
+    timer = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.timer", NULL);
+    svc2 = replace_all(svc, "ExecStart=/usr/bin/slurm-report ", "ExecStart=" SA_REPORT_BIN " ");
+    if (strcmp(svc, svc2) == 0) {
+        fprintf(stderr, "the CloudWatch service has no 'ExecStart=/usr/bin/slurm-report ' line to redirect\n");
+        return -1;
+    }
+    put("slurm-report-cloudwatch.service", svc2);
+    put("slurm-report-cloudwatch.timer", timer);
     snprintf(path, sizeof path, "%s/man/man8", work);
     if (snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s/man/man1' && cp '%s' '%s/' && cp '%s' '%s/man/man1/'", path,
                  work, MAN_PAGE, path, MAN_REPORT, work) >= (int)sizeof cmd)
@@ -217,6 +230,11 @@ static void test_verify_units(void **state)
     free(r.out);
     r = verify("slurm-report-site.service slurm-report-site.timer");
     printf("systemd-analyze verify (site): exit %d, output: %s\n", r.status, r.out[0] ? r.out : "(none)");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    free(r.out);
+    r = verify("slurm-report-cloudwatch.service slurm-report-cloudwatch.timer");
+    printf("systemd-analyze verify (cloudwatch): exit %d, output: %s\n", r.status, r.out[0] ? r.out : "(none)");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "");
     free(r.out);
@@ -249,6 +267,39 @@ static void test_site_units(void **state)
         const char *level = strstr(r.out, "Overall exposure level");
         printf("systemd-analyze security (site): %s", level ? level : r.out);
         assert_int_equal(r.status, 0); /* at most EXPOSURE_MAX, like the ingester */
+        free(r.out);
+    }
+    free(svc);
+    free(timer);
+}
+
+/*
+ * CloudWatch's units, beside the site's: current --cloudwatch every 5 minutes, as the ingester's
+ * user, the URI as a credential, no key on a command line or in the unit, as exposed as the site.
+ */
+static void test_cloudwatch_units(void **state)
+{
+    char *svc = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.service", NULL);
+    char *timer = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.timer", NULL);
+    run_t r;
+    (void)state;
+
+    assert_non_null(strstr(svc, "\nType=oneshot\n"));
+    assert_non_null(strstr(svc, "\nExecStart=/usr/bin/slurm-report current --cloudwatch "
+                                "$SLURM_REPORT_CLOUDWATCH_ARGS\n"));
+    assert_non_null(strstr(svc, "\nLoadCredential=mongo-uri:/etc/slurm-ingest/report.mongo-uri\n"));
+    assert_null(strstr(svc, "--mongo-uri"));
+    assert_null(strstr(svc, "\nEnvironment=AWS_SECRET_ACCESS_KEY")); /* a key never in the unit */
+    assert_non_null(strstr(svc, "\nUser=" SERVICE_USER "\n"));
+    assert_non_null(strstr(svc, "\nProtectSystem=strict\n"));
+    assert_non_null(strstr(timer, "\nOnCalendar=*:0/5\n"));
+    assert_non_null(strstr(timer, "\nPersistent=true\n"));
+    assert_non_null(strstr(timer, "\nWantedBy=timers.target\n"));
+    r = security("slurm-report-cloudwatch.service", false);
+    if (r.out) {
+        const char *level = strstr(r.out, "Overall exposure level");
+        printf("systemd-analyze security (cloudwatch): %s", level ? level : r.out);
+        assert_int_equal(r.status, 0);
         free(r.out);
     }
     free(svc);
@@ -512,7 +563,7 @@ static void test_man_pages(void **state)
             fail_msg("exit status %d is missing from a man page", codes[i]);
     }
     {
-        /* slurm-report's own codes: health's, and an --allocations URL's that failed with no copy */
+        /* slurm-report's own codes: health's, and an --allocations URL's that failed with no copy and CloudWatch's */
         char want[32];
         snprintf(want, sizeof want, "\n.TP\n.B %d\n", SA_EXIT_UNHEALTHY);
         if (!strstr(report, want))
@@ -563,6 +614,7 @@ int main(void)
         cmocka_unit_test(test_unit_contents),
         cmocka_unit_test(test_verify_units),
         cmocka_unit_test(test_site_units),
+        cmocka_unit_test(test_cloudwatch_units),
         cmocka_unit_test(test_verify_catches_mistakes),
         cmocka_unit_test(test_security),
         cmocka_unit_test(test_security_catches_root),

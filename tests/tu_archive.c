@@ -723,3 +723,55 @@ void tu_copy_without_job(const char *src, const char *dst, long long job_id)
     }
     free(data);
 }
+
+void tu_ingest_prom_export(const char *db, const char *dir, const char *sdiag)
+{
+    char sinfo[300], squeue[300], sd[300];
+    const char *f;
+
+    /* sdiag may be tu_fixture's buffer, which the next call reuses */
+    if (sdiag)
+        snprintf(sd, sizeof sd, "%s", sdiag);
+    f = tu_fixture("prom-export");
+    snprintf(sinfo, sizeof sinfo, "%s/sinfo-N.json", f);
+    snprintf(squeue, sizeof squeue, "%s/squeue.json", f);
+    if (!sdiag)
+        snprintf(sd, sizeof sd, "%s/sdiag.json", f);
+    {
+        const char *extra[] = {"--sinfo", sinfo, "--squeue", squeue, "--sdiag", sd,
+                               "--at", "2026-10-15T12:00:00Z", NULL};
+        assert_int_equal(tu_run_ingest(SA_INGEST_BIN, getenv("SLURM_TEST_MONGO_URI"), db, dir, "promx", extra, NULL),
+                         0);
+    }
+}
+
+char *tu_tool_start(const char *prog, const char *tool, const char *const *args)
+{
+    char *argv[16], *out = NULL, *err = NULL;
+    size_t n = 0;
+    int rc;
+
+    argv[n++] = (char *)tool;
+    argv[n++] = "start";
+    for (; *args && n < 15; args++)
+        argv[n++] = (char *)*args;
+    argv[n] = NULL;
+    rc = tu_run(argv, NULL, &out, &err);
+    if (rc == 77) {
+        printf("SKIP %s: %s", prog, err && *err ? err : "the test server was skipped\n");
+        exit(77);
+    }
+    if (rc != 0)
+        fail_msg("%s start: exit %d: %s", tool, rc, err ? err : "");
+    free(err);
+    return out;
+}
+
+void tu_tool_stop(const char *tool, const char *dir)
+{
+    char *argv[] = {(char *)tool, "stop", (char *)dir, NULL};
+    char *out = NULL, *err = NULL;
+    tu_run(argv, NULL, &out, &err);
+    free(out);
+    free(err);
+}

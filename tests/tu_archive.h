@@ -149,4 +149,25 @@ void tu_json_to_file(const json_t *v, const char *path);
  */
 void tu_copy_without_job(const char *src, const char *dst, long long job_id);
 
+/* ---- the export's cluster --------------------------------------------------------------- */
+
+/*
+ * Ingests fixtures/prom-export (sinfo -N, squeue and sdiag --json of "promx" at
+ * 2026-10-15T12:00:00Z; sdiag: this file instead when not NULL) into database db of the test
+ * server, with the time series dir/ts.sqlite: the cluster of test_prom_export and
+ * test_cloudwatch. Fails the test when slurm-ingest does.
+ */
+void tu_ingest_prom_export(const char *db, const char *dir, const char *sdiag);
+
+/*
+ * Runs `tool start ARGS...` (args NULL-terminated; tools/aws-test-server, prometheus-test-server)
+ * and returns its stdout, where it prints its URLs (caller frees). When the tool skips (exit 77:
+ * what it needs is not installed) the program exits 77 saying why on a line "SKIP prog: ...";
+ * another failure fails the test.
+ */
+char *tu_tool_start(const char *prog, const char *tool, const char *const *args);
+
+/* Runs `tool stop dir` (tools/aws-test-server, prometheus-test-server: it stops what `start dir` started). */
+void tu_tool_stop(const char *tool, const char *dir);
+
 #endif

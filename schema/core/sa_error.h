@@ -29,7 +29,8 @@ typedef enum {
     SA_ERR_UNREACHABLE, /* MongoDB: no connection could be made (the run spools) */
     SA_ERR_SPOOL,   /* a capture could not be kept (spool full or unwritable) */
     SA_ERR_CHANGED, /* the rollups changed under a report's read (an ingest was writing): read again */
-    SA_ERR_ENDPOINT, /* an endpoint (slurm-report --allocations URL) failed and no last good copy was kept */
+    SA_ERR_ENDPOINT, /* a service slurm-report uses over HTTP failed: the --allocations URL (and no last good
+                        copy was kept), or CloudWatch refused the metrics or could not be reached */
 } sa_err_domain_t;
 
 typedef struct {

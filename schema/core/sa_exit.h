@@ -20,7 +20,8 @@ enum {
     SA_EXIT_SPOOL = 10,    /* a capture could not be kept (spool full or unwritable): that
                               capture is dropped, nothing else; no watermark moved */
     SA_EXIT_ENDPOINT = 11, /* slurm-report: the --allocations URL failed (unreachable, late, refused, too large,
-                              not an allocations file) and no last good copy was kept */
+                              not an allocations file) and no last good copy was kept, or current
+                              --cloudwatch: CloudWatch refused the metrics or could not be reached */
 };
 
 #include <stdbool.h>

@@ -41,6 +41,22 @@ char *sa_http_redact(const char *url, bool query)
     return out;
 }
 
+void sa_http_setup(CURL *c, const char *url, long timeout_s, sa_buf_t *b, char *errbuf)
+{
+    curl_easy_setopt(c, CURLOPT_URL, url);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
+    curl_easy_setopt(c, CURLOPT_TIMEOUT, timeout_s);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+#if CURL_AT_LEAST_VERSION(7, 85, 0)
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+}
+
 bool sa_http_request(const sa_http_req_t *req, bool http_errors, sa_buf_t *body, long *status, sa_error_t *error)
 {
     CURL *c = curl_easy_init();
@@ -67,20 +83,9 @@ bool sa_http_request(const sa_http_req_t *req, bool http_errors, sa_buf_t *body,
         curl_easy_setopt(c, CURLOPT_USERNAME, req->user);
         curl_easy_setopt(c, CURLOPT_PASSWORD, req->password ? req->password : "");
     }
-    curl_easy_setopt(c, CURLOPT_URL, req->url);
+    sa_http_setup(c, req->url, (long)(req->timeout_s > 0 ? req->timeout_s : 30), body, errbuf);
     if (req->post)
         curl_easy_setopt(c, CURLOPT_POSTFIELDS, req->post);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, body_write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, body);
-    curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)(req->timeout_s > 0 ? req->timeout_s : 30));
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-#if CURL_AT_LEAST_VERSION(7, 85, 0)
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-#else
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
-#endif
     rc = curl_easy_perform(c);
     curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
     if (rc == CURLE_WRITE_ERROR && body->len + CURL_MAX_WRITE_SIZE > max)

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <curl/curl.h>
+
 #include "sa_error.h"
 #include "sa_vec.h"
 
@@ -38,6 +40,15 @@ typedef struct {
  * answer of status 300 or more ("HTTP 401 (refused: check the credentials)").
  */
 bool sa_http_request(const sa_http_req_t *req, bool http_errors, sa_buf_t *body, long *status, sa_error_t *error);
+
+/*
+ * What every request has, on the libcurl handle c, for a client that sets more of its own
+ * (CloudWatch's: report/sa_cw_aws.c, signed with CURLOPT_AWS_SIGV4): the URL, a timeout of
+ * timeout_s for the whole request, the answer read into b (its cap ends it:
+ * CURLE_WRITE_ERROR), libcurl's message into errbuf (CURL_ERROR_SIZE), http and https
+ * only, redirects not followed, no signals. sa_http_request uses it.
+ */
+void sa_http_setup(CURL *c, const char *url, long timeout_s, sa_buf_t *b, char *errbuf);
 
 /*
  * The URL for messages: the user information ("user:password@") replaced by "***@"
