@@ -14,6 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_audit.h"
+#include "sa_bson.h"
+#include "sa_docstore.h"
 #include "sa_exec.h"
 #include "sa_fault.h"
 #include "sa_fsutil.h"
@@ -297,26 +300,51 @@ static bool sacct_window(run_t *r, int64_t *start, int64_t *end, int64_t *new_si
     return true;
 }
 
+/*
+ * The sacct command of the window [start, end): every user, every incarnation (-D), the
+ * columns the archive keeps, unit-separated. argv[0..8] is filled; its two time arguments
+ * are *s_arg and *e_arg (caller frees both, also on failure). The one command line of the
+ * ingest's windows and of the audit's.
+ */
+static bool sacct_argv(const sa_ingest_config_t *c, int64_t start, int64_t end, const char *argv[9], char **s_arg,
+                       char **e_arg, sa_error_t *error)
+{
+    char s_iso[32], e_iso[32];
+
+    *s_arg = *e_arg = NULL;
+    sa_time_format(start, s_iso, sizeof s_iso);
+    sa_time_format(end, e_iso, sizeof e_iso);
+    s_iso[19] = e_iso[19] = '\0'; /* sacct takes no zone suffix; it runs with TZ=UTC */
+    if (asprintf(s_arg, "--starttime=%s", s_iso) < 0) {
+        *s_arg = NULL;
+        return sa_error_nomem(error);
+    }
+    if (asprintf(e_arg, "--endtime=%s", e_iso) < 0) {
+        *e_arg = NULL;
+        return sa_error_nomem(error);
+    }
+    argv[0] = c->sacct_command;
+    argv[1] = "--allusers";
+    argv[2] = "--duplicates";
+    argv[3] = "--parsable2";
+    argv[4] = "--delimiter=" SACCT_DELIM;
+    argv[5] = "--format=" SACCT_FIELDS;
+    argv[6] = *s_arg;
+    argv[7] = *e_arg;
+    argv[8] = NULL;
+    return true;
+}
+
 /* Captures one sacct window into the snapshot (with its header, so the capture describes itself). */
 static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t end, int64_t since,
                           uint64_t cap, json_t *meta, sa_error_t *error)
 {
-    char s_iso[32], e_iso[32], *s_arg = NULL, *e_arg = NULL;
+    const char *argv[9];
+    char *s_arg = NULL, *e_arg = NULL;
     bool ok;
 
-    sa_time_format(start, s_iso, sizeof s_iso);
-    sa_time_format(end, e_iso, sizeof e_iso);
-    s_iso[19] = e_iso[19] = '\0'; /* sacct takes no zone suffix; it runs with TZ=UTC */
-    if (asprintf(&s_arg, "--starttime=%s", s_iso) < 0 || asprintf(&e_arg, "--endtime=%s", e_iso) < 0) {
-        free(s_arg);
-        sa_error_nomem(error);
-        return false;
-    }
-    {
-        const char *argv[] = {r->c->sacct_command, "--allusers", "--duplicates", "--parsable2",
-                              "--delimiter=" SACCT_DELIM, "--format=" SACCT_FIELDS, s_arg, e_arg, NULL};
-        ok = capture_command(r, t, SA_IN_SACCT, argv, cap, error);
-    }
+    ok = sacct_argv(r->c, start, end, argv, &s_arg, &e_arg, error) &&
+         capture_command(r, t, SA_IN_SACCT, argv, cap, error);
     free(s_arg);
     free(e_arg);
     if (ok) {
@@ -1285,4 +1313,435 @@ sa_invocation_result_t sa_invocation_migrate(const sa_invocation_opts_t *o, sa_e
     result = finish(&r, started, cache_rebuilt, error);
     sa_lock_release(lock);
     return result;
+}
+
+/* ---- audit ------------------------------------------------------------------------------- */
+
+#define AUDIT_READ_BATCH 400 /* _ids per read of job documents */
+
+/* What an audit reads its reference into: the audit's records, or (repair) the records of some jobs. */
+typedef struct {
+    sa_audit_t *audit;
+    sa_obs_ctx_t ctx;
+    const char *name;       /* the input, for messages */
+    const int64_t *want;    /* repair: the jobs whose records are kept (sorted), else NULL */
+    size_t nwant;
+    sa_job_t **keep;        /* repair: their records (owned) */
+    size_t nkeep, keep_cap;
+    size_t records, setaside;
+} audit_ref_t;
+
+static int id_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool audit_job(sa_job_t *job, void *vctx, sa_error_t *error)
+{
+    audit_ref_t *x = vctx;
+
+    x->records++;
+    if (!x->want)
+        return sa_audit_add_record(x->audit, job, &x->ctx, error);
+    if (!bsearch(&job->job_id, x->want, x->nwant, sizeof *x->want, id_cmp))
+        return true;
+    if (x->nkeep == x->keep_cap) {
+        size_t cap = x->keep_cap ? 2 * x->keep_cap : 64;
+        sa_job_t **v = realloc(x->keep, cap * sizeof *v);
+        if (!v)
+            return sa_error_nomem(error);
+        x->keep = v;
+        x->keep_cap = cap;
+    }
+    if (!(x->keep[x->nkeep] = sa_job_steal(job)))
+        return sa_error_nomem(error);
+    x->nkeep++;
+    return true;
+}
+
+/* A record of the reference that cannot be parsed: said, counted; the audit goes on without it. */
+static bool audit_setaside(const char *raw, size_t len, const char *why, bool kept, void *vctx, sa_error_t *error)
+{
+    audit_ref_t *x = vctx;
+    (void)raw;
+    (void)len;
+    (void)error;
+    if (!kept)
+        x->setaside++;
+    sa_log(SA_LOG_WARN, "%s: %s: %s", x->name, why, kept ? "repaired and kept" : "record set aside, not audited");
+    return true;
+}
+
+/* Parses one reference input; errors name it. Slurm's errors[] fail it (SA_ERR_SLURM). */
+static bool audit_parse(audit_ref_t *x, sa_reader_t *rd, const sa_sacct_text_opts_t *topts, sa_error_t *error)
+{
+    sa_sink_t sink = {audit_job, NULL, x, audit_setaside, true, NULL};
+    sa_meta_t meta;
+    sa_kind_t kind;
+    bool ok;
+
+    sa_meta_init(&meta);
+    ok = sa_parse_any(rd, topts, &sink, &meta, &kind, error);
+    if (ok && meta.errors.n) {
+        sa_error_set(error, SA_ERR_SLURM, 0, "Slurm error: %s", meta.errors.v[0]);
+        ok = false;
+    }
+    if (ok && kind != SA_KIND_SACCT_TEXT && kind != SA_KIND_SACCT_JSON) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "not sacct output (%s)", sa_kind_name(kind));
+        ok = false;
+    }
+    if (!ok && error->domain != SA_ERR_NOMEM)
+        sa_error_prefix(error, "%s", x->name);
+    sa_meta_clear(&meta);
+    return ok;
+}
+
+/*
+ * Reads the reference of [from, to) into x: the --sacct file, or sacct run over the
+ * window in backfill-window pieces (argv, timeout and cap of the ingest's own windows), a
+ * progress line on a terminal.
+ */
+static bool audit_reference(const sa_invocation_opts_t *o, int64_t from, int64_t to, audit_ref_t *x, sa_error_t *error)
+{
+    const sa_ingest_config_t *c = o->cfg;
+    bool tty = isatty(2), ok = true;
+
+    if (o->files[SA_IN_SACCT]) {
+        const char *path = o->files[SA_IN_SACCT];
+        int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        sa_reader_t rd;
+        x->name = fd == 0 ? "(stdin)" : path;
+        if (fd < 0) {
+            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
+            return false;
+        }
+        sa_reader_init_fd(&rd, fd);
+        ok = audit_parse(x, &rd, &o->topts, error);
+        if (fd > 0)
+            close(fd);
+        return ok;
+    }
+    x->name = c->sacct_command;
+    for (int64_t start = from; ok && start < to; start += c->backfill_window) {
+        int64_t end = to - start > c->backfill_window ? start + c->backfill_window : to;
+        sa_sacct_text_opts_t topts = {0};
+        sa_exec_opts_t eo = {0};
+        sa_exec_result_t res;
+        const char *argv[9];
+        char *s_arg = NULL, *e_arg = NULL;
+        sa_reader_t rd;
+
+        memset(&res, 0, sizeof res);
+        eo.timeout_ms = c->timeout * 1000;
+        eo.max_output = (size_t)c->max_output;
+        topts.delimiter = SACCT_DELIM;
+        ok = sacct_argv(c, start, end, argv, &s_arg, &e_arg, error) && sa_exec_run(argv, &eo, &res, error);
+        if (!ok && error->domain == SA_ERR_IO)
+            error->domain = SA_ERR_SLURM;
+        if (ok && res.err && res.err[strspn(res.err, " \t\r\n")]) {
+            const char *line = res.err + strspn(res.err, " \t\r\n");
+            sa_error_set(error, SA_ERR_SLURM, 0, "%s printed an error: %.*s", argv[0], (int)strcspn(line, "\n"), line);
+            ok = false;
+        }
+        if (ok) {
+            sa_reader_init_mem(&rd, res.out, res.out_len);
+            ok = res.out_len == 0 || audit_parse(x, &rd, &topts, error);
+        }
+        sa_exec_result_clear(&res);
+        free(s_arg);
+        free(e_arg);
+        if (ok && tty && to - from > c->backfill_window) {
+            char e_iso[32];
+            fprintf(stderr, "\rslurm-ingest: audit: sacct up to %s  %3d%%", sa_time_format(end, e_iso, sizeof e_iso),
+                    (int)(100 * (end - from) / (to - from)));
+            if (end == to)
+                fputc('\n', stderr);
+        }
+    }
+    return ok;
+}
+
+/* Reads the documents ids[0..n) ("<cluster>:<job id>") and adds them to the audit. */
+static bool audit_add_docs(sa_archive_t *ar, sa_audit_t *au, char **ids, size_t n, sa_error_t *error)
+{
+    json_t **docs = calloc(n ? n : 1, sizeof *docs);
+    bool ok = docs != NULL;
+
+    if (!ok)
+        return sa_error_nomem(error);
+    ok = sa_archive_read_jobs(ar, ids, n, docs, error);
+    for (size_t i = 0; i < n; i++) {
+        if (ok && docs[i])
+            ok = sa_audit_add_doc(au, docs[i], error);
+        json_decref(docs[i]);
+    }
+    free(docs);
+    return ok;
+}
+
+/* The window's documents slurmdbd did not list (ids, times): collected, to be read whole. */
+typedef struct {
+    sa_audit_t *audit;
+    const char *cluster;
+    int64_t from, to;
+    sa_strv_t ids;
+} audit_scan_t;
+
+static bool audit_scan_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    audit_scan_t *s = ctx;
+    json_t *j = sa_bson_to_json(doc, error);
+    int64_t id;
+    char *name;
+    bool ok = true;
+
+    if (!j)
+        return false;
+    id = sa_jobdoc_int(j, "job_id");
+    if (id != SA_UNSET && !sa_audit_listed(s->audit, id) && sa_audit_in_window(j, s->from, s->to)) {
+        ok = (name = sa_jobdoc_id(s->cluster, id)) && sa_strv_push(&s->ids, name);
+        free(name);
+        if (!ok)
+            sa_error_nomem(error);
+    }
+    json_decref(j);
+    return ok;
+}
+
+/*
+ * The archive's side of the audit: the documents of the jobs slurmdbd listed (by _id),
+ * then those of the window it did not list, found by the times sacct selects on ({cluster,
+ * submit < to, end >= from or none}: the indexes cluster_end on MongoDB; the rule itself,
+ * sa_audit_in_window, decides).
+ */
+static bool audit_archive(sa_archive_t *ar, const char *cluster, sa_audit_t *au, int64_t from, int64_t to,
+                          sa_error_t *error)
+{
+    audit_scan_t s = {au, cluster, from, to, {0}};
+    size_t n;
+    const int64_t *ids = sa_audit_ref_ids(au, &n);
+    bson_t *filter, *opts;
+    bool ok = true;
+
+    sa_strv_init(&s.ids);
+    for (size_t i = 0; ok && i < n; i += AUDIT_READ_BATCH) {
+        sa_strv_t chunk;
+        sa_strv_init(&chunk);
+        for (size_t k = i; ok && k < n && k < i + AUDIT_READ_BATCH; k++) {
+            char *name = sa_jobdoc_id(cluster, ids[k]);
+            ok = name && sa_strv_push(&chunk, name);
+            free(name);
+        }
+        ok = ok ? audit_add_docs(ar, au, chunk.v, chunk.n, error) : sa_error_nomem(error);
+        sa_strv_clear(&chunk);
+    }
+    filter = BCON_NEW("cluster", BCON_UTF8(cluster), "submit", "{", "$lt", BCON_DATE_TIME(to * 1000), "}", "$or", "[",
+                      "{", "end", "{", "$gte", BCON_DATE_TIME(from * 1000), "}", "}", "{", "end", BCON_NULL, "}", "]");
+    opts = BCON_NEW("projection", "{", "job_id", BCON_INT32(1), "eligible", BCON_INT32(1), "end", BCON_INT32(1), "}");
+    ok = ok && sa_docstore_scan(sa_archive_store(ar), "jobs", filter, opts, audit_scan_doc, &s, error);
+    bson_destroy(filter);
+    bson_destroy(opts);
+    for (size_t i = 0; ok && i < s.ids.n; i += AUDIT_READ_BATCH)
+        ok = audit_add_docs(ar, au, s.ids.v + i, s.ids.n - i < AUDIT_READ_BATCH ? s.ids.n - i : AUDIT_READ_BATCH, error);
+    sa_strv_clear(&s.ids);
+    return ok;
+}
+
+/* Where the differences go: a line each on out, and the jobs a repair can mend. */
+typedef struct {
+    FILE *out;
+    int64_t *ids;  /* missing or changed jobs (repeats, in job id order) */
+    size_t n, cap;
+} audit_out_t;
+
+static bool audit_line(const sa_audit_diff_t *d, void *ctx, sa_error_t *error)
+{
+    audit_out_t *o = ctx;
+    char line[1200];
+
+    if (fprintf(o->out, "%s\n", sa_audit_diff_line(d, line, sizeof line)) < 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "cannot write the audit's lines");
+        return false;
+    }
+    if (d->kind == SA_AUDIT_EXTRA || (o->n && o->ids[o->n - 1] == d->job_id))
+        return true; /* what slurmdbd does not have is not taken from the archive */
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 64;
+        int64_t *v = realloc(o->ids, cap * sizeof *v);
+        if (!v)
+            return sa_error_nomem(error);
+        o->ids = v;
+        o->cap = cap;
+    }
+    o->ids[o->n++] = d->job_id;
+    return true;
+}
+
+static int job_ptr_cmp(const void *a, const void *b)
+{
+    const sa_job_t *x = *(sa_job_t *const *)a, *y = *(sa_job_t *const *)b;
+    return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/*
+ * --repair: slurmdbd's records of the jobs ids[0..n) (read again as the audit read them)
+ * merged through the archive's write path, with the job cache (which learns them, its
+ * earlier digests of these jobs forgotten) and the rollup writer (which follows); then the
+ * archive's write sequence names this cache. *written: documents inserted or changed.
+ */
+static bool audit_repair(run_t *r, int64_t from, int64_t to, const int64_t *ids, size_t n, size_t *written,
+                         sa_error_t *error)
+{
+    audit_ref_t x;
+    sa_archive_stats_t st;
+    bool ok;
+
+    memset(&x, 0, sizeof x);
+    memset(&st, 0, sizeof st);
+    x.ctx.cluster = r->c->cluster;
+    x.ctx.at = r->o->at;
+    x.want = ids;
+    x.nwant = n;
+    ok = audit_reference(r->o, from, to, &x, error);
+    for (size_t i = 0; ok && r->cache && i < n; i++)
+        ok = sa_jobcache_forget_records(r->cache, ids[i], error);
+    if (ok && x.nkeep > 1)
+        qsort(x.keep, x.nkeep, sizeof *x.keep, job_ptr_cmp);
+    for (size_t i = 0; ok && i < x.nkeep;) {
+        size_t k = i + 500 < x.nkeep ? i + 500 : x.nkeep;
+        while (k < x.nkeep && x.keep[k]->job_id == x.keep[k - 1]->job_id)
+            k++; /* a job's records in one batch */
+        ok = sa_archive_write_jobs(r->archive, r->cache, &x.ctx, x.keep + i, k - i, &st, error);
+        i = k;
+    }
+    ok = ok && sa_archive_bump_seq(r->archive, r->c->cluster, r->cache, error);
+    *written = st.inserted + st.changed + st.reused;
+    for (size_t i = 0; i < x.nkeep; i++)
+        sa_job_destroy(x.keep[i]);
+    free(x.keep);
+    return ok;
+}
+
+/* The summary line of a comparison. */
+static void audit_summary(FILE *out, const char *cluster, int64_t from, int64_t to, const sa_audit_counts_t *c,
+                          const char *when)
+{
+    char f[32], t[32];
+    size_t differ = c->missing + c->extra + c->changed;
+
+    fprintf(out, "audit of %s %s to %s%s: %zu job(s) and %zu run(s) of slurmdbd compared: ", cluster,
+            sa_time_format(from, f, sizeof f), sa_time_format(to, t, sizeof t), when, c->jobs, c->runs);
+    if (differ)
+        fprintf(out, "%zu difference(s) (%zu missing, %zu extra, %zu changed)\n", differ, c->missing, c->extra,
+                c->changed);
+    else
+        fputs("the archive agrees\n", out);
+}
+
+/* Reads the archive's side, compares, prints; *counts what was found, out->ids what a repair mends. */
+static bool audit_compare(run_t *r, sa_audit_t *au, int64_t from, int64_t to, audit_out_t *ao, sa_audit_counts_t *counts,
+                          const char *when, sa_error_t *error)
+{
+    bool ok;
+
+    sa_audit_clear_archive(au);
+    ao->n = 0;
+    ok = audit_archive(r->archive, r->c->cluster, au, from, to, error) &&
+         sa_audit_compare(au, audit_line, ao, counts, error);
+    if (ok)
+        audit_summary(ao->out, r->c->cluster, from, to, counts, when);
+    return ok;
+}
+
+/*
+ * Opens what an audit needs: the archive alone, or (repair) the run's stores under the
+ * cluster's lock (*lock, else NULL). False (nothing held) when the run cannot begin;
+ * r->archive NULL: MongoDB is not there (r->failure, or r->unreachable, says why).
+ */
+static bool audit_open(run_t *r, const sa_invocation_opts_t *o, bool repair, sa_lock_t **lock, sa_error_t *error)
+{
+    bool cache_rebuilt;
+    sa_error_t err;
+
+    *lock = NULL;
+    if (repair) {
+        if (!(*lock = run_begin(r, o, false, error)))
+            return false;
+        open_stores(r, &cache_rebuilt);
+        return true;
+    }
+    if (!run_init(r, o, error))
+        return false;
+    r->archive = sa_archive_open(o->mongo_uri, o->cfg->db, NULL, &err);
+    if (!r->archive && err.domain == SA_ERR_UNREACHABLE)
+        r->unreachable = true;
+    else if (!r->archive)
+        note_failure(r, &err);
+    return true;
+}
+
+sa_invocation_result_t sa_invocation_audit(const sa_invocation_opts_t *o, int64_t from, int64_t to, bool repair,
+                                           FILE *out, size_t *left, sa_error_t *error)
+{
+    run_t r;
+    sa_lock_t *lock;
+    audit_ref_t x;
+    audit_out_t ao = {out, NULL, 0, 0};
+    sa_audit_counts_t counts;
+    bool ok = false;
+
+    *left = 0;
+    memset(&x, 0, sizeof x);
+    if (repair && o->files[SA_IN_SACCT] && strcmp(o->files[SA_IN_SACCT], "-") == 0) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "audit --repair reads its reference twice: give a file, not '-'");
+        return SA_INVOCATION_FAILED;
+    }
+    if (!audit_open(&r, o, repair, &lock, error))
+        return SA_INVOCATION_FAILED;
+    if (!r.archive) {
+        if (r.failure.domain != SA_ERR_NONE)
+            *error = r.failure;
+        else
+            sa_error_set(error, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing audited");
+        goto done;
+    }
+    x.ctx.cluster = o->cfg->cluster;
+    x.ctx.at = o->at;
+    if (!(x.audit = sa_audit_new(from, to))) {
+        sa_error_nomem(error);
+        goto done;
+    }
+    ok = audit_reference(o, from, to, &x, error) && sa_audit_seal(x.audit, error) &&
+         audit_compare(&r, x.audit, from, to, &ao, &counts, "", error);
+    if (ok && x.setaside)
+        sa_log(SA_LOG_WARN, "%zu record(s) of %s could not be read and were not audited", x.setaside, x.name);
+    if (ok && repair && ao.n) {
+        size_t written = 0;
+        int64_t *ids = ao.ids;
+        size_t n = ao.n;
+        ao.ids = NULL;
+        ao.n = ao.cap = 0;
+        ok = audit_repair(&r, from, to, ids, n, &written, error);
+        free(ids);
+        if (ok)
+            fprintf(out, "repaired %zu job document(s) from slurmdbd's records (the rollups follow)\n", written);
+        ok = ok && audit_compare(&r, x.audit, from, to, &ao, &counts, " after the repair", error);
+    }
+    if (ok)
+        *left = counts.missing + counts.extra + counts.changed;
+    if (!ok && r.archive)
+        sa_archive_confirm_unreachable(r.archive, error);
+done:
+    sa_audit_free(x.audit);
+    free(ao.ids);
+    if (r.cache)
+        sa_jobcache_close(r.cache);
+    r.cache = NULL;
+    lose_archive(&r);
+    free(r.setaside_dir);
+    sa_ingest_stats_clear(&r.st);
+    if (lock)
+        sa_lock_release(lock);
+    return ok ? SA_INVOCATION_OK : SA_INVOCATION_FAILED;
 }
