@@ -335,8 +335,12 @@ static bool sacct_argv(const sa_ingest_config_t *c, int64_t start, int64_t end, 
     return true;
 }
 
-/* Captures one sacct window into the snapshot (with its header, so the capture describes itself). */
-static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t end, int64_t since,
+/*
+ * Captures one sacct window into the snapshot (with its header, so the capture describes
+ * itself). A window of a --since backfill (since set: its first; backfill: the ones after)
+ * is marked so: its landing looks for the documents the job cache says are there.
+ */
+static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t end, int64_t since, bool backfill,
                           uint64_t cap, json_t *meta, sa_error_t *error)
 {
     const char *argv[9];
@@ -351,6 +355,10 @@ static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t
         json_t *w = json_pack("{s:I, s:I}", "start", (json_int_t)start, "end", (json_int_t)end);
         if (since != SA_UNSET)
             json_object_set_new(w, "since", json_integer(since));
+        /* a --since backfill's window re-reads what the job cache may claim merged: its documents are looked
+           for (sa_ingest_env_t.check_stored), so that one deleted since is written again */
+        if (since != SA_UNSET || backfill)
+            json_object_set_new(w, "backfill", json_true());
         json_object_set_new(meta, "sacct", w);
         json_object_set_new(meta, "delimiter", json_string(SACCT_DELIM));
     }
@@ -445,7 +453,7 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
         if (r->archive) {
             int64_t start, end, since;
             if (!sacct_window(r, &start, &end, &since, error) ||
-                !capture_sacct(r, t, start, end, since, cap, meta, error))
+                !capture_sacct(r, t, start, end, since, false, cap, meta, error))
                 goto done;
             *sacct_end = end;
         } else {
@@ -523,6 +531,7 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
     env.max_gap_s = r->c->max_gap;
     env.setaside_dir = r->setaside_dir;
     env.verify = r->o->verify;
+    env.check_stored = json_is_true(json_object_get(json_object_get(sd->meta, "sacct"), "backfill"));
     if (!sa_ingest_snapshot(&env, &snap, &r->st, &out, &err)) {
         sa_archive_confirm_unreachable(r->archive, &err);
         if (err.domain != SA_ERR_UNREACHABLE) {
@@ -623,7 +632,7 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
                          "slurm", "version", SA_VERSION);
         cap = capture_cap(r);
         t = sa_snapshot_begin(r->c->spool_dir, r->c->cluster, r->o->at, error);
-        ok = t && capture_sacct(r, t, start, end, since, cap, meta, error);
+        ok = t && capture_sacct(r, t, start, end, since, r->c->since != NULL, cap, meta, error);
         if (ok)
             ok = keep(r, t, meta, NULL, error); /* frees t, whatever happens */
         else
@@ -694,6 +703,7 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
                      (json_int_t)st->repaired, "inputs_rejected", (json_int_t)r->rejected, "snapshots_landed",
                      (json_int_t)r->landed, "snapshots_spooled", (json_int_t)r->spooled_left, "second_passes",
                      (json_int_t)st->second_passes, "cache_mismatches", (json_int_t)st->cache_mismatches);
+    json_object_set_new(counts, "cache_restored", json_integer((json_int_t)st->cache_restored));
     json_object_update(counts, more); /* copies: more is still ours */
     json_decref(more);
     json_object_set_new(counts, "insert_rereads", json_integer((json_int_t)st->jobs.insert_rereads));
@@ -916,6 +926,9 @@ static sa_invocation_result_t finish(run_t *r, time_t started, bool cache_rebuil
                "slurm-report utilization shows their time apart",
                r->st.nodes_gpu_unknown);
 
+    if (r->st.cache_restored)
+        sa_log(SA_LOG_INFO, "backfill: %zu record(s) the job cache said were merged had no document: written again",
+               r->st.cache_restored);
     if (r->archive && !sa_archive_record_run(r->archive, doc, &err))
         sa_log(SA_LOG_WARN, "could not record the run: %s", err.message);
     if (r->o->print_stats) {
