@@ -7,7 +7,7 @@
  *   slurm-ingest migrate --cluster NAME [...]      move an archive of 0.1 to the _id scheme of 0.2
  *   slurm-ingest rollup [--rebuild] [--since DATE] --cluster NAME  check (rebuild) the usage rollups against the job documents,
  *                                                   and ingest_days against ingest_runs
- *   slurm-ingest audit -S DATE [-E DATE] [--sacct FILE] [--repair] --cluster NAME
+ *   slurm-ingest audit {-S DATE [-E DATE] | --month M} [--sacct FILE] [--repair] --cluster NAME
  *                                                   compare the archive with slurmdbd (sacct), or mend it
  *   slurm-ingest --dump FILE...                    print the parsed records as JSON lines
  */
@@ -38,7 +38,7 @@
 /* Options that exist only on the command line (the others come from sa_ingest_options). */
 enum {
     OPT_CONFIG = 1000, OPT_SQUEUE, OPT_SINFO, OPT_SACCT, OPT_SDIAG, OPT_AT, OPT_STATS, OPT_NO_MONGO, OPT_DUMP,
-    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_REBUILD, OPT_NODE_CONFIG, OPT_REPAIR, OPT_TABLE = 2000 /* + index in sa_ingest_options */
+    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_REBUILD, OPT_NODE_CONFIG, OPT_REPAIR, OPT_MONTH, OPT_TABLE = 2000 /* + index in sa_ingest_options */
 };
 
 static void usage(FILE *out)
@@ -47,7 +47,7 @@ static void usage(FILE *out)
           "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
           "       slurm-ingest migrate --cluster NAME [OPTION]...\n"
           "       slurm-ingest rollup [--rebuild] [--since DATE] --cluster NAME [OPTION]...\n"
-          "       slurm-ingest audit -S DATE [-E DATE] [--sacct FILE] [--repair] --cluster NAME [OPTION]...\n"
+          "       slurm-ingest audit {-S DATE [-E DATE] | --month M} [--sacct FILE] [--repair] --cluster NAME\n"
           "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] [--tz ZONE] FILE...\n"
           "\n"
           "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"
@@ -76,6 +76,7 @@ static void usage(FILE *out)
           "audit (compares the archive's jobs with slurmdbd's; exit 9 when they differ):\n"
           "  -S, --starttime DATE  start of the window (sacct's -S)\n"
           "  -E, --endtime DATE    end of the window (sacct's -E; default: now)\n"
+          "  --month YYYY-MM|last  the window of a calendar month (UTC); last: the one before --at's\n"
           "  --sacct FILE          slurmdbd's records from a capture of sacct -P -D (or --json)\n"
           "                        instead of running sacct\n"
           "  --repair              merge slurmdbd's records of the jobs that differ into the\n"
@@ -348,18 +349,47 @@ static int run_dump(int argc, char **argv, int first, const char *const *table_v
  * and its exit code: 0 when the archive agrees with slurmdbd (after --repair: once it does),
  * 9 when differences remain.
  */
-static int run_audit(const char *s_text, const char *e_text, bool repair, sa_invocation_opts_t *ro)
+static int run_audit(const char *s_text, const char *e_text, const char *m_text, bool repair,
+                     sa_invocation_opts_t *ro)
 {
     int64_t from, to = ro->at;
     size_t left = 0;
     sa_error_t error;
 
     sa_error_clear(&error);
-    if (!s_text) {
-        fputs("slurm-ingest: audit needs -S DATE (the window's start)\n", stderr);
+    if (m_text && (s_text || e_text)) {
+        fputs("slurm-ingest: audit: --month or -S/-E, not both\n", stderr);
         return SA_EXIT_USAGE;
     }
-    if (!sa_time_parse(s_text, ro->at, &from, &error) || (e_text && !sa_time_parse(e_text, ro->at, &to, &error))) {
+    if (m_text) {
+        /* a calendar month (UTC): YYYY-MM, or "last", the month before --at's */
+        char first[32];
+        int y, m;
+        struct tm tm;
+        time_t at = (time_t)ro->at;
+        gmtime_r(&at, &tm);
+        y = tm.tm_year + 1900;
+        m = tm.tm_mon + 1;
+        if (strcmp(m_text, "last") == 0) {
+            if (--m == 0) {
+                m = 12;
+                y--;
+            }
+        } else if (strlen(m_text) != 7 || sscanf(m_text, "%4d-%2d", &y, &m) != 2 || m < 1 || m > 12) {
+            fprintf(stderr, "slurm-ingest: audit: --month '%s': give YYYY-MM or last\n", m_text);
+            return SA_EXIT_USAGE;
+        }
+        snprintf(first, sizeof first, "%04d-%02d-01T00:00:00Z", y, m);
+        if (!sa_time_parse_iso(first, &from))
+            return SA_EXIT_USAGE;
+        snprintf(first, sizeof first, "%04d-%02d-01T00:00:00Z", m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1);
+        if (!sa_time_parse_iso(first, &to))
+            return SA_EXIT_USAGE;
+    } else if (!s_text) {
+        fputs("slurm-ingest: audit needs -S DATE (the window's start) or --month\n", stderr);
+        return SA_EXIT_USAGE;
+    } else if (!sa_time_parse(s_text, ro->at, &from, &error) ||
+               (e_text && !sa_time_parse(e_text, ro->at, &to, &error))) {
         fprintf(stderr, "slurm-ingest: audit: %s\n", error.message);
         return SA_EXIT_USAGE;
     }
@@ -439,7 +469,7 @@ int main(int argc, char **argv)
         {"rebuild", no_argument, NULL, OPT_REBUILD},
         {"node-config", required_argument, NULL, OPT_NODE_CONFIG},
         {"starttime", required_argument, NULL, 'S'},     {"endtime", required_argument, NULL, 'E'},
-        {"repair", no_argument, NULL, OPT_REPAIR},
+        {"repair", no_argument, NULL, OPT_REPAIR},       {"month", required_argument, NULL, OPT_MONTH},
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     static struct option longopts[96];
@@ -448,7 +478,7 @@ int main(int argc, char **argv)
     sa_config_t cfg;
     static sa_ingest_config_t ic;
     sa_error_t error;
-    const char *config_path = NULL, *at_text = NULL, *s_text = NULL, *e_text = NULL;
+    const char *config_path = NULL, *at_text = NULL, *s_text = NULL, *e_text = NULL, *m_text = NULL;
     bool dump = false, rebuild = false, repair = false;
     int c, nv = 0, nq = 0, rc = SA_EXIT_OK;
 
@@ -487,6 +517,7 @@ int main(int argc, char **argv)
         case 'S': s_text = optarg; break;
         case 'E': e_text = optarg; break;
         case OPT_REPAIR: repair = true; break;
+        case OPT_MONTH: m_text = optarg; break;
         case OPT_DUMP: dump = true; break;
         case OPT_DELIM: ro.topts.delimiter = optarg; break;
         case OPT_FIELDS: ro.topts.fields = optarg; break;
@@ -526,10 +557,10 @@ int main(int argc, char **argv)
             fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[optind + 1]);
             rc = SA_EXIT_USAGE;
         } else {
-            rc = run_audit(s_text, e_text, repair, &ro);
+            rc = run_audit(s_text, e_text, m_text, repair, &ro);
         }
-    } else if (s_text || e_text || repair) {
-        fputs("slurm-ingest: -S, -E and --repair are audit's (slurm-ingest audit ...)\n", stderr);
+    } else if (s_text || e_text || m_text || repair) {
+        fputs("slurm-ingest: -S, -E, --month and --repair are audit's (slurm-ingest audit ...)\n", stderr);
         rc = SA_EXIT_USAGE;
     } else {
         rc = run_command(argc, argv, optind, rebuild, &ic, &ro);

@@ -154,6 +154,13 @@ static void test_audit_two(void **state)
     out = run(&b, audit, NULL, SA_EXIT_OK);
     assert_non_null(strstr(out, "the archive agrees"));
     free(out);
+    /* a calendar month, as the monthly unit asks for it */
+    {
+        const char *month[] = {"audit", "--month", "2026-10", "--sacct", ref, NULL};
+        out = run(&b, month, NULL, SA_EXIT_OK);
+        assert_non_null(strstr(out, "audit of demo 2026-10-01T00:00:00Z to 2026-11-01T00:00:00Z: 5 job(s)"));
+        free(out);
+    }
     box_done(&b);
 }
 
@@ -213,6 +220,8 @@ static void test_audit_refused(void **state)
     const char *no_start[] = {"audit", NULL};
     const char *backwards[] = {"audit", "-S", "2026-10-02", "-E", "2026-10-01", NULL};
     const char *stray[] = {"-S", "2026-10-01", NULL};
+    const char *bad_month[] = {"audit", "--month", "2026-13", NULL};
+    const char *both[] = {"audit", "--month", "last", "-S", "2026-10-01", NULL};
     const char *stdin_repair[] = {"audit", WINDOW, "--sacct", "-", "--repair", NULL};
     const char *missing[] = {"audit", WINDOW, "--sacct", "/nonexistent/sacct.txt", NULL};
     const char *not_sacct[] = {"audit", WINDOW, "--sacct", NULL, NULL};
@@ -222,6 +231,8 @@ static void test_audit_refused(void **state)
     assert_int_equal(tu_box_run(&b, no_start, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, backwards, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, stray, NULL, NULL), SA_EXIT_USAGE);
+    assert_int_equal(tu_box_run(&b, bad_month, NULL, NULL), SA_EXIT_USAGE);
+    assert_int_equal(tu_box_run(&b, both, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, stdin_repair, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, missing, NULL, &err), SA_EXIT_INPUT);
     assert_non_null(strstr(err, "/nonexistent/sacct.txt"));
