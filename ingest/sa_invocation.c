@@ -1475,21 +1475,33 @@ static bool audit_reference(const sa_invocation_opts_t *o, int64_t from, int64_t
     return ok;
 }
 
-/* Reads the documents ids[0..n) ("<cluster>:<job id>") and adds them to the audit. */
+static bool audit_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    json_t *j = sa_bson_to_json(doc, error);
+    bool ok = j && sa_audit_add_doc(ctx, j, error);
+    json_decref(j);
+    return ok;
+}
+
+/*
+ * Reads the documents ids[0..n) ("<cluster>:<job id>"), only the members the audit compares
+ * (the server sends a few dozen values a document, not the steps, usage and history), and
+ * adds them to the audit.
+ */
 static bool audit_add_docs(sa_archive_t *ar, sa_audit_t *au, char **ids, size_t n, sa_error_t *error)
 {
-    json_t **docs = calloc(n ? n : 1, sizeof *docs);
-    bool ok = docs != NULL;
-
-    if (!ok)
-        return sa_error_nomem(error);
-    ok = sa_archive_read_jobs(ar, ids, n, docs, error);
-    for (size_t i = 0; i < n; i++) {
-        if (ok && docs[i])
-            ok = sa_audit_add_doc(au, docs[i], error);
-        json_decref(docs[i]);
-    }
-    free(docs);
+    bson_t *opts = BCON_NEW("projection", "{", "job_id", BCON_INT32(1), "state", BCON_INT32(1), "state_flags",
+                            BCON_INT32(1), "submit", BCON_INT32(1), "eligible", BCON_INT32(1), "start", BCON_INT32(1),
+                            "end", BCON_INT32(1), "exit", BCON_INT32(1), "alloc", BCON_INT32(1), "nodes", BCON_INT32(1),
+                            "user", BCON_INT32(1), "account", BCON_INT32(1), "partition", BCON_INT32(1),
+                            "runs.start", BCON_INT32(1), "runs.end", BCON_INT32(1), "runs.submit", BCON_INT32(1),
+                            "runs.eligible", BCON_INT32(1), "runs.state", BCON_INT32(1), "runs.flags", BCON_INT32(1),
+                            "runs.nodes", BCON_INT32(1), "runs.node_count", BCON_INT32(1), "runs.cpus", BCON_INT32(1),
+                            "runs.mem_mb", BCON_INT32(1), "runs.gpus", BCON_INT32(1), "runs.gpus_by_type",
+                            BCON_INT32(1), "runs.billing", BCON_INT32(1), "runs.other", BCON_INT32(1), "runs.exit",
+                            BCON_INT32(1), "}");
+    bool ok = sa_docstore_find(sa_archive_store(ar), "jobs", ids, n, AUDIT_READ_BATCH, opts, audit_doc, au, error);
+    bson_destroy(opts);
     return ok;
 }
 
