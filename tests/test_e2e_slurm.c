@@ -1372,15 +1372,14 @@ static void check_sreport_hour(time_t h0)
 
 /* ---- slurm-ingest audit (issue 35) --------------------------------------------------------------- */
 
-/* Runs slurm-ingest audit with args; fails the test unless it exits want; returns what it printed. */
-static char *audit_run(const char *const *args, int want)
+/* Runs slurm-ingest audit with args; fails the test unless it exits want; *out what it printed (caller frees). */
+static void audit_run(const char *const *args, int want, char **out)
 {
-    char *out = NULL, *err = NULL;
-    int rc = ingest_rc(args, false, &out, &err);
+    char *err = NULL;
+    int rc = ingest_rc(args, false, out, &err);
     if (rc != want)
-        fail_msg("slurm-ingest audit exited %d, not %d:\n%s%s", rc, want, out, err);
+        fail_msg("slurm-ingest audit exited %d, not %d:\n%s%s", rc, want, *out, err);
     free(err);
-    return out;
 }
 
 static void set_doc_str(long id, const char *key, const char *value)
@@ -1418,7 +1417,7 @@ static void delete_doc(long id)
  */
 static void check_audit(const scenario_t *sc, time_t t_begin)
 {
-    char from[32], want[512], *out;
+    char from[32], want[512], *out = NULL;
     time_t t = t_begin;
     const char *audit[] = {"audit", "-S", from, NULL};
     const char *repair[] = {"audit", "-S", from, "--repair", NULL};
@@ -1428,13 +1427,13 @@ static void check_audit(const scenario_t *sc, time_t t_begin)
     strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
     snprintf(account, sizeof account, "%s", doc_str(d, "account"));
     bson_destroy(d);
-    out = audit_run(audit, 0);
+    audit_run(audit, 0, &out);
     printf("  audit after the scenario: %s", strstr(out, "audit of ") ? strstr(out, "audit of ") : out);
     assert_non_null(strstr(out, "the archive agrees"));
     free(out);
     delete_doc(sc->burn);
     set_doc_str(sc->gpu, "account", "e2e-changed");
-    out = audit_run(audit, 9);
+    audit_run(audit, 9, &out);
     {
         char l1[128], l2[256];
         snprintf(l1, sizeof l1, "job %ld: missing\n", sc->burn);
@@ -1444,10 +1443,10 @@ static void check_audit(const scenario_t *sc, time_t t_begin)
     if (strncmp(out, want, strlen(want)) != 0 || !strstr(out, "2 difference(s) (1 missing, 0 extra, 1 changed)"))
         fail_msg("audit after a deleted document and a changed field:\n%swanted first:\n%s", out, want);
     free(out);
-    out = audit_run(repair, 0);
+    audit_run(repair, 0, &out);
     assert_non_null(strstr(out, "after the repair"));
     free(out);
-    out = audit_run(audit, 0);
+    audit_run(audit, 0, &out);
     assert_non_null(strstr(out, "the archive agrees"));
     free(out);
     d = get_doc(sc->burn);
