@@ -357,6 +357,10 @@ static int run_audit(const char *s_text, const char *e_text, const char *m_text,
     sa_error_t error;
 
     sa_error_clear(&error);
+    if (ro->no_mongo) {
+        fputs("slurm-ingest: audit compares with the archive: not with --no-mongo\n", stderr);
+        return SA_EXIT_USAGE;
+    }
     if (m_text && (s_text || e_text)) {
         fputs("slurm-ingest: audit: --month or -S/-E, not both\n", stderr);
         return SA_EXIT_USAGE;

@@ -222,6 +222,7 @@ static void test_audit_refused(void **state)
     const char *stray[] = {"-S", "2026-10-01", NULL};
     const char *bad_month[] = {"audit", "--month", "2026-13", NULL};
     const char *both[] = {"audit", "--month", "last", "-S", "2026-10-01", NULL};
+    const char *no_mongo[] = {"audit", "--month", "last", "--no-mongo", NULL};
     const char *stdin_repair[] = {"audit", WINDOW, "--sacct", "-", "--repair", NULL};
     const char *missing[] = {"audit", WINDOW, "--sacct", "/nonexistent/sacct.txt", NULL};
     const char *not_sacct[] = {"audit", WINDOW, "--sacct", NULL, NULL};
@@ -233,6 +234,7 @@ static void test_audit_refused(void **state)
     assert_int_equal(tu_box_run(&b, stray, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, bad_month, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, both, NULL, NULL), SA_EXIT_USAGE);
+    assert_int_equal(tu_box_run(&b, no_mongo, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, stdin_repair, NULL, NULL), SA_EXIT_USAGE);
     assert_int_equal(tu_box_run(&b, missing, NULL, &err), SA_EXIT_INPUT);
     assert_non_null(strstr(err, "/nonexistent/sacct.txt"));
