@@ -1475,107 +1475,101 @@ static bool audit_reference(const sa_invocation_opts_t *o, int64_t from, int64_t
     return ok;
 }
 
-static bool audit_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+/* The projection of the members the audit compares (the server sends a few dozen values a document, not the
+ * steps, usage and history). New; the caller destroys it. */
+static bson_t *audit_projection(void)
 {
-    json_t *j = sa_bson_to_json(doc, error);
-    bool ok = j && sa_audit_add_doc(ctx, j, error);
-    json_decref(j);
-    return ok;
+    return BCON_NEW("projection", "{", "job_id", BCON_INT32(1), "state", BCON_INT32(1), "state_flags", BCON_INT32(1),
+                    "submit", BCON_INT32(1), "eligible", BCON_INT32(1), "start", BCON_INT32(1), "end", BCON_INT32(1),
+                    "exit", BCON_INT32(1), "alloc", BCON_INT32(1), "nodes", BCON_INT32(1), "user", BCON_INT32(1),
+                    "account", BCON_INT32(1), "partition", BCON_INT32(1), "runs.start", BCON_INT32(1), "runs.end",
+                    BCON_INT32(1), "runs.submit", BCON_INT32(1), "runs.eligible", BCON_INT32(1), "runs.state",
+                    BCON_INT32(1), "runs.flags", BCON_INT32(1), "runs.nodes", BCON_INT32(1), "runs.node_count",
+                    BCON_INT32(1), "runs.cpus", BCON_INT32(1), "runs.mem_mb", BCON_INT32(1), "runs.gpus",
+                    BCON_INT32(1), "runs.gpus_by_type", BCON_INT32(1), "runs.billing", BCON_INT32(1), "runs.other",
+                    BCON_INT32(1), "runs.exit", BCON_INT32(1), "}");
 }
 
-/*
- * Reads the documents ids[0..n) ("<cluster>:<job id>"), only the members the audit compares
- * (the server sends a few dozen values a document, not the steps, usage and history), and
- * adds them to the audit.
- */
-static bool audit_add_docs(sa_archive_t *ar, sa_audit_t *au, char **ids, size_t n, sa_error_t *error)
-{
-    bson_t *opts = BCON_NEW("projection", "{", "job_id", BCON_INT32(1), "state", BCON_INT32(1), "state_flags",
-                            BCON_INT32(1), "submit", BCON_INT32(1), "eligible", BCON_INT32(1), "start", BCON_INT32(1),
-                            "end", BCON_INT32(1), "exit", BCON_INT32(1), "alloc", BCON_INT32(1), "nodes", BCON_INT32(1),
-                            "user", BCON_INT32(1), "account", BCON_INT32(1), "partition", BCON_INT32(1),
-                            "runs.start", BCON_INT32(1), "runs.end", BCON_INT32(1), "runs.submit", BCON_INT32(1),
-                            "runs.eligible", BCON_INT32(1), "runs.state", BCON_INT32(1), "runs.flags", BCON_INT32(1),
-                            "runs.nodes", BCON_INT32(1), "runs.node_count", BCON_INT32(1), "runs.cpus", BCON_INT32(1),
-                            "runs.mem_mb", BCON_INT32(1), "runs.gpus", BCON_INT32(1), "runs.gpus_by_type",
-                            BCON_INT32(1), "runs.billing", BCON_INT32(1), "runs.other", BCON_INT32(1), "runs.exit",
-                            BCON_INT32(1), "}");
-    bool ok = sa_docstore_find(sa_archive_store(ar), "jobs", ids, n, AUDIT_READ_BATCH, opts, audit_doc, au, error);
-    bson_destroy(opts);
-    return ok;
-}
-
-/* The window's documents slurmdbd did not list (ids, times): collected, to be read whole. */
+/* What the archive's side has read: the audit, and which of slurmdbd's jobs have their document (found[i]: ids[i]). */
 typedef struct {
     sa_audit_t *audit;
-    const char *cluster;
-    int64_t from, to;
-    sa_strv_t ids;
-} audit_scan_t;
+    const int64_t *ids;
+    size_t n;
+    bool *found;
+    size_t docs;
+} audit_read_t;
 
-static bool audit_scan_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+/* One document read: added to the audit (sa_audit_add_doc leaves out a job outside the window that sacct did not list). */
+static bool audit_doc(const bson_t *doc, void *ctx, sa_error_t *error)
 {
-    audit_scan_t *s = ctx;
+    audit_read_t *rd = ctx;
     json_t *j = sa_bson_to_json(doc, error);
     int64_t id;
-    char *name;
-    bool ok = true;
+    const int64_t *at;
+    bool ok;
 
     if (!j)
         return false;
     id = sa_jobdoc_int(j, "job_id");
-    if (id != SA_UNSET && !sa_audit_listed(s->audit, id) && sa_audit_in_window(j, s->from, s->to)) {
-        ok = (name = sa_jobdoc_id(s->cluster, id)) && sa_strv_push(&s->ids, name);
-        free(name);
-        if (!ok)
-            sa_error_nomem(error);
+    at = bsearch(&id, rd->ids, rd->n, sizeof *rd->ids, id_cmp);
+    if (at && rd->found[at - rd->ids]) {
+        json_decref(j); /* read already */
+        return true;
     }
+    if (at)
+        rd->found[at - rd->ids] = true;
+    rd->docs++;
+    ok = sa_audit_add_doc(rd->audit, j, error);
     json_decref(j);
     return ok;
 }
 
 /*
- * The archive's side of the audit: the documents of the jobs slurmdbd listed (by _id),
- * then those of the window it did not list, found by the times sacct selects on ({cluster,
- * submit < to, end >= from or none}: the indexes cluster_end on MongoDB; the rule itself,
- * sa_audit_in_window, decides).
+ * The archive's side of the audit, in one query and what it missed: the cluster's
+ * documents by the times sacct selects on ({cluster, submit < to, end >= from or none}: the
+ * index cluster_end on MongoDB; FerretDB reads the collection), the rule itself deciding
+ * (sa_audit_in_window); then, by _id, the jobs slurmdbd listed that the query did not return
+ * (their documents' times differ, or there is none).
  */
 static bool audit_archive(sa_archive_t *ar, const char *cluster, sa_audit_t *au, int64_t from, int64_t to,
                           sa_error_t *error)
 {
-    audit_scan_t s = {au, cluster, from, to, {0}};
-    size_t n;
-    const int64_t *ids = sa_audit_ref_ids(au, &n);
-    bson_t *filter, *opts;
-    bool ok = true;
-
+    audit_read_t rd = {au, NULL, 0, NULL, 0};
+    bson_t *filter, *opts = audit_projection();
+    sa_strv_t rest;
     double t0 = mono_ms(), t1;
+    size_t scanned;
+    bool ok;
 
-    sa_strv_init(&s.ids);
-    for (size_t i = 0; ok && i < n; i += AUDIT_READ_BATCH) {
-        sa_strv_t chunk;
-        sa_strv_init(&chunk);
-        for (size_t k = i; ok && k < n && k < i + AUDIT_READ_BATCH; k++) {
-            char *name = sa_jobdoc_id(cluster, ids[k]);
-            ok = name && sa_strv_push(&chunk, name);
-            free(name);
-        }
-        ok = ok ? audit_add_docs(ar, au, chunk.v, chunk.n, error) : sa_error_nomem(error);
-        sa_strv_clear(&chunk);
+    rd.ids = sa_audit_ref_ids(au, &rd.n);
+    sa_strv_init(&rest);
+    if (!(rd.found = calloc(rd.n ? rd.n : 1, sizeof *rd.found))) {
+        bson_destroy(opts);
+        return sa_error_nomem(error);
     }
-    t1 = mono_ms();
     filter = BCON_NEW("cluster", BCON_UTF8(cluster), "submit", "{", "$lt", BCON_DATE_TIME(to * 1000), "}", "$or", "[",
                       "{", "end", "{", "$gte", BCON_DATE_TIME(from * 1000), "}", "}", "{", "end", BCON_NULL, "}", "]");
-    opts = BCON_NEW("projection", "{", "job_id", BCON_INT32(1), "eligible", BCON_INT32(1), "end", BCON_INT32(1), "}");
-    ok = ok && sa_docstore_scan(sa_archive_store(ar), "jobs", filter, opts, audit_scan_doc, &s, error);
+    ok = sa_docstore_scan(sa_archive_store(ar), "jobs", filter, opts, audit_doc, &rd, error);
     bson_destroy(filter);
-    bson_destroy(opts);
-    for (size_t i = 0; ok && i < s.ids.n; i += AUDIT_READ_BATCH)
-        ok = audit_add_docs(ar, au, s.ids.v + i, s.ids.n - i < AUDIT_READ_BATCH ? s.ids.n - i : AUDIT_READ_BATCH, error);
+    t1 = mono_ms();
+    scanned = rd.docs;
+    for (size_t i = 0; ok && i < rd.n; i++) {
+        char *name;
+        if (rd.found[i])
+            continue;
+        ok = (name = sa_jobdoc_id(cluster, rd.ids[i])) && sa_strv_push(&rest, name);
+        free(name);
+        if (!ok)
+            sa_error_nomem(error);
+    }
+    ok = ok && sa_docstore_find(sa_archive_store(ar), "jobs", rest.v, rest.n, AUDIT_READ_BATCH, opts, audit_doc, &rd,
+                                error);
     if (ok)
-        sa_log(SA_LOG_INFO, "audit: %zu job document(s) read by _id in %.0f ms; the window's others: %zu, found in "
-               "%.0f ms", n, t1 - t0, s.ids.n, mono_ms() - t1);
-    sa_strv_clear(&s.ids);
+        sa_log(SA_LOG_INFO, "audit: %zu job document(s) of the window in %.0f ms; %zu more by _id in %.0f ms", scanned,
+               t1 - t0, rest.n, mono_ms() - t1);
+    sa_strv_clear(&rest);
+    free(rd.found);
+    bson_destroy(opts);
     return ok;
 }
 
