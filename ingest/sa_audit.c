@@ -29,6 +29,7 @@ typedef struct {
     int rank_final;
     size_t seq;            /* the order given: the last of equal keys wins */
     char *v[SA_AUDIT_NF];  /* the field texts, NULL when absent */
+    json_t *exit;          /* ROW_JOB of a record: its document's exit (with its rank), or NULL */
 } row_t;
 
 typedef struct {
@@ -49,6 +50,7 @@ static void row_clear(row_t *r)
 {
     for (int f = 0; f < SA_AUDIT_NF; f++)
         free(r->v[f]);
+    json_decref(r->exit);
 }
 
 static void rows_clear(rows_t *rs)
@@ -232,6 +234,8 @@ static bool rows_of_doc(sa_audit_t *a, rows_t *rs, const json_t *doc, const int6
     r->rank_final = (int)rank[1];
     r->rank_start = rank[2];
     r->seq = a->seq++;
+    if (rs == &a->ref)
+        r->exit = json_incref(json_object_get(doc, "exit"));
     if (!job_fields(r, doc))
         return false;
     json_array_foreach(json_object_get(doc, "runs"), i, run) {
@@ -290,25 +294,40 @@ static bool same_key(const row_t *p, const row_t *q)
     return p->job_id == q->job_id && p->kind == q->kind && (p->kind == ROW_JOB || p->start == q->start);
 }
 
-/* Sorts rs and keeps the last row of each key. */
-static void rows_settle(rows_t *rs)
+/*
+ * Sorts rs and keeps the last row of each key. Of slurmdbd's job rows the kept one (the
+ * latest incarnation's) takes the exit code the merge keeps of all the job's records
+ * (sa_jobdoc_exit_replaces: the latest final record's; a requeued job running again keeps
+ * its earlier run's). False on out of memory.
+ */
+static bool rows_settle(rows_t *rs)
 {
     size_t out = 0;
+    bool ok = true;
     if (rs->n > 1)
         qsort(rs->v, rs->n, sizeof *rs->v, row_cmp);
     for (size_t i = 0; i < rs->n; i++) {
-        if (i + 1 < rs->n && same_key(&rs->v[i], &rs->v[i + 1])) {
-            row_clear(&rs->v[i]);
+        row_t *r = &rs->v[i], *next = i + 1 < rs->n ? &rs->v[i + 1] : NULL;
+        if (next && same_key(r, next)) {
+            if (r->kind == ROW_JOB && sa_jobdoc_exit_replaces(r->exit, next->exit)) {
+                json_decref(next->exit);
+                next->exit = json_incref(r->exit);
+                free(next->v[SA_AUDIT_F_EXIT]);
+                ok = set_exit(&next->v[SA_AUDIT_F_EXIT], next->exit) && ok; /* the rows stay whole either way */
+            }
+            row_clear(r);
             continue;
         }
-        rs->v[out++] = rs->v[i];
+        rs->v[out++] = *r;
     }
     rs->n = out;
+    return ok;
 }
 
 bool sa_audit_seal(sa_audit_t *a, sa_error_t *error)
 {
-    rows_settle(&a->ref);
+    if (!rows_settle(&a->ref))
+        return sa_error_nomem(error);
     free(a->ids);
     a->nids = 0;
     if (!(a->ids = malloc((a->ref.n ? a->ref.n : 1) * sizeof *a->ids)))
@@ -439,7 +458,8 @@ bool sa_audit_compare(sa_audit_t *a, sa_audit_diff_fn fn, void *ctx, sa_audit_co
     memset(e.c, 0, sizeof *e.c);
     if (!a->sealed && !sa_audit_seal(a, error))
         return false;
-    rows_settle(&a->arc);
+    if (!rows_settle(&a->arc))
+        return sa_error_nomem(error);
     while (i < a->ref.n || j < a->arc.n) {
         int64_t id = i == a->ref.n ? a->arc.v[j].job_id
                      : j == a->arc.n ? a->ref.v[i].job_id
