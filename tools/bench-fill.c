@@ -284,13 +284,13 @@ static int cmd_lookup(mongoc_collection_t *jobs, const char *ids_csv, bool with_
 }
 
 /*
- * drop-every: deletes every Nth job document of cluster (in _id order), as a hand that
+ * drop-every: deletes every Nth job document of cluster (in the order the server returns), as a hand that
  * deletes documents would (slurm-ingest audit's benchmark). Prints how many; 0 or 1.
  */
 static int cmd_drop_every(mongoc_collection_t *jobs, const char *cluster, long long every)
 {
     bson_t *filter = BCON_NEW("cluster", BCON_UTF8(cluster));
-    bson_t *opts = BCON_NEW("projection", "{", "_id", BCON_INT32(1), "}", "sort", "{", "_id", BCON_INT32(1), "}");
+    bson_t *opts = BCON_NEW("projection", "{", "_id", BCON_INT32(1), "}"); /* unsorted: FerretDB streams it */
     mongoc_cursor_t *cur = mongoc_collection_find_with_opts(jobs, filter, opts, NULL);
     const bson_t *doc;
     bson_t ids = BSON_INITIALIZER;
