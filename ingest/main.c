@@ -7,6 +7,8 @@
  *   slurm-ingest migrate --cluster NAME [...]      move an archive of 0.1 to the _id scheme of 0.2
  *   slurm-ingest rollup [--rebuild] [--since DATE] --cluster NAME  check (rebuild) the usage rollups against the job documents,
  *                                                   and ingest_days against ingest_runs
+ *   slurm-ingest audit {-S DATE [-E DATE] | --month M} [--sacct FILE] [--repair] --cluster NAME
+ *                                                   compare the archive with slurmdbd (sacct), or mend it
  *   slurm-ingest --dump FILE...                    print the parsed records as JSON lines
  */
 #include <errno.h>
@@ -36,7 +38,7 @@
 /* Options that exist only on the command line (the others come from sa_ingest_options). */
 enum {
     OPT_CONFIG = 1000, OPT_SQUEUE, OPT_SINFO, OPT_SACCT, OPT_SDIAG, OPT_AT, OPT_STATS, OPT_NO_MONGO, OPT_DUMP,
-    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_REBUILD, OPT_NODE_CONFIG, OPT_TABLE = 2000 /* + index in sa_ingest_options */
+    OPT_DELIM, OPT_FIELDS, OPT_VERSION, OPT_VERIFY, OPT_REBUILD, OPT_NODE_CONFIG, OPT_REPAIR, OPT_MONTH, OPT_TABLE = 2000 /* + index in sa_ingest_options */
 };
 
 static void usage(FILE *out)
@@ -45,6 +47,7 @@ static void usage(FILE *out)
           "       slurm-ingest replay DIR --cluster NAME [OPTION]...\n"
           "       slurm-ingest migrate --cluster NAME [OPTION]...\n"
           "       slurm-ingest rollup [--rebuild] [--since DATE] --cluster NAME [OPTION]...\n"
+          "       slurm-ingest audit {-S DATE [-E DATE] | --month M} [--sacct FILE] [--repair] --cluster NAME\n"
           "       slurm-ingest --dump [--delimiter STR] [--sacct-fields LIST] [--tz ZONE] FILE...\n"
           "\n"
           "Archives one Slurm cluster: jobs into MongoDB (one document per job, with its state\n"
@@ -69,6 +72,15 @@ static void usage(FILE *out)
           "  --stats               print the run's phases and counts as JSON\n"
           "  --no-mongo            write the time series only\n"
           "  --verify              merge every record and check the job cache against the archive\n"
+          "\n"
+          "audit (compares the archive's jobs with slurmdbd's; exit 9 when they differ):\n"
+          "  -S, --starttime DATE  start of the window (sacct's -S)\n"
+          "  -E, --endtime DATE    end of the window (sacct's -E; default: now)\n"
+          "  --month YYYY-MM|last  the window of a calendar month (UTC); last: the one before --at's\n"
+          "  --sacct FILE          slurmdbd's records from a capture of sacct -P -D (or --json)\n"
+          "                        instead of running sacct\n"
+          "  --repair              merge slurmdbd's records of the jobs that differ into the\n"
+          "                        archive (rollups and job cache with them), then compare again\n"
           "  -v, --verbose         more log lines (twice: debug)\n"
           "  -q, --quiet           fewer log lines (once: warnings and errors; twice: errors only)\n"
           "  --dump FILE...        parse and print records as JSON lines; no database\n"
@@ -89,7 +101,8 @@ static void usage(FILE *out)
           "\nExit codes: 0 ok, 1 failure (out of memory), 2 usage, 3 bad input (set aside in\n"
           "the spool's rejected/), 4 Slurm command failed, 5 MongoDB refused (authentication,\n"
           "TLS, a write), 6 SQLite error, 7 another run holds the lock, 8 MongoDB unreachable:\n"
-          "captures spooled, nothing lost, 10 the spool is full: this capture was refused.\n",
+          "captures spooled, nothing lost, 9 audit: the archive differs from slurmdbd, 10 the\n"
+          "spool is full: this capture was refused.\n",
           out);
 }
 
@@ -331,6 +344,74 @@ static int run_dump(int argc, char **argv, int first, const char *const *table_v
  * Runs what argv[first..argc) names once configured: replay DIR, migrate, rollup, or
  * (nothing) an ingest run. Returns the exit code.
  */
+/*
+ * slurm-ingest audit: the window from -S/-E (relative forms from --at), the comparison,
+ * and its exit code: 0 when the archive agrees with slurmdbd (after --repair: once it does),
+ * 9 when differences remain.
+ */
+static int run_audit(const char *s_text, const char *e_text, const char *m_text, bool repair,
+                     sa_invocation_opts_t *ro)
+{
+    int64_t from, to = ro->at;
+    size_t left = 0;
+    sa_error_t error;
+
+    sa_error_clear(&error);
+    if (ro->no_mongo) {
+        fputs("slurm-ingest: audit compares with the archive: not with --no-mongo\n", stderr);
+        return SA_EXIT_USAGE;
+    }
+    if (m_text && (s_text || e_text)) {
+        fputs("slurm-ingest: audit: --month or -S/-E, not both\n", stderr);
+        return SA_EXIT_USAGE;
+    }
+    if (m_text) {
+        /* a calendar month (UTC): YYYY-MM, or "last", the month before --at's */
+        char first[32];
+        int y, m;
+        struct tm tm;
+        time_t at = (time_t)ro->at;
+        gmtime_r(&at, &tm);
+        y = tm.tm_year + 1900;
+        m = tm.tm_mon + 1;
+        if (strcmp(m_text, "last") == 0) {
+            if (--m == 0) {
+                m = 12;
+                y--;
+            }
+        } else if (strlen(m_text) != 7 || sscanf(m_text, "%4d-%2d", &y, &m) != 2 || m < 1 || m > 12) {
+            fprintf(stderr, "slurm-ingest: audit: --month '%s': give YYYY-MM or last\n", m_text);
+            return SA_EXIT_USAGE;
+        }
+        snprintf(first, sizeof first, "%04d-%02d-01T00:00:00Z", y, m);
+        if (!sa_time_parse_iso(first, &from))
+            return SA_EXIT_USAGE;
+        snprintf(first, sizeof first, "%04d-%02d-01T00:00:00Z", m == 12 ? y + 1 : y, m == 12 ? 1 : m + 1);
+        if (!sa_time_parse_iso(first, &to))
+            return SA_EXIT_USAGE;
+    } else if (!s_text) {
+        fputs("slurm-ingest: audit needs -S DATE (the window's start) or --month\n", stderr);
+        return SA_EXIT_USAGE;
+    } else if (!sa_time_parse(s_text, ro->at, &from, &error) ||
+               (e_text && !sa_time_parse(e_text, ro->at, &to, &error))) {
+        fprintf(stderr, "slurm-ingest: audit: %s\n", error.message);
+        return SA_EXIT_USAGE;
+    }
+    if (from >= to) {
+        fputs("slurm-ingest: audit: -S must be before -E\n", stderr);
+        return SA_EXIT_USAGE;
+    }
+    if (sa_invocation_audit(ro, from, to, repair, stdout, &left, &error) != SA_INVOCATION_OK) {
+        sa_log(SA_LOG_ERROR, "%s", error.message);
+        return sa_exit_code_for(&error, true);
+    }
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "slurm-ingest: cannot write to standard output: %s\n", strerror(errno));
+        return SA_EXIT_FAILURE;
+    }
+    return left ? SA_EXIT_UNHEALTHY : SA_EXIT_OK;
+}
+
 static int run_command(int argc, char **argv, int first, bool rebuild, const sa_ingest_config_t *ic,
                        sa_invocation_opts_t *ro)
 {
@@ -391,6 +472,8 @@ int main(int argc, char **argv)
         {"verify", no_argument, NULL, OPT_VERIFY},
         {"rebuild", no_argument, NULL, OPT_REBUILD},
         {"node-config", required_argument, NULL, OPT_NODE_CONFIG},
+        {"starttime", required_argument, NULL, 'S'},     {"endtime", required_argument, NULL, 'E'},
+        {"repair", no_argument, NULL, OPT_REPAIR},       {"month", required_argument, NULL, OPT_MONTH},
     };
     size_t nfixed = sizeof fixed / sizeof fixed[0];
     static struct option longopts[96];
@@ -399,8 +482,8 @@ int main(int argc, char **argv)
     sa_config_t cfg;
     static sa_ingest_config_t ic;
     sa_error_t error;
-    const char *config_path = NULL, *at_text = NULL;
-    bool dump = false, rebuild = false;
+    const char *config_path = NULL, *at_text = NULL, *s_text = NULL, *e_text = NULL, *m_text = NULL;
+    bool dump = false, rebuild = false, repair = false;
     int c, nv = 0, nq = 0, rc = SA_EXIT_OK;
 
     memset(&ro, 0, sizeof ro);
@@ -422,7 +505,7 @@ int main(int argc, char **argv)
         longopts[nfixed + i].val = OPT_TABLE + (int)i;
     }
 
-    while ((c = getopt_long(argc, argv, "hvq", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hvqS:E:", longopts, NULL)) != -1) {
         switch (c) {
         case OPT_CONFIG: config_path = optarg; break;
         case OPT_SQUEUE: ro.files[SA_IN_SQUEUE] = optarg; break;
@@ -435,6 +518,10 @@ int main(int argc, char **argv)
         case OPT_VERIFY: ro.verify = true; break;
         case OPT_REBUILD: rebuild = true; break;
         case OPT_NODE_CONFIG: ro.node_config = optarg; break;
+        case 'S': s_text = optarg; break;
+        case 'E': e_text = optarg; break;
+        case OPT_REPAIR: repair = true; break;
+        case OPT_MONTH: m_text = optarg; break;
         case OPT_DUMP: dump = true; break;
         case OPT_DELIM: ro.topts.delimiter = optarg; break;
         case OPT_FIELDS: ro.topts.fields = optarg; break;
@@ -469,7 +556,19 @@ int main(int argc, char **argv)
     if (rc != SA_EXIT_OK)
         goto done;
 
-    rc = run_command(argc, argv, optind, rebuild, &ic, &ro);
+    if (optind < argc && strcmp(argv[optind], "audit") == 0) {
+        if (optind + 1 != argc) {
+            fprintf(stderr, "slurm-ingest: unexpected argument '%s' (see --help)\n", argv[optind + 1]);
+            rc = SA_EXIT_USAGE;
+        } else {
+            rc = run_audit(s_text, e_text, m_text, repair, &ro);
+        }
+    } else if (s_text || e_text || m_text || repair) {
+        fputs("slurm-ingest: -S, -E, --month and --repair are audit's (slurm-ingest audit ...)\n", stderr);
+        rc = SA_EXIT_USAGE;
+    } else {
+        rc = run_command(argc, argv, optind, rebuild, &ic, &ro);
+    }
 done:
     free(ro.mongo_uri);
     sa_config_clear(&cfg);

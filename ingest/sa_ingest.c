@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sa_bson.h"
+#include "sa_docstore.h"
 #include "sa_fsutil.h"
 #include "sa_notes.h"
 #include "sa_json_memo.h"
@@ -26,6 +27,7 @@
 #define JOB_BATCH 500          /* records per archive batch */
 #define KEEP_DEFAULT 2000      /* changed records held at once; past that, where they are (spans_t) */
 #define IDS_SPILL 4096         /* ids or spans held in memory before they go to the job cache's temporary table */
+#define UNSURE_BATCH 1000      /* a backfill's skipped records whose documents are looked for at once */
 #define SET_LISTED 0           /* the cache's id set: squeue's listing */
 #define ASIDE_MAX (64u << 20)  /* raw bytes of set-aside records kept per input */
 #define ASIDE_MEM (1u << 20)   /* of which held in memory; the rest in a temporary file */
@@ -376,6 +378,7 @@ typedef struct {
     sa_input_kind_t kind;
     jobvec_t kept;      /* changed records (while they fit) */
     jobvec_t hits;      /* --verify: records the cache says were merged */
+    jobvec_t unsure;    /* a backfill's window: records the cache says were merged, until their documents are seen */
     jobvec_t held;      /* changed records that cannot be read alone (no span): always held */
     spans_t *spans;     /* where every changed record is (the snapshot's, shared by its inputs) */
     sa_span_t span;     /* the parser's: where the record at hand is */
@@ -435,10 +438,12 @@ static bool p1_setaside(const char *raw, size_t len, const char *why, bool kept,
     return aside_add(&((pass_t *)ctx)->aside, raw, len, why, kept, error);
 }
 
+static bool p1_keep(pass_t *p, sa_job_t *job, bool hit, bool digested, uint64_t digest, sa_error_t *error);
+static bool unsure_check(pass_t *p, sa_error_t *error);
+
 static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
 {
     pass_t *p = vctx;
-    sa_error_t why;
     bool hit = false, digested = false;
     uint64_t digest = 0;
 
@@ -457,11 +462,31 @@ static bool p1_job(sa_job_t *job, void *vctx, sa_error_t *error)
             hit = d == digest;
         }
     }
+    if (hit && !p->env->verify && p->env->check_stored) {
+        /* a backfill's window: skipped only once its document is seen to be there (unsure_check) */
+        if (!jobs_push(&p->unsure, job))
+            goto oom;
+        return p->unsure.n < UNSURE_BATCH || unsure_check(p, error);
+    }
     if (hit && !p->env->verify) {
         /* merged before as it is now (so it made a storable document then): nothing to build */
         p->stats->jobs.cache_skipped++;
         return true;
     }
+    return p1_keep(p, job, hit, digested, digest, error);
+oom:
+    sa_error_nomem(error);
+    return false;
+}
+
+/*
+ * A record pass 1 keeps (changed, or --verify's hit): checked storable (else set aside),
+ * then held, or noted where it is (its span).
+ */
+static bool p1_keep(pass_t *p, sa_job_t *job, bool hit, bool digested, uint64_t digest, sa_error_t *error)
+{
+    sa_error_t why;
+
     if (!record_storable(job, &p->ctx, &why)) {
         json_t *j;
         char *raw;
@@ -541,9 +566,70 @@ static void nodes_clear(pass_t *p)
     p->nnodes = p->nodes_cap = 0;
 }
 
+/* The _ids found by unsure_check's query. */
+static bool unsure_found(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    bson_iter_t it;
+    if (bson_iter_init_find(&it, doc, "_id") && BSON_ITER_HOLDS_UTF8(&it) &&
+        !sa_strv_push((sa_strv_t *)ctx, bson_iter_utf8(&it, NULL)))
+        return sa_error_nomem(error);
+    return true;
+}
+
+/*
+ * A backfill's records the cache says were merged: their documents are looked for (one
+ * query, _ids only). Those there are skipped as the cache says; a record whose document is
+ * gone (deleted by hand, a restored database the cache did not see) has its job's digests
+ * forgotten and is kept like a changed one, so that the backfill writes it again.
+ */
+static bool unsure_check(pass_t *p, sa_error_t *error)
+{
+    sa_strv_t ids, found;
+    sa_span_t span = p->span;
+    bson_t *opts = BCON_NEW("projection", "{", "_id", BCON_INT32(1), "}");
+    bool ok = true;
+
+    sa_strv_init(&ids);
+    sa_strv_init(&found);
+    for (size_t i = 0; ok && i < p->unsure.n; i++) {
+        char *id = sa_jobdoc_id(p->ctx.cluster, p->unsure.v[i]->job_id);
+        ok = id && sa_strv_add_sorted_unique(&ids, id);
+        free(id);
+    }
+    if (!ok)
+        sa_error_nomem(error);
+    ok = ok && sa_docstore_find(sa_archive_store(p->env->archive), "jobs", ids.v, ids.n, 0, opts, unsure_found, &found,
+                                error);
+    memset(&p->span, 0, sizeof p->span); /* not where the parser is: held, not read again */
+    for (size_t i = 0; ok && i < p->unsure.n; i++) {
+        sa_job_t *job = p->unsure.v[i];
+        char *id = sa_jobdoc_id(p->ctx.cluster, job->job_id);
+        bool there = false;
+        for (size_t k = 0; id && k < found.n && !there; k++)
+            there = strcmp(found.v[k], id) == 0;
+        if (!id) {
+            ok = sa_error_nomem(error);
+        } else if (there) {
+            p->stats->jobs.cache_skipped++;
+        } else {
+            p->stats->cache_restored++;
+            ok = sa_jobcache_forget_records(p->env->cache, job->job_id, error) &&
+                 p1_keep(p, job, false, false, 0, error);
+        }
+        free(id);
+    }
+    p->span = span;
+    jobs_clear(&p->unsure);
+    sa_strv_clear(&ids);
+    sa_strv_clear(&found);
+    bson_destroy(opts);
+    return ok;
+}
+
 static void pass_clear(pass_t *p)
 {
     jobs_clear(&p->kept);
+    jobs_clear(&p->unsure);
     jobs_clear(&p->hits);
     jobs_clear(&p->held);
     free(p->header);
@@ -629,6 +715,8 @@ static bool pass1(pass_t *p, const sa_snapshot_t *snap, sa_input_kind_t k, sa_me
     p->aside.mem = limit("SA_ASIDE_MEM", ASIDE_MEM);
     if (!parse_file(path, k == SA_IN_SACCT ? &snap->topts : NULL, &sink, meta, &kind, why))
         goto refused;
+    if (p->unsure.n && !unsure_check(p, why))
+        return false; /* a store's failure, not the input's */
     if (!kind_fits(k, kind, p->records)) {
         sa_error_set(why, SA_ERR_INPUT, 0, "expected %s output, found %s", sa_input_kind_name(k), sa_kind_name(kind));
         goto refused;
@@ -1080,7 +1168,9 @@ bool sa_ingest_snapshot(const sa_ingest_env_t *env, const sa_snapshot_t *snap, s
         p[k].spans = &spans;
         good = k == SA_IN_SDIAG ? (have_sdiag = parse_sdiag(snap->files[k], input_name(snap, k), &sd, &why))
                                 : pass1(&p[k], snap, (sa_input_kind_t)k, &meta[k], &why);
-        if (!good && why.domain == SA_ERR_NOMEM) {
+        if (!good && (why.domain == SA_ERR_NOMEM || why.domain == SA_ERR_MONGO || why.domain == SA_ERR_UNREACHABLE ||
+                      why.domain == SA_ERR_SQLITE)) {
+            /* a store failed (a backfill's look for documents, the job cache): the input is not at fault */
             *error = why;
             goto done;
         }

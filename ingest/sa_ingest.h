@@ -52,6 +52,8 @@ typedef struct {
     int64_t max_gap_s;           /* time series gap limit */
     const char *setaside_dir;    /* where records set aside are kept (NULL: nowhere, only counted) */
     bool verify;                 /* merge every record, and count the cache's wrong claims */
+    bool check_stored;           /* a backfill's window: a record the cache skips is merged again when its
+                                    job's document is gone (one _id query per 1000 such records) */
     size_t keep_records;         /* changed records held at once (0 = 2000); past it, read again where they are */
 } sa_ingest_env_t;
 
@@ -62,6 +64,7 @@ typedef struct {
     size_t setaside, repaired;   /* records set aside; records repaired and kept */
     size_t second_passes;        /* inputs whose changed records were read again where they are */
     size_t cache_mismatches;     /* --verify: documents the cache claimed current that were not */
+    size_t cache_restored;       /* check_stored: records the cache skipped whose document was gone, merged again */
     double ms_parse, ms_mongo, ms_sqlite;
     char *slurm_release, *data_parser;
     sa_strv_t warnings;   /* Slurm's warnings[] */

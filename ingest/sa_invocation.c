@@ -14,6 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sa_audit.h"
+#include "sa_bson.h"
+#include "sa_docstore.h"
 #include "sa_exec.h"
 #include "sa_fault.h"
 #include "sa_fsutil.h"
@@ -297,32 +300,65 @@ static bool sacct_window(run_t *r, int64_t *start, int64_t *end, int64_t *new_si
     return true;
 }
 
-/* Captures one sacct window into the snapshot (with its header, so the capture describes itself). */
-static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t end, int64_t since,
-                          uint64_t cap, json_t *meta, sa_error_t *error)
+/*
+ * The sacct command of the window [start, end): every user, every incarnation (-D), the
+ * columns the archive keeps, unit-separated. argv[0..8] is filled; its two time arguments
+ * are *s_arg and *e_arg (caller frees both, also on failure). The one command line of the
+ * ingest's windows and of the audit's.
+ */
+static bool sacct_argv(const sa_ingest_config_t *c, int64_t start, int64_t end, const char *argv[9], char **s_arg,
+                       char **e_arg, sa_error_t *error)
 {
-    char s_iso[32], e_iso[32], *s_arg = NULL, *e_arg = NULL;
-    bool ok;
+    char s_iso[32], e_iso[32];
 
+    *s_arg = *e_arg = NULL;
     sa_time_format(start, s_iso, sizeof s_iso);
     sa_time_format(end, e_iso, sizeof e_iso);
     s_iso[19] = e_iso[19] = '\0'; /* sacct takes no zone suffix; it runs with TZ=UTC */
-    if (asprintf(&s_arg, "--starttime=%s", s_iso) < 0 || asprintf(&e_arg, "--endtime=%s", e_iso) < 0) {
-        free(s_arg);
-        sa_error_nomem(error);
-        return false;
+    if (asprintf(s_arg, "--starttime=%s", s_iso) < 0) {
+        *s_arg = NULL;
+        return sa_error_nomem(error);
     }
-    {
-        const char *argv[] = {r->c->sacct_command, "--allusers", "--duplicates", "--parsable2",
-                              "--delimiter=" SACCT_DELIM, "--format=" SACCT_FIELDS, s_arg, e_arg, NULL};
-        ok = capture_command(r, t, SA_IN_SACCT, argv, cap, error);
+    if (asprintf(e_arg, "--endtime=%s", e_iso) < 0) {
+        *e_arg = NULL;
+        return sa_error_nomem(error);
     }
+    argv[0] = c->sacct_command;
+    argv[1] = "--allusers";
+    argv[2] = "--duplicates";
+    argv[3] = "--parsable2";
+    argv[4] = "--delimiter=" SACCT_DELIM;
+    argv[5] = "--format=" SACCT_FIELDS;
+    argv[6] = *s_arg;
+    argv[7] = *e_arg;
+    argv[8] = NULL;
+    return true;
+}
+
+/*
+ * Captures one sacct window into the snapshot (with its header, so the capture describes
+ * itself). A window of a --since backfill (since set: its first; backfill: the ones after)
+ * is marked so: its landing looks for the documents the job cache says are there.
+ */
+static bool capture_sacct(run_t *r, sa_snapshot_txn_t *t, int64_t start, int64_t end, int64_t since, bool backfill,
+                          uint64_t cap, json_t *meta, sa_error_t *error)
+{
+    const char *argv[9];
+    char *s_arg = NULL, *e_arg = NULL;
+    bool ok;
+
+    ok = sacct_argv(r->c, start, end, argv, &s_arg, &e_arg, error) &&
+         capture_command(r, t, SA_IN_SACCT, argv, cap, error);
     free(s_arg);
     free(e_arg);
     if (ok) {
         json_t *w = json_pack("{s:I, s:I}", "start", (json_int_t)start, "end", (json_int_t)end);
         if (since != SA_UNSET)
             json_object_set_new(w, "since", json_integer(since));
+        /* a --since backfill's window re-reads what the job cache may claim merged: its documents are looked
+           for (sa_ingest_env_t.check_stored), so that one deleted since is written again */
+        if (since != SA_UNSET || backfill)
+            json_object_set_new(w, "backfill", json_true());
         json_object_set_new(meta, "sacct", w);
         json_object_set_new(meta, "delimiter", json_string(SACCT_DELIM));
     }
@@ -417,7 +453,7 @@ static bool take_snapshot(run_t *r, bool files_mode, int64_t *sacct_end, sa_erro
         if (r->archive) {
             int64_t start, end, since;
             if (!sacct_window(r, &start, &end, &since, error) ||
-                !capture_sacct(r, t, start, end, since, cap, meta, error))
+                !capture_sacct(r, t, start, end, since, false, cap, meta, error))
                 goto done;
             *sacct_end = end;
         } else {
@@ -495,6 +531,7 @@ static bool land(run_t *r, const sa_snapdir_t *sd, bool from_spool, sa_error_t *
     env.max_gap_s = r->c->max_gap;
     env.setaside_dir = r->setaside_dir;
     env.verify = r->o->verify;
+    env.check_stored = json_is_true(json_object_get(json_object_get(sd->meta, "sacct"), "backfill"));
     if (!sa_ingest_snapshot(&env, &snap, &r->st, &out, &err)) {
         sa_archive_confirm_unreachable(r->archive, &err);
         if (err.domain != SA_ERR_UNREACHABLE) {
@@ -595,7 +632,7 @@ static bool backfill(run_t *r, int64_t last_end, sa_error_t *error)
                          "slurm", "version", SA_VERSION);
         cap = capture_cap(r);
         t = sa_snapshot_begin(r->c->spool_dir, r->c->cluster, r->o->at, error);
-        ok = t && capture_sacct(r, t, start, end, since, cap, meta, error);
+        ok = t && capture_sacct(r, t, start, end, since, r->c->since != NULL, cap, meta, error);
         if (ok)
             ok = keep(r, t, meta, NULL, error); /* frees t, whatever happens */
         else
@@ -666,6 +703,7 @@ static json_t *run_doc(const run_t *r, time_t started, bool ok, const char *err,
                      (json_int_t)st->repaired, "inputs_rejected", (json_int_t)r->rejected, "snapshots_landed",
                      (json_int_t)r->landed, "snapshots_spooled", (json_int_t)r->spooled_left, "second_passes",
                      (json_int_t)st->second_passes, "cache_mismatches", (json_int_t)st->cache_mismatches);
+    json_object_set_new(counts, "cache_restored", json_integer((json_int_t)st->cache_restored));
     json_object_update(counts, more); /* copies: more is still ours */
     json_decref(more);
     json_object_set_new(counts, "insert_rereads", json_integer((json_int_t)st->jobs.insert_rereads));
@@ -888,6 +926,9 @@ static sa_invocation_result_t finish(run_t *r, time_t started, bool cache_rebuil
                "slurm-report utilization shows their time apart",
                r->st.nodes_gpu_unknown);
 
+    if (r->st.cache_restored)
+        sa_log(SA_LOG_INFO, "backfill: %zu record(s) the job cache said were merged had no document: written again",
+               r->st.cache_restored);
     if (r->archive && !sa_archive_record_run(r->archive, doc, &err))
         sa_log(SA_LOG_WARN, "could not record the run: %s", err.message);
     if (r->o->print_stats) {
@@ -1285,4 +1326,447 @@ sa_invocation_result_t sa_invocation_migrate(const sa_invocation_opts_t *o, sa_e
     result = finish(&r, started, cache_rebuilt, error);
     sa_lock_release(lock);
     return result;
+}
+
+/* ---- audit ------------------------------------------------------------------------------- */
+
+#define AUDIT_READ_BATCH 400 /* _ids per read of job documents */
+
+/* What an audit reads its reference into: the audit's records, or (repair) the records of some jobs. */
+typedef struct {
+    sa_audit_t *audit;
+    sa_obs_ctx_t ctx;
+    const char *name;       /* the input, for messages */
+    const int64_t *want;    /* repair: the jobs whose records are kept (sorted), else NULL */
+    size_t nwant;
+    sa_job_t **keep;        /* repair: their records (owned) */
+    size_t nkeep, keep_cap;
+    size_t records, setaside;
+} audit_ref_t;
+
+static int id_cmp(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static bool audit_job(sa_job_t *job, void *vctx, sa_error_t *error)
+{
+    audit_ref_t *x = vctx;
+
+    x->records++;
+    if (!x->want)
+        return sa_audit_add_record(x->audit, job, &x->ctx, error);
+    if (!bsearch(&job->job_id, x->want, x->nwant, sizeof *x->want, id_cmp))
+        return true;
+    if (x->nkeep == x->keep_cap) {
+        size_t cap = x->keep_cap ? 2 * x->keep_cap : 64;
+        sa_job_t **v = realloc(x->keep, cap * sizeof *v);
+        if (!v)
+            return sa_error_nomem(error);
+        x->keep = v;
+        x->keep_cap = cap;
+    }
+    if (!(x->keep[x->nkeep] = sa_job_steal(job)))
+        return sa_error_nomem(error);
+    x->nkeep++;
+    return true;
+}
+
+/* A record of the reference that cannot be parsed: said, counted; the audit goes on without it. */
+static bool audit_setaside(const char *raw, size_t len, const char *why, bool kept, void *vctx, sa_error_t *error)
+{
+    audit_ref_t *x = vctx;
+    (void)raw;
+    (void)len;
+    (void)error;
+    if (!kept)
+        x->setaside++;
+    sa_log(SA_LOG_WARN, "%s: %s: %s", x->name, why, kept ? "repaired and kept" : "record set aside, not audited");
+    return true;
+}
+
+/* Parses one reference input; errors name it. Slurm's errors[] fail it (SA_ERR_SLURM). */
+static bool audit_parse(audit_ref_t *x, sa_reader_t *rd, const sa_sacct_text_opts_t *topts, sa_error_t *error)
+{
+    sa_sink_t sink = {audit_job, NULL, x, audit_setaside, true, NULL};
+    sa_meta_t meta;
+    sa_kind_t kind;
+    bool ok;
+
+    sa_meta_init(&meta);
+    ok = sa_parse_any(rd, topts, &sink, &meta, &kind, error);
+    if (ok && meta.errors.n) {
+        sa_error_set(error, SA_ERR_SLURM, 0, "Slurm error: %s", meta.errors.v[0]);
+        ok = false;
+    }
+    if (ok && kind != SA_KIND_SACCT_TEXT && kind != SA_KIND_SACCT_JSON) {
+        sa_error_set(error, SA_ERR_INPUT, 0, "not sacct output (%s)", sa_kind_name(kind));
+        ok = false;
+    }
+    if (!ok && error->domain != SA_ERR_NOMEM)
+        sa_error_prefix(error, "%s", x->name);
+    sa_meta_clear(&meta);
+    return ok;
+}
+
+/*
+ * Reads the reference of [from, to) into x: the --sacct file, or sacct run over the
+ * window in backfill-window pieces (argv, timeout and cap of the ingest's own windows), a
+ * progress line on a terminal.
+ */
+static bool audit_reference(const sa_invocation_opts_t *o, int64_t from, int64_t to, audit_ref_t *x, sa_error_t *error)
+{
+    const sa_ingest_config_t *c = o->cfg;
+    bool tty = isatty(2), ok = true;
+
+    if (o->files[SA_IN_SACCT]) {
+        const char *path = o->files[SA_IN_SACCT];
+        int fd = strcmp(path, "-") == 0 ? 0 : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+        sa_reader_t rd;
+        x->name = fd == 0 ? "(stdin)" : path;
+        if (fd < 0) {
+            sa_error_set(error, SA_ERR_INPUT, errno, "%s: %s", path, strerror(errno));
+            return false;
+        }
+        sa_reader_init_fd(&rd, fd);
+        ok = audit_parse(x, &rd, &o->topts, error);
+        if (fd > 0)
+            close(fd);
+        return ok;
+    }
+    x->name = c->sacct_command;
+    for (int64_t start = from; ok && start < to; start += c->backfill_window) {
+        int64_t end = to - start > c->backfill_window ? start + c->backfill_window : to;
+        sa_sacct_text_opts_t topts = {0};
+        sa_exec_opts_t eo = {0};
+        sa_exec_result_t res;
+        const char *argv[9];
+        char *s_arg = NULL, *e_arg = NULL;
+        sa_reader_t rd;
+
+        memset(&res, 0, sizeof res);
+        eo.timeout_ms = c->timeout * 1000;
+        eo.max_output = (size_t)c->max_output;
+        topts.delimiter = SACCT_DELIM;
+        ok = sacct_argv(c, start, end, argv, &s_arg, &e_arg, error) && sa_exec_run(argv, &eo, &res, error);
+        if (!ok && error->domain == SA_ERR_IO)
+            error->domain = SA_ERR_SLURM;
+        if (ok && res.err && res.err[strspn(res.err, " \t\r\n")]) {
+            const char *line = res.err + strspn(res.err, " \t\r\n");
+            sa_error_set(error, SA_ERR_SLURM, 0, "%s printed an error: %.*s", argv[0], (int)strcspn(line, "\n"), line);
+            ok = false;
+        }
+        if (ok) {
+            sa_reader_init_mem(&rd, res.out, res.out_len);
+            ok = res.out_len == 0 || audit_parse(x, &rd, &topts, error);
+        }
+        sa_exec_result_clear(&res);
+        free(s_arg);
+        free(e_arg);
+        if (ok && tty && to - from > c->backfill_window) {
+            char e_iso[32];
+            fprintf(stderr, "\rslurm-ingest: audit: sacct up to %s  %3d%%", sa_time_format(end, e_iso, sizeof e_iso),
+                    (int)(100 * (end - from) / (to - from)));
+            if (end == to)
+                fputc('\n', stderr);
+        }
+    }
+    return ok;
+}
+
+/* The projection of the members the audit compares (the server sends a few dozen values a document, not the
+ * steps, usage and history). New; the caller destroys it. */
+static bson_t *audit_projection(void)
+{
+    return BCON_NEW("projection", "{", "job_id", BCON_INT32(1), "state", BCON_INT32(1), "state_flags", BCON_INT32(1),
+                    "submit", BCON_INT32(1), "eligible", BCON_INT32(1), "start", BCON_INT32(1), "end", BCON_INT32(1),
+                    "exit", BCON_INT32(1), "alloc", BCON_INT32(1), "nodes", BCON_INT32(1), "user", BCON_INT32(1),
+                    "account", BCON_INT32(1), "partition", BCON_INT32(1), "runs.start", BCON_INT32(1), "runs.end",
+                    BCON_INT32(1), "runs.submit", BCON_INT32(1), "runs.eligible", BCON_INT32(1), "runs.state",
+                    BCON_INT32(1), "runs.flags", BCON_INT32(1), "runs.nodes", BCON_INT32(1), "runs.node_count",
+                    BCON_INT32(1), "runs.cpus", BCON_INT32(1), "runs.mem_mb", BCON_INT32(1), "runs.gpus",
+                    BCON_INT32(1), "runs.gpus_by_type", BCON_INT32(1), "runs.billing", BCON_INT32(1), "runs.other",
+                    BCON_INT32(1), "runs.exit", BCON_INT32(1), "}");
+}
+
+/* What the archive's side has read: the audit, and which of slurmdbd's jobs have their document (found[i]: ids[i]). */
+typedef struct {
+    sa_audit_t *audit;
+    const int64_t *ids;
+    size_t n;
+    bool *found;
+    size_t docs;
+} audit_read_t;
+
+/* One document read: added to the audit (sa_audit_add_doc leaves out a job outside the window that sacct did not list). */
+static bool audit_doc(const bson_t *doc, void *ctx, sa_error_t *error)
+{
+    audit_read_t *rd = ctx;
+    json_t *j = sa_bson_to_json(doc, error);
+    int64_t id;
+    const int64_t *at;
+    bool ok;
+
+    if (!j)
+        return false;
+    id = sa_jobdoc_int(j, "job_id");
+    at = bsearch(&id, rd->ids, rd->n, sizeof *rd->ids, id_cmp);
+    if (at && rd->found[at - rd->ids]) {
+        json_decref(j); /* read already */
+        return true;
+    }
+    if (at)
+        rd->found[at - rd->ids] = true;
+    rd->docs++;
+    ok = sa_audit_add_doc(rd->audit, j, error);
+    json_decref(j);
+    return ok;
+}
+
+/*
+ * The archive's side of the audit, in one query and what it missed: the cluster's
+ * documents by the times sacct selects on ({cluster, submit < to, end >= from or none}: the
+ * index cluster_end on MongoDB; FerretDB reads the collection), the rule itself deciding
+ * (sa_audit_in_window); then, by _id, the jobs slurmdbd listed that the query did not return
+ * (their documents' times differ, or there is none).
+ */
+static bool audit_archive(sa_archive_t *ar, const char *cluster, sa_audit_t *au, int64_t from, int64_t to,
+                          sa_error_t *error)
+{
+    audit_read_t rd = {au, NULL, 0, NULL, 0};
+    bson_t *filter, *opts = audit_projection();
+    sa_strv_t rest;
+    double t0 = mono_ms(), t1;
+    size_t scanned;
+    bool ok;
+
+    rd.ids = sa_audit_ref_ids(au, &rd.n);
+    sa_strv_init(&rest);
+    if (!(rd.found = calloc(rd.n ? rd.n : 1, sizeof *rd.found))) {
+        bson_destroy(opts);
+        return sa_error_nomem(error);
+    }
+    filter = BCON_NEW("cluster", BCON_UTF8(cluster), "submit", "{", "$lt", BCON_DATE_TIME(to * 1000), "}", "$or", "[",
+                      "{", "end", "{", "$gte", BCON_DATE_TIME(from * 1000), "}", "}", "{", "end", BCON_NULL, "}", "]");
+    ok = sa_docstore_scan(sa_archive_store(ar), "jobs", filter, opts, audit_doc, &rd, error);
+    bson_destroy(filter);
+    t1 = mono_ms();
+    scanned = rd.docs;
+    for (size_t i = 0; ok && i < rd.n; i++) {
+        char *name;
+        if (rd.found[i])
+            continue;
+        ok = (name = sa_jobdoc_id(cluster, rd.ids[i])) && sa_strv_push(&rest, name);
+        free(name);
+        if (!ok)
+            sa_error_nomem(error);
+    }
+    ok = ok && sa_docstore_find(sa_archive_store(ar), "jobs", rest.v, rest.n, AUDIT_READ_BATCH, opts, audit_doc, &rd,
+                                error);
+    if (ok)
+        sa_log(SA_LOG_INFO, "audit: %zu job document(s) of the window in %.0f ms; %zu more by _id in %.0f ms", scanned,
+               t1 - t0, rest.n, mono_ms() - t1);
+    sa_strv_clear(&rest);
+    free(rd.found);
+    bson_destroy(opts);
+    return ok;
+}
+
+/* Where the differences go: a line each on out, and the jobs a repair can mend. */
+typedef struct {
+    FILE *out;
+    int64_t *ids;  /* missing or changed jobs (repeats, in job id order) */
+    size_t n, cap;
+} audit_out_t;
+
+static bool audit_line(const sa_audit_diff_t *d, void *ctx, sa_error_t *error)
+{
+    audit_out_t *o = ctx;
+    char line[1200];
+
+    if (fprintf(o->out, "%s\n", sa_audit_diff_line(d, line, sizeof line)) < 0) {
+        sa_error_set(error, SA_ERR_IO, errno, "cannot write the audit's lines");
+        return false;
+    }
+    if (d->kind == SA_AUDIT_EXTRA || (o->n && o->ids[o->n - 1] == d->job_id))
+        return true; /* what slurmdbd does not have is not taken from the archive */
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 64;
+        int64_t *v = realloc(o->ids, cap * sizeof *v);
+        if (!v)
+            return sa_error_nomem(error);
+        o->ids = v;
+        o->cap = cap;
+    }
+    o->ids[o->n++] = d->job_id;
+    return true;
+}
+
+static int job_ptr_cmp(const void *a, const void *b)
+{
+    const sa_job_t *x = *(sa_job_t *const *)a, *y = *(sa_job_t *const *)b;
+    return x->job_id < y->job_id ? -1 : x->job_id > y->job_id;
+}
+
+/*
+ * --repair: slurmdbd's records of the jobs ids[0..n) (read again as the audit read them)
+ * merged through the archive's write path, with the job cache (which learns them, its
+ * earlier digests of these jobs forgotten) and the rollup writer (which follows); then the
+ * archive's write sequence names this cache. *written: documents inserted or changed.
+ */
+static bool audit_repair(run_t *r, int64_t from, int64_t to, const int64_t *ids, size_t n, size_t *written,
+                         sa_error_t *error)
+{
+    audit_ref_t x;
+    sa_archive_stats_t st;
+    bool ok;
+
+    memset(&x, 0, sizeof x);
+    memset(&st, 0, sizeof st);
+    x.ctx.cluster = r->c->cluster;
+    x.ctx.at = r->o->at;
+    x.want = ids;
+    x.nwant = n;
+    ok = audit_reference(r->o, from, to, &x, error);
+    for (size_t i = 0; ok && r->cache && i < n; i++)
+        ok = sa_jobcache_forget_records(r->cache, ids[i], error);
+    if (ok && x.nkeep > 1)
+        qsort(x.keep, x.nkeep, sizeof *x.keep, job_ptr_cmp);
+    for (size_t i = 0; ok && i < x.nkeep;) {
+        size_t k = i + 500 < x.nkeep ? i + 500 : x.nkeep;
+        while (k < x.nkeep && x.keep[k]->job_id == x.keep[k - 1]->job_id)
+            k++; /* a job's records in one batch */
+        ok = sa_archive_write_jobs(r->archive, r->cache, &x.ctx, x.keep + i, k - i, &st, error);
+        i = k;
+    }
+    ok = ok && sa_archive_bump_seq(r->archive, r->c->cluster, r->cache, error);
+    *written = st.inserted + st.changed + st.reused;
+    for (size_t i = 0; i < x.nkeep; i++)
+        sa_job_destroy(x.keep[i]);
+    free(x.keep);
+    return ok;
+}
+
+/* The summary line of a comparison. */
+static void audit_summary(FILE *out, const char *cluster, int64_t from, int64_t to, const sa_audit_counts_t *c,
+                          const char *when)
+{
+    char f[32], t[32];
+    size_t differ = c->missing + c->extra + c->changed;
+
+    fprintf(out, "audit of %s %s to %s%s: %zu job(s) and %zu run(s) of slurmdbd compared: ", cluster,
+            sa_time_format(from, f, sizeof f), sa_time_format(to, t, sizeof t), when, c->jobs, c->runs);
+    if (differ)
+        fprintf(out, "%zu difference(s) (%zu missing, %zu extra, %zu changed)\n", differ, c->missing, c->extra,
+                c->changed);
+    else
+        fputs("the archive agrees\n", out);
+}
+
+/* Reads the archive's side, compares, prints; *counts what was found, out->ids what a repair mends. */
+static bool audit_compare(run_t *r, sa_audit_t *au, int64_t from, int64_t to, audit_out_t *ao, sa_audit_counts_t *counts,
+                          const char *when, sa_error_t *error)
+{
+    bool ok;
+
+    sa_audit_clear_archive(au);
+    ao->n = 0;
+    ok = audit_archive(r->archive, r->c->cluster, au, from, to, error) &&
+         sa_audit_compare(au, audit_line, ao, counts, error);
+    if (ok)
+        audit_summary(ao->out, r->c->cluster, from, to, counts, when);
+    return ok;
+}
+
+/*
+ * Opens what an audit needs: the archive alone, or (repair) the run's stores under the
+ * cluster's lock (*lock, else NULL). False (nothing held) when the run cannot begin;
+ * r->archive NULL: MongoDB is not there (r->failure, or r->unreachable, says why).
+ */
+static bool audit_open(run_t *r, const sa_invocation_opts_t *o, bool repair, sa_lock_t **lock, sa_error_t *error)
+{
+    bool cache_rebuilt;
+    sa_error_t err;
+
+    *lock = NULL;
+    if (repair) {
+        if (!(*lock = run_begin(r, o, false, error)))
+            return false;
+        open_stores(r, &cache_rebuilt);
+        return true;
+    }
+    if (!run_init(r, o, error))
+        return false;
+    r->archive = sa_archive_open(o->mongo_uri, o->cfg->db, NULL, &err);
+    if (!r->archive && err.domain == SA_ERR_UNREACHABLE)
+        r->unreachable = true;
+    else if (!r->archive)
+        note_failure(r, &err);
+    return true;
+}
+
+sa_invocation_result_t sa_invocation_audit(const sa_invocation_opts_t *o, int64_t from, int64_t to, bool repair,
+                                           FILE *out, size_t *left, sa_error_t *error)
+{
+    run_t r;
+    sa_lock_t *lock;
+    audit_ref_t x;
+    audit_out_t ao = {out, NULL, 0, 0};
+    sa_audit_counts_t counts;
+    bool ok = false;
+
+    *left = 0;
+    memset(&x, 0, sizeof x);
+    if (repair && o->files[SA_IN_SACCT] && strcmp(o->files[SA_IN_SACCT], "-") == 0) {
+        sa_error_set(error, SA_ERR_USAGE, 0, "audit --repair reads its reference twice: give a file, not '-'");
+        return SA_INVOCATION_FAILED;
+    }
+    if (!audit_open(&r, o, repair, &lock, error))
+        return SA_INVOCATION_FAILED;
+    if (!r.archive) {
+        if (r.failure.domain != SA_ERR_NONE)
+            *error = r.failure;
+        else
+            sa_error_set(error, SA_ERR_UNREACHABLE, 0, "MongoDB unreachable: nothing audited");
+        goto done;
+    }
+    x.ctx.cluster = o->cfg->cluster;
+    x.ctx.at = o->at;
+    if (!(x.audit = sa_audit_new(from, to))) {
+        sa_error_nomem(error);
+        goto done;
+    }
+    ok = audit_reference(o, from, to, &x, error) && sa_audit_seal(x.audit, error) &&
+         audit_compare(&r, x.audit, from, to, &ao, &counts, "", error);
+    if (ok && x.setaside)
+        sa_log(SA_LOG_WARN, "%zu record(s) of %s could not be read and were not audited", x.setaside, x.name);
+    if (ok && repair && ao.n) {
+        size_t written = 0;
+        int64_t *ids = ao.ids;
+        size_t n = ao.n;
+        ao.ids = NULL;
+        ao.n = ao.cap = 0;
+        ok = audit_repair(&r, from, to, ids, n, &written, error);
+        free(ids);
+        if (ok)
+            fprintf(out, "repaired %zu job document(s) from slurmdbd's records (the rollups follow)\n", written);
+        ok = ok && audit_compare(&r, x.audit, from, to, &ao, &counts, " after the repair", error);
+    }
+    if (ok)
+        *left = counts.missing + counts.extra + counts.changed;
+    if (!ok && r.archive)
+        sa_archive_confirm_unreachable(r.archive, error);
+done:
+    sa_audit_free(x.audit);
+    free(ao.ids);
+    if (r.cache)
+        sa_jobcache_close(r.cache);
+    r.cache = NULL;
+    lose_archive(&r);
+    free(r.setaside_dir);
+    sa_ingest_stats_clear(&r.st);
+    if (lock)
+        sa_lock_release(lock);
+    return ok ? SA_INVOCATION_OK : SA_INVOCATION_FAILED;
 }

@@ -31,6 +31,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sa_config.h"
 #include "sa_error.h"
@@ -71,6 +72,18 @@ sa_invocation_result_t sa_invocation_replay(const sa_invocation_opts_t *opts, co
  * named on standard output), or, with rebuild, rewrites them.
  */
 sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *opts, bool rebuild, size_t *differ, sa_error_t *error);
+
+/*
+ * `slurm-ingest audit -S FROM -E TO [--sacct FILE] [--repair]` (sa_audit.h): slurmdbd's
+ * records of [from, to) (sacct run in backfill-window pieces, or the --sacct capture)
+ * compared with the archive's job documents, one line on out for each difference, then a
+ * summary; *left: the differences there are at the end. With repair, under the cluster's
+ * lock, the missing and changed jobs' records are merged through the archive's write path
+ * (job cache and rollups with it) and the archive compared again. Without, nothing is
+ * written and no lock is taken (an ingest may run meanwhile).
+ */
+sa_invocation_result_t sa_invocation_audit(const sa_invocation_opts_t *o, int64_t from, int64_t to, bool repair,
+                                           FILE *out, size_t *left, sa_error_t *error);
 
 /* `slurm-ingest migrate`: moves an archive written by 0.1 to the _id scheme of 0.2 (resumable). */
 sa_invocation_result_t sa_invocation_migrate(const sa_invocation_opts_t *opts, sa_error_t *error);

@@ -103,13 +103,12 @@ static long submit(const char *what, const char *a1, const char *a2, const char 
     return id;
 }
 
-/* One slurm-ingest run: its default mode, or with the extra options (NULL-terminated; may be NULL); *err_out
- * (may be NULL) gets its standard error. */
-static void ingest_with(const char *const *extra, char **err_out)
+/* One slurm-ingest run with the extra options (NULL-terminated; may be NULL): its exit status, *out and *err what
+ * it printed (caller frees). */
+static int ingest_rc(const char *const *extra, bool verbose, char **out, char **err)
 {
-    char *argv[24], *o, *e, db[128], lock[300], spool[300], sqlite[300], env_uri[600];
+    char *argv[24], db[128], lock[300], spool[300], sqlite[300], env_uri[600];
     char *env[] = {env_uri, NULL};
-    int rc;
 
     snprintf(db, sizeof db, "--db=%s", db_name);
     snprintf(lock, sizeof lock, "--lock-dir=%s", tmp);
@@ -123,13 +122,22 @@ static void ingest_with(const char *const *extra, char **err_out)
     argv[4] = spool;
     argv[5] = sqlite;
     argv[6] = (char *)"--max-gap=10m";
-    argv[7] = (char *)(err_out ? "-v" : "-q");
+    argv[7] = (char *)(verbose ? "-v" : "-q");
     argv[8] = NULL;
     for (int i = 0; extra && extra[i] && i < 14; i++) {
         argv[8 + i] = (char *)extra[i];
         argv[9 + i] = NULL;
     }
-    rc = tu_run(argv, env, &o, &e);
+    return tu_run(argv, env, out, err);
+}
+
+/* One slurm-ingest run: its default mode, or with the extra options (NULL-terminated; may be NULL); *err_out
+ * (may be NULL) gets its standard error. */
+static void ingest_with(const char *const *extra, char **err_out)
+{
+    char *o, *e;
+    int rc = ingest_rc(extra, err_out != NULL, &o, &e);
+
     if (rc != 0)
         fail_msg("slurm-ingest exited %d: %s", rc, e);
     free(o);
@@ -1362,6 +1370,90 @@ static void check_sreport_hour(time_t h0)
     same_sreport_hour(h0, h1);
 }
 
+/* ---- slurm-ingest audit (issue 35) --------------------------------------------------------------- */
+
+/* Runs slurm-ingest audit with args; fails the test unless it exits want; *out what it printed (caller frees). */
+static void audit_run(const char *const *args, int want, char **out)
+{
+    char *err = NULL;
+    int rc = ingest_rc(args, false, out, &err);
+    if (rc != want)
+        fail_msg("slurm-ingest audit exited %d, not %d:\n%s%s", rc, want, *out, err);
+    free(err);
+}
+
+static void set_doc_str(long id, const char *key, const char *value)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, db_name, "jobs");
+    char idbuf[64];
+    bson_t *f, *u;
+    bson_error_t e;
+    snprintf(idbuf, sizeof idbuf, "%s:%ld", cluster, id);
+    f = BCON_NEW("_id", BCON_UTF8(idbuf));
+    u = BCON_NEW("$set", "{", key, BCON_UTF8(value), "}");
+    assert_true(mongoc_collection_update_one(c, f, u, NULL, NULL, &e));
+    bson_destroy(f);
+    bson_destroy(u);
+    mongoc_collection_destroy(c);
+}
+
+static void delete_doc(long id)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, db_name, "jobs");
+    char idbuf[64];
+    bson_t *f;
+    bson_error_t e;
+    snprintf(idbuf, sizeof idbuf, "%s:%ld", cluster, id);
+    f = BCON_NEW("_id", BCON_UTF8(idbuf));
+    assert_true(mongoc_collection_delete_one(c, f, NULL, NULL, &e));
+    bson_destroy(f);
+    mongoc_collection_destroy(c);
+}
+
+/*
+ * After the scenario the archive agrees with slurmdbd over its window (every job and
+ * incarnation, field by field: exit 0); a deleted document and a changed field are
+ * exactly two differences (exit 9); --repair mends them (exit 0), and the audit agrees.
+ */
+static void check_audit(const scenario_t *sc, time_t t_begin)
+{
+    char from[32], want[512], *out = NULL;
+    time_t t = t_begin;
+    const char *audit[] = {"audit", "-S", from, NULL};
+    const char *repair[] = {"audit", "-S", from, "--repair", NULL};
+    bson_t *d = get_doc(sc->gpu);
+    char account[128];
+
+    strftime(from, sizeof from, "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+    snprintf(account, sizeof account, "%s", doc_str(d, "account"));
+    bson_destroy(d);
+    audit_run(audit, 0, &out);
+    printf("  audit after the scenario: %s", strstr(out, "audit of ") ? strstr(out, "audit of ") : out);
+    assert_non_null(strstr(out, "the archive agrees"));
+    free(out);
+    delete_doc(sc->burn);
+    set_doc_str(sc->gpu, "account", "e2e-changed");
+    audit_run(audit, 9, &out);
+    {
+        char l1[128], l2[256];
+        snprintf(l1, sizeof l1, "job %ld: missing\n", sc->burn);
+        snprintf(l2, sizeof l2, "job %ld: account: archive e2e-changed, slurmdbd %s\n", sc->gpu, account);
+        snprintf(want, sizeof want, "%s%s", sc->burn < sc->gpu ? l1 : l2, sc->burn < sc->gpu ? l2 : l1);
+    }
+    if (strncmp(out, want, strlen(want)) != 0 || !strstr(out, "2 difference(s) (1 missing, 0 extra, 1 changed)"))
+        fail_msg("audit after a deleted document and a changed field:\n%swanted first:\n%s", out, want);
+    free(out);
+    audit_run(repair, 0, &out);
+    assert_non_null(strstr(out, "after the repair"));
+    free(out);
+    audit_run(audit, 0, &out);
+    assert_non_null(strstr(out, "the archive agrees"));
+    free(out);
+    d = get_doc(sc->burn);
+    assert_non_null(d);
+    bson_destroy(d);
+}
+
 static void test_scenario(void **state)
 {
     scenario_t sc;
@@ -1385,6 +1477,7 @@ static void test_scenario(void **state)
     check_usage(sc.burn);
     check_nothing_unfinished();
     check_drain();
+    check_audit(&sc, t_begin);
     if (h0)
         check_sreport_hour(h0);
     else

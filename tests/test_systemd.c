@@ -206,6 +206,19 @@ static int setup(void **state)
     }
     put("slurm-report-cloudwatch.service", svc2);
     put("slurm-report-cloudwatch.timer", timer);
+    free(svc);
+    free(timer);
+    free(svc2);
+    /* the monthly audit's units: the built slurm-ingest */
+    svc = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.service", NULL);
+    timer = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.timer", NULL);
+    svc2 = replace_all(svc, "ExecStart=/usr/bin/slurm-ingest ", "ExecStart=" SA_INGEST_BIN " ");
+    if (strcmp(svc, svc2) == 0) {
+        fprintf(stderr, "the audit service has no 'ExecStart=/usr/bin/slurm-ingest ' line to redirect\n");
+        return -1;
+    }
+    put("slurm-ingest-audit@.service", svc2);
+    put("slurm-ingest-audit@.timer", timer);
     snprintf(path, sizeof path, "%s/man/man8", work);
     if (snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s/man/man1' && cp '%s' '%s/' && cp '%s' '%s/man/man1/'", path,
                  work, MAN_PAGE, path, MAN_REPORT, work) >= (int)sizeof cmd)
@@ -235,6 +248,11 @@ static void test_verify_units(void **state)
     free(r.out);
     r = verify("slurm-report-cloudwatch.service slurm-report-cloudwatch.timer");
     printf("systemd-analyze verify (cloudwatch): exit %d, output: %s\n", r.status, r.out[0] ? r.out : "(none)");
+    assert_int_equal(r.status, 0);
+    assert_string_equal(r.out, "");
+    free(r.out);
+    r = verify("slurm-ingest-audit@.service slurm-ingest-audit@.timer");
+    printf("systemd-analyze verify (audit): exit %d, output: %s\n", r.status, r.out[0] ? r.out : "(none)");
     assert_int_equal(r.status, 0);
     assert_string_equal(r.out, "");
     free(r.out);
@@ -299,6 +317,33 @@ static void test_cloudwatch_units(void **state)
     if (r.out) {
         const char *level = strstr(r.out, "Overall exposure level");
         printf("systemd-analyze security (cloudwatch): %s", level ? level : r.out);
+        assert_int_equal(r.status, 0);
+        free(r.out);
+    }
+    free(svc);
+    free(timer);
+}
+
+/* The monthly audit: last month's, on the 1st, as the ingest's user, exit 9 a failure. */
+static void test_audit_units(void **state)
+{
+    char *svc = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.service", NULL);
+    char *timer = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.timer", NULL);
+    run_t r;
+    (void)state;
+
+    assert_non_null(strstr(svc, "\nExecStart=/usr/bin/slurm-ingest --config /etc/slurm-ingest/%i.conf --cluster %i "
+                                "audit --month last\n"));
+    assert_non_null(strstr(svc, "\nLoadCredential=mongo-uri:/etc/slurm-ingest/%i.mongo-uri\n"));
+    assert_null(strstr(svc, "SuccessExitStatus")); /* a differing archive fails the unit */
+    assert_non_null(strstr(svc, "\nUser=" SERVICE_USER "\n"));
+    assert_non_null(strstr(svc, "\nProtectSystem=strict\n"));
+    assert_non_null(strstr(timer, "\nOnCalendar=*-*-01 01:00:00 UTC\n"));
+    assert_non_null(strstr(timer, "\nPersistent=true\n"));
+    r = security("slurm-ingest-audit@.service", false);
+    if (r.out) {
+        const char *level = strstr(r.out, "Overall exposure level");
+        printf("systemd-analyze security (audit): %s", level ? level : r.out);
         assert_int_equal(r.status, 0);
         free(r.out);
     }
@@ -613,6 +658,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unit_contents),
         cmocka_unit_test(test_verify_units),
+        cmocka_unit_test(test_audit_units),
         cmocka_unit_test(test_site_units),
         cmocka_unit_test(test_cloudwatch_units),
         cmocka_unit_test(test_verify_catches_mistakes),

@@ -113,22 +113,30 @@ static void box_argv(const tu_box_t *b, const char *const args[], const char *co
     envv[envc] = NULL;
 }
 
-int tu_box_run(const tu_box_t *b, const char *const args[], const char *const env[], char **err)
+int tu_box_run_out(const tu_box_t *b, const char *const args[], const char *const env[], char **out, char **err)
 {
-    char *argv[96], *envv[64], *store[32], *out = NULL, *e = NULL;
+    char *argv[96], *envv[64], *store[32], *o = NULL, *e = NULL;
     size_t nstore = 0;
     int rc;
 
     box_argv(b, args, env, argv, envv, store, &nstore);
-    rc = tu_run(argv, envv, &out, &e);
+    rc = tu_run(argv, envv, &o, &e);
     for (size_t i = 0; i < nstore; i++)
         free(store[i]);
-    free(out);
+    if (out)
+        *out = o;
+    else
+        free(o);
     if (err)
         *err = e;
     else
         free(e);
     return rc;
+}
+
+int tu_box_run(const tu_box_t *b, const char *const args[], const char *const env[], char **err)
+{
+    return tu_box_run_out(b, args, env, NULL, err);
 }
 
 /* In a forked child: the run's environment, then exec (never returns). */

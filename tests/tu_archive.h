@@ -49,6 +49,9 @@ const char *tu_box_path(const tu_box_t *b, const char *rel);
  */
 int tu_box_run(const tu_box_t *b, const char *const args[], const char *const env[], char **err);
 
+/* The same run, with its standard output too (*out, may be NULL; caller frees). */
+int tu_box_run_out(const tu_box_t *b, const char *const args[], const char *const env[], char **out, char **err);
+
 /* The same run with standard input fed from the file stdin_file through a pipe. */
 int tu_box_run_piped(const tu_box_t *b, const char *const args[], const char *const env[], const char *stdin_file,
                      char **err);

@@ -283,6 +283,53 @@ static int cmd_lookup(mongoc_collection_t *jobs, const char *ids_csv, bool with_
     return 0;
 }
 
+/*
+ * drop-every: deletes every Nth job document of cluster (in the order the server returns), as a hand that
+ * deletes documents would (slurm-ingest audit's benchmark). Prints how many; 0 or 1.
+ */
+static int cmd_drop_every(mongoc_collection_t *jobs, const char *cluster, long long every)
+{
+    bson_t *filter = BCON_NEW("cluster", BCON_UTF8(cluster));
+    bson_t *opts = BCON_NEW("projection", "{", "_id", BCON_INT32(1), "}"); /* unsorted: FerretDB streams it */
+    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(jobs, filter, opts, NULL);
+    const bson_t *doc;
+    bson_t ids = BSON_INITIALIZER;
+    bson_error_t err;
+    long long n = 0, dropped = 0;
+    char key[24];
+    int rc = 0;
+
+    while (mongoc_cursor_next(cur, &doc)) {
+        bson_iter_t it;
+        if (n++ % every == 0 && bson_iter_init_find(&it, doc, "_id")) {
+            snprintf(key, sizeof key, "%lld", dropped++);
+            bson_append_value(&ids, key, -1, bson_iter_value(&it));
+        }
+    }
+    if (mongoc_cursor_error(cur, &err)) {
+        fprintf(stderr, "bench-fill: %s\n", err.message);
+        rc = 1;
+    } else if (dropped) {
+        bson_t *del = bson_new();
+        bson_t in;
+        BSON_APPEND_DOCUMENT_BEGIN(del, "_id", &in);
+        bson_append_array(&in, "$in", -1, &ids);
+        bson_append_document_end(del, &in);
+        if (!mongoc_collection_delete_many(jobs, del, NULL, NULL, &err)) {
+            fprintf(stderr, "bench-fill: %s\n", err.message);
+            rc = 1;
+        }
+        bson_destroy(del);
+    }
+    if (!rc)
+        printf("deleted %lld of %lld job documents of %s\n", dropped, n, cluster);
+    bson_destroy(&ids);
+    mongoc_cursor_destroy(cur);
+    bson_destroy(filter);
+    bson_destroy(opts);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -290,13 +337,14 @@ int main(int argc, char **argv)
         {"cluster", required_argument, NULL, 'c'},   {"total", required_argument, NULL, 'n'},
         {"filter", required_argument, NULL, 'f'},    {"sort", required_argument, NULL, 's'},
         {"ids", required_argument, NULL, 'i'},        {"no-in", no_argument, NULL, 'I'},
-        {"spread-days", required_argument, NULL, 'D'},
+        {"spread-days", required_argument, NULL, 'D'},  {"every", required_argument, NULL, 'e'},
         {"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
     };
     const char *uri = getenv("SLURM_TEST_MONGO_URI"), *dbname = "slurm", *cluster = "filler", *filter = NULL,
                *sort = NULL, *ids = NULL, *cmd;
     long long total = 0;
     int spread_days = 0;
+    long long every = 0;
     mongoc_client_t *client;
     mongoc_database_t *db;
     mongoc_collection_t *jobs;
@@ -314,17 +362,22 @@ int main(int argc, char **argv)
         case 'i': ids = optarg; break;
         case 'I': with_in = false; break;
         case 'D': spread_days = atoi(optarg); break;
+        case 'e': every = atoll(optarg); break;
         default:
             fputs("usage: bench-fill fill --cluster NAME --total N [--spread-days D] [--mongo-uri URI] [--db NAME]\n"
                   "       bench-fill explain --filter JSON [--sort JSON] [--mongo-uri URI] [--db NAME]\n"
-                  "       bench-fill lookup --ids ID,ID,... [--no-in] [--mongo-uri URI] [--db NAME]\n",
+                  "       bench-fill lookup --ids ID,ID,... [--no-in] [--mongo-uri URI] [--db NAME]\n"
+                  "       bench-fill drop-every --cluster NAME --every N [--mongo-uri URI] [--db NAME]\n",
                   c == 'h' ? stdout : stderr);
             return c == 'h' ? 0 : 2;
         }
     }
     cmd = optind < argc ? argv[optind] : "";
-    if (!uri || (strcmp(cmd, "fill") != 0 && strcmp(cmd, "explain") != 0 && strcmp(cmd, "lookup") != 0) ||
-        (strcmp(cmd, "explain") == 0 && !filter) || (strcmp(cmd, "lookup") == 0 && !ids)) {
+    if (!uri ||
+        (strcmp(cmd, "fill") != 0 && strcmp(cmd, "explain") != 0 && strcmp(cmd, "lookup") != 0 &&
+         strcmp(cmd, "drop-every") != 0) ||
+        (strcmp(cmd, "explain") == 0 && !filter) || (strcmp(cmd, "lookup") == 0 && !ids) ||
+        (strcmp(cmd, "drop-every") == 0 && every < 1)) {
         fprintf(stderr, "bench-fill: need fill, explain --filter or lookup --ids, and --mongo-uri or "
                         "SLURM_TEST_MONGO_URI\n");
         return 2;
@@ -343,6 +396,8 @@ int main(int argc, char **argv)
         rc = cmd_fill(jobs, cluster, total, spread_days);
     else if (strcmp(cmd, "lookup") == 0)
         rc = cmd_lookup(jobs, ids, with_in);
+    else if (strcmp(cmd, "drop-every") == 0)
+        rc = cmd_drop_every(jobs, cluster, every);
     else
         rc = cmd_explain(db, filter, sort);
     mongoc_collection_destroy(jobs);

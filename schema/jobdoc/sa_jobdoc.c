@@ -325,9 +325,7 @@ static void exit_rank(const json_t *e, int64_t r[EXIT_RANK])
 static void merge_job_exit(json_t *doc, const char *key, int rc, int sig, const sa_job_t *rec,
                            const sa_obs_ctx_t *ctx)
 {
-    json_t *old = json_object_get(doc, key), *e;
-    int64_t a[EXIT_RANK], b[EXIT_RANK];
-    int cmp = 0;
+    json_t *e;
 
     if (!sa_job_state_is_final(rec->state.base) || !(e = exit_json(rc, sig, rec->exit_reliable)))
         return;
@@ -336,17 +334,26 @@ static void merge_job_exit(json_t *doc, const char *key, int rc, int sig, const 
                                              (json_int_t)(rec->submit == SA_UNSET ? 0 : rec->submit), "at",
                                              (json_int_t)ctx->at, "start",
                                              (json_int_t)(rec->start == SA_UNSET ? 0 : rec->start)));
-    if (old) {
-        exit_rank(e, a);
-        exit_rank(old, b);
-        for (int i = 0; i < EXIT_RANK && !cmp; i++)
-            cmp = a[i] == b[i] ? 0 : a[i] < b[i] ? -1 : 1;
-    }
-    if (old && (cmp <= 0 || (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[4] == b[4] && same_code(e, old)))) {
+    if (sa_jobdoc_exit_replaces(e, json_object_get(doc, key)))
+        json_object_set_new(doc, key, e);
+    else
         json_decref(e); /* a lower rank, or the same code seen again later */
-        return;
-    }
-    json_object_set_new(doc, key, e);
+}
+
+bool sa_jobdoc_exit_replaces(const json_t *e, const json_t *old)
+{
+    int64_t a[EXIT_RANK], b[EXIT_RANK];
+    int cmp = 0;
+
+    if (!e)
+        return false;
+    if (!old)
+        return true;
+    exit_rank(e, a);
+    exit_rank(old, b);
+    for (int i = 0; i < EXIT_RANK && !cmp; i++)
+        cmp = a[i] == b[i] ? 0 : a[i] < b[i] ? -1 : 1;
+    return !(cmp <= 0 || (a[0] == b[0] && a[1] == b[1] && a[2] == b[2] && a[4] == b[4] && same_code(e, old)));
 }
 
 /* ---- merge keys -------------------------------------------------------------------- */

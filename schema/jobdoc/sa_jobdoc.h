@@ -65,6 +65,15 @@ bool sa_jobdoc_merge(json_t **doc, const sa_job_t *rec, const sa_obs_ctx_t *ctx,
                      json_t **superseded, sa_error_t *error);
 
 /*
+ * True if the job-level exit code e (a document's "exit" or "derived_exit", with its
+ * "_key") replaces the stored old (NULL: none) by the merge's rule: the greatest (reliable,
+ * sacct, submit, at, start, code, signal), the same code of the same incarnation seen again
+ * keeping the stored one. The one rule of the merge and of whoever combines documents'
+ * exit codes (slurm-ingest audit).
+ */
+bool sa_jobdoc_exit_replaces(const json_t *e, const json_t *old);
+
+/*
  * The document's _id: "<cluster>:<job_id>" (e.g. "demo:1234"), so that every single-
  * document read and write is a lookup by _id (indexed on MongoDB, and on the bundled
  * test server). A document displaced by job-id reuse (jobs_superseded) is
