@@ -100,6 +100,9 @@ bool sa_util_prepare(const sa_report_opts_t *o, sa_rtsdbs_t *tsdbs, sa_strv_t *c
                      sa_ualloc_t **alloc, sa_error_t *error);
 void sa_util_free_alloc(sa_ualloc_t *alloc, size_t n);
 
+/* The GPU type of the rows of nodes whose GPUs nobody said (grouped sinfo --json). */
+#define SA_UTIL_UNKNOWN_CONFIG "(unknown GPU configuration)"
+
 /*
  * The preamble lines and JSON members (into jcl, the cluster's object) that say where the
  * allocated time of cluster's utilization u comes from (a) and what it could not count.

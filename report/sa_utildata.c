@@ -2,13 +2,15 @@
  * sa_utildata.c - a cluster's utilization by GPU type and node state (sa_util_compute of
  * sa_util.h): the time series' state hours, hour by hour (sa_tsdb_state_hours_by), each
  * hour's CPUs, memory and GPUs split by class with what the runs had allocated in it
- * (sa_util_split), summed over the window per (GPU type, state).
+ * (sa_util_split), summed over the window per (GPU type, state); and what the table, the
+ * summary and the site say of it (sa_util_notes).
  */
 #include "sa_util.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_render.h"
 #include "sa_vec.h"
 
 #define HOUR 3600
@@ -273,4 +275,67 @@ bool sa_util_compute(sa_tsdb_t *db, const char *cluster, int64_t from, int64_t t
     if (ok && u->nrows > 1)
         qsort(u->rows, u->nrows, sizeof *u->rows, row_cmp);
     return ok;
+}
+
+bool sa_util_notes(const char *cluster, const sa_util_t *u, const sa_ualloc_t *a, sa_strv_t *preamble, json_t *jcl)
+{
+    const double H = 3600.0;
+
+    json_object_set_new(jcl, "allocation", json_string(u->exact ? "runs" : "snapshots"));
+    if (u->exact)
+        sa_rpreamble_add(preamble, "%s: allocated time: the runs' exact start and end, as usage counts them, within "
+                                   "the time the series knows; each node state keeps the allocation its snapshots "
+                                   "saw, what the runs had more is on the states whose free time is idle",
+                         cluster);
+    else
+        sa_rpreamble_add(preamble, "%s: allocated time: the snapshots' (a job's start and end move to the poll "
+                                   "times): %s",
+                         cluster, a && a->why ? a->why : "the runs are not known");
+    json_object_set_new(jcl, "allocation_capped_cpu_hours", json_real(u->capped[SA_UR_CPU] / H));
+    json_object_set_new(jcl, "allocation_capped_gpu_hours", json_real(u->capped[SA_UR_GPU] / H));
+    json_object_set_new(jcl, "gpu_hours_type_not_in_series", json_real(u->typeless_gpu / H));
+    json_object_set_new(jcl, "cpu_split_hours", json_real(u->cpu_split / H));
+    json_object_set_new(jcl, "cpu_unknown_hours", json_real(u->cpu_unknown / H));
+    json_object_set_new(jcl, "gpu_unknown_config_node_hours", json_real(u->node_config_unknown / H));
+    json_object_set_new(jcl, "gpu_carried_hours", json_real(u->gpu_carried / H));
+    json_object_set_new(jcl, "gpu_use_unknown_hours", json_real(u->gpu_use_unknown / H));
+    if (u->capped[SA_UR_CPU] + u->capped[SA_UR_GPU] >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f CPU-hours and %.2f GPU-hours the runs had allocated beyond the "
+                                   "capacity of their hour are not counted (as slurmdbd caps them: the jobs' TRES "
+                                   "and the nodes' configuration disagree; health's gpu-capacity check names the "
+                                   "nodes)",
+                         cluster, u->capped[SA_UR_CPU] / H, u->capped[SA_UR_GPU] / H);
+    if (u->typeless_gpu >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f GPU-hours of runs whose GPU type no node of the series has (unknown, "
+                                   "or a TRES name the nodes' gres does not use) count in the * rows only",
+                         cluster, u->typeless_gpu / H);
+    if (u->capped_types >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f GPU-hours the runs had of a GPU type beyond its capacity in their hour "
+                                   "count in the * rows only",
+                         cluster, u->capped_types / H);
+    if (u->cpu_split >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f CPU-hours are of nodes in grouped sinfo --json records of several "
+                                   "states: their counts are their record's sums split over its nodes (exact summed "
+                                   "over the record, not per node)",
+                         cluster, u->cpu_split / H);
+    if (u->cpu_unknown >= 36)
+        sa_rpreamble_add(preamble, "%s: %.2f CPU-hours are of nodes whose CPU counts no snapshot said (grouped "
+                                   "sinfo --json records that overlap or list fewer nodes than they count)%s",
+                         cluster, u->cpu_unknown / H,
+                         u->exact ? ": their free time is in their state's class" : ": class unknown");
+    if (u->node_config_unknown > 0)
+        sa_rpreamble_add(preamble,
+                         "%s: %.2f node-hours on nodes of unknown GPU configuration (rows " SA_UTIL_UNKNOWN_CONFIG
+                         "): snapshots from a grouped sinfo --json did not say these nodes' GPUs and no "
+                         "per-node observation did; their GPU time is counted nowhere. Capture sinfo -N --json, "
+                         "or give slurm-ingest --node-config (scontrol show nodes --json) before the snapshots.",
+                         cluster, u->node_config_unknown / H);
+    if (u->gpu_carried > 0)
+        sa_rpreamble_add(preamble,
+                         "%s: %.2f GPU-hours are of GPUs carried from the nodes' last per-node observation "
+                         "(grouped sinfo --json); %.2f GPU-hours of them, on nodes that could run jobs, are "
+                         "neither allocated nor idle at the snapshots%s.",
+                         cluster, u->gpu_carried / H, u->gpu_use_unknown / H,
+                         u->exact ? ": the runs say how many were allocated" : " (class unknown)");
+    return true;
 }
