@@ -17,6 +17,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,70 +165,60 @@ static run_t verify(const char *units)
     return run(cmd);
 }
 
-/* The real units, ExecStart pointed at the built binary; the real man page. */
+/*
+ * Copies the units NAME.service and NAME.timer into the work directory, the service's
+ * "ExecStart=/usr/bin/<bin> " pointed at built; false (said on stderr) when it has no such line.
+ */
+static bool put_units(const char *name, const char *bin, const char *built)
+{
+    char svcname[128], timername[128], from[64], to[PATH_MAX + 16], path[PATH_MAX], *svc, *timer, *svc2;
+    bool ok;
+
+    snprintf(svcname, sizeof svcname, "%s.service", name);
+    snprintf(timername, sizeof timername, "%s.timer", name);
+    snprintf(from, sizeof from, "ExecStart=/usr/bin/%s ", bin);
+    snprintf(to, sizeof to, "ExecStart=%s ", built);
+    snprintf(path, sizeof path, "%s/%s", UNIT_DIR, svcname);
+    svc = tu_read_file(path, NULL);
+    snprintf(path, sizeof path, "%s/%s", UNIT_DIR, timername);
+    timer = tu_read_file(path, NULL);
+    if (!svc || !timer) {
+        fprintf(stderr, "%s: the unit or its timer is not there\n", svcname);
+        free(svc);
+        free(timer);
+        return false;
+    }
+    svc2 = replace_all(svc, from, to);
+    if (!(ok = strcmp(svc, svc2) != 0))
+        fprintf(stderr, "%s has no '%s' line to redirect\n", svcname, from);
+    else {
+        put(svcname, svc2);
+        put(timername, timer);
+    }
+    free(svc);
+    free(timer);
+    free(svc2);
+    return ok;
+}
+
+/* The real units (the ingest's, the site's, CloudWatch's, the audit's), ExecStart at the built binaries; the man pages. */
 static int setup(void **state)
 {
-    char *svc, *timer, *svc2, path[128], cmd[1024];
+    char path[128], cmd[1024];
     run_t r;
     (void)state;
 
-    svc = tu_read_file(UNIT_DIR "/slurm-ingest@.service", NULL);
-    timer = tu_read_file(UNIT_DIR "/slurm-ingest@.timer", NULL);
-    svc2 = replace_all(svc, "ExecStart=/usr/bin/slurm-ingest ", "ExecStart=" SA_INGEST_BIN " ");
-    if (strcmp(svc, svc2) == 0) {
-        fprintf(stderr, "the service has no 'ExecStart=/usr/bin/slurm-ingest ' line to redirect\n");
+    if (!put_units("slurm-ingest@", "slurm-ingest", SA_INGEST_BIN) ||
+        !put_units("slurm-report-site", "slurm-report", SA_REPORT_BIN) ||
+        !put_units("slurm-report-cloudwatch", "slurm-report", SA_REPORT_BIN) ||
+        !put_units("slurm-ingest-audit@", "slurm-ingest", SA_INGEST_BIN))
         return -1;
-    }
-    put("slurm-ingest@.service", svc2);
-    put("slurm-ingest@.timer", timer);
-    free(svc);
-    free(timer);
-    free(svc2);
-    /* the site's units: the same check with the built slurm-report */
-    svc = tu_read_file(UNIT_DIR "/slurm-report-site.service", NULL);
-    timer = tu_read_file(UNIT_DIR "/slurm-report-site.timer", NULL);
-    svc2 = replace_all(svc, "ExecStart=/usr/bin/slurm-report ", "ExecStart=" SA_REPORT_BIN " ");
-    if (strcmp(svc, svc2) == 0) {
-        fprintf(stderr, "the site service has no 'ExecStart=/usr/bin/slurm-report ' line to redirect\n");
-        return -1;
-    }
-    put("slurm-report-site.service", svc2);
-    put("slurm-report-site.timer", timer);
-    free(svc);
-    free(timer);
-    free(svc2);
-    /* CloudWatch's units: the same */
-    svc = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.service", NULL);
-    timer = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.timer", NULL);
-    svc2 = replace_all(svc, "ExecStart=/usr/bin/slurm-report ", "ExecStart=" SA_REPORT_BIN " ");
-    if (strcmp(svc, svc2) == 0) {
-        fprintf(stderr, "the CloudWatch service has no 'ExecStart=/usr/bin/slurm-report ' line to redirect\n");
-        return -1;
-    }
-    put("slurm-report-cloudwatch.service", svc2);
-    put("slurm-report-cloudwatch.timer", timer);
-    free(svc);
-    free(timer);
-    free(svc2);
-    /* the monthly audit's units: the built slurm-ingest */
-    svc = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.service", NULL);
-    timer = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.timer", NULL);
-    svc2 = replace_all(svc, "ExecStart=/usr/bin/slurm-ingest ", "ExecStart=" SA_INGEST_BIN " ");
-    if (strcmp(svc, svc2) == 0) {
-        fprintf(stderr, "the audit service has no 'ExecStart=/usr/bin/slurm-ingest ' line to redirect\n");
-        return -1;
-    }
-    put("slurm-ingest-audit@.service", svc2);
-    put("slurm-ingest-audit@.timer", timer);
     snprintf(path, sizeof path, "%s/man/man8", work);
     if (snprintf(cmd, sizeof cmd, "mkdir -p '%s' '%s/man/man1' && cp '%s' '%s/' && cp '%s' '%s/man/man1/'", path,
                  work, MAN_PAGE, path, MAN_REPORT, work) >= (int)sizeof cmd)
         return -1;
     r = run(cmd);
     free(r.out);
-    free(svc);
-    free(timer);
-    free(svc2);
     return r.status == 0 ? 0 : -1;
 }
 
