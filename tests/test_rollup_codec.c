@@ -325,6 +325,7 @@ static void test_commit_document(void **state)
     c.intent_seq = 13;
     c.intent_host = strdup("node1");
     c.intent_pid = 4242;
+    c.intent_proc = strdup("0f3c2a/991234"); /* the process, so that a reused pid is not taken for it */
     c.intent_at = D4 + 6 * H;
     assert_true(sa_strv_push(&c.intent_ids, "c:2026-10-04:m0"));
     assert_true(sa_strv_push(&c.intent_ids, "c:open:0"));
@@ -338,6 +339,7 @@ static void test_commit_document(void **state)
     assert_int_equal(back.intent_seq, 13);
     assert_string_equal(back.intent_host, "node1");
     assert_int_equal(back.intent_pid, 4242);
+    assert_string_equal(back.intent_proc, "0f3c2a/991234");
     assert_int_equal(back.intent_at, D4 + 6 * H);
     assert_int_equal(back.intent_ids.n, 2);
     assert_string_equal(back.intent_ids.v[1], "c:open:0");
@@ -352,6 +354,7 @@ static void test_commit_document(void **state)
     assert_int_equal(back.seq, 13);
     assert_int_equal(back.intent_seq, 0);
     assert_null(back.intent_host);
+    assert_null(back.intent_proc);
     assert_int_equal(back.as_of, SA_UNSET);
     sa_rollup_commit_clear(&c);
     sa_rollup_commit_clear(&back);

@@ -30,6 +30,7 @@
 #include "sa_rollup.h"
 #include "sa_rollup_rebuild.h"
 #include "sa_rollup_writer.h"
+#include "sa_rollup_writer_private.h"
 #include "testutil.h"
 #include "tu_docstore.h"
 
@@ -872,6 +873,47 @@ static void test_writer_reads(void **state)
     world_clear(&wd);
 }
 
+/*
+ * A writer is dead when no process has its pid, or when the process that has it now is another
+ * one (its pid reused: pid_max is 32,768 on many hosts, and a reboot starts again): a killed
+ * writer's pid taken by any later process must not keep its journal batch and its intent from
+ * recovery (tools/kill-loop met it: a batch never restaged, 19 jobs' members stale for good).
+ */
+static void test_dead_writer_pid_reused(void **state)
+{
+    world_t wd;
+    char host[64], me[96], parent[96];
+    pid_t gone;
+    int status;
+    (void)state;
+
+    world_init(&wd);
+    sa_rollup_host(host, sizeof host);
+    if (!sa_rollup_proc(getpid(), me, sizeof me) || !sa_rollup_proc(getppid(), parent, sizeof parent)) {
+        printf("SKIP test_dead_writer_pid_reused: /proc does not say which process a pid is here\n");
+        world_clear(&wd);
+        skip();
+    }
+    assert_string_not_equal(me, parent);
+    sa_rollup_writer_claim_pid(wd.w, getpid());
+    /* the parent lives: recorded as it is, alive; recorded as another process (its pid reused), dead */
+    assert_false(sa_rollup_writer_dead(wd.w, host, getppid(), parent, SA_UNSET));
+    assert_true(sa_rollup_writer_dead(wd.w, host, getppid(), "another-boot/1", SA_UNSET));
+    /* written before the process was recorded: the pid alone says */
+    assert_false(sa_rollup_writer_dead(wd.w, host, getppid(), NULL, SA_UNSET));
+    /* no process has the pid */
+    gone = fork();
+    assert_true(gone >= 0);
+    if (gone == 0)
+        _exit(0);
+    assert_int_equal(waitpid(gone, &status, 0), gone);
+    assert_true(sa_rollup_writer_dead(wd.w, host, gone, parent, SA_UNSET));
+    assert_true(sa_rollup_writer_dead(wd.w, host, gone, NULL, SA_UNSET));
+    /* the writer itself */
+    assert_false(sa_rollup_writer_dead(wd.w, host, getpid(), me, SA_UNSET));
+    world_clear(&wd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -880,6 +922,7 @@ int main(void)
         cmocka_unit_test(test_parts_wrap),
         cmocka_unit_test(test_parts_index),
         cmocka_unit_test(test_writer_reads),
+        cmocka_unit_test(test_dead_writer_pid_reused),
     };
     return tu_run_group_tests("rollup_writer", tests, NULL, NULL);
 }

@@ -99,7 +99,7 @@ static bool commit_begin(sa_rollup_writer_t *w, sa_rollup_commit_t *c, sa_error_
         if (!sa_rollup_writer_commit_read(w, c, error))
             return false;
         if (c->intent_seq > c->seq) { /* another flush under way, or one that died */
-            if (sa_rollup_writer_dead(w, c->intent_host, c->intent_pid, c->intent_at)) {
+            if (sa_rollup_writer_dead(w, c->intent_host, c->intent_pid, c->intent_proc, c->intent_at)) {
                 if (!sa_rollup_revert(w, c, error))
                     return false;
                 continue;
@@ -127,6 +127,8 @@ static bool commit_begin(sa_rollup_writer_t *w, sa_rollup_commit_t *c, sa_error_
         free(c->intent_host);
         c->intent_host = strdup(host);
         c->intent_pid = w->pid;
+        free(c->intent_proc);
+        c->intent_proc = w->proc[0] ? strdup(w->proc) : NULL;
         c->intent_at = (int64_t)time(NULL);
         sa_strv_clear(&c->intent_ids);
         if (!c->intent_host || !flush_ids(w, &c->intent_ids, error))

@@ -117,6 +117,8 @@ static void batch_bson(const sa_rollup_writer_t *w, const char *host, bson_t *ba
     bson_t jobs, job, docs;
     BSON_APPEND_UTF8(batch, "host", host);
     BSON_APPEND_INT64(batch, "pid", w->pid);
+    if (w->proc[0])
+        BSON_APPEND_UTF8(batch, "proc", w->proc);
     BSON_APPEND_DATE_TIME(batch, "at", (int64_t)time(NULL) * 1000);
     BSON_APPEND_ARRAY_BEGIN(batch, "jobs", &jobs);
     for (size_t i = 0; i < w->njn; i++) {
@@ -293,7 +295,7 @@ bool sa_rollup_journal_restage(sa_rollup_writer_t *w, sa_strv_t *dead, size_t *n
         if (bson_iter_init_find(&it, doc, "batches") && BSON_ITER_HOLDS_DOCUMENT(&it) &&
             bson_iter_recurse(&it, &batches)) {
             while (ok && bson_iter_next(&batches)) {
-                const char *host = NULL;
+                const char *host = NULL, *proc = NULL;
                 int64_t bpid = 0, at = SA_UNSET;
                 bson_iter_t x;
                 if (!BSON_ITER_HOLDS_DOCUMENT(&batches) || !bson_iter_recurse(&batches, &x))
@@ -301,12 +303,14 @@ bool sa_rollup_journal_restage(sa_rollup_writer_t *w, sa_strv_t *dead, size_t *n
                 while (bson_iter_next(&x)) {
                     if (strcmp(bson_iter_key(&x), "host") == 0 && BSON_ITER_HOLDS_UTF8(&x))
                         host = bson_iter_utf8(&x, NULL);
+                    else if (strcmp(bson_iter_key(&x), "proc") == 0 && BSON_ITER_HOLDS_UTF8(&x))
+                        proc = bson_iter_utf8(&x, NULL);
                     else if (strcmp(bson_iter_key(&x), "pid") == 0 && BSON_ITER_HOLDS_NUMBER(&x))
                         bpid = bson_iter_as_int64(&x);
                     else if (strcmp(bson_iter_key(&x), "at") == 0 && BSON_ITER_HOLDS_DATE_TIME(&x))
                         at = bson_iter_date_time(&x) / 1000;
                 }
-                if (!sa_rollup_writer_dead(w, host, bpid, at))
+                if (!sa_rollup_writer_dead(w, host, bpid, proc, at))
                     continue;
                 ok = bson_iter_recurse(&batches, &batch) && recover_batch(w, &batch, njobs, error) &&
                      (sa_strv_push(dead, bson_iter_key(&batches)) || sa_error_nomem(error));

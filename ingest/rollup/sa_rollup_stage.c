@@ -26,6 +26,7 @@ sa_rollup_writer_t *sa_rollup_writer_new(sa_docstore_t *store, const char *hosts
     w->cluster = strdup(cluster);
     w->as_of = SA_UNSET;
     w->pid = (int64_t)getpid();
+    sa_rollup_proc(w->pid, w->proc, sizeof w->proc);
     sa_strv_init(&w->untyped_add);
     sa_strv_init(&w->untyped_del);
     sa_jobview_init(&w->view);
@@ -114,18 +115,54 @@ void sa_rollup_host(char *host, size_t n)
     }
 }
 
-bool sa_rollup_writer_dead(const sa_rollup_writer_t *w, const char *host, int64_t pid, int64_t at)
+bool sa_rollup_proc(int64_t pid, char *buf, size_t n)
 {
-    char me[64];
+    char path[64], stat[1024], boot[64] = "", *p;
+    unsigned long long start = 0;
+    FILE *f;
+    size_t len;
+
+    buf[0] = '\0';
+    if ((f = fopen("/proc/sys/kernel/random/boot_id", "re"))) {
+        if (!fgets(boot, sizeof boot, f))
+            boot[0] = '\0';
+        fclose(f);
+    }
+    boot[strcspn(boot, "\n")] = '\0';
+    snprintf(path, sizeof path, "/proc/%lld/stat", (long long)pid);
+    if (!boot[0] || !(f = fopen(path, "re")))
+        return false;
+    len = fread(stat, 1, sizeof stat - 1, f);
+    fclose(f);
+    stat[len] = '\0';
+    /* pid (comm) state ppid ...: field 22 is the start time; comm may hold spaces and ')' */
+    if (!(p = strrchr(stat, ')')))
+        return false;
+    for (int field = 2; p && field < 22; field++)
+        p = strchr(p + 1, ' ');
+    if (!p || sscanf(p + 1, "%llu", &start) != 1)
+        return false;
+    snprintf(buf, n, "%s/%llu", boot, start);
+    return true;
+}
+
+bool sa_rollup_writer_dead(const sa_rollup_writer_t *w, const char *host, int64_t pid, const char *proc,
+                           int64_t at)
+{
+    char me[64], now[96];
     sa_rollup_host(me, sizeof me);
-    if (host && strcmp(host, me) == 0 && pid > 0)
+    if (host && strcmp(host, me) == 0 && pid > 0) {
+        if (proc && proc[0] && w->proc[0]) /* this host says which process a pid is: compare */
+            return !sa_rollup_proc(pid, now, sizeof now) || strcmp(now, proc) != 0;
         return pid == w->pid ? false : kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+    }
     return at != SA_UNSET && at < (int64_t)time(NULL) - WRITER_STALE;
 }
 
 void sa_rollup_writer_claim_pid(sa_rollup_writer_t *w, int64_t pid)
 {
     w->pid = pid;
+    sa_rollup_proc(pid, w->proc, sizeof w->proc);
 }
 
 char *sa_rollup_writer_doc_id(const sa_rollup_writer_t *w, sa_rollup_kind_t kind)

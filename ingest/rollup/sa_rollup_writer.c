@@ -73,7 +73,8 @@ bool sa_rollup_writer_recover(sa_rollup_writer_t *w, size_t *jobs, sa_error_t *e
     sa_strv_init(&dead);
     /* a flush that died before its commit: its documents back to the versions before it */
     ok = sa_rollup_writer_commit_read(w, &c, error);
-    if (ok && c.intent_seq > c.seq && sa_rollup_writer_dead(w, c.intent_host, c.intent_pid, c.intent_at))
+    if (ok && c.intent_seq > c.seq &&
+        sa_rollup_writer_dead(w, c.intent_host, c.intent_pid, c.intent_proc, c.intent_at))
         ok = sa_rollup_revert(w, &c, error);
     /* the jobs of batches never flushed: staged again, committed, then the batches go */
     ok = ok && sa_rollup_journal_restage(w, &dead, &n, error) &&

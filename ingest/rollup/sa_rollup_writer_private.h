@@ -49,6 +49,7 @@ struct sa_rollup_writer {
     size_t nmarks, markcap;
     bool parts_ready;           /* the next commit says every month's parts index is complete (commit.parts) */
     int64_t pid;                /* this writer's pid as its journal batches and intents say it (getpid()) */
+    char proc[96];              /* and its process as this host knows it (sa_rollup_proc of pid; "": unknown) */
     int64_t as_of;              /* what the next commit says open runs count up to (SA_UNSET: not said) */
     bool as_of_new;             /* as_of to commit */
     sa_rollup_writer_stats_t stats;
@@ -57,10 +58,19 @@ struct sa_rollup_writer {
 /* This host's name as a field name (no '.', no '$'). */
 void sa_rollup_host(char *host, size_t n);
 /*
- * True when a writer (host, pid) that started at `at` is gone, as w sees it: not w itself,
- * and on this host its pid dead, on another an hour old.
+ * The process pid as this host knows it, into buf: "<boot id>/<start time>" from /proc (a
+ * pid is reused once its process ended, and after a reboot; the pair is not). False (buf
+ * "") when no such process, or /proc does not say.
  */
-bool sa_rollup_writer_dead(const sa_rollup_writer_t *w, const char *host, int64_t pid, int64_t at);
+bool sa_rollup_proc(int64_t pid, char *buf, size_t n);
+/*
+ * True when a writer (host, pid, proc: sa_rollup_proc as it recorded it, "" or NULL when it
+ * did not) that started at `at` is gone, as w sees it: not w itself; on this host no
+ * process pid, or one that is another process than proc says (its pid reused); on another
+ * host an hour old.
+ */
+bool sa_rollup_writer_dead(const sa_rollup_writer_t *w, const char *host, int64_t pid, const char *proc,
+                           int64_t at);
 /* The _id of the cluster's document of kind (a bookkeeping kind). NULL on out of memory. */
 char *sa_rollup_writer_doc_id(const sa_rollup_writer_t *w, sa_rollup_kind_t kind);
 /* The staged document of k, created empty (whole and remove false); NULL on out of memory. */

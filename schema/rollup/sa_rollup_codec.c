@@ -674,6 +674,7 @@ void sa_rollup_commit_init(sa_rollup_commit_t *c)
 void sa_rollup_commit_clear(sa_rollup_commit_t *c)
 {
     free(c->intent_host);
+    free(c->intent_proc);
     sa_strv_clear(&c->intent_ids);
     sa_rollup_commit_init(c);
 }
@@ -701,6 +702,10 @@ bool sa_rollup_commit_read(sa_rollup_commit_t *c, const bson_t *b, sa_error_t *e
                     c->intent_seq = bson_iter_as_int64(&in);
                 else if (strcmp(ik, "host") == 0 && BSON_ITER_HOLDS_UTF8(&in)) {
                     if (!(c->intent_host = strdup(bson_iter_utf8(&in, NULL))))
+                        return sa_error_nomem(error);
+                } else if (strcmp(ik, "proc") == 0 && BSON_ITER_HOLDS_UTF8(&in)) {
+                    free(c->intent_proc);
+                    if (!(c->intent_proc = strdup(bson_iter_utf8(&in, NULL))))
                         return sa_error_nomem(error);
                 } else if (strcmp(ik, "pid") == 0 && BSON_ITER_HOLDS_NUMBER(&in))
                     c->intent_pid = bson_iter_as_int64(&in);
@@ -739,6 +744,8 @@ bool sa_rollup_commit_bson(const sa_rollup_commit_t *c, const char *cluster, bso
         BSON_APPEND_INT64(&in, "seq", c->intent_seq);
         BSON_APPEND_UTF8(&in, "host", c->intent_host ? c->intent_host : "");
         BSON_APPEND_INT64(&in, "pid", c->intent_pid);
+        if (c->intent_proc && c->intent_proc[0])
+            BSON_APPEND_UTF8(&in, "proc", c->intent_proc);
         BSON_APPEND_DATE_TIME(&in, "at", c->intent_at * 1000);
         BSON_APPEND_ARRAY_BEGIN(&in, "ids", &ids);
         for (size_t i = 0; i < c->intent_ids.n; i++) {

@@ -177,6 +177,7 @@ typedef struct {
     int64_t intent_seq;
     char *intent_host;
     int64_t intent_pid, intent_at;
+    char *intent_proc;   /* the writer's process as the host knows it (sa_rollup_proc): a pid alone may be reused */
     sa_strv_t intent_ids;
 } sa_rollup_commit_t;
 void sa_rollup_commit_init(sa_rollup_commit_t *c);
