@@ -27,7 +27,7 @@
  * field names, times without a zone, Unknown/None for times not known, "CANCELLED by
  * <uid>"; the table, CSV and JSON are ISO-8601 UTC with empty (null) unknown times.
  *
- * What it reads (README "What a report reads"): the job lists of the rollups by _id
+ * What it reads (report/README.md, "What a report reads"): the job lists of the rollups by _id
  * (schema/jobdoc/sa_rollup.h: the live shards, the ended lists of the days from S to the
  * cluster's last observation; with -s only the lists those states can be in), whose
  * records decide account, user, partition, state and end; then only the documents of

@@ -17,7 +17,7 @@
  * and (runs.end >= START or the job is not final or the job's end >= START). The
  * last two catch runs without an end (still running, vanished, requeued). The scope
  * is repeated in each clause of the $or so that each clause is an index range on
- * MongoDB (README, "What a report reads").
+ * MongoDB (report/README.md, "What a report reads").
  * $elemMatch would be tighter but FerretDB 1.24 does not support field conditions
  * in it.
  */

@@ -17,7 +17,7 @@
 # binaries are run from there. Exit 77 (skipped) when the Debian tools are missing.
 #
 # lintian (Debian's package checker) must report no error (E:) on the package; the
-# warnings that remain are listed in README.md ("Deploying on a cluster") and printed.
+# warnings that remain are listed in tools/README.md ("The package and the units") and printed.
 # The version is the one README.md's "Upgrading" section names as the current one, and
 # the newest entry of the packaged changelog.
 set -eu
