@@ -251,12 +251,23 @@ static void test_verify_units(void **state)
 
 static run_t security(const char *unit, bool json);
 
+/* systemd-analyze security of unit (a report's or the audit's): at most EXPOSURE_MAX, like the ingester's. */
+static void check_exposure(const char *unit, const char *label)
+{
+    run_t r = security(unit, false);
+    if (r.out) {
+        const char *level = strstr(r.out, "Overall exposure level");
+        printf("systemd-analyze security (%s): %s", label, level ? level : r.out);
+        assert_int_equal(r.status, 0);
+        free(r.out);
+    }
+}
+
 /* The site's units: what they run, as whom, every 15 minutes, the URI as a credential, a readable site. */
 static void test_site_units(void **state)
 {
     char *svc = tu_read_file(UNIT_DIR "/slurm-report-site.service", NULL);
     char *timer = tu_read_file(UNIT_DIR "/slurm-report-site.timer", NULL);
-    run_t r;
     (void)state;
 
     assert_non_null(strstr(svc, "\nType=oneshot\n"));
@@ -271,13 +282,7 @@ static void test_site_units(void **state)
     assert_non_null(strstr(timer, "\nOnCalendar=*:0/15\n"));
     assert_non_null(strstr(timer, "\nPersistent=true\n"));
     assert_non_null(strstr(timer, "\nWantedBy=timers.target\n"));
-    r = security("slurm-report-site.service", false);
-    if (r.out) {
-        const char *level = strstr(r.out, "Overall exposure level");
-        printf("systemd-analyze security (site): %s", level ? level : r.out);
-        assert_int_equal(r.status, 0); /* at most EXPOSURE_MAX, like the ingester */
-        free(r.out);
-    }
+    check_exposure("slurm-report-site.service", "site");
     free(svc);
     free(timer);
 }
@@ -290,7 +295,6 @@ static void test_cloudwatch_units(void **state)
 {
     char *svc = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.service", NULL);
     char *timer = tu_read_file(UNIT_DIR "/slurm-report-cloudwatch.timer", NULL);
-    run_t r;
     (void)state;
 
     assert_non_null(strstr(svc, "\nType=oneshot\n"));
@@ -304,13 +308,7 @@ static void test_cloudwatch_units(void **state)
     assert_non_null(strstr(timer, "\nOnCalendar=*:0/5\n"));
     assert_non_null(strstr(timer, "\nPersistent=true\n"));
     assert_non_null(strstr(timer, "\nWantedBy=timers.target\n"));
-    r = security("slurm-report-cloudwatch.service", false);
-    if (r.out) {
-        const char *level = strstr(r.out, "Overall exposure level");
-        printf("systemd-analyze security (cloudwatch): %s", level ? level : r.out);
-        assert_int_equal(r.status, 0);
-        free(r.out);
-    }
+    check_exposure("slurm-report-cloudwatch.service", "cloudwatch");
     free(svc);
     free(timer);
 }
@@ -320,7 +318,6 @@ static void test_audit_units(void **state)
 {
     char *svc = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.service", NULL);
     char *timer = tu_read_file(UNIT_DIR "/slurm-ingest-audit@.timer", NULL);
-    run_t r;
     (void)state;
 
     assert_non_null(strstr(svc, "\nExecStart=/usr/bin/slurm-ingest --config /etc/slurm-ingest/%i.conf --cluster %i "
@@ -331,13 +328,7 @@ static void test_audit_units(void **state)
     assert_non_null(strstr(svc, "\nProtectSystem=strict\n"));
     assert_non_null(strstr(timer, "\nOnCalendar=*-*-01 01:00:00 UTC\n"));
     assert_non_null(strstr(timer, "\nPersistent=true\n"));
-    r = security("slurm-ingest-audit@.service", false);
-    if (r.out) {
-        const char *level = strstr(r.out, "Overall exposure level");
-        printf("systemd-analyze security (audit): %s", level ? level : r.out);
-        assert_int_equal(r.status, 0);
-        free(r.out);
-    }
+    check_exposure("slurm-ingest-audit@.service", "audit");
     free(svc);
     free(timer);
 }
