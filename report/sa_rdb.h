@@ -40,7 +40,9 @@ sa_rdb_t *sa_rdb_ref(sa_rdb_t *db);
  * run), keyed by collection, options and _id, until max_bytes of documents are kept;
  * past that, documents are read again. Only for reads that give the same answer every
  * time for as long as db lives: rollup documents read at the commit db pinned
- * (sa_rdb_rollup_seq), ingest_days.
+ * (sa_rdb_rollup_seq), ingest_days; and the job documents the job lists name
+ * (sa_rollup_read_jobs), so that every section of one run sees a job as one version (an
+ * ingest writing meanwhile changes it for the next run, not between two sections).
  */
 void sa_rdb_cache(sa_rdb_t *db, size_t max_bytes);
 /* The read cache of one run that runs many reports over one connection (the site, utilization over time). */

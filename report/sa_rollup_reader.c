@@ -291,6 +291,7 @@ static bool read_lists(sa_rdb_t *db, const char *cluster, bool live, sa_rollup_k
 bool sa_rollup_read_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
                          void *ctx, sa_error_t *error)
 {
+    bson_t opts = BSON_INITIALIZER, sub;
     size_t n = 0;
     bool ok = true;
 
@@ -303,19 +304,17 @@ bool sa_rollup_read_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const b
             ids->v[n++] = ids->v[i];
     }
     ids->n = n;
-    for (size_t off = 0; ok && off < n; off += ID_BATCH) {
-        size_t end = off + ID_BATCH < n ? off + ID_BATCH : n;
-        bson_t filter = BSON_INITIALIZER, opts = BSON_INITIALIZER, sub;
-        sa_bson_append_in_strings(&filter, "_id", ids->v + off, end - off);
-        BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
-        BSON_APPEND_INT32(&sub, "job_id", 1);
-        bson_append_document_end(&opts, &sub);
-        if (projection)
-            BSON_APPEND_DOCUMENT(&opts, "projection", projection);
-        ok = sa_rdb_each(db, coll, &filter, &opts, fn, ctx, error);
-        bson_destroy(&filter);
-        bson_destroy(&opts);
-    }
+    /* job id order: the server's sort, or (the read cache on) the order named, which is the same */
+    BSON_APPEND_DOCUMENT_BEGIN(&opts, "sort", &sub);
+    BSON_APPEND_INT32(&sub, "job_id", 1);
+    BSON_APPEND_INT32(&sub, "_id", 1);
+    bson_append_document_end(&opts, &sub);
+    if (projection)
+        BSON_APPEND_DOCUMENT(&opts, "projection", projection);
+    for (size_t off = 0; ok && off < n; off += ID_BATCH)
+        ok = sa_rdb_each_id(db, coll, ids->v + off, (off + ID_BATCH < n ? off + ID_BATCH : n) - off, &opts, fn, ctx,
+                            error);
+    bson_destroy(&opts);
     return ok;
 }
 

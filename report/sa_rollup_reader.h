@@ -46,6 +46,8 @@ bool sa_rollup_read_lists(sa_rdb_t *db, const char *cluster, bool live, int64_t 
 /*
  * Reads the job documents ids names from coll (jobs or jobs_superseded) by _id, 400 per
  * $in query, in job id order (ids is sorted so, duplicates dropped); projection may be NULL.
+ * With the connection's read cache on (sa_rdb_cache: the site, utilization over time), each
+ * document is read from the server once per run and projection.
  */
 bool sa_rollup_read_jobs(sa_rdb_t *db, const char *coll, sa_strv_t *ids, const bson_t *projection, sa_rdb_doc_cb fn,
                       void *ctx, sa_error_t *error);

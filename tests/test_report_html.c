@@ -42,7 +42,7 @@ static char *site_err;       /* what slurm-report site -v said */
 static char site_late[128], site_edge[128], site_empty[128];
 static int late_rc = -1, edge_rc = -1, empty_rc = -1;
 static char *empty_err;
-static int64_t site_stored;  /* the documents the site may read by _id: rollups and ingest_days of the dataset */
+static int64_t site_stored;  /* the documents the site may read by _id: rollups, ingest_days and job documents */
 
 /* Runs headless Chromium on a page; returns the DOM it dumped (caller frees). */
 static char *render(const char *page, const char *screenshot)
@@ -315,8 +315,9 @@ static int site_setup(void **state)
     if (rc != 0)
         fprintf(stderr, "slurm-report site exited %d: %s\n", rc, err);
     have_site = rc == 0;
-    for (int k = 0; k < 2; k++) {
-        mongoc_collection_t *c = mongoc_client_get_collection(client, db, k ? "ingest_days" : "rollups");
+    for (int k = 0; k < 4; k++) {
+        static const char *const colls[4] = {"rollups", "ingest_days", "jobs", "jobs_superseded"};
+        mongoc_collection_t *c = mongoc_client_get_collection(client, db, colls[k]);
         bson_t none = BSON_INITIALIZER;
         site_stored += mongoc_collection_count_documents(c, &none, NULL, NULL, NULL, NULL);
         mongoc_collection_destroy(c);
