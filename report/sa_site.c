@@ -817,7 +817,7 @@ static bool time_sections(page_t *pg, const scluster_t *c, int64_t start, int64_
     if (!c->has_series)
         return true; /* said with the utilization */
     period_label(start, end, when, sizeof when);
-    snprintf(h1, sizeof h1, "Where the GPU and CPU time went, day by day, %s", when);
+    snprintf(h1, sizeof h1, "Where the GPU, CPU and memory time went, day by day, %s", when);
     snprintf(h2, sizeof h2, "The scheduler (sdiag), %s", when);
     return section(pg, c->name, &days, error) && section(pg, c->name, &sched, error);
 }

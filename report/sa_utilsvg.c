@@ -1,6 +1,6 @@
 /*
  * sa_utilsvg.c - utilization over time: `slurm-report utilization --svg`, and the site's
- * section of it. Where each cluster's GPU and CPU time went over the window, by class,
+ * section of it. Where each cluster's GPU, CPU and memory time went over the window, by class,
  * stacked: a bar a day (an hour for windows of three days or less, sa_rbuckets), with the
  * table of the figures drawn (a row per cluster, resource and bucket) for the other formats.
  *
@@ -205,6 +205,14 @@ static void uplots_clear(uplots_t *p)
     sa_strv_clear(&p->strs);
 }
 
+/* A resource of the summary as text says it: "GPU", "CPU", "memory" (the summary counts memory in GB). */
+static const char *res_name(const char *resource)
+{
+    return strcmp(resource, "gpu") == 0 ? "GPU" : strcmp(resource, "cpu") == 0 ? "CPU"
+                                               : strcmp(resource, "mem") == 0 ? "memory"
+                                                                              : resource;
+}
+
 static bool over_plots(const uover_t *u, uplots_t *p, sa_error_t *error)
 {
     size_t nk = u->classes.n;
@@ -216,13 +224,10 @@ static bool over_plots(const uover_t *u, uplots_t *p, sa_error_t *error)
     for (size_t i = 0; i < u->n; i++) {
         const ures_t *x = &u->v[i];
         size_t ns = 0;
-        char *title = sa_rprintf("%s: %s time by class, %s by %s", x->cluster,
-                                 strcmp(x->resource, "gpu") == 0 ? "GPU" : strcmp(x->resource, "cpu") == 0 ? "CPU"
-                                                                                                            : x->resource,
-                                 "stacked", u->step == 3600 ? "hour" : "day");
-        char *unit = sa_rprintf("%s-hours", strcmp(x->resource, "gpu") == 0   ? "GPU"
-                                            : strcmp(x->resource, "cpu") == 0 ? "CPU"
-                                                                              : x->resource);
+        const char *what = res_name(x->resource);
+        char *title = sa_rprintf("%s: %s time by class, stacked by %s", x->cluster, what,
+                                 u->step == 3600 ? "hour" : "day");
+        char *unit = sa_rprintf("%s-hours", strcmp(x->resource, "mem") == 0 ? "GB" : what);
         if (!title || !unit || !sa_strv_push(&p->strs, title) || !sa_strv_push(&p->strs, unit)) {
             free(title);
             free(unit);
@@ -290,8 +295,9 @@ bool sa_report_utilization_over_time(const sa_report_opts_t *o, FILE *out, FILE 
     }
     if (!over_table(&u, &t, &cols, error) || !over_plots(&u, &plots, error))
         goto done;
-    sa_rpreamble_add(&pre, "Where the GPU and CPU time went from %s to %s (UTC, end excluded), by %s: utilization "
-                           "--summary's classes of each %s, in hours (its capacity: the time the series knows).",
+    sa_rpreamble_add(&pre, "Where the GPU, CPU and memory time went from %s to %s (UTC, end excluded), by %s: "
+                           "utilization --summary's classes of each %s, in hours (GPU-hours, CPU-hours, GB-hours of "
+                           "memory; its capacity: the time the series knows).",
                      sa_riso(o->start), sa_riso(o->end), u.step == 3600 ? "hour" : "day",
                      u.step == 3600 ? "hour" : "day");
     extra = json_object();

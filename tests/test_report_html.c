@@ -505,6 +505,7 @@ static void test_site_fits(void **state)
                 /* the plots over time: utilization by day, the queue waits, the scheduler, their tables folded */
                 static const char *const plots[] = {"alpha: GPU time by class, stacked by day",
                                                     "alpha: CPU time by class, stacked by day",
+                                                    "alpha: memory time by class, stacked by day",
                                                     "Median queue wait (start - eligible) of the runs that started each day",
                                                     "p90 queue wait (start - eligible) of the runs that started each day",
                                                     "alpha: jobs (sdiag)", "alpha: scheduling cycles",

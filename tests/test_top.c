@@ -310,6 +310,8 @@ static void test_utilization_summary(void **state)
                              NULL};
         static const char *const want[] = {
             "<title>alpha: GPU time by class, stacked by hour</title>",
+            "<title>alpha: memory time by class, stacked by hour</title>", /* in GB: "... GB-hours" */
+            " GB-hours</title>",
             "<title>2026-09-20T00:00 to 2026-09-20T01:00 allocated: 13.3333 CPU-hours</title>",
             "<title>2026-09-20T00:00 to 2026-09-20T01:00 planned: 2.66667 CPU-hours</title>",
             "<title>2026-09-20T00:00 to 2026-09-20T01:00 idle: 272 CPU-hours</title>",
