@@ -30,6 +30,8 @@ typedef struct {
     bool read;           /* the stored document must be read before merging */
     bool touched, done, conflict;
     bool written;        /* this run wrote doc (and superseded) */
+    bool restage;        /* read, and already as the records say: its rollups are staged again all the same */
+    bool journaled;      /* restage told to the hook before (once: a later round does not tell it again) */
     json_t *before;      /* the stored document doc was merged from (NULL: none): what its rollups held */
 } slot_t;
 
@@ -52,6 +54,7 @@ static void slot_reset(slot_t *s)
     json_decref(s->superseded);
     json_decref(s->before);
     s->stored = s->doc = s->superseded = s->before = NULL;
+    s->restage = s->journaled = false;
     s->v = 0;
     s->touched = s->conflict = s->written = false;
 }
@@ -364,7 +367,9 @@ static bool changes_add(changes_t *c, const char *id, const json_t *before, cons
  * Tells the hook of a round's jobs: before (ev SA_ARCHIVE_BEFORE) the jobs it is about to
  * write, with the documents their rollups come from now (the rollup writer journals them: a
  * kill before its flush is made good by the next run); after (SA_ARCHIVE_AFTER) the
- * documents written, and those they displaced (jobs_superseded).
+ * documents written, and those they displaced (jobs_superseded). The documents read and
+ * found as the records say (restage) are told too, with the open runs' and live list's
+ * documents.
  */
 static bool tell_round(sa_archive_t *a, sa_archive_event_t ev, slot_t *slots, size_t nslots, sa_error_t *error)
 {
@@ -375,9 +380,16 @@ static bool tell_round(sa_archive_t *a, sa_archive_event_t ev, slot_t *slots, si
     if (!a->hook.fn)
         return true;
     for (size_t i = 0; ok && i < nslots; i++) {
-        const slot_t *s = &slots[i];
+        slot_t *s = &slots[i];
         size_t k;
         json_t *old;
+        if (s->restage) { /* journaled before, staged after, like a write */
+            if (!after && s->journaled)
+                continue;
+            ok = changes_add(&c, s->id, s->stored, after ? s->stored : NULL, true, error);
+            s->journaled = true;
+            continue;
+        }
         if (after ? !s->written || !s->doc : s->done)
             continue;
         ok = changes_add(&c, s->id, after ? s->before : s->stored, after ? s->doc : NULL, false, error);
@@ -460,6 +472,11 @@ static bool write_round(sa_archive_t *a, slot_t *slots, size_t nslots, sa_job_t 
         if (!slots[i].touched) {
             slots[i].done = true;
             stats->unchanged++;
+            /* read because the cache had not seen these records merged: a killed run's write may have made the
+             * document so after the next run had restaged that run's journal from it (a request outlives its
+             * client), so its rollups may be behind it. Staged again from the document as found, with the open
+             * runs' and live list's documents: a no-op when they are not (a member keeps its version). */
+            slots[i].restage = slots[i].stored != NULL;
         }
     }
     if (!lower_first_submit(a, ctx->cluster, slots, nslots, error) || !tell_round(a, SA_ARCHIVE_BEFORE, slots, nslots, error) ||

@@ -725,6 +725,97 @@ done:
     assert_true(writes >= 5);
 }
 
+/* ---- a killed run's write that lands after the next run's recovery ---------------------------- */
+
+/* Every document of a box's collection, copied (caller frees with coll_free). */
+static bson_t **coll_save(const tu_box_t *b, const char *coll, size_t *n)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, b->db, coll);
+    bson_t none = BSON_INITIALIZER, **v = NULL;
+    const bson_t *doc;
+    mongoc_cursor_t *cur = mongoc_collection_find_with_opts(c, &none, NULL, NULL);
+    size_t cap = 0;
+
+    *n = 0;
+    while (mongoc_cursor_next(cur, &doc)) {
+        if (*n == cap && !(v = realloc(v, (cap = cap ? cap * 2 : 64) * sizeof *v)))
+            abort();
+        v[(*n)++] = bson_copy(doc);
+    }
+    assert_false(mongoc_cursor_error(cur, NULL));
+    mongoc_cursor_destroy(cur);
+    mongoc_collection_destroy(c);
+    return v;
+}
+
+/* The collection as coll_save found it: emptied, then those documents (freed). */
+static void coll_restore(const tu_box_t *b, const char *coll, bson_t **v, size_t n)
+{
+    mongoc_collection_t *c = mongoc_client_get_collection(client, b->db, coll);
+    bson_t none = BSON_INITIALIZER;
+    bson_error_t berr;
+
+    if (!mongoc_collection_delete_many(c, &none, NULL, NULL, &berr))
+        fail_msg("emptying %s: %s", coll, berr.message);
+    for (size_t i = 0; i < n; i++) {
+        if (!mongoc_collection_insert_one(c, v[i], NULL, NULL, &berr))
+            fail_msg("restoring %s: %s", coll, berr.message);
+        bson_destroy(v[i]);
+    }
+    free(v);
+    mongoc_collection_destroy(c);
+}
+
+static void copy_file(const char *from, const char *to)
+{
+    char *argv[] = {(char *)"/bin/cp", (char *)"-p", (char *)from, (char *)to, NULL};
+    must_run(argv);
+}
+
+/*
+ * A run killed while a write of its was in flight: MongoDB (or FerretDB) carries out a
+ * request whose client is gone, so the job documents may change after the next run
+ * restaged the dead run's journal from them (it read them before the write landed). That
+ * next run then lands the killed run's inputs again (the spool, or sacct from the old
+ * watermark) and finds the documents already as they say: nothing to write. Their rollups
+ * must be staged all the same, from the documents as found (tools/kill-loop found 1 to 19
+ * jobs left RUNNING in the live and open lists so, with the journal empty). Here: the
+ * documents of step 2 landed, the rollups, the job cache and the sacct watermark as step
+ * 1 left them; then step 2 runs again, and the rollups must equal the documents.
+ */
+static void test_late_write(void **state)
+{
+    tu_box_t b;
+    bson_t **saved;
+    size_t nsaved;
+    char cache[400], mark[400], keep_cache[420], keep_mark[420];
+    (void)state;
+
+    box_new(&b, "late", false);
+    step_expect(&b, 0, NULL, NULL, SA_EXIT_OK, "late write");
+    step_expect(&b, 1, NULL, NULL, SA_EXIT_OK, "late write");
+    snprintf(cache, sizeof cache, "%s", tu_box_path(&b, "lock/demo.jobcache.sqlite"));
+    snprintf(mark, sizeof mark, "%s", tu_box_path(&b, "lock/demo.sacct-watermark"));
+    snprintf(keep_cache, sizeof keep_cache, "%s.step1", cache);
+    snprintf(keep_mark, sizeof keep_mark, "%s.step1", mark);
+    copy_file(cache, keep_cache);
+    copy_file(mark, keep_mark);
+    saved = coll_save(&b, "rollups", &nsaved);
+    assert_true(nsaved > 0);
+    step_expect(&b, 2, NULL, NULL, SA_EXIT_OK, "late write");
+    /* the documents of step 2; the rest as a run killed in step 2 before its flush and its cache left them, its
+     * journal already restaged */
+    coll_restore(&b, "rollups", saved, nsaved);
+    copy_file(keep_cache, cache);
+    copy_file(keep_mark, mark);
+    step_expect(&b, 2, NULL, NULL, SA_EXIT_OK, "late write, step 2 again");
+    rollups_ok(&b, "the writes of a killed run landed after the next run's recovery, then its inputs again");
+    total.faults++;
+    printf("  a killed run's writes landed late: the next run found the documents as its inputs say and staged "
+           "their rollups\n");
+    box_done(&b, false);
+}
+
 /* ---- fake Slurm commands that misbehave ------------------------------------------------------ */
 
 static void test_bad_commands(void **state)
@@ -1136,6 +1227,7 @@ int main(void)
         cmocka_unit_test(test_mongo_killed_mid_bulk),
         cmocka_unit_test(test_kill_points),
         cmocka_unit_test(test_kill_supersede),
+        cmocka_unit_test(test_late_write),
         cmocka_unit_test(test_bad_commands),
         cmocka_unit_test(test_two_runs_at_once),
         cmocka_unit_test(test_two_writers),
