@@ -86,6 +86,7 @@ typedef struct {
     const sa_ingest_config_t *c;
     sa_archive_t *archive;   /* NULL: unreachable, or --no-mongo */
     sa_rollup_writer_t *rollups; /* the archive's hook: its rollups (ingest/rollup/), with the archive */
+    int settle_s;                /* its recovery's wait for a dead writer's writes in flight (the verify's) */
     sa_jobcache_t *cache;
     bool unreachable;        /* MongoDB could not be reached (now or during the run) */
     sa_error_t failure;      /* the first failure to report at the end (domain NONE: none) */
@@ -833,6 +834,7 @@ static void open_stores(run_t *r, bool *cache_rebuilt)
         set_up_failed(r, &err);
         return;
     }
+    sa_rollup_writer_settle(r->rollups, r->settle_s);
     ok = sa_archive_migrate(r->archive, r->c->cluster, &moved, &err);
     lap(r, PH_MIGRATE);
     if (!ok) {
@@ -1281,6 +1283,8 @@ sa_invocation_result_t sa_invocation_rollup(const sa_invocation_opts_t *o, bool 
     *differ = 0;
     if (!(lock = run_begin(&r, o, false, error)))
         return SA_INVOCATION_FAILED;
+    /* no inputs of the killed run to land again, as a poll would: what was in flight lands first */
+    r.settle_s = SA_ROLLUP_SETTLE_S;
     open_stores(&r, &cache_rebuilt);
     if (r.archive && r.c->since && !sa_time_parse(r.c->since, o->at, &since, error)) {
         error->domain = SA_ERR_USAGE;

@@ -284,7 +284,8 @@ static bool recover_batch(sa_rollup_writer_t *w, bson_iter_t *batch, size_t *njo
 }
 
 
-bool sa_rollup_journal_restage(sa_rollup_writer_t *w, sa_strv_t *dead, size_t *njobs, sa_error_t *error)
+/* The batches of dead writers: their nonces appended to dead; restaged (njobs counts the jobs) when restage. */
+static bool walk_dead(sa_rollup_writer_t *w, bool restage, sa_strv_t *dead, size_t *njobs, sa_error_t *error)
 {
     bson_t *doc = NULL;
     int64_t v;
@@ -312,7 +313,7 @@ bool sa_rollup_journal_restage(sa_rollup_writer_t *w, sa_strv_t *dead, size_t *n
                 }
                 if (!sa_rollup_writer_dead(w, host, bpid, proc, at))
                     continue;
-                ok = bson_iter_recurse(&batches, &batch) && recover_batch(w, &batch, njobs, error) &&
+                ok = (!restage || (bson_iter_recurse(&batches, &batch) && recover_batch(w, &batch, njobs, error))) &&
                      (sa_strv_push(dead, bson_iter_key(&batches)) || sa_error_nomem(error));
             }
         }
@@ -320,6 +321,16 @@ bool sa_rollup_journal_restage(sa_rollup_writer_t *w, sa_strv_t *dead, size_t *n
     if (doc)
         bson_destroy(doc);
     return ok;
+}
+
+bool sa_rollup_journal_restage(sa_rollup_writer_t *w, sa_strv_t *dead, size_t *njobs, sa_error_t *error)
+{
+    return walk_dead(w, true, dead, njobs, error);
+}
+
+bool sa_rollup_journal_dead(sa_rollup_writer_t *w, sa_strv_t *dead, sa_error_t *error)
+{
+    return walk_dead(w, false, dead, NULL, error);
 }
 
 bool sa_rollup_journal_drop(sa_rollup_writer_t *w, const sa_strv_t *dead, sa_error_t *error)

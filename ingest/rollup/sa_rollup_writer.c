@@ -6,7 +6,9 @@
  */
 #include "sa_rollup_writer_private.h"
 
+#include <errno.h>
 #include <stdlib.h>
+#include <time.h>
 #include <string.h>
 
 #define WHOLE_FLUSH_DOCS 64 /* whole documents (the rebuild) staged before a flush */
@@ -62,6 +64,11 @@ bool sa_rollup_writer_flush(sa_rollup_writer_t *w, sa_error_t *error)
     return sa_rollup_journal_done(w, error);
 }
 
+void sa_rollup_writer_settle(sa_rollup_writer_t *w, int seconds)
+{
+    w->settle_s = seconds > 0 ? seconds : 0;
+}
+
 bool sa_rollup_writer_recover(sa_rollup_writer_t *w, size_t *jobs, sa_error_t *error)
 {
     sa_rollup_commit_t c;
@@ -71,6 +78,17 @@ bool sa_rollup_writer_recover(sa_rollup_writer_t *w, size_t *jobs, sa_error_t *e
 
     sa_rollup_commit_init(&c);
     sa_strv_init(&dead);
+    if (w->settle_s && !sa_rollup_journal_dead(w, &dead, error)) {
+        sa_strv_clear(&dead);
+        return false;
+    }
+    if (dead.n) { /* its last writes may still be in flight on the server: they land first */
+        struct timespec t = {w->settle_s, 0};
+        while (nanosleep(&t, &t) != 0 && errno == EINTR)
+            ;
+        sa_strv_clear(&dead);
+        sa_strv_init(&dead);
+    }
     /* a flush that died before its commit: its documents back to the versions before it */
     ok = sa_rollup_writer_commit_read(w, &c, error);
     if (ok && c.intent_seq > c.seq &&

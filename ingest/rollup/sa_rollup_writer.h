@@ -116,6 +116,18 @@ bool sa_rollup_writer_remove(sa_rollup_writer_t *w, const sa_rollup_key_t *k, sa
  */
 bool sa_rollup_writer_recover(sa_rollup_writer_t *w, size_t *jobs, sa_error_t *error);
 
+/*
+ * The verify's and the rebuild's recovery (0, the default: a poll's) first waits seconds
+ * when a dead writer left a journal batch: a request of a killed process may still be
+ * carried out by the server after it died (MongoDB and FerretDB finish what they read), so
+ * a job document may change after the recovery read it. A poll needs no wait: it lands
+ * the killed run's inputs again and stages what it finds (sa_archive_write.c); the verify
+ * lands nothing, and would name those jobs' rollups as differing (tools/kill-loop, a
+ * verify right after a kill).
+ */
+void sa_rollup_writer_settle(sa_rollup_writer_t *w, int seconds);
+#define SA_ROLLUP_SETTLE_S 5
+
 /* The last commit as stored (the commit document of the cluster). */
 bool sa_rollup_writer_commit_read(sa_rollup_writer_t *w, sa_rollup_commit_t *c, sa_error_t *error);
 

@@ -52,6 +52,7 @@ struct sa_rollup_writer {
     char proc[96];              /* and its process as this host knows it (sa_rollup_proc of pid; "": unknown) */
     int64_t as_of;              /* what the next commit says open runs count up to (SA_UNSET: not said) */
     bool as_of_new;             /* as_of to commit */
+    int settle_s;               /* recovery waits this long first when a dead writer left a batch (sa_rollup_writer_settle) */
     sa_rollup_writer_stats_t stats;
 };
 
@@ -94,6 +95,8 @@ bool sa_rollup_revert(sa_rollup_writer_t *w, sa_rollup_commit_t *c, sa_error_t *
 bool sa_rollup_journal_done(sa_rollup_writer_t *w, sa_error_t *error);
 /* Stages again the jobs of the batches dead writers left; their nonces are appended to dead. */
 bool sa_rollup_journal_restage(sa_rollup_writer_t *w, sa_strv_t *dead, size_t *njobs, sa_error_t *error);
+/* The nonces of the batches dead writers left, appended to dead (nothing restaged). */
+bool sa_rollup_journal_dead(sa_rollup_writer_t *w, sa_strv_t *dead, sa_error_t *error);
 /* Removes the batches dead from the journal. */
 bool sa_rollup_journal_drop(sa_rollup_writer_t *w, const sa_strv_t *dead, sa_error_t *error);
 
