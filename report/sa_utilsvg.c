@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sa_rollup_reader.h"
 #include "sa_rutil.h"
 #include "sa_vec.h"
 
@@ -149,6 +150,30 @@ static bool bucket_classes(const sa_report_opts_t *o, const sa_strv_t *clusters,
     b.doc_cb = on_summary;
     b.doc_ctx = u;
     return sa_report_utilization(&b, NULL, NULL, error);
+}
+
+static bool no_doc(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
+{
+    (void)d;
+    (void)ctx;
+    (void)error;
+    return true;
+}
+
+/*
+ * Reads the window's members documents and open runs into the connection's read cache in
+ * a few queries, as the buckets will ask for them (utilization's sums are cut by the hour,
+ * so each bucket reads its days' members): one query a day otherwise. An error here is
+ * left to the buckets' own reads to meet and say.
+ */
+static void prefetch(sa_rdb_t *db, const sa_strv_t *clusters, int64_t from, int64_t to)
+{
+    sa_error_t ignored;
+
+    for (size_t i = 0; db && i < clusters->n; i++) {
+        sa_error_clear(&ignored);
+        (void)sa_rollup_read(db, clusters->v[i], from, to, true, NULL, no_doc, NULL, NULL, &ignored);
+    }
 }
 
 /* ---- the document ---------------------------------------------------------------------------- */
@@ -289,6 +314,7 @@ bool sa_report_utilization_over_time(const sa_report_opts_t *o, FILE *out, FILE 
     }
     if (!o->shared_tsdbs)
         shared.shared_tsdbs = &tsdbs;
+    prefetch(shared.shared_db, &clusters, o->start, o->end);
     for (u.b = 0; u.b < u.nb; u.b++) {
         if (!bucket_classes(&shared, &clusters, u.bounds[u.b], u.bounds[u.b + 1], &u, error))
             goto done;
