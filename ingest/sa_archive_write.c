@@ -54,9 +54,8 @@ static void slot_reset(slot_t *s)
     json_decref(s->superseded);
     json_decref(s->before);
     s->stored = s->doc = s->superseded = s->before = NULL;
-    s->restage = s->journaled = false;
     s->v = 0;
-    s->touched = s->conflict = s->written = false;
+    s->touched = s->conflict = s->written = s->restage = s->journaled = false;
 }
 
 typedef struct {

@@ -86,8 +86,7 @@ bool sa_rollup_writer_recover(sa_rollup_writer_t *w, size_t *jobs, sa_error_t *e
         struct timespec t = {w->settle_s, 0};
         while (nanosleep(&t, &t) != 0 && errno == EINTR)
             ;
-        sa_strv_clear(&dead);
-        sa_strv_init(&dead);
+        sa_strv_clear(&dead); /* empty again, for the restage below */
     }
     /* a flush that died before its commit: its documents back to the versions before it */
     ok = sa_rollup_writer_commit_read(w, &c, error);
