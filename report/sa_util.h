@@ -36,7 +36,8 @@ typedef struct {
     double **type_gpu; /* per type, per hour */
     size_t ntypes;
     double *plan;     /* per hour: slurmdbd's planned CPU-seconds before the cap at idle; NULL: not read */
-    size_t plan_docs; /* job documents read for it (jobs that never started) */
+    size_t plan_docs; /* job documents read for it (jobs that never started, their lists written before 0.5.1) */
+    size_t plan_listed; /* jobs that never started read from their lists */
     size_t plan_unknown; /* pending jobs whose eligible time is not known: no planned time */
 } sa_ualloc_t;
 

@@ -3,16 +3,17 @@
  * of sa_util.h): the CPU time eligible pending jobs waited for, hour by hour, by the rule of
  * slurmdbd's hourly rollup (as_mysql_rollup.c, _add_planned_time; sa_util_pending_secs).
  *
- * Where the job records come from (what the rollups keep; the job documents only for the
- * few jobs that never started):
+ * Where the job records come from (what the rollups keep; no job document, but for lists
+ * written before 0.5.1):
  * - every run that started from the window's start to the cluster's last observation: the
  *   started lists ("<cluster>:<day>:s<part>"): its incarnation's eligible time, its start
  *   and its CPUs (the allocated ones: the lists do not keep ReqCPUS, nor the reservation);
  * - every job that never started and was pending in the window: the live shards (PENDING,
  *   submitted before the window's end) and the ended lists (ended without a start, from the
- *   window's start on), then their documents by _id: eligible, req.cpus, reservation (a job
- *   of a reservation has no planned time, as in slurmdbd) and the pending tasks of an array
- *   meta-record (array.task_string: each counts).
+ *   window's start on), whose records keep (SA_RL_*) its eligible time, req.cpus, whether it
+ *   is a job of a reservation (which has no planned time, as in slurmdbd) and the pending
+ *   tasks of an array meta-record (array.task_string: each counts). A record written before
+ *   0.5.1 does not: that job's document is read by _id for them.
  */
 #include "sa_util.h"
 
@@ -22,8 +23,26 @@
 #include "sa_jobview.h"
 #include "sa_rollup_reader.h"
 #include "sa_rollup.h"
+#include "sa_vec.h"
 
 #define HOUR 3600
+
+/* A job that never started, as its list keeps it (its document's _id is the list's own: not copied). */
+typedef struct {
+    char *id;
+    int coll; /* 0: jobs, 1: jobs_superseded */
+    int64_t eligible, end, cpus, tasks;
+    bool resv;
+} listed_t;
+
+/* The documents' order (jobs, then jobs_superseded; by job id), as their reads go. */
+static int listed_cmp(const void *x, const void *y)
+{
+    const listed_t *a = x, *b = y;
+    if (a->coll != b->coll)
+        return a->coll - b->coll;
+    return sa_rollup_id_job_cmp(&a->id, &b->id);
+}
 
 typedef struct {
     const sa_report_opts_t *o;
@@ -31,6 +50,8 @@ typedef struct {
     const int64_t *spans;
     size_t nsp;
     sa_strv_t ids[2];   /* documents to read: of jobs, of jobs_superseded */
+    listed_t *listed;   /* the jobs that never started whose lists keep what planned needs (SA_RL_*) */
+    size_t nlisted, caplisted;
     sa_jobview_t view;
 } plan_t;
 
@@ -92,43 +113,29 @@ static bool on_list(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
                             ? st && strcmp(st, "PENDING") == 0 && (x[SA_RR_START] < 0 || x[SA_RR_START] < p->o->end)
                             : x[SA_RR_START] < 0 && x[SA_RR_END] >= p->o->start;
             int coll = sa_rollup_is_jobs_id(d->cluster, d->m[m].id) ? 0 : 1; /* jobs, else jobs_superseded */
-            if (want && !sa_strv_push(&p->ids[coll], d->m[m].id))
+            if (!want)
+                continue;
+            if (!(x[SA_RL_PLAN] & SA_RL_PLAN_KEPT)) {
+                if (!sa_strv_push(&p->ids[coll], d->m[m].id)) /* a list written before 0.5.1: the document */
+                    return sa_error_nomem(error);
+                continue;
+            }
+            char *id = strdup(d->m[m].id);
+            if (!id || !SA_VEC_GROW(p->listed, p->caplisted, p->nlisted, 1, 64)) {
+                free(id);
                 return sa_error_nomem(error);
+            }
+            p->listed[p->nlisted++] = (listed_t){
+                .id = id,
+                .coll = coll,
+                .eligible = x[SA_RL_ELIGIBLE],
+                .end = kind == SA_ROLLUP_K_LIVE ? (x[SA_RR_ENDED_AT] < 0 ? SA_UNSET : x[SA_RR_ENDED_AT]) : x[SA_RR_END],
+                .cpus = x[SA_RL_PLAN_CPUS],
+                .tasks = x[SA_RL_TASKS],
+                .resv = (x[SA_RL_PLAN] & SA_RL_PLAN_RESV) != 0};
         }
     }
     return true;
-}
-
-/* The number of tasks of an array's task string ("1-10%3", "1,3,5-7", "0-15:4"); 0 when not read. */
-static int64_t array_task_count(const char *s)
-{
-    int64_t n = 0;
-    while (s && *s && *s != '%') {
-        char *end;
-        long long a = strtoll(s, &end, 10), b = a, step = 1;
-        if (end == s)
-            return 0;
-        s = end;
-        if (*s == '-') {
-            b = strtoll(s + 1, &end, 10);
-            if (end == s + 1)
-                return 0;
-            s = end;
-        }
-        if (*s == ':') {
-            step = strtoll(s + 1, &end, 10);
-            if (end == s + 1 || step <= 0)
-                return 0;
-            s = end;
-        }
-        if (b >= a)
-            n += (b - a) / step + 1;
-        if (*s == ',')
-            s++;
-        else if (*s && *s != '%')
-            return 0;
-    }
-    return n;
 }
 
 /* A job that never started: its time from its eligible time to its end (or the series' end). */
@@ -145,7 +152,7 @@ static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
         return true; /* a job of a reservation: slurmdbd counts the reservation, not its jobs' waits */
     end = v->final ? v->end : v->vanished_at;
     add_pending(p, v->eligible, SA_UNSET, end, v->req_cpus != SA_UNSET ? v->req_cpus : v->cpus,
-                array_task_count(v->array_tasks));
+                sa_rollup_array_tasks(v->array_tasks));
     return true;
 }
 
@@ -174,8 +181,21 @@ bool sa_util_read_planned(const sa_report_opts_t *o, sa_rdb_t *db, const int64_t
         BSON_APPEND_INT32(&proj, fields[i], 1);
     ok = sa_rollup_read_started(db, a->cluster, o->start, to, on_started, &p, docs, error) &&
          sa_rollup_read_lists(db, a->cluster, true, o->start, to, on_list, &p, docs, error);
+    if (ok && p.nlisted > 1)
+        qsort(p.listed, p.nlisted, sizeof *p.listed, listed_cmp);
+    for (size_t i = 0; ok && i < p.nlisted; i++) {
+        const listed_t *l = &p.listed[i];
+        if (i && listed_cmp(l, l - 1) == 0)
+            continue; /* counted once */
+        a->plan_listed++;
+        if (!l->resv) /* a job of a reservation: slurmdbd counts the reservation, not its jobs' waits */
+            add_pending(&p, l->eligible, SA_UNSET, l->end, l->cpus, l->tasks);
+    }
     for (int c = 0; ok && c < 2; c++)
         ok = !p.ids[c].n || sa_rollup_read_jobs(db, colls[c], &p.ids[c], &proj, on_job, &p, error);
+    for (size_t i = 0; i < p.nlisted; i++)
+        free(p.listed[i].id);
+    free(p.listed);
     bson_destroy(&proj);
     sa_jobview_clear(&p.view);
     sa_strv_clear(&p.ids[0]);

@@ -119,9 +119,10 @@ static void planned_notes(const char *cluster, const sa_util_t *u, const sa_uall
         return;
     }
     sa_rpreamble_add(p, "%s: planned %.2f CPU-hours of the %.2f the pending jobs waited (the rest was more than the "
-                        "idle CPU time of its hour); %zu job document(s) of jobs that never started read, %zu "
-                        "pending job(s) without an eligible time not counted",
-                     cluster, u->planned / 3600.0, u->planned_raw / 3600.0, a->plan_docs, a->plan_unknown);
+                        "idle CPU time of its hour); %zu job(s) that never started (%zu of them from their documents), "
+                        "%zu pending job(s) without an eligible time not counted",
+                     cluster, u->planned / 3600.0, u->planned_raw / 3600.0, a->plan_listed + a->plan_docs, a->plan_docs,
+                     a->plan_unknown);
 }
 
 bool sa_report_utilization_summary(const sa_report_opts_t *o, const sa_strv_t *clusters, sa_rtsdbs_t *tsdbs,

@@ -226,6 +226,37 @@ int64_t sa_rollup_list_mem_mb(const sa_jobview_t *j)
     return or_zero(j->req_mem_mb);
 }
 
+int64_t sa_rollup_array_tasks(const char *s)
+{
+    int64_t n = 0;
+    while (s && *s && *s != '%') {
+        char *end;
+        long long a = strtoll(s, &end, 10), b = a, step = 1;
+        if (end == s)
+            return 0;
+        s = end;
+        if (*s == '-') {
+            b = strtoll(s + 1, &end, 10);
+            if (end == s + 1)
+                return 0;
+            s = end;
+        }
+        if (*s == ':') {
+            step = strtoll(s + 1, &end, 10);
+            if (end == s + 1 || step <= 0)
+                return 0;
+            s = end;
+        }
+        if (b >= a)
+            n += (b - a) / step + 1;
+        if (*s == ',')
+            s++;
+        else if (*s && *s != '%')
+            return 0;
+    }
+    return n;
+}
+
 /*
  * The job's record in the lists: an unfinished document of `jobs` in the live list of its
  * part, a final one in the ended list of its end's day (sa_rollup.h).
@@ -256,6 +287,12 @@ static bool job_lists(sa_rollup_contrib_t *c, const sa_jobview_t *j)
     x[SA_RR_GPUS] = pending ? j->req_gpus : j->gpus;
     x[SA_RR_CPUS] = sa_rollup_list_cpus(j);
     x[SA_RR_MEM] = sa_rollup_list_mem_mb(j);
+    if (pending || j->start == SA_UNSET) { /* what utilization's planned time reads of a job that never started */
+        x[SA_RL_PLAN] = SA_RL_PLAN_KEPT | (j->reservation && j->reservation[0] ? SA_RL_PLAN_RESV : 0);
+        x[SA_RL_ELIGIBLE] = j->eligible;
+        x[SA_RL_PLAN_CPUS] = j->req_cpus != SA_UNSET ? j->req_cpus : j->cpus;
+        x[SA_RL_TASKS] = sa_rollup_array_tasks(j->array_tasks);
+    }
     if (!j->final) {
         x[SA_RR_START] = j->submit == SA_UNSET ? -1 : j->submit;
         x[SA_RR_ENDED_AT] = j->vanished_at == SA_UNSET ? -1 : j->vanished_at;
@@ -335,7 +372,8 @@ void sa_rollup_projection(bson_t *opts)
         "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
         "runs.gpu_type_source", "runs.cpus", "runs.submit", "runs.eligible", "runs.node_count", "eligible",
         "runs.mem_mb", "runs.elapsed_s", "runs.usage", "runs.prom",
-        "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus", NULL};
+        "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus",
+        "reservation", "array.task_string", NULL};
     bson_t proj;
     BSON_APPEND_DOCUMENT_BEGIN(opts, "projection", &proj);
     for (const char *const *f = fields; *f; f++)

@@ -59,6 +59,21 @@ enum {
     SA_RR_NF
 };
 
+/*
+ * In a job list's record (LIVE, ENDED) the efficiency slots, unused there, keep what
+ * utilization's planned time needs of a job that never started (pending, or ended without
+ * a start), so that it reads the lists and not the jobs' documents. SA_RL_PLAN 0: not kept
+ * (a list written before 0.5.1, or a job that started): a reader reads the document.
+ */
+enum {
+    SA_RL_PLAN = SA_RR_E_RUNS,         /* SA_RL_PLAN_KEPT, | SA_RL_PLAN_RESV for a job of a reservation */
+    SA_RL_ELIGIBLE = SA_RR_E_GPU_RUNS, /* the job's eligible time, SA_UNSET when not known */
+    SA_RL_PLAN_CPUS = SA_RR_E_MEM_RUNS, /* the CPUs it asked for (req.cpus, else cpus), SA_UNSET when not known */
+    SA_RL_TASKS = SA_RR_E_GPU_S        /* an array meta-record's pending tasks (sa_rollup_array_tasks), else 0 */
+};
+#define SA_RL_PLAN_KEPT 1
+#define SA_RL_PLAN_RESV 2
+
 /* The fields of a started-list record: one run that started that day. */
 enum {
     SA_RS_KEY,        /* index into the keys (gpu_type: the run's first type, "" for a CPU-only run) */
@@ -97,6 +112,8 @@ void sa_rollup_queue_times(const sa_jobview_t *j, const sa_jobview_run_t *r, int
  */
 int64_t sa_rollup_list_cpus(const sa_jobview_t *j);
 int64_t sa_rollup_list_mem_mb(const sa_jobview_t *j);
+/* The number of tasks of an array's task string ("1-10%3", "1,3,5-7", "0-15:4"); 0 when not read. */
+int64_t sa_rollup_array_tasks(const char *s);
 
 /* The records one job document adds to one rollup document (of the job's part). */
 typedef struct {

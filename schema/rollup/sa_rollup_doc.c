@@ -314,6 +314,7 @@ bool sa_rollup_doc_equal(const sa_rollup_doc_t *a, const sa_rollup_doc_t *b)
 {
     size_t i = 0, j = 0;
     int sf = sa_rollup_state_field(a->kind);
+    bool list = a->kind == SA_ROLLUP_K_LIVE || a->kind == SA_ROLLUP_K_ENDED;
     if (a->kind != b->kind || a->day != b->day || a->part != b->part || a->nf != b->nf)
         return false;
     for (;;) {
@@ -324,7 +325,11 @@ bool sa_rollup_doc_equal(const sa_rollup_doc_t *a, const sa_rollup_doc_t *b)
             return false;
         for (size_t r = 0; r < x->nrec; r++) {
             const int64_t *p = &x->rec[r * a->nf], *q = &y->rec[r * b->nf];
+            /* a list record written before 0.5.1 keeps no planned fields (SA_RL_*): the rest must be equal */
+            bool unplanned = list && (p[SA_RL_PLAN] == 0) != (q[SA_RL_PLAN] == 0);
             for (int f = 0; f < (int)a->nf; f++) {
+                if (unplanned && f >= SA_RL_PLAN && f <= SA_RL_TASKS)
+                    continue;
                 if (f == 0) {
                     if (sa_rollup_rowkey_cmp(&a->keys[p[f]], &b->keys[q[f]]) != 0)
                         return false;

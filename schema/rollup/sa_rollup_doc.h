@@ -100,7 +100,12 @@ bool sa_rollup_doc_put(sa_rollup_doc_t *d, const char *id, int64_t v, const sa_r
 bool sa_rollup_doc_merge(sa_rollup_doc_t *dst, const sa_rollup_doc_t *src, sa_error_t *error);
 /* The sums of each key (sums[nkeys]) and per key and state the runs ended (ended[nkeys x nstates]). */
 bool sa_rollup_doc_sums(const sa_rollup_doc_t *d, sa_rollup_sum_t **sums, int64_t **ended, sa_error_t *error);
-/* True when the two documents hold the same live members and records (tables may differ in order). */
+/*
+ * True when the two documents hold the same live members and records (tables may differ in
+ * order). A job list record without planned fields (SA_RL_PLAN 0: written before 0.5.1)
+ * equals one with them when the rest is equal: an older archive verifies, and reports read
+ * that job's document instead.
+ */
 bool sa_rollup_doc_equal(const sa_rollup_doc_t *a, const sa_rollup_doc_t *b);
 /* True when the rows read into rows are the sums of the members of members (a day's two documents agree). */
 bool sa_rollup_doc_rows_match(const sa_rollup_doc_t *members, const sa_rollup_doc_t *rows);
