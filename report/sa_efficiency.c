@@ -140,7 +140,7 @@ static void acc_add(eacc_t *x, const int64_t *r)
 /* True when a record or row carries efficiency figures (its run ended there). */
 static bool has_eff(const int64_t *e)
 {
-    for (int i = 0; i < SA_RR_NF - SA_RR_E_RUNS; i++) {
+    for (int i = 0; i < SA_RR_E_END - SA_RR_E_RUNS; i++) {
         if (e[i])
             return true;
     }

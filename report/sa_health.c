@@ -26,8 +26,10 @@
  *   than the node had GPUs in the time series (its GPU-hours there, over the span the series
  *   covers; taken over its gaps at the rate of the known time), by more than 2 % and one
  *   GPU-hour: the runs' AllocTRES and the node's gres disagree (or a capture was wrong).
- *   Reads the runs with GPUs that overlap the window (their start, end, nodes and GPUs:
- *   one query, on the indexes usage uses) and the series' hours by node; a run on several
+ *   Reads the runs with GPUs that overlap the window (their GPUs by type, interval and
+ *   nodes) from the window's rollup members and open runs (a job one of whose records was
+ *   written before 0.5.1, which kept no nodes: from its document; without the rollups: one
+ *   query, on the indexes usage uses) and the series' hours by node; a run on several
  *   nodes gives each an equal share. Nodes the series does not know, or whose GPUs it
  *   does not know (grouped sinfo), are not checked.
  * - gpu-type-unknown (warning): GPU-hours in the window of runs whose GPUs neither the
@@ -48,6 +50,7 @@
 #include "sa_rollup_reader.h"
 #include "sa_rutil.h"
 #include "sa_usage.h"
+#include "sa_vec.h"
 
 /* ---- health ------------------------------------------------------------------------- */
 
@@ -307,6 +310,22 @@ static bool gpucap_hours(const sa_tsdb_hours_t *row, void *ctx, sa_error_t *erro
     return true;
 }
 
+/* Adds gpus / (its nodes) x (e - s) to each node of the hostlist; false on out of memory. */
+static bool gpucap_add(gpucap_t *g, const char *hostlist, int64_t gpus, int64_t s, int64_t e, sa_error_t *error)
+{
+    sa_strv_clear(&g->hosts);
+    sa_strv_init(&g->hosts);
+    if (e <= s || !sa_hostlist_expand(hostlist, 100000, &g->hosts, NULL) || !g->hosts.n)
+        return true; /* a hostlist this reader cannot expand: not this check's to judge */
+    for (size_t k = 0; k < g->hosts.n; k++) {
+        uint32_t id = gpucap_node(g, g->hosts.v[k]);
+        if (id == UINT32_MAX)
+            return sa_error_nomem(error);
+        g->alloc_s[id] += (double)gpus / (double)g->hosts.n * (double)(e - s);
+    }
+    return true;
+}
+
 /* Adds the GPU-time of a job's runs within [lo, hi) to their nodes (a running run: to hi). */
 static bool gpucap_job(const bson_t *doc, void *ctx, sa_error_t *error)
 {
@@ -323,20 +342,8 @@ static bool gpucap_job(const bson_t *doc, void *ctx, sa_error_t *error)
             s = g->lo;
         if (e > g->hi)
             e = g->hi;
-        if (e <= s)
-            continue;
-        sa_strv_clear(&g->hosts);
-        sa_strv_init(&g->hosts);
-        if (!sa_hostlist_expand(r->nodes, 100000, &g->hosts, NULL) || !g->hosts.n)
-            continue; /* a hostlist this reader cannot expand: not this check's to judge */
-        for (size_t k = 0; k < g->hosts.n; k++) {
-            uint32_t id = gpucap_node(g, g->hosts.v[k]);
-            if (id == UINT32_MAX) {
-                sa_error_nomem(error);
-                return false;
-            }
-            g->alloc_s[id] += (double)r->gpus / (double)g->hosts.n * (double)(e - s);
-        }
+        if (!gpucap_add(g, r->nodes, r->gpus, s, e, error))
+            return false;
     }
     return true;
 }
@@ -357,36 +364,110 @@ static int gpucap_over_cmp(const void *x, const void *y)
  * time series, over the part of the window the series covers.
  */
 /* The job documents of a usage members document with GPUs in [lo, hi) (open runs: started before hi). */
+/* A run's GPU-time on one day (or open) in [lo, hi), as the members keep it: its hostlist (interned) and share. */
 typedef struct {
-    sa_strv_t jobs, superseded;
+    uint32_t job, hosts; /* interned: the job document's _id, its run's hostlist */
+    int64_t gpus, s, e;
+} gpurec_t;
+
+typedef struct {
+    gpucap_t *g;
     const char *cluster;
-    int64_t lo, hi;
-} gpu_ids_t;
+    sa_rintern_t ids, hosts;
+    gpurec_t *rec;
+    size_t nrec, cap;
+    bool *unkept;     /* by job (interned id): a record of it kept no hosts (written before 0.5.1) */
+    size_t nunkept;
+} gpu_members_t;
 
 static bool on_gpu_members(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
 {
-    gpu_ids_t *g = ctx;
+    gpu_members_t *gm = ctx;
     bool open = d->kind == SA_ROLLUP_K_OPEN;
     for (size_t i = 0; i < d->nm; i++) {
         for (size_t r = 0; r < d->m[i].nrec; r++) {
             const int64_t *x = &d->m[i].rec[r * SA_RR_NF];
-            if (x[SA_RR_GPUS] <= 0 || x[SA_RR_START] >= g->hi || (!open && x[SA_RR_END] <= g->lo))
-                continue;
-            if (!sa_strv_push(!sa_rollup_is_jobs_id(g->cluster, d->m[i].id) ? &g->superseded : &g->jobs,
-                              d->m[i].id))
+            int64_t s = x[SA_RR_START], e = open ? gm->g->hi : x[SA_RR_END];
+            uint32_t job;
+            if (x[SA_RR_GPUS] <= 0 || s >= gm->g->hi || e <= gm->g->lo || x[SA_RR_HOSTS] == -1)
+                continue; /* no GPU, not in the window, or no nodes said (as the documents would say) */
+            if ((job = sa_rintern(&gm->ids, d->m[i].id)) == UINT32_MAX)
                 return sa_error_nomem(error);
-            break;
+            if (job >= gm->nunkept) {
+                size_t n = gm->nunkept ? gm->nunkept * 2 : 64;
+                bool *u;
+                while (n <= job)
+                    n *= 2;
+                if (!(u = realloc(gm->unkept, n * sizeof *u)))
+                    return sa_error_nomem(error);
+                memset(u + gm->nunkept, 0, (n - gm->nunkept) * sizeof *u);
+                gm->unkept = u;
+                gm->nunkept = n;
+            }
+            if (x[SA_RR_HOSTS] == SA_RR_HOSTS_UNKEPT) {
+                gm->unkept[job] = true;
+                continue;
+            }
+            if (!SA_VEC_GROW(gm->rec, gm->cap, gm->nrec, 1, 64))
+                return sa_error_nomem(error);
+            gm->rec[gm->nrec] = (gpurec_t){job, sa_rintern(&gm->hosts, d->hosts[x[SA_RR_HOSTS]]), x[SA_RR_GPUS],
+                                           s > gm->g->lo ? s : gm->g->lo, e < gm->g->hi ? e : gm->g->hi};
+            if (gm->rec[gm->nrec++].hosts == UINT32_MAX)
+                return sa_error_nomem(error);
         }
     }
     return true;
 }
 
 /*
- * The job documents with GPU runs in [lo, hi) through fn: from the window's rollup
- * members (the documents then read by _id), or (lists false) by the usage query's shape.
+ * The GPU runs in [g->lo, g->hi) from the window's members and open runs, whose records
+ * keep each GPU run's nodes: no job document read, but those of jobs one of whose records
+ * was written before 0.5.1 (all of that job's runs then from its document).
  */
-static bool each_gpu_job(sa_rdb_t *db, const char *cluster, bool lists, int64_t lo, int64_t hi, sa_rdb_doc_cb fn,
-                         void *ctx, sa_error_t *error)
+static bool gpucap_members(sa_rdb_t *db, const char *cluster, gpucap_t *g, sa_error_t *error)
+{
+    gpu_members_t gm;
+    sa_strv_t docs[2];
+    bson_t proj = BSON_INITIALIZER;
+    bool ok;
+
+    memset(&gm, 0, sizeof gm);
+    gm.g = g;
+    gm.cluster = cluster;
+    sa_rintern_init(&gm.ids);
+    sa_rintern_init(&gm.hosts);
+    sa_strv_init(&docs[0]);
+    sa_strv_init(&docs[1]);
+    ok = sa_rollup_read(db, cluster, g->lo, g->hi, true, NULL, on_gpu_members, &gm, NULL, error);
+    for (size_t i = 0; ok && i < gm.nrec; i++) {
+        const gpurec_t *r = &gm.rec[i];
+        if (!gm.unkept[r->job])
+            ok = gpucap_add(g, sa_rintern_str(&gm.hosts, r->hosts), r->gpus, r->s, r->e, error);
+    }
+    for (uint32_t j = 0; ok && j < gm.ids.n; j++) {
+        const char *id = sa_rintern_str(&gm.ids, j);
+        if (gm.unkept[j] && !sa_strv_push(&docs[sa_rollup_is_jobs_id(cluster, id) ? 0 : 1], id))
+            ok = sa_error_nomem(error);
+    }
+    BSON_APPEND_INT32(&proj, "runs.start", 1);
+    BSON_APPEND_INT32(&proj, "runs.end", 1);
+    BSON_APPEND_INT32(&proj, "runs.nodes", 1);
+    BSON_APPEND_INT32(&proj, "runs.gpus", 1);
+    ok = ok && (!docs[0].n || sa_rollup_read_jobs(db, "jobs", &docs[0], &proj, gpucap_job, g, error)) &&
+         (!docs[1].n || sa_rollup_read_jobs(db, "jobs_superseded", &docs[1], &proj, gpucap_job, g, error));
+    bson_destroy(&proj);
+    sa_strv_clear(&docs[0]);
+    sa_strv_clear(&docs[1]);
+    sa_rintern_clear(&gm.ids);
+    sa_rintern_clear(&gm.hosts);
+    free(gm.rec);
+    free(gm.unkept);
+    return ok;
+}
+
+/* The job documents with GPU runs in [lo, hi) through fn, by the usage query's shape (no rollups). */
+static bool each_gpu_job(sa_rdb_t *db, const char *cluster, int64_t lo, int64_t hi, sa_rdb_doc_cb fn, void *ctx,
+                         sa_error_t *error)
 {
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, proj = BSON_INITIALIZER, sub, or, alt;
     bool ok;
@@ -395,18 +476,6 @@ static bool each_gpu_job(sa_rdb_t *db, const char *cluster, bool lists, int64_t 
     BSON_APPEND_INT32(&proj, "runs.end", 1);
     BSON_APPEND_INT32(&proj, "runs.nodes", 1);
     BSON_APPEND_INT32(&proj, "runs.gpus", 1);
-    if (lists) {
-        gpu_ids_t g = {.cluster = cluster, .lo = lo, .hi = hi};
-        sa_strv_init(&g.jobs);
-        sa_strv_init(&g.superseded);
-        ok = sa_rollup_read(db, cluster, lo, hi, true, NULL, on_gpu_members, &g, NULL, error) &&
-             sa_rollup_read_jobs(db, "jobs", &g.jobs, &proj, fn, ctx, error) &&
-             sa_rollup_read_jobs(db, "jobs_superseded", &g.superseded, &proj, fn, ctx, error);
-        sa_strv_clear(&g.jobs);
-        sa_strv_clear(&g.superseded);
-        bson_destroy(&proj);
-        return ok;
-    }
     /* the runs with GPUs overlapping [lo, hi): the shape of the usage scan's filter (its indexes) */
     BSON_APPEND_UTF8(&f, "cluster", cluster);
     BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.start", &sub);
@@ -466,7 +535,8 @@ static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster,
         scale = (double)(g.hi - g.lo) / (double)(g.hi - g.lo - cov.gap_s);
     if (!sa_tsdb_state_hours(ts, cluster, g.lo, g.hi, SA_TSDB_BY_NODE, gpucap_hours, &g, error))
         goto done;
-    if (!each_gpu_job(db, cluster, lists, g.lo, g.hi, gpucap_job, &g, error))
+    if (!(lists ? gpucap_members(db, cluster, &g, error)
+                : each_gpu_job(db, cluster, g.lo, g.hi, gpucap_job, &g, error)))
         goto done;
     over = calloc(g.names.n + 1, sizeof *over);
     if (!over) {

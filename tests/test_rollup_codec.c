@@ -218,6 +218,166 @@ static void test_foreign_and_refused(void **state)
     sa_rollup_doc_clear(&d);
 }
 
+/* ---- what 0.5.1 added: hosts in members, planned fields in the job lists -------------------- */
+
+static uint8_t *tvar_put(uint8_t *p, int64_t v)
+{
+    uint64_t u = ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0);
+    while (u >= 0x80) {
+        *p++ = (uint8_t)(u | 0x80);
+        u >>= 7;
+    }
+    *p++ = (uint8_t)u;
+    return p;
+}
+
+static int64_t tvar_get(const uint8_t *m, size_t *pos)
+{
+    uint64_t u = 0;
+    for (int shift = 0;; shift += 7) {
+        uint8_t b = m[(*pos)++];
+        u |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            return (int64_t)(u >> 1) ^ (u & 1 ? -1 : 0);
+    }
+}
+
+/* in (a members, open or list document of this version) as 0.5.0 stored it: records of SA_RR_NF_05 fields, no ht. */
+static void as_05(const bson_t *in, bson_t *out)
+{
+    bson_iter_t it;
+    const uint8_t *m = NULL;
+    uint32_t mlen = 0;
+    bson_subtype_t st;
+    uint8_t *o, *p;
+    size_t pos = 0;
+
+    assert_true(bson_iter_init_find(&it, in, "m"));
+    bson_iter_binary(&it, &st, &mlen, &m);
+    o = p = malloc(mlen + 1);
+    assert_non_null(o);
+    while (pos < mlen) {
+        int64_t v = tvar_get(m, &pos), n = tvar_get(m, &pos), gone = tvar_get(m, &pos);
+        p = tvar_put(tvar_put(tvar_put(p, v), n), gone);
+        for (int64_t r = 0; r < n; r++) {
+            for (int f = 0; f < SA_RR_NF; f++) {
+                int64_t x = tvar_get(m, &pos);
+                if (f < SA_RR_NF_05)
+                    p = tvar_put(p, x);
+            }
+        }
+    }
+    assert_true(bson_iter_init(&it, in));
+    while (bson_iter_next(&it)) {
+        const char *k = bson_iter_key(&it);
+        if (strcmp(k, "ht") == 0)
+            continue;
+        if (strcmp(k, "nf") == 0)
+            BSON_APPEND_INT32(out, "nf", SA_RR_NF_05);
+        else if (strcmp(k, "m") == 0)
+            bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, o, (uint32_t)(p - o));
+        else
+            assert_true(bson_append_iter(out, k, -1, &it));
+    }
+    free(o);
+}
+
+/*
+ * A members document keeps each GPU run's nodes (a hosts table, canonical), not a CPU
+ * run's; read as 0.5.0 stored it (no hosts), every record says SA_RR_HOSTS_UNKEPT and the
+ * document equals this version's; two documents whose runs' nodes differ do not. A job
+ * list record keeps planned fields only for a job that never started; one without them
+ * (as 0.5.0 wrote it) equals one with them.
+ */
+static void test_hosts_and_planned(void **state)
+{
+    char g1[1024], g2[1024], c1[1024], g1b[1024];
+    const char *fmt = "{\"_id\": \"c:%d\", \"job_id\": %d, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
+                      "\"state\": \"COMPLETED\", \"gpus\": %d, \"end\": {\"$date\": %lld}, \"runs\": [{\"start\": "
+                      "{\"$date\": %lld}, \"end\": {\"$date\": %lld}, \"state\": \"COMPLETED\", \"gpus\": %d, "
+                      "\"nodes\": \"%s\"}]}";
+    sa_rollup_doc_t d, back, old, e;
+    bson_t out = BSON_INITIALIZER, o5 = BSON_INITIALIZER;
+    sa_error_t err;
+    (void)state;
+
+    snprintf(g1, sizeof g1, fmt, 7, 7, 4, (D4 + 5 * H) * 1000, (D4 + 2 * H) * 1000, (D4 + 5 * H) * 1000, 4,
+             "gpu[01-02]");
+    snprintf(g1b, sizeof g1b, fmt, 7, 7, 4, (D4 + 5 * H) * 1000, (D4 + 2 * H) * 1000, (D4 + 5 * H) * 1000, 4,
+             "gpu[01,03]");
+    snprintf(g2, sizeof g2, fmt, 9, 9, 1, (D4 + 6 * H) * 1000, (D4 + 3 * H) * 1000, (D4 + 6 * H) * 1000, 1, "gpu03");
+    snprintf(c1, sizeof c1, fmt, 11, 11, 0, (D4 + 6 * H) * 1000, (D4 + 3 * H) * 1000, (D4 + 6 * H) * 1000, 0,
+             "cpu01");
+    tu_rollup_doc(&d, SA_ROLLUP_K_MEMBERS, D4, 0);
+    tu_rollup_put(&d, "c:9", 2, g2);
+    tu_rollup_put(&d, "c:7", 2, g1);
+    tu_rollup_put(&d, "c:11", 2, c1);
+    assert_int_equal(d.nm, 3);
+    assert_int_equal(d.nhosts, 2);
+    round_trip(&d, 5, &back);
+    /* stored in canonical order: gpu03 after gpu[01-02]; the CPU run keeps none */
+    assert_int_equal(back.nhosts, 2);
+    assert_string_equal(back.hosts[0], "gpu03");
+    assert_string_equal(back.hosts[1], "gpu[01-02]");
+    assert_int_equal(back.m[0].rec[SA_RR_HOSTS], -1);               /* c:11 */
+    assert_string_equal(back.hosts[back.m[1].rec[SA_RR_HOSTS]], "gpu[01-02]"); /* c:7 */
+    assert_string_equal(back.hosts[back.m[2].rec[SA_RR_HOSTS]], "gpu03");      /* c:9 */
+    /* as 0.5.0 stored it */
+    assert_true(sa_rollup_doc_to_bson(&d, 5, &out, &err));
+    as_05(&out, &o5);
+    sa_rollup_doc_init(&old);
+    if (!sa_rollup_doc_read(&old, "c", &o5, &err))
+        fail_msg("read as 0.5.0: %s", err.message);
+    assert_false(old.foreign);
+    assert_int_equal(old.nm, 3);
+    assert_int_equal(old.nhosts, 0);
+    for (size_t i = 0; i < old.nm; i++)
+        assert_int_equal(old.m[i].rec[SA_RR_HOSTS], SA_RR_HOSTS_UNKEPT);
+    assert_true(sa_rollup_doc_equal(&d, &old));
+    assert_true(sa_rollup_doc_equal(&old, &d));
+    /* the same runs on other nodes: not equal (and not hidden by the 0.5.0 rule) */
+    tu_rollup_doc(&e, SA_ROLLUP_K_MEMBERS, D4, 0);
+    tu_rollup_put(&e, "c:9", 2, g2);
+    tu_rollup_put(&e, "c:7", 2, g1b);
+    tu_rollup_put(&e, "c:11", 2, c1);
+    assert_false(sa_rollup_doc_equal(&d, &e));
+    assert_true(sa_rollup_doc_equal(&old, &e));
+    sa_rollup_doc_clear(&e);
+    sa_rollup_doc_clear(&old);
+    sa_rollup_doc_clear(&back);
+    sa_rollup_doc_clear(&d);
+    bson_destroy(&out);
+    bson_destroy(&o5);
+
+    /* the job lists: a pending job's planned fields; without them (0.5.0) the same record otherwise */
+    {
+        char p1[1024];
+        snprintf(p1, sizeof p1,
+                 "{\"_id\": \"c:21000\", \"job_id\": 21000, \"cluster\": \"c\", \"account\": \"a\", \"user\": \"u\", "
+                 "\"state\": \"PENDING\", \"submit\": {\"$date\": %lld}, \"eligible\": {\"$date\": %lld}, "
+                 "\"reservation\": \"maint\", \"array\": {\"task_string\": \"1-10%%2\"}, \"req\": {\"cpus\": 32}}",
+                 (D4 + H) * 1000, (D4 + 2 * H) * 1000);
+        tu_rollup_doc(&d, SA_ROLLUP_K_LIVE, 0, 5);
+        tu_rollup_put(&d, NULL, 3, p1);
+        assert_int_equal(d.nm, 1);
+        assert_int_equal(d.m[0].rec[SA_RL_PLAN], SA_RL_PLAN_KEPT | SA_RL_PLAN_RESV);
+        assert_int_equal(d.m[0].rec[SA_RL_ELIGIBLE], D4 + 2 * H);
+        assert_int_equal(d.m[0].rec[SA_RL_PLAN_CPUS], 32);
+        assert_int_equal(d.m[0].rec[SA_RL_TASKS], 10);
+        round_trip(&d, 4, &back);
+        sa_rollup_doc_clear(&back);
+        tu_rollup_doc(&e, SA_ROLLUP_K_LIVE, 0, 5);
+        tu_rollup_put(&e, NULL, 3, p1);
+        for (int f = SA_RL_PLAN; f <= SA_RL_TASKS; f++)
+            e.m[0].rec[f] = 0;
+        assert_true(sa_rollup_doc_equal(&d, &e));
+        e.m[0].rec[SA_RR_CPUS] += 1;
+        assert_false(sa_rollup_doc_equal(&d, &e));
+        sa_rollup_doc_clear(&e);
+        sa_rollup_doc_clear(&d);
+    }
+}
+
 /* ---- versions -------------------------------------------------------------------------------------- */
 
 /*
@@ -367,7 +527,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_kinds_round_trip),  cmocka_unit_test(test_started_times),
         cmocka_unit_test(test_tombstone_kept),    cmocka_unit_test(test_rows_document),
-        cmocka_unit_test(test_foreign_and_refused), cmocka_unit_test(test_version_seen),
+        cmocka_unit_test(test_foreign_and_refused), cmocka_unit_test(test_hosts_and_planned),
+        cmocka_unit_test(test_version_seen),
         cmocka_unit_test(test_versioned_and_back), cmocka_unit_test(test_commit_document),
     };
     return tu_run_group_tests("rollup_codec", tests, NULL, NULL);

@@ -360,7 +360,7 @@ static void test_waits_of_the_fixture(void **state)
     bson_destroy(q);
 
     /*
-     * an archive of rollup version 2 (no started lists; members of SA_RR_NF - 1 fields, as version 2's
+     * an archive of rollup version 2 (no started lists; members of SA_RR_NF_05 - 1 fields, as version 2's
      * were, rows documents without nf): its first run rebuilds them, once, and nothing of version 2's
      * documents is read as this version's
      */
@@ -378,7 +378,7 @@ static void test_waits_of_the_fixture(void **state)
     assert_true(mongoc_collection_delete_many(coll, q, NULL, NULL, &berr));
     bson_destroy(q);
     q = BCON_NEW("nf", "{", "$exists", BCON_BOOL(true), "}");
-    upd = BCON_NEW("$set", "{", "nf", BCON_INT32(SA_RR_NF - 1), "}");
+    upd = BCON_NEW("$set", "{", "nf", BCON_INT32(SA_RR_NF_05 - 1), "}");
     assert_true(mongoc_collection_update_many(coll, q, upd, NULL, NULL, &berr));
     bson_destroy(q);
     bson_destroy(upd);
@@ -407,7 +407,7 @@ static void test_waits_of_the_fixture(void **state)
                                                              "\"w:2026-10-04:e\", \"w:open\"]}}"), 0);
     {
         char older[64];
-        snprintf(older, sizeof older, "{\"nf\": %d}", (int)SA_RR_NF - 1);
+        snprintf(older, sizeof older, "{\"nf\": %d}", (int)SA_RR_NF_05 - 1);
         assert_int_equal(tu_count(s.client, s.db, SA_ROLLUP_COLL, older), 0);
     }
     assert_int_equal(ingest(&s, verify, NULL), 0);

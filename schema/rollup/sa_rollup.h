@@ -27,7 +27,10 @@
  *            documents cost it 150 ms to return). CPU-only runs have gpu_type "".
  *   members  (MEMBERS) per job document (_id of jobs or jobs_superseded, with its version
  *            _v) what it adds to that day: the run's interval clipped to the day, its rates,
- *            and the end and efficiency figures of a run that ended that day (SA_RR_*).
+ *            the end and efficiency figures of a run that ended that day, and a GPU run's
+ *            nodes (SA_RR_*; SA_RR_HOSTS indexes the hosts table ht, so that health's
+ *            gpu-capacity reads no job document; 0.5.0 stored 23 fields, read as keeping
+ *            no nodes, SA_RR_HOSTS_UNKEPT, and equal to this version's otherwise).
  *            Packed (ids: the _ids joined by NUL; m: per member its version, record count
  *            and tombstone time, then nf zigzag varints per record, times as seconds into
  *            the day, about 30 bytes a record; keys and states: the tables the records
@@ -47,6 +50,9 @@
  *            (START) and vanished_at (ENDED_AT, -1 when listed);
  *   ENDED    the final documents (jobs and jobs_superseded) whose end is that day: state,
  *            GPUs, CPUs, memory, start (START) and end (END);
+ *            in both, a job that never started keeps what utilization's planned time needs
+ *            (SA_RL_*: eligible, CPUs asked for, reservation, array tasks; none in lists
+ *            written before 0.5.1, whose jobs' documents a report then reads);
  *   STARTED  the runs that started that day (jobs and jobs_superseded; `waits` reads
  *            them): per run a record of its own (SA_RS_*: key, start, submit, eligible,
  *            GPUs of all types, nodes, CPUs; times as seconds into the day, SA_UNSET when

@@ -59,17 +59,19 @@ static int64_t rel_time(const sa_rollup_doc_t *d, int f, int64_t val, bool encod
  * new index or -1, korder[new] = old; likewise for states.
  */
 typedef struct {
-    size_t *korder, *sorder;
-    int64_t *kmap, *smap;
-    size_t nk, ns;
+    size_t *korder, *sorder, *horder;
+    int64_t *kmap, *smap, *hmap;
+    size_t nk, ns, nh;
 } canon_t;
 
 static void canon_clear(canon_t *c)
 {
     free(c->korder);
     free(c->sorder);
+    free(c->horder);
     free(c->kmap);
     free(c->smap);
+    free(c->hmap);
 }
 
 static int keyidx_cmp(const void *x, const void *y, void *ctx)
@@ -84,28 +86,47 @@ static int stateidx_cmp(const void *x, const void *y, void *ctx)
     return strcmp(d->states[*(const size_t *)x], d->states[*(const size_t *)y]);
 }
 
+static int hostsidx_cmp(const void *x, const void *y, void *ctx)
+{
+    const sa_rollup_doc_t *d = ctx;
+    return strcmp(d->hosts[*(const size_t *)x], d->hosts[*(const size_t *)y]);
+}
+
 static bool canon_make(const sa_rollup_doc_t *d, canon_t *c)
 {
-    int sf = sa_rollup_state_field(d->kind);
+    int sf = sa_rollup_state_field(d->kind), hf = sa_rollup_hosts_field(d->kind);
     memset(c, 0, sizeof *c);
     c->korder = malloc((d->nkeys + 1) * sizeof *c->korder);
     c->sorder = malloc((d->nstates + 1) * sizeof *c->sorder);
+    c->horder = malloc((d->nhosts + 1) * sizeof *c->horder);
     c->kmap = malloc((d->nkeys + 1) * sizeof *c->kmap);
     c->smap = malloc((d->nstates + 1) * sizeof *c->smap);
-    if (!c->korder || !c->sorder || !c->kmap || !c->smap)
+    c->hmap = malloc((d->nhosts + 1) * sizeof *c->hmap);
+    if (!c->korder || !c->sorder || !c->horder || !c->kmap || !c->smap || !c->hmap)
         return false;
     for (size_t i = 0; i < d->nkeys; i++)
         c->kmap[i] = -1;
     for (size_t i = 0; i < d->nstates; i++)
         c->smap[i] = -1;
+    for (size_t i = 0; i < d->nhosts; i++)
+        c->hmap[i] = -1;
     for (size_t i = 0; i < d->nm; i++) {
         for (size_t r = 0; r < d->m[i].nrec; r++) {
             const int64_t *x = &d->m[i].rec[r * d->nf];
             c->kmap[x[0]] = 0;
             if (sf >= 0 && x[sf] >= 0)
                 c->smap[x[sf]] = 0;
+            if (hf >= 0 && x[hf] >= 0)
+                c->hmap[x[hf]] = 0;
         }
     }
+    for (size_t i = 0; i < d->nhosts; i++) {
+        if (c->hmap[i] == 0)
+            c->horder[c->nh++] = i;
+    }
+    qsort_r(c->horder, c->nh, sizeof *c->horder, hostsidx_cmp, (void *)d);
+    for (size_t i = 0; i < c->nh; i++)
+        c->hmap[c->horder[i]] = (int64_t)i;
     for (size_t i = 0; i < d->nkeys; i++) {
         if (c->kmap[i] == 0)
             c->korder[c->nk++] = i;
@@ -133,7 +154,7 @@ static bool canon_make(const sa_rollup_doc_t *d, canon_t *c)
 static bool append_rows(const sa_rollup_doc_t *d, const canon_t *c, const sa_rollup_sum_t *sums, const int64_t *ended,
                         bson_t *out)
 {
-    size_t cap = c->nk * (6 + (SA_RR_NF - SA_RR_E_RUNS) + 1 + 2 * c->ns) * 10 + 1;
+    size_t cap = c->nk * (6 + (SA_RR_E_END - SA_RR_E_RUNS) + 1 + 2 * c->ns) * 10 + 1;
     uint8_t *r = malloc(cap), *p = r;
 
     if (!r || cap > UINT32_MAX) {
@@ -149,7 +170,7 @@ static bool append_rows(const sa_rollup_doc_t *d, const canon_t *c, const sa_rol
         p = put_var(p, sm->mem_mb_s);
         p = put_var(p, sm->bill_milli_s);
         p = put_var(p, sm->started);
-        for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++)
+        for (int e = 0; e < SA_RR_E_END - SA_RR_E_RUNS; e++)
             p = put_var(p, sm->e[e]);
         for (size_t t = 0; t < c->ns; t++)
             nend += ended[k * d->nstates + c->sorder[t]] != 0;
@@ -162,7 +183,7 @@ static bool append_rows(const sa_rollup_doc_t *d, const canon_t *c, const sa_rol
             }
         }
     }
-    BSON_APPEND_INT32(out, "nf", SA_RR_NF); /* the sums' count follows it (older rows documents have none) */
+    BSON_APPEND_INT32(out, "nf", SA_RR_NF_05); /* the sums' count follows it (older rows documents have none) */
     bson_append_binary(out, "r", -1, BSON_SUBTYPE_BINARY, r, (uint32_t)(p - r));
     free(r);
     return true;
@@ -222,7 +243,7 @@ static bool append_members(const sa_rollup_doc_t *d, const canon_t *c, bson_t *o
 {
     size_t idlen = 0, nval = 0;
     int64_t expired = (int64_t)time(NULL) - SA_ROLLUP_TOMBSTONE_S;
-    int sf = sa_rollup_state_field(d->kind);
+    int sf = sa_rollup_state_field(d->kind), hf = sa_rollup_hosts_field(d->kind);
     char *ids;
     uint8_t *m, *p;
 
@@ -258,11 +279,32 @@ static bool append_members(const sa_rollup_doc_t *d, const canon_t *c, bson_t *o
                     val = c->kmap[val];
                 else if (f == sf && val >= 0)
                     val = c->smap[val];
+                else if (f == hf && val >= 0)
+                    val = c->hmap[val];
                 p = put_var(p, rel_time(d, f, val, true));
             }
         }
     }
     BSON_APPEND_INT32(out, "nf", (int32_t)d->nf);
+    if (c->nh) { /* ht: the hostlists, each NUL-terminated, in canonical order */
+        size_t hl = 0;
+        char *ht, *q;
+        for (size_t i = 0; i < c->nh; i++)
+            hl += strlen(d->hosts[c->horder[i]]) + 1;
+        if (hl > UINT32_MAX || !(ht = malloc(hl))) {
+            free(ids);
+            free(m);
+            return false;
+        }
+        q = ht;
+        for (size_t i = 0; i < c->nh; i++) {
+            size_t l = strlen(d->hosts[c->horder[i]]) + 1;
+            memcpy(q, d->hosts[c->horder[i]], l);
+            q += l;
+        }
+        bson_append_binary(out, "ht", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)ht, (uint32_t)hl);
+        free(ht);
+    }
     bson_append_binary(out, "ids", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)ids, (uint32_t)idlen);
     bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, m, (uint32_t)(p - m));
     free(ids);
@@ -369,16 +411,18 @@ static bool read_keys(sa_rollup_doc_t *d, const uint8_t *t, uint32_t len, sa_err
     return true;
 }
 
-static bool read_states(sa_rollup_doc_t *d, const uint8_t *t, uint32_t len, sa_error_t *error)
+/* A packed table of strings (st, ht: each NUL-terminated) into tab; what names it in an error. */
+static bool read_strs(sa_rollup_doc_t *d, const uint8_t *t, uint32_t len, char ***tab, size_t *n, size_t *cap,
+                      const char *what, sa_error_t *error)
 {
     size_t pos = 0;
     while (pos < len) {
         const char *s = next_str(t, len, &pos);
         if (!s)
-            return bad(error, d->id, "the states table is cut");
-        if (!SA_VEC_GROW(d->states, d->statecap, d->nstates, 1, 8) || !(d->states[d->nstates] = strdup(s)))
+            return bad(error, d->id, what);
+        if (!SA_VEC_GROW(*tab, *cap, *n, 1, 8) || !((*tab)[*n] = strdup(s)))
             return sa_error_nomem(error);
-        d->nstates++;
+        (*n)++;
     }
     return true;
 }
@@ -397,7 +441,7 @@ static bool read_rows(sa_rollup_doc_t *d, const uint8_t *r, uint32_t len, sa_err
             if (!get_var(r, len, &pos, f[i]))
                 return bad(error, d->id, "the rows are cut");
         }
-        for (int e = 0; e < SA_RR_NF - SA_RR_E_RUNS; e++) {
+        for (int e = 0; e < SA_RR_E_END - SA_RR_E_RUNS; e++) {
             if (!get_var(r, len, &pos, &row.s.e[e]))
                 return bad(error, d->id, "the rows are cut");
         }
@@ -442,13 +486,15 @@ static bool read_record(sa_rollup_doc_t *d, const uint8_t *m, uint32_t mlen, siz
                         sa_error_t *error)
 {
     int64_t old[SA_RR_NF];
-    int64_t *into = snf == d->nf ? x : old;
-    int sf = sa_rollup_state_field(d->kind);
+    int64_t *into = snf == d->nf || d->kind != SA_ROLLUP_K_STARTED ? x : old;
+    int sf = sa_rollup_state_field(d->kind), hf = sa_rollup_hosts_field(d->kind);
 
     for (size_t f = 0; f < snf; f++) {
         if (!get_var(m, mlen, mp, &into[f]))
             return bad(error, d->id, "members cut short");
     }
+    if (snf < d->nf && into == x)
+        x[SA_RR_HOSTS] = SA_RR_HOSTS_UNKEPT; /* a record of 0.5.0 or before (SA_RR_NF_05): no hosts kept */
     if (into == old) { /* 0.4's started record: its three times relative to the day, in those slots */
         static const int rel[] = {SA_RR_START, SA_RR_END, SA_RR_ENDED_AT};
         for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
@@ -461,8 +507,9 @@ static bool read_record(sa_rollup_doc_t *d, const uint8_t *m, uint32_t mlen, siz
             x[f] = rel_time(d, (int)f, x[f], false);
     }
     if (x[0] < 0 || (size_t)x[0] >= d->nkeys ||
-        (sf >= 0 && (x[sf] < -1 || (x[sf] >= 0 && (size_t)x[sf] >= d->nstates))))
-        return bad(error, d->id, "a record indexes no key or state");
+        (sf >= 0 && (x[sf] < -1 || (x[sf] >= 0 && (size_t)x[sf] >= d->nstates))) ||
+        (hf >= 0 && (x[hf] < SA_RR_HOSTS_UNKEPT || (x[hf] >= 0 && (size_t)x[hf] >= d->nhosts))))
+        return bad(error, d->id, "a record indexes no key, state or hosts");
     return true;
 }
 
@@ -510,8 +557,8 @@ static bool read_members(sa_rollup_doc_t *d, size_t snf, const uint8_t *ids, uin
 bool sa_rollup_doc_read(sa_rollup_doc_t *d, const char *cluster, const bson_t *b, sa_error_t *error)
 {
     bson_iter_t it;
-    const uint8_t *ids = NULL, *m = NULL, *kt = NULL, *stt = NULL, *rows = NULL;
-    uint32_t idlen = 0, mlen = 0, ktlen = 0, stlen = 0, rlen = 0;
+    const uint8_t *ids = NULL, *m = NULL, *kt = NULL, *stt = NULL, *ht = NULL, *rows = NULL;
+    uint32_t idlen = 0, mlen = 0, ktlen = 0, stlen = 0, htlen = 0, rlen = 0;
     int64_t nf = SA_RR_NF;
     sa_rollup_key_t k;
     bool enc_ok = false, has_nf = false;
@@ -540,6 +587,8 @@ bool sa_rollup_doc_read(sa_rollup_doc_t *d, const char *cluster, const bson_t *b
             bson_iter_binary(&it, &st, &ktlen, &kt);
         } else if (strcmp(key, "st") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
             bson_iter_binary(&it, &st, &stlen, &stt);
+        } else if (strcmp(key, "ht") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
+            bson_iter_binary(&it, &st, &htlen, &ht);
         } else if (strcmp(key, "r") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
             bson_iter_binary(&it, &st, &rlen, &rows);
         } else if (strcmp(key, "ids") == 0 && BSON_ITER_HOLDS_BINARY(&it)) {
@@ -558,15 +607,17 @@ bool sa_rollup_doc_read(sa_rollup_doc_t *d, const char *cluster, const bson_t *b
     d->day = k.day;
     d->part = k.part;
     d->nf = sa_rollup_nf(k.kind);
+    /* the widths read: this version's; 0.4's started lists (SA_RR_NF_05); 0.5.0's records (no hosts) */
     if ((ids || m || rows) &&
-        (!enc_ok || !has_nf || (nf != (int64_t)d->nf && !(d->kind == SA_ROLLUP_K_STARTED && nf == SA_RR_NF)) ||
-         (rows && nf != SA_RR_NF))) {
+        (!enc_ok || !has_nf || (rows ? nf != SA_RR_NF_05 : nf != (int64_t)d->nf && nf != SA_RR_NF_05))) {
         /* an older version's (the first run of this version rebuilds them all): nothing of it is read */
         d->foreign = true;
         return true;
     }
     /* the tables first (records and rows index them as stored) */
-    if ((kt && !read_keys(d, kt, ktlen, error)) || (stt && !read_states(d, stt, stlen, error)) ||
+    if ((kt && !read_keys(d, kt, ktlen, error)) ||
+        (stt && !read_strs(d, stt, stlen, &d->states, &d->nstates, &d->statecap, "the states table is cut", error)) ||
+        (ht && !read_strs(d, ht, htlen, &d->hosts, &d->nhosts, &d->hostcap, "the hosts table is cut", error)) ||
         (rows && !read_rows(d, rows, rlen, error)))
         return false;
     d->has_members = ids && m;

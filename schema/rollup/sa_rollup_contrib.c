@@ -20,6 +20,11 @@ int sa_rollup_state_field(sa_rollup_kind_t kind)
     return kind == SA_ROLLUP_K_STARTED ? -1 : SA_RR_STATE;
 }
 
+int sa_rollup_hosts_field(sa_rollup_kind_t kind)
+{
+    return kind == SA_ROLLUP_K_STARTED ? -1 : SA_RR_HOSTS;
+}
+
 int sa_rollup_rowkey_cmp(const sa_rollup_rowkey_t *a, const sa_rollup_rowkey_t *b)
 {
     for (int k = 0; k < SA_ROLLUP_ROWKEY_N; k++) {
@@ -42,6 +47,7 @@ void sa_rollup_contrib_clear(sa_rollup_contrib_t *c)
     sa_runsrc_clear(&c->rs);
     free(c->keys);
     free(c->states);
+    free(c->hosts);
     for (size_t i = 0; i < c->docinit; i++)
         free(c->docs[i].rec);
     free(c->docs);
@@ -68,16 +74,17 @@ static int64_t contrib_key(sa_rollup_contrib_t *c, const sa_jobview_t *j, const 
     return (int64_t)c->nkeys++;
 }
 
-static int64_t contrib_state(sa_rollup_contrib_t *c, const char *state)
+/* The index of string s in a table of c (added when new, borrowed); -1 on out of memory. */
+static int64_t contrib_str(const char ***tab, size_t *n, size_t *cap, const char *s)
 {
-    for (size_t i = 0; i < c->nstates; i++) {
-        if (strcmp(c->states[i], state) == 0)
+    for (size_t i = 0; i < *n; i++) {
+        if (strcmp((*tab)[i], s) == 0)
             return (int64_t)i;
     }
-    if (!SA_VEC_GROW(c->states, c->statecap, c->nstates, 1, 4))
+    if (!SA_VEC_GROW(*tab, *cap, *n, 1, 4))
         return -1;
-    c->states[c->nstates] = state;
-    return (int64_t)c->nstates++;
+    (*tab)[*n] = s;
+    return (int64_t)(*n)++;
 }
 
 const sa_rollup_contrib_doc_t *sa_rollup_contrib_find(const sa_rollup_contrib_t *c, sa_rollup_kind_t kind,
@@ -121,6 +128,7 @@ static int64_t *doc_rec(sa_rollup_contrib_doc_t *d)
     if (nf == SA_RR_NF) {
         r[SA_RR_ENDED_AT] = -1;
         r[SA_RR_STATE] = -1;
+        r[SA_RR_HOSTS] = -1;
     }
     return r;
 }
@@ -182,6 +190,9 @@ static bool run_day(sa_rollup_contrib_t *c, const sa_jobview_t *j, const sa_type
             return false;
         x[SA_RR_KEY] = key;
         x[SA_RR_GPUS] = r->ngpus ? r->gpus[k].count : 0;
+        if (x[SA_RR_GPUS] > 0 && r->v->nodes && r->v->nodes[0] &&
+            (x[SA_RR_HOSTS] = contrib_str(&c->hosts, &c->nhosts, &c->hostcap, r->v->nodes)) < 0)
+            return false; /* the nodes of a run with GPUs: health's gpu-capacity reads them here */
         if (open) {
             x[SA_RR_START] = r->start;
             x[SA_RR_END] = 0;
@@ -200,7 +211,8 @@ static bool run_day(sa_rollup_contrib_t *c, const sa_jobview_t *j, const sa_type
         if (!ends_here)
             continue;
         x[SA_RR_ENDED_AT] = own_end;
-        if (k == 0 && r->v->state && (x[SA_RR_STATE] = contrib_state(c, r->v->state)) < 0)
+        if (k == 0 && r->v->state &&
+            (x[SA_RR_STATE] = contrib_str(&c->states, &c->nstates, &c->statecap, r->v->state)) < 0)
             return false;
         if (split)
             add_eff(x, c->idle_pct, &f, r->gpus[k].count * f.elapsed_s, r->gpus[k].count, r->gpu_total, k == 0);
@@ -282,7 +294,7 @@ static bool job_lists(sa_rollup_contrib_t *c, const sa_jobview_t *j)
     if (!d || !(x = doc_rec(d)) || (key = contrib_key(c, j, "")) < 0)
         return false;
     x[SA_RR_KEY] = key;
-    if (j->state && (x[SA_RR_STATE] = contrib_state(c, j->state)) < 0)
+    if (j->state && (x[SA_RR_STATE] = contrib_str(&c->states, &c->nstates, &c->statecap, j->state)) < 0)
         return false;
     x[SA_RR_GPUS] = pending ? j->req_gpus : j->gpus;
     x[SA_RR_CPUS] = sa_rollup_list_cpus(j);
@@ -335,7 +347,7 @@ static bool started_list(sa_rollup_contrib_t *c, const sa_jobview_t *j, const sa
 
 bool sa_rollup_contrib_of(sa_rollup_contrib_t *c, const sa_jobview_t *j, sa_error_t *error)
 {
-    c->nkeys = c->nstates = c->ndocs = 0;
+    c->nkeys = c->nstates = c->nhosts = c->ndocs = 0;
     if (!sa_runsrc_read(&c->rs, j, true, NULL, error))
         return false;
     for (size_t i = 0; i < c->rs.n; i++) {
@@ -370,7 +382,8 @@ void sa_rollup_projection(bson_t *opts)
         "_v",        "cluster",       "account",        "user",       "partition",    "qos",
         "state",     "end",           "vanished_at",    "alloc.billing", "req.mem_mb", "runs.start",
         "runs.end",  "runs.state",    "runs.gpus",      "runs.gpus_by_type", "runs.gpu_type",
-        "runs.gpu_type_source", "runs.cpus", "runs.submit", "runs.eligible", "runs.node_count", "eligible",
+        "runs.gpu_type_source", "runs.cpus", "runs.submit", "runs.eligible", "runs.node_count", "runs.nodes",
+        "eligible",
         "runs.mem_mb", "runs.elapsed_s", "runs.usage", "runs.prom",
         "history.state", "history.at", "job_id", "submit", "start", "gpus", "cpus", "req.gpus", "req.cpus",
         "reservation", "array.task_string", NULL};

@@ -56,8 +56,16 @@ enum {
     SA_RR_E_MEM_USED_KIB,
     SA_RR_E_MEM_REQ_KIB,
     SA_RR_E_PROM_S,   /* of SA_RR_E_UTIL_S, the GPU-seconds whose utilisation is Prometheus's (runs[].prom) */
+    SA_RR_HOSTS,      /* members, open runs: a run with GPUs, index into the document's hosts (its nodes, a
+                         hostlist); -1 none (no GPU, or no nodes said); SA_RR_HOSTS_UNKEPT: read from a
+                         document written before 0.5.1, which kept none */
     SA_RR_NF
 };
+/* The efficiency slots end before SA_RR_HOSTS (the rows' sums: SA_RR_E_END - SA_RR_E_RUNS of them). */
+#define SA_RR_E_END SA_RR_HOSTS
+/* The record width 0.4 and 0.5.0 stored (no SA_RR_HOSTS); such records are read with SA_RR_HOSTS_UNKEPT. */
+#define SA_RR_NF_05 (SA_RR_NF - 1)
+#define SA_RR_HOSTS_UNKEPT (-2)
 
 /*
  * In a job list's record (LIVE, ENDED) the efficiency slots, unused there, keep what
@@ -86,9 +94,13 @@ enum {
     SA_RS_NF
 };
 
-/* The record width of documents of kind; the field holding a state (an index into states), or -1. */
+/*
+ * The record width of documents of kind; the field holding a state (an index into states),
+ * or -1; the field holding a hostlist (an index into hosts), or -1.
+ */
 size_t sa_rollup_nf(sa_rollup_kind_t kind);
 int sa_rollup_state_field(sa_rollup_kind_t kind);
+int sa_rollup_hosts_field(sa_rollup_kind_t kind);
 
 /* A row key: account, user, partition, qos, gpu_type ("" when absent). */
 #define SA_ROLLUP_ROWKEY_N 5
@@ -130,6 +142,8 @@ typedef struct {
     size_t nkeys, keycap;
     const char **states;
     size_t nstates, statecap;
+    const char **hosts; /* borrowed (the job view's runs[].nodes) */
+    size_t nhosts, hostcap;
     sa_rollup_contrib_doc_t *docs; /* the documents it adds to, in no order */
     size_t ndocs, doccap, docinit;
 } sa_rollup_contrib_t;

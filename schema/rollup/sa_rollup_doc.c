@@ -38,6 +38,9 @@ void sa_rollup_doc_clear(sa_rollup_doc_t *d)
     for (size_t i = 0; i < d->nstates; i++)
         free(d->states[i]);
     free(d->states);
+    for (size_t i = 0; i < d->nhosts; i++)
+        free(d->hosts[i]);
+    free(d->hosts);
     for (size_t i = 0; i < d->nm; i++) {
         free(d->m[i].id);
         free(d->m[i].rec);
@@ -90,15 +93,16 @@ static int64_t doc_key(sa_rollup_doc_t *d, const sa_rollup_rowkey_t *s)
     return (int64_t)d->nkeys++;
 }
 
-static int64_t doc_state(sa_rollup_doc_t *d, const char *s)
+/* The index of string s in a table of d (added when new), or -1 on out of memory. */
+static int64_t doc_str(char ***tab, size_t *n, size_t *cap, const char *s)
 {
-    for (size_t i = 0; i < d->nstates; i++) {
-        if (strcmp(d->states[i], s) == 0)
+    for (size_t i = 0; i < *n; i++) {
+        if (strcmp((*tab)[i], s) == 0)
             return (int64_t)i;
     }
-    if (!SA_VEC_GROW(d->states, d->statecap, d->nstates, 1, 8) || !(d->states[d->nstates] = strdup(s)))
+    if (!SA_VEC_GROW(*tab, *cap, *n, 1, 8) || !((*tab)[*n] = strdup(s)))
         return -1;
-    return (int64_t)d->nstates++;
+    return (int64_t)(*n)++;
 }
 
 size_t sa_rollup_find(const void *base, size_t n, size_t stride, const char *id, bool *found)
@@ -127,13 +131,13 @@ static size_t member_pos(const sa_rollup_doc_t *d, const char *id, bool *found)
 }
 
 /*
- * n records of width d->nf whose keys and states index the tables (keys, states),
- * translated to d's tables: *out malloc'ed. False on out of memory.
+ * n records of width d->nf whose keys, states and hosts index the tables (keys, states,
+ * hosts), translated to d's tables: *out malloc'ed. False on out of memory.
  */
 static bool translate(sa_rollup_doc_t *d, const int64_t *rec, size_t n, const sa_rollup_rowkey_t *keys,
-                      const char *const *states, int64_t **out)
+                      const char *const *states, const char *const *hosts, int64_t **out)
 {
-    int sf = sa_rollup_state_field(d->kind);
+    int sf = sa_rollup_state_field(d->kind), hf = sa_rollup_hosts_field(d->kind);
     *out = NULL;
     if (!n)
         return true;
@@ -142,7 +146,9 @@ static bool translate(sa_rollup_doc_t *d, const int64_t *rec, size_t n, const sa
     memcpy(*out, rec, n * d->nf * sizeof **out);
     for (size_t r = 0; r < n; r++) {
         int64_t *x = &(*out)[r * d->nf];
-        if ((x[0] = doc_key(d, &keys[x[0]])) < 0 || (sf >= 0 && x[sf] >= 0 && (x[sf] = doc_state(d, states[x[sf]])) < 0)) {
+        if ((x[0] = doc_key(d, &keys[x[0]])) < 0 ||
+            (sf >= 0 && x[sf] >= 0 && (x[sf] = doc_str(&d->states, &d->nstates, &d->statecap, states[x[sf]])) < 0) ||
+            (hf >= 0 && x[hf] >= 0 && (x[hf] = doc_str(&d->hosts, &d->nhosts, &d->hostcap, hosts[x[hf]])) < 0)) {
             free(*out);
             *out = NULL;
             return false;
@@ -207,7 +213,7 @@ bool sa_rollup_doc_put(sa_rollup_doc_t *d, const char *id, int64_t v, const sa_r
     int64_t *rec = NULL;
     size_t n = cd ? cd->nrec : 0;
 
-    if (n && !translate(d, cd->rec, n, c->keys, c->states, &rec))
+    if (n && !translate(d, cd->rec, n, c->keys, c->states, c->hosts, &rec))
         return sa_error_nomem(error);
     return put_member(d, id, v, rec, n, error);
 }
@@ -217,7 +223,8 @@ bool sa_rollup_doc_merge(sa_rollup_doc_t *dst, const sa_rollup_doc_t *src, sa_er
     for (size_t i = 0; i < src->nm; i++) {
         const sa_rollup_member_t *m = &src->m[i];
         int64_t *rec = NULL;
-        if (m->nrec && !translate(dst, m->rec, m->nrec, src->keys, (const char *const *)src->states, &rec))
+        if (m->nrec && !translate(dst, m->rec, m->nrec, src->keys, (const char *const *)src->states,
+                                  (const char *const *)src->hosts, &rec))
             return sa_error_nomem(error);
         if (!put_member(dst, m->id, m->v, rec, m->nrec, error))
             return false;
@@ -250,7 +257,7 @@ bool sa_rollup_doc_sums(const sa_rollup_doc_t *d, sa_rollup_sum_t **sums, int64_
             s->mem_mb_s += x[SA_RR_MEM] * len;
             s->bill_milli_s += x[SA_RR_BILL] * len;
             s->started += x[SA_RR_STARTED];
-            for (int e = SA_RR_E_RUNS; e < SA_RR_NF; e++)
+            for (int e = SA_RR_E_RUNS; e < SA_RR_E_END; e++)
                 s->e[e - SA_RR_E_RUNS] += x[e];
             if (x[SA_RR_STATE] >= 0)
                 (*ended)[x[SA_RR_KEY] * (int64_t)d->nstates + x[SA_RR_STATE]]++;
@@ -313,7 +320,7 @@ static const sa_rollup_member_t *next_live(const sa_rollup_doc_t *d, size_t *i)
 bool sa_rollup_doc_equal(const sa_rollup_doc_t *a, const sa_rollup_doc_t *b)
 {
     size_t i = 0, j = 0;
-    int sf = sa_rollup_state_field(a->kind);
+    int sf = sa_rollup_state_field(a->kind), hf = sa_rollup_hosts_field(a->kind);
     bool list = a->kind == SA_ROLLUP_K_LIVE || a->kind == SA_ROLLUP_K_ENDED;
     if (a->kind != b->kind || a->day != b->day || a->part != b->part || a->nf != b->nf)
         return false;
@@ -335,6 +342,12 @@ bool sa_rollup_doc_equal(const sa_rollup_doc_t *a, const sa_rollup_doc_t *b)
                         return false;
                 } else if (f == sf) {
                     if ((p[f] < 0) != (q[f] < 0) || (p[f] >= 0 && strcmp(a->states[p[f]], b->states[q[f]]) != 0))
+                        return false;
+                } else if (f == hf) {
+                    /* a record written before 0.5.1 kept no hosts: the rest must be equal */
+                    if (p[f] == SA_RR_HOSTS_UNKEPT || q[f] == SA_RR_HOSTS_UNKEPT)
+                        continue;
+                    if ((p[f] < 0) != (q[f] < 0) || (p[f] >= 0 && strcmp(a->hosts[p[f]], b->hosts[q[f]]) != 0))
                         return false;
                 } else if (p[f] != q[f]) {
                     return false;

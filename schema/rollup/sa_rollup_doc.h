@@ -37,7 +37,7 @@ typedef struct {
 /* The sums of one row (rows[] of a rollup document). */
 typedef struct {
     int64_t gpu_s, cpu_s, mem_mb_s, bill_milli_s, started;
-    int64_t e[SA_RR_NF - SA_RR_E_RUNS]; /* the efficiency sums, in the order of SA_RR_E_* */
+    int64_t e[SA_RR_E_END - SA_RR_E_RUNS]; /* the efficiency sums, in the order of SA_RR_E_* */
 } sa_rollup_sum_t;
 
 /* A row as read: its key (index into keys), sums, and runs ended by state (ended[first .. first + n)). */
@@ -67,6 +67,8 @@ typedef struct {
     size_t nkeys, keycap;
     char **states;
     size_t nstates, statecap;
+    char **hosts;      /* the hostlists SA_RR_HOSTS indexes */
+    size_t nhosts, hostcap;
     sa_rollup_member_t *m; /* sorted by id */
     size_t nm, mcap;
     sa_rollup_row_t *rows; /* rows as stored (read only: written ones are computed from the members) */
@@ -102,9 +104,9 @@ bool sa_rollup_doc_merge(sa_rollup_doc_t *dst, const sa_rollup_doc_t *src, sa_er
 bool sa_rollup_doc_sums(const sa_rollup_doc_t *d, sa_rollup_sum_t **sums, int64_t **ended, sa_error_t *error);
 /*
  * True when the two documents hold the same live members and records (tables may differ in
- * order). A job list record without planned fields (SA_RL_PLAN 0: written before 0.5.1)
- * equals one with them when the rest is equal: an older archive verifies, and reports read
- * that job's document instead.
+ * order). A job list record without planned fields (SA_RL_PLAN 0) or a record without
+ * nodes (SA_RR_HOSTS_UNKEPT), as 0.5.0 wrote them, equals one with them when the rest is
+ * equal: an older archive verifies, and reports read that job's document instead.
  */
 bool sa_rollup_doc_equal(const sa_rollup_doc_t *a, const sa_rollup_doc_t *b);
 /* True when the rows read into rows are the sums of the members of members (a day's two documents agree). */
