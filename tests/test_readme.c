@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE /* asprintf */
 #include "testutil.h"
+#include "tu_rollup.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -840,10 +841,24 @@ static void test_demo_consistent(void **state)
         assert_true(mongoc_collection_update_one(c, sel, set, NULL, NULL, &berr));
         rebuild_rollups();
         warn = capacity_warnings();
-        assert_true(mongoc_collection_update_one(c, sel, back, NULL, NULL, &berr));
-        rebuild_rollups();
         assert_string_equal(warn, node);
         free(warn);
+        /* the rollups as 0.5.0 stored them (no run's nodes): the same from the GPU jobs' documents; they verify */
+        assert_true(tu_rollup_store_as_05(client, db_name, "demo") > 0);
+        warn = capacity_warnings();
+        assert_string_equal(warn, node);
+        free(warn);
+        {
+            static const char *const verify[] = {"rollup", NULL};
+            char *err = NULL;
+            int rc = tu_run_ingest(SA_INGEST_BIN, getenv("SLURM_TEST_MONGO_URI"), db_name, demo_dir, "demo", verify,
+                                   &err);
+            if (rc != 0)
+                fail_msg("slurm-ingest rollup on the rollups as 0.5.0 stored them exited %d: %s", rc, err ? err : "");
+            free(err);
+        }
+        assert_true(mongoc_collection_update_one(c, sel, back, NULL, NULL, &berr));
+        rebuild_rollups();
         bson_destroy(sel);
         bson_destroy(set);
         bson_destroy(back);

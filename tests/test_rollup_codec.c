@@ -220,68 +220,6 @@ static void test_foreign_and_refused(void **state)
 
 /* ---- what 0.5.1 added: hosts in members, planned fields in the job lists -------------------- */
 
-static uint8_t *tvar_put(uint8_t *p, int64_t v)
-{
-    uint64_t u = ((uint64_t)v << 1) ^ (v < 0 ? UINT64_MAX : 0);
-    while (u >= 0x80) {
-        *p++ = (uint8_t)(u | 0x80);
-        u >>= 7;
-    }
-    *p++ = (uint8_t)u;
-    return p;
-}
-
-static int64_t tvar_get(const uint8_t *m, size_t *pos)
-{
-    uint64_t u = 0;
-    for (int shift = 0;; shift += 7) {
-        uint8_t b = m[(*pos)++];
-        u |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return (int64_t)(u >> 1) ^ (u & 1 ? -1 : 0);
-    }
-}
-
-/* in (a members, open or list document of this version) as 0.5.0 stored it: records of SA_RR_NF_05 fields, no ht. */
-static void as_05(const bson_t *in, bson_t *out)
-{
-    bson_iter_t it;
-    const uint8_t *m = NULL;
-    uint32_t mlen = 0;
-    bson_subtype_t st;
-    uint8_t *o, *p;
-    size_t pos = 0;
-
-    assert_true(bson_iter_init_find(&it, in, "m"));
-    bson_iter_binary(&it, &st, &mlen, &m);
-    o = p = malloc(mlen + 1);
-    assert_non_null(o);
-    while (pos < mlen) {
-        int64_t v = tvar_get(m, &pos), n = tvar_get(m, &pos), gone = tvar_get(m, &pos);
-        p = tvar_put(tvar_put(tvar_put(p, v), n), gone);
-        for (int64_t r = 0; r < n; r++) {
-            for (int f = 0; f < SA_RR_NF; f++) {
-                int64_t x = tvar_get(m, &pos);
-                if (f < SA_RR_NF_05)
-                    p = tvar_put(p, x);
-            }
-        }
-    }
-    assert_true(bson_iter_init(&it, in));
-    while (bson_iter_next(&it)) {
-        const char *k = bson_iter_key(&it);
-        if (strcmp(k, "ht") == 0)
-            continue;
-        if (strcmp(k, "nf") == 0)
-            BSON_APPEND_INT32(out, "nf", SA_RR_NF_05);
-        else if (strcmp(k, "m") == 0)
-            bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, o, (uint32_t)(p - o));
-        else
-            assert_true(bson_append_iter(out, k, -1, &it));
-    }
-    free(o);
-}
-
 /*
  * A members document keeps each GPU run's nodes (a hosts table, canonical), not a CPU
  * run's; read as 0.5.0 stored it (no hosts), every record says SA_RR_HOSTS_UNKEPT and the
@@ -324,7 +262,7 @@ static void test_hosts_and_planned(void **state)
     assert_string_equal(back.hosts[back.m[2].rec[SA_RR_HOSTS]], "gpu03");      /* c:9 */
     /* as 0.5.0 stored it */
     assert_true(sa_rollup_doc_to_bson(&d, 5, &out, &err));
-    as_05(&out, &o5);
+    tu_rollup_as_05(&out, &o5);
     sa_rollup_doc_init(&old);
     if (!sa_rollup_doc_read(&old, "c", &o5, &err))
         fail_msg("read as 0.5.0: %s", err.message);

@@ -34,4 +34,19 @@ void tu_rollup_doc(sa_rollup_doc_t *d, sa_rollup_kind_t kind, int64_t day, int p
  */
 void tu_rollup_put(sa_rollup_doc_t *d, const char *id, int64_t v, const char *json);
 
+/*
+ * A members, open-runs or job-list document of this version (in) as 0.5.0 stored it (out,
+ * initialised): records of SA_RR_NF_05 fields (no SA_RR_HOSTS), no hosts table, and in a
+ * job list no planned fields (SA_RL_*). Other documents are copied as they are.
+ */
+void tu_rollup_as_05(const bson_t *in, bson_t *out);
+
+/*
+ * Rewrites in place every members, open-runs and job-list document of cluster in db's
+ * rollups as 0.5.0 stored it (tu_rollup_as_05), each keeping its commit (_s). Returns how
+ * many documents it rewrote.
+ */
+struct _mongoc_client_t;
+size_t tu_rollup_store_as_05(struct _mongoc_client_t *client, const char *db, const char *cluster);
+
 #endif
