@@ -321,9 +321,11 @@ static bool launch(tu_server_t *s, char *why, size_t whylen)
         if (s->mongod)
             execl(s->bin, s->bin, "--dbpath", s->datadir, "--bind_ip", "127.0.0.1", "--port", port,
                   "--nounixsocket", (char *)NULL);
-        else
+        else {
+            setenv("GOGC", "400", 0); /* as tools/mongo-test-server starts FerretDB (why: there) */
             execl(s->bin, s->bin, "--handler=sqlite", dbpath, listen, "--debug-addr=-", "--state-dir=-",
                   "--telemetry=disable", "--log-level=warn", (char *)NULL);
+        }
         _exit(127);
     }
     while (time(NULL) < deadline) {
