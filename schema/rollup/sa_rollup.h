@@ -38,7 +38,9 @@
  *            rows = the sum of the members; a report reads rows for whole days and members
  *            for a day a boundary of its window cuts, so any window is exact to the second.
  *            A document holds at most 16 MB (MongoDB's limit, half of it for the version
- *            before, see Commits): about 250,000 job runs of one day and part.
+ *            before, see Commits): about 250,000 job runs of one day and part; by
+ *            estimate about 160,000 if each is a GPU run on nodes no other run of its day
+ *            and part used (a hostlist is kept once per document, ht).
  * and per cluster and part, OPEN: the members of runs still open (no end yet): their start
  * and rates, counted by a report up to the as_of of the commit it reads. A poll rewrites a
  * part only when one of its runs starts or ends.
