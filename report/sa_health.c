@@ -359,11 +359,6 @@ static int gpucap_over_cmp(const void *x, const void *y)
     return a->ratio > b->ratio ? -1 : a->ratio < b->ratio ? 1 : (a->id > b->id) - (a->id < b->id);
 }
 
-/*
- * gpu-capacity: per node, the GPU-time allocated to runs against the node's GPUs in the
- * time series, over the part of the window the series covers.
- */
-/* The job documents of a usage members document with GPUs in [lo, hi) (open runs: started before hi). */
 /* A run's GPU-time on one day (or open) in [lo, hi), as the members keep it: its hostlist (interned) and share. */
 typedef struct {
     uint32_t job, hosts; /* interned: the job document's _id, its run's hostlist */
@@ -503,6 +498,10 @@ static bool each_gpu_job(sa_rdb_t *db, const char *cluster, int64_t lo, int64_t 
     return ok;
 }
 
+/*
+ * gpu-capacity: per node, the GPU-time allocated to runs against the node's GPUs in the
+ * time series, over the part of the window the series covers.
+ */
 static bool check_gpu_capacity(sa_rdb_t *db, sa_tsdb_t *ts, const char *cluster, bool lists, int64_t start,
                                int64_t end, hctx_t *h, sa_error_t *error)
 {
