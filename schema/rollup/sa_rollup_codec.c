@@ -55,8 +55,8 @@ static int64_t rel_time(const sa_rollup_doc_t *d, int f, int64_t val, bool encod
 }
 
 /*
- * The canonical order of the used keys and states (sorted; unused left out): kmap[old] =
- * new index or -1, korder[new] = old; likewise for states.
+ * The canonical order of the used keys, states and hosts (sorted; unused left out):
+ * kmap[old] = new index or -1, korder[new] = old; likewise for states and hosts.
  */
 typedef struct {
     size_t *korder, *sorder, *horder;
@@ -80,16 +80,28 @@ static int keyidx_cmp(const void *x, const void *y, void *ctx)
     return sa_rollup_rowkey_cmp(&d->keys[*(const size_t *)x], &d->keys[*(const size_t *)y]);
 }
 
-static int stateidx_cmp(const void *x, const void *y, void *ctx)
+/* The order of two indexes into a table of strings (ctx: the table). */
+static int stridx_cmp(const void *x, const void *y, void *ctx)
 {
-    const sa_rollup_doc_t *d = ctx;
-    return strcmp(d->states[*(const size_t *)x], d->states[*(const size_t *)y]);
+    char *const *tab = ctx;
+    return strcmp(tab[*(const size_t *)x], tab[*(const size_t *)y]);
 }
 
-static int hostsidx_cmp(const void *x, const void *y, void *ctx)
+/*
+ * One table's canonical order: the n entries marked used (map[i] == 0, else -1) sorted by
+ * cmp into order[0..*nused), and map[old] = the new index.
+ */
+static void canon_order(size_t n, int64_t *map, size_t *order, size_t *nused,
+                        int (*cmp)(const void *, const void *, void *), void *ctx)
 {
-    const sa_rollup_doc_t *d = ctx;
-    return strcmp(d->hosts[*(const size_t *)x], d->hosts[*(const size_t *)y]);
+    *nused = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (map[i] == 0)
+            order[(*nused)++] = i;
+    }
+    qsort_r(order, *nused, sizeof *order, cmp, ctx);
+    for (size_t i = 0; i < *nused; i++)
+        map[order[i]] = (int64_t)i;
 }
 
 static bool canon_make(const sa_rollup_doc_t *d, canon_t *c)
@@ -120,27 +132,9 @@ static bool canon_make(const sa_rollup_doc_t *d, canon_t *c)
                 c->hmap[x[hf]] = 0;
         }
     }
-    for (size_t i = 0; i < d->nhosts; i++) {
-        if (c->hmap[i] == 0)
-            c->horder[c->nh++] = i;
-    }
-    qsort_r(c->horder, c->nh, sizeof *c->horder, hostsidx_cmp, (void *)d);
-    for (size_t i = 0; i < c->nh; i++)
-        c->hmap[c->horder[i]] = (int64_t)i;
-    for (size_t i = 0; i < d->nkeys; i++) {
-        if (c->kmap[i] == 0)
-            c->korder[c->nk++] = i;
-    }
-    for (size_t i = 0; i < d->nstates; i++) {
-        if (c->smap[i] == 0)
-            c->sorder[c->ns++] = i;
-    }
-    qsort_r(c->korder, c->nk, sizeof *c->korder, keyidx_cmp, (void *)d);
-    qsort_r(c->sorder, c->ns, sizeof *c->sorder, stateidx_cmp, (void *)d);
-    for (size_t i = 0; i < c->nk; i++)
-        c->kmap[c->korder[i]] = (int64_t)i;
-    for (size_t i = 0; i < c->ns; i++)
-        c->smap[c->sorder[i]] = (int64_t)i;
+    canon_order(d->nkeys, c->kmap, c->korder, &c->nk, keyidx_cmp, (void *)d);
+    canon_order(d->nstates, c->smap, c->sorder, &c->ns, stridx_cmp, d->states);
+    canon_order(d->nhosts, c->hmap, c->horder, &c->nh, stridx_cmp, d->hosts);
     return true;
 }
 
@@ -189,6 +183,27 @@ static bool append_rows(const sa_rollup_doc_t *d, const canon_t *c, const sa_rol
     return true;
 }
 
+/* A table of strings (tab[order[0..n)]), each NUL-terminated, packed as binary field name. */
+static bool append_strs(bson_t *out, const char *name, char *const *tab, const size_t *order, size_t n)
+{
+    size_t len = 0;
+    char *t, *p;
+
+    for (size_t i = 0; i < n; i++)
+        len += strlen(tab[order[i]]) + 1;
+    if (len > UINT32_MAX || !(t = malloc(len + 1)))
+        return false;
+    p = t;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen(tab[order[i]]) + 1;
+        memcpy(p, tab[order[i]], l);
+        p += l;
+    }
+    bson_append_binary(out, name, -1, BSON_SUBTYPE_BINARY, (const uint8_t *)t, (uint32_t)len);
+    free(t);
+    return true;
+}
+
 /*
  * The keys (kt: per key its SA_ROLLUP_ROWKEY_N strings, each NUL-terminated) and states
  * (st: each NUL-terminated) tables, in canonical order, packed for the reason of
@@ -196,22 +211,15 @@ static bool append_rows(const sa_rollup_doc_t *d, const canon_t *c, const sa_rol
  */
 static bool append_tables(const sa_rollup_doc_t *d, const canon_t *c, bson_t *out)
 {
-    size_t kl = 0, sl = 0;
-    char *kt, *st, *p;
+    size_t kl = 0;
+    char *kt, *p;
 
     for (size_t i = 0; i < c->nk; i++) {
         for (int f = 0; f < SA_ROLLUP_ROWKEY_N; f++)
             kl += strlen(d->keys[c->korder[i]].s[f]) + 1;
     }
-    for (size_t i = 0; i < c->ns; i++)
-        sl += strlen(d->states[c->sorder[i]]) + 1;
-    kt = malloc(kl + 1);
-    st = malloc(sl + 1);
-    if (!kt || !st || kl > UINT32_MAX || sl > UINT32_MAX) {
-        free(kt);
-        free(st);
+    if (kl > UINT32_MAX || !(kt = malloc(kl + 1)))
         return false;
-    }
     p = kt;
     for (size_t i = 0; i < c->nk; i++) {
         for (int f = 0; f < SA_ROLLUP_ROWKEY_N; f++) {
@@ -220,18 +228,10 @@ static bool append_tables(const sa_rollup_doc_t *d, const canon_t *c, bson_t *ou
             p += l;
         }
     }
-    p = st;
-    for (size_t i = 0; i < c->ns; i++) {
-        size_t l = strlen(d->states[c->sorder[i]]) + 1;
-        memcpy(p, d->states[c->sorder[i]], l);
-        p += l;
-    }
     BSON_APPEND_UTF8(out, "enc", SA_ROLLUP_ENC);
     bson_append_binary(out, "kt", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)kt, (uint32_t)kl);
-    bson_append_binary(out, "st", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)st, (uint32_t)sl);
     free(kt);
-    free(st);
-    return true;
+    return append_strs(out, "st", d->states, c->sorder, c->ns);
 }
 
 /*
@@ -286,24 +286,10 @@ static bool append_members(const sa_rollup_doc_t *d, const canon_t *c, bson_t *o
         }
     }
     BSON_APPEND_INT32(out, "nf", (int32_t)d->nf);
-    if (c->nh) { /* ht: the hostlists, each NUL-terminated, in canonical order */
-        size_t hl = 0;
-        char *ht, *q;
-        for (size_t i = 0; i < c->nh; i++)
-            hl += strlen(d->hosts[c->horder[i]]) + 1;
-        if (hl > UINT32_MAX || !(ht = malloc(hl))) {
-            free(ids);
-            free(m);
-            return false;
-        }
-        q = ht;
-        for (size_t i = 0; i < c->nh; i++) {
-            size_t l = strlen(d->hosts[c->horder[i]]) + 1;
-            memcpy(q, d->hosts[c->horder[i]], l);
-            q += l;
-        }
-        bson_append_binary(out, "ht", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)ht, (uint32_t)hl);
-        free(ht);
+    if (c->nh && !append_strs(out, "ht", d->hosts, c->horder, c->nh)) { /* ht: the hostlists, canonical order */
+        free(ids);
+        free(m);
+        return false;
     }
     bson_append_binary(out, "ids", -1, BSON_SUBTYPE_BINARY, (const uint8_t *)ids, (uint32_t)idlen);
     bson_append_binary(out, "m", -1, BSON_SUBTYPE_BINARY, m, (uint32_t)(p - m));
