@@ -27,12 +27,13 @@
 
 #define HOUR 3600
 
-/* A job that never started, as its list keeps it (its document's _id is the list's own: not copied). */
+/* A job that never started: what planned needs of it (SA_RL_*), from its list or its document. */
 typedef struct {
     char *id;
     int coll; /* 0: jobs, 1: jobs_superseded */
     int64_t eligible, end, cpus, tasks;
     bool resv;
+    bool doc; /* read from its document (its list written before 0.5.1) */
 } listed_t;
 
 /* The documents' order (jobs, then jobs_superseded; by job id), as their reads go. */
@@ -50,7 +51,7 @@ typedef struct {
     const int64_t *spans;
     size_t nsp;
     sa_strv_t ids[2];   /* documents to read: of jobs, of jobs_superseded */
-    listed_t *listed;   /* the jobs that never started whose lists keep what planned needs (SA_RL_*) */
+    listed_t *listed;   /* the jobs that never started, from their lists or documents */
     size_t nlisted, caplisted;
     sa_jobview_t view;
 } plan_t;
@@ -98,7 +99,26 @@ static bool on_started(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
     return true;
 }
 
-/* The job lists: the documents of the jobs that never started and may have waited in the window. */
+/* Adds job document id's planned fields (x: SA_RL_*) with its end; false on out of memory. */
+static bool listed_add(plan_t *p, const char *id, const int64_t *x, int64_t end, bool doc)
+{
+    char *copy = strdup(id);
+    if (!copy || !SA_VEC_GROW(p->listed, p->caplisted, p->nlisted, 1, 64)) {
+        free(copy);
+        return false;
+    }
+    p->listed[p->nlisted++] = (listed_t){.id = copy,
+                                         .coll = sa_rollup_is_jobs_id(p->a->cluster, id) ? 0 : 1,
+                                         .eligible = x[SA_RL_ELIGIBLE],
+                                         .end = end,
+                                         .cpus = x[SA_RL_PLAN_CPUS],
+                                         .tasks = x[SA_RL_TASKS],
+                                         .resv = (x[SA_RL_PLAN] & SA_RL_PLAN_RESV) != 0,
+                                         .doc = doc};
+    return true;
+}
+
+/* The job lists: the jobs that never started and may have waited in the window. */
 static bool on_list(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
 {
     plan_t *p = vctx;
@@ -113,47 +133,37 @@ static bool on_list(const sa_rollup_doc_t *d, void *vctx, sa_error_t *error)
                             ? st && strcmp(st, "PENDING") == 0 && (x[SA_RR_START] < 0 || x[SA_RR_START] < p->o->end)
                             : x[SA_RR_START] < 0 && x[SA_RR_END] >= p->o->start;
             int coll = sa_rollup_is_jobs_id(d->cluster, d->m[m].id) ? 0 : 1; /* jobs, else jobs_superseded */
+            bool ok;
             if (!want)
                 continue;
-            if (!(x[SA_RL_PLAN] & SA_RL_PLAN_KEPT)) {
-                if (!sa_strv_push(&p->ids[coll], d->m[m].id)) /* a list written before 0.5.1: the document */
-                    return sa_error_nomem(error);
-                continue;
-            }
-            char *id = strdup(d->m[m].id);
-            if (!id || !SA_VEC_GROW(p->listed, p->caplisted, p->nlisted, 1, 64)) {
-                free(id);
+            if (!(x[SA_RL_PLAN] & SA_RL_PLAN_KEPT)) /* a list written before 0.5.1: the document */
+                ok = sa_strv_push(&p->ids[coll], d->m[m].id);
+            else
+                ok = listed_add(p, d->m[m].id, x,
+                                kind == SA_ROLLUP_K_LIVE ? (x[SA_RR_ENDED_AT] < 0 ? SA_UNSET : x[SA_RR_ENDED_AT])
+                                                         : x[SA_RR_END],
+                                false);
+            if (!ok)
                 return sa_error_nomem(error);
-            }
-            p->listed[p->nlisted++] = (listed_t){
-                .id = id,
-                .coll = coll,
-                .eligible = x[SA_RL_ELIGIBLE],
-                .end = kind == SA_ROLLUP_K_LIVE ? (x[SA_RR_ENDED_AT] < 0 ? SA_UNSET : x[SA_RR_ENDED_AT]) : x[SA_RR_END],
-                .cpus = x[SA_RL_PLAN_CPUS],
-                .tasks = x[SA_RL_TASKS],
-                .resv = (x[SA_RL_PLAN] & SA_RL_PLAN_RESV) != 0};
         }
     }
     return true;
 }
 
-/* A job that never started: its time from its eligible time to its end (or the series' end). */
+/* A job that never started, from its document: the planned fields its list would keep (sa_rollup_plan_fields). */
 static bool on_job(const bson_t *doc, void *vctx, sa_error_t *error)
 {
     plan_t *p = vctx;
     const sa_jobview_t *v = &p->view;
-    int64_t end;
+    int64_t x[SA_RR_NF] = {0};
 
     if (!sa_jobview_read(&p->view, doc, error))
         return false;
-    p->a->plan_docs++;
-    if (v->reservation && v->reservation[0])
-        return true; /* a job of a reservation: slurmdbd counts the reservation, not its jobs' waits */
-    end = v->final ? v->end : v->vanished_at;
-    add_pending(p, v->eligible, SA_UNSET, end, v->req_cpus != SA_UNSET ? v->req_cpus : v->cpus,
-                sa_rollup_array_tasks(v->array_tasks));
-    return true;
+    if (!v->has_id || v->id.value_type != BSON_TYPE_UTF8)
+        return true; /* read by its string _id: always one */
+    sa_rollup_plan_fields(v, x);
+    return listed_add(p, v->id.value.v_utf8.str, x, v->final ? v->end : v->vanished_at, true) ||
+           sa_error_nomem(error);
 }
 
 bool sa_util_read_planned(const sa_report_opts_t *o, sa_rdb_t *db, const int64_t *spans, size_t nsp,
@@ -181,18 +191,22 @@ bool sa_util_read_planned(const sa_report_opts_t *o, sa_rdb_t *db, const int64_t
         BSON_APPEND_INT32(&proj, fields[i], 1);
     ok = sa_rollup_read_started(db, a->cluster, o->start, to, on_started, &p, docs, error) &&
          sa_rollup_read_lists(db, a->cluster, true, o->start, to, on_list, &p, docs, error);
+    for (int c = 0; ok && c < 2; c++)
+        ok = !p.ids[c].n || sa_rollup_read_jobs(db, colls[c], &p.ids[c], &proj, on_job, &p, error);
+    /* in the documents' order (jobs, then jobs_superseded; by job id), each job once */
     if (ok && p.nlisted > 1)
         qsort(p.listed, p.nlisted, sizeof *p.listed, listed_cmp);
     for (size_t i = 0; ok && i < p.nlisted; i++) {
         const listed_t *l = &p.listed[i];
         if (i && listed_cmp(l, l - 1) == 0)
-            continue; /* counted once */
-        a->plan_listed++;
+            continue;
+        if (l->doc)
+            a->plan_docs++;
+        else
+            a->plan_listed++;
         if (!l->resv) /* a job of a reservation: slurmdbd counts the reservation, not its jobs' waits */
             add_pending(&p, l->eligible, SA_UNSET, l->end, l->cpus, l->tasks);
     }
-    for (int c = 0; ok && c < 2; c++)
-        ok = !p.ids[c].n || sa_rollup_read_jobs(db, colls[c], &p.ids[c], &proj, on_job, &p, error);
     for (size_t i = 0; i < p.nlisted; i++)
         free(p.listed[i].id);
     free(p.listed);

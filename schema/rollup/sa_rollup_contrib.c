@@ -269,6 +269,14 @@ int64_t sa_rollup_array_tasks(const char *s)
     return n;
 }
 
+void sa_rollup_plan_fields(const sa_jobview_t *j, int64_t *x)
+{
+    x[SA_RL_PLAN] = SA_RL_PLAN_KEPT | (j->reservation && j->reservation[0] ? SA_RL_PLAN_RESV : 0);
+    x[SA_RL_ELIGIBLE] = j->eligible;
+    x[SA_RL_PLAN_CPUS] = j->req_cpus != SA_UNSET ? j->req_cpus : j->cpus;
+    x[SA_RL_TASKS] = sa_rollup_array_tasks(j->array_tasks);
+}
+
 /*
  * The job's record in the lists: an unfinished document of `jobs` in the live list of its
  * part, a final one in the ended list of its end's day (sa_rollup.h).
@@ -299,12 +307,8 @@ static bool job_lists(sa_rollup_contrib_t *c, const sa_jobview_t *j)
     x[SA_RR_GPUS] = pending ? j->req_gpus : j->gpus;
     x[SA_RR_CPUS] = sa_rollup_list_cpus(j);
     x[SA_RR_MEM] = sa_rollup_list_mem_mb(j);
-    if (pending || j->start == SA_UNSET) { /* what utilization's planned time reads of a job that never started */
-        x[SA_RL_PLAN] = SA_RL_PLAN_KEPT | (j->reservation && j->reservation[0] ? SA_RL_PLAN_RESV : 0);
-        x[SA_RL_ELIGIBLE] = j->eligible;
-        x[SA_RL_PLAN_CPUS] = j->req_cpus != SA_UNSET ? j->req_cpus : j->cpus;
-        x[SA_RL_TASKS] = sa_rollup_array_tasks(j->array_tasks);
-    }
+    if (pending || j->start == SA_UNSET) /* what utilization's planned time reads of a job that never started */
+        sa_rollup_plan_fields(j, x);
     if (!j->final) {
         x[SA_RR_START] = j->submit == SA_UNSET ? -1 : j->submit;
         x[SA_RR_ENDED_AT] = j->vanished_at == SA_UNSET ? -1 : j->vanished_at;

@@ -126,6 +126,8 @@ int64_t sa_rollup_list_cpus(const sa_jobview_t *j);
 int64_t sa_rollup_list_mem_mb(const sa_jobview_t *j);
 /* The number of tasks of an array's task string ("1-10%3", "1,3,5-7", "0-15:4"); 0 when not read. */
 int64_t sa_rollup_array_tasks(const char *s);
+/* The planned fields (SA_RL_*) of job j, a job that never started, into the list record x. */
+void sa_rollup_plan_fields(const sa_jobview_t *j, int64_t *x);
 
 /* The records one job document adds to one rollup document (of the job's part). */
 typedef struct {
