@@ -326,6 +326,15 @@ static bool gpucap_add(gpucap_t *g, const char *hostlist, int64_t gpus, int64_t 
     return true;
 }
 
+/* What gpucap_job reads of a job document. */
+static void gpucap_projection(bson_t *proj)
+{
+    BSON_APPEND_INT32(proj, "runs.start", 1);
+    BSON_APPEND_INT32(proj, "runs.end", 1);
+    BSON_APPEND_INT32(proj, "runs.nodes", 1);
+    BSON_APPEND_INT32(proj, "runs.gpus", 1);
+}
+
 /* Adds the GPU-time of a job's runs within [lo, hi) to their nodes (a running run: to hi). */
 static bool gpucap_job(const bson_t *doc, void *ctx, sa_error_t *error)
 {
@@ -371,8 +380,8 @@ typedef struct {
     sa_rintern_t ids, hosts;
     gpurec_t *rec;
     size_t nrec, cap;
-    bool *unkept;     /* by job (interned id): a record of it kept no hosts (written before 0.5.1) */
-    size_t nunkept;
+    bool *unkept;     /* by job (interned id, one each): a record of it kept no hosts (written before 0.5.1) */
+    size_t ucap;
 } gpu_members_t;
 
 static bool on_gpu_members(const sa_rollup_doc_t *d, void *ctx, sa_error_t *error)
@@ -386,18 +395,13 @@ static bool on_gpu_members(const sa_rollup_doc_t *d, void *ctx, sa_error_t *erro
             uint32_t job;
             if (x[SA_RR_GPUS] <= 0 || s >= gm->g->hi || e <= gm->g->lo || x[SA_RR_HOSTS] == -1)
                 continue; /* no GPU, not in the window, or no nodes said (as the documents would say) */
+            size_t known = gm->ids.n;
             if ((job = sa_rintern(&gm->ids, d->m[i].id)) == UINT32_MAX)
                 return sa_error_nomem(error);
-            if (job >= gm->nunkept) {
-                size_t n = gm->nunkept ? gm->nunkept * 2 : 64;
-                bool *u;
-                while (n <= job)
-                    n *= 2;
-                if (!(u = realloc(gm->unkept, n * sizeof *u)))
+            if (gm->ids.n > known) { /* a job not seen before: interned ids are dense, a flag each */
+                if (!SA_VEC_GROW(gm->unkept, gm->ucap, job, 1, 64))
                     return sa_error_nomem(error);
-                memset(u + gm->nunkept, 0, (n - gm->nunkept) * sizeof *u);
-                gm->unkept = u;
-                gm->nunkept = n;
+                gm->unkept[job] = false;
             }
             if (x[SA_RR_HOSTS] == SA_RR_HOSTS_UNKEPT) {
                 gm->unkept[job] = true;
@@ -444,10 +448,7 @@ static bool gpucap_members(sa_rdb_t *db, const char *cluster, gpucap_t *g, sa_er
         if (gm.unkept[j] && !sa_strv_push(&docs[sa_rollup_is_jobs_id(cluster, id) ? 0 : 1], id))
             ok = sa_error_nomem(error);
     }
-    BSON_APPEND_INT32(&proj, "runs.start", 1);
-    BSON_APPEND_INT32(&proj, "runs.end", 1);
-    BSON_APPEND_INT32(&proj, "runs.nodes", 1);
-    BSON_APPEND_INT32(&proj, "runs.gpus", 1);
+    gpucap_projection(&proj);
     ok = ok && (!docs[0].n || sa_rollup_read_jobs(db, "jobs", &docs[0], &proj, gpucap_job, g, error)) &&
          (!docs[1].n || sa_rollup_read_jobs(db, "jobs_superseded", &docs[1], &proj, gpucap_job, g, error));
     bson_destroy(&proj);
@@ -467,10 +468,7 @@ static bool each_gpu_job(sa_rdb_t *db, const char *cluster, int64_t lo, int64_t 
     bson_t f = BSON_INITIALIZER, opts = BSON_INITIALIZER, proj = BSON_INITIALIZER, sub, or, alt;
     bool ok;
 
-    BSON_APPEND_INT32(&proj, "runs.start", 1);
-    BSON_APPEND_INT32(&proj, "runs.end", 1);
-    BSON_APPEND_INT32(&proj, "runs.nodes", 1);
-    BSON_APPEND_INT32(&proj, "runs.gpus", 1);
+    gpucap_projection(&proj);
     /* the runs with GPUs overlapping [lo, hi): the shape of the usage scan's filter (its indexes) */
     BSON_APPEND_UTF8(&f, "cluster", cluster);
     BSON_APPEND_DOCUMENT_BEGIN(&f, "runs.start", &sub);
